@@ -1,0 +1,5 @@
+import sys
+
+from perfgraphs.cli import main
+
+sys.exit(main())

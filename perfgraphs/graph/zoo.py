@@ -1,0 +1,264 @@
+"""Model zoo: build real timm / torchvision / transformers models from a name, without weights.
+
+Names: ``timm:<arch>``, ``torchvision:<arch>``, ``hf:<id>``. Weights are never downloaded: timm and
+torchvision models are created with ``pretrained=False`` / ``weights=None``; the encoder language
+models are built from the configuration files shipped in ``hf_configs/``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import warnings
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Iterator
+
+from perfgraphs.errors import InvalidInputSpecError, UnknownModelError
+from perfgraphs.graph.inputs import InputSpec
+
+ZOOS = ("timm", "torchvision", "hf")
+HF_DEFAULT_SEQ_LEN = 128
+
+
+@dataclass(frozen=True)
+class ModelName:
+    zoo: str
+    arch: str
+
+    @property
+    def qualified(self) -> str:
+        return f"{self.zoo}:{self.arch}"
+
+
+def parse_model_name(name: str) -> ModelName:
+    zoo, sep, arch = name.partition(":")
+    if not sep or zoo not in ZOOS or not arch:
+        raise UnknownModelError(
+            f"model name must be one of {', '.join(z + ':<arch>' for z in ZOOS)}, got {name!r}"
+        )
+    if zoo == "timm":
+        arch = arch.split(".", 1)[0]  # drop a pretrained tag such as resnet50.a1_in1k
+    return ModelName(zoo, arch)
+
+
+def is_model_name(text: str) -> bool:
+    return text.partition(":")[0] in ZOOS and ":" in text
+
+
+@contextlib.contextmanager
+def skip_weight_init() -> Iterator[None]:
+    """Make random weight initialisation a no-op while a model is built.
+
+    The graph does not depend on weight values, and initialising hundreds of millions of random
+    numbers costs seconds per model. Buffers computed arithmetically (position indices, masks)
+    are unaffected; only in-place random fills are skipped.
+    """
+    import torch
+
+    init_names = [n for n in dir(torch.nn.init) if n.endswith("_") and not n.startswith("_")]
+    tensor_names = ["normal_", "uniform_", "erfinv_", "exponential_", "log_normal_", "cauchy_"]
+    saved_init = {n: getattr(torch.nn.init, n) for n in init_names}
+    saved_tensor = {n: getattr(torch.Tensor, n) for n in tensor_names}
+
+    def keep(tensor, *args, **kwargs):
+        return tensor
+
+    try:
+        for n in init_names:
+            setattr(torch.nn.init, n, keep)
+        for n in tensor_names:
+            setattr(torch.Tensor, n, keep)
+        yield
+    finally:
+        for n, f in saved_init.items():
+            setattr(torch.nn.init, n, f)
+        for n, f in saved_tensor.items():
+            setattr(torch.Tensor, n, f)
+
+
+def _zero_state(module) -> None:
+    """Give skipped-init parameters defined values (uninitialised memory may hold NaN/denormals)."""
+    import torch
+
+    with torch.no_grad():
+        for p in module.parameters():
+            p.zero_()
+
+
+# ---------------------------------------------------------------------------------------------
+# timm
+
+
+def timm_default_image_shape(arch: str) -> tuple[int, ...]:
+    import timm
+
+    try:
+        cfg = timm.get_pretrained_cfg(arch)
+    except Exception:  # timm raises different errors across versions for unknown archs
+        cfg = None
+    shape = tuple(getattr(cfg, "input_size", None) or (3, 224, 224))
+    return shape
+
+
+def _build_timm(arch: str, image_shape: tuple[int, ...] | None):
+    import timm
+
+    if not timm.is_model(arch):
+        raise UnknownModelError(f"timm has no architecture named {arch!r}")
+    default = timm_default_image_shape(arch)
+    shape = image_shape or default
+    if len(shape) != 3:
+        raise InvalidInputSpecError(f"timm models take a 3-d input (C,H,W), got {shape!r}")
+    kwargs: dict = {"pretrained": False}
+    if shape[0] != 3:
+        kwargs["in_chans"] = shape[0]
+    with warnings.catch_warnings(), skip_weight_init():
+        warnings.simplefilter("ignore")
+        if tuple(shape[1:]) != tuple(default[1:]):
+            # Transformers with fixed position embeddings / windows must be created for the size.
+            try:
+                model = timm.create_model(arch, img_size=tuple(shape[1:]), **kwargs)
+            except TypeError:
+                model = timm.create_model(arch, **kwargs)
+        else:
+            model = timm.create_model(arch, **kwargs)
+    return model, InputSpec(image_shape=tuple(shape))
+
+
+# ---------------------------------------------------------------------------------------------
+# torchvision
+
+_TORCHVISION_DEFAULT_SIZE = {"inception_v3": 299}
+
+
+def _build_torchvision(arch: str, image_shape: tuple[int, ...] | None):
+    import torchvision
+
+    available = set(torchvision.models.list_models(module=torchvision.models))
+    if arch not in available:
+        raise UnknownModelError(f"torchvision.models has no classification model named {arch!r}")
+    size = _TORCHVISION_DEFAULT_SIZE.get(arch, 224)
+    shape = image_shape or (3, size, size)
+    if len(shape) != 3:
+        raise InvalidInputSpecError(f"torchvision models take a 3-d input (C,H,W), got {shape!r}")
+    kwargs = {"weights": None}
+    if arch in ("googlenet", "inception_v3"):
+        kwargs["aux_logits"] = False
+        kwargs["init_weights"] = False
+    with warnings.catch_warnings(), skip_weight_init():
+        warnings.simplefilter("ignore")
+        model = torchvision.models.get_model(arch, **kwargs)
+    return model, InputSpec(image_shape=tuple(shape))
+
+
+# ---------------------------------------------------------------------------------------------
+# Hugging Face encoder language models, from shipped configurations
+
+
+@lru_cache(maxsize=None)
+def hf_configs() -> dict[str, dict]:
+    """All shipped configurations, keyed by their Hugging Face id."""
+    configs = {}
+    folder = resources.files("perfgraphs.graph") / "hf_configs"
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".json"):
+            cfg = json.loads(entry.read_text())
+            configs[cfg["_name_or_path"]] = cfg
+    return configs
+
+
+def resolve_hf_id(model_id: str) -> str:
+    configs = hf_configs()
+    if model_id in configs:
+        return model_id
+    by_short = {k.rsplit("/", 1)[-1]: k for k in configs}
+    short = model_id.rsplit("/", 1)[-1]
+    if short in by_short:
+        return by_short[short]
+    raise UnknownModelError(
+        f"no shipped configuration for hf:{model_id} (available: {', '.join(sorted(configs))})"
+    )
+
+
+def hf_config(model_id: str):
+    import transformers
+
+    cfg = dict(hf_configs()[resolve_hf_id(model_id)])
+    cfg.pop("_name_or_path")
+    model_type = cfg.pop("model_type")
+    config = transformers.AutoConfig.for_model(model_type, **cfg)
+    # Explicit MatMul/Softmax attention: the same graph whatever SDPA kernels a machine has.
+    config._attn_implementation = "eager"
+    return config
+
+
+def _build_hf(model_id: str, seq_len: int | None):
+    import transformers
+
+    config = hf_config(model_id)
+    seq = seq_len or HF_DEFAULT_SEQ_LEN
+    max_pos = getattr(config, "max_position_embeddings", None)
+    if getattr(config, "model_type", "") in ("roberta", "xlm-roberta") and max_pos:
+        max_pos -= 2  # RoBERTa position ids start after the padding index
+    if max_pos and seq > max_pos and getattr(config, "position_biased_input", True):
+        raise InvalidInputSpecError(
+            f"hf:{model_id} accepts at most {max_pos} tokens, got seq_len={seq}"
+        )
+    with warnings.catch_warnings(), skip_weight_init():
+        warnings.simplefilter("ignore")
+        model = transformers.AutoModel.from_config(config, attn_implementation="eager")
+    return _EncoderOutput(model), InputSpec(seq_len=seq)
+
+
+def _encoder_output_class():
+    import torch
+
+    class EncoderOutput(torch.nn.Module):
+        """Calls a transformers encoder with keyword inputs and returns its last hidden state,
+        so the export sees a plain (input_ids, attention_mask) → tensor function."""
+
+        def __init__(self, encoder):
+            super().__init__()
+            self.encoder = encoder
+
+        def forward(self, input_ids, attention_mask):
+            return self.encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+
+    return EncoderOutput
+
+
+def _EncoderOutput(encoder):
+    return _encoder_output_class()(encoder)
+
+
+def build_model(
+    name: str, image_shape: tuple[int, ...] | None = None, seq_len: int | None = None
+):
+    """Build ``(torch module in eval mode, InputSpec at batch 1)`` for a zoo name."""
+    parsed = parse_model_name(name)
+    if parsed.zoo == "hf":
+        if image_shape is not None:
+            raise InvalidInputSpecError("hf: models take --seq-len, not an image shape")
+        model, spec = _build_hf(parsed.arch, seq_len)
+    else:
+        if seq_len is not None:
+            raise InvalidInputSpecError(f"{parsed.zoo}: models take an image shape, not --seq-len")
+        builder = _build_timm if parsed.zoo == "timm" else _build_torchvision
+        model, spec = builder(parsed.arch, image_shape)
+    _zero_state(model)
+    return model.eval(), spec
+
+
+def example_inputs(spec: InputSpec) -> dict:
+    """Named example tensors for ``spec`` (the names become the ONNX graph's data inputs)."""
+    import torch
+
+    if spec.image_shape is not None:
+        return {"input": torch.zeros((spec.batch_size, *spec.image_shape))}
+    shape = (spec.batch_size, spec.seq_len)
+    return {
+        "input_ids": torch.ones(shape, dtype=torch.long),
+        "attention_mask": torch.ones(shape, dtype=torch.long),
+    }
