@@ -101,16 +101,15 @@ def with_concrete_inputs(model: onnx.ModelProto, dims: dict[str, list[int]]) -> 
 
     inferred = infer(fixed)
     if _has_unknown_shapes(inferred):
-        # Shapes computed at run time (e.g. Swin's window padding): fold them and read shapes
-        # from the folded copy, keeping every node of the original graph.
-        folded = fold_shapes(fixed, infer)
+        # Shapes computed at run time (e.g. Swin's window padding): fold them in one pass and
+        # take every tensor's type from there.
+        types = fold_shapes(fixed)
         inferred.graph.ClearField("value_info")
-        inferred.graph.value_info.extend(folded.graph.value_info)
-        for init in folded.graph.initializer:
-            inferred.graph.value_info.append(
-                helper.make_tensor_value_info(init.name, init.data_type, list(init.dims)))
-        del inferred.graph.output[:]
-        inferred.graph.output.extend(folded.graph.output)
+        inferred.graph.value_info.extend(
+            helper.make_value_info(name, t) for name, t in sorted(types.items()) if name not in dims)
+        for out in inferred.graph.output:
+            if out.name in types:
+                out.type.CopyFrom(types[out.name])
     return inferred
 
 

@@ -1,14 +1,17 @@
-"""Resolve shapes that ONNX shape inference leaves unknown by folding shape computations.
+"""Resolve shapes that ONNX shape inference leaves unknown, in one pass with constant folding.
 
-Models such as Swin compute paddings and reshape targets from ``x.shape`` at run time. With a
-dynamic batch axis those computations stay in the graph (Shape → Gather → Mod → Pad …) and ONNX's
-data propagation stops at the first operator it cannot evaluate. Once the inputs are concrete,
-every such value is a small integer tensor: this module evaluates them with numpy, replaces them
-by initializers in a scratch copy of the model, and re-runs inference until nothing changes.
-Only the shapes of the scratch copy are used; the original graph keeps all of its nodes.
+Models such as Swin or TF-"same"-padded EfficientNets compute paddings and reshape targets from
+``x.shape`` at run time. With a dynamic batch axis these computations stay in the graph
+(Shape → Gather → Div → Pad …) and ONNX's data propagation stops at the first operator it cannot
+evaluate. Once the inputs are concrete every such value is a small integer tensor, so this pass
+walks the graph once in topological order: it infers each node's output types with the node's
+ONNX schema, giving it the constant values of its inputs, and evaluates nodes whose inputs are
+all constant (small tensors only) with ONNX's reference runtime.
 """
 
 from __future__ import annotations
+
+from functools import lru_cache
 
 import numpy as np
 import onnx
@@ -17,113 +20,94 @@ from onnx import helper, numpy_helper
 _MAX_FOLD_ELEMENTS = 1 << 16  # shape tensors are tiny; never evaluate real activations
 
 
-def _shape_known(value_type) -> tuple[int, ...] | None:
-    tt = value_type.tensor_type
-    if not tt.HasField("shape"):
-        return None
-    dims = []
-    for d in tt.shape.dim:
-        if not d.HasField("dim_value"):
-            return None
-        dims.append(d.dim_value)
-    return tuple(dims)
-
-
-def _reference_eval(node: onnx.NodeProto, values: list[np.ndarray], opset: int) -> list[np.ndarray]:
+@lru_cache(maxsize=4096)
+def _evaluator(op_type: str, domain: str, attributes: bytes, signature: tuple, n_out: int, opset: int):
     from onnx.reference import ReferenceEvaluator
 
-    names = [f"i{k}" for k in range(len(values))]
-    inner = helper.make_node(node.op_type, names, [f"o{k}" for k in range(len(node.output))],
-                             domain=node.domain)
-    inner.attribute.extend(node.attribute)
+    slots = [f"i{k}" if sig is not None else "" for k, sig in enumerate(signature)]
+    node = helper.make_node(op_type, slots, [f"o{k}" for k in range(n_out)], domain=domain)
+    holder = onnx.NodeProto.FromString(attributes)
+    node.attribute.extend(holder.attribute)
     graph = helper.make_graph(
-        [inner], "fold",
-        [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape)
-         for n, v in zip(names, values)],
-        [helper.make_tensor_value_info(f"o{k}", onnx.TensorProto.UNDEFINED, None)
-         for k in range(len(node.output))],
+        [node], "fold",
+        [helper.make_tensor_value_info(name, sig[0], [None] * sig[1])
+         for name, sig in zip(slots, signature) if sig is not None],
+        [helper.make_tensor_value_info(f"o{k}", onnx.TensorProto.UNDEFINED, None) for k in range(n_out)],
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    return list(ReferenceEvaluator(model).run(None, dict(zip(names, values))))
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid(domain or "", opset)])
+    return ReferenceEvaluator(model), [s for s in slots if s]
 
 
-def _unknown_count(model: onnx.ModelProto) -> int:
-    return sum(_shape_known(v.type) is None for v in model.graph.value_info) + \
-        sum(_shape_known(v.type) is None for v in model.graph.output)
+def _evaluate(node: onnx.NodeProto, values: list[np.ndarray | None], opset: int) -> list[np.ndarray]:
+    """Evaluate one node; ``None`` marks an omitted optional input (kept in position)."""
+    holder = onnx.NodeProto()
+    holder.attribute.extend(node.attribute)
+    signature = tuple(
+        None if v is None else (helper.np_dtype_to_tensor_dtype(v.dtype), v.ndim) for v in values
+    )
+    evaluator, names = _evaluator(node.op_type, node.domain, holder.SerializeToString(), signature,
+                                  len(node.output), opset)
+    return list(evaluator.run(None, dict(zip(names, [v for v in values if v is not None]))))
 
 
-def fold_shapes(model: onnx.ModelProto, infer, max_rounds: int = 64) -> onnx.ModelProto:
-    """Return an inferred copy of ``model`` where shape computations were evaluated.
+def _known_dims(type_proto: onnx.TypeProto) -> tuple[int, ...] | None:
+    tt = type_proto.tensor_type
+    if not tt.HasField("shape") or any(not d.HasField("dim_value") for d in tt.shape.dim):
+        return None
+    return tuple(d.dim_value for d in tt.shape.dim)
 
-    ``infer`` runs ONNX shape inference on a model. The result is for reading shapes only.
-    """
+
+def _type_of(array: np.ndarray) -> onnx.TypeProto:
+    return helper.make_tensor_type_proto(helper.np_dtype_to_tensor_dtype(array.dtype), array.shape)
+
+
+def fold_shapes(model: onnx.ModelProto) -> dict[str, onnx.TypeProto]:
+    """Output type of every tensor of ``model`` (whose inputs must have concrete dims)."""
     opset = max((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), default=17)
-    known: dict[str, np.ndarray] = {}
+    types: dict[str, onnx.TypeProto] = {}
+    values: dict[str, np.ndarray] = {}
+    for inp in model.graph.input:
+        types[inp.name] = inp.type
     for init in model.graph.initializer:
+        types[init.name] = helper.make_tensor_type_proto(init.data_type, list(init.dims))
         if init.data_type != onnx.TensorProto.FLOAT and np.prod(init.dims) <= _MAX_FOLD_ELEMENTS:
-            known[init.name] = numpy_helper.to_array(init)
-    current = infer(model)
-    for _ in range(max_rounds):
-        if _unknown_count(current) == 0:
-            break
-        shapes = {v.name: _shape_known(v.type) for v in
-                  [*current.graph.input, *current.graph.value_info, *current.graph.output]}
-        changed = False
-        for node in model.graph.node:
-            if not node.output or node.output[0] in known or node.domain not in ("", "ai.onnx"):
-                continue
-            if node.op_type == "Constant":
-                attr = next((a for a in node.attribute if a.name == "value"), None)
-                if attr is not None:
-                    known[node.output[0]] = numpy_helper.to_array(attr.t)
-                    changed = True
-                continue
-            if node.op_type == "Shape":
-                source = node.input[0]
-                shape = tuple(known[source].shape) if source in known else shapes.get(source)
-                if shape is not None:
-                    attrs = {a.name: a.i for a in node.attribute}
-                    start, end = attrs.get("start", 0), attrs.get("end", len(shape))
-                    known[node.output[0]] = np.array(shape[start:end], dtype=np.int64)
-                    changed = True
-                continue
-            inputs = [t for t in node.input]
-            if not inputs or any(t and t not in known for t in inputs):
-                continue
-            values = [known[t] for t in inputs if t]
-            if sum(v.size for v in values) > _MAX_FOLD_ELEMENTS:
-                continue
-            try:
-                outputs = _reference_eval(node, values, opset) if len(values) == len(inputs) else None
-            except Exception:
-                outputs = None
-            if outputs is None:
-                continue
-            for name, value in zip(node.output, outputs):
-                arr = np.asarray(value)
-                if arr.size <= _MAX_FOLD_ELEMENTS:
-                    known[name] = arr
-                    changed = True
-        if not changed:
-            break
-        current = infer(_with_constants(model, known))
-    return current
+            values[init.name] = numpy_helper.to_array(init)
 
-
-def _with_constants(model: onnx.ModelProto, known: dict[str, np.ndarray]) -> onnx.ModelProto:
-    scratch = onnx.ModelProto()
-    scratch.CopyFrom(model)
-    produced = set()
-    keep = []
-    for node in scratch.graph.node:
-        if node.output and all(o in known or not o for o in node.output):
-            produced.update(o for o in node.output if o)
+    for node in model.graph.node:
+        if node.domain not in ("", "ai.onnx"):
             continue
-        keep.append(node)
-    del scratch.graph.node[:]
-    scratch.graph.node.extend(keep)
-    existing = {i.name for i in scratch.graph.initializer}
-    scratch.graph.initializer.extend(
-        numpy_helper.from_array(known[name], name) for name in sorted(produced) if name not in existing
-    )
-    return scratch
+        if node.op_type == "Constant":
+            attr = next((a for a in node.attribute if a.name == "value"), None)
+            if attr is not None:
+                values[node.output[0]] = numpy_helper.to_array(attr.t)
+                types[node.output[0]] = _type_of(values[node.output[0]])
+            continue
+        inputs = list(node.input)
+        if all(not t or t in values for t in inputs) and inputs and \
+                sum(values[t].size for t in inputs if t) <= _MAX_FOLD_ELEMENTS:
+            try:
+                outputs = _evaluate(node, [values[t] if t else None for t in inputs], opset)
+            except Exception:  # an op the reference runtime cannot evaluate: infer types only
+                outputs = None
+            if outputs is not None:
+                for name, value in zip(node.output, outputs):
+                    if name:
+                        values[name] = np.asarray(value)
+                        types[name] = _type_of(values[name])
+                continue
+        try:
+            schema = onnx.defs.get_schema(node.op_type, opset, node.domain)
+            data = {t: numpy_helper.from_array(values[t]) for t in inputs if t in values}
+            inferred = onnx.shape_inference.infer_node_outputs(
+                schema, node, {t: types[t] for t in inputs if t and t in types}, data
+            )
+        except Exception:
+            continue
+        types.update(inferred)
+        if node.op_type == "Shape":
+            dims = _known_dims(types.get(inputs[0], onnx.TypeProto()))
+            if dims is not None:
+                attrs = {a.name: a.i for a in node.attribute}
+                start, end = attrs.get("start", 0), attrs.get("end", len(dims))
+                values[node.output[0]] = np.array(dims[start:end], dtype=np.int64)
+    return types

@@ -1,0 +1,227 @@
+"""Turn (model, input, batch, platform, mode) into one callable iteration plus a matching timer.
+
+Why weights are re-initialised: the zoo builds models with zero-filled parameters (random init is
+skipped for speed). Zeros are fine for graph extraction but not for timing: all-zero activations
+can hit fast paths (sparse/zero skipping in some kernels, denormal-free arithmetic everywhere,
+trivially predictable int8 quantisation ranges). A cheap deterministic normal(0, 0.02) fill under a
+fixed seed gives realistic, reproducible values at a fraction of the cost of timm's own init.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, ContextManager
+
+from perfgraphs.collect.errors import CollectError
+from perfgraphs.collect.platforms import Platform
+
+WEIGHT_SEED = 0
+WEIGHT_STD = 0.02
+
+
+@dataclass
+class Prepared:
+    """A ready-to-time iteration. ``context`` wraps the whole timed loop (not each iteration),
+    so entering ``inference_mode`` is not counted in per-iteration times."""
+
+    step: Callable[[], Any]
+    context: Callable[[], ContextManager] = contextlib.nullcontext
+    cuda: bool = False
+    cleanup: Callable[[], None] = lambda: None
+    notes: dict = field(default_factory=dict)
+
+
+def build_torch(model_name: str, image_size: int | None, seq_len: int | None, batch_size: int):
+    import torch
+
+    from perfgraphs.graph.zoo import build_model, example_inputs
+
+    image_shape = (3, image_size, image_size) if image_size else None
+    model, spec = build_model(model_name, image_shape=image_shape, seq_len=seq_len)
+    torch.manual_seed(WEIGHT_SEED)
+    with torch.no_grad():
+        for p in model.parameters():
+            torch.nn.init.normal_(p, std=WEIGHT_STD)
+    inputs = example_inputs(spec.with_batch(batch_size))
+    if "input" in inputs:  # images: non-constant pixels, same reason as the weights
+        inputs["input"] = torch.randn(inputs["input"].shape, generator=torch.Generator().manual_seed(1))
+    return model, inputs
+
+
+def _first_tensor(out):
+    import torch
+
+    if isinstance(out, torch.Tensor):
+        return out
+    if isinstance(out, dict):
+        out = list(out.values())
+    if isinstance(out, (tuple, list)):
+        return _first_tensor(out[0])
+    return out.last_hidden_state  # transformers ModelOutput
+
+
+def prepare(platform: Platform, mode: str, model_name: str, image_size: int | None,
+            seq_len: int | None, batch_size: int) -> Prepared:
+    if mode == "llm" and not model_name.startswith("hf:"):
+        raise CollectError(f"mode 'llm' needs an hf: model, got {model_name}")
+    if platform.runtime == "ort":
+        if mode == "train":
+            raise CollectError(f"{platform.name} measures inference only, not mode 'train'")
+        return _prepare_ort(platform, model_name, image_size, seq_len, batch_size)
+    return _prepare_torch(platform, mode, model_name, image_size, seq_len, batch_size)
+
+
+def _prepare_torch(platform, mode, model_name, image_size, seq_len, batch_size) -> Prepared:
+    import torch
+
+    model, inputs = build_torch(model_name, image_size, seq_len, batch_size)
+    dtype = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}[platform.precision]
+    device = torch.device("cuda" if platform.is_cuda else "cpu")
+    model = model.to(device=device, dtype=dtype)
+    args = [t.to(device=device, dtype=dtype) if t.is_floating_point() else t.to(device)
+            for t in inputs.values()]
+    if mode == "train":
+        model.train()
+        optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)
+
+        def step():
+            optimizer.zero_grad(set_to_none=True)
+            loss = _first_tensor(model(*args)).float().mean()
+            loss.backward()
+            optimizer.step()
+
+        return Prepared(step=step, cuda=platform.is_cuda)
+    model.eval()
+    return Prepared(step=lambda: model(*args), context=torch.inference_mode, cuda=platform.is_cuda)
+
+
+def export_with_weights(model, inputs: dict, path: str) -> None:
+    """ONNX with weights at a fixed batch (ORT needs real initialisers; the graph package's
+    export leaves weights out on purpose)."""
+    import warnings
+
+    import torch
+
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, tuple(inputs.values()), path, dynamo=False, export_params=True,
+                          input_names=list(inputs), opset_version=17, do_constant_folding=True)
+
+
+def _prepare_ort(platform, model_name, image_size, seq_len, batch_size) -> Prepared:
+    import gc
+
+    import onnxruntime as ort
+
+    workdir = tempfile.mkdtemp(prefix="perfgraphs-ort-")
+    fp32_path = os.path.join(workdir, "model.onnx")
+    model, inputs = build_torch(model_name, image_size, seq_len, batch_size)
+    export_with_weights(model, inputs, fp32_path)
+    feeds = {k: v.numpy() for k, v in inputs.items()}
+    del model
+    gc.collect()
+    path = fp32_path
+    if platform.precision == "int8":
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+
+        path = os.path.join(workdir, "model.int8.onnx")
+        quantize_dynamic(fp32_path, path, weight_type=QuantType.QInt8)
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = platform.threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    session = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+
+    def cleanup():
+        for name in os.listdir(workdir):
+            os.unlink(os.path.join(workdir, name))
+        os.rmdir(workdir)
+
+    return Prepared(step=lambda: session.run(None, feeds), cleanup=cleanup,
+                    notes={"ort_providers": ",".join(session.get_providers())})
+
+
+# ---------------------------------------------------------------------------------------------
+# Timing
+
+
+def timed_loop(prepared: Prepared, keep_going: Callable[[int, float], bool]) -> list[float]:
+    """Run iterations while ``keep_going(count, elapsed_timed_s)``; per-iteration times in ms.
+
+    CPU: perf_counter_ns immediately around the call. CUDA: events recorded around the call and
+    synchronised after it, so the time is GPU time of that iteration, not launch time.
+    """
+    times: list[float] = []
+    total_s = 0.0
+    step = prepared.step
+    if prepared.cuda:
+        import torch
+
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda.synchronize()
+        while keep_going(len(times), total_s):
+            start.record()
+            step()
+            end.record()
+            end.synchronize()
+            ms = start.elapsed_time(end)
+            times.append(ms)
+            total_s += ms / 1e3
+        return times
+    clock = time.perf_counter_ns
+    while keep_going(len(times), total_s):
+        t0 = clock()
+        step()
+        t1 = clock()
+        ms = (t1 - t0) / 1e6
+        times.append(ms)
+        total_s += ms / 1e3
+    return times
+
+
+# ---------------------------------------------------------------------------------------------
+# Reference workload
+
+
+REF_MATMUL_SIZE = 256
+REF_MATMULS = 36  # ~20 ms on one 2020s server core
+
+
+def reference_ms(cuda: bool = False, repeats: int = 3) -> float:
+    """Median time of a fixed matmul loop: a drift probe for clock/thermal/neighbour changes.
+
+    It runs in the worker, on the same core and thread count as the configuration it brackets.
+    """
+    import statistics
+
+    import torch
+
+    if cuda:
+        a = torch.ones(2048, 2048, device="cuda")
+        samples = []
+        for _ in range(repeats):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            for _ in range(REF_MATMULS):
+                a @ a
+            end.record()
+            end.synchronize()
+            samples.append(start.elapsed_time(end))
+        return statistics.median(samples)
+    g = torch.Generator().manual_seed(2)
+    a = torch.randn(REF_MATMUL_SIZE, REF_MATMUL_SIZE, generator=g)
+    b = torch.randn(REF_MATMUL_SIZE, REF_MATMUL_SIZE, generator=g)
+    out = torch.empty_like(a)
+    torch.mm(a, b, out=out)  # first call allocates / picks the kernel
+    samples = []
+    for _ in range(repeats):
+        t0 = time.perf_counter_ns()
+        for _ in range(REF_MATMULS):
+            torch.mm(a, b, out=out)
+        samples.append((time.perf_counter_ns() - t0) / 1e6)
+    return statistics.median(samples)

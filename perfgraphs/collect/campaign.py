@@ -1,0 +1,181 @@
+"""Run a plan: skip finished configurations, measure the rest in isolated workers, store rows.
+
+Nothing but a corrupt store, a locked output directory or an unusable plan stops a campaign: an
+exception, an out-of-memory kill or a timeout in one configuration becomes that configuration's
+row (status ``oom`` or ``error`` with the message) and the campaign moves on.
+
+Drift calibration: the campaign's first reference measurement (taken by the hardware probe when the
+output directory is new, and kept in ``campaign.json`` across resumes) is ``ref_baseline_ms``;
+each row gets ``latency_calibrated_ms = latency_median_ms * ref_baseline_ms / ref_ms``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+import uuid
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable
+
+from perfgraphs.collect import worker
+from perfgraphs.collect.environment import environment_columns, utc_now_iso
+from perfgraphs.collect.errors import CollectError, PlatformUnavailableError
+from perfgraphs.collect.isolation import run_isolated
+from perfgraphs.collect.plan import ConfigSpec, Plan, estimate_seconds
+from perfgraphs.collect.platforms import get_platform
+from perfgraphs.collect.store import MeasurementStore
+
+SPREAD_THRESHOLD = 0.05  # MAD/median above which a configuration is measured once more
+PROBE_TIMEOUT_S = 300
+
+
+@dataclass
+class CampaignOptions:
+    out: Path
+    limit: int | None = None
+    retry_errors: bool = False
+    flush_every: int = 25
+    spread_threshold: float = SPREAD_THRESHOLD
+    core: int | None = None
+
+
+@dataclass
+class CampaignState:
+    """What the progress display needs; updated after every configuration."""
+
+    todo: list[ConfigSpec]
+    skipped_finished: int
+    unavailable: dict[str, str]
+    estimate_s: float
+    peak_gflops: float | None
+    done: int = 0
+    statuses: dict[str, int] = field(default_factory=dict)
+
+
+def cost_scale(store: MeasurementStore, plan: Plan, peak_gflops: float | None) -> float:
+    """Ratio of actual to estimated time over finished configurations (1.0 when none)."""
+    table = store.read()
+    if table.num_rows == 0:
+        return 1.0
+    by_key = {c.key: c for c in plan.configs}
+    actual = estimated = 0.0
+    for key, wall in zip(table.column("key").to_pylist(), table.column("worker_wall_s").to_pylist()):
+        if key in by_key and wall:
+            actual += wall
+            estimated += estimate_seconds(by_key[key], peak_gflops)
+    return actual / estimated if estimated > 0 else 1.0
+
+
+def prepare_campaign(plan: Plan, opts: CampaignOptions, store: MeasurementStore) -> CampaignState:
+    finished = store.finished_keys(retry_errors=opts.retry_errors)
+    unavailable: dict[str, str] = {}
+    for name in sorted({c.platform for c in plan.configs}):
+        try:
+            get_platform(name).check_available()
+        except PlatformUnavailableError as exc:
+            unavailable[name] = str(exc)
+    if unavailable and len(unavailable) == len({c.platform for c in plan.configs}):
+        raise PlatformUnavailableError("; ".join(unavailable.values()))
+    todo = [c for c in plan.configs if c.key not in finished and c.platform not in unavailable]
+    if opts.core is not None:
+        todo = [replace(c, core=opts.core) for c in todo]
+    if opts.limit is not None:
+        todo = todo[: opts.limit]
+    hw = next((store.hardware(p) for p in sorted({c.platform for c in todo}) if store.hardware(p)), None)
+    peak = hw.get("peak_gflops_measured") if hw else None
+    scale = cost_scale(store, plan, peak)
+    estimate = scale * sum(estimate_seconds(c, peak) for c in todo)
+    return CampaignState(todo=todo, skipped_finished=len(plan.configs) - len(
+        [c for c in plan.configs if c.key not in finished]), unavailable=unavailable,
+        estimate_s=estimate, peak_gflops=peak)
+
+
+def ensure_probe(store: MeasurementStore, meta: dict, platform: str, core: int | None) -> None:
+    """Hardware probe + baseline reference, once per platform and output directory."""
+    device = get_platform(platform).device
+    baselines = meta.setdefault("ref_baseline_ms", {})
+    if store.hardware(platform) is not None and device in baselines:
+        return
+    out = run_isolated(worker.probe_main, (platform, core), PROBE_TIMEOUT_S)
+    if out.status != "ok" or not out.value.get("ok"):
+        raise CollectError(f"hardware probe for {platform} failed: "
+                           f"{out.message or out.value.get('error')}")
+    probe = out.value["probe"]
+    store.save_hardware(platform, probe)
+    baselines.setdefault(device, probe["ref_ms"])
+    store.save_metadata(meta)
+
+
+def measure_config(config: ConfigSpec, graph: dict | None) -> dict:
+    """One isolated attempt; a dead or hung worker becomes an error/oom row."""
+    started = time.perf_counter()
+    out = run_isolated(worker.child_main, (config, graph), config.timeout_s)
+    if out.status == "ok":
+        return out.value
+    row = worker.base_row(config)
+    row.update(environment_columns())
+    row.update(status="oom" if out.status == "killed" else "error", error=out.message,
+               worker_wall_s=time.perf_counter() - started)
+    if graph:
+        row.update(graph)
+    return row
+
+
+def run_campaign(plan: Plan, opts: CampaignOptions, state: CampaignState, store: MeasurementStore,
+                 on_result: Callable[[ConfigSpec, dict, CampaignState], None] | None = None) -> CampaignState:
+    campaign_id = uuid.uuid4().hex[:12]
+    meta = store.metadata()
+    meta.setdefault("suite", plan.suite)
+    meta.setdefault("created_at_utc", utc_now_iso())
+    meta.setdefault("runs", []).append({
+        "campaign_id": campaign_id, "plan": plan.path, "started_at_utc": utc_now_iso(),
+        "plan_sha256": hashlib.sha256(Path(plan.path).read_bytes()).hexdigest() if plan.path else None,
+        "todo": len(state.todo)})
+    store.save_metadata(meta)
+    for platform in sorted({c.platform for c in state.todo}):
+        ensure_probe(store, meta, platform, next(c.core for c in state.todo if c.platform == platform))
+    graphs = _known_graphs(store)
+    since_flush = 0
+    for config in state.todo:
+        graph = graphs.get((config.model, config.input_label))
+        row = measure_config(config, graph)
+        row["attempts"], row["remeasured"] = 1, False
+        if row["status"] == "ok" and row["latency_spread"] > opts.spread_threshold:
+            second = measure_config(config, _graph_of(row))
+            if second["status"] == "ok" and second["latency_spread"] < row["latency_spread"]:
+                row = second
+            row["attempts"], row["remeasured"] = 2, True
+        if _graph_of(row).get("structure_hash"):
+            graphs[(config.model, config.input_label)] = _graph_of(row)
+        baseline = meta["ref_baseline_ms"].get(get_platform(config.platform).device)
+        row["ref_baseline_ms"] = baseline
+        if row["status"] == "ok" and baseline and row.get("ref_ms"):
+            row["latency_calibrated_ms"] = row["latency_median_ms"] * baseline / row["ref_ms"]
+        row.update(campaign_id=campaign_id, plan_name=plan.name)
+        store.append(row)
+        state.done += 1
+        state.statuses[row["status"]] = state.statuses.get(row["status"], 0) + 1
+        since_flush += 1
+        if since_flush >= opts.flush_every:
+            store.compact()
+            since_flush = 0
+        if on_result:
+            on_result(config, row, state)
+    store.compact()
+    return state
+
+
+def _graph_of(row: dict) -> dict:
+    return {k: row.get(k) for k in ("structure_hash", "graph_gmacs_per_sample", "graph_error")
+            if row.get(k) is not None}
+
+
+def _known_graphs(store: MeasurementStore) -> dict[tuple[str, str], dict]:
+    table = store.read(latest=False)
+    out = {}
+    for r in table.select(["model", "input", "structure_hash", "graph_gmacs_per_sample"]).to_pylist():
+        if r["structure_hash"]:
+            out[(r["model"], r["input"])] = {"structure_hash": r["structure_hash"],
+                                             "graph_gmacs_per_sample": r["graph_gmacs_per_sample"]}
+    return out

@@ -1,0 +1,66 @@
+"""Run a function in a fresh process with a timeout, classifying every way it can die.
+
+A fork server that has already imported torch/timm/onnxruntime forks each worker, so a worker
+starts in milliseconds yet shares nothing mutable with earlier ones (the server itself never runs
+a tensor operation, so no thread pool exists at fork time).
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import signal
+from dataclasses import dataclass
+
+PRELOAD = ["torch", "timm", "torchvision", "onnxruntime", "perfgraphs.collect.worker",
+           "perfgraphs.graph"]
+_CTX = None
+
+
+def context():
+    global _CTX
+    if _CTX is None:
+        _CTX = mp.get_context("forkserver")
+        _CTX.set_forkserver_preload(PRELOAD)
+    return _CTX
+
+
+@dataclass
+class Outcome:
+    value: object | None
+    status: str  # "ok" | "timeout" | "killed" | "crashed"
+    message: str = ""
+
+
+def run_isolated(target, args: tuple, timeout_s: float) -> Outcome:
+    ctx = context()
+    receive, send = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=target, args=(send, *args), daemon=True)
+    proc.start()
+    send.close()
+    value = None
+    try:
+        if receive.poll(timeout_s):
+            try:
+                value = receive.recv()
+            except EOFError:
+                value = None
+    finally:
+        receive.close()
+    if value is not None:
+        proc.join(30)
+        if proc.is_alive():
+            proc.kill()
+            proc.join()
+        return Outcome(value, "ok")
+    if proc.is_alive():
+        proc.kill()
+        proc.join()
+        return Outcome(None, "timeout", f"timed out after {timeout_s:g} s")
+    proc.join()
+    code = proc.exitcode
+    if code is not None and code < 0:
+        name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
+        if -code == signal.SIGKILL:
+            return Outcome(None, "killed", "worker killed by SIGKILL (most likely the out-of-memory killer)")
+        return Outcome(None, "crashed", f"worker died by signal {name}")
+    return Outcome(None, "crashed", f"worker exited with code {code} without a result")

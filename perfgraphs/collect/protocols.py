@@ -1,0 +1,68 @@
+"""Measurement protocols: how many warm-up and timed iterations a configuration gets.
+
+The GPU protocols are the research's (DIPPM 5+30, TraPPM 55 with 5 warm-up, LLM 100+300). One CPU
+core is one to two orders of magnitude slower, so the CPU protocols add a time budget: timing stops
+once ``timed_runs`` runs are done OR ``timed_budget_s`` seconds of timed work have accumulated,
+but never before ``min_timed_runs`` runs. Warm-up follows the same rule. The number of runs actually
+made is stored with every measurement (``n_timed_runs``, ``n_warmup_runs``), so a dataset can filter
+on it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from perfgraphs.collect.errors import PlanError
+
+
+@dataclass(frozen=True)
+class Protocol:
+    name: str
+    warmup_runs: int
+    timed_runs: int
+    min_warmup_runs: int | None = None  # None: exactly warmup_runs (no budget)
+    warmup_budget_s: float | None = None
+    min_timed_runs: int | None = None
+    timed_budget_s: float | None = None
+    cooldown_s: float = 0.0  # pause before a config (GPU protocols: let clocks settle)
+
+    def keep_warming(self, count: int, elapsed_s: float) -> bool:
+        return _keep(count, elapsed_s, self.warmup_runs, self.min_warmup_runs, self.warmup_budget_s)
+
+    def keep_timing(self, count: int, elapsed_s: float) -> bool:
+        return _keep(count, elapsed_s, self.timed_runs, self.min_timed_runs, self.timed_budget_s)
+
+
+def _keep(count: int, elapsed_s: float, target: int, minimum: int | None, budget: float | None) -> bool:
+    if count >= target:
+        return False
+    if budget is None or minimum is None:
+        return True
+    return count < minimum or elapsed_s < budget
+
+
+PROTOCOLS: dict[str, Protocol] = {
+    p.name: p
+    for p in (
+        # The research protocols, unchanged (GPU platforms).
+        Protocol("dippm", warmup_runs=5, timed_runs=30),
+        Protocol("trappm", warmup_runs=5, timed_runs=50),  # 55 iterations, first 5 warm-up
+        Protocol("llm", warmup_runs=100, timed_runs=300, cooldown_s=5.0),
+        # CPU variants: same targets, bounded by a time budget (see module docstring).
+        Protocol("dippm-cpu", 5, 30, min_warmup_runs=2, warmup_budget_s=2.0,
+                 min_timed_runs=5, timed_budget_s=3.0),
+        Protocol("trappm-cpu", 5, 50, min_warmup_runs=2, warmup_budget_s=2.0,
+                 min_timed_runs=5, timed_budget_s=4.0),
+        Protocol("llm-cpu", 10, 30, min_warmup_runs=2, warmup_budget_s=2.0,
+                 min_timed_runs=5, timed_budget_s=4.0),
+        # For tests and smoke runs: a handful of iterations, no budget so n is exact.
+        Protocol("tiny", warmup_runs=1, timed_runs=3),
+    )
+}
+
+
+def get_protocol(name: str) -> Protocol:
+    try:
+        return PROTOCOLS[name]
+    except KeyError:
+        raise PlanError(f"unknown protocol {name!r} (known: {', '.join(PROTOCOLS)})") from None

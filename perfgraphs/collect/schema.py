@@ -1,0 +1,53 @@
+"""The measurement table's columns. Units are in the names; nulls mean "not measurable here"
+(e.g. energy on a CPU without an energy counter), never an estimate.
+
+An explicit schema keeps every shard's column types identical even when a shard happens to hold
+only nulls in a column, so shards always concatenate.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+_S, _F, _I, _B = pa.string(), pa.float64(), pa.int32(), pa.bool_()
+
+COLUMNS: list[tuple[str, pa.DataType]] = [
+    # identity
+    ("key", _S), ("measurement_id", _S), ("campaign_id", _S), ("suite", _S), ("plan_name", _S),
+    ("family", _S), ("model", _S), ("input", _S), ("image_size", _I), ("seq_len", _I),
+    ("batch_size", _I), ("platform", _S), ("mode", _S), ("protocol", _S),
+    ("status", _S), ("error", _S),
+    # graph join
+    ("structure_hash", _S), ("graph_gmacs_per_sample", _F), ("graph_error", _S),
+    # per-run statistics of one iteration (inference: forward; train: forward+backward+step)
+    ("latency_median_ms", _F), ("latency_mean_ms", _F), ("latency_std_ms", _F),
+    ("latency_min_ms", _F), ("latency_max_ms", _F), ("latency_mad_ms", _F),
+    ("latency_spread", _F), ("n_timed_runs", _I), ("n_warmup_runs", _I),
+    ("run_times_ms", pa.list_(_F)),
+    # drift calibration
+    ("ref_before_ms", _F), ("ref_after_ms", _F), ("ref_ms", _F), ("ref_baseline_ms", _F),
+    ("latency_calibrated_ms", _F),
+    # derived targets
+    ("throughput_samples_per_s", _F), ("peak_memory_mb", _F), ("energy_j", _F),
+    ("energy_per_sample_j", _F), ("power_w", _F), ("gpu_memory_used_mb", _F), ("mig_profile", _S),
+    # bookkeeping
+    ("remeasured", _B), ("attempts", _I), ("setup_s", _F), ("worker_wall_s", _F),
+    ("threads", _I), ("core", _I), ("runtime", _S), ("device", _S), ("precision", _S),
+    # provenance
+    ("python_version", _S), ("torch_version", _S), ("timm_version", _S),
+    ("onnxruntime_version", _S), ("transformers_version", _S), ("cpu_model", _S),
+    ("cpu_freq_mhz", _F), ("cpu_temperature_c", _F), ("machine_id", _S), ("os", _S),
+    ("measured_at_utc", _S),
+]
+
+SCHEMA = pa.schema(COLUMNS)
+COLUMN_NAMES = [n for n, _ in COLUMNS]
+STATUSES = ("ok", "oom", "error")
+
+
+def to_table(rows: list[dict]) -> pa.Table:
+    """Rows (dicts) to a table in SCHEMA; unknown keys are a programming error."""
+    unknown = {k for r in rows for k in r} - set(COLUMN_NAMES)
+    if unknown:
+        raise ValueError(f"columns not in the measurement schema: {sorted(unknown)}")
+    return pa.Table.from_pylist([{n: r.get(n) for n in COLUMN_NAMES} for r in rows], schema=SCHEMA)

@@ -1,0 +1,150 @@
+"""What runs inside the isolated per-configuration process.
+
+Every configuration gets a fresh process (forked from a server that has already imported torch,
+timm and onnxruntime, so isolation costs milliseconds, not the seconds of a cold import). A crash,
+a leak, an allocator that keeps memory, or a thread pool left in a strange state cannot leak into
+the next configuration, and peak memory is that process's own.
+
+Peak memory on CPU: the kernel's peak-RSS counter is reset (``/proc/self/clear_refs``) after the
+process's baseline is read, so ``peak_memory_mb`` = peak RSS during build + warm-up + timing minus
+the RSS before the model existed: weights, activations, allocator slack and runtime workspaces.
+Energy on CPU is stored as null: this machine exposes no RAPL counter, and an estimate would be
+indistinguishable from a measurement in the dataset.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+import uuid
+
+from perfgraphs.collect import backends, nvml
+from perfgraphs.collect.environment import (environment_columns, peak_rss_mb, reset_peak_rss,
+                                            rss_mb)
+from perfgraphs.collect.plan import ConfigSpec
+from perfgraphs.collect.platforms import get_platform, pin_process
+from perfgraphs.collect.stats import run_stats
+
+OOM_MARKERS = ("out of memory", "can't allocate memory", "cannot allocate memory", "std::bad_alloc",
+               "failed to allocate")
+
+
+def classify(exc: BaseException) -> str:
+    if isinstance(exc, MemoryError):
+        return "oom"
+    text = str(exc).lower()
+    return "oom" if any(m in text for m in OOM_MARKERS) else "error"
+
+
+def error_message(exc: BaseException) -> str:
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {first}"[:500]
+
+
+def base_row(config: ConfigSpec) -> dict:
+    plat = get_platform(config.platform)
+    return {
+        "key": config.key, "measurement_id": uuid.uuid4().hex, "suite": config.suite,
+        "family": config.family, "model": config.model, "input": config.input_label,
+        "image_size": config.image_size, "seq_len": config.seq_len, "batch_size": config.batch_size,
+        "platform": config.platform, "mode": config.mode, "protocol": config.protocol.name,
+        "threads": plat.threads, "runtime": plat.runtime, "device": plat.device,
+        "precision": plat.precision,
+    }
+
+
+def graph_facts(config: ConfigSpec) -> dict:
+    """Structure hash (join key to the graph datasets) and GMACs per sample."""
+    try:
+        from perfgraphs.graph import load_graph
+
+        image_shape = (3, config.image_size, config.image_size) if config.image_size else None
+        g = load_graph(config.model, batch_size=1, image_shape=image_shape, seq_len=config.seq_len)
+        return {"structure_hash": g.structure_hash,
+                "graph_gmacs_per_sample": g.static_features()["total_macs"] / 1e9}
+    except Exception as exc:  # the measurement stands even if the graph cannot be extracted
+        return {"graph_error": error_message(exc)}
+
+
+def measure(config: ConfigSpec, graph: dict | None = None) -> dict:
+    """Measure one configuration in this process; never raises (errors become the row's status)."""
+    started = time.perf_counter()
+    row = base_row(config)
+    plat = get_platform(config.platform)
+    try:
+        plat.check_available()
+        if config.protocol.cooldown_s:
+            time.sleep(config.protocol.cooldown_s)
+        row["core"] = None if plat.is_cuda else pin_process(plat, config.core)
+        cuda = plat.is_cuda
+        row["ref_before_ms"] = backends.reference_ms(cuda)
+        base_mb = rss_mb()
+        reset_peak_rss()
+        if cuda:
+            import torch
+
+            torch.cuda.reset_peak_memory_stats()
+            gpu_mem0 = nvml.memory_used_mb()
+        t0 = time.perf_counter()
+        prepared = backends.prepare(plat, config.mode, config.model, config.image_size,
+                                    config.seq_len, config.batch_size)
+        row["setup_s"] = time.perf_counter() - t0
+        with prepared.context():
+            warm = backends.timed_loop(prepared, config.protocol.keep_warming)
+            energy0 = nvml.energy_mj() if cuda else None
+            times = backends.timed_loop(prepared, config.protocol.keep_timing)
+            energy1 = nvml.energy_mj() if cuda else None
+        if cuda:
+            import torch
+
+            row["peak_memory_mb"] = torch.cuda.max_memory_allocated() / 2**20
+            used = nvml.memory_used_mb()
+            row["gpu_memory_used_mb"] = None if used is None or gpu_mem0 is None else used - gpu_mem0
+            row["mig_profile"] = nvml.mig_profile()
+        else:
+            row["peak_memory_mb"] = max(peak_rss_mb() - base_mb, 0.0)
+        prepared.cleanup()
+        del prepared
+        row["ref_after_ms"] = backends.reference_ms(cuda)
+        stats = run_stats(times)
+        row.update(stats.as_columns("latency"))
+        row.update(latency_spread=stats.spread, n_warmup_runs=len(warm), run_times_ms=times,
+                   ref_ms=(row["ref_before_ms"] + row["ref_after_ms"]) / 2,
+                   throughput_samples_per_s=config.batch_size / (stats.median_ms / 1e3),
+                   status="ok")
+        if energy0 is not None and energy1 is not None and energy1 > energy0:
+            row["energy_j"] = (energy1 - energy0) / 1e3 / len(times)
+            row["energy_per_sample_j"] = row["energy_j"] / config.batch_size
+            row["power_w"] = row["energy_j"] / (sum(times) / 1e3 / len(times))
+    except BaseException as exc:  # noqa: BLE001 - a failing config must become a row
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        row.update(status=classify(exc), error=error_message(exc))
+        if not isinstance(exc, Exception):
+            row["error"] += " | " + traceback.format_exc(limit=2).splitlines()[-1]
+    row.update(graph if graph is not None else graph_facts(config))
+    row.update(environment_columns())
+    row["worker_wall_s"] = time.perf_counter() - started
+    return row
+
+
+def child_main(conn, config: ConfigSpec, graph: dict | None) -> None:
+    """Entry point of the forked worker: measure, send the row, exit."""
+    try:
+        conn.send(measure(config, graph))
+    finally:
+        conn.close()
+
+
+def probe_main(conn, platform: str, core: int | None) -> None:
+    """Entry point for the hardware probe and the campaign's baseline reference measurement."""
+    try:
+        from perfgraphs.collect.hardware import probe
+
+        result = probe(platform, core).to_dict()
+        result["ref_ms"] = backends.reference_ms(get_platform(platform).is_cuda)
+        conn.send({"ok": True, "probe": result})
+    except Exception as exc:
+        conn.send({"ok": False, "error": error_message(exc)})
+    finally:
+        conn.close()

@@ -1,0 +1,52 @@
+"""NNLQP-style node features (44): one-hot over 32 operator codes + 8 normalised attributes
++ output shape (4, normalised). Static (4): FLOPs, parameters, memory bytes, batch size.
+
+As in NNLQP, attributes are divided by fixed per-attribute scales (not fitted on data, so the
+features never depend on which graphs are in a dataset).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from perfgraphs.features.base import Featurizer, log1p_nonneg, one_hot
+from perfgraphs.graph.ir import ATTRIBUTE_INDEX, PerfGraph
+from perfgraphs.graph.operators import OTHER
+
+OP_CODES = (
+    "Conv", "ConvTranspose", "Gemm", "MatMul", "BatchNormalization", "LayerNormalization",
+    "Relu", "Clip", "Sigmoid", "HardSwish", "HardSigmoid", "Gelu", "Erf", "Tanh", "Softmax",
+    "Add", "Mul", "Sub", "Div", "MaxPool", "AveragePool", "GlobalAveragePool", "ReduceMean",
+    "Concat", "Reshape", "Transpose", "Flatten", "Slice", "Gather", "Split", "Pad", OTHER,
+)
+_OP_INDEX = {op: i for i, op in enumerate(OP_CODES)}
+ATTRIBUTE_SCALES = {
+    "kernel_h": 7.0, "kernel_w": 7.0, "stride_h": 4.0, "stride_w": 4.0, "pad_top": 3.0,
+    "groups": 1024.0, "channels_in": 4096.0, "channels_out": 4096.0,
+}
+OUTPUT_SCALE = (256.0, 4096.0, 512.0, 512.0)
+NODE_NAMES = (
+    tuple(f"op_{op}" for op in OP_CODES)
+    + tuple(f"attr_{a}_scaled" for a in ATTRIBUTE_SCALES)
+    + tuple(f"output_dim{i}_scaled" for i in range(len(OUTPUT_SCALE)))
+)
+STATIC_NAMES = ("total_flops_log1p", "total_params_log1p", "total_memory_bytes_log1p", "batch_size")
+
+
+def _node(graph: PerfGraph) -> np.ndarray:
+    ops = np.array([_OP_INDEX.get(op, _OP_INDEX[OTHER]) for op in graph.onnx_ops], dtype=np.int64)
+    attrs = np.stack([
+        graph.attributes[:, ATTRIBUTE_INDEX[a]].astype(np.float64) / scale
+        for a, scale in ATTRIBUTE_SCALES.items()
+    ], axis=1)
+    shape = np.clip(graph.node_output_shape[:, : len(OUTPUT_SCALE)], 0, None) / np.array(OUTPUT_SCALE)
+    return np.hstack([one_hot(ops, len(OP_CODES)), attrs, shape])
+
+
+def _static(graph: PerfGraph) -> np.ndarray:
+    s = graph.static_features()
+    return np.array([*log1p_nonneg(np.array([s["total_flops"], s["total_params"], s["total_memory_bytes"]])),
+                     s["batch_size"]])
+
+
+NNLQP = Featurizer("nnlqp", 1, NODE_NAMES, STATIC_NAMES, _node, _static)

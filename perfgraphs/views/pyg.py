@@ -1,0 +1,26 @@
+"""PyTorch Geometric view: ``Data(x, edge_index, static, y)`` from a :class:`PerfGraph`."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from perfgraphs.features import get_featurizer
+from perfgraphs.graph.ir import PerfGraph
+
+
+def to_pyg(graph: PerfGraph, featurizer: str = "trappm", y: Sequence[float] | None = None):
+    """``static`` has shape (1, static_dim) and ``y`` (1, num_targets) so that PyG batching
+    stacks them per graph."""
+    import torch
+    from torch_geometric.data import Data
+
+    feat = get_featurizer(featurizer)
+    data = Data(
+        x=torch.from_numpy(feat.node_features(graph)),
+        edge_index=torch.from_numpy(graph.edge_index.copy()),
+        static=torch.from_numpy(feat.static_features(graph)).unsqueeze(0),
+        num_nodes=graph.num_nodes,
+    )
+    if y is not None:
+        data.y = torch.tensor([list(map(float, y))], dtype=torch.float32)
+    return data
