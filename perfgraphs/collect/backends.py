@@ -192,7 +192,7 @@ REF_MATMUL_SIZE = 256
 REF_MATMULS = 36  # ~20 ms on one 2020s server core
 
 
-def reference_ms(cuda: bool = False, repeats: int = 3) -> float:
+def reference_ms(cuda: bool = False, repeats: int = 5) -> float:
     """Median time of a fixed matmul loop: a drift probe for clock/thermal/neighbour changes.
 
     It runs in the worker, on the same core and thread count as the configuration it brackets.

@@ -177,7 +177,7 @@ def _attr_dict(node: onnx.NodeProto) -> dict:
     return out
 
 
-def _attribute_row(op: str, attrs: dict, inputs: list, first_rank: int) -> list[int]:
+def _attribute_row(op: str, attrs: dict, inputs: list, first_rank: int, second_is_weight: bool) -> list[int]:
     row = [0] * len(ATTRIBUTE_NAMES)
     row[ATTRIBUTE_INDEX["axis"]] = -1
 
@@ -185,7 +185,8 @@ def _attribute_row(op: str, attrs: dict, inputs: list, first_rank: int) -> list[
         for name, value in zip(names, reversed(list(values))):
             row[ATTRIBUTE_INDEX[name]] = int(value)
 
-    weight = inputs[1] if len(inputs) > 1 else None
+    # Channels come from a weight's shape; an activation×activation MatMul has none.
+    weight = inputs[1] if len(inputs) > 1 and (second_is_weight or op.startswith("Conv")) else None
     if op in ("Conv", "ConvTranspose", "MaxPool", "AveragePool", "LpPool"):
         kernel = attrs.get("kernel_shape") or (list(weight[2:]) if weight else [])
         spatial(kernel, ("kernel_w", "kernel_h", "kernel_d"))
@@ -286,7 +287,8 @@ def import_graph(model: onnx.ModelProto, name: str | None = None, batch_size: in
         if out is None or any(d < 0 for d in out):
             unknown += 1
         ops.append(op)
-        attributes.append(_attribute_row(op, attrs, in_dims, len(first or ())))
+        attributes.append(_attribute_row(op, attrs, in_dims, len(first or ()),
+                                         len(inputs) > 1 and inputs[1] in weights))
         in_shapes.append(_padded(first))
         out_shapes.append(_padded(out))
         macs.append(node_mac)

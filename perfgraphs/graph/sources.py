@@ -6,6 +6,7 @@ name ``timm:<arch>``, ``torchvision:<arch>`` or ``hf:<id>``.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from perfgraphs.errors import InvalidInputSpecError
@@ -14,7 +15,12 @@ from perfgraphs.graph.inputs import InputSpec
 from perfgraphs.graph.ir import PerfGraph
 from perfgraphs.graph.onnx_import import read_onnx
 from perfgraphs.graph.template import GraphTemplate
-from perfgraphs.graph.zoo import build_model, is_model_name
+from perfgraphs.graph.zoo import build_model, is_model_name, parse_model_name
+
+
+def _looks_like_model_name(text: str) -> bool:
+    """``zoo:arch`` rather than a path (a Windows drive letter is one character)."""
+    return bool(re.match(r"^[A-Za-z][\w.-]+:[^/\\]", text))
 
 Source = "str | Path | bytes | torch.nn.Module"
 
@@ -29,6 +35,8 @@ def graph_template(
     """Export (or read) ``source`` once; derive batch/sequence variants from the result."""
     if isinstance(source, (bytes, bytearray, memoryview)):
         return GraphTemplate(read_onnx(source), name="onnx-bytes")
+    if isinstance(source, str) and not Path(source).exists() and _looks_like_model_name(source):
+        parse_model_name(source)  # raises UnknownModelError naming the zoos we know
     if isinstance(source, (str, Path)) and not (isinstance(source, str) and is_model_name(source)):
         path = Path(source)
         if image_shape is not None or seq_len is not None:

@@ -1,0 +1,150 @@
+"""``perfgraphs collect``: run measurement plans, verify stores, probe hardware, measure noise.
+
+    perfgraphs collect PLAN.yaml [--out DIR] [--limit N] [--dry-run] [--core N] [--retry-errors]
+    perfgraphs collect noise-floor PLAN.yaml [--probe N] [--core N] [--out DIR]
+    perfgraphs collect verify DIR
+    perfgraphs collect hardware PLATFORM [--core N]
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from perfgraphs.collect.errors import CollectError
+
+ACTIONS = ("noise-floor", "verify", "hardware")
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("collect", help="measure latency/memory of plan configurations",
+                              description=__doc__.splitlines()[0])
+    p.add_argument("target", help=f"a plan YAML file, or one of: {', '.join(ACTIONS)}")
+    p.add_argument("arg", nargs="?", help="plan (noise-floor), directory (verify), platform (hardware)")
+    p.add_argument("--out", type=Path, help="output directory (default data/measurements/<suite>)")
+    p.add_argument("--limit", type=int, help="measure at most N configurations this run")
+    p.add_argument("--dry-run", action="store_true", help="print the plan and its time estimate only")
+    p.add_argument("--core", type=int, help="pin workers to this CPU core (default: the plan's, 1)")
+    p.add_argument("--timeout", type=float, help="override every configuration's timeout (s)")
+    p.add_argument("--retry-errors", action="store_true", help="re-measure configurations that failed")
+    p.add_argument("--flush-every", type=int, default=25, help="compact parts into a shard every N")
+    p.add_argument("--probe", type=int, default=20, help="noise-floor: number of probe configurations")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    if args.target == "verify":
+        return _verify(args)
+    if args.target == "hardware":
+        return _hardware(args)
+    if args.target == "noise-floor":
+        return _noise_floor(args)
+    return _campaign(args)
+
+
+def _fmt_s(seconds: float) -> str:
+    seconds = int(seconds)
+    h, rem = divmod(seconds, 3600)
+    return f"{h}h{rem // 60:02d}m" if h else f"{rem // 60}m{rem % 60:02d}s"
+
+
+def _campaign(args) -> int:
+    from rich.console import Console
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                               TimeElapsedColumn)
+
+    from perfgraphs.collect.campaign import CampaignOptions, prepare_campaign, run_campaign
+    from perfgraphs.collect.plan import estimate_seconds, load_plan, with_overrides
+    from perfgraphs.collect.store import MeasurementStore
+
+    if args.limit is not None and args.limit < 0:
+        raise CollectError("--limit must be >= 0")
+    plan = with_overrides(load_plan(args.target), timeout_s=args.timeout)
+    out = args.out or Path("data/measurements") / plan.suite
+    store = MeasurementStore(out)
+    opts = CampaignOptions(out=out, limit=args.limit, retry_errors=args.retry_errors,
+                           flush_every=max(1, args.flush_every), core=args.core)
+    console = Console(highlight=False)
+    with store.lock():
+        removed = store.remove_leftovers()
+        state = prepare_campaign(plan, opts, store)
+        console.print(f"plan {plan.name}: {len(plan.configs)} configurations in "
+                      f"{len(plan.families)} families; {state.skipped_finished} already finished; "
+                      f"{len(state.todo)} to measure now → {out}")
+        for name, reason in state.unavailable.items():
+            console.print(f"[yellow]skipping platform {name}: {reason}[/]")
+        if removed:
+            console.print(f"removed {removed} leftover temp file(s) of an interrupted write")
+        console.print(f"estimated machine time: {_fmt_s(state.estimate_s)} "
+                      f"(peak {state.peak_gflops or 'unmeasured'} GFLOP/s)")
+        if args.dry_run or not state.todo:
+            return 0
+        peak = state.peak_gflops
+        estimates = {c.key: estimate_seconds(c, peak) for c in state.todo}
+        total_est = sum(estimates.values())
+        started = time.monotonic()
+        done_est = [0.0]
+        progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                            TimeElapsedColumn(), TextColumn("eta {task.fields[eta]}"),
+                            console=console, transient=False)
+
+        def on_result(config, row, st) -> None:
+            done_est[0] += estimates[config.key]
+            elapsed = time.monotonic() - started
+            eta = elapsed / done_est[0] * (total_est - done_est[0]) if done_est[0] else 0.0
+            progress.update(task, advance=1, eta=_fmt_s(eta))
+            value = (f"{row['latency_median_ms']:.2f} ms n={row['n_timed_runs']} "
+                     f"mem={row['peak_memory_mb']:.0f} MB" if row["status"] == "ok"
+                     else (row.get("error") or "")[:120])
+            progress.console.print(f"[{st.done}/{len(st.todo)}] {row['status']:5s} "
+                                   f"{config.describe()}  {value}  (eta {_fmt_s(eta)})")
+
+        with progress:
+            task = progress.add_task(plan.name, total=len(state.todo), eta="?")
+            state = run_campaign(plan, opts, state, store, on_result)
+    summary = ", ".join(f"{k}={v}" for k, v in sorted(state.statuses.items()))
+    console.print(f"done: {state.done} configurations ({summary}) in {_fmt_s(time.monotonic() - started)}")
+    return 0
+
+
+def _verify(args) -> int:
+    from perfgraphs.collect.store import MeasurementStore
+
+    if not args.arg:
+        raise CollectError("usage: perfgraphs collect verify DIR")
+    store = MeasurementStore(args.arg)
+    files = store.files()
+    table = store.read(latest=False)  # raises CorruptShardError with the path
+    statuses: dict[str, int] = {}
+    for s in table.column("status").to_pylist():
+        statuses[s] = statuses.get(s, 0) + 1
+    print(f"{args.arg}: {len(files)} files verified, {table.num_rows} rows "
+          f"({', '.join(f'{k}={v}' for k, v in sorted(statuses.items()))})")
+    return 0
+
+
+def _hardware(args) -> int:
+    from perfgraphs.collect import worker
+    from perfgraphs.collect.isolation import run_isolated
+    from perfgraphs.collect.platforms import get_platform
+
+    name = args.arg or "cpu-torch-fp32"
+    get_platform(name).check_available()
+    out = run_isolated(worker.probe_main, (name, 1 if args.core is None else args.core), 300)
+    if out.status != "ok" or not out.value.get("ok"):
+        raise CollectError(f"hardware probe failed: {out.message or out.value.get('error')}")
+    json.dump(out.value["probe"], sys.stdout, indent=2)
+    print()
+    return 0
+
+
+def _noise_floor(args) -> int:
+    from perfgraphs.collect.noise import noise_floor
+
+    if not args.arg:
+        raise CollectError("usage: perfgraphs collect noise-floor PLAN.yaml [--probe N]")
+    report = noise_floor(args.arg, probe=args.probe, core=args.core, out=args.out)
+    print(json.dumps(report.summary(), indent=2))
+    return 0

@@ -1,0 +1,15 @@
+import os
+
+# Tests are CPU-only and offline; keep them from oversubscribing the 2-core machine.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def resnet18_template():
+    from perfgraphs.graph import graph_template
+
+    return graph_template("timm:resnet18", image_shape=(3, 96, 96))
