@@ -11,7 +11,7 @@ import sys
 from perfgraphs.errors import PerfgraphsError
 
 # Sub-command modules, in the order they appear in --help.
-COMMAND_MODULES = ("perfgraphs.cli.graph_cmd", "perfgraphs.cli.collect_cmd")
+COMMAND_MODULES = ("perfgraphs.cli.graph_cmd", "perfgraphs.cli.collect_cmd", "perfgraphs.cli.datasets_cmd")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -25,7 +25,8 @@ class Featurizer:
     node_feature_names: tuple[str, ...]
     static_feature_names: tuple[str, ...]
     _node: Callable[[PerfGraph], np.ndarray]
-    _static: Callable[[PerfGraph], np.ndarray]
+    # static facts (PerfGraph.static_features() keys → scalars or per-graph arrays) → features
+    _static: Callable[[dict], np.ndarray]
 
     @property
     def node_dim(self) -> int:
@@ -46,10 +47,15 @@ class Featurizer:
         return x.astype(np.float32)
 
     def static_features(self, graph: PerfGraph) -> np.ndarray:
-        s = np.asarray(self._static(graph), dtype=np.float64)
+        s = np.asarray(self._static(graph.static_features()), dtype=np.float64)
         if s.shape != (self.static_dim,):
             raise AssertionError(f"{self.id}: static features {s.shape}, expected ({self.static_dim},)")
         return s.astype(np.float32)
+
+    def static_features_table(self, facts: dict[str, np.ndarray]) -> np.ndarray:
+        """(num_graphs, static_dim) from columns of static facts, one entry per graph."""
+        s = np.asarray(self._static({k: np.asarray(v, dtype=np.float64) for k, v in facts.items()}), dtype=np.float64)
+        return s.T.astype(np.float32).reshape(-1, self.static_dim)
 
 
 def one_hot(indices: np.ndarray, width: int) -> np.ndarray:

@@ -37,9 +37,9 @@ def _node(graph: PerfGraph) -> np.ndarray:
     ])
 
 
-def _static(graph: PerfGraph) -> np.ndarray:
-    s = graph.static_features()
-    return np.array([np.log1p(s["total_macs"]), s["batch_size"], s["num_conv"], s["num_dense"], s["num_relu"]])
+def _static(s: dict) -> np.ndarray:
+    return np.array([log1p_nonneg(s["total_macs"]), s["batch_size"], s["num_conv"], s["num_dense"], s["num_relu"]],
+                    dtype=np.float64)
 
 
 DIPPM = Featurizer("dippm", 1, NODE_NAMES, STATIC_NAMES, _node, _static)

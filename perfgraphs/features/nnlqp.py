@@ -43,10 +43,9 @@ def _node(graph: PerfGraph) -> np.ndarray:
     return np.hstack([one_hot(ops, len(OP_CODES)), attrs, shape])
 
 
-def _static(graph: PerfGraph) -> np.ndarray:
-    s = graph.static_features()
-    return np.array([*log1p_nonneg(np.array([s["total_flops"], s["total_params"], s["total_memory_bytes"]])),
-                     s["batch_size"]])
+def _static(s: dict) -> np.ndarray:
+    return np.array([log1p_nonneg(s["total_flops"]), log1p_nonneg(s["total_params"]),
+                     log1p_nonneg(s["total_memory_bytes"]), s["batch_size"]], dtype=np.float64)
 
 
 NNLQP = Featurizer("nnlqp", 1, NODE_NAMES, STATIC_NAMES, _node, _static)

@@ -29,12 +29,11 @@ def _node(graph: PerfGraph) -> np.ndarray:
     ])
 
 
-def _static(graph: PerfGraph) -> np.ndarray:
-    s = graph.static_features()
+def _static(s: dict) -> np.ndarray:
     return np.array([
         s["batch_size"], s["num_nodes"], s["num_edges"],
-        *log1p_nonneg(np.array([s["total_macs"], s["total_params"], s["total_memory_bytes"]])),
-    ])
+        log1p_nonneg(s["total_macs"]), log1p_nonneg(s["total_params"]), log1p_nonneg(s["total_memory_bytes"]),
+    ], dtype=np.float64)
 
 
 TRAPPM = Featurizer("trappm", 1, NODE_NAMES, STATIC_NAMES, _node, _static)

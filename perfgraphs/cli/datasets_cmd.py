@@ -1,0 +1,106 @@
+"""``perfgraphs datasets list | info | build | verify``."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("datasets", help="list, inspect, build and verify datasets")
+    verbs = p.add_subparsers(dest="verb", required=True)
+    verbs.add_parser("list", help="registered datasets and configs").set_defaults(func=_list)
+    info = verbs.add_parser("info", help="one dataset: configs, targets, family counts, build state")
+    info.add_argument("name")
+    info.set_defaults(func=_info)
+    for verb, func, helptext in (("build", _build, "build a config into the cache (resumable)"),
+                                 ("verify", _verify, "check every built file against its manifest")):
+        q = verbs.add_parser(verb, help=helptext)
+        q.add_argument("name")
+        q.add_argument("--config", default=None)
+        q.set_defaults(func=func)
+    pool = verbs.add_parser("build-pool", help="export the timm graph structures the graph sets need")
+    pool.add_argument("--only", nargs="*", default=None, help="families to build (default: all)")
+    pool.set_defaults(func=_build_pool)
+
+
+def _list(args) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from perfgraphs.registry import DATASETS
+
+    table = Table(title="perfgraphs datasets")
+    for col in ("dataset", "version", "config", "kind", "targets", "description"):
+        table.add_column(col)
+    for ds in DATASETS.values():
+        for cfg in ds.configs:
+            table.add_row(ds.name, ds.version, cfg.name, cfg.kind, ", ".join(t.name for t in cfg.targets) or "-", cfg.description)
+    Console().print(table)
+    return 0
+
+
+def _info(args) -> int:
+    from rich.console import Console
+
+    from perfgraphs.data.build import dataset_folder, is_built
+    from perfgraphs.registry import get_dataset
+
+    ds = get_dataset(args.name)
+    console = Console()
+    console.print(f"[bold]{ds.name}[/bold] {ds.version} — {ds.description}\nlicense: {ds.license}")
+    if ds.family_counts:
+        console.print(f"graphs per family ({sum(ds.family_counts.values()):,}): " +
+                      ", ".join(f"{k} {v:,}" for k, v in sorted(ds.family_counts.items())))
+    for cfg in ds.configs:
+        folder = dataset_folder(ds, cfg)
+        state = "built" if is_built(folder) else "not built"
+        console.print(f"  {cfg.name}: {cfg.description} [{state}: {folder}]")
+    return 0
+
+
+def _build(args) -> int:
+    from rich.progress import Progress
+
+    from perfgraphs.data.build import build_graph_config
+    from perfgraphs.registry import get_dataset
+
+    ds = get_dataset(args.name)
+    cfg = ds.config(args.config)
+    with Progress() as progress:
+        task = progress.add_task(f"building {ds.name}/{cfg.name}", total=None)
+        folder = build_graph_config(ds, cfg, on_progress=lambda done, total: progress.update(task, completed=done, total=total))
+    print(folder)
+    return 0
+
+
+def _verify(args) -> int:
+    from perfgraphs.data.build import dataset_folder
+    from perfgraphs.data.manifest import verify
+    from perfgraphs.registry import get_dataset
+
+    ds = get_dataset(args.name)
+    cfg = ds.config(args.config)
+    manifest = verify(dataset_folder(ds, cfg))
+    print(f"ok: {len(manifest['files'])} files match manifest.json (content hash {manifest['content_hash'][:16]})")
+    return 0
+
+
+def _build_pool(args) -> int:
+    from rich.progress import Progress
+
+    from perfgraphs.data.build import DEFAULT_POOL
+    from perfgraphs.data.graph_pool import GraphPool
+    from perfgraphs.registry import DATASETS
+
+    counts: dict[str, int] = {}
+    for ds in DATASETS.values():
+        for family, count in ds.family_counts.items():
+            counts[family] = max(counts.get(family, 0), count)
+    if args.only:
+        counts = {f: c for f, c in counts.items() if f in args.only}
+    with Progress() as progress:
+        task = progress.add_task("exporting structures", total=None)
+        added = GraphPool(DEFAULT_POOL).build(
+            dict(sorted(counts.items())), lambda sid, done, total: progress.update(task, completed=done, total=total))
+    print(f"added {added} structures to {DEFAULT_POOL}")
+    return 0

@@ -1,0 +1,6 @@
+"""Datasets: the graph pool, registry-driven builds, manifests, splits and loading."""
+
+from perfgraphs.data.load import load_dataset, to_pyg
+from perfgraphs.data.splits import get_split
+
+__all__ = ["get_split", "load_dataset", "to_pyg"]

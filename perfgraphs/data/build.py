@@ -1,0 +1,134 @@
+"""Build a dataset config into the cache as Parquet in the graphs-datasets convention.
+
+Output: ``<PERFGRAPHS_HOME>/datasets/<name>/<version>/<config>/data/<split>-NNNNN.parquet`` plus
+``manifest.json``. The folder loads with ``datasets.load_dataset(<folder>)``. Shards are written
+atomically and skipped when present, so an interrupted build resumes; the content hash depends only
+on the graphs, the split and the labels, so two builds on the same versions agree.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from perfgraphs.data.graph_pool import GraphPool, iter_samples
+from perfgraphs.data.manifest import read_manifest, write_manifest
+from perfgraphs.data.splits import PROTOCOLS, get_split, make_split, split_path
+from perfgraphs.registry import Config, Dataset
+from perfgraphs.views.hf import raw_node_matrix
+
+SHARD_SAMPLES = 1024
+# PerfGraph.static_features() keys, stored as columns so featurizers need no graph rebuild
+STATIC_COLUMNS = ("batch_size", "num_nodes", "num_edges", "total_macs", "total_flops", "total_params",
+                  "total_memory_bytes", "num_conv", "num_dense", "num_relu", "num_attention", "num_other")
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_POOL = REPO_ROOT / "data" / "graphs" / "timm"
+
+
+def perfgraphs_home() -> Path:
+    return Path(os.environ.get("PERFGRAPHS_HOME", Path.home() / ".cache" / "perfgraphs"))
+
+
+def dataset_folder(dataset: Dataset, config: Config, home: Path | None = None) -> Path:
+    short = dataset.name.split("/", 1)[1]
+    return (home or perfgraphs_home()) / "datasets" / short / dataset.version / config.name
+
+
+def _list_of_lists(flat: np.ndarray, inner: int, outer_lengths: np.ndarray) -> pa.Array:
+    values = pa.array(flat.ravel())
+    inner_offsets = pa.array(np.arange(0, flat.size + 1, inner, dtype=np.int32))
+    inner_lists = pa.ListArray.from_arrays(inner_offsets, values)
+    outer_offsets = pa.array(np.concatenate([[0], np.cumsum(outer_lengths)]).astype(np.int32))
+    return pa.ListArray.from_arrays(outer_offsets, inner_lists)
+
+
+def _shard_table(samples: list[tuple[str, str, int]], pool: GraphPool, split: str) -> pa.Table:
+    cols: dict[str, list] = {k: [] for k in (
+        "sample_id", "split", "family", "source", "img_size", "structure_id", "structure_hash",
+        *STATIC_COLUMNS, "onnx_ops", "input_names", "input_dims", "metadata_keys", "metadata_values", "name")}
+    raws, edges, sizes = [], [], []
+    for family, sid, batch in samples:
+        structure = pool.structure(sid)
+        g = structure.graph(batch)
+        s = g.static_features()
+        for key, value in (
+            ("sample_id", f"{sid}#b{batch}"), ("split", split), ("family", family), ("source", g.name),
+            ("img_size", structure.img_size), ("structure_id", sid),
+            ("structure_hash", g.structure_hash), *((k, s[k]) for k in STATIC_COLUMNS), ("onnx_ops", list(g.onnx_ops)),
+            ("input_names", [n for n, _ in g.input_shapes]), ("input_dims", [list(d) for _, d in g.input_shapes]),
+            ("metadata_keys", [k for k, _ in g.metadata]), ("metadata_values", [v for _, v in g.metadata]),
+            ("name", g.name),
+        ):
+            cols[key].append(value)
+        raws.append(raw_node_matrix(g))
+        edges.append(g.edge_index)
+        sizes.append(g.num_nodes)
+    raw = np.vstack(raws)
+    table = pa.table(cols)
+    node_feat = _list_of_lists(raw, raw.shape[1], np.array(sizes))
+    edge_flat = np.concatenate([e.ravel() for e in edges])
+    edge_lens = np.array([e.shape[1] for e in edges])
+    # edge_index per row: [[sources...], [targets...]] → list of 2 lists of length E_i
+    inner_lengths = np.repeat(edge_lens, 2)
+    inner_offsets = pa.array(np.concatenate([[0], np.cumsum(inner_lengths)]).astype(np.int32))
+    edge_lists = pa.ListArray.from_arrays(inner_offsets, pa.array(edge_flat))
+    edge_index = pa.ListArray.from_arrays(pa.array(np.arange(0, 2 * len(edges) + 1, 2, dtype=np.int32)), edge_lists)
+    y = pa.array([[[]] for _ in samples], type=pa.list_(pa.list_(pa.float64())))
+    return table.append_column("node_feat", node_feat).append_column("edge_index", edge_index).append_column("y", y)
+
+
+def build_graph_config(
+    dataset: Dataset,
+    config: Config,
+    pool: GraphPool | None = None,
+    home: Path | None = None,
+    counts: dict[str, int] | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> Path:
+    """Build (or resume building) an unlabeled graph config; returns its folder."""
+    pool = pool or GraphPool(DEFAULT_POOL)
+    counts = counts or dataset.family_counts
+    folder = dataset_folder(dataset, config, home)
+    protocol = config.split_protocols[0]
+    seed = PROTOCOLS[protocol]["seeds"][0]
+    samples = list(iter_samples(pool, counts))
+    groups = {pool.structure(sid).one.structure_hash: family for family, sid, _ in samples}
+    parts = make_split(groups, protocol, seed)
+    if split_path(dataset.name, protocol, seed).exists() and counts == dataset.family_counts:
+        committed = get_split(dataset.name, protocol, seed)
+        if committed != parts:
+            raise RuntimeError(f"graph pool no longer matches the committed split {protocol} seed {seed}")
+    part_of = {h: p for p, hashes in parts.items() for h in hashes}
+    data = folder / "data"
+    data.mkdir(parents=True, exist_ok=True)
+    by_part: dict[str, list] = {p: [] for p in parts}
+    for sample in samples:
+        by_part[part_of[pool.structure(sample[1]).one.structure_hash]].append(sample)
+    total, done = len(samples), 0
+    row_counts = {}
+    for part, rows in by_part.items():
+        if not rows:
+            continue  # tiny configs may leave a part empty; Parquet readers reject empty files
+        row_counts[part] = len(rows)
+        n_shards = max(1, -(-len(rows) // SHARD_SAMPLES))
+        for k in range(n_shards):
+            chunk = rows[k * SHARD_SAMPLES:(k + 1) * SHARD_SAMPLES]
+            path = data / f"{part}-{k:05d}-of-{n_shards:05d}.parquet"
+            if not path.exists():
+                tmp = path.with_suffix(".parquet.tmp")
+                pq.write_table(_shard_table(chunk, pool, part), tmp, compression="zstd")
+                os.replace(tmp, path)
+            done += len(chunk)
+            if on_progress:
+                on_progress(done, total)
+    write_manifest(folder, dataset.name, dataset.version, config.name, row_counts)
+    return folder
+
+
+def is_built(folder: Path) -> bool:
+    return read_manifest(folder) is not None

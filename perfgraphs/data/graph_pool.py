@@ -1,0 +1,191 @@
+"""The pool of built graph structures: resumable, atomic, deterministic on disk.
+
+Structures are built in each family's candidate order and appended to Parquet part files
+(written to a temporary name, fsynced, then renamed: a killed build loses at most the part in
+progress). Candidates that cannot be exported are recorded in ``failures.jsonl`` with the reason,
+so a rerun skips them and the dataset stays the same. ``compact`` rewrites the pool sorted by
+structure id into fixed-size shards, so two builds on the same versions have the same hashes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from perfgraphs.data.structures import SCHEMA, StoredStructure, decode, encode, structure_id
+from perfgraphs.data.suites import batches_for, candidates, structures_needed
+from perfgraphs.errors import PerfgraphsError
+
+SHARD_ROWS = 128
+PART_ROWS = 16
+
+
+class CorruptFileError(PerfgraphsError):
+    """A stored file cannot be read or does not match its recorded checksum."""
+
+
+def _atomic_write_table(table: pa.Table, path: Path) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    pq.write_table(table, tmp, compression="zstd", compression_level=19)
+    with open(tmp, "rb+") as f:
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def read_parquet(path: Path) -> pa.Table:
+    try:
+        return pq.read_table(path)
+    except Exception as exc:
+        raise CorruptFileError(f"cannot read {path}: {type(exc).__name__}: {str(exc)[:120]}") from None
+
+
+@dataclass
+class GraphPool:
+    """A folder of structure shards (``*.parquet``) and ``failures.jsonl``."""
+
+    root: Path
+    _rows: dict[str, dict] | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self.root = Path(self.root)
+
+    # -- reading ---------------------------------------------------------------------------
+    def files(self) -> list[Path]:
+        return sorted(self.root.glob("*.parquet"))
+
+    def rows(self) -> dict[str, dict]:
+        if self._rows is None:
+            rows: dict[str, dict] = {}
+            for path in self.files():
+                for row in read_parquet(path).to_pylist():
+                    rows[row["structure_id"]] = row
+            self._rows = rows
+        return self._rows
+
+    def failures(self) -> dict[str, str]:
+        path = self.root / "failures.jsonl"
+        if not path.exists():
+            return {}
+        out = {}
+        for line in path.read_text().splitlines():
+            if line.strip():
+                entry = json.loads(line)
+                out[entry["structure_id"]] = entry["reason"]
+        return out
+
+    def structure(self, sid: str) -> StoredStructure:
+        return decode(self.rows()[sid])
+
+    # -- selection -------------------------------------------------------------------------
+    def select(self, counts: dict[str, int]) -> list[tuple[str, str, tuple[int, ...]]]:
+        """(family, structure id, batch sizes) making up a graph set with ``counts`` per family."""
+        built, failed = self.rows(), self.failures()
+        chosen = []
+        for family, count in counts.items():
+            need, got = structures_needed(count), 0
+            for source, size in candidates(family):
+                if got == need:
+                    break
+                sid = structure_id(source, size)
+                if sid in failed:
+                    continue
+                if sid not in built:
+                    raise PerfgraphsError(
+                        f"graph pool {self.root} is incomplete for family {family} "
+                        f"({got}/{need} structures): run `perfgraphs datasets build`"
+                    )
+                chosen.append((family, sid, batches_for(got, count)))
+                got += 1
+            if got < need:
+                raise PerfgraphsError(f"family {family}: only {got} of {need} structures can be built")
+        return chosen
+
+    # -- building --------------------------------------------------------------------------
+    def build(self, counts: dict[str, int], on_progress: Callable[[str, int, int], None] | None = None) -> int:
+        """Build missing structures; returns how many were added. Resumable at any point."""
+        from perfgraphs.graph import graph_template
+
+        self.root.mkdir(parents=True, exist_ok=True)
+        built, failed = set(self.rows()), self.failures()
+        pending: list[dict] = []
+        added = 0
+        total = sum(structures_needed(c) for c in counts.values())
+        done = 0
+        for family, count in counts.items():
+            need, got = structures_needed(count), 0
+            for source, size in candidates(family):
+                if got == need:
+                    break
+                sid = structure_id(source, size)
+                if sid in failed:
+                    continue
+                if sid not in built:
+                    try:
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("ignore")
+                            template = graph_template(source, image_shape=(3, size, size))
+                            pending.append(encode(template, family, size, None))
+                    except Exception as exc:  # record and move on: the next candidate replaces it
+                        self._record_failure(sid, f"{type(exc).__name__}: {str(exc)[:200]}")
+                        continue
+                    built.add(sid)
+                    added += 1
+                    if len(pending) >= PART_ROWS:
+                        self._write_part(pending)
+                        pending = []
+                got += 1
+                done += 1
+                if on_progress:
+                    on_progress(sid, done, total)
+        if pending:
+            self._write_part(pending)
+        self._rows = None
+        return added
+
+    def _write_part(self, rows: list[dict]) -> None:
+        existing = [int(p.stem.split("-")[1]) for p in self.root.glob("part-*.parquet")]
+        index = max(existing, default=-1) + 1
+        _atomic_write_table(pa.Table.from_pylist(rows, schema=SCHEMA), self.root / f"part-{index:05d}.parquet")
+        self._rows = None
+
+    def _record_failure(self, sid: str, reason: str) -> None:
+        with open(self.root / "failures.jsonl", "a") as f:
+            f.write(json.dumps({"structure_id": sid, "reason": reason}, sort_keys=True) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+    def compact(self) -> list[Path]:
+        """Rewrite the pool as sorted fixed-size shards (deterministic bytes for equal content)."""
+        rows = [self.rows()[sid] for sid in sorted(self.rows())]
+        old = self.files()
+        written = []
+        for k in range(0, len(rows), SHARD_ROWS):
+            path = self.root / f"structures-{k // SHARD_ROWS:05d}.parquet.new"
+            _atomic_write_table(pa.Table.from_pylist(rows[k:k + SHARD_ROWS], schema=SCHEMA), path)
+            written.append(path)
+        for path in old:
+            path.unlink()
+        final = []
+        for path in written:
+            target = path.with_suffix("")  # drop .new
+            os.replace(path, target)
+            final.append(target)
+        failures = self.root / "failures.jsonl"
+        if failures.exists():
+            lines = sorted(set(l for l in failures.read_text().splitlines() if l.strip()))
+            failures.write_text("\n".join(lines) + "\n")
+        self._rows = None
+        return final
+
+
+def iter_samples(pool: GraphPool, counts: dict[str, int]) -> Iterable[tuple[str, str, int]]:
+    for family, sid, batches in pool.select(counts):
+        for batch in batches:
+            yield family, sid, batch

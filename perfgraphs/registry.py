@@ -1,0 +1,136 @@
+"""The one table of datasets, configs, targets and versions.
+
+Loaders, the Evaluator and the leaderboard all read this table (as OGB's master table): a name,
+unit or version is defined here and nowhere else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from perfgraphs.errors import PerfgraphsError
+
+
+class UnknownDatasetError(PerfgraphsError):
+    """A dataset, config or target name the registry does not know."""
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str  # unit-suffixed column name, e.g. latency_ms
+    unit: str
+    description: str
+    positive: bool = True  # predictions must be > 0
+
+
+@dataclass(frozen=True)
+class Config:
+    name: str
+    description: str
+    kind: str  # "graphs" (one graph per row) or "tabular"
+    targets: tuple[Target, ...] = ()
+    platform: str | None = None  # measurement platform of the labels, if any
+    split_protocols: tuple[str, ...] = ()
+
+    def target(self, name: str) -> Target:
+        for t in self.targets:
+            if t.name == name:
+                return t
+        raise UnknownDatasetError(
+            f"config {self.name!r} has no target {name!r} (targets: {', '.join(t.name for t in self.targets) or 'none'})"
+        )
+
+
+@dataclass(frozen=True)
+class Dataset:
+    name: str
+    version: str  # semver of the dataset content
+    description: str
+    license: str
+    configs: tuple[Config, ...]
+    family_counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def default_config(self) -> Config:
+        return self.configs[0]
+
+    def config(self, name: str | None) -> Config:
+        if name is None:
+            return self.default_config
+        for c in self.configs:
+            if c.name == name:
+                return c
+        raise UnknownDatasetError(
+            f"dataset {self.name} has no config {name!r} (configs: {', '.join(c.name for c in self.configs)})"
+        )
+
+
+LATENCY = Target("latency_ms", "ms", "inference latency per batch (median of timed runs)")
+LATENCY_CAL = Target("latency_calibrated_ms", "ms", "latency corrected for machine drift with a reference workload")
+MEMORY = Target("peak_memory_mb", "MB", "peak memory during the measured runs")
+STEP_TIME = Target("step_time_ms", "ms", "training step time (forward + backward + optimizer)")
+THROUGHPUT = Target("throughput_samples_per_s", "samples/s", "samples processed per second")
+ENERGY_TOKEN = Target("energy_per_token_joules", "J/token", "GPU energy per output token")
+ITL = Target("median_itl_ms", "ms", "median inter-token latency")
+
+from perfgraphs.data.suites import DIPPM_COUNTS, TRAPPM_UNLABELED_COUNTS  # noqa: E402
+
+DATASETS: dict[str, Dataset] = {d.name: d for d in (
+    Dataset(
+        name="perfgraphs/dippm",
+        version="0.1.0",
+        description="DIPPM protocol: timm graphs (architecture x input size x batch) with inference labels",
+        license="Apache-2.0 (graphs and our measurements)",
+        configs=(
+            Config("graphs", "all 10,508 graphs, no labels", "graphs", split_protocols=("random-70-15-15",)),
+            Config("cpu-torch-fp32", "labels measured with PyTorch eager fp32 on one CPU core", "graphs",
+                   (LATENCY, LATENCY_CAL, MEMORY), platform="cpu-torch-fp32", split_protocols=("random-70-15-15",)),
+        ),
+        family_counts=dict(DIPPM_COUNTS),
+    ),
+    Dataset(
+        name="perfgraphs/trappm",
+        version="0.1.0",
+        description="TraPPM protocol: unlabeled timm graphs for pre-training, labeled training-step subsets",
+        license="Apache-2.0 (graphs and our measurements)",
+        configs=(
+            Config("unlabeled", "25,053 graphs for self-supervised pre-training", "graphs",
+                   split_protocols=("per-family-70-30",)),
+            Config("cpu-torch-fp32", "training-step labels on one CPU core", "graphs",
+                   (STEP_TIME, MEMORY), platform="cpu-torch-fp32", split_protocols=("per-family-70-30",)),
+        ),
+        family_counts=dict(TRAPPM_UNLABELED_COUNTS),
+    ),
+    Dataset(
+        name="perfgraphs/nnlqp",
+        version="0.1.0",
+        description="Multi-platform latency: one graph per architecture, a label per platform "
+                    "(our CPU platforms and the timm benchmark platforms)",
+        license="Apache-2.0 (our data; timm results Apache-2.0)",
+        configs=(
+            Config("timm-platforms", "timm benchmark results (RTX 3090/4090, two CPUs) imported into the cache",
+                   "graphs", (LATENCY, THROUGHPUT),
+                   split_protocols=("random-70-15-15", "leave-one-family-out", "few-shot-platform")),
+        ),
+    ),
+    Dataset(
+        name="perfgraphs/llm",
+        version="0.1.0",
+        description="Tabular LLM performance: encoder LLMs on our CPU; ML.ENERGY serving runs on H100/B200",
+        license="Apache-2.0 (our data; ML.ENERGY data Apache-2.0)",
+        configs=(
+            Config("mlenergy", "ML.ENERGY leaderboard serving configurations (imported into the cache)",
+                   "tabular", (ENERGY_TOKEN, ITL, THROUGHPUT), split_protocols=("stratified-5-fold",)),
+        ),
+    ),
+)}
+
+
+def get_dataset(name: str) -> Dataset:
+    key = name if "/" in name else f"perfgraphs/{name}"
+    try:
+        return DATASETS[key]
+    except KeyError:
+        raise UnknownDatasetError(
+            f"unknown dataset {name!r} (available: {', '.join(sorted(DATASETS))})"
+        ) from None

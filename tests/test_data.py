@@ -1,0 +1,154 @@
+"""Datasets: graph pool, build, manifest/verify, HF and PyG loading, splits."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+
+from perfgraphs.data.build import build_graph_config
+from perfgraphs.data.graph_pool import CorruptFileError, GraphPool
+from perfgraphs.data.load import load_dataset, to_pyg
+from perfgraphs.data.manifest import read_manifest, verify
+from perfgraphs.data.splits import make_split
+from perfgraphs.data.suites import BATCH_SIZES, DIPPM_COUNTS, TRAPPM_UNLABELED_COUNTS
+from perfgraphs.errors import PerfgraphsError
+from perfgraphs.features import get_featurizer
+from perfgraphs.registry import get_dataset
+from perfgraphs.views.hf import from_hf_row
+
+# Three mnasnet structures (resnet-sized graphs export in well under a second each) and one
+# partial: 3 * 16 + 5 samples.
+TINY = {"mnasnet": 3 * len(BATCH_SIZES) + 5}
+
+
+@pytest.fixture(scope="module")
+def pool(tmp_path_factory):
+    p = GraphPool(tmp_path_factory.mktemp("pool"))
+    p.build(TINY)
+    return p
+
+
+@pytest.fixture(scope="module")
+def built(pool, tmp_path_factory):
+    home = tmp_path_factory.mktemp("home")
+    ds = get_dataset("dippm")
+    folder = build_graph_config(ds, ds.config("graphs"), pool=pool, home=home, counts=TINY)
+    return home, folder
+
+
+def test_registry_counts_are_the_research_counts():
+    assert sum(DIPPM_COUNTS.values()) == 10_508
+    assert sum(TRAPPM_UNLABELED_COUNTS.values()) == 25_053
+    assert get_dataset("dippm").family_counts == DIPPM_COUNTS
+    with pytest.raises(PerfgraphsError, match="available"):
+        get_dataset("imagenet")
+
+
+def test_pool_selects_exact_counts(pool):
+    selection = pool.select(TINY)
+    assert sum(len(b) for _, _, b in selection) == TINY["mnasnet"]
+    assert [len(b) for _, _, b in selection] == [16, 16, 16, 5]
+    assert len({sid for _, sid, _ in selection}) == 4
+
+
+def test_pool_compaction_is_deterministic(pool, tmp_path):
+    copy = GraphPool(tmp_path / "copy")
+    shutil.copytree(pool.root, copy.root)
+    first = [p.read_bytes() for p in copy.compact()]
+    second = [p.read_bytes() for p in GraphPool(copy.root).compact()]
+    assert first == second and len(first) == 1
+    assert set(GraphPool(copy.root).rows()) == set(pool.rows())
+
+
+def test_rows_decode_to_the_exact_graphs(built, pool):
+    home, _ = built
+    dd = load_dataset("dippm", "graphs", home=home)
+    assert sum(len(d) for d in dd.values()) == TINY["mnasnet"]
+    for split in dd.values():
+        for i in range(0, len(split), 7):
+            row = split[i]
+            assert from_hf_row(row) == pool.structure(row["structure_id"]).graph(row["batch_size"])
+
+
+def test_plain_datasets_load_of_the_built_folder(built):
+    import datasets
+
+    home, folder = built
+    plain = datasets.load_dataset(str(folder))
+    ours = load_dataset("dippm", "graphs", home=home)
+    assert {k: len(v) for k, v in plain.items()} == {k: len(v) for k, v in ours.items()}
+
+
+def test_no_structure_in_two_parts(built):
+    home, _ = built
+    dd = load_dataset("dippm", "graphs", home=home)
+    seen = {}
+    for part, split in dd.items():
+        for h in set(split["structure_hash"]):
+            assert seen.setdefault(h, part) == part
+
+
+def test_make_split_fractions_and_determinism():
+    groups = {f"h{i:03d}": "fam" + str(i % 3) for i in range(200)}
+    a = make_split(groups, "random-70-15-15", 0)
+    assert [len(a[p]) for p in ("train", "validation", "test")] == [140, 30, 30]
+    assert make_split(dict(reversed(list(groups.items()))), "random-70-15-15", 0) == a
+    per_family = make_split(groups, "per-family-70-30", 1337)
+    for fam in ("fam0", "fam1", "fam2"):
+        members = {h for h, f in groups.items() if f == fam}
+        assert abs(len(members & set(per_family["train"])) - 0.7 * len(members)) <= 1
+    assert make_split(groups, "per-family-70-30", 1338) != per_family
+
+
+def test_pyg_view_equals_per_graph_featurization(built):
+    home, _ = built
+    split = load_dataset("dippm", "graphs", split="train", home=home)
+    feat = get_featurizer("dippm")
+    pyg = to_pyg(split, "dippm")
+    assert len(pyg) == len(split)
+    for i in (0, len(split) // 2, len(split) - 1):
+        g = from_hf_row(split[i])
+        assert np.allclose(pyg[i].x.numpy(), feat.node_features(g))
+        assert np.allclose(pyg[i].static.numpy()[0], feat.static_features(g))
+        assert pyg[i].edge_index.tolist() == g.edge_index.tolist()
+
+
+def test_rebuild_gives_identical_content_hash_and_resumes(built, pool, tmp_path):
+    _, folder = built
+    ds = get_dataset("dippm")
+    again = build_graph_config(ds, ds.config("graphs"), pool=pool, home=tmp_path, counts=TINY)
+    assert read_manifest(again)["content_hash"] == read_manifest(folder)["content_hash"]
+    # an interrupted build: a shard and the manifest are gone; the rerun restores both exactly
+    shard = sorted((again / "data").glob("*.parquet"))[0]
+    shard.unlink()
+    (again / "manifest.json").unlink()
+    resumed = build_graph_config(ds, ds.config("graphs"), pool=pool, home=tmp_path, counts=TINY)
+    assert read_manifest(resumed)["content_hash"] == read_manifest(folder)["content_hash"]
+
+
+def test_flipped_byte_is_detected_and_named(built, tmp_path):
+    home, folder = built
+    copy_home = tmp_path / "home"
+    shutil.copytree(home, copy_home)
+    copy = copy_home / folder.relative_to(home)
+    for victim in sorted((copy / "data").glob("*.parquet")):
+        data = bytearray(victim.read_bytes())
+        data[len(data) // 2] ^= 0x01
+        victim.write_bytes(bytes(data))
+        with pytest.raises(CorruptFileError, match=victim.name):
+            verify(copy)
+        with pytest.raises(CorruptFileError):
+            load_dataset("dippm", "graphs", home=copy_home)
+        data[len(data) // 2] ^= 0x01
+        victim.write_bytes(bytes(data))
+    verify(copy)
+
+
+def test_unknown_version_and_split_are_clear_errors(built):
+    home, _ = built
+    with pytest.raises(PerfgraphsError, match="version"):
+        load_dataset("dippm", "graphs", version="9.9.9", home=home)
+    with pytest.raises(PerfgraphsError, match="split"):
+        load_dataset("dippm", "graphs", split="dev", home=home)
