@@ -152,3 +152,24 @@ def test_unknown_version_and_split_are_clear_errors(built):
         load_dataset("dippm", "graphs", version="9.9.9", home=home)
     with pytest.raises(PerfgraphsError, match="split"):
         load_dataset("dippm", "graphs", split="dev", home=home)
+
+
+def test_mlenergy_tabular_config(tmp_path):
+    from perfgraphs.loaders.sources import ExternalSourceError
+
+    try:
+        ds = load_dataset("llm", "mlenergy", home=tmp_path)
+    except ExternalSourceError as exc:
+        pytest.skip(f"ML.ENERGY data not available offline: {exc}")
+    rows = ds["train"]
+    assert len(set(rows["row_id"])) == len(rows) > 500
+    assert set(rows["fold"]) == {0, 1, 2, 3, 4}
+    assert set(rows["modality"]) - {None} <= {"llm", "mllm"}
+    # stratified: a model with >= 5 configurations lands in every fold
+    by_model = {}
+    for model, fold in zip(rows["model_id"], rows["fold"]):
+        by_model.setdefault(model, set()).add(fold)
+    counts = {m: rows["model_id"].count(m) for m in by_model}
+    assert all(by_model[m] == {0, 1, 2, 3, 4} for m, c in counts.items() if c >= 5)
+    target = get_dataset("llm").config("mlenergy").target("energy_per_token_joules")
+    assert target.unit == "J/token"

@@ -66,7 +66,8 @@ def _campaign(args) -> int:
     store = MeasurementStore(out)
     opts = CampaignOptions(out=out, limit=args.limit, retry_errors=args.retry_errors,
                            flush_every=max(1, args.flush_every), core=args.core)
-    console = Console(highlight=False)
+    # A log file (nohup) gets one unwrapped line per configuration; a terminal gets the bar too.
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 240)
     with store.lock():
         removed = store.remove_leftovers()
         state = prepare_campaign(plan, opts, store)

@@ -61,14 +61,14 @@ def _info(args) -> int:
 def _build(args) -> int:
     from rich.progress import Progress
 
-    from perfgraphs.data.build import build_graph_config
+    from perfgraphs.data.load import build_config
     from perfgraphs.registry import get_dataset
 
     ds = get_dataset(args.name)
     cfg = ds.config(args.config)
     with Progress() as progress:
         task = progress.add_task(f"building {ds.name}/{cfg.name}", total=None)
-        folder = build_graph_config(ds, cfg, on_progress=lambda done, total: progress.update(task, completed=done, total=total))
+        folder = build_config(ds, cfg, on_progress=lambda done, total: progress.update(task, completed=done, total=total))
     print(folder)
     return 0
 

@@ -24,7 +24,7 @@ from perfgraphs.data.suites import batches_for, candidates, structures_needed
 from perfgraphs.errors import PerfgraphsError
 
 SHARD_ROWS = 128
-PART_ROWS = 16
+PART_ROWS = 4
 
 
 class CorruptFileError(PerfgraphsError):

@@ -8,10 +8,22 @@ from pathlib import Path
 import numpy as np
 
 from perfgraphs.data.build import STATIC_COLUMNS, build_graph_config, dataset_folder, is_built
+from perfgraphs.registry import Config, Dataset
 from perfgraphs.data.graph_pool import CorruptFileError
 from perfgraphs.data.manifest import verify
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.registry import get_dataset
+
+
+def build_config(ds: Dataset, cfg: Config, home: Path | None = None, on_progress=None) -> Path:
+    """Build one config into the cache with the builder its kind needs."""
+    if cfg.kind == "tabular" and cfg.name == "mlenergy":
+        from perfgraphs.data.tabular import build_mlenergy_config
+
+        return build_mlenergy_config(ds, cfg, home=home)
+    if cfg.kind == "graphs" and cfg.platform is None:
+        return build_graph_config(ds, cfg, home=home, on_progress=on_progress)
+    raise PerfgraphsError(f"{ds.name}/{cfg.name} cannot be built by this version yet (labels not assembled)")
 
 
 def load_dataset(name: str, config: str | None = None, split: str | None = None, version: str | None = None,
@@ -27,13 +39,11 @@ def load_dataset(name: str, config: str | None = None, split: str | None = None,
     if version is not None and version != ds.version:
         raise PerfgraphsError(f"{ds.name} version {version} is not available (this release provides {ds.version})")
     cfg = ds.config(config)
-    if cfg.kind != "graphs" or cfg.platform is not None:
-        raise PerfgraphsError(f"{ds.name}/{cfg.name} cannot be loaded by this version yet (labels not built)")
     folder = dataset_folder(ds, cfg, home)
     if not is_built(folder):
         if not build:
             raise PerfgraphsError(f"{ds.name}/{cfg.name} is not built: run `perfgraphs datasets build {ds.name}`")
-        build_graph_config(ds, cfg, home=home)
+        build_config(ds, cfg, home=home)
     manifest = verify(folder)
     parts = sorted(manifest["row_counts"])
     if split is not None and split not in parts:
