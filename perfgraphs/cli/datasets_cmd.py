@@ -20,6 +20,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         q.set_defaults(func=func)
     pool = verbs.add_parser("build-pool", help="export the timm graph structures the graph sets need")
     pool.add_argument("--only", nargs="*", default=None, help="families to build (default: all)")
+    pool.add_argument("--measured", action="store_true",
+                      help="instead: the structures of every configuration measured so far")
     pool.set_defaults(func=_build_pool)
 
 
@@ -92,15 +94,33 @@ def _build_pool(args) -> int:
     from perfgraphs.data.graph_pool import GraphPool
     from perfgraphs.registry import DATASETS
 
-    counts: dict[str, int] = {}
+    pool = GraphPool(DEFAULT_POOL)
+    if args.measured:
+        from perfgraphs.collect.store import load_measurements
+        from perfgraphs.data.build import SUITE_OF, REPO_ROOT
+
+        items = set()
+        for suite in SUITE_OF.values():
+            root = REPO_ROOT / "data" / "measurements" / suite
+            if root.exists():
+                for r in load_measurements(root).to_pylist():
+                    if r["status"] == "ok" and r["image_size"]:
+                        items.add((r["family"], r["model"], int(r["image_size"])))
+        print(f"added {pool.ensure(sorted(items))} structures to {DEFAULT_POOL}")
+        return 0
+    # The default dataset's families first, so it is complete soonest; then the larger sets.
+    plans = [dict(sorted(DATASETS["perfgraphs/dippm"].family_counts.items()))]
+    union: dict[str, int] = {}
     for ds in DATASETS.values():
         for family, count in ds.family_counts.items():
-            counts[family] = max(counts.get(family, 0), count)
+            union[family] = max(union.get(family, 0), count)
+    plans.append(dict(sorted(union.items())))
     if args.only:
-        counts = {f: c for f, c in counts.items() if f in args.only}
+        plans = [{f: c for f, c in plan.items() if f in args.only} for plan in plans]
+    added = 0
     with Progress() as progress:
         task = progress.add_task("exporting structures", total=None)
-        added = GraphPool(DEFAULT_POOL).build(
-            dict(sorted(counts.items())), lambda sid, done, total: progress.update(task, completed=done, total=total))
+        for plan in plans:
+            added += pool.build(plan, lambda sid, done, total: progress.update(task, completed=done, total=total))
     print(f"added {added} structures to {DEFAULT_POOL}")
     return 0

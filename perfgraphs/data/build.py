@@ -19,10 +19,16 @@ import pyarrow.parquet as pq
 from perfgraphs.data.graph_pool import GraphPool, iter_samples
 from perfgraphs.data.manifest import read_manifest, write_manifest
 from perfgraphs.data.splits import PROTOCOLS, get_split, make_split, split_path
+from perfgraphs.errors import PerfgraphsError
 from perfgraphs.registry import Config, Dataset
 from perfgraphs.views.hf import raw_node_matrix
 
 SHARD_SAMPLES = 1024
+# Measurement statistics and provenance carried beside the targets of a labeled config.
+LABEL_COLUMNS = ("latency_ms", "latency_calibrated_ms", "peak_memory_mb", "latency_mean_ms", "latency_std_ms",
+                 "latency_min_ms", "latency_mad_ms", "n_timed_runs", "run_times_ms", "energy_j",
+                 "measurement_id", "platform", "protocol", "measured_at_utc", "cpu_model", "torch_version")
+SUITE_OF = {"perfgraphs/dippm": "dippm-cpu", "perfgraphs/trappm": "trappm-cpu"}
 # PerfGraph.static_features() keys, stored as columns so featurizers need no graph rebuild
 STATIC_COLUMNS = ("batch_size", "num_nodes", "num_edges", "total_macs", "total_flops", "total_params",
                   "total_memory_bytes", "num_conv", "num_dense", "num_relu", "num_attention", "num_other")
@@ -47,7 +53,8 @@ def _list_of_lists(flat: np.ndarray, inner: int, outer_lengths: np.ndarray) -> p
     return pa.ListArray.from_arrays(outer_offsets, inner_lists)
 
 
-def _shard_table(samples: list[tuple[str, str, int]], pool: GraphPool, split: str) -> pa.Table:
+def _shard_table(samples: list[tuple[str, str, int]], pool: GraphPool, split: str,
+                 labels: dict[str, dict] | None = None, targets: tuple[str, ...] = ()) -> pa.Table:
     cols: dict[str, list] = {k: [] for k in (
         "sample_id", "split", "family", "source", "img_size", "structure_id", "structure_hash",
         *STATIC_COLUMNS, "onnx_ops", "input_names", "input_dims", "metadata_keys", "metadata_values", "name")}
@@ -78,8 +85,46 @@ def _shard_table(samples: list[tuple[str, str, int]], pool: GraphPool, split: st
     inner_offsets = pa.array(np.concatenate([[0], np.cumsum(inner_lengths)]).astype(np.int32))
     edge_lists = pa.ListArray.from_arrays(inner_offsets, pa.array(edge_flat))
     edge_index = pa.ListArray.from_arrays(pa.array(np.arange(0, 2 * len(edges) + 1, 2, dtype=np.int32)), edge_lists)
-    y = pa.array([[[]] for _ in samples], type=pa.list_(pa.list_(pa.float64())))
-    return table.append_column("node_feat", node_feat).append_column("edge_index", edge_index).append_column("y", y)
+    ids = cols["sample_id"]
+    y = pa.array([[[labels[i][t] for t in targets]] if labels else [[]] for i in ids],
+                 type=pa.list_(pa.list_(pa.float64())))
+    table = table.append_column("node_feat", node_feat).append_column("edge_index", edge_index).append_column("y", y)
+    if labels:
+        for column in LABEL_COLUMNS:
+            table = table.append_column(column, pa.array([labels[i].get(column) for i in ids]))
+    return table
+
+
+def _write_config(folder: Path, dataset: Dataset, config: Config, pool: GraphPool,
+                  samples: list[tuple[str, str, int]], parts: dict[str, list[str]],
+                  labels: dict[str, dict] | None, on_progress: Callable[[int, int], None] | None) -> Path:
+    """Shards per split part (atomic, skipped when present: resumable) and the manifest."""
+    targets = tuple(t.name for t in config.targets)
+    part_of = {h: p for p, hashes in parts.items() for h in hashes}
+    data = folder / "data"
+    data.mkdir(parents=True, exist_ok=True)
+    by_part: dict[str, list] = {p: [] for p in parts}
+    for sample in samples:
+        by_part[part_of[pool.structure(sample[1]).one.structure_hash]].append(sample)
+    total, done = len(samples), 0
+    row_counts = {}
+    for part, rows in by_part.items():
+        if not rows:
+            continue  # tiny configs may leave a part empty; Parquet readers reject empty files
+        row_counts[part] = len(rows)
+        n_shards = max(1, -(-len(rows) // SHARD_SAMPLES))
+        for k in range(n_shards):
+            chunk = rows[k * SHARD_SAMPLES:(k + 1) * SHARD_SAMPLES]
+            path = data / f"{part}-{k:05d}-of-{n_shards:05d}.parquet"
+            if not path.exists():
+                tmp = path.with_suffix(".parquet.tmp")
+                pq.write_table(_shard_table(chunk, pool, part, labels, targets), tmp, compression="zstd")
+                os.replace(tmp, path)
+            done += len(chunk)
+            if on_progress:
+                on_progress(done, total)
+    write_manifest(folder, dataset.name, dataset.version, config.name, row_counts)
+    return folder
 
 
 def build_graph_config(
@@ -103,31 +148,57 @@ def build_graph_config(
         committed = get_split(dataset.name, protocol, seed)
         if committed != parts:
             raise RuntimeError(f"graph pool no longer matches the committed split {protocol} seed {seed}")
-    part_of = {h: p for p, hashes in parts.items() for h in hashes}
-    data = folder / "data"
-    data.mkdir(parents=True, exist_ok=True)
-    by_part: dict[str, list] = {p: [] for p in parts}
-    for sample in samples:
-        by_part[part_of[pool.structure(sample[1]).one.structure_hash]].append(sample)
-    total, done = len(samples), 0
-    row_counts = {}
-    for part, rows in by_part.items():
-        if not rows:
-            continue  # tiny configs may leave a part empty; Parquet readers reject empty files
-        row_counts[part] = len(rows)
-        n_shards = max(1, -(-len(rows) // SHARD_SAMPLES))
-        for k in range(n_shards):
-            chunk = rows[k * SHARD_SAMPLES:(k + 1) * SHARD_SAMPLES]
-            path = data / f"{part}-{k:05d}-of-{n_shards:05d}.parquet"
-            if not path.exists():
-                tmp = path.with_suffix(".parquet.tmp")
-                pq.write_table(_shard_table(chunk, pool, part), tmp, compression="zstd")
-                os.replace(tmp, path)
-            done += len(chunk)
-            if on_progress:
-                on_progress(done, total)
-    write_manifest(folder, dataset.name, dataset.version, config.name, row_counts)
-    return folder
+    return _write_config(folder, dataset, config, pool, samples, parts, None, on_progress)
+
+
+def measurement_root(dataset: Dataset) -> Path:
+    return REPO_ROOT / "data" / "measurements" / SUITE_OF[dataset.name]
+
+
+def build_labeled_config(
+    dataset: Dataset,
+    config: Config,
+    pool: GraphPool | None = None,
+    home: Path | None = None,
+    measurements: Path | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> Path:
+    """A labeled config: every successful measurement on the config's platform, with its graph.
+
+    Labels are the measured statistics themselves (median latency, drift-calibrated latency,
+    peak memory; per-run times and provenance alongside); the structure of every measured
+    (architecture, input size) must be in the pool (``perfgraphs datasets build-pool --measured``).
+    """
+    from perfgraphs.collect.store import load_measurements
+    from perfgraphs.data.structures import structure_id
+
+    pool = pool or GraphPool(DEFAULT_POOL)
+    table = load_measurements(measurements or measurement_root(dataset))
+    rows = [r for r in table.to_pylist() if r["status"] == "ok" and r["platform"] == config.platform]
+    labels: dict[str, dict] = {}
+    samples = []
+    missing = set()
+    for r in sorted(rows, key=lambda r: (r["model"], r["image_size"] or 0, r["batch_size"])):
+        sid = structure_id(r["model"], r["image_size"], r["seq_len"])
+        if sid not in pool.rows():
+            missing.add(sid)
+            continue
+        sample_id = f"{sid}#b{r['batch_size']}"
+        if sample_id in labels:
+            continue
+        labels[sample_id] = {**r, "latency_ms": r["latency_median_ms"]}
+        samples.append((r["family"], sid, int(r["batch_size"])))
+    if missing:
+        raise PerfgraphsError(
+            f"{len(missing)} measured structures are not in the graph pool (e.g. {sorted(missing)[0]}): "
+            "run `perfgraphs datasets build-pool --measured`")
+    if not samples:
+        raise PerfgraphsError(f"no successful {config.platform} measurements for {dataset.name} yet")
+    protocol = config.split_protocols[0]
+    groups = {pool.structure(sid).one.structure_hash: family for family, sid, _ in samples}
+    parts = make_split(groups, protocol, PROTOCOLS[protocol]["seeds"][0])
+    folder = dataset_folder(dataset, config, home)
+    return _write_config(folder, dataset, config, pool, samples, parts, labels, on_progress)
 
 
 def is_built(folder: Path) -> bool:

@@ -149,6 +149,35 @@ class GraphPool:
         self._rows = None
         return added
 
+    def ensure(self, items: Iterable[tuple[str, str, int]]) -> int:
+        """Build the given (family, timm source, image size) structures if missing (e.g. every
+        configuration a campaign measured); returns how many were added."""
+        from perfgraphs.graph import graph_template
+
+        self.root.mkdir(parents=True, exist_ok=True)
+        built, failed = set(self.rows()), self.failures()
+        pending, added = [], 0
+        for family, source, size in items:
+            sid = structure_id(source, size)
+            if sid in built or sid in failed:
+                continue
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    pending.append(encode(graph_template(source, image_shape=(3, size, size)), family, size, None))
+            except Exception as exc:
+                self._record_failure(sid, f"{type(exc).__name__}: {str(exc)[:200]}")
+                continue
+            built.add(sid)
+            added += 1
+            if len(pending) >= PART_ROWS:
+                self._write_part(pending)
+                pending = []
+        if pending:
+            self._write_part(pending)
+        self._rows = None
+        return added
+
     def _write_part(self, rows: list[dict]) -> None:
         existing = [int(p.stem.split("-")[1]) for p in self.root.glob("part-*.parquet")]
         index = max(existing, default=-1) + 1

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from perfgraphs.data.build import STATIC_COLUMNS, build_graph_config, dataset_folder, is_built
+from perfgraphs.data.build import STATIC_COLUMNS, build_graph_config, build_labeled_config, dataset_folder, is_built
 from perfgraphs.registry import Config, Dataset
 from perfgraphs.data.graph_pool import CorruptFileError
 from perfgraphs.data.manifest import verify
@@ -23,7 +23,9 @@ def build_config(ds: Dataset, cfg: Config, home: Path | None = None, on_progress
         return build_mlenergy_config(ds, cfg, home=home)
     if cfg.kind == "graphs" and cfg.platform is None:
         return build_graph_config(ds, cfg, home=home, on_progress=on_progress)
-    raise PerfgraphsError(f"{ds.name}/{cfg.name} cannot be built by this version yet (labels not assembled)")
+    if cfg.kind == "graphs":
+        return build_labeled_config(ds, cfg, home=home, on_progress=on_progress)
+    raise PerfgraphsError(f"{ds.name}/{cfg.name} cannot be built by this version")
 
 
 def load_dataset(name: str, config: str | None = None, split: str | None = None, version: str | None = None,
