@@ -173,3 +173,37 @@ def test_mlenergy_tabular_config(tmp_path):
     assert all(by_model[m] == {0, 1, 2, 3, 4} for m, c in counts.items() if c >= 5)
     target = get_dataset("llm").config("mlenergy").target("energy_per_token_joules")
     assert target.unit == "J/token"
+
+
+def test_nnlqp_multiplatform_rows(tmp_path):
+    from perfgraphs.data.multiplatform import (build_nnlqp_config, few_shot_platform, leave_one_family_out,
+                                               timm_rows, wanted_structures)
+    from perfgraphs.loaders.sources import ExternalSourceError
+
+    try:
+        rows = timm_rows()
+    except ExternalSourceError as exc:
+        pytest.skip(f"timm results not available offline: {exc}")
+    only = {"resnet18", "mobilenetv2_100", "vgg11"}
+    pool = GraphPool(tmp_path / "pool")
+    pool.ensure([w for w in wanted_structures(rows) if w[1].split(":")[1] in only])
+    ds = get_dataset("nnlqp")
+    folder = build_nnlqp_config(ds, ds.default_config, pool=pool, home=tmp_path, only=only)
+    import datasets
+
+    loaded = datasets.load_dataset(str(folder))
+    table = [r for split in loaded.values() for r in split]
+    platforms = (folder / "platforms.txt").read_text().split()
+    assert len(platforms) >= 12
+    assert {r["source"] for r in table} == {f"timm:{a}" for a in only}
+    # the label is the published throughput converted to ms per sample: check one against the CSV
+    src = [r for r in rows if r["arch"] == "resnet18" and r["platform"] == platforms[0]]
+    row = next(r for r in table if r["source"] == "timm:resnet18" and r["img_size"] == src[0]["img_size"])
+    assert row[f"latency_per_sample_ms__{platforms[0]}"] == pytest.approx(1000 / src[0]["throughput_samples_per_s"])
+    assert row["y"][0][0] == pytest.approx(1000 / src[0]["throughput_samples_per_s"])
+    families = {r["structure_hash"]: r["family"] for r in table}
+    lofo = leave_one_family_out(families, "resnet")
+    assert lofo["test"] and not set(lofo["test"]) & set(lofo["train"])
+    labeled = {p: [r["structure_hash"] for r in table if r[f"latency_per_sample_ms__{p}"] is not None] for p in platforms}
+    shot = few_shot_platform(labeled, platforms[0], shots=1)
+    assert len(shot["few_shot"]) == 1 and platforms[0] not in shot["train_platforms"]

@@ -22,6 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     pool.add_argument("--only", nargs="*", default=None, help="families to build (default: all)")
     pool.add_argument("--measured", action="store_true",
                       help="instead: the structures of every configuration measured so far")
+    pool.add_argument("--nnlqp", action="store_true",
+                      help="instead: one structure per architecture in timm's benchmark results")
     pool.set_defaults(func=_build_pool)
 
 
@@ -95,6 +97,11 @@ def _build_pool(args) -> int:
     from perfgraphs.registry import DATASETS
 
     pool = GraphPool(DEFAULT_POOL)
+    if args.nnlqp:
+        from perfgraphs.data.multiplatform import timm_rows, wanted_structures
+
+        print(f"added {pool.ensure(wanted_structures(timm_rows()))} structures to {DEFAULT_POOL}")
+        return 0
     if args.measured:
         from perfgraphs.collect.store import load_measurements
         from perfgraphs.data.build import SUITE_OF, REPO_ROOT

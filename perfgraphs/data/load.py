@@ -21,6 +21,10 @@ def build_config(ds: Dataset, cfg: Config, home: Path | None = None, on_progress
         from perfgraphs.data.tabular import build_mlenergy_config
 
         return build_mlenergy_config(ds, cfg, home=home)
+    if ds.name == "perfgraphs/nnlqp":
+        from perfgraphs.data.multiplatform import build_nnlqp_config
+
+        return build_nnlqp_config(ds, cfg, home=home)
     if cfg.kind == "graphs" and cfg.platform is None:
         return build_graph_config(ds, cfg, home=home, on_progress=on_progress)
     if cfg.kind == "graphs":

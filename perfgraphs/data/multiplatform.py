@@ -1,0 +1,121 @@
+"""The NNLQP-style multi-platform config: one graph per (architecture, input size), one latency
+label per platform, from timm's published benchmark results (imported, never committed).
+
+Platforms measure at different batch sizes (GPUs at large batches, CPUs at batch 1), so the
+comparable label is the per-sample latency ``1000 / infer_samples_per_sec`` — a unit conversion
+of the measured throughput, not an estimate; the measured batch latency and batch size are kept
+beside it. Graphs are stored at batch 1.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from perfgraphs.data.build import DEFAULT_POOL, _shard_table, dataset_folder
+from perfgraphs.data.graph_pool import GraphPool
+from perfgraphs.data.manifest import write_manifest
+from perfgraphs.data.splits import make_split
+from perfgraphs.data.structures import structure_id
+from perfgraphs.errors import PerfgraphsError
+from perfgraphs.registry import Config, Dataset
+
+
+@lru_cache(maxsize=None)
+def timm_module_of(arch: str) -> str:
+    """The timm module that defines an architecture: its structural family."""
+    from timm.models import _registry
+
+    return _registry._model_to_module.get(arch, "unknown")
+
+
+def timm_rows(external_dir: Path | None = None) -> list[dict]:
+    from perfgraphs.loaders import load_timm_benchmark
+
+    return load_timm_benchmark(external_dir).to_pylist()
+
+
+def wanted_structures(rows: list[dict]) -> list[tuple[str, str, int]]:
+    """(family, timm source, image size) of every buildable benchmarked architecture."""
+    import timm
+
+    items = {(timm_module_of(r["arch"]), f"timm:{r['arch']}", int(r["img_size"]))
+             for r in rows if r["img_size"] and timm.is_model(r["arch"])}
+    return sorted(items)
+
+
+def build_nnlqp_config(dataset: Dataset, config: Config, pool: GraphPool | None = None, home: Path | None = None,
+                       external_dir: Path | None = None, only: set[str] | None = None) -> Path:
+    pool = pool or GraphPool(DEFAULT_POOL)
+    rows = [r for r in timm_rows(external_dir) if r["throughput_samples_per_s"]]
+    if only is not None:
+        rows = [r for r in rows if r["arch"] in only]
+    platforms = sorted({r["platform"] for r in rows})
+    labels: dict[str, dict] = {}
+    families: dict[str, str] = {}
+    for r in rows:
+        sid = structure_id(f"timm:{r['arch']}", int(r["img_size"]))
+        entry = labels.setdefault(f"{sid}#b1", {})
+        entry[f"latency_per_sample_ms__{r['platform']}"] = 1000.0 / r["throughput_samples_per_s"]
+        entry[f"batch_latency_ms__{r['platform']}"] = r["latency_ms"]
+        entry[f"batch_size__{r['platform']}"] = r["batch_size"]
+        families[sid] = timm_module_of(r["arch"])
+    missing = sorted(sid for sid in families if sid not in pool.rows())
+    if missing:
+        raise PerfgraphsError(f"{len(missing)} benchmarked structures are not in the graph pool "
+                              f"(e.g. {missing[0]}): run `perfgraphs datasets build-pool --nnlqp`")
+    samples = [(families[sid], sid, 1) for sid in sorted(families)]
+    for sample_id, entry in labels.items():
+        entry["y"] = [entry.get(f"latency_per_sample_ms__{p}", math.nan) for p in platforms]
+    groups = {pool.structure(sid).one.structure_hash: fam for fam, sid, _ in samples}
+    parts = make_split(groups, "random-70-15-15", 0)
+    part_of = {h: p for p, hs in parts.items() for h in hs}
+    folder = dataset_folder(dataset, config, home)
+    (folder / "data").mkdir(parents=True, exist_ok=True)
+    counts = {}
+    for part in parts:
+        chunk = [s for s in samples if part_of[pool.structure(s[1]).one.structure_hash] == part]
+        if not chunk:
+            continue
+        table = _shard_table(chunk, pool, part)
+        ids = table.column("sample_id").to_pylist()
+        table = table.set_column(table.schema.get_field_index("y"), "y",
+                                 pa.array([[labels[i]["y"]] for i in ids], pa.list_(pa.list_(pa.float64()))))
+        for p in platforms:
+            for prefix in ("latency_per_sample_ms__", "batch_latency_ms__", "batch_size__"):
+                table = table.append_column(prefix + p, pa.array([labels[i].get(prefix + p) for i in ids]))
+        path = folder / "data" / f"{part}-00000-of-00001.parquet"
+        tmp = path.with_suffix(".parquet.tmp")
+        pq.write_table(table, tmp, compression="zstd")
+        os.replace(tmp, path)
+        counts[part] = len(chunk)
+    (folder / "platforms.txt").write_text("\n".join(platforms) + "\n")
+    write_manifest(folder, dataset.name, dataset.version, config.name, counts)
+    return folder
+
+
+def leave_one_family_out(families: dict[str, str], held_out: str) -> dict[str, list[str]]:
+    """Structure hash → family; the held-out family is the test part ("unseen structure")."""
+    if held_out not in set(families.values()):
+        raise PerfgraphsError(f"no family {held_out!r} to hold out")
+    return {"train": sorted(h for h, f in families.items() if f != held_out),
+            "test": sorted(h for h, f in families.items() if f == held_out)}
+
+
+def few_shot_platform(labeled: dict[str, list[str]], platform: str, shots: int = 32, seed: int = 0) -> dict:
+    """Platform → structure hashes labeled on it. Train on every other platform plus ``shots``
+    structures of ``platform``; test on the rest of ``platform``."""
+    if platform not in labeled:
+        raise PerfgraphsError(f"unknown platform {platform!r}")
+    rng = np.random.default_rng(seed)
+    target = sorted(labeled[platform])
+    chosen = sorted(rng.choice(target, size=min(shots, len(target)), replace=False).tolist())
+    return {"held_out_platform": platform, "few_shot": chosen,
+            "test": sorted(set(target) - set(chosen)),
+            "train_platforms": sorted(p for p in labeled if p != platform)}
