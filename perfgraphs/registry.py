@@ -115,6 +115,16 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
         ),
     ),
     Dataset(
+        name="perfgraphs/graph2text",
+        version="0.1.0",
+        description="(graph, 'Summarise the graph', summary) pairs generated from a graph set",
+        license="Apache-2.0",
+        configs=(
+            Config("dippm", "one pair per graph of perfgraphs/dippm (same splits)", "graphs",
+                   split_protocols=("random-70-15-15",)),
+        ),
+    ),
+    Dataset(
         name="perfgraphs/llm",
         version="0.1.0",
         description="Tabular LLM performance: encoder LLMs on our CPU; ML.ENERGY serving runs on H100/B200",

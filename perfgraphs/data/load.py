@@ -21,6 +21,10 @@ def build_config(ds: Dataset, cfg: Config, home: Path | None = None, on_progress
         from perfgraphs.data.tabular import build_mlenergy_config
 
         return build_mlenergy_config(ds, cfg, home=home)
+    if ds.name == "perfgraphs/graph2text":
+        from perfgraphs.data.graph2text import build_graph2text_config
+
+        return build_graph2text_config(ds, cfg, home=home)
     if ds.name == "perfgraphs/nnlqp":
         from perfgraphs.data.multiplatform import build_nnlqp_config
 

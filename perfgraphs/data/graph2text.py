@@ -1,0 +1,66 @@
+"""Graph-to-text pairs: (graph, "Summarise the graph", summary), as in the GNN+LLM work.
+
+The summary states facts computed from the graph itself — node and edge counts, batch size,
+GFLOPs, GMACs, parameters, memory and per-operator statistics — in a fixed template, so the pairs
+are reproducible and every number in them can be checked against the graph.
+"""
+
+from __future__ import annotations
+
+from perfgraphs.graph.ir import PerfGraph
+
+QUESTION = "Summarise the graph"
+
+
+def summarize(graph: PerfGraph, top_ops: int = 8) -> str:
+    s = graph.static_features()
+    per_op: dict[str, list[int]] = {}
+    for op, macs, params in zip(graph.onnx_ops, graph.macs.tolist(), graph.params.tolist()):
+        entry = per_op.setdefault(op, [0, 0, 0])
+        entry[0] += 1
+        entry[1] += macs
+        entry[2] += params
+    ranked = sorted(per_op.items(), key=lambda kv: (-kv[1][0], kv[0]))[:top_ops]
+    lines = [
+        f"The graph has {s['num_nodes']} nodes and {s['num_edges']} edges at batch size {s['batch_size']}.",
+        f"It performs {s['total_flops'] / 1e9:.3f} GFLOPs ({s['total_macs'] / 1e9:.3f} GMACs) and has "
+        f"{s['total_params']:,} parameters; its tensors occupy {s['total_memory_bytes'] / 2**20:.1f} MiB.",
+        f"It contains {s['num_conv']} convolutions, {s['num_dense']} dense layers, {s['num_relu']} ReLU-type "
+        f"activations and {s['num_attention']} attention matrix products.",
+        "Operators by count: " + "; ".join(
+            f"{op} x{n} ({macs / 1e9:.3f} GMACs, {params:,} parameters)" for op, (n, macs, params) in ranked) + ".",
+    ]
+    return " ".join(lines)
+
+
+def graph2text_rows(graphs, ids) -> list[dict]:
+    return [{"sample_id": i, "question": QUESTION, "answer": summarize(g)} for i, g in zip(ids, graphs)]
+
+
+def build_graph2text_config(dataset, config, home=None):
+    """Pairs for every graph of the source set (``config.name`` names it), keeping its splits."""
+    import os
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from perfgraphs.data.build import dataset_folder
+    from perfgraphs.data.load import load_dataset
+    from perfgraphs.data.manifest import write_manifest
+    from perfgraphs.registry import get_dataset
+    from perfgraphs.views.hf import from_hf_row
+
+    source = load_dataset(f"perfgraphs/{config.name}", home=home)
+    folder = dataset_folder(dataset, config, home)
+    (folder / "data").mkdir(parents=True, exist_ok=True)
+    counts = {}
+    for part, split in source.items():
+        answers = [summarize(from_hf_row(row)) for row in split]
+        table = split.data.table.append_column("question", pa.array([QUESTION] * len(answers))) \
+            .append_column("answer", pa.array(answers))
+        path = folder / "data" / f"{part}-00000-of-00001.parquet"
+        tmp = path.with_suffix(".parquet.tmp")
+        pq.write_table(table, tmp, compression="zstd")
+        os.replace(tmp, path)
+        counts[part] = len(answers)
+    return write_manifest(folder, dataset.name, dataset.version, config.name, counts) and folder
