@@ -30,6 +30,8 @@ def register(subparsers) -> None:
     p.add_argument("--timeout", type=float, help="override every configuration's timeout (s)")
     p.add_argument("--retry-errors", action="store_true", help="re-measure configurations that failed")
     p.add_argument("--flush-every", type=int, default=25, help="compact parts into a shard every N")
+    p.add_argument("--spread-threshold", type=float, default=None,
+                   help="re-measure once when MAD/median exceeds this (default 0.10)")
     p.add_argument("--probe", type=int, default=20, help="noise-floor: number of probe configurations")
     p.set_defaults(func=run)
 
@@ -66,6 +68,8 @@ def _campaign(args) -> int:
     store = MeasurementStore(out)
     opts = CampaignOptions(out=out, limit=args.limit, retry_errors=args.retry_errors,
                            flush_every=max(1, args.flush_every), core=args.core)
+    if args.spread_threshold is not None:
+        opts.spread_threshold = args.spread_threshold
     # A log file (nohup) gets one unwrapped line per configuration; a terminal gets the bar too.
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 240)
     with store.lock():

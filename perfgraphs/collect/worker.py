@@ -14,6 +14,8 @@ indistinguishable from a measurement in the dataset.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import time
 import traceback
 import uuid
@@ -53,13 +55,31 @@ def base_row(config: ConfigSpec) -> dict:
     }
 
 
+@contextlib.contextmanager
+def _quiet_fds():
+    """Silence file descriptors 1 and 2: a failing ONNX export prints the whole TorchScript graph
+    (thousands of lines) from C++, which would bury the campaign log; the error itself is kept."""
+    saved = [os.dup(1), os.dup(2)]
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in (*saved, devnull):
+            os.close(fd)
+
+
 def graph_facts(config: ConfigSpec) -> dict:
     """Structure hash (join key to the graph datasets) and GMACs per sample."""
     try:
         from perfgraphs.graph import load_graph
 
         image_shape = (3, config.image_size, config.image_size) if config.image_size else None
-        g = load_graph(config.model, batch_size=1, image_shape=image_shape, seq_len=config.seq_len)
+        with _quiet_fds():
+            g = load_graph(config.model, batch_size=1, image_shape=image_shape, seq_len=config.seq_len)
         return {"structure_hash": g.structure_hash,
                 "graph_gmacs_per_sample": g.static_features()["total_macs"] / 1e9}
     except Exception as exc:  # the measurement stands even if the graph cannot be extracted
