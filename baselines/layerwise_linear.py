@@ -1,0 +1,130 @@
+"""Per-layer additive linear model (Gianniti et al., SPEC §4).
+
+Each layer l of category c costs β0_c + β1_c · ops_l, and a network costs the sum over its
+layers. Summing per category gives a model that is *linear in graph-level regressors*:
+
+    t(graph) = Σ_c β0_c · count_c(graph) + β1_c · flops_c(graph)
+
+so it is fitted directly on graph-level targets, without per-layer labels. ``count_c`` and
+``flops_c`` come from the raw node facts (operator type and per-node FLOPs), so the model needs
+the Hugging Face rows (``load_dataset(...)``) or :class:`PerfGraph` objects, not featurized PyG
+data. Categories are DIPPM's operator categories, with pooling split into stride 1 and stride > 1
+as in the paper; conv/dense, norm, ReLU and the rest each get their own pair of coefficients.
+(The paper's separate forward/backward models apply to training-step targets; inference graphs
+have only the forward pass.)
+
+Fitting is non-negative least squares on relative errors (rows divided by y): costs are
+non-negative by nature, which keeps the model physically meaningful and predictions ≥ 0, and
+the relative-error weighting matches the MAPE it is scored on. Training is in linear space, not
+log space: the model is additive by construction. Predictions are floored at a tiny positive
+value so a graph with no covered operators still gets a valid (positive) prediction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from perfgraphs.baselines.common import BaselineInputError, NotFittedError, as_targets
+from perfgraphs.graph.ir import ATTRIBUTE_INDEX
+from perfgraphs.graph.operators import DIPPM_CATEGORIES, dippm_category
+from perfgraphs.views.hf import RAW_NODE_FEATURES
+
+CATEGORIES: tuple[str, ...] = tuple(
+    c2 for c in DIPPM_CATEGORIES for c2 in ((f"{c}_s1", f"{c}_s2") if c.startswith("pool") else (c,))
+)
+_CAT_INDEX = {c: i for i, c in enumerate(CATEGORIES)}
+FEATURE_NAMES: tuple[str, ...] = tuple(f"count_{c}" for c in CATEGORIES) + tuple(f"flops_{c}" for c in CATEGORIES)
+_COL = {name: i for i, name in enumerate(RAW_NODE_FEATURES)}
+
+
+def _node_categories(ops, activation_matmul: np.ndarray, stride_h: np.ndarray) -> np.ndarray:
+    out = np.empty(len(ops), dtype=np.int64)
+    for i, (op, mm, s) in enumerate(zip(ops, activation_matmul, stride_h)):
+        c = dippm_category(op, bool(mm))
+        if c.startswith("pool"):
+            c += "_s2" if s > 1 else "_s1"
+        out[i] = _CAT_INDEX[c]
+    return out
+
+
+def _per_graph(cats: np.ndarray, flops: np.ndarray, graph_of_node: np.ndarray, n_graphs: int) -> np.ndarray:
+    k = len(CATEGORIES)
+    counts = np.zeros((n_graphs, k))
+    sums = np.zeros((n_graphs, k))
+    np.add.at(counts, (graph_of_node, cats), 1.0)
+    np.add.at(sums, (graph_of_node, cats), flops.astype(np.float64))
+    return np.hstack([counts, sums])
+
+
+def layer_features(graphs) -> np.ndarray:
+    """(n, 2·len(CATEGORIES)) per-category node counts and FLOP sums.
+
+    ``graphs``: a Hugging Face split / Arrow table with ``node_feat``, ``onnx_ops`` and
+    ``num_nodes`` columns, or a sequence of :class:`PerfGraph`.
+    """
+    import pyarrow as pa
+
+    table = graphs.data.table if hasattr(graphs, "data") and hasattr(graphs.data, "table") else graphs
+    if isinstance(table, pa.Table):
+        num_nodes = table.column("num_nodes").to_numpy()
+        raw = pa.concat_arrays([c.flatten().flatten() for c in table.column("node_feat").chunks]).to_numpy()
+        raw = raw.reshape(-1, len(RAW_NODE_FEATURES))
+        ops = [op for chunk in table.column("onnx_ops").chunks for op in chunk.flatten().to_pylist()]
+        cats = _node_categories(ops, raw[:, _COL["activation_matmul"]], raw[:, _COL["stride_h"]])
+        graph_of_node = np.repeat(np.arange(len(num_nodes)), num_nodes)
+        return _per_graph(cats, raw[:, _COL["flops"]], graph_of_node, len(num_nodes))
+    graphs = list(graphs)
+    if not graphs or not hasattr(graphs[0], "onnx_ops"):
+        raise BaselineInputError("layer_features needs a Hugging Face split, an Arrow table or PerfGraphs")
+    rows = []
+    for g in graphs:
+        cats = _node_categories(g.onnx_ops, g.activation_matmul, g.attributes[:, ATTRIBUTE_INDEX["stride_h"]])
+        rows.append(_per_graph(cats, g.flops, np.zeros(g.num_nodes, dtype=np.int64), 1))
+    return np.vstack(rows)
+
+
+@dataclass
+class LayerwiseLinear:
+    """``fit(graphs, y)`` / ``predict(graphs)`` (graphs as for :func:`layer_features`); or pass the
+    feature matrix itself with ``fit_features`` / ``predict_features``. One model per target."""
+
+    min_prediction_fraction: float = 1e-3  # floor = this × smallest training target
+
+    def fit(self, graphs, y) -> "LayerwiseLinear":
+        return self.fit_features(layer_features(graphs), y)
+
+    def predict(self, graphs) -> np.ndarray:
+        return self.predict_features(layer_features(graphs))
+
+    def fit_features(self, F: np.ndarray, y) -> "LayerwiseLinear":
+        from scipy.optimize import nnls
+
+        y = as_targets(y)
+        F = np.asarray(F, dtype=np.float64)
+        if len(F) != len(y):
+            raise BaselineInputError(f"{len(y)} targets for {len(F)} graphs")
+        if (y <= 0).any():
+            raise BaselineInputError("LayerwiseLinear needs positive targets (times, bytes, energy)")
+        # column scaling for conditioning; unused categories (all-zero columns) stay at β = 0
+        self.scale_ = np.where(F.max(axis=0) > 0, F.max(axis=0), 1.0)
+        A = F / self.scale_
+        coefs = []
+        for t in range(y.shape[1]):
+            beta, _ = nnls(A / y[:, t:t + 1], np.ones(len(y)))
+            coefs.append(beta / self.scale_)
+        self.coef_ = np.stack(coefs, axis=1)  # (2C, T): per-layer β0 (counts) then β1 (FLOPs)
+        self.floor_ = y.min(axis=0) * self.min_prediction_fraction
+        return self
+
+    def predict_features(self, F: np.ndarray) -> np.ndarray:
+        if not hasattr(self, "coef_"):
+            raise NotFittedError("LayerwiseLinear.predict called before fit")
+        pred = np.maximum(np.asarray(F, dtype=np.float64) @ self.coef_, self.floor_)
+        return pred[:, 0] if pred.shape[1] == 1 else pred
+
+    def coefficients(self, target: int = 0) -> dict[str, tuple[float, float]]:
+        """Category → (β0 per layer, β1 per FLOP)."""
+        k = len(CATEGORIES)
+        return {c: (float(self.coef_[i, target]), float(self.coef_[k + i, target])) for i, c in enumerate(CATEGORIES)}
