@@ -102,6 +102,21 @@ def timm_default_image_shape(arch: str) -> tuple[int, ...]:
     return shape
 
 
+@contextlib.contextmanager
+def explicit_attention() -> Iterator[None]:
+    """Build timm models with their explicit attention path (MatMul, Softmax) instead of
+    ``F.scaled_dot_product_attention``: the graph is then the same whatever attention kernels a
+    machine has, and models that pass tensors as SDPA flags (rotary ViTs) export at all."""
+    import timm.layers.config as timm_config
+
+    saved = timm_config._USE_FUSED_ATTN
+    timm_config._USE_FUSED_ATTN = 0
+    try:
+        yield
+    finally:
+        timm_config._USE_FUSED_ATTN = saved
+
+
 def _build_timm(arch: str, image_shape: tuple[int, ...] | None):
     import timm
 
@@ -114,7 +129,7 @@ def _build_timm(arch: str, image_shape: tuple[int, ...] | None):
     kwargs: dict = {"pretrained": False}
     if shape[0] != 3:
         kwargs["in_chans"] = shape[0]
-    with warnings.catch_warnings(), skip_weight_init():
+    with warnings.catch_warnings(), skip_weight_init(), explicit_attention():
         warnings.simplefilter("ignore")
         if tuple(shape[1:]) != tuple(default[1:]):
             # Transformers with fixed position embeddings / windows must be created for the size.
