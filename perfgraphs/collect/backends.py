@@ -41,7 +41,7 @@ def build_torch(model_name: str, image_size: int | None, seq_len: int | None, ba
     from perfgraphs.graph.zoo import build_model, example_inputs
 
     image_shape = (3, image_size, image_size) if image_size else None
-    model, spec = build_model(model_name, image_shape=image_shape, seq_len=seq_len)
+    model, spec = build_model(model_name, image_shape=image_shape, seq_len=seq_len, for_export=False)
     torch.manual_seed(WEIGHT_SEED)
     with torch.no_grad():
         for p in model.parameters():
@@ -150,11 +150,14 @@ def _prepare_ort(platform, model_name, image_size, seq_len, batch_size) -> Prepa
 # Timing
 
 
-def timed_loop(prepared: Prepared, keep_going: Callable[[int, float], bool]) -> list[float]:
+def timed_loop(prepared: Prepared, keep_going: Callable[[int, float], bool],
+               probe: "ReferenceProbe | None" = None, refs: list[float] | None = None) -> list[float]:
     """Run iterations while ``keep_going(count, elapsed_timed_s)``; per-iteration times in ms.
 
     CPU: perf_counter_ns immediately around the call. CUDA: events recorded around the call and
     synchronised after it, so the time is GPU time of that iteration, not launch time.
+    With a ``probe`` (CPU), a short reference workload runs after every iteration, outside the
+    timed region, and its time is appended to ``refs``: per-run drift calibration.
     """
     times: list[float] = []
     total_s = 0.0
@@ -181,6 +184,8 @@ def timed_loop(prepared: Prepared, keep_going: Callable[[int, float], bool]) -> 
         ms = (t1 - t0) / 1e6
         times.append(ms)
         total_s += ms / 1e3
+        if probe is not None and refs is not None:
+            refs.append(probe())
     return times
 
 
@@ -190,6 +195,32 @@ def timed_loop(prepared: Prepared, keep_going: Callable[[int, float], bool]) -> 
 
 REF_MATMUL_SIZE = 256
 REF_MATMULS = 36  # ~20 ms on one 2020s server core
+REF_PROBE_MATMULS = 4  # the per-iteration probe: ~2 ms, reported in REF_MATMULS units
+
+
+class ReferenceProbe:
+    """The reference workload, cut short to run after every timed iteration (CPU only).
+
+    Its result is scaled to the full reference's unit (``REF_MATMULS`` matmuls), so it is
+    comparable with the campaign baseline measured by :func:`reference_ms`.
+    """
+
+    def __init__(self) -> None:
+        import torch
+
+        g = torch.Generator().manual_seed(2)
+        self._a = torch.randn(REF_MATMUL_SIZE, REF_MATMUL_SIZE, generator=g)
+        self._b = torch.randn(REF_MATMUL_SIZE, REF_MATMUL_SIZE, generator=g)
+        self._out = torch.empty_like(self._a)
+        torch.mm(self._a, self._b, out=self._out)
+
+    def __call__(self) -> float:
+        import torch
+
+        t0 = time.perf_counter_ns()
+        for _ in range(REF_PROBE_MATMULS):
+            torch.mm(self._a, self._b, out=self._out)
+        return (time.perf_counter_ns() - t0) / 1e6 * (REF_MATMULS / REF_PROBE_MATMULS)
 
 
 def reference_ms(cuda: bool = False, repeats: int = 5) -> float:

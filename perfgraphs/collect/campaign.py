@@ -6,7 +6,9 @@ row (status ``oom`` or ``error`` with the message) and the campaign moves on.
 
 Drift calibration: the campaign's first reference measurement (taken by the hardware probe when the
 output directory is new, and kept in ``campaign.json`` across resumes) is ``ref_baseline_ms``;
-each row gets ``latency_calibrated_ms = latency_median_ms * ref_baseline_ms / ref_ms``.
+each row gets ``latency_calibrated_ms``: on CPU the median over runs of ``run_ms * ref_baseline_ms / probe_ms``
+with a short reference probe after every timed run (see :func:`calibrate`); elsewhere the median
+scaled by the reference measured before and after the configuration.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 from typing import Callable
 
 from perfgraphs.collect import worker
+from perfgraphs.collect.stats import calibrated_median
 from perfgraphs.collect.environment import environment_columns, utc_now_iso
 from perfgraphs.collect.errors import CollectError, PlatformUnavailableError
 from perfgraphs.collect.isolation import run_isolated
@@ -53,6 +56,16 @@ class CampaignState:
     peak_gflops: float | None
     done: int = 0
     statuses: dict[str, int] = field(default_factory=dict)
+
+
+def calibrate(row: dict, baseline_ms: float) -> float | None:
+    """Drift-calibrated latency: run by run when a probe followed every run, else by the
+    reference measured before and after the configuration."""
+    if row.get("ref_run_ms"):
+        return calibrated_median(row["run_times_ms"], row["ref_run_ms"], baseline_ms)
+    if row.get("ref_ms"):
+        return row["latency_median_ms"] * baseline_ms / row["ref_ms"]
+    return None
 
 
 def cost_scale(store: MeasurementStore, plan: Plan, peak_gflops: float | None) -> float:
@@ -152,8 +165,8 @@ def run_campaign(plan: Plan, opts: CampaignOptions, state: CampaignState, store:
             graphs[(config.model, config.input_label)] = _graph_of(row)
         baseline = meta["ref_baseline_ms"].get(get_platform(config.platform).device)
         row["ref_baseline_ms"] = baseline
-        if row["status"] == "ok" and baseline and row.get("ref_ms"):
-            row["latency_calibrated_ms"] = row["latency_median_ms"] * baseline / row["ref_ms"]
+        if row["status"] == "ok" and baseline:
+            row["latency_calibrated_ms"] = calibrate(row, baseline)
         row.update(campaign_id=campaign_id, plan_name=plan.name)
         store.append(row)
         state.done += 1

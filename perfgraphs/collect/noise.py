@@ -4,7 +4,7 @@ MAPE between two rounds of the *same* configurations on the *same* machine is th
 which no predictor's error is meaningful. Reported raw (median latency) and drift-calibrated
 (each round's latencies scaled by baseline/ref, the baseline being round 1's first reference
 measurement), which shows how much of the round-to-round difference the reference workload
-explains. Rounds are measured one after the other (not interleaved per config), so slow drift
+explains (per run, when a reference probe followed every timed run). Rounds are measured one after the other (not interleaved per config), so slow drift
 between them is included, as it would be between two campaign runs.
 """
 
@@ -15,7 +15,7 @@ import statistics
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from perfgraphs.collect.campaign import measure_config
+from perfgraphs.collect.campaign import calibrate, measure_config
 from perfgraphs.collect.errors import CollectError
 from perfgraphs.collect.plan import estimate_seconds, load_plan
 
@@ -69,7 +69,7 @@ def noise_floor(plan_path: str, probe: int = 20, core: int | None = None,
     raw = [_ape(a["latency_median_ms"], b["latency_median_ms"]) for a, b in ok]
 
     def cal(r):
-        return r["latency_median_ms"] * baseline / r["ref_ms"]
+        return calibrate(r, baseline)
 
     calibrated = [_ape(cal(a), cal(b)) for a, b in ok]
     report = NoiseReport(

@@ -26,6 +26,7 @@ COLUMNS: list[tuple[str, pa.DataType]] = [
     ("run_times_ms", pa.list_(_F)),
     # drift calibration
     ("ref_before_ms", _F), ("ref_after_ms", _F), ("ref_ms", _F), ("ref_baseline_ms", _F),
+    ("ref_run_ms", pa.list_(_F)),  # the reference probe after each timed run (CPU)
     ("latency_calibrated_ms", _F),
     # derived targets
     ("throughput_samples_per_s", _F), ("peak_memory_mb", _F), ("energy_j", _F),
@@ -41,6 +42,8 @@ COLUMNS: list[tuple[str, pa.DataType]] = [
 ]
 
 SCHEMA = pa.schema(COLUMNS)
+# Columns added after the first shards were written; older files read them as null.
+ADDED_COLUMNS = frozenset({"ref_run_ms"})
 COLUMN_NAMES = [n for n, _ in COLUMNS]
 STATUSES = ("ok", "oom", "error")
 

@@ -42,3 +42,11 @@ def run_stats(times_ms: list[float]) -> RunStats:
         max_ms=max(times_ms),
         mad_ms=statistics.median(abs(t - median) for t in times_ms),
     )
+
+
+def calibrated_median(times_ms: list[float], refs_ms: list[float], baseline_ms: float) -> float:
+    """Median of per-run latencies each scaled by ``baseline / ref`` of the reference probe run
+    right after it: a contention burst slows both, so the ratio removes it run by run."""
+    if len(times_ms) != len(refs_ms) or not times_ms:
+        raise ValueError("one reference probe per timed run is needed")
+    return statistics.median(t * baseline_ms / r for t, r in zip(times_ms, refs_ms))

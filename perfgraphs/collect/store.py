@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from perfgraphs.collect.errors import CampaignLockedError, CorruptShardError
-from perfgraphs.collect.schema import SCHEMA, to_table
+from perfgraphs.collect.schema import ADDED_COLUMNS, SCHEMA, to_table
 
 PARTS = "parts"
 META = "campaign.json"
@@ -85,6 +85,9 @@ def read_verified(path: Path) -> pa.Table:
         raise CorruptShardError(path, f"pyarrow cannot read it ({type(exc).__name__}: "
                                       f"{str(exc).splitlines()[0][:160]})") from None
     missing = set(SCHEMA.names) - set(table.column_names)
+    for name in sorted(missing & ADDED_COLUMNS):  # written before the column existed: null
+        table = table.append_column(SCHEMA.field(name), pa.nulls(table.num_rows, SCHEMA.field(name).type))
+    missing -= ADDED_COLUMNS
     if missing:
         raise CorruptShardError(path, f"missing columns {sorted(missing)[:5]}")
     return table.select(SCHEMA.names).cast(SCHEMA)

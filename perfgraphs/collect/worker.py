@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import statistics
 import time
 import traceback
 import uuid
@@ -110,9 +111,11 @@ def measure(config: ConfigSpec, graph: dict | None = None) -> dict:
                                     config.seq_len, config.batch_size)
         row["setup_s"] = time.perf_counter() - t0
         with prepared.context():
+            probe = None if cuda else backends.ReferenceProbe()
             warm = backends.timed_loop(prepared, config.protocol.keep_warming)
             energy0 = nvml.energy_mj() if cuda else None
-            times = backends.timed_loop(prepared, config.protocol.keep_timing)
+            refs: list[float] = []
+            times = backends.timed_loop(prepared, config.protocol.keep_timing, probe, refs)
             energy1 = nvml.energy_mj() if cuda else None
         if cuda:
             import torch
@@ -129,7 +132,8 @@ def measure(config: ConfigSpec, graph: dict | None = None) -> dict:
         stats = run_stats(times)
         row.update(stats.as_columns("latency"))
         row.update(latency_spread=stats.spread, n_warmup_runs=len(warm), run_times_ms=times,
-                   ref_ms=(row["ref_before_ms"] + row["ref_after_ms"]) / 2,
+                   ref_run_ms=refs or None,
+                   ref_ms=statistics.median(refs) if refs else (row["ref_before_ms"] + row["ref_after_ms"]) / 2,
                    throughput_samples_per_s=config.batch_size / (stats.median_ms / 1e3),
                    status="ok")
         if energy0 is not None and energy1 is not None and energy1 > energy0:

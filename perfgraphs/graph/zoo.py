@@ -117,7 +117,7 @@ def explicit_attention() -> Iterator[None]:
         timm_config._USE_FUSED_ATTN = saved
 
 
-def _build_timm(arch: str, image_shape: tuple[int, ...] | None):
+def _build_timm(arch: str, image_shape: tuple[int, ...] | None, for_export: bool = True):
     import timm
 
     if not timm.is_model(arch):
@@ -129,7 +129,8 @@ def _build_timm(arch: str, image_shape: tuple[int, ...] | None):
     kwargs: dict = {"pretrained": False}
     if shape[0] != 3:
         kwargs["in_chans"] = shape[0]
-    with warnings.catch_warnings(), skip_weight_init(), explicit_attention():
+    attention = explicit_attention() if for_export else contextlib.nullcontext()
+    with warnings.catch_warnings(), skip_weight_init(), attention:
         warnings.simplefilter("ignore")
         if tuple(shape[1:]) != tuple(default[1:]):
             # Transformers with fixed position embeddings / windows must be created for the size.
@@ -249,9 +250,14 @@ def _EncoderOutput(encoder):
 
 
 def build_model(
-    name: str, image_shape: tuple[int, ...] | None = None, seq_len: int | None = None
+    name: str, image_shape: tuple[int, ...] | None = None, seq_len: int | None = None,
+    for_export: bool = True,
 ):
-    """Build ``(torch module in eval mode, InputSpec at batch 1)`` for a zoo name."""
+    """Build ``(torch module in eval mode, InputSpec at batch 1)`` for a zoo name.
+
+    ``for_export=False`` builds the model as users run it (timm's fused attention where it has
+    one), for measurement; the exported graph always uses the explicit attention path.
+    """
     parsed = parse_model_name(name)
     if parsed.zoo == "hf":
         if image_shape is not None:
@@ -260,8 +266,10 @@ def build_model(
     else:
         if seq_len is not None:
             raise InvalidInputSpecError(f"{parsed.zoo}: models take an image shape, not --seq-len")
-        builder = _build_timm if parsed.zoo == "timm" else _build_torchvision
-        model, spec = builder(parsed.arch, image_shape)
+        if parsed.zoo == "timm":
+            model, spec = _build_timm(parsed.arch, image_shape, for_export)
+        else:
+            model, spec = _build_torchvision(parsed.arch, image_shape)
     _zero_state(model)
     return model.eval(), spec
 
