@@ -72,8 +72,7 @@ def make_estimator(name: str, quick: bool, seed: int):
 
 
 def _fit_predict(name: str, model, train, val, test, featurizer: str, target: str) -> tuple[np.ndarray, float, float]:
-    from perfgraphs.baselines import static_arrays
-    from perfgraphs.data.load import to_pyg
+    from perfgraphs.data.load import static_features, to_pyg
 
     kind = BASELINES[name][1]
     y_train = np.asarray(train[target], dtype=float)
@@ -84,20 +83,18 @@ def _fit_predict(name: str, model, train, val, test, featurizer: str, target: st
         t1 = time.perf_counter()
         pred = model.predict(test)
         return np.asarray(pred).ravel(), fit_s, len(test) / max(time.perf_counter() - t1, 1e-9)
-    p_train = to_pyg(train, featurizer, targets=[target])
-    p_test = to_pyg(test, featurizer, targets=[target])
     if kind == "static":
-        X, y = static_arrays(p_train)
-        X_test, _ = static_arrays(p_test)
+        X = static_features(train, featurizer)
         if name == "static-xgboost" and val is not None and len(val):
-            X_val, y_val = static_arrays(to_pyg(val, featurizer, targets=[target]))
-            model.fit(X, y.ravel(), X_val, y_val.ravel())
+            model.fit(X, y_train, static_features(val, featurizer), np.asarray(val[target], dtype=float))
         else:
-            model.fit(X, y.ravel())
+            model.fit(X, y_train)
         fit_s = time.perf_counter() - t0
         t1 = time.perf_counter()
-        pred = model.predict(X_test)
-        return np.asarray(pred).ravel(), fit_s, len(X_test) / max(time.perf_counter() - t1, 1e-9)
+        pred = model.predict(static_features(test, featurizer))
+        return np.asarray(pred).ravel(), fit_s, len(test) / max(time.perf_counter() - t1, 1e-9)
+    p_train = to_pyg(train, featurizer, targets=[target])
+    p_test = to_pyg(test, featurizer, targets=[target])
     if name == "trappm":
         model.fit_autoencoder(p_train)  # unlabeled pre-training on the training graphs
     model.fit(p_train)

@@ -115,3 +115,12 @@ def to_pyg(hf_dataset, featurizer: str = "trappm", targets: list[str] | None = N
 
     return PerfgraphsPyG()
 
+
+
+def static_features(hf_dataset, featurizer: str = "trappm") -> np.ndarray:
+    """(num_graphs, static_dim) straight from the stored static-fact columns: what a static-feature
+    model needs, without touching the node tables."""
+    from perfgraphs.features import get_featurizer
+
+    table = hf_dataset.data.table if hasattr(hf_dataset, "data") else hf_dataset
+    return get_featurizer(featurizer).static_features_table({k: table.column(k).to_numpy() for k in STATIC_COLUMNS})
