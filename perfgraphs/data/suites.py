@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterator
 
+from perfgraphs.registry import DIPPM_COUNTS, TRAPPM_UNLABELED_COUNTS  # noqa: F401  (family counts)
+
 BATCH_SIZES: tuple[int, ...] = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256)
 
 # Architectures too large to export quickly on a CPU (billions of parameters or multi-k inputs).
@@ -44,12 +46,7 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     Family("vit", r"^vit_", (256, 192, 288, 320, 384), transformer=True),
 )}
 
-# Family counts of the research (SPEC section 2); the registry presents them with each dataset.
-DIPPM_COUNTS = {"efficientnet": 1729, "mnasnet": 1001, "mobilenet": 1591, "resnet": 1152, "vgg": 1536,
-                "swin": 547, "vit": 520, "densenet": 768, "visformer": 768, "poolformer": 896}
-TRAPPM_UNLABELED_COUNTS = {"densenet": 838, "efficientnet": 1370, "mnasnet": 7208, "mobilenet": 2449,
-                           "poolformer": 601, "resnet": 1805, "swin": 787, "vgg": 6171, "visformer": 237,
-                           "convnext": 1530, "vit": 2057}
+
 
 
 @lru_cache(maxsize=None)
