@@ -47,8 +47,6 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
 )}
 
 
-
-
 @lru_cache(maxsize=None)
 def family_archs(family: str) -> tuple[str, ...]:
     import timm
