@@ -208,3 +208,27 @@ def _write_artifacts(result: RunResult, data, folder: Path) -> None:
         ax.tick_params(axis="x", rotation=45)
         fig.savefig(folder / "per_family_error.png", dpi=100, bbox_inches="tight")
         plt.close(fig)
+
+
+def to_entry(result: RunResult, home: Path | None = None):
+    """The leaderboard record of a reference run (verified tier: the harness timed it)."""
+    from perfgraphs.data.build import dataset_folder
+    from perfgraphs.data.manifest import read_manifest, source_commit
+    from perfgraphs.leaderboard.records import Entry
+    from perfgraphs.registry import get_dataset
+    from perfgraphs.tracking import environment_tags
+
+    spec = result.spec
+    ds = get_dataset(spec.dataset)
+    manifest = read_manifest(dataset_folder(ds, ds.config(spec.config), home)) or {}
+    keep = ("seed", "n", "mape_pct", "rmse", "acc_5_pct", "acc_10_pct", "acc_15_pct", "kendall_tau", "per_family")
+    return Entry(
+        method=spec.baseline + (" (quick)" if spec.quick else ""),
+        dataset=ds.name, dataset_version=ds.version, dataset_content_hash=manifest.get("content_hash", ""),
+        config=spec.config, target=spec.target, tier="verified", division="closed",
+        code_commit=source_commit(),
+        per_seed=[{k: v for k, v in s.items() if k in keep} for s in result.per_seed],
+        fit_seconds=float(np.mean(result.fit_seconds)),
+        predictions_per_second=float(np.mean(result.predict_per_second)),
+        num_params=None, hardware=environment_tags()["cpu"], run_identity=spec.identity,
+    )

@@ -1,1 +1,1 @@
-"""(filled by later issues)"""
+"""Leaderboard: canonical results records, ranking and the static site."""

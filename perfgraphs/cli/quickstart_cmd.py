@@ -48,6 +48,18 @@ def run(args: argparse.Namespace) -> int:
         table.add_row(str(rank), name, f"{s['mape_pct']:.1f}", f"{s['rmse']:.1f}", f"{s['acc_10_pct']:.1f}",
                       f"{s['kendall_tau']:.3f}", f"{result.fit_seconds[0]:.1f}", f"{result.predict_per_second[0]:,.0f}")
     console.print(table)
+    from perfgraphs.benchmarks.runner import to_entry
+    from perfgraphs.data.build import perfgraphs_home
+    from perfgraphs.leaderboard.records import append_entry, DuplicateEntryError
+    from perfgraphs.leaderboard.site import build_site
+
+    board = perfgraphs_home() / "leaderboard"
+    for _, result in results:
+        try:
+            append_entry(to_entry(result), root=board / "results")
+        except DuplicateEntryError:
+            pass  # this commit's reference run is already recorded
+    console.print(f"leaderboard site: {build_site(board / 'site', board / 'results')}")
     floor = REPO_ROOT / "data" / "measurements" / "noise-floor" / "noise-floor-dippm-cpu.json"
     if floor.exists():
         report = json.loads(floor.read_text())

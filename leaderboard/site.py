@@ -1,0 +1,107 @@
+"""Static leaderboard site: ``leaderboard/site/index.html`` plus one page per entry and the rules.
+
+Plain HTML with a few lines of inline JavaScript for column sorting: it works from ``file://``
+with no server and no network, and the pages are generated only from the results JSONL files.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+from perfgraphs.leaderboard.records import RESULTS_DIR, Entry, rank, read_entries
+
+SITE_DIR = Path(__file__).resolve().parent / "site"
+RULES = Path(__file__).resolve().parent / "RULES.md"
+
+_STYLE = """body{font-family:system-ui,sans-serif;margin:2rem;max-width:75rem}
+table{border-collapse:collapse;margin:1rem 0}th,td{border:1px solid #ccc;padding:.3rem .6rem;text-align:right}
+th{background:#f3f3f3;cursor:pointer}td.l,th.l{text-align:left}caption{text-align:left;font-weight:bold}"""
+
+_SORT_JS = """<script>
+document.querySelectorAll('table.sortable').forEach(function(t){
+  t.querySelectorAll('th').forEach(function(th,i){th.addEventListener('click',function(){
+    var rows=Array.from(t.tBodies[0].rows), asc=th.dataset.dir!=='asc';
+    t.querySelectorAll('th').forEach(function(h){delete h.dataset.dir});th.dataset.dir=asc?'asc':'desc';
+    rows.sort(function(a,b){var x=a.cells[i].dataset.v,y=b.cells[i].dataset.v;
+      var nx=parseFloat(x),ny=parseFloat(y);var c=(!isNaN(nx)&&!isNaN(ny))?nx-ny:String(x).localeCompare(String(y));
+      return asc?c:-c;});
+    rows.forEach(function(r){t.tBodies[0].appendChild(r)});});});});
+</script>"""
+
+
+def _page(title: str, body: str) -> str:
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+            f"<style>{_STYLE}</style></head><body>{body}{_SORT_JS}</body></html>\n")
+
+
+def _cell(value, text: str | None = None, left: bool = False) -> str:
+    shown = html.escape(text if text is not None else str(value))
+    return f"<td{' class=l' if left else ''} data-v='{html.escape(str(value))}'>{shown}</td>"
+
+
+def entry_slug(e: Entry) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", f"{e.dataset}-{e.config}-{e.target}-{e.method}-{e.run_identity}".lower())
+
+
+def _entry_page(e: Entry) -> str:
+    metrics = ("mape_pct", "rmse", "acc_10_pct", "kendall_tau")
+    seeds = "".join("<tr>" + _cell(s["seed"]) + "".join(_cell(s[m], f"{s[m]:.4g}") for m in metrics) + "</tr>"
+                    for s in e.per_seed)
+    fam = e.per_seed[0].get("per_family", {})
+    fams = "".join("<tr>" + _cell(f, left=True) + _cell(v.get("n", "")) + _cell(v["mape_pct"], f"{v['mape_pct']:.2f}")
+                   + _cell(v["acc_10_pct"], f"{v['acc_10_pct']:.1f}") + "</tr>" for f, v in sorted(fam.items()))
+    head = "".join(f"<th>{m}</th>" for m in ("seed",) + metrics)
+    body = (f"<p><a href='index.html'>← leaderboard</a></p><h1>{html.escape(e.method)}</h1>"
+            f"<p>{html.escape(e.dataset)} {html.escape(e.dataset_version)} · {html.escape(e.config)} · "
+            f"{html.escape(e.target)} · tier {e.tier} · division {e.division} · commit {html.escape(e.code_commit[:12])} · "
+            f"run {html.escape(e.run_identity)} · {html.escape(e.hardware)} · {html.escape(e.date_utc)}</p>"
+            f"<table class=sortable><caption>per seed (test part)</caption><thead><tr>{head}</tr></thead>"
+            f"<tbody>{seeds}</tbody></table>"
+            f"<table class=sortable><caption>per family (seed {e.per_seed[0]['seed']})</caption><thead><tr>"
+            f"<th class=l>family</th><th>n</th><th>MAPE %</th><th>Acc(10%) %</th></tr></thead><tbody>{fams}</tbody></table>")
+    return _page(e.method, body)
+
+
+def _table(entries: list[Entry], key: str) -> str:
+    cols = ("rank", "method", "MAPE % (mean ± std)", "RMSE", "Acc(10%) %", "Kendall τ", "#params", "fit s",
+            "predictions/s", "hardware", "date", "tier", "division")
+    head = "".join(f"<th{' class=l' if c in ('method', 'hardware', 'date', 'tier', 'division') else ''}>{c}</th>"
+                   for c in cols)
+    rows = []
+    for r, e in rank(entries):
+        mape, std = e.mean_std("mape_pct")
+        rows.append("<tr>" + _cell(r) + f"<td class=l data-v='{html.escape(e.method)}'>"
+                    f"<a href='{entry_slug(e)}.html'>{html.escape(e.method)}</a></td>"
+                    + _cell(mape, f"{mape:.2f} ± {std:.2f}") + _cell(e.mean_std("rmse")[0], f"{e.mean_std('rmse')[0]:.4g}")
+                    + _cell(e.mean_std("acc_10_pct")[0], f"{e.mean_std('acc_10_pct')[0]:.1f}")
+                    + _cell(e.mean_std("kendall_tau")[0], f"{e.mean_std('kendall_tau')[0]:.3f}")
+                    + _cell(e.num_params if e.num_params is not None else -1, f"{e.num_params:,}" if e.num_params else "–")
+                    + _cell(e.fit_seconds, f"{e.fit_seconds:.1f}")
+                    + _cell(e.predictions_per_second, f"{e.predictions_per_second:,.0f}")
+                    + _cell(e.hardware, left=True) + _cell(e.date_utc[:10], left=True)
+                    + _cell(e.tier, left=True) + _cell(e.division, left=True) + "</tr>")
+    return (f"<table class=sortable id='{html.escape(key)}'><caption>{html.escape(key)}</caption>"
+            f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+
+
+def build_site(out: Path | None = None, results: Path | None = None) -> Path:
+    out = out or SITE_DIR
+    results = results or RESULTS_DIR
+    out.mkdir(parents=True, exist_ok=True)
+    sections = []
+    for path in sorted(results.glob("*.jsonl")):
+        entries = read_entries(path.stem, results)
+        groups: dict[str, list[Entry]] = {}
+        for e in entries:
+            groups.setdefault(f"{e.dataset} · {e.config} · {e.target}", []).append(e)
+            (out / f"{entry_slug(e)}.html").write_text(_entry_page(e))
+        sections += [_table(es, key) for key, es in sorted(groups.items())]
+    body = ("<h1>perfgraphs leaderboard</h1><p>Test-part scores of predictors on measured performance "
+            "labels; entries whose 95 % intervals overlap share a rank. Click a column to sort. "
+            "<a href='rules.html'>Rules</a>.</p>" + ("".join(sections) or "<p>No entries yet.</p>"))
+    (out / "index.html").write_text(_page("perfgraphs leaderboard", body))
+    rules = RULES.read_text() if RULES.exists() else "No rules file."
+    (out / "rules.html").write_text(_page("rules", f"<p><a href='index.html'>← leaderboard</a></p><pre>{html.escape(rules)}</pre>"))
+    return out / "index.html"

@@ -1,0 +1,87 @@
+"""Leaderboard records (locking, duplicates, ranking) and the static site in a real browser."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from perfgraphs.leaderboard.records import DuplicateEntryError, Entry, append_entry, rank, read_entries, results_path
+from perfgraphs.leaderboard.site import build_site
+
+ARTIFACTS = Path(os.environ.get("PERFGRAPHS_ARTIFACTS", Path(__file__).resolve().parents[1] / ".ci" / "artifacts"))
+
+
+def entry(method: str, mapes: list[float], commit: str = "c0ffee") -> Entry:
+    return Entry(
+        method=method, dataset="perfgraphs/dippm", dataset_version="0.1.0", dataset_content_hash="h",
+        config="cpu-torch-fp32", target="latency_ms", tier="verified", division="closed", code_commit=commit,
+        per_seed=[{"seed": i, "n": 10, "mape_pct": m, "rmse": m / 10, "acc_10_pct": 100 - m, "kendall_tau": 0.5,
+                   "per_family": {"resnet": {"n": 10, "mape_pct": m, "acc_10_pct": 100 - m}}}
+                  for i, m in enumerate(mapes)],
+        fit_seconds=1.5, predictions_per_second=1000.0, num_params=1234, hardware="test cpu", run_identity=method)
+
+
+def _append_many(args):
+    root, worker = args
+    for k in range(25):
+        append_entry(entry(f"m{worker}-{k}", [10.0 + k]), root=Path(root))
+
+
+def test_concurrent_appends_all_land_intact(tmp_path):
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        pool.map(_append_many, [(str(tmp_path), 0), (str(tmp_path), 1)])
+    lines = results_path("perfgraphs/dippm", tmp_path).read_text().splitlines()
+    assert len(lines) == 50 and all(json.loads(line)["method"] for line in lines)
+    assert len({e.method for e in read_entries("dippm", tmp_path)}) == 50
+
+
+def test_duplicate_method_and_commit_is_rejected_and_nothing_written(tmp_path):
+    append_entry(entry("xgb", [10.0]), root=tmp_path)
+    before = results_path("dippm", tmp_path).read_bytes()
+    with pytest.raises(DuplicateEntryError, match="already ranked"):
+        append_entry(entry("xgb", [11.0]), root=tmp_path)
+    assert results_path("dippm", tmp_path).read_bytes() == before
+    append_entry(entry("xgb", [11.0], commit="beef"), root=tmp_path)  # a new commit is a new entry
+
+
+def test_overlapping_intervals_share_a_rank():
+    a = entry("a", [10.0, 10.5, 9.5, 10.2, 9.8])
+    b = entry("b", [10.3, 10.8, 9.9, 10.1, 10.6])  # overlaps a
+    c = entry("c", [20.0, 20.1, 19.9, 20.2, 19.8])  # clearly worse
+    ranks = {e.method: r for r, e in rank([c, b, a])}
+    assert ranks == {"a": 1, "b": 1, "c": 3}
+
+
+def test_site_in_a_headless_browser(tmp_path):
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    playwright = pytest.importorskip("playwright.sync_api")
+    if chromium is None:
+        pytest.skip("chromium is not installed (.ci/run installs it from Debian packages)")
+    for method, mapes in (("static-xgboost", [12.0, 12.5, 11.8, 12.2, 12.1]), ("dippm-sage", [30.0, 29.0, 31.0, 30.5, 29.5]),
+                          ("layerwise-linear", [8.0, 8.1, 7.9, 8.2, 7.8])):
+        append_entry(entry(method, mapes), root=tmp_path / "results")
+    index = build_site(tmp_path / "site", tmp_path / "results")
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+            "--disable-sync", "--no-first-run"])
+        page = browser.new_page()
+        page.goto(index.as_uri())
+        methods = page.locator("table.sortable tbody tr td:nth-child(2)").all_inner_texts()
+        assert methods == ["layerwise-linear", "static-xgboost", "dippm-sage"]  # ranked by MAPE
+        page.locator("table.sortable th", has_text="method").first.click()
+        assert page.locator("table.sortable tbody tr td:nth-child(2)").all_inner_texts() == \
+            ["dippm-sage", "layerwise-linear", "static-xgboost"]
+        page.locator("table.sortable th", has_text="MAPE").first.click()
+        page.locator("table.sortable th", has_text="MAPE").first.click()  # descending
+        assert page.locator("table.sortable tbody tr td:nth-child(2)").first.inner_text() == "dippm-sage"
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "leaderboard.png"), full_page=True)
+        page.get_by_role("link", name="static-xgboost").click()
+        assert "per seed" in page.content() and "resnet" in page.content()
+        browser.close()
