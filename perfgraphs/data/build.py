@@ -97,7 +97,8 @@ def _shard_table(samples: list[tuple[str, str, int]], pool: GraphPool, split: st
 
 def _write_config(folder: Path, dataset: Dataset, config: Config, pool: GraphPool,
                   samples: list[tuple[str, str, int]], parts: dict[str, list[str]],
-                  labels: dict[str, dict] | None, on_progress: Callable[[int, int], None] | None) -> Path:
+                  labels: dict[str, dict] | None, on_progress: Callable[[int, int], None] | None,
+                  extra: dict | None = None) -> Path:
     """Shards per split part (atomic, skipped when present: resumable) and the manifest."""
     targets = tuple(t.name for t in config.targets)
     part_of = {h: p for p, hashes in parts.items() for h in hashes}
@@ -123,7 +124,7 @@ def _write_config(folder: Path, dataset: Dataset, config: Config, pool: GraphPoo
             done += len(chunk)
             if on_progress:
                 on_progress(done, total)
-    write_manifest(folder, dataset.name, dataset.version, config.name, row_counts)
+    write_manifest(folder, dataset.name, dataset.version, config.name, row_counts, extra)
     return folder
 
 
@@ -188,17 +189,23 @@ def build_labeled_config(
             continue
         labels[sample_id] = {**r, "latency_ms": r["latency_median_ms"]}
         samples.append((r["family"], sid, int(r["batch_size"])))
-    if missing:
-        raise PerfgraphsError(
-            f"{len(missing)} measured structures are not in the graph pool (e.g. {sorted(missing)[0]}): "
-            "run `perfgraphs datasets build-pool --measured`")
     if not samples:
-        raise PerfgraphsError(f"no successful {config.platform} measurements for {dataset.name} yet")
+        raise PerfgraphsError(
+            f"no successful {config.platform} measurement of {dataset.name} has its graph in the pool "
+            f"({len(missing)} structures missing): run `perfgraphs datasets build-pool --measured`")
+    if missing:
+        # Measurements newer than the committed pool (a campaign in progress), or graphs that
+        # cannot be exported: left out of this build, counted in the manifest.
+        import sys
+
+        print(f"note: {len(missing)} measured structures have no graph in the pool yet; "
+              f"their measurements are not in this build", file=sys.stderr)
     protocol = config.split_protocols[0]
     groups = {pool.structure(sid).one.structure_hash: family for family, sid, _ in samples}
     parts = make_split(groups, protocol, PROTOCOLS[protocol]["seeds"][0])
     folder = dataset_folder(dataset, config, home)
-    return _write_config(folder, dataset, config, pool, samples, parts, labels, on_progress)
+    return _write_config(folder, dataset, config, pool, samples, parts, labels, on_progress,
+                         extra={"measurements_without_graph": len(missing)})
 
 
 def is_built(folder: Path) -> bool:

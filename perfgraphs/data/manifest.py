@@ -48,7 +48,8 @@ def source_commit() -> str:
         return "unknown"
 
 
-def write_manifest(folder: Path, dataset: str, version: str, config: str, row_counts: dict[str, int]) -> dict:
+def write_manifest(folder: Path, dataset: str, version: str, config: str, row_counts: dict[str, int],
+                   extra: dict | None = None) -> dict:
     """Record every file's sha256; ``content_hash`` hashes those (names and hashes), so it is
     equal for two builds exactly when every file is byte-identical."""
     files = sorted(p for p in folder.rglob("*") if p.is_file() and p.name != MANIFEST and not p.name.endswith(".tmp"))
@@ -64,6 +65,7 @@ def write_manifest(folder: Path, dataset: str, version: str, config: str, row_co
         "generators": generator_versions(),
         "source_commit": source_commit(),
         "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        **(extra or {}),
     }
     tmp = folder / (MANIFEST + ".tmp")
     tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
