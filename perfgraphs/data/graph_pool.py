@@ -110,8 +110,6 @@ class GraphPool:
     # -- building --------------------------------------------------------------------------
     def build(self, counts: dict[str, int], on_progress: Callable[[str, int, int], None] | None = None) -> int:
         """Build missing structures; returns how many were added. Resumable at any point."""
-        from perfgraphs.graph import graph_template
-
         self.root.mkdir(parents=True, exist_ok=True)
         built, failed = set(self.rows()), self.failures()
         pending: list[dict] = []
@@ -127,19 +125,10 @@ class GraphPool:
                 if sid in failed:
                     continue
                 if sid not in built:
-                    try:
-                        with warnings.catch_warnings():
-                            warnings.simplefilter("ignore")
-                            template = graph_template(source, image_shape=(3, size, size))
-                            pending.append(encode(template, family, size, None))
-                    except Exception as exc:  # record and move on: the next candidate replaces it
-                        self._record_failure(sid, f"{type(exc).__name__}: {str(exc)[:200]}")
-                        continue
+                    if not self._export(family, source, size, pending):
+                        continue  # recorded: the next candidate takes its place
                     built.add(sid)
                     added += 1
-                    if len(pending) >= PART_ROWS:
-                        self._write_part(pending)
-                        pending = []
                 got += 1
                 done += 1
                 if on_progress:
@@ -152,31 +141,37 @@ class GraphPool:
     def ensure(self, items: Iterable[tuple[str, str, int]]) -> int:
         """Build the given (family, timm source, image size) structures if missing (e.g. every
         configuration a campaign measured); returns how many were added."""
-        from perfgraphs.graph import graph_template
-
         self.root.mkdir(parents=True, exist_ok=True)
         built, failed = set(self.rows()), self.failures()
-        pending, added = [], 0
+        pending: list[dict] = []
+        added = 0
         for family, source, size in items:
             sid = structure_id(source, size)
-            if sid in built or sid in failed:
-                continue
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    pending.append(encode(graph_template(source, image_shape=(3, size, size)), family, size, None))
-            except Exception as exc:
-                self._record_failure(sid, f"{type(exc).__name__}: {str(exc)[:200]}")
+            if sid in built or sid in failed or not self._export(family, source, size, pending):
                 continue
             built.add(sid)
             added += 1
-            if len(pending) >= PART_ROWS:
-                self._write_part(pending)
-                pending = []
         if pending:
             self._write_part(pending)
         self._rows = None
         return added
+
+    def _export(self, family: str, source: str, size: int, pending: list[dict]) -> bool:
+        """Export one structure into ``pending`` (written out every PART_ROWS); an export that
+        fails is recorded in failures.jsonl so reruns skip it and the selection stays the same."""
+        from perfgraphs.graph import graph_template
+
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                pending.append(encode(graph_template(source, image_shape=(3, size, size)), family, size, None))
+        except Exception as exc:
+            self._record_failure(structure_id(source, size), f"{type(exc).__name__}: {str(exc)[:200]}")
+            return False
+        if len(pending) >= PART_ROWS:
+            self._write_part(pending)
+            pending.clear()
+        return True
 
     def _write_part(self, rows: list[dict]) -> None:
         existing = [int(p.stem.split("-")[1]) for p in self.root.glob("part-*.parquet")]

@@ -14,17 +14,10 @@ import subprocess
 from datetime import datetime, timezone
 from pathlib import Path
 
+from perfgraphs.collect.store import sha256_file
 from perfgraphs.data.graph_pool import CorruptFileError
 
 MANIFEST = "manifest.json"
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def generator_versions() -> dict[str, str]:
