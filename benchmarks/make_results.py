@@ -1,0 +1,73 @@
+"""Write ``benchmarks/results/<dataset>-<config>-<target>.{md,csv}``: every reference baseline on
+one dataset config through its standard protocol, with wall-clock cost and the noise floor.
+
+Run:  python -m perfgraphs.benchmarks.make_results --dataset dippm --config cpu-torch-fp32 \\
+          --target latency_ms --seeds 0 1 2 3 4 [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import time
+from pathlib import Path
+
+from perfgraphs.benchmarks.runner import BASELINES, RunSpec, run_benchmark
+
+RESULTS = Path(__file__).resolve().parent / "results"
+NOISE = Path(__file__).resolve().parents[1] / "data" / "measurements" / "noise-floor" / "noise-floor-dippm-cpu.json"
+
+
+def main() -> None:
+    from perfgraphs.data.load import load_dataset
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dataset", default="dippm")
+    parser.add_argument("--config", default="cpu-torch-fp32")
+    parser.add_argument("--target", default="latency_ms")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--baselines", nargs="+", default=sorted(BASELINES))
+    args = parser.parse_args()
+
+    data = load_dataset(args.dataset, args.config)
+    sizes = ", ".join(f"{k} {len(v)}" for k, v in data.items())
+    rows = []
+    for name in args.baselines:
+        t0 = time.perf_counter()
+        result = run_benchmark(RunSpec(args.dataset, args.config, args.target, name, tuple(args.seeds), args.quick))
+        wall = time.perf_counter() - t0
+        row = {"baseline": name, "seeds": len(args.seeds), "wall_clock_s": round(wall, 1)}
+        for metric in ("mape_pct", "rmse", "acc_10_pct", "kendall_tau"):
+            mean, std = result.mean_std(metric)
+            row[f"{metric}_mean"], row[f"{metric}_std"] = round(mean, 4), round(std, 4)
+        row["predictions_per_s"] = round(sum(result.predict_per_second) / len(result.predict_per_second))
+        rows.append(row)
+        print(row, flush=True)
+    rows.sort(key=lambda r: r["mape_pct_mean"])
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    stem = RESULTS / f"{args.dataset}-{args.config}-{args.target}{'-quick' if args.quick else ''}"
+    with open(stem.with_suffix(".csv"), "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    noise = json.loads(NOISE.read_text()) if NOISE.exists() else None
+    lines = [f"# {args.dataset} · {args.config} · {args.target}{' (quick mode)' if args.quick else ''}", "",
+             f"Test part of the standard split ({sizes}); seeds {', '.join(map(str, args.seeds))}. "
+             f"Command: `python -m perfgraphs.benchmarks.make_results --dataset {args.dataset} --config {args.config} "
+             f"--target {args.target} --seeds {' '.join(map(str, args.seeds))}{' --quick' if args.quick else ''}`.", ""]
+    if noise:
+        lines += [f"Noise floor of the labels (same configurations measured twice): **{noise['mape_raw_pct']:.1f} % MAPE raw, "
+                  f"{noise['mape_calibrated_pct']:.1f} % calibrated**.", ""]
+    lines += ["| baseline | MAPE % | RMSE (ms) | Acc(10%) % | Kendall τ | predictions/s | wall clock s |",
+              "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['baseline']} | {r['mape_pct_mean']:.1f} ± {r['mape_pct_std']:.1f} | {r['rmse_mean']:.1f} | "
+                     f"{r['acc_10_pct_mean']:.1f} | {r['kendall_tau_mean']:.3f} | {r['predictions_per_s']:,} | {r['wall_clock_s']} |")
+    stem.with_suffix(".md").write_text("\n".join(lines) + "\n")
+    print(stem.with_suffix(".md"))
+
+
+if __name__ == "__main__":
+    main()

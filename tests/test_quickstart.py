@@ -1,0 +1,23 @@
+"""The main job runs end to end on the committed data (graph pool + CPU measurements)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_quickstart_ranks_every_baseline_and_builds_the_site(tmp_path):
+    env = {**os.environ, "PERFGRAPHS_HOME": str(tmp_path)}
+    env.pop("MLFLOW_TRACKING_URI", None)
+    result = subprocess.run([sys.executable, "-m", "perfgraphs", "quickstart", "--baselines", "layerwise-linear",
+                             "static-xgboost"], cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "layerwise-linear" in result.stdout and "static-xgboost" in result.stdout
+    assert "noise floor" in result.stdout
+    site = tmp_path / "leaderboard" / "site" / "index.html"
+    assert site.exists() and "static-xgboost" in site.read_text()
+    assert (tmp_path / "mlflow.db").exists()
