@@ -141,10 +141,23 @@ class MeasurementStore:
             os.close(fd)
 
     # -- reading ------------------------------------------------------------------------------
+    def _read_all(self, attempts: int = 5) -> list[pa.Table]:
+        """Every file, verified. A running campaign may compact parts into a shard between the
+        listing and the read: a file that vanished that way means "list again", not corruption."""
+        for attempt in range(attempts):
+            files = self.files()
+            try:
+                return [read_verified(f) for f in files]
+            except CorruptShardError:
+                if all(f.exists() for f in files) or attempt == attempts - 1:
+                    raise
+                time.sleep(0.2)
+        return []
+
     def read(self, latest: bool = True) -> pa.Table:
         """All rows, verified. Exact copies (same measurement_id) are dropped; with ``latest``,
         one row per key: the best status (ok > oom > error), then the most recent."""
-        tables = [read_verified(f) for f in self.files()]
+        tables = self._read_all()
         if not tables:
             return SCHEMA.empty_table()
         rows = pa.concat_tables(tables).to_pylist()
