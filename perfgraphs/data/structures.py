@@ -73,7 +73,7 @@ class StoredStructure:
 def encode(template: GraphTemplate, family: str, img_size: int | None, seq_len: int | None) -> dict:
     """One table row from a template whose batch variants are affine (checked by the template)."""
     one, two = template.graph(1, seq_len), template.graph(2, seq_len)
-    if template._anchors.get(seq_len) is None:
+    if not template.batch_affine(seq_len):
         raise ValueError(f"{template.name}: batch variants are not affine; cannot store compactly")
 
     def step(col: str) -> list[int]:

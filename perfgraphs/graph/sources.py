@@ -22,9 +22,6 @@ def _looks_like_model_name(text: str) -> bool:
     """``zoo:arch`` rather than a path (a Windows drive letter is one character)."""
     return bool(re.match(r"^[A-Za-z][\w.-]+:[^/\\]", text))
 
-Source = "str | Path | bytes | torch.nn.Module"
-
-
 def graph_template(
     source,
     *,

@@ -86,6 +86,11 @@ class GraphTemplate:
             return one
         return _interpolate(one, two, batch_size)
 
+    def batch_affine(self, seq_len: int | None = None) -> bool:
+        """Whether batch variants at ``seq_len`` are derived affinely (checked at batch 3)."""
+        self.graph(1, seq_len)
+        return self._anchors.get(seq_len) is not None
+
     def _make_anchors(self, seq_len: int | None) -> tuple[PerfGraph, PerfGraph] | None:
         if not self.dynamic_batch:
             return None
