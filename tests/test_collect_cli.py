@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import time
@@ -69,8 +70,10 @@ def test_tiny_plan_end_to_end(tmp_path, run_cli):
         assert r["latency_min_ms"] <= r["latency_median_ms"] <= r["latency_max_ms"]
         assert r["latency_mean_ms"] == pytest.approx(sum(r["run_times_ms"]) / 3)
         assert r["peak_memory_mb"] > 0 and r["ref_ms"] > 0 and r["ref_baseline_ms"] > 0
-        assert r["latency_calibrated_ms"] == pytest.approx(
-            r["latency_median_ms"] * r["ref_baseline_ms"] / r["ref_ms"])
+        # per-run calibration: one reference probe after every timed run
+        assert len(r["ref_run_ms"]) == 3 and all(p > 0 for p in r["ref_run_ms"])
+        assert r["latency_calibrated_ms"] == pytest.approx(statistics.median(
+            t * r["ref_baseline_ms"] / p for t, p in zip(r["run_times_ms"], r["ref_run_ms"])))
         assert len(r["structure_hash"]) == 64 and r["core"] == 0 and r["threads"] == 1
     # batch 2 of the same model takes longer than batch 1
     by = {(r["model"], r["batch_size"]): r["latency_median_ms"] for r in rows}
