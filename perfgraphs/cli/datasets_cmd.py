@@ -18,6 +18,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         q.add_argument("name")
         q.add_argument("--config", default=None)
         q.set_defaults(func=func)
+    splits = verbs.add_parser("splits", help="write the committed split files of a graph set from the pool")
+    splits.add_argument("name")
+    splits.set_defaults(func=_splits)
     pool = verbs.add_parser("build-pool", help="export the timm graph structures the graph sets need")
     pool.add_argument("--only", nargs="*", default=None, help="families to build (default: all)")
     pool.add_argument("--measured", action="store_true",
@@ -130,4 +133,21 @@ def _build_pool(args) -> int:
         for plan in plans:
             added += pool.build(plan, lambda sid, done, total: progress.update(task, completed=done, total=total))
     print(f"added {added} structures to {DEFAULT_POOL}")
+    return 0
+
+
+def _splits(args) -> int:
+    from perfgraphs.data.build import DEFAULT_POOL
+    from perfgraphs.data.graph_pool import GraphPool, iter_samples
+    from perfgraphs.data.splits import PROTOCOLS, make_split, save_split
+    from perfgraphs.registry import get_dataset
+
+    ds = get_dataset(args.name)
+    pool = GraphPool(DEFAULT_POOL)
+    groups = {pool.structure(sid).one.structure_hash: family for family, sid, _ in iter_samples(pool, ds.family_counts)}
+    protocol = ds.default_config.split_protocols[0]
+    for seed in PROTOCOLS[protocol]["seeds"]:
+        parts = make_split(groups, protocol, seed)
+        path = save_split(ds.name, protocol, seed, parts)
+        print(f"{path}: " + ", ".join(f"{p} {len(h)} structures" for p, h in parts.items()))
     return 0
