@@ -99,7 +99,7 @@ class GraphPool:
                 if sid not in built:
                     raise PerfgraphsError(
                         f"graph pool {self.root} is incomplete for family {family} "
-                        f"({got}/{need} structures): run `perfgraphs datasets build`"
+                        f"({got}/{need} structures): run `perfgraphs datasets build-pool`"
                     )
                 chosen.append((family, sid, batches_for(got, count)))
                 got += 1
