@@ -84,58 +84,55 @@ class GraphPool:
         return decode(self.rows()[sid])
 
     # -- selection -------------------------------------------------------------------------
-    def select(self, counts: dict[str, int]) -> list[tuple[str, str, tuple[int, ...]]]:
-        """(family, structure id, batch sizes) making up a graph set with ``counts`` per family."""
+    def _walk(self, counts: dict[str, int], missing: Callable[[str, str, int, str, int, int], bool]):
+        """Yield (family, structure id, batch sizes) in each family's candidate order until the
+        family's count is covered, skipping recorded failures. ``missing(family, source, size,
+        sid, got, need)`` is asked about structures not in the pool: True once it is available,
+        False to move on to the next candidate."""
         built, failed = self.rows(), self.failures()
-        chosen = []
         for family, count in counts.items():
             need, got = structures_needed(count), 0
             for source, size in candidates(family):
                 if got == need:
                     break
                 sid = structure_id(source, size)
-                if sid in failed:
+                if sid in failed or (sid not in built and not missing(family, source, size, sid, got, need)):
                     continue
-                if sid not in built:
-                    raise PerfgraphsError(
-                        f"graph pool {self.root} is incomplete for family {family} "
-                        f"({got}/{need} structures): run `perfgraphs datasets build-pool`"
-                    )
-                chosen.append((family, sid, batches_for(got, count)))
+                yield family, sid, batches_for(got, count)
                 got += 1
             if got < need:
                 raise PerfgraphsError(f"family {family}: only {got} of {need} structures can be built")
-        return chosen
+
+    def select(self, counts: dict[str, int]) -> list[tuple[str, str, tuple[int, ...]]]:
+        """(family, structure id, batch sizes) making up a graph set with ``counts`` per family."""
+        def incomplete(family, source, size, sid, got, need):
+            raise PerfgraphsError(f"graph pool {self.root} is incomplete for family {family} "
+                                  f"({got}/{need} structures): run `perfgraphs datasets build-pool`")
+
+        return list(self._walk(counts, incomplete))
 
     # -- building --------------------------------------------------------------------------
     def build(self, counts: dict[str, int], on_progress: Callable[[str, int, int], None] | None = None) -> int:
         """Build missing structures; returns how many were added. Resumable at any point."""
         self.root.mkdir(parents=True, exist_ok=True)
-        built, failed = set(self.rows()), self.failures()
         pending: list[dict] = []
         added = 0
         total = sum(structures_needed(c) for c in counts.values())
-        done = 0
-        for family, count in counts.items():
-            need, got = structures_needed(count), 0
-            for source, size in candidates(family):
-                if got == need:
-                    break
-                sid = structure_id(source, size)
-                if sid in failed:
-                    continue
-                if sid not in built:
-                    if not self._export(family, source, size, pending):
-                        continue  # recorded: the next candidate takes its place
-                    built.add(sid)
-                    added += 1
-                got += 1
-                done += 1
+
+        def export(family, source, size, sid, got, need):
+            nonlocal added
+            ok = self._export(family, source, size, pending)  # a failure is recorded and skipped
+            added += ok
+            return ok
+
+        try:
+            for done, (_, sid, _) in enumerate(self._walk(counts, export), 1):
                 if on_progress:
                     on_progress(sid, done, total)
-        if pending:
-            self._write_part(pending)
-        self._rows = None
+        finally:  # keep what was exported even when a family runs out of candidates
+            if pending:
+                self._write_part(pending)
+            self._rows = None
         return added
 
     def ensure(self, items: Iterable[tuple[str, str, int]]) -> int:
