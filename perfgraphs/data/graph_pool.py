@@ -52,9 +52,13 @@ class GraphPool:
 
     root: Path
     _rows: dict[str, dict] | None = field(default=None, repr=False)
+    _decoded: dict[str, StoredStructure] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.root = Path(self.root)
+
+    def _invalidate(self) -> None:
+        self._rows, self._decoded = None, {}
 
     # -- reading ---------------------------------------------------------------------------
     def files(self) -> list[Path]:
@@ -81,7 +85,10 @@ class GraphPool:
         return out
 
     def structure(self, sid: str) -> StoredStructure:
-        return decode(self.rows()[sid])
+        """Decoded once per pool object: a graph set asks for each structure once per batch size."""
+        if sid not in self._decoded:
+            self._decoded[sid] = decode(self.rows()[sid])
+        return self._decoded[sid]
 
     # -- selection -------------------------------------------------------------------------
     def _walk(self, counts: dict[str, int], missing: Callable[[str, str, int, str, int, int], bool]):
@@ -132,7 +139,7 @@ class GraphPool:
         finally:  # keep what was exported even when a family runs out of candidates
             if pending:
                 self._write_part(pending)
-            self._rows = None
+            self._invalidate()
         return added
 
     def ensure(self, items: Iterable[tuple[str, str, int]]) -> int:
@@ -150,7 +157,7 @@ class GraphPool:
             added += 1
         if pending:
             self._write_part(pending)
-        self._rows = None
+        self._invalidate()
         return added
 
     def _export(self, family: str, source: str, size: int, pending: list[dict]) -> bool:
@@ -174,7 +181,7 @@ class GraphPool:
         existing = [int(p.stem.split("-")[1]) for p in self.root.glob("part-*.parquet")]
         index = max(existing, default=-1) + 1
         _atomic_write_table(pa.Table.from_pylist(rows, schema=SCHEMA), self.root / f"part-{index:05d}.parquet")
-        self._rows = None
+        self._invalidate()
 
     def _record_failure(self, sid: str, reason: str) -> None:
         with open(self.root / "failures.jsonl", "a") as f:
@@ -202,7 +209,7 @@ class GraphPool:
         if failures.exists():
             lines = sorted(set(l for l in failures.read_text().splitlines() if l.strip()))
             failures.write_text("\n".join(lines) + "\n")
-        self._rows = None
+        self._invalidate()
         return final
 
 
