@@ -41,10 +41,10 @@ class Featurizer:
         return f"{self.name}-v{self.version}"
 
     def node_features(self, graph: PerfGraph) -> np.ndarray:
-        x = np.asarray(self._node(graph), dtype=np.float64)
-        if x.shape != (graph.num_nodes, self.node_dim):
-            raise AssertionError(f"{self.id}: node features {x.shape}, expected ({graph.num_nodes}, {self.node_dim})")
-        return x.astype(np.float32)
+        x = self._node(graph)
+        if x.shape != (graph.num_nodes, self.node_dim) or x.dtype != np.float32:
+            raise AssertionError(f"{self.id}: node features {x.shape} {x.dtype}, expected ({graph.num_nodes}, {self.node_dim}) float32")
+        return x
 
     def static_features(self, graph: PerfGraph) -> np.ndarray:
         s = np.asarray(self._static(graph.static_features()), dtype=np.float64)
@@ -58,10 +58,32 @@ class Featurizer:
         return s.T.astype(np.float32).reshape(-1, self.static_dim)
 
 
-def one_hot(indices: np.ndarray, width: int) -> np.ndarray:
-    out = np.zeros((len(indices), width), dtype=np.float64)
-    out[np.arange(len(indices)), indices] = 1.0
-    return out
+def op_indices(ops, index: dict[str, int], default: int) -> np.ndarray:
+    """Vocabulary index per node; the lookup table is built once per distinct operator."""
+    table = {op: index.get(op, default) for op in set(ops)}
+    return np.fromiter((table[op] for op in ops), dtype=np.int64, count=len(ops))
+
+
+class NodeMatrix:
+    """The float32 feature matrix, filled block by block: values are computed in float64 and
+    rounded once on assignment, so no (n, d) float64 intermediate is ever built."""
+
+    def __init__(self, n: int, width: int):
+        self.x = np.zeros((n, width), dtype=np.float32)
+        self.col = 0
+
+    def one_hot(self, indices: np.ndarray, width: int) -> None:
+        self.x[np.arange(len(indices)), self.col + indices] = 1.0
+        self.col += width
+
+    def put(self, values: np.ndarray) -> None:
+        values = values.reshape(len(self.x), -1)
+        self.x[:, self.col:self.col + values.shape[1]] = values
+        self.col += values.shape[1]
+
+    def done(self) -> np.ndarray:
+        assert self.col == self.x.shape[1], (self.col, self.x.shape)
+        return self.x
 
 
 def log1p_nonneg(values: np.ndarray) -> np.ndarray:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from perfgraphs.features.base import Featurizer, log1p_nonneg, one_hot
+from perfgraphs.features.base import Featurizer, NodeMatrix, log1p_nonneg, op_indices
 from perfgraphs.graph.ir import ATTRIBUTE_INDEX, PerfGraph
-from perfgraphs.graph.operators import DIPPM_CATEGORIES, dippm_category
+from perfgraphs.graph.operators import DIPPM_CATEGORIES, DIPPM_CATEGORY_OF, OTHER
 
 ATTRIBUTES = ("kernel_h", "kernel_w", "stride_h", "stride_w", "pad_top", "pad_left",
               "dilation_h", "dilation_w", "groups", "channels_in", "channels_out", "axis")
@@ -21,20 +21,19 @@ STATIC_NAMES = ("total_macs_log1p", "batch_size", "num_conv", "num_dense", "num_
 _CATEGORY_INDEX = {c: i for i, c in enumerate(DIPPM_CATEGORIES)}
 
 
+_CATEGORY_OF_OP = {op: _CATEGORY_INDEX[category] for op, category in DIPPM_CATEGORY_OF.items()}
+
+
 def _node(graph: PerfGraph) -> np.ndarray:
-    cats = np.array([
-        _CATEGORY_INDEX[dippm_category(op, bool(mm))]
-        for op, mm in zip(graph.onnx_ops, graph.activation_matmul)
-    ], dtype=np.int64)
-    attrs = graph.attributes[:, [ATTRIBUTE_INDEX[a] for a in ATTRIBUTES]].astype(np.float64)
-    for i, a in enumerate(ATTRIBUTES):
-        if a.startswith(("channels", "groups")):
-            attrs[:, i] = log1p_nonneg(attrs[:, i])
-    return np.hstack([
-        one_hot(cats, len(DIPPM_CATEGORIES)),
-        attrs,
-        log1p_nonneg(graph.node_output_shape[:, :OUTPUT_RANK]),
-    ])
+    cats = op_indices(graph.onnx_ops, _CATEGORY_OF_OP, _CATEGORY_INDEX[OTHER])
+    cats[graph.activation_matmul] = _CATEGORY_INDEX["attention_matmul"]
+    m = NodeMatrix(graph.num_nodes, len(NODE_NAMES))
+    m.one_hot(cats, len(DIPPM_CATEGORIES))
+    for a in ATTRIBUTES:
+        values = graph.attributes[:, ATTRIBUTE_INDEX[a]].astype(np.float64)
+        m.put(log1p_nonneg(values) if a.startswith(("channels", "groups")) else values)
+    m.put(log1p_nonneg(graph.node_output_shape[:, :OUTPUT_RANK]))
+    return m.done()
 
 
 def _static(s: dict) -> np.ndarray:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from perfgraphs.features.base import Featurizer, log1p_nonneg, one_hot
+from perfgraphs.features.base import Featurizer, NodeMatrix, log1p_nonneg, op_indices
 from perfgraphs.graph.ir import ATTRIBUTE_INDEX, PerfGraph
 from perfgraphs.graph.operators import OTHER
 
@@ -34,13 +34,12 @@ STATIC_NAMES = ("total_flops_log1p", "total_params_log1p", "total_memory_bytes_l
 
 
 def _node(graph: PerfGraph) -> np.ndarray:
-    ops = np.array([_OP_INDEX.get(op, _OP_INDEX[OTHER]) for op in graph.onnx_ops], dtype=np.int64)
-    attrs = np.stack([
-        graph.attributes[:, ATTRIBUTE_INDEX[a]].astype(np.float64) / scale
-        for a, scale in ATTRIBUTE_SCALES.items()
-    ], axis=1)
-    shape = np.clip(graph.node_output_shape[:, : len(OUTPUT_SCALE)], 0, None) / np.array(OUTPUT_SCALE)
-    return np.hstack([one_hot(ops, len(OP_CODES)), attrs, shape])
+    m = NodeMatrix(graph.num_nodes, len(NODE_NAMES))
+    m.one_hot(op_indices(graph.onnx_ops, _OP_INDEX, _OP_INDEX[OTHER]), len(OP_CODES))
+    for a, scale in ATTRIBUTE_SCALES.items():
+        m.put(graph.attributes[:, ATTRIBUTE_INDEX[a]].astype(np.float64) / scale)
+    m.put(np.clip(graph.node_output_shape[:, : len(OUTPUT_SCALE)], 0, None) / np.array(OUTPUT_SCALE))
+    return m.done()
 
 
 def _static(s: dict) -> np.ndarray:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from perfgraphs.features.base import Featurizer, log1p_nonneg, one_hot
+from perfgraphs.features.base import Featurizer, NodeMatrix, log1p_nonneg, op_indices
 from perfgraphs.graph.ir import SHAPE_RANK, PerfGraph
-from perfgraphs.graph.operators import ONNX_OPERATORS, OPERATOR_INDEX, canonical_operator
+from perfgraphs.graph.operators import ONNX_OPERATORS, OPERATOR_INDEX, OTHER
 
 NODE_NAMES = (
     tuple(f"op_{op}" for op in ONNX_OPERATORS)
@@ -20,13 +20,13 @@ STATIC_NAMES = ("batch_size", "num_nodes", "num_edges", "total_macs_log1p", "tot
 
 
 def _node(graph: PerfGraph) -> np.ndarray:
-    ops = np.array([OPERATOR_INDEX[canonical_operator(op)] for op in graph.onnx_ops], dtype=np.int64)
-    return np.hstack([
-        one_hot(ops, len(ONNX_OPERATORS)),
-        log1p_nonneg(graph.node_input_shape),
-        log1p_nonneg(graph.node_output_shape),
-        log1p_nonneg(np.stack([graph.macs, graph.params, graph.memory_bytes], axis=1)),
-    ])
+    m = NodeMatrix(graph.num_nodes, len(NODE_NAMES))
+    m.one_hot(op_indices(graph.onnx_ops, OPERATOR_INDEX, OPERATOR_INDEX[OTHER]), len(ONNX_OPERATORS))
+    m.put(log1p_nonneg(graph.node_input_shape))
+    m.put(log1p_nonneg(graph.node_output_shape))
+    for column in (graph.macs, graph.params, graph.memory_bytes):
+        m.put(log1p_nonneg(column))
+    return m.done()
 
 
 def _static(s: dict) -> np.ndarray:

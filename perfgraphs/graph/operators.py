@@ -81,6 +81,10 @@ for _cat, _ops in {
         _CATEGORY_OF[_op] = _cat
 
 
+# operator → DIPPM category for every operator that has one (MatMul: dense unless attention-like)
+DIPPM_CATEGORY_OF: dict[str, str] = {**_CATEGORY_OF, "MatMul": "dense"}
+
+
 def dippm_category(onnx_op: str, is_attention_matmul: bool = False) -> str:
     """The DIPPM category of a node. MatMul is ``dense`` against a weight, else attention-like."""
     if onnx_op == "MatMul":
