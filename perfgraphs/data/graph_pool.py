@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import uuid
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -178,9 +179,10 @@ class GraphPool:
         return True
 
     def _write_part(self, rows: list[dict]) -> None:
-        existing = [int(p.stem.split("-")[1]) for p in self.root.glob("part-*.parquet")]
-        index = max(existing, default=-1) + 1
-        _atomic_write_table(pa.Table.from_pylist(rows, schema=SCHEMA), self.root / f"part-{index:05d}.parquet")
+        # A unique name per part: two builders (e.g. --measured beside a pool build) never
+        # overwrite each other; ``compact`` orders rows by structure id whatever the part names.
+        name = f"part-{uuid.uuid4().hex[:16]}.parquet"
+        _atomic_write_table(pa.Table.from_pylist(rows, schema=SCHEMA), self.root / name)
         self._invalidate()
 
     def _record_failure(self, sid: str, reason: str) -> None:
