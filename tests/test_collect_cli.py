@@ -75,9 +75,10 @@ def test_tiny_plan_end_to_end(tmp_path, run_cli):
         assert r["latency_calibrated_ms"] == pytest.approx(statistics.median(
             t * r["ref_baseline_ms"] / p for t, p in zip(r["run_times_ms"], r["ref_run_ms"])))
         assert len(r["structure_hash"]) == 64 and r["core"] == 0 and r["threads"] == 1
-    # batch 2 of the same model takes longer than batch 1
-    by = {(r["model"], r["batch_size"]): r["latency_median_ms"] for r in rows}
-    assert by[("timm:resnet10t", 2)] > by[("timm:resnet10t", 1)]
+    # batch 8 does 8x the work of batch 1: even its fastest run beats batch 1's slowest, however
+    # noisy the shared core (a 2x ratio was not robust to 25 % process-to-process noise)
+    by = {(r["model"], r["batch_size"]): r for r in rows}
+    assert by[("timm:resnet10t", 8)]["latency_min_ms"] > by[("timm:resnet10t", 1)]["latency_max_ms"]
     shards = list((out / "cpu-torch-fp32").glob("shard-*.parquet"))
     assert shards and not list((out / "cpu-torch-fp32" / "parts").glob("*.parquet"))
     assert (out / "cpu-torch-fp32" / "hardware.json").exists()
