@@ -104,6 +104,22 @@ def _fit_predict(name: str, model, train, val, test, featurizer: str, target: st
     return np.asarray(pred).ravel(), fit_s, len(p_test) / max(time.perf_counter() - t1, 1e-9)
 
 
+def labeled_parts(data, target: str):
+    """The parts restricted to rows that carry ``target`` (multi-platform configs leave a platform's
+    column empty where it has no measurement); parts left empty are dropped."""
+    import datasets
+
+    if any(target not in part.column_names for part in data.values()):
+        raise PerfgraphsError(f"the loaded data has no column {target!r}")
+    out = {}
+    for name, part in data.items():
+        values = part[target]
+        keep = [i for i, v in enumerate(values) if v is not None and np.isfinite(v)]
+        if keep:
+            out[name] = part if len(keep) == len(part) else part.select(keep)
+    return datasets.DatasetDict(out)
+
+
 def run_benchmark(spec: RunSpec, home: Path | None = None, log: bool = True) -> RunResult:
     from perfgraphs.data.load import load_dataset
     from perfgraphs.evaluate import Evaluator
@@ -111,9 +127,9 @@ def run_benchmark(spec: RunSpec, home: Path | None = None, log: bool = True) -> 
     if spec.baseline not in BASELINES:
         raise PerfgraphsError(f"unknown baseline {spec.baseline!r} (available: {', '.join(sorted(BASELINES))})")
     evaluator = Evaluator(spec.dataset, spec.target, spec.config)
-    data = load_dataset(spec.dataset, spec.config, home=home)
+    data = labeled_parts(load_dataset(spec.dataset, spec.config, home=home), spec.target)
     if "train" not in data or "test" not in data:
-        raise PerfgraphsError(f"{spec.dataset}/{spec.config} has no train/test parts yet")
+        raise PerfgraphsError(f"{spec.dataset}/{spec.config} has no train/test parts with {spec.target} labels yet")
     val = data["validation"] if "validation" in data else None
     featurizer = BASELINES[spec.baseline][0]
     result = RunResult(spec)

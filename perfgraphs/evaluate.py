@@ -134,8 +134,11 @@ class Evaluator:
         if config is not None:
             return self.dataset.config(config)
         for cfg in self.dataset.configs:
-            if any(t.name == target for t in cfg.targets):
+            try:
+                cfg.target(target)  # also resolves per-platform names such as latency_per_sample_ms__<p>
                 return cfg
+            except UnknownDatasetError:
+                continue
         known = sorted({t.name for c in self.dataset.configs for t in c.targets})
         raise UnknownDatasetError(
             f"dataset {self.dataset.name} has no target {target!r} (targets: {', '.join(known) or 'none'})"

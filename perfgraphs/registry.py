@@ -15,6 +15,9 @@ class UnknownDatasetError(PerfgraphsError):
     """A dataset, config or target name the registry does not know."""
 
 
+PLATFORM_SEPARATOR = "__"
+
+
 @dataclass(frozen=True)
 class Target:
     name: str  # unit-suffixed column name, e.g. latency_ms
@@ -31,14 +34,32 @@ class Config:
     targets: tuple[Target, ...] = ()
     platform: str | None = None  # measurement platform of the labels, if any
     split_protocols: tuple[str, ...] = ()
+    # Multi-platform configs label each target once per platform, in columns
+    # ``<target>__<platform>``; those names are targets of their own.
+    platforms: tuple[str, ...] = ()
 
     def target(self, name: str) -> Target:
         for t in self.targets:
             if t.name == name:
                 return t
+        base, sep, platform = name.partition(PLATFORM_SEPARATOR)
+        if sep and self.platforms:
+            for t in self.targets:
+                if t.name == base:
+                    if platform not in self.platforms:
+                        raise UnknownDatasetError(
+                            f"config {self.name!r} has no platform {platform!r} (platforms: {', '.join(self.platforms)})")
+                    return Target(name, t.unit, f"{t.description} on {platform}", t.positive)
+        per_platform = f" (per platform: <target>{PLATFORM_SEPARATOR}<platform>)" if self.platforms else ""
         raise UnknownDatasetError(
-            f"config {self.name!r} has no target {name!r} (targets: {', '.join(t.name for t in self.targets) or 'none'})"
+            f"config {self.name!r} has no target {name!r} "
+            f"(targets: {', '.join(t.name for t in self.targets) or 'none'}{per_platform})"
         )
+
+    def platform_targets(self, name: str) -> list[str]:
+        """Every per-platform column of target ``name``."""
+        self.target(name)
+        return [f"{name}{PLATFORM_SEPARATOR}{p}" for p in self.platforms]
 
 
 @dataclass(frozen=True)
@@ -72,6 +93,8 @@ STEP_TIME = Target("step_time_ms", "ms", "training step time (forward + backward
 THROUGHPUT = Target("throughput_samples_per_s", "samples/s", "samples processed per second")
 ENERGY_TOKEN = Target("energy_per_token_joules", "J/token", "GPU energy per output token")
 ITL = Target("median_itl_ms", "ms", "median inter-token latency")
+PER_SAMPLE_LATENCY = Target("latency_per_sample_ms", "ms",
+                            "latency per sample: 1000 / measured throughput (batch latency at batch 1)")
 TOKEN_THROUGHPUT = Target("output_throughput_tokens_per_sec", "tokens/s", "generated tokens per second")
 
 # Family counts of the research (SPEC section 2); the registry presents them with each dataset.
@@ -80,6 +103,20 @@ DIPPM_COUNTS = {"efficientnet": 1729, "mnasnet": 1001, "mobilenet": 1591, "resne
 TRAPPM_UNLABELED_COUNTS = {"densenet": 838, "efficientnet": 1370, "mnasnet": 7208, "mobilenet": 2449,
                            "poolformer": 601, "resnet": 1805, "swin": 787, "vgg": 6171, "visformer": 237,
                            "convnext": 1530, "vit": 2057}
+
+# timm's published benchmark platforms (device-precision-layout-torch[-cuda][-dynamo], from the
+# result file names) and the platforms of our own collectors that label perfgraphs/nnlqp.
+TIMM_PLATFORMS = (
+    "timm-i7_12700h-fp32-nchw-pt240-dynamo", "timm-i9_10940x-fp32-nchw-pt221-dynamo",
+    "timm-i9_10940x-fp32-nchw-pt240-dynamo", "timm-rtx3090-amp-nchw-pt113-cu117",
+    "timm-rtx3090-amp-nchw-pt210-cu121", "timm-rtx3090-amp-nchw-pt240-cu124",
+    "timm-rtx3090-amp-nhwc-pt113-cu117", "timm-rtx3090-amp-nhwc-pt210-cu121",
+    "timm-rtx3090-amp-nhwc-pt240-cu124", "timm-rtx4090-amp-nchw-pt240-cu124",
+    "timm-rtx4090-amp-nchw-pt240-cu124-dynamo", "timm-rtx4090-amp-nchw-pt291-cu128",
+    "timm-rtx4090-amp-nchw-pt291-cu128-dynamo", "timm-rtx4090-amp-nhwc-pt240-cu124",
+)
+OWN_NNLQP_PLATFORMS = ("cpu-torch-fp32", "cpu-ort-fp32", "cpu-ort-int8")
+NNLQP_PLATFORMS = TIMM_PLATFORMS + OWN_NNLQP_PLATFORMS
 
 DATASETS: dict[str, Dataset] = {d.name: d for d in (
     Dataset(
@@ -114,9 +151,10 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
                     "(our CPU platforms and the timm benchmark platforms)",
         license="Apache-2.0 (our data; timm results Apache-2.0)",
         configs=(
-            Config("timm-platforms", "timm benchmark results (RTX 3090/4090, two CPUs) imported into the cache",
-                   "graphs", (LATENCY, THROUGHPUT),
-                   split_protocols=("random-70-15-15", "leave-one-family-out", "few-shot-platform")),
+            Config("timm-platforms", "timm benchmark results (RTX 3090/4090, two CPUs) imported into the cache, "
+                   "plus our own CPU platforms", "graphs", (PER_SAMPLE_LATENCY,),
+                   split_protocols=("random-70-15-15", "leave-one-family-out", "few-shot-platform"),
+                   platforms=NNLQP_PLATFORMS),
         ),
     ),
     Dataset(

@@ -196,15 +196,48 @@ def test_nnlqp_multiplatform_rows(tmp_path):
     table = [r for split in loaded.values() for r in split]
     platforms = (folder / "platforms.txt").read_text().split()
     assert len(platforms) >= 12
+    # the registry names exactly the platforms the importer produces
+    from perfgraphs.registry import TIMM_PLATFORMS
+
+    assert {r["platform"] for r in rows} == set(TIMM_PLATFORMS)
+    assert set(platforms) <= set(ds.default_config.platforms)
     assert {r["source"] for r in table} == {f"timm:{a}" for a in only}
     # the label is the published throughput converted to ms per sample: check one against the CSV
-    src = [r for r in rows if r["arch"] == "resnet18" and r["platform"] == platforms[0]]
+    timm_platform = next(p for p in platforms if p.startswith("timm-"))
+    src = [r for r in rows if r["arch"] == "resnet18" and r["platform"] == timm_platform]
     row = next(r for r in table if r["source"] == "timm:resnet18" and r["img_size"] == src[0]["img_size"])
-    assert row[f"latency_per_sample_ms__{platforms[0]}"] == pytest.approx(1000 / src[0]["throughput_samples_per_s"])
-    assert row["y"][0][0] == pytest.approx(1000 / src[0]["throughput_samples_per_s"])
+    assert row[f"latency_per_sample_ms__{timm_platform}"] == pytest.approx(1000 / src[0]["throughput_samples_per_s"])
+    assert row["y"][0][platforms.index(timm_platform)] == pytest.approx(1000 / src[0]["throughput_samples_per_s"])
     families = {r["structure_hash"]: r["family"] for r in table}
     lofo = leave_one_family_out(families, "resnet")
     assert lofo["test"] and not set(lofo["test"]) & set(lofo["train"])
     labeled = {p: [r["structure_hash"] for r in table if r[f"latency_per_sample_ms__{p}"] is not None] for p in platforms}
     shot = few_shot_platform(labeled, platforms[0], shots=1)
     assert len(shot["few_shot"]) == 1 and platforms[0] not in shot["train_platforms"]
+
+
+def test_nnlqp_joins_our_own_cpu_measurements(tmp_path):
+    """A batch-1 measurement of a timm-benchmarked (architecture, input size) becomes that graph's
+    cpu-torch-fp32 label, equal to the committed measurement's median."""
+    from perfgraphs.data.multiplatform import build_nnlqp_config, own_platform_rows, timm_rows, wanted_structures
+    from perfgraphs.loaders.sources import ExternalSourceError
+
+    try:
+        rows = timm_rows()
+    except ExternalSourceError as exc:
+        pytest.skip(f"timm results not available offline: {exc}")
+    benchmarked = {(r["arch"], int(r["img_size"])) for r in rows}
+    own = [r for r in own_platform_rows() if (r["arch"], r["img_size"]) in benchmarked]
+    if not own:
+        pytest.skip("no committed batch-1 measurement of a timm-benchmarked architecture yet")
+    pick = min(own, key=lambda r: r["latency_ms"])  # the cheapest graph to export
+    pool = GraphPool(tmp_path / "pool")
+    pool.ensure([w for w in wanted_structures(rows) if w[1] == f"timm:{pick['arch']}" and w[2] == pick["img_size"]])
+    ds = get_dataset("nnlqp")
+    folder = build_nnlqp_config(ds, ds.default_config, pool=pool, home=tmp_path, only={pick["arch"]})
+    import datasets
+
+    table = [r for split in datasets.load_dataset(str(folder)).values() for r in split]
+    row = next(r for r in table if r["img_size"] == pick["img_size"])
+    assert row[f"latency_per_sample_ms__{pick['platform']}"] == pytest.approx(pick["latency_ms"])
+    assert pick["platform"] in (folder / "platforms.txt").read_text().split()

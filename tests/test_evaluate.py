@@ -13,7 +13,7 @@ from perfgraphs.errors import PerfgraphsError
 from perfgraphs.evaluate import (
     EvaluationError, Evaluator, IdMismatchError, InputFormatError, InvalidValueError, compute_metrics,
 )
-from perfgraphs.registry import UnknownDatasetError
+from perfgraphs.registry import UnknownDatasetError, get_dataset
 
 
 def reference_metrics(y_true: list[float], y_pred: list[float]) -> dict[str, float]:
@@ -107,11 +107,11 @@ def test_family_breakdown_partitions_the_overall_metrics(case, data):
 
 
 def test_platform_breakdown_and_result_fields():
-    ev = Evaluator("nnlqp", "latency_ms")
+    ev = Evaluator("nnlqp", "latency_per_sample_ms")
     result = ev.eval({"y_true": [1.0, 2.0, 4.0, 8.0], "y_pred": [1.04, 2.0, 3.0, 8.0],
                       "platform": ["rtx3090", "rtx3090", "epyc", "epyc"]})
     assert (result["dataset"], result["config"], result["target"], result["unit"]) == (
-        "perfgraphs/nnlqp", "timm-platforms", "latency_ms", "ms")
+        "perfgraphs/nnlqp", "timm-platforms", "latency_per_sample_ms", "ms")
     assert result["per_platform"]["rtx3090"]["mape_pct"] == pytest.approx(2.0)
     assert result["per_platform"]["epyc"]["mape_pct"] == pytest.approx(12.5)
     assert result["acc_10_pct"] == pytest.approx(75.0)
@@ -189,3 +189,18 @@ def test_expected_ids_mismatches_say_how_many_and_show_a_few():
     other = Evaluator("dippm", "latency_ms")
     with pytest.raises(IdMismatchError, match="1 missing.*'s10'"):
         other.eval({"sample_id": ids, "y_true": y, "y_pred": y}, expected_ids=ids + ["s10"])
+
+
+def test_per_platform_targets_resolve_through_the_registry():
+    cfg = get_dataset("nnlqp").config("timm-platforms")
+    target = cfg.target("latency_per_sample_ms__cpu-torch-fp32")
+    assert (target.unit, target.positive) == ("ms", True)
+    result = Evaluator("nnlqp", "latency_per_sample_ms__timm-rtx4090-amp-nchw-pt240-cu124").eval(
+        {"y_true": [2.0, 4.0], "y_pred": [2.2, 4.0]})
+    assert result["target"] == "latency_per_sample_ms__timm-rtx4090-amp-nchw-pt240-cu124"
+    assert result["mape_pct"] == pytest.approx(5.0)
+    with pytest.raises(UnknownDatasetError, match="no platform 'tpu-v9'"):
+        cfg.target("latency_per_sample_ms__tpu-v9")
+    with pytest.raises(UnknownDatasetError, match="per platform"):
+        cfg.target("energy_j")
+    assert len(cfg.platform_targets("latency_per_sample_ms")) == len(cfg.platforms) >= 12

@@ -18,13 +18,15 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from perfgraphs.data.build import DEFAULT_POOL, _shard_table, dataset_folder
+from perfgraphs.data.build import DEFAULT_POOL, REPO_ROOT, _shard_table, dataset_folder
 from perfgraphs.data.graph_pool import GraphPool
 from perfgraphs.data.manifest import write_manifest
 from perfgraphs.data.splits import make_split
 from perfgraphs.data.structures import structure_id
 from perfgraphs.errors import PerfgraphsError
-from perfgraphs.registry import Config, Dataset
+from perfgraphs.registry import OWN_NNLQP_PLATFORMS, Config, Dataset
+
+MEASUREMENTS_ROOT = REPO_ROOT / "data" / "measurements"
 
 
 @lru_cache(maxsize=None)
@@ -50,12 +52,36 @@ def wanted_structures(rows: list[dict]) -> list[tuple[str, str, int]]:
     return sorted(items)
 
 
+def own_platform_rows(root: Path = MEASUREMENTS_ROOT) -> list[dict]:
+    """Our batch-1 inference measurements on the nnlqp platforms, from every committed suite
+    (a suite folder holds one sub-folder per platform). The label is the median of the timed
+    runs, as for every latency target; ``latency_per_sample_ms`` equals it at batch 1."""
+    from perfgraphs.collect.store import load_measurements
+
+    out = []
+    for suite in sorted(p for p in root.iterdir() if p.is_dir()) if root.exists() else []:
+        if not any((suite / platform).is_dir() for platform in OWN_NNLQP_PLATFORMS):
+            continue
+        for r in load_measurements(suite).to_pylist():
+            if (r["status"] == "ok" and r["platform"] in OWN_NNLQP_PLATFORMS and r["batch_size"] == 1
+                    and r.get("mode", "inference") == "inference" and r["image_size"]
+                    and str(r["model"]).startswith("timm:")):
+                out.append({"arch": r["model"].split(":", 1)[1], "img_size": int(r["image_size"]),
+                            "platform": r["platform"], "batch_size": 1, "latency_ms": r["latency_median_ms"],
+                            "throughput_samples_per_s": 1000.0 / r["latency_median_ms"]})
+    return out
+
+
 def build_nnlqp_config(dataset: Dataset, config: Config, pool: GraphPool | None = None, home: Path | None = None,
-                       external_dir: Path | None = None, only: set[str] | None = None) -> Path:
+                       external_dir: Path | None = None, only: set[str] | None = None,
+                       measurements_root: Path = MEASUREMENTS_ROOT) -> Path:
     pool = pool or GraphPool(DEFAULT_POOL)
     rows = [r for r in timm_rows(external_dir) if r["throughput_samples_per_s"]]
     if only is not None:
         rows = [r for r in rows if r["arch"] in only]
+    # our own platforms label the same (architecture, input size) graphs timm benchmarked
+    benchmarked = {(r["arch"], int(r["img_size"])) for r in rows}
+    rows += [r for r in own_platform_rows(measurements_root) if (r["arch"], r["img_size"]) in benchmarked]
     platforms = sorted({r["platform"] for r in rows})
     labels: dict[str, dict] = {}
     families: dict[str, str] = {}
