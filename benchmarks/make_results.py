@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import time
 from pathlib import Path
 
+from perfgraphs.benchmarks.label_noise import noise_floor_note
 from perfgraphs.benchmarks.runner import BASELINES, RunSpec, run_benchmark
 
 RESULTS = Path(__file__).resolve().parent / "results"
-NOISE = Path(__file__).resolve().parents[1] / "data" / "measurements" / "noise-floor" / "noise-floor-dippm-cpu.json"
 
 
 def main() -> None:
@@ -52,14 +51,12 @@ def main() -> None:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    noise = json.loads(NOISE.read_text()) if NOISE.exists() else None
+    noise = noise_floor_note(args.dataset, args.config, args.target)
     lines = [f"# {args.dataset} · {args.config} · {args.target}{' (quick mode)' if args.quick else ''}", "",
              f"Test part of the standard split ({sizes}); seeds {', '.join(map(str, args.seeds))}. "
              f"Command: `python -m perfgraphs.benchmarks.make_results --dataset {args.dataset} --config {args.config} "
              f"--target {args.target} --seeds {' '.join(map(str, args.seeds))}{' --quick' if args.quick else ''}`.", ""]
-    if noise:
-        lines += [f"Noise floor of the labels (same configurations measured twice): **{noise['mape_raw_pct']:.1f} % MAPE raw, "
-                  f"{noise['mape_calibrated_pct']:.1f} % calibrated**.", ""]
+    lines += [noise or "Noise floor: no repeated measurements of these labels exist yet.", ""]
     lines += ["| baseline | MAPE % | RMSE (ms) | Acc(10%) % | Kendall τ | predictions/s | wall clock s |",
               "|---|---|---|---|---|---|---|"]
     for r in rows:

@@ -1,0 +1,54 @@
+"""The noise floor of a target's labels: the error a perfect predictor would still show because the
+labels themselves move between measurements. Every results table prints it beside the errors.
+
+* our CPU platforms: two independent measurement rounds of a fixed probe set
+  (``perfgraphs collect noise-floor``, saved under ``data/measurements/noise-floor/``);
+* timm benchmark platforms: the same model on the same GPU/CPU under different PyTorch versions
+  (:func:`perfgraphs.loaders.cross_version_noise_floor`), the only repeated measurements timm
+  publishes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from perfgraphs.registry import PLATFORM_SEPARATOR, get_dataset
+
+NOISE_DIR = Path(__file__).resolve().parents[1] / "data" / "measurements" / "noise-floor"
+OWN_SUITE_NOISE = {"cpu-torch-fp32": "noise-floor-dippm-cpu.json"}
+
+
+def timm_noise_group(platform: str) -> str:
+    """``timm-rtx4090-amp-nchw-pt240-cu124-dynamo`` → ``rtx4090/amp/nchw/dynamo`` (the grouping of
+    :func:`perfgraphs.loaders.timm_benchmark.cross_version_noise_floor_details`)."""
+    device, precision, layout = platform.removeprefix("timm-").split("-")[:3]
+    return f"{device}/{precision}/{layout}" + ("/dynamo" if platform.endswith("-dynamo") else "")
+
+
+def noise_floor_note(dataset: str, config: str, target: str) -> str | None:
+    """One Markdown sentence stating the labels' noise floor, or None when none is known."""
+    ds = get_dataset(dataset)
+    cfg = ds.config(config)
+    platform = cfg.platform
+    if PLATFORM_SEPARATOR in target:
+        platform = target.split(PLATFORM_SEPARATOR, 1)[1]
+    if platform is None:
+        return None
+    if platform.startswith("timm-"):
+        from perfgraphs.loaders import load_timm_benchmark
+        from perfgraphs.loaders.timm_benchmark import cross_version_noise_floor_details
+
+        group = timm_noise_group(platform)
+        found = {nf.group: nf for nf in cross_version_noise_floor_details(load_timm_benchmark())}.get(group)
+        if found is None:
+            return f"Noise floor: timm publishes {group} under one PyTorch version only, so none is measurable."
+        return (f"Noise floor of the labels: the same models on {group} under PyTorch "
+                f"{' / '.join(found.torch_versions)} disagree by **{found.mape_percent:.1f} % MAPE** "
+                f"(median {found.median_ape_percent:.1f} %, {found.n_configs} configurations).")
+    name = OWN_SUITE_NOISE.get(platform)
+    if name is None or not (NOISE_DIR / name).exists():
+        return None
+    noise = json.loads((NOISE_DIR / name).read_text())
+    return (f"Noise floor of the labels (the same {len(noise['probe'])} configurations measured in two independent "
+            f"rounds): **{noise['mape_raw_pct']:.1f} % MAPE raw, {noise['mape_calibrated_pct']:.1f} % calibrated**.")
