@@ -1,0 +1,68 @@
+"""The GNN baseline of the LLM study (SPEC §4, thesis §6.5.2), against which the LLM tree model
+was compared: two GraphSAGE layers (ReLU, dropout 0.05) over the model's operator graph, the
+static features (total MACs / params / memory, batch size, sequence length, hardware features)
+through FC → H_gnn (ReLU, dropout 0.05), the two concatenated → FC 512 → 1; MSE, Adam lr 1e-3,
+mini-batches of 16. Node features follow the thesis's graph construction (operator type,
+input/output shapes, MACs, parameters, memory: the ``trappm`` featurizer).
+
+Where it applies: any graph config (``to_pyg`` rows; the nine encoder LLMs of the research graph
+through the ``hf:`` source). The ML.ENERGY rows of ``perfgraphs/llm`` are decoder LLMs (Qwen3,
+Llama 3/4, DeepSeek, gpt-oss, ...) whose architectures this project cannot graph offline (no
+configs shipped), so the runner refuses it there with that reason.
+
+Our choices where the thesis is silent: the node embeddings are sum-pooled (sign·log1p, as the
+other graph baselines: graph size matters for cost) before the concatenation; 100 epochs
+(quick: 30, hidden 64).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from perfgraphs.baselines.common import GraphEstimator, mlp, resolve, signed_log1p
+
+
+def _module(node_dim: int, static_dim: int, n_targets: int, hidden: int, fc_hidden: int, dropout: float):
+    import torch
+    from torch import nn
+    from torch_geometric.nn import SAGEConv, global_add_pool
+
+    class LLMGNNNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.convs = nn.ModuleList([SAGEConv(node_dim if i == 0 else hidden, hidden) for i in range(2)])
+            self.dropout = nn.Dropout(dropout)
+            self.static_fc = mlp([static_dim, hidden], dropout, final_activation=True)
+            self.head = mlp([2 * hidden, fc_hidden, n_targets], dropout)
+
+        def forward(self, batch):
+            h = batch.x
+            for conv in self.convs:
+                h = torch.relu(self.dropout(conv(h, batch.edge_index)))
+            g = signed_log1p(global_add_pool(h, batch.batch, size=batch.num_graphs))
+            return self.head(torch.cat([g, self.static_fc(batch.static)], dim=1))
+
+    return LLMGNNNet()
+
+
+@dataclass
+class LLMGNN(GraphEstimator):
+    """``fit(pyg_dataset, y=None)`` / ``predict(pyg_dataset)``; multi-target capable."""
+
+    hidden_dim: int | None = None
+    fc_hidden_dim: int | None = None
+    dropout: float = 0.05
+    lr: float = 1e-3
+    epochs: int | None = None
+    batch_size: int = 16
+    quick: bool = False
+    seed: int = 0
+    log_target: bool = True
+
+    def _hparams(self) -> dict:
+        return {"epochs": resolve(self.epochs, self.quick, 100, 30), "lr": self.lr,
+                "batch_size": self.batch_size, "loss": "mse"}
+
+    def _build_module(self, node_dim: int, static_dim: int, n_targets: int):
+        return _module(node_dim, static_dim, n_targets, resolve(self.hidden_dim, self.quick, 512, 64),
+                       resolve(self.fc_hidden_dim, self.quick, 512, 64), self.dropout)
