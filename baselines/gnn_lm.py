@@ -216,6 +216,17 @@ class GNNLM:
         self.n_targets_ = targets.shape[1]
         return self
 
+    @property
+    def num_trainable_params(self) -> int | None:
+        """Parameters stage 3 trains: GIN encoder, projection, LoRA and readout (the frozen LM
+        weights are not counted, as the thesis's θ)."""
+        if not hasattr(self, "head_"):
+            return None
+        params = {id(p): p.numel() for module in (self.mae_.encoder, self.projection_, self.head_)
+                  for p in module.parameters()}
+        params.update({id(p): p.numel() for p in self.lm_.trainable_parameters()})
+        return sum(params.values())
+
     def _train_mode(self, on: bool) -> None:
         for module in (self.mae_.encoder, self.projection_, self.lm_.model, self.head_):
             module.train(on)

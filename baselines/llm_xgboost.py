@@ -3,8 +3,10 @@
 Grid: n_estimators {100, 500, 1000, 2000}, lr {0.1, 0.01, 0.001}, max_depth {3, 5, 8, 10, 30},
 subsample {0.5, 0.75, 1} (180 points; the thesis found lr 0.1, depth 8, 2000 trees, subsample 1
 best). Protocol: stratified 5-fold CV; the thesis does not say how the grid point was chosen
-inside it, so here each outer fold selects on a validation part of its own training rows and
-then refits the chosen point on all of them (no test row ever influences selection).
+inside it, so here selection happens inside each outer fold's training rows only: on the
+validation part when the caller gives one, else on a seeded ``validation_fraction`` of the
+training rows; the chosen point is then refitted on all of them (no test row ever influences
+selection, and every baseline of a fold trains on the same rows).
 
 Same booster plumbing as :class:`StaticXGBoost` (one model per target, log-space targets,
 ``tree_method="hist"``, one thread, seeded), so the two differ only in grid and refit.
@@ -40,15 +42,24 @@ LLM_QUICK_GRID: dict[str, tuple] = {
 @dataclass
 class LLMXGBoost(StaticXGBoost):
     """``fit(X, y, X_val=None, y_val=None)`` / ``predict(X)`` on :func:`perfgraphs.data.llm_features`
-    rows. With a validation set the grid point is selected on it (``grid_scores_``), then the
-    final boosters are refitted on training ∪ validation when ``refit_on_validation``."""
+    rows. The grid point is selected on the validation set (``grid_scores_``), or, without one and
+    with more than one grid point, on a held-out ``validation_fraction`` of ``X``; the final
+    boosters are then refitted on all rows seen (training ∪ validation) when
+    ``refit_on_validation``."""
 
     refit_on_validation: bool = True
+    validation_fraction: float = 0.2
 
     def _grid(self) -> list[dict]:
         return grid_points(self.grid if self.grid is not None else (LLM_QUICK_GRID if self.quick else LLM_PAPER_GRID))
 
     def fit(self, X, y, X_val=None, y_val=None) -> "LLMXGBoost":
+        if X_val is None and y_val is None and len(self._grid()) > 1:
+            X, y = as_features(X), as_targets(y)
+            held = np.random.default_rng(self.seed).permutation(len(X))[: max(1, round(self.validation_fraction * len(X)))]
+            inner = np.ones(len(X), dtype=bool)
+            inner[held] = False
+            X, y, X_val, y_val = X[inner], y[inner], X[~inner], y[~inner]
         super().fit(X, y, X_val, y_val)
         if X_val is not None and self.refit_on_validation:
             X_all = np.concatenate([as_features(X), as_features(X_val)])

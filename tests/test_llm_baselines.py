@@ -124,18 +124,21 @@ def test_llm_xgboost_beats_the_mean_and_is_deterministic(tiny):
     assert (first > 0).all() and mape_pct(y[test], first) < 0.25 * mean_mape(y[test])
     # the refit sees the validation rows too, so it is a different model
     assert not np.allclose(first, fit(0, refit=False).predict(X[test]))
+    # without a validation part it holds out 20 % of the training rows itself, then refits on all
+    own = LLMXGBoost(quick=True, seed=0).fit(X[~test], y[~test])
+    assert len(own.grid_scores_) == 2
+    assert mape_pct(y[test], own.predict(X[test])) < 0.25 * mean_mape(y[test])
 
 
 def test_llm_xgboost_on_mlenergy_folds():
     rows = _mlenergy_rows()
     X = llm_features(rows)
     folds = np.asarray(rows["fold"])
-    test, val = folds == 0, folds == 1
-    train = ~test & ~val
+    test = folds == 0
     for target in ("energy_per_token_joules", "output_throughput_tokens_per_sec"):
         y = np.asarray(rows[target], dtype=np.float64)
-        pred = LLMXGBoost(quick=True, seed=0).fit(X[train], y[train], X[val], y[val]).predict(X[test])
-        again = LLMXGBoost(quick=True, seed=0).fit(X[train], y[train], X[val], y[val]).predict(X[test])
+        pred = LLMXGBoost(quick=True, seed=0).fit(X[~test], y[~test]).predict(X[test])
+        again = LLMXGBoost(quick=True, seed=0).fit(X[~test], y[~test]).predict(X[test])
         assert np.allclose(pred, again, rtol=1e-6, atol=0)
         # the model + hardware features explain most of the spread (the mean is off by > 100 %)
         assert mape_pct(y[test], pred) < 0.3 * mean_mape(y[test]), target
@@ -218,6 +221,8 @@ def test_gnn_lm_stages_each_reduce_their_loss(lm_set, tiny_lms, kind):
     assert any(not torch.equal(encoder[k], v) for k, v in model.mae_.encoder.state_dict().items())
     pred = model.predict(pyg)
     assert pred.shape == y.shape and np.isfinite(pred).all() and (pred > 0).all()
+    lora = sum(p.numel() for p in model.lm_.trainable_parameters())
+    assert 0 < lora < model.num_trainable_params < lora + sum(p.numel() for p in model.lm_.model.parameters())
 
 
 def test_gnn_lm_text_stage_keeps_the_gnn_frozen_and_is_deterministic(lm_set, tiny_lms):
