@@ -5,7 +5,9 @@ labels themselves move between measurements. Every results table prints it besid
   (``perfgraphs collect noise-floor``, saved under ``data/measurements/noise-floor/``);
 * timm benchmark platforms: the same model on the same GPU/CPU under different PyTorch versions
   (:func:`perfgraphs.loaders.cross_version_noise_floor`), the only repeated measurements timm
-  publishes.
+  publishes;
+* tabular LLM rows (ML.ENERGY): serving configurations that appear more than once in the data
+  (:func:`perfgraphs.benchmarks.tabular_protocol.noise_floor_sentence`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,11 @@ def noise_floor_note(dataset: str, config: str, target: str) -> str | None:
     """One Markdown sentence stating the labels' noise floor, or None when none is known."""
     ds = get_dataset(dataset)
     cfg = ds.config(config)
+    if cfg.kind == "tabular":
+        from perfgraphs.benchmarks.tabular_protocol import noise_floor_sentence
+        from perfgraphs.data.load import load_dataset
+
+        return noise_floor_sentence(load_dataset(ds.name, cfg.name)["train"], target)
     platform = cfg.platform
     if PLATFORM_SEPARATOR in target:
         platform = target.split(PLATFORM_SEPARATOR, 1)[1]

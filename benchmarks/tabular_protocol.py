@@ -1,0 +1,97 @@
+"""The stratified 5-fold protocol of the tabular LLM config (``perfgraphs/llm`` / ``mlenergy``).
+
+The LLM study evaluates with stratified 5-fold cross-validation: every row is predicted once, by
+a model trained on the other four folds (the ``fold`` column of the built config, stratified by
+model). Scores are computed over the pooled out-of-fold predictions of all rows, so one run is
+one Evaluator call over the whole config, with ``row_id`` as the sample id, the model's
+organisation (``Qwen``, ``meta-llama``, ...) as the family and the GPU model as the platform.
+
+Graph baselines do not apply: the rows are ML.ENERGY serving runs of decoder LLMs whose
+architectures this project cannot turn into graphs offline (:data:`NO_GRAPHS`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from perfgraphs.errors import PerfgraphsError
+
+NO_GRAPHS = (
+    "{baseline} needs computation graphs, but the perfgraphs/llm mlenergy rows are ML.ENERGY serving "
+    "runs of decoder LLMs (Qwen3, Llama 3/4, DeepSeek, gpt-oss, Gemma 3, Nemotron) that cannot be graphed "
+    "offline: the hf: source ships configs of the nine encoder LLMs of the research only. "
+    "Tabular baselines: {tabular}")
+TABULAR_KINDS = ("static",)
+# the configuration of a serving run; rows equal on all of these are repeated measurements
+CONFIG_KEY = ("model_id", "task", "gpu_model", "num_gpus", "max_num_seqs", "tensor_parallel",
+              "data_parallel", "expert_parallel")
+
+
+class TabularProtocolError(PerfgraphsError):
+    """A baseline or split the tabular protocol cannot run."""
+
+
+@dataclass(frozen=True)
+class Fold:
+    index: int
+    train: Any  # datasets.Dataset: every other fold
+    test: Any  # datasets.Dataset: this fold
+
+
+def is_tabular(rows) -> bool:
+    return "fold" in rows.column_names and "row_id" in rows.column_names
+
+
+def with_eval_columns(rows):
+    """``sample_id`` (= ``row_id``), ``family`` (model organisation) and ``platform`` (GPU) columns."""
+    extra = {
+        "sample_id": list(rows["row_id"]),
+        "family": [m.split("/", 1)[0] for m in rows["model_id"]],
+        "platform": list(rows["gpu_model"]),
+    }
+    for name, values in extra.items():
+        if name not in rows.column_names:
+            rows = rows.add_column(name, values)
+    return rows
+
+
+def folds(rows) -> list[Fold]:
+    """One :class:`Fold` per value of the ``fold`` column, in order."""
+    fold = np.asarray(rows["fold"])
+    values = sorted(set(fold.tolist()))
+    if len(values) < 2:
+        raise TabularProtocolError(f"cross-validation needs at least two folds, the rows have {values}")
+    return [Fold(k, rows.select(np.flatnonzero(fold != k)), rows.select(np.flatnonzero(fold == k))) for k in values]
+
+
+def check_baseline(name: str, kind: str, tabular_baselines: list[str]) -> None:
+    if kind not in TABULAR_KINDS:
+        raise TabularProtocolError(NO_GRAPHS.format(baseline=name, tabular=", ".join(sorted(tabular_baselines))))
+
+
+def repeated_measurements(rows, target: str) -> list[list[float]]:
+    """Values of ``target`` for every serving configuration measured more than once."""
+    groups: dict[tuple, list[float]] = {}
+    columns = {k: rows[k] for k in CONFIG_KEY}
+    for i, value in enumerate(rows[target]):
+        if value is not None:
+            groups.setdefault(tuple(columns[k][i] for k in CONFIG_KEY), []).append(float(value))
+    return [v for v in groups.values() if len(v) > 1]
+
+
+def noise_floor_sentence(rows, target: str) -> str:
+    """The labels' noise floor as far as the data show it: the MAPE between repeated measurements
+    of one configuration (each measurement taken in turn as the truth for the others)."""
+    repeats = repeated_measurements(rows, target)
+    if not repeats:
+        return ("Noise floor: ML.ENERGY publishes one measurement per serving configuration, so none is "
+                "measurable from these rows.")
+    errors = [abs(a - b) / a for values in repeats for i, a in enumerate(values)
+              for j, b in enumerate(values) if i != j]
+    n = len(repeats)
+    few = " — a single pair, an indication rather than a floor" if n == 1 else ""
+    return (f"Noise floor of the labels: {n} serving configuration{'s' if n > 1 else ''} measured more than once "
+            f"in the data disagree{'s' if n == 1 else ''} by **{100 * float(np.mean(errors)):.1f} % MAPE**{few}.")
