@@ -34,13 +34,22 @@ class Entry:
     division: str  # "closed" (provided features and splits only) or "open"
     code_commit: str
     per_seed: list[dict]  # {"seed", metrics..., "per_family": {...}}
-    fit_seconds: float
-    predictions_per_second: float
+    fit_seconds: float | None  # mean over seeds, measured by the harness; None when self-reported
+    predictions_per_second: float | None
     num_params: int | None
     hardware: str
     run_identity: str
     date_utc: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
     authors: str = "perfgraphs reference baselines"
+    # Added with the submission harness; records written before it read with these defaults.
+    test_set: str = "public"  # "public" (the dataset's test part) or "hidden" (labels outside the repo)
+    hidden_labels_sha256: str = ""  # the published commitment the hidden labels matched
+    code_url: str = ""
+    paper: str = ""
+    external_data: bool = False
+    hyperparameters: dict = field(default_factory=dict)  # the chosen values from submission.yaml
+    peak_memory_mb: float | None = None  # largest resident set of the predictor process over seeds
+    actual_vs_predicted: list = field(default_factory=list)  # [[y_true, y_pred], ...] of the first seed
 
     def mean_std(self, metric: str) -> tuple[float, float]:
         values = [float(s[metric]) for s in self.per_seed]
@@ -51,6 +60,20 @@ class Entry:
         mean, std = self.mean_std(metric)
         half = 1.96 * std / len(self.per_seed) ** 0.5
         return mean - half, mean + half
+
+
+def entry_key(record: dict) -> tuple:
+    """What makes two records the same entry: one per (method, code commit) per board."""
+    return (record["method"], record["code_commit"], record["config"], record["target"],
+            record.get("test_set", "public"))
+
+
+def find_duplicate(dataset: str, method: str, code_commit: str, config: str, target: str,
+                   test_set: str = "public", root: Path | None = None) -> Entry | None:
+    """The recorded entry a new submission would duplicate, if any (checked again under the lock
+    when the record is appended)."""
+    key = (method, code_commit, config, target, test_set)
+    return next((e for e in read_entries(dataset, root) if entry_key(asdict(e)) == key), None)
 
 
 def results_path(dataset: str, root: Path | None = None) -> Path:
@@ -83,11 +106,10 @@ def append_entry(entry: Entry, root: Path | None = None) -> Path:
             for existing in f.read().splitlines():
                 if existing.strip():
                     other = json.loads(existing)
-                    if (other["method"], other["code_commit"], other["config"], other["target"]) == \
-                            (entry.method, entry.code_commit, entry.config, entry.target):
+                    if entry_key(other) == entry_key(asdict(entry)):
                         raise DuplicateEntryError(
                             f"{entry.method} at commit {entry.code_commit[:12]} is already ranked on "
-                            f"{entry.dataset}/{entry.config}/{entry.target}")
+                            f"{entry.dataset}/{entry.config}/{entry.target} ({entry.test_set} test set)")
             f.write(line)
             f.flush()
             os.fsync(f.fileno())

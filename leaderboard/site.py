@@ -45,6 +45,32 @@ def entry_slug(e: Entry) -> str:
     return re.sub(r"[^a-z0-9]+", "-", f"{e.dataset}-{e.config}-{e.target}-{e.method}-{e.run_identity}".lower())
 
 
+def _svg_scatter(pairs: list, target: str) -> str:
+    """Actual vs predicted on log-log axes as inline SVG (no script, no network)."""
+    import math
+
+    pts = [(float(t), float(p)) for t, p in pairs if t > 0 and p > 0]
+    if not pts:
+        return ""
+    lo = math.log10(min(min(t, p) for t, p in pts))
+    hi = math.log10(max(max(t, p) for t, p in pts))
+    span = (hi - lo) or 1.0
+    size, pad = 360, 40
+
+    def xy(v: float) -> float:
+        return pad + (math.log10(v) - lo) / span * (size - 2 * pad)
+
+    dots = "".join(f"<circle cx='{xy(t):.1f}' cy='{size - xy(p):.1f}' r='2.5' fill='#1f77b4' fill-opacity='.6'/>"
+                   for t, p in pts)
+    return (f"<figure><svg xmlns='http://www.w3.org/2000/svg' width='{size}' height='{size}' role='img' "
+            f"aria-label='actual vs predicted'><rect width='{size}' height='{size}' fill='white' stroke='#ccc'/>"
+            f"<line x1='{pad}' y1='{size - pad}' x2='{size - pad}' y2='{pad}' stroke='#888' stroke-dasharray='4'/>"
+            f"{dots}<text x='{size / 2}' y='{size - 8}' text-anchor='middle' font-size='12'>measured {html.escape(target)} "
+            f"(log, {10 ** lo:.3g} to {10 ** hi:.3g})</text><text x='12' y='{size / 2}' font-size='12' "
+            f"transform='rotate(-90 12 {size / 2})' text-anchor='middle'>predicted (log)</text></svg>"
+            f"<figcaption>actual vs predicted, seed {{seed}}; dashed: perfect prediction</figcaption></figure>")
+
+
 def _entry_page(e: Entry) -> str:
     metrics = ("mape_pct", "rmse", "acc_10_pct", "kendall_tau")
     seeds = "".join("<tr>" + _cell(s["seed"]) + "".join(_cell(s[m], f"{s[m]:.4g}") for m in metrics) + "</tr>"
@@ -53,14 +79,24 @@ def _entry_page(e: Entry) -> str:
     fams = "".join("<tr>" + _cell(f, left=True) + _cell(v.get("n", "")) + _cell(v["mape_pct"], f"{v['mape_pct']:.2f}")
                    + _cell(v["acc_10_pct"], f"{v['acc_10_pct']:.1f}") + "</tr>" for f, v in sorted(fam.items()))
     head = "".join(f"<th>{m}</th>" for m in ("seed",) + metrics)
+    about = [("authors", e.authors), ("code", f"{e.code_url} @ {e.code_commit}" if e.code_url else e.code_commit),
+             ("paper", e.paper or "–"), ("external data", "yes" if e.external_data else "no"),
+             ("hyper-parameters", ", ".join(f"{k}={v}" for k, v in sorted(e.hyperparameters.items())) or "–"),
+             ("test set", e.test_set + (f" (labels sha256 {e.hidden_labels_sha256[:16]}…)" if e.hidden_labels_sha256 else "")),
+             ("dataset content hash", e.dataset_content_hash[:16] or "–"),
+             ("peak memory", f"{e.peak_memory_mb:.0f} MB" if e.peak_memory_mb is not None else "not measured")]
+    meta = "".join(f"<tr><th class=l>{html.escape(k)}</th><td class=l>{html.escape(str(v))}</td></tr>" for k, v in about)
+    plot = _svg_scatter(e.actual_vs_predicted, e.target).replace("{seed}", str(e.per_seed[0]["seed"]))
     body = (f"<p><a href='index.html'>← leaderboard</a></p><h1>{html.escape(e.method)}</h1>"
             f"<p>{html.escape(e.dataset)} {html.escape(e.dataset_version)} · {html.escape(e.config)} · "
             f"{html.escape(e.target)} · tier {e.tier} · division {e.division} · commit {html.escape(e.code_commit[:12])} · "
             f"run {html.escape(e.run_identity)} · {html.escape(e.hardware)} · {html.escape(e.date_utc)}</p>"
+            f"<table>{meta}</table>"
             f"<table class=sortable><caption>per seed (test part)</caption><thead><tr>{head}</tr></thead>"
             f"<tbody>{seeds}</tbody></table>"
             f"<table class=sortable><caption>per family (seed {e.per_seed[0]['seed']})</caption><thead><tr>"
-            f"<th class=l>family</th><th>n</th><th>MAPE %</th><th>Acc(10%) %</th></tr></thead><tbody>{fams}</tbody></table>")
+            f"<th class=l>family</th><th>n</th><th>MAPE %</th><th>Acc(10%) %</th></tr></thead><tbody>{fams}</tbody></table>"
+            + plot)
     return _page(e.method, body)
 
 
@@ -78,8 +114,9 @@ def _table(entries: list[Entry], key: str) -> str:
                     + _cell(e.mean_std("acc_10_pct")[0], f"{e.mean_std('acc_10_pct')[0]:.1f}")
                     + _cell(e.mean_std("kendall_tau")[0], f"{e.mean_std('kendall_tau')[0]:.3f}")
                     + _cell(e.num_params if e.num_params is not None else -1, f"{e.num_params:,}" if e.num_params else "–")
-                    + _cell(e.fit_seconds, f"{e.fit_seconds:.1f}")
-                    + _cell(e.predictions_per_second, f"{e.predictions_per_second:,.0f}")
+                    + (_cell(e.fit_seconds, f"{e.fit_seconds:.1f}") if e.fit_seconds is not None else _cell(-1, "–"))
+                    + (_cell(e.predictions_per_second, f"{e.predictions_per_second:,.0f}")
+                       if e.predictions_per_second is not None else _cell(-1, "–"))
                     + _cell(e.hardware, left=True) + _cell(e.date_utc[:10], left=True)
                     + _cell(e.tier, left=True) + _cell(e.division, left=True) + "</tr>")
     return (f"<table class=sortable id='{html.escape(key)}'><caption>{html.escape(key)}</caption>"
@@ -95,7 +132,9 @@ def build_site(out: Path | None = None, results: Path | None = None) -> Path:
         entries = read_entries(path.stem, results)
         groups: dict[str, list[Entry]] = {}
         for e in entries:
-            groups.setdefault(f"{e.dataset} · {e.config} · {e.target}", []).append(e)
+            # entries scored on different test sets are never ranked against each other
+            hidden = " · hidden test set" if e.test_set != "public" else ""
+            groups.setdefault(f"{e.dataset} · {e.config} · {e.target}{hidden}", []).append(e)
             (out / f"{entry_slug(e)}.html").write_text(_entry_page(e))
         sections += [_table(es, key) for key, es in sorted(groups.items())]
     body = ("<h1>perfgraphs leaderboard</h1><p>Test-part scores of predictors on measured performance "

@@ -29,3 +29,54 @@ def _find_external() -> str | None:
 # downloaded by tests.
 if "PERFGRAPHS_EXTERNAL_DIR" not in os.environ and _find_external():
     os.environ["PERFGRAPHS_EXTERNAL_DIR"] = _find_external()
+
+
+@pytest.fixture(scope="session")
+def tiny_labeled_home(tmp_path_factory):
+    """PERFGRAPHS_HOME with a tiny perfgraphs/dippm cpu-torch-fp32 config built from real data: the
+    committed CPU measurements of the smallest measured model of each family, joined to their
+    committed graph structures (no export, no new measurement). One structure group per family,
+    so the 70/15/15 split leaves every part non-empty."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from perfgraphs.collect.store import MeasurementStore, load_measurements
+    from perfgraphs.data.build import DEFAULT_POOL, build_labeled_config, measurement_root
+    from perfgraphs.data.structures import structure_id
+    from perfgraphs.registry import get_dataset
+
+    ds = get_dataset("dippm")
+    cfg = ds.config("cpu-torch-fp32")
+    measured = [r for r in load_measurements(measurement_root(ds)).to_pylist()
+                if r["status"] == "ok" and r["platform"] == cfg.platform]
+    files = sorted(DEFAULT_POOL.glob("*.parquet"))
+    if not measured or not files:
+        pytest.skip("no committed measurements or graph pool in this checkout")
+    index = pa.concat_tables([pq.read_table(f, columns=["structure_id", "num_nodes"]) for f in files])
+    nodes = dict(zip(index.column("structure_id").to_pylist(), index.column("num_nodes").to_pylist()))
+    best: dict[str, tuple[int, str]] = {}
+    for r in measured:
+        sid = structure_id(r["model"], r["image_size"], r["seq_len"])
+        if sid in nodes:
+            best[r["family"]] = min(best.get(r["family"], (nodes[sid], r["model"])), (nodes[sid], r["model"]))
+    models = {model for _, model in best.values()}
+    rows = [r for r in measured if r["model"] in models
+            and structure_id(r["model"], r["image_size"], r["seq_len"]) in nodes]
+    if len(best) < 7:
+        pytest.skip(f"only {len(best)} families measured so far; the tiny split needs 7")
+    wanted = pa.array(sorted({structure_id(r["model"], r["image_size"], r["seq_len"]) for r in rows}))
+    root = tmp_path_factory.mktemp("tiny-labeled")
+    pool_dir = root / "pool"
+    pool_dir.mkdir()
+    pool_rows = pa.concat_tables([t.filter(pc.is_in(t.column("structure_id"), wanted))
+                                  for t in (pq.read_table(f) for f in files)])
+    pq.write_table(pool_rows, pool_dir / "part-00000.parquet")
+    store = MeasurementStore(root / "measurements")
+    for r in rows:
+        store.append(r)
+    from perfgraphs.data.graph_pool import GraphPool
+
+    home = root / "home"
+    build_labeled_config(ds, cfg, pool=GraphPool(pool_dir), home=home, measurements=root / "measurements")
+    return home

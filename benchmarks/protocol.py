@@ -1,0 +1,69 @@
+"""The standard protocol's data: one registered dataset config, loaded into its train / validation /
+test parts with the version and content hash that identify it.
+
+Shared by the benchmark runner and the leaderboard harness, so a reference baseline and a
+submitted predictor are trained and scored on exactly the same parts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from perfgraphs.errors import PerfgraphsError
+
+
+@dataclass(frozen=True)
+class ProtocolData:
+    dataset: str  # registry name, e.g. perfgraphs/dippm
+    config: str
+    version: str
+    content_hash: str  # manifest content hash of the built config ("" if the manifest lacks it)
+    train: Any  # datasets.Dataset parts
+    validation: Any | None
+    test: Any
+
+    @property
+    def sizes(self) -> dict[str, int]:
+        parts = {"train": self.train, "validation": self.validation, "test": self.test}
+        return {k: len(v) for k, v in parts.items() if v is not None}
+
+
+def labeled_parts(data, target: str):
+    """The parts restricted to rows that carry ``target``: multi-platform configs (nnlqp) leave a
+    platform's column empty where it has no measurement. Parts left empty are dropped."""
+    import datasets
+    import numpy as np
+
+    out = {}
+    for name, part in data.items():
+        if target not in part.column_names:
+            raise PerfgraphsError(f"the {name} part has no column {target!r}")
+        values = part[target]
+        keep = [i for i, v in enumerate(values) if v is not None and np.isfinite(v)]
+        if keep:
+            out[name] = part if len(keep) == len(part) else part.select(keep)
+    return datasets.DatasetDict(out)
+
+
+def load_protocol(dataset: str, config: str, home: Path | None = None, target: str | None = None) -> ProtocolData:
+    """Load (building on first use) a config and split it into the protocol's parts; with
+    ``target``, only the rows labeled with it."""
+    from perfgraphs.data.build import dataset_folder
+    from perfgraphs.data.load import load_dataset
+    from perfgraphs.data.manifest import read_manifest
+    from perfgraphs.registry import get_dataset
+
+    ds = get_dataset(dataset)
+    cfg = ds.config(config)
+    data = load_dataset(ds.name, cfg.name, home=home)
+    if target is not None:
+        cfg.target(target)  # unknown target: the registry's one-line error
+        data = labeled_parts(data, target)
+    if "train" not in data or "test" not in data:
+        raise PerfgraphsError(f"{ds.name}/{cfg.name} has no train/test parts yet")
+    manifest = read_manifest(dataset_folder(ds, cfg, home)) or {}
+    return ProtocolData(
+        dataset=ds.name, config=cfg.name, version=ds.version, content_hash=manifest.get("content_hash", ""),
+        train=data["train"], validation=data["validation"] if "validation" in data else None, test=data["test"])

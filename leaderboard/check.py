@@ -1,0 +1,148 @@
+"""The checker's rules, as small functions that return problems (one line each, saying how to fix
+it) instead of raising, so a submission learns about all of its defects at once.
+
+``perfgraphs check``, ``perfgraphs submit`` and the tests all go through these functions (via
+:func:`perfgraphs.leaderboard.submit.evaluate_submission`).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from perfgraphs.benchmarks.mlflow_log import mean_std
+from perfgraphs.evaluate import IdMismatchError, check_ids
+
+MIN_SEEDS = 5
+# Shuffling the test order may reorder floating-point sums inside a batch; anything beyond this
+# relative difference means the predictions depend on the order or the ids.
+INVARIANCE_RTOL = 1e-5
+# Reported means/stds are compared after rounding to what a paper table shows.
+REPORTED_ATOL_PCT = 0.01
+
+
+def check_seeds(seeds) -> list[str]:
+    distinct = sorted(set(int(s) for s in seeds))
+    if len(distinct) < MIN_SEEDS:
+        return [f"{len(distinct)} distinct seed(s) ({', '.join(map(str, distinct)) or 'none'}); the leaderboard "
+                f"needs at least {MIN_SEEDS}: run seeds 0 1 2 3 4 (--seeds, or seed-<k>.parquet files)"]
+    return []
+
+
+def check_dataset_ref(ref, dataset: str, config: str, target: str, version: str, content_hash: str) -> list[str]:
+    """Fields of submission.yaml's ``dataset`` block that disagree with the data being scored."""
+    problems = []
+    short = dataset.split("/")[-1]
+    if ref.name and ref.name.split("/")[-1] != short:
+        problems.append(f"submission.yaml names dataset {ref.name!r} but it is scored on {dataset}: fix dataset.name "
+                        "or --dataset")
+    if ref.config and ref.config != config:
+        problems.append(f"submission.yaml names config {ref.config!r} but it is scored on {config!r}: fix "
+                        "dataset.config or --config")
+    if ref.target and ref.target != target:
+        problems.append(f"submission.yaml names target {ref.target!r} but it is scored on {target!r}: fix "
+                        "dataset.target or --target")
+    if ref.version and ref.version != version:
+        problems.append(f"stale dataset version {ref.version} (the leaderboard scores {dataset} {version}): "
+                        "redo the predictions on the current version")
+    if ref.content_hash and ref.content_hash != content_hash:
+        problems.append(f"dataset content hash {ref.content_hash[:16]}... does not match the leaderboard's "
+                        f"{content_hash[:16]}... ({dataset}/{config} {version}): rebuild the dataset "
+                        "(`perfgraphs datasets build`) and redo the predictions on it")
+    return problems
+
+
+def check_prediction_ids(label: str, ids: list[str], expected: list[str]) -> list[str]:
+    try:
+        check_ids(ids, expected)
+    except IdMismatchError as exc:
+        return [f"{label}: {exc}: give exactly one prediction per test sample_id"]
+    return []
+
+
+def check_values(label: str, values: np.ndarray, n: int, positive: bool) -> list[str]:
+    """Shape, length, finiteness and sign of one seed's predictions."""
+    values = np.asarray(values)
+    if values.ndim != 1:
+        hint = " (flatten it with .ravel())" if values.ndim == 2 and 1 in values.shape else ""
+        return [f"{label}: predictions have shape {values.shape}, expected ({n},){hint}: predict must return "
+                "one value per input graph"]
+    if len(values) != n:
+        return [f"{label}: {len(values)} predictions for {n} test graphs: return exactly one value per input graph"]
+    if not np.issubdtype(values.dtype, np.number):
+        return [f"{label}: predictions are not numbers (dtype {values.dtype})"]
+    problems = []
+    bad = ~np.isfinite(values)
+    if bad.any():
+        problems.append(f"{label}: {int(bad.sum())} prediction(s) are NaN or infinite (first at position "
+                        f"{int(np.argmax(bad))}): every prediction must be a finite number")
+    if positive:
+        neg = np.isfinite(values) & (values <= 0)
+        if neg.any():
+            problems.append(f"{label}: {int(neg.sum())} prediction(s) are zero or negative (first "
+                            f"{values[np.argmax(neg)]:g} at position {int(np.argmax(neg))}): this target is positive, "
+                            "so predict in log space or clip at a small positive value")
+    return problems
+
+
+def check_invariance(label: str, pred: np.ndarray, probe_pred: np.ndarray, perm: np.ndarray) -> list[str]:
+    """The probe is the test inputs in the order ``perm`` with fresh ids; undo the order and compare."""
+    probe_pred = np.asarray(probe_pred, dtype=np.float64)
+    if probe_pred.shape != pred.shape:
+        return [f"{label}: predicting the shuffled test inputs returned shape {probe_pred.shape} instead of "
+                f"{pred.shape}: predictions must not depend on the order of the inputs"]
+    restored = np.empty_like(probe_pred)
+    restored[perm] = probe_pred
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rel = np.abs(restored - pred) / np.maximum(np.abs(pred), 1e-300)
+    bad = ~(rel <= INVARIANCE_RTOL)
+    if bad.any():
+        return [f"{label}: predictions change when the test inputs are shuffled and their sample_ids re-labelled "
+                f"({int(bad.sum())} of {len(pred)} differ, largest relative change {np.nanmax(rel):.3g}): predict "
+                "each graph from its own features only, not from its position, its id or the other test graphs"]
+    return []
+
+
+def check_reported(reported, per_seed_mape: list[float]) -> list[str]:
+    """The reported MAPE mean ± std must be what the per-seed scores give (sample std)."""
+    mean, std = mean_std(per_seed_mape)
+    problems = []
+    if not math.isclose(reported.mape_pct_mean, mean, abs_tol=REPORTED_ATOL_PCT, rel_tol=1e-4):
+        problems.append(f"reported MAPE mean {reported.mape_pct_mean:g} % does not match {mean:.4f} % recomputed "
+                        "from the per-seed scores: report the mean of the per-seed MAPEs")
+    if not math.isclose(reported.mape_pct_std, std, abs_tol=REPORTED_ATOL_PCT, rel_tol=1e-4):
+        problems.append(f"reported MAPE std {reported.mape_pct_std:g} does not match {std:.4f} recomputed from the "
+                        "per-seed scores: report the sample standard deviation (ddof=1) over seeds")
+    return problems
+
+
+def check_hyperparameters(chosen: dict, config: dict | None) -> list[str]:
+    """Values the predictor says it used (its ``config``) must agree with submission.yaml."""
+    if not config:
+        return []
+    problems = []
+    for name, value in chosen.items():
+        if name in config and config[name] != value and not _close(config[name], value):
+            problems.append(f"submission.yaml says {name} = {value!r} but the predictor's config has "
+                            f"{config[name]!r}: make hyperparameters.chosen the values actually used")
+    return problems
+
+
+def _close(a, b) -> bool:
+    try:
+        return math.isclose(float(a), float(b), rel_tol=1e-9)
+    except (TypeError, ValueError):
+        return False
+
+
+def check_duplicate(results_root: Path | None, dataset: str, method: str, commit: str, config: str, target: str,
+                    test_set: str) -> list[str]:
+    from perfgraphs.leaderboard.records import find_duplicate
+
+    found = find_duplicate(dataset, method, commit, config, target, test_set, results_root)
+    if found is not None:
+        return [f"duplicate submission: {method} at commit {commit[:12]} is already ranked on "
+                f"{dataset}/{config}/{target} ({found.date_utc[:10]}): a new entry needs a new code commit"]
+    return []

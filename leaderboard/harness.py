@@ -1,0 +1,211 @@
+"""The parent side of the harness: write a job folder, run one sandboxed process per seed under
+time and memory limits, read back its predictions.
+
+Only these cross the process boundary: the training and validation parts (with labels: they are
+for training and model selection) and the test part's *input* columns — an allow-list of graph
+columns, so a label column added to the datasets later can never leak by default. The parent
+keeps the test labels and scores; the child runs the submitted code and nothing else.
+
+Limits: wall clock for ``fit`` + ``predict`` (the clock starts when the child has loaded its
+data), the resident set of the child's whole process tree (polled), plus hard ``setrlimit``
+backstops the child applies to itself before importing submitted code.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from perfgraphs.data.build import LABEL_COLUMNS, STATIC_COLUMNS
+from perfgraphs.errors import PerfgraphsError
+
+MB = 1024 * 1024
+# The graph columns a predictor may see for test rows (as built by perfgraphs.data.build).
+INPUT_COLUMNS = ("sample_id", "split", "family", "source", "img_size", "structure_id", "structure_hash",
+                 *STATIC_COLUMNS, "onnx_ops", "input_names", "input_dims", "metadata_keys", "metadata_values",
+                 "name", "node_feat", "edge_index")
+# Address space beyond the resident-set limit that the setrlimit backstop allows: torch, PyG and
+# BLAS reserve several GB of virtual memory they never touch.
+ADDRESS_SPACE_HEADROOM_MB = 8192
+POLL_S = 0.05
+
+
+class SeedFailed(PerfgraphsError):
+    """A seed's predictor process crashed, exceeded a limit or returned nothing."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    time_limit_s: float = 1800.0  # fit + predict of one seed (the submission's import counts)
+    memory_mb: int = 8192  # resident set of the predictor's process tree
+    startup_s: float = 600.0  # interpreter start and data loading, before the clock starts
+
+
+@dataclass
+class SeedOutput:
+    seed: int
+    pred: np.ndarray  # test predictions, in test-input order
+    probe_pred: np.ndarray  # predictions of the shuffled, re-labelled copy, in its own order
+    fit_seconds: float
+    predict_seconds: float
+    num_params: int | None
+    config: dict | None
+    peak_memory_mb: float
+
+
+def as_table(part) -> pa.Table:
+    """A Hugging Face part (or Arrow table) as one Arrow table, honouring any row selection."""
+    if isinstance(part, pa.Table):
+        return part
+    return part.with_format("arrow")[:]
+
+
+def input_table(part) -> pa.Table:
+    """The test rows as the predictor may see them: allow-listed input columns only."""
+    table = as_table(part)
+    keep = [c for c in INPUT_COLUMNS if c in table.column_names]
+    out = table.select(keep)
+    leaked = set(out.column_names) & (set(LABEL_COLUMNS) | {"y"})
+    if leaked:  # cannot happen with the allow-list; kept as a tripwire if it is ever edited
+        raise PerfgraphsError(f"label column(s) {sorted(leaked)} in the test inputs")
+    return out
+
+
+def probe_table(inputs: pa.Table, rng: np.random.Generator) -> tuple[pa.Table, np.ndarray]:
+    """The test inputs in a random order with fresh random ``sample_id`` values, and the order
+    (probe row j is test row perm[j])."""
+    perm = rng.permutation(inputs.num_rows)
+    probe = inputs.take(pa.array(perm))
+    ids: set[str] = set()
+    while len(ids) < inputs.num_rows:
+        ids.add(secrets.token_hex(8))
+    i = probe.column_names.index("sample_id")
+    return probe.set_column(i, "sample_id", pa.array(sorted(ids), pa.string())), perm
+
+
+@dataclass(frozen=True)
+class Job:
+    folder: Path
+    perm: np.ndarray  # probe order
+    n_test: int
+
+
+def prepare_job(folder: Path, submission_root: Path, entry_point: str, target: str, quick: bool,
+                train, validation, test, limits: Limits, probe_seed: int = 0) -> Job:
+    """Write the parts and the job description the sandboxed processes read."""
+    folder.mkdir(parents=True, exist_ok=True)
+    pq.write_table(as_table(train), folder / "train.parquet")
+    if validation is not None:
+        pq.write_table(as_table(validation), folder / "validation.parquet")
+    inputs = input_table(test)
+    pq.write_table(inputs, folder / "test_inputs.parquet")
+    probe, perm = probe_table(inputs, np.random.default_rng(probe_seed))
+    pq.write_table(probe, folder / "probe_inputs.parquet")
+    spec = {"submission_root": str(submission_root), "entry_point": entry_point, "target": target,
+            "quick": quick, "address_space_mb": limits.memory_mb + ADDRESS_SPACE_HEADROOM_MB,
+            "cpu_seconds": int(limits.startup_s + 2 * limits.time_limit_s + 60), "limits": asdict(limits)}
+    (folder / "job.json").write_text(json.dumps(spec))
+    return Job(folder, perm, inputs.num_rows)
+
+
+def _tree_rss(proc) -> int:
+    import psutil
+
+    total = 0
+    try:
+        procs = [proc] + proc.children(recursive=True)
+    except psutil.Error:
+        return 0
+    for p in procs:
+        try:
+            total += p.memory_info().rss
+        except psutil.Error:
+            pass
+    return total
+
+
+def _kill(popen: subprocess.Popen) -> None:
+    try:
+        os.killpg(popen.pid, signal.SIGKILL)  # the whole session: the predictor's own children too
+    except ProcessLookupError:
+        pass
+    popen.wait()
+
+
+def _last_line(log: Path) -> str:
+    try:
+        lines = [ln.strip() for ln in log.read_text(errors="replace").splitlines() if ln.strip()]
+    except OSError:
+        return ""
+    return lines[-1][:200] if lines else ""
+
+
+def run_seed(job: Job, seed: int, limits: Limits) -> SeedOutput:
+    """Run one seed in a fresh interpreter; raise :class:`SeedFailed` with a one-line reason."""
+    import psutil
+
+    out = job.folder / f"seed-{seed}"
+    log = job.folder / f"seed-{seed}.log"
+    scratch = Path(tempfile.mkdtemp(prefix=f"seed-{seed}-", dir=job.folder))
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    with open(log, "wb") as log_file:
+        popen = subprocess.Popen([sys.executable, "-m", "perfgraphs.leaderboard.sandbox", str(job.folder), str(seed)],
+                                 cwd=scratch, stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT,
+                                 env=env, start_new_session=True)
+    proc = psutil.Process(popen.pid)
+    started, clock, peak = time.monotonic(), None, 0
+    while popen.poll() is None:
+        rss = _tree_rss(proc)
+        peak = max(peak, rss)
+        now = time.monotonic()
+        if rss > limits.memory_mb * MB:
+            _kill(popen)
+            raise SeedFailed(f"seed {seed}: the predictor exceeded the memory limit of {limits.memory_mb} MB "
+                             f"(resident set {rss / MB:.0f} MB) and was stopped: use less memory or ask for a "
+                             "larger --memory-mb")
+        if clock is None and (out / "ready").exists():
+            clock = now
+        if clock is None and now - started > limits.startup_s:
+            _kill(popen)
+            raise SeedFailed(f"seed {seed}: the predictor process did not load its data within "
+                             f"{limits.startup_s:g} s: the machine is overloaded, retry later")
+        if clock is not None and now - clock > limits.time_limit_s:
+            _kill(popen)
+            raise SeedFailed(f"seed {seed}: fit + predict exceeded the time limit of {limits.time_limit_s:g} s and "
+                             "the predictor was stopped: make it faster (--quick runs CI-sized settings) or ask "
+                             "for a larger --time-limit-s")
+        time.sleep(POLL_S)
+    result_path = out / "result.json"
+    if not result_path.exists():
+        rc = popen.returncode
+        how = f"was killed by signal {-rc}" if rc < 0 else f"exited with code {rc}"
+        if rc < 0 and -rc in (signal.SIGXCPU, signal.SIGKILL):
+            how += " (CPU-time limit)" if -rc == signal.SIGXCPU else ""
+        last = _last_line(log)
+        raise SeedFailed(f"seed {seed}: the predictor process {how} before reporting a result"
+                         + (f" (last output: {last})" if last else "")
+                         + ": do not call os._exit or kill the interpreter; run it locally to see why")
+    result = json.loads(result_path.read_text())
+    if not result.get("ok"):
+        if result.get("kind") == "memory":
+            raise SeedFailed(f"seed {seed}: the predictor ran out of memory under the limit of {limits.memory_mb} MB "
+                             f"({result.get('message')}): use less memory or ask for a larger --memory-mb")
+        raise SeedFailed(f"seed {seed}: the predictor failed: {result.get('message')}: fix it and run "
+                         "`perfgraphs check` again")
+    return SeedOutput(seed=seed, pred=np.load(out / "pred.npy", allow_pickle=False),
+                      probe_pred=np.load(out / "probe.npy", allow_pickle=False),
+                      fit_seconds=float(result["fit_seconds"]), predict_seconds=float(result["predict_seconds"]),
+                      num_params=result.get("num_params"), config=result.get("config"),
+                      peak_memory_mb=peak / MB)

@@ -1,0 +1,103 @@
+"""Hidden test sets: the labelled test rows live outside the repository; the repository publishes
+only their sha256 (``leaderboard/hidden/<dataset>-<config>.sha256``), committed before any
+submission is scored on them.
+
+The hidden file ``<DIR>/<dataset>-<config>.parquet`` holds test rows in the dataset's own row
+format (graph input columns + label columns), e.g. a labelled config built from measurements
+that were never committed. At scoring time (``--hidden-labels DIR``) the file is hashed and must
+equal the commitment, so the labels cannot be changed after the fact without it showing; the
+predictor gets its input columns only, and the parent scores against its labels.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from perfgraphs.errors import PerfgraphsError
+
+COMMITMENTS_DIR = Path(__file__).resolve().parent / "hidden"
+
+
+class HiddenLabelsError(PerfgraphsError):
+    """Hidden labels that are missing, unreadable or do not match their published commitment."""
+
+
+@dataclass(frozen=True)
+class HiddenTest:
+    rows: pa.Table  # input columns + labels
+    sha256: str
+    path: Path
+
+
+def _stem(dataset: str, config: str) -> str:
+    return f"{dataset.split('/')[-1]}-{config}"
+
+
+def hidden_file(labels_dir: Path, dataset: str, config: str) -> Path:
+    return Path(labels_dir) / f"{_stem(dataset, config)}.parquet"
+
+
+def commitment_path(dataset: str, config: str, root: Path | None = None) -> Path:
+    return (root or COMMITMENTS_DIR) / f"{_stem(dataset, config)}.sha256"
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def commit_hidden(labels_dir: Path, dataset: str, config: str, root: Path | None = None) -> Path:
+    """Write the commitment of ``<labels_dir>/<dataset>-<config>.parquet`` (then commit it to git)."""
+    path = hidden_file(labels_dir, dataset, config)
+    if not path.exists():
+        raise HiddenLabelsError(f"{path} does not exist: write the hidden test rows there first")
+    _read(path)  # refuse to commit to a file that cannot be scored
+    out = commitment_path(dataset, config, root)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp")
+    tmp.write_text(f"{sha256_file(path)}  {path.name}\n")
+    os.replace(tmp, out)
+    return out
+
+
+def _read(path: Path) -> pa.Table:
+    try:
+        table = pq.read_table(path)
+    except Exception as exc:
+        raise HiddenLabelsError(f"cannot read {path}: {type(exc).__name__}: {str(exc)[:150]}") from None
+    missing = {"sample_id", "family", "structure_hash"} - set(table.column_names)
+    if missing:
+        raise HiddenLabelsError(f"{path} lacks column(s) {', '.join(sorted(missing))}: write it in the dataset's "
+                                "row format (graph columns + label columns)")
+    return table
+
+
+def load_hidden(labels_dir: Path, dataset: str, config: str, target: str, root: Path | None = None) -> HiddenTest:
+    """The hidden test rows, after checking them against the published commitment."""
+    path = hidden_file(labels_dir, dataset, config)
+    commitment = commitment_path(dataset, config, root)
+    if not commitment.exists():
+        raise HiddenLabelsError(f"no published commitment {commitment}: run `perfgraphs leaderboard commit-hidden "
+                                f"{labels_dir} --dataset {dataset} --config {config}` and commit the file before scoring")
+    if not path.exists():
+        raise HiddenLabelsError(f"{path} does not exist: --hidden-labels must be the folder holding "
+                                f"{path.name}")
+    expected = commitment.read_text().split()[0].strip().lower()
+    actual = sha256_file(path)
+    if actual != expected:
+        raise HiddenLabelsError(f"hidden labels {path} (sha256 {actual[:16]}...) do not match the published "
+                                f"commitment {commitment.name} ({expected[:16]}...): score with the committed file, "
+                                "or publish a new commitment for a new hidden set")
+    table = _read(path)
+    if target not in table.column_names:
+        raise HiddenLabelsError(f"{path} has no {target} column: the hidden set has no labels for this target")
+    return HiddenTest(table, actual, path)

@@ -1,0 +1,10 @@
+"""Reference baseline ``dippm-sage`` (DIPPM GraphSAGE predictor) as a leaderboard submission:
+:class:`perfgraphs.baselines.DIPPMSage` behind the predictor interface, the same code path as
+``perfgraphs benchmark --baseline dippm-sage``."""
+
+from perfgraphs.benchmarks.predictors import BaselinePredictor
+
+
+class Predictor(BaselinePredictor):
+    def __init__(self, target: str, seed: int = 0, quick: bool = False):
+        super().__init__("dippm-sage", target, seed=seed, quick=quick)

@@ -1,0 +1,10 @@
+"""Reference baseline ``layerwise-linear`` (per-operator-category linear model (Gianniti et al.)) as a leaderboard submission:
+:class:`perfgraphs.baselines.LayerwiseLinear` behind the predictor interface, the same code path as
+``perfgraphs benchmark --baseline layerwise-linear``."""
+
+from perfgraphs.benchmarks.predictors import BaselinePredictor
+
+
+class Predictor(BaselinePredictor):
+    def __init__(self, target: str, seed: int = 0, quick: bool = False):
+        super().__init__("layerwise-linear", target, seed=seed, quick=quick)

@@ -1,0 +1,10 @@
+"""Reference baseline ``static-xgboost`` (XGBoost on static features, grid selected on the validation part) as a leaderboard submission:
+:class:`perfgraphs.baselines.StaticXGBoost` behind the predictor interface, the same code path as
+``perfgraphs benchmark --baseline static-xgboost``."""
+
+from perfgraphs.benchmarks.predictors import BaselinePredictor
+
+
+class Predictor(BaselinePredictor):
+    def __init__(self, target: str, seed: int = 0, quick: bool = False):
+        super().__init__("static-xgboost", target, seed=seed, quick=quick)

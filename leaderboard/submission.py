@@ -1,0 +1,338 @@
+"""The submission format: a folder with ``submission.yaml`` and either predictor code or
+predictions files, read into typed dataclasses.
+
+Code route (tier *verified*)::
+
+    my-method/
+      submission.yaml          # metadata, below
+      predictor.py             # class Predictor: __init__(target, seed, quick), fit(train, val), predict(graphs)
+
+Predictions route (tier *self-reported*)::
+
+    my-method/
+      submission.yaml          # + predictions:, dataset: (name, config, target, version, content_hash), reported:
+      predictions/seed-0.parquet ... seed-4.parquet   # columns sample_id, target, value
+
+``load_submission`` collects every problem it finds (not just the first), each one line that says
+how to fix it, and raises :class:`SubmissionError` with all of them.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from perfgraphs.errors import PerfgraphsError
+
+EXAMPLE = "leaderboard/examples/ridge/submission.yaml"
+REQUIRED = ("method", "authors", "contact", "code", "paper", "external_data", "division", "hyperparameters")
+OPTIONAL = ("entry_point", "predictions", "dataset", "reported", "description")
+DATASET_KEYS = ("name", "config", "target", "version", "content_hash")
+DEFAULT_ENTRY_POINT = "predictor:Predictor"
+_HEX = re.compile(r"^[0-9a-f]{7,40}$")
+
+
+class SubmissionError(PerfgraphsError):
+    """A submission that cannot be checked or scored; ``problems`` holds one line per problem."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = list(problems)
+        super().__init__("; ".join(self.problems))
+
+
+@dataclass(frozen=True)
+class DatasetRef:
+    """What the submission was made for; every field may be None for code submissions (the
+    harness supplies the dataset), all are required for predictions files."""
+
+    name: str | None = None
+    config: str | None = None
+    target: str | None = None
+    version: str | None = None
+    content_hash: str | None = None
+
+
+@dataclass(frozen=True)
+class Hyperparameters:
+    grid: dict[str, list] = field(default_factory=dict)  # the values searched on the validation part
+    chosen: dict[str, Any] = field(default_factory=dict)  # the values of the scored model
+
+
+@dataclass(frozen=True)
+class ReportedScore:
+    """The authors' own MAPE over seeds; the checker recomputes it from the per-seed scores."""
+
+    mape_pct_mean: float
+    mape_pct_std: float
+
+
+@dataclass(frozen=True)
+class SubmissionMeta:
+    method: str
+    authors: str
+    contact: str
+    code_url: str
+    code_commit: str  # 7-40 hex digits (resolved from git when submission.yaml says "auto")
+    paper: str  # URL or citation; "" when there is none
+    external_data: bool
+    division: str  # "closed" or "open"
+    hyperparameters: Hyperparameters
+    dataset: DatasetRef
+    entry_point: str | None = None  # "module:Class" relative to the folder (code route)
+    predictions: str | None = None  # folder of seed-<k>.parquet files (predictions route)
+    reported: ReportedScore | None = None
+
+
+@dataclass(frozen=True)
+class Submission:
+    root: Path
+    meta: SubmissionMeta
+
+    @property
+    def kind(self) -> str:
+        return "predictions" if self.meta.predictions is not None else "code"
+
+    @property
+    def tier(self) -> str:
+        return "self-reported" if self.kind == "predictions" else "verified"
+
+    def prediction_files(self) -> dict[int, Path]:
+        """seed → file, for every ``seed-<int>.parquet`` in the predictions folder."""
+        folder = self.root / (self.meta.predictions or "")
+        out = {}
+        for path in sorted(folder.glob("seed-*.parquet")):
+            m = re.fullmatch(r"seed-(-?\d+)\.parquet", path.name)
+            if m:
+                out[int(m.group(1))] = path
+        return out
+
+
+def _text(doc: dict, key: str, problems: list[str], what: str) -> str:
+    value = doc.get(key)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        problems.append(f"submission.yaml: missing required field '{key}' ({what})")
+        return ""
+    if not isinstance(value, (str, int, float)):
+        problems.append(f"submission.yaml: '{key}' must be text ({what}), got {type(value).__name__}")
+        return ""
+    return str(value).strip()
+
+
+def _git_commit(root: Path) -> str | None:
+    try:
+        out = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
+                             timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() if out.returncode == 0 and _HEX.match(out.stdout.strip()) else None
+
+
+def _parse_code(doc: dict, root: Path, problems: list[str]) -> tuple[str, str]:
+    code = doc.get("code")
+    if not isinstance(code, dict):
+        if "code" in doc:
+            problems.append("submission.yaml: 'code' must be a mapping with 'url' and 'commit' "
+                            "(code: {url: https://..., commit: <40-hex git commit>})")
+        return "", ""
+    url = str(code.get("url") or "").strip()
+    if not re.match(r"^(https?://|git@|repo:)\S+$", url):
+        problems.append(f"submission.yaml: code.url must say where the code is (an https:// or git@ URL, or "
+                        f"repo:<path> for code inside the perfgraphs repository), got {url or 'nothing'!r}")
+    commit = str(code.get("commit") or "").strip().lower()
+    if commit == "auto":
+        resolved = _git_commit(root)
+        if resolved is None:
+            problems.append(f"submission.yaml: code.commit is 'auto' but {root} is not inside a git repository: "
+                            "write the commit hash of the submitted code")
+        commit = resolved or ""
+    elif not _HEX.match(commit):
+        problems.append(f"submission.yaml: code.commit must be a git commit hash (7-40 hex digits) or 'auto', "
+                        f"got {commit or 'nothing'!r}")
+    return url, commit
+
+
+def _parse_hyperparameters(doc: dict, problems: list[str]) -> Hyperparameters:
+    hp = doc.get("hyperparameters")
+    fix = "(hyperparameters: {grid: {name: [values searched]}, chosen: {name: value used}}; {} for none)"
+    if not isinstance(hp, dict) or set(hp) - {"grid", "chosen"}:
+        if "hyperparameters" in doc:
+            problems.append(f"submission.yaml: 'hyperparameters' must have exactly 'grid' and 'chosen' {fix}")
+        return Hyperparameters()
+    grid, chosen = hp.get("grid") or {}, hp.get("chosen") or {}
+    if not isinstance(grid, dict) or not all(isinstance(v, list) and v for v in grid.values()):
+        problems.append(f"submission.yaml: hyperparameters.grid must map each name to a non-empty list {fix}")
+        return Hyperparameters()
+    if not isinstance(chosen, dict):
+        problems.append(f"submission.yaml: hyperparameters.chosen must map names to values {fix}")
+        return Hyperparameters()
+    for name, value in chosen.items():
+        if name not in grid:
+            problems.append(f"submission.yaml: hyperparameters.chosen.{name} is not in the grid: add the values "
+                            f"searched for {name} to hyperparameters.grid")
+        elif value not in grid[name]:
+            problems.append(f"submission.yaml: hyperparameters.chosen.{name} = {value!r} is not one of the grid "
+                            f"values {grid[name]}: report the value selected on the validation part")
+    missing = sorted(set(grid) - set(chosen))
+    if missing:
+        problems.append(f"submission.yaml: hyperparameters.chosen lacks {', '.join(missing)}: give the value "
+                        "used for every searched hyper-parameter")
+    return Hyperparameters(dict(grid), dict(chosen))
+
+
+def _parse_dataset(doc: dict, required: bool, problems: list[str]) -> DatasetRef:
+    ds = doc.get("dataset")
+    if ds is None:
+        if required:
+            problems.append("submission.yaml: predictions files need 'dataset' with " + ", ".join(DATASET_KEYS)
+                            + " (the values `perfgraphs datasets info` prints for the data you predicted)")
+        return DatasetRef()
+    if not isinstance(ds, dict):
+        problems.append("submission.yaml: 'dataset' must be a mapping (" + ", ".join(DATASET_KEYS) + ")")
+        return DatasetRef()
+    unknown = sorted(set(ds) - set(DATASET_KEYS))
+    if unknown:
+        problems.append(f"submission.yaml: unknown dataset field(s) {', '.join(unknown)} (allowed: "
+                        + ", ".join(DATASET_KEYS) + ")")
+    if required:
+        for key in DATASET_KEYS:
+            if not ds.get(key):
+                problems.append(f"submission.yaml: missing required field 'dataset.{key}' (predictions files must "
+                                "name the exact dataset version they were made for)")
+    return DatasetRef(**{k: (str(ds[k]) if ds.get(k) is not None else None) for k in DATASET_KEYS})
+
+
+def _parse_reported(doc: dict, required: bool, problems: list[str]) -> ReportedScore | None:
+    rep = doc.get("reported")
+    fix = "(reported: {mape_pct: {mean: <mean over seeds>, std: <sample std over seeds>}})"
+    if rep is None:
+        if required:
+            problems.append(f"submission.yaml: predictions files need 'reported' {fix}")
+        return None
+    try:
+        m = rep["mape_pct"]
+        return ReportedScore(float(m["mean"]), float(m["std"]))
+    except (TypeError, KeyError, ValueError):
+        problems.append(f"submission.yaml: 'reported' is malformed {fix}")
+        return None
+
+
+def _check_code(root: Path, entry_point: str, problems: list[str]) -> None:
+    """Static checks of the code route, without running any of it: every Python file parses,
+    and the entry point's module binds the class name at top level."""
+    for path in sorted(root.rglob("*.py")):
+        if any(part.startswith(".") for part in path.relative_to(root).parts):
+            continue
+        try:
+            ast.parse(path.read_bytes(), filename=str(path))
+        except SyntaxError as exc:
+            problems.append(f"{path.relative_to(root)}:{exc.lineno}: SyntaxError: {exc.msg}: fix the syntax "
+                            "(python -m py_compile shows the same error)")
+        except ValueError as exc:  # null bytes
+            problems.append(f"{path.relative_to(root)}: cannot be parsed ({exc})")
+    if not re.fullmatch(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*", entry_point):
+        problems.append(f"submission.yaml: entry_point must look like 'module:ClassName', got {entry_point!r}")
+        return
+    module, cls = entry_point.split(":")
+    base = root.joinpath(*module.split("."))
+    source = base.with_suffix(".py") if base.with_suffix(".py").exists() else base / "__init__.py"
+    if not source.exists():
+        problems.append(f"entry point module {module!r} not found: add {module.replace('.', '/')}.py to "
+                        f"{root} or set entry_point in submission.yaml")
+        return
+    try:
+        tree = ast.parse(source.read_bytes())
+    except (SyntaxError, ValueError):
+        return  # reported above
+    bound = set()
+    for node in tree.body:
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.Assign):
+            bound.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+    if cls not in bound:
+        problems.append(f"{source.relative_to(root)} defines no {cls!r}: define the predictor class there or "
+                        "point entry_point at it ('module:ClassName')")
+
+
+def load_submission(path: str | Path) -> Submission:
+    """Read and validate a submission folder (or its ``submission.yaml``)."""
+    import yaml
+
+    path = Path(path)
+    root = path.parent if path.name == "submission.yaml" else path
+    meta_path = root / "submission.yaml"
+    if not root.exists():
+        raise SubmissionError([f"{root} does not exist: give the folder that holds submission.yaml"])
+    if not meta_path.exists():
+        raise SubmissionError([f"no submission.yaml in {root}: add one (template: {EXAMPLE})"])
+    try:
+        doc = yaml.safe_load(meta_path.read_text())
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark else ""
+        raise SubmissionError([f"submission.yaml is not valid YAML{where}: fix the syntax "
+                               f"({str(getattr(exc, 'problem', exc)).strip()})"]) from None
+    if not isinstance(doc, dict):
+        raise SubmissionError([f"submission.yaml must be a mapping of fields (template: {EXAMPLE})"])
+    problems: list[str] = []
+    unknown = sorted(set(doc) - set(REQUIRED) - set(OPTIONAL))
+    if unknown:
+        problems.append(f"submission.yaml: unknown field(s) {', '.join(unknown)} (allowed: "
+                        + ", ".join(REQUIRED + OPTIONAL) + ")")
+    for key in REQUIRED:
+        if key not in doc:
+            problems.append(f"submission.yaml: missing required field '{key}' (template: {EXAMPLE})")
+    method = _text(doc, "method", problems, "the name shown on the leaderboard") if "method" in doc else ""
+    if method and (len(method) > 80 or not re.fullmatch(r"[\w .+()\-/]+", method)):
+        problems.append("submission.yaml: method must be at most 80 letters, digits, spaces or . + - _ ( ) /")
+    authors = doc.get("authors")
+    if isinstance(authors, list):
+        authors = ", ".join(str(a) for a in authors)
+    if "authors" in doc and not (isinstance(authors, str) and authors.strip()):
+        problems.append("submission.yaml: 'authors' must be a name or a list of names")
+    contact = _text(doc, "contact", problems, "an e-mail address or URL") if "contact" in doc else ""
+    code_url, commit = _parse_code(doc, root, problems)
+    paper = doc.get("paper")
+    if "paper" in doc and paper is not None and not isinstance(paper, str):
+        problems.append("submission.yaml: paper must be a URL or citation, or null when there is none")
+    external = doc.get("external_data")
+    if "external_data" in doc and not isinstance(external, bool):
+        problems.append("submission.yaml: external_data must be true or false (was any data beyond the "
+                        "provided training and validation parts used?)")
+    division = doc.get("division")
+    if "division" in doc and division not in ("closed", "open"):
+        problems.append(f"submission.yaml: division must be 'closed' (provided features and splits only) or "
+                        f"'open', got {division!r}")
+    if division == "closed" and external is True:
+        problems.append("submission.yaml: the closed division allows no external data: set division: open, "
+                        "or external_data: false")
+    hyper = _parse_hyperparameters(doc, problems)
+    predictions = doc.get("predictions")
+    is_predictions = predictions is not None
+    dataset = _parse_dataset(doc, is_predictions, problems)
+    reported = _parse_reported(doc, is_predictions, problems)
+    entry_point = None
+    if is_predictions:
+        if "entry_point" in doc:
+            problems.append("submission.yaml: give either 'entry_point' (code) or 'predictions' (files), not both")
+        folder = root / str(predictions)
+        if not folder.is_dir():
+            problems.append(f"submission.yaml: predictions folder {predictions!r} not found in {root}: put "
+                            "seed-<k>.parquet files there")
+    else:
+        entry_point = str(doc.get("entry_point") or DEFAULT_ENTRY_POINT)
+        _check_code(root, entry_point, problems)
+    if problems:
+        raise SubmissionError(problems)
+    meta = SubmissionMeta(
+        method=method, authors=str(authors).strip(), contact=contact, code_url=code_url, code_commit=commit,
+        paper=(paper or "").strip(), external_data=bool(external), division=str(division),
+        hyperparameters=hyper, dataset=dataset, entry_point=entry_point,
+        predictions=str(predictions) if is_predictions else None, reported=reported)
+    return Submission(root.resolve(), meta)

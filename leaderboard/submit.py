@@ -1,0 +1,310 @@
+"""Check and score a submission: ``evaluate_submission`` is ``perfgraphs check`` (nothing is
+written), ``submit`` is ``perfgraphs submit`` (the same, then one record appended to
+``leaderboard/results/<dataset>.jsonl`` and one MLflow run).
+
+Order: cheap checks first (metadata, seeds, duplicate, dataset version and hash, hidden-label
+commitment), so a defective submission is rejected before any of its code runs; then one
+sandboxed process per seed (code) or the per-seed files (predictions); then scoring in this
+process, which is the only place the test labels exist.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+
+from perfgraphs.errors import PerfgraphsError
+from perfgraphs.leaderboard import check
+from perfgraphs.leaderboard.harness import Limits, SeedFailed, as_table, prepare_job, run_seed
+from perfgraphs.leaderboard.submission import Submission, SubmissionError, load_submission
+
+KEEP = ("seed", "n", "mape_pct", "rmse", "acc_5_pct", "acc_10_pct", "acc_15_pct", "kendall_tau", "per_family")
+
+
+@dataclass(frozen=True)
+class SubmitOptions:
+    dataset: str | None = None  # default: submission.yaml's dataset block
+    config: str | None = None
+    target: str | None = None
+    seeds: tuple[int, ...] = (0, 1, 2, 3, 4)  # code route; files decide for predictions
+    quick: bool = False
+    limits: Limits = field(default_factory=Limits)
+    hidden_labels: Path | None = None
+    results_root: Path | None = None  # default leaderboard/results
+    commitments_root: Path | None = None  # default leaderboard/hidden
+    home: Path | None = None  # PERFGRAPHS_HOME (datasets, MLflow)
+
+
+@dataclass
+class Verdict:
+    problems: list[str] = field(default_factory=list)
+    submission: Submission | None = None
+    entry: object | None = None  # records.Entry when accepted
+    run_log: object | None = None  # mlflow_log.RunLog when accepted
+    data: object | None = None  # ProtocolData
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and self.entry is not None
+
+
+@dataclass
+class _TestSet:
+    ids: list[str]
+    y_true: np.ndarray
+    family: list[str]
+    rows: object  # Arrow table / HF part with the input columns
+    name: str = "public"
+    sha256: str = ""
+
+
+def _resolve(sub: Submission, opts: SubmitOptions, problems: list[str]) -> tuple[str, str, str]:
+    ref = sub.meta.dataset
+    out = []
+    for key, flag in (("name", "dataset"), ("config", "config"), ("target", "target")):
+        value = getattr(opts, flag) or getattr(ref, key)
+        if not value:
+            problems.append(f"no {flag} given: pass --{flag} or set dataset.{key} in submission.yaml")
+        out.append(value or "")
+    return tuple(out)  # type: ignore[return-value]
+
+
+def _test_set(data, target: str, opts: SubmitOptions, problems: list[str]) -> _TestSet | None:
+    from perfgraphs.leaderboard.hidden import HiddenLabelsError, load_hidden
+
+    if opts.hidden_labels is None:
+        test = data.test
+        return _TestSet(list(map(str, test["sample_id"])), np.asarray(test[target], dtype=float),
+                        list(map(str, test["family"])), test)
+    try:
+        hidden = load_hidden(opts.hidden_labels, data.dataset, data.config, target, opts.commitments_root)
+    except HiddenLabelsError as exc:
+        problems.append(str(exc))
+        return None
+    public = set(as_table(data.train).column("structure_hash").to_pylist())
+    if data.validation is not None:
+        public |= set(as_table(data.validation).column("structure_hash").to_pylist())
+    shared = public & set(hidden.rows.column("structure_hash").to_pylist())
+    if shared:
+        problems.append(f"the hidden test set shares {len(shared)} graph structure(s) with the training/validation "
+                        "parts: build the hidden set from structures outside the public splits")
+        return None
+    rows = hidden.rows
+    return _TestSet([str(i) for i in rows.column("sample_id").to_pylist()],
+                    np.asarray(rows.column(target).to_pylist(), dtype=float),
+                    [str(f) for f in rows.column("family").to_pylist()], rows, "hidden", hidden.sha256)
+
+
+def _run_code(sub: Submission, data, test: _TestSet, target: str, opts: SubmitOptions,
+              positive: bool, problems: list[str]) -> list:
+    """One sandboxed process per seed; stops at the first seed with a problem."""
+    outputs = []
+    with tempfile.TemporaryDirectory(prefix="perfgraphs-submit-") as tmp:
+        job = prepare_job(Path(tmp), sub.root, sub.meta.entry_point, target, opts.quick, data.train,
+                          data.validation, test.rows, opts.limits)
+        for seed in opts.seeds:
+            try:
+                out = run_seed(job, seed, opts.limits)
+            except SeedFailed as exc:
+                problems.append(str(exc))
+                return []
+            label = f"seed {seed}"
+            found = check.check_values(label, out.pred, len(test.ids), positive)
+            found = found or check.check_invariance(label, out.pred, out.probe_pred, job.perm)
+            found += check.check_hyperparameters(sub.meta.hyperparameters.chosen, out.config)
+            if found:
+                problems.extend(found)
+                return []
+            outputs.append(out)
+    return outputs
+
+
+def _read_predictions(sub: Submission, test: _TestSet, target: str, positive: bool,
+                      problems: list[str]) -> dict[int, np.ndarray]:
+    """seed → predictions aligned with the test ids; every defect of every file is reported."""
+    files = sub.prediction_files()
+    if not files:
+        problems.append(f"no seed-<k>.parquet files in {sub.root / sub.meta.predictions}: write one file per seed "
+                        "with columns sample_id, target, value")
+        return {}
+    out = {}
+    position = {sid: i for i, sid in enumerate(test.ids)}
+    for seed, path in sorted(files.items()):
+        label = path.name
+        try:
+            table = pq.read_table(path)
+        except Exception as exc:
+            problems.append(f"{label}: not a readable Parquet file ({type(exc).__name__}): write it with "
+                            "pyarrow or pandas.DataFrame.to_parquet")
+            continue
+        missing = [c for c in ("sample_id", "target", "value") if c not in table.column_names]
+        if missing:
+            problems.append(f"{label}: missing column(s) {', '.join(missing)}: the columns are sample_id, target, value")
+            continue
+        targets = set(map(str, table.column("target").to_pylist()))
+        if targets != {target}:
+            problems.append(f"{label}: target column holds {sorted(targets)}, expected only {target!r}")
+            continue
+        ids = [str(i) for i in table.column("sample_id").to_pylist()]
+        try:
+            values = np.asarray(table.column("value").to_pylist(), dtype=np.float64)
+        except (TypeError, ValueError):
+            problems.append(f"{label}: column value is not numeric: write the predictions as floats")
+            continue
+        found = check.check_prediction_ids(label, ids, test.ids)
+        found += check.check_values(label, values, len(values), positive)
+        if found:
+            problems.extend(found)
+            continue
+        aligned = np.empty(len(test.ids))
+        aligned[[position[i] for i in ids]] = values
+        out[seed] = aligned
+    return out
+
+
+def _identity(**fields) -> str:
+    return hashlib.sha256(json.dumps(fields, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None) -> Verdict:
+    """Every check, and the scores; writes nothing. ``verdict.problems`` lists what to fix."""
+    from perfgraphs.benchmarks.mlflow_log import RunLog
+    from perfgraphs.benchmarks.protocol import load_protocol
+    from perfgraphs.evaluate import EvaluationError, Evaluator
+    from perfgraphs.leaderboard.records import Entry
+    from perfgraphs.registry import get_dataset
+    from perfgraphs.tracking import environment_tags
+
+    opts = opts or SubmitOptions()
+    verdict = Verdict()
+    problems = verdict.problems
+    try:
+        sub = load_submission(path)
+    except SubmissionError as exc:
+        problems.extend(exc.problems)
+        return verdict
+    verdict.submission = sub
+    meta = sub.meta
+    dataset, config, target = _resolve(sub, opts, problems)
+    if problems:
+        return verdict
+    try:
+        evaluator = Evaluator(dataset, target, config)
+    except PerfgraphsError as exc:
+        problems.append(f"{exc}: see `perfgraphs datasets list`")
+        return verdict
+    dataset = get_dataset(dataset).name
+    positive = evaluator.target.positive
+    seeds = opts.seeds if sub.kind == "code" else tuple(sub.prediction_files())
+    problems += check.check_seeds(seeds)
+    method = meta.method + (" (quick)" if sub.kind == "code" and opts.quick else "")
+    test_set_name = "hidden" if opts.hidden_labels is not None else "public"
+    problems += check.check_duplicate(opts.results_root, dataset, method, meta.code_commit, config, target,
+                                      test_set_name)
+    if problems:
+        return verdict
+    try:
+        data = load_protocol(dataset, config, opts.home, target=target)
+    except PerfgraphsError as exc:
+        problems.append(f"cannot load {dataset}/{config}: {exc}")
+        return verdict
+    verdict.data = data
+    problems += check.check_dataset_ref(meta.dataset, dataset, config, target, data.version, data.content_hash)
+    test = _test_set(data, target, opts, problems)
+    if problems or test is None:
+        return verdict
+
+    if sub.kind == "code":
+        outputs = _run_code(sub, data, test, target, opts, positive, problems)
+        preds = {o.seed: o.pred for o in outputs}
+    else:
+        outputs = []
+        preds = _read_predictions(sub, test, target, positive, problems)
+    if problems:
+        return verdict
+
+    per_seed = []
+    for seed, pred in sorted(preds.items()):
+        try:
+            scores = evaluator.eval({"sample_id": test.ids, "y_true": test.y_true, "y_pred": pred,
+                                     "family": test.family}, expected_ids=test.ids)
+        except EvaluationError as exc:
+            problems.append(f"seed {seed}: {exc}")
+            return verdict
+        scores["seed"] = seed
+        scores["y_pred"] = pred.tolist()
+        per_seed.append(scores)
+    if meta.reported is not None:
+        problems += check.check_reported(meta.reported, [s["mape_pct"] for s in per_seed])
+    if problems:
+        return verdict
+
+    verified = sub.kind == "code"
+    by_seed = {o.seed: o for o in outputs}
+    for s in per_seed:
+        if verified:
+            o = by_seed[s["seed"]]
+            s.update(fit_seconds=o.fit_seconds, predictions_per_second=len(test.ids) / max(o.predict_seconds, 1e-9),
+                     peak_memory_mb=o.peak_memory_mb)
+    fit_s = [by_seed[s["seed"]].fit_seconds for s in per_seed] if verified else []
+    pps = [s["predictions_per_second"] for s in per_seed] if verified else []
+    identity = _identity(method=method, commit=meta.code_commit, dataset=dataset, config=config, target=target,
+                         seeds=sorted(preds), quick=opts.quick, content_hash=data.content_hash, test_set=test.name,
+                         hidden=test.sha256)
+    first = per_seed[0]
+    verdict.entry = Entry(
+        method=method, dataset=dataset, dataset_version=data.version, dataset_content_hash=data.content_hash,
+        config=config, target=target, tier=sub.tier, division=meta.division, code_commit=meta.code_commit,
+        per_seed=[{k: v for k, v in s.items() if k in KEEP or k in ("fit_seconds", "predictions_per_second",
+                                                                     "peak_memory_mb")} for s in per_seed],
+        fit_seconds=float(np.mean(fit_s)) if verified else None,
+        predictions_per_second=float(np.mean(pps)) if verified else None,
+        num_params=outputs[0].num_params if verified else None,
+        hardware=environment_tags()["cpu"] if verified else "not measured (self-reported)",
+        run_identity=identity, authors=meta.authors, test_set=test.name, hidden_labels_sha256=test.sha256,
+        code_url=meta.code_url, paper=meta.paper, external_data=meta.external_data,
+        hyperparameters=dict(meta.hyperparameters.chosen),
+        peak_memory_mb=max(o.peak_memory_mb for o in outputs) if verified else None,
+        actual_vs_predicted=[[float(f"{t:.4g}"), float(f"{p:.4g}")] for t, p in zip(test.y_true, first["y_pred"])],
+    )
+    verdict.run_log = RunLog(
+        run_name=f"{method}-{identity}", identity=identity, target=target,
+        params={"method": method, "tier": sub.tier, "division": meta.division, "seeds": ",".join(map(str, sorted(preds))),
+                "quick": opts.quick, "test_set": test.name, "time_limit_s": opts.limits.time_limit_s,
+                "memory_mb": opts.limits.memory_mb,
+                **{f"hp.{k}": v for k, v in meta.hyperparameters.chosen.items()}},
+        per_seed=per_seed, y_true=test.y_true, fit_seconds=fit_s, predictions_per_second=pps,
+        tags={"tier": sub.tier, "authors": meta.authors, "code_url": meta.code_url,
+              "code_commit": meta.code_commit, "division": meta.division, "external_data": str(meta.external_data),
+              "test_set": test.name, "hidden_labels_sha256": test.sha256})
+    return verdict
+
+
+def submit(path: str | Path, opts: SubmitOptions | None = None, log_mlflow: bool = True) -> tuple[Verdict, Path | None]:
+    """Check, then write the record (and the MLflow run). Returns the verdict and the results file."""
+    from perfgraphs.benchmarks.mlflow_log import log_run
+    from perfgraphs.leaderboard.records import DuplicateEntryError, append_entry
+
+    opts = opts or SubmitOptions()
+    verdict = evaluate_submission(path, opts)
+    if not verdict.ok:
+        return verdict, None
+    try:
+        written = append_entry(verdict.entry, root=opts.results_root)
+    except DuplicateEntryError as exc:  # another submission of the same commit landed meanwhile
+        verdict.problems.append(f"duplicate submission: {exc}: a new entry needs a new code commit")
+        return verdict, None
+    if log_mlflow:
+        try:
+            log_run(verdict.run_log, verdict.data, opts.home)
+        except Exception as exc:  # the record is canonical; a broken MLflow store must not undo it
+            verdict.warnings.append(f"recorded, but MLflow logging failed ({type(exc).__name__}: "
+                                    f"{str(exc).splitlines()[0][:200] if str(exc) else ''})")
+    return verdict, written

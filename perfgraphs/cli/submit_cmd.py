@@ -1,0 +1,105 @@
+"""``perfgraphs submit`` and ``perfgraphs check``: score a leaderboard submission through the
+harness (check = every check and the scores, nothing written). A rejected submission prints one
+line per problem on stderr and exits with 1."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    from perfgraphs.leaderboard.harness import Limits
+
+    d = Limits()
+    p.add_argument("path", type=Path, help="submission folder (with submission.yaml)")
+    p.add_argument("--dataset", help="registry dataset (default: submission.yaml's dataset.name)")
+    p.add_argument("--config", help="dataset config (default: submission.yaml's dataset.config)")
+    p.add_argument("--target", help="target column (default: submission.yaml's dataset.target)")
+    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4], help="code submissions: seeds to run")
+    p.add_argument("--quick", action="store_true", help="tell the predictor to use CI-sized settings; the entry "
+                   "is named '<method> (quick)'")
+    p.add_argument("--time-limit-s", type=float, default=d.time_limit_s, help="per seed, fit + predict")
+    p.add_argument("--memory-mb", type=int, default=d.memory_mb, help="resident set of the predictor process")
+    p.add_argument("--hidden-labels", type=Path, default=None,
+                   help="folder with the hidden test set <dataset>-<config>.parquet (checked against its "
+                        "commitment in leaderboard/hidden/)")
+    p.add_argument("--results", type=Path, default=None, help="results folder (default leaderboard/results)")
+    p.add_argument("--commitments", type=Path, default=None, help="commitments folder (default leaderboard/hidden)")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    s = sub.add_parser("submit", help="score a submission in the sandboxed harness and record it")
+    _common(s)
+    s.add_argument("--no-mlflow", action="store_true", help="record without the MLflow run")
+    s.set_defaults(func=run_submit)
+    c = sub.add_parser("check", help="check a submission (same checks and scores as submit; writes nothing)")
+    _common(c)
+    c.set_defaults(func=run_check)
+
+
+def _options(args):
+    import datasets
+
+    from perfgraphs.leaderboard.harness import Limits
+    from perfgraphs.leaderboard.submit import SubmitOptions
+
+    datasets.disable_progress_bars()  # stderr is for the problems, one line each
+
+    if args.time_limit_s <= 0 or args.memory_mb <= 0:
+        from perfgraphs.errors import PerfgraphsError
+
+        raise PerfgraphsError("--time-limit-s and --memory-mb must be positive")
+    return SubmitOptions(dataset=args.dataset, config=args.config, target=args.target, seeds=tuple(args.seeds),
+                         quick=args.quick, limits=Limits(time_limit_s=args.time_limit_s, memory_mb=args.memory_mb),
+                         hidden_labels=args.hidden_labels, results_root=args.results,
+                         commitments_root=args.commitments)
+
+
+def _reject(command: str, problems: list[str]) -> int:
+    for problem in problems:
+        print(f"perfgraphs {command}: {problem}", file=sys.stderr)
+    return 1
+
+
+def _summary(entry) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{entry.method} on {entry.dataset}/{entry.config} → {entry.target} "
+                        f"({entry.tier}, {entry.test_set} test set, {len(entry.per_seed)} seeds)")
+    for col in ("metric", "mean", "std"):
+        table.add_column(col)
+    for metric in ("mape_pct", "rmse", "acc_10_pct", "kendall_tau"):
+        mean, std = entry.mean_std(metric)
+        table.add_row(metric, f"{mean:.4g}", f"{std:.2g}")
+    Console().print(table)
+    if entry.fit_seconds is not None:
+        params = f"{entry.num_params:,}" if entry.num_params is not None else "n/a"
+        print(f"fit {entry.fit_seconds:.2f} s · {entry.predictions_per_second:,.0f} predictions/s · "
+              f"params {params} · peak memory {entry.peak_memory_mb:.0f} MB")
+
+
+def run_check(args) -> int:
+    from perfgraphs.leaderboard.submit import evaluate_submission
+
+    verdict = evaluate_submission(args.path, _options(args))
+    if not verdict.ok:
+        return _reject("check", verdict.problems or ["nothing was scored"])
+    _summary(verdict.entry)
+    print(f"OK: {verdict.entry.method} passes every check (nothing written; `perfgraphs submit` records it)")
+    return 0
+
+
+def run_submit(args) -> int:
+    from perfgraphs.leaderboard.submit import submit
+
+    verdict, written = submit(args.path, _options(args), log_mlflow=not args.no_mlflow)
+    if written is None:
+        return _reject("submit", verdict.problems or ["nothing was scored"])
+    _summary(verdict.entry)
+    for warning in verdict.warnings:
+        print(f"perfgraphs submit: warning: {warning}", file=sys.stderr)
+    print(f"recorded in {written} (run {verdict.entry.run_identity}); `perfgraphs leaderboard build` updates the site")
+    return 0

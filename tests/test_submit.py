@@ -1,0 +1,436 @@
+"""The submission harness and checker on a tiny real dataset (``tiny_labeled_home`` in conftest).
+
+Code submissions run in real sandboxed processes (one per seed); a rejected submission must leave
+no record and no MLflow run. Expected scores are recomputed here with plain numpy from the test
+labels, never taken from the harness.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from perfgraphs.cli import main
+from perfgraphs.data.build import LABEL_COLUMNS
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLE = REPO / "leaderboard" / "examples" / "ridge"
+BOARD = ["--dataset", "dippm", "--config", "cpu-torch-fp32", "--target", "latency_ms"]
+
+
+@pytest.fixture
+def env(tiny_labeled_home, tmp_path, monkeypatch):
+    """Datasets from the tiny home; results and MLflow in this test's own folder."""
+    monkeypatch.setenv("PERFGRAPHS_HOME", str(tiny_labeled_home))
+    mlflow_db = tmp_path / "mlflow.db"
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", f"sqlite:///{mlflow_db}")
+    return {"results": tmp_path / "results", "mlflow_db": mlflow_db, "home": tiny_labeled_home, "tmp": tmp_path}
+
+
+@pytest.fixture(scope="module")
+def parts(tiny_labeled_home):
+    from perfgraphs.benchmarks.protocol import load_protocol
+
+    return load_protocol("dippm", "cpu-torch-fp32", tiny_labeled_home)
+
+
+def metadata(method: str, **extra) -> dict:
+    commit = hashlib.sha1(method.encode()).hexdigest()  # test metadata: a stable per-method hash
+    meta = {"method": method, "authors": ["test author"], "contact": "test@example.org",
+            "code": {"url": "https://example.org/code", "commit": commit}, "paper": None, "external_data": False,
+            "division": "closed", "hyperparameters": {"grid": {}, "chosen": {}}}
+    meta.update(extra)
+    return meta
+
+
+def code_submission(folder: Path, method: str, source: str) -> Path:
+    import yaml
+
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "predictor.py").write_text(textwrap.dedent(source))
+    (folder / "submission.yaml").write_text(yaml.safe_dump(metadata(method, entry_point="predictor:Predictor")))
+    return folder
+
+
+def run_cli(args: list[str], capsys) -> tuple[int, list[str]]:
+    rc = main(args)
+    err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    return rc, err
+
+
+def assert_nothing_written(env) -> None:
+    assert not env["results"].exists() or not any(env["results"].iterdir())
+    assert not env["mlflow_db"].exists()
+
+
+def numpy_mape(y_true, y_pred) -> float:
+    y_true, y_pred = np.asarray(y_true, dtype=float), np.asarray(y_pred, dtype=float)
+    return float(np.mean(np.abs(y_true - y_pred) / y_true) * 100)
+
+
+# -- the example, end to end ----------------------------------------------------------------
+
+def test_example_submission_is_scored_recorded_and_logged(env, parts, capsys):
+    import importlib.util
+
+    import mlflow
+
+    rc, err = run_cli(["submit", str(EXAMPLE), *BOARD, "--quick", "--results", str(env["results"])], capsys)
+    assert rc == 0, err
+    lines = (env["results"] / "dippm.jsonl").read_text().splitlines()
+    assert len(lines) == 1
+    record = json.loads(lines[0])
+    assert record["method"] == "example-ridge (quick)" and record["tier"] == "verified"
+    assert [s["seed"] for s in record["per_seed"]] == [0, 1, 2, 3, 4]
+    assert record["num_params"] == 7 and record["fit_seconds"] > 0 and record["predictions_per_second"] > 0
+    assert record["dataset_content_hash"] == parts.content_hash and record["hyperparameters"] == {"alpha": 1.0}
+    # independent: the example fitted here, scored with numpy against the test labels
+    spec = importlib.util.spec_from_file_location("example_predictor", EXAMPLE / "predictor.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    pred = module.Predictor(target="latency_ms").fit(parts.train, parts.validation).predict(parts.test)
+    expected = numpy_mape(parts.test["latency_ms"], pred)
+    for s in record["per_seed"]:
+        assert s["mape_pct"] == pytest.approx(expected, rel=1e-9)
+    mlflow.set_tracking_uri(f"sqlite:///{env['mlflow_db']}")
+    runs = mlflow.search_runs(experiment_names=["perfgraphs/dippm/cpu-torch-fp32/latency_ms"], output_format="list")
+    assert len(runs) == 1 and runs[0].data.tags["tier"] == "verified"
+    assert runs[0].data.metrics["mape_pct_mean"] == pytest.approx(expected, rel=1e-9)
+    # the same method at the same commit again: rejected before any code runs, nothing added
+    rc, err = run_cli(["submit", str(EXAMPLE), *BOARD, "--quick", "--results", str(env["results"])], capsys)
+    assert rc == 1 and len(err) == 1 and "duplicate submission" in err[0]
+    assert len((env["results"] / "dippm.jsonl").read_text().splitlines()) == 1
+
+
+# -- the sandbox ------------------------------------------------------------------------------
+
+INSPECTOR = """
+    import json
+    import numpy as np
+
+    class Predictor:
+        def __init__(self, target, seed=0, quick=False):
+            self.target = target
+
+        def fit(self, train, val):
+            self.seen = {"train": train.column_names, "validation": val.column_names}
+            self.level = float(np.exp(np.mean(np.log(train[self.target]))))
+            return self
+
+        def predict(self, graphs):
+            with open(OUT, "a") as f:
+                f.write(json.dumps({**self.seen, "test": graphs.column_names, "ids": list(graphs["sample_id"])}) + "\\n")
+            return np.full(len(graphs), self.level)
+"""
+
+
+def test_predictor_process_never_receives_a_label_column(parts, tmp_path):
+    from perfgraphs.leaderboard.harness import INPUT_COLUMNS, Limits, input_table, prepare_job, run_seed
+
+    seen_file = tmp_path / "seen.jsonl"
+    sub = code_submission(tmp_path / "inspector", "inspector", f"OUT = {str(seen_file)!r}\n" + textwrap.dedent(INSPECTOR))
+    job = prepare_job(tmp_path / "job", sub, "predictor:Predictor", "latency_ms", True, parts.train, parts.validation,
+                      parts.test, Limits())
+    out = run_seed(job, 0, Limits())
+    test_call, probe_call = [json.loads(line) for line in seen_file.read_text().splitlines()]
+    labels = set(LABEL_COLUMNS) | {"y"}
+    assert "latency_ms" in test_call["train"] and "latency_ms" in test_call["validation"]  # the inspector works
+    for call in (test_call, probe_call):
+        assert not labels & set(call["test"]), call["test"]
+        assert set(call["test"]) <= set(INPUT_COLUMNS)
+    assert test_call["ids"] == list(parts.test["sample_id"])
+    assert not set(probe_call["ids"]) & set(parts.test["sample_id"])  # the probe re-labels every id
+    assert sorted(job.perm) == list(range(len(parts.test)))
+    assert out.pred.shape == (len(parts.test),) and out.num_params is None
+    # and on disk: nothing the child can read holds a test label
+    for name in ("test_inputs.parquet", "probe_inputs.parquet"):
+        assert not labels & set(pq.read_schema(job.folder / name).names)
+    assert not labels & set(input_table(parts.test.data.table).column_names)
+
+
+SLEEPER = """
+    import os, time
+    class Predictor:
+        def __init__(self, target, seed=0, quick=False):
+            pass
+        def fit(self, train, val):
+            open(PID, "w").write(str(os.getpid()))
+            time.sleep(600)
+        def predict(self, graphs):
+            return [1.0] * len(graphs)
+"""
+
+HOG = """
+    import numpy as np
+    class Predictor:
+        def __init__(self, target, seed=0, quick=False):
+            pass
+        def fit(self, train, val):
+            self.blocks = [np.ones(50 * 2**20 // 8) for _ in range(80)]  # 4 GB in touched 50 MB blocks
+        def predict(self, graphs):
+            return np.ones(len(graphs))
+"""
+
+
+def test_time_limit_kills_the_predictor_with_a_one_line_error(env, capsys, tmp_path):
+    import psutil
+
+    pid_file = tmp_path / "pid"
+    sub = code_submission(tmp_path / "sleeper", "sleeper", f"PID = {str(pid_file)!r}\n" + textwrap.dedent(SLEEPER))
+    rc, err = run_cli(["submit", str(sub), *BOARD, "--time-limit-s", "2", "--results", str(env["results"])], capsys)
+    assert rc == 1 and len(err) == 1, err
+    assert "seed 0" in err[0] and "time limit of 2 s" in err[0] and "Traceback" not in err[0]
+    pid = int(pid_file.read_text())
+    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    assert_nothing_written(env)
+
+
+def test_memory_limit_stops_the_predictor(env, capsys, tmp_path):
+    sub = code_submission(tmp_path / "hog", "hog", HOG)
+    rc, err = run_cli(["submit", str(sub), *BOARD, "--memory-mb", "700", "--results", str(env["results"])], capsys)
+    assert rc == 1 and len(err) == 1, err
+    assert "memory limit of 700 MB" in err[0] or "ran out of memory" in err[0]
+    assert_nothing_written(env)
+
+
+ORDER_DEPENDENT = """
+    import numpy as np
+    class Predictor:
+        def __init__(self, target, seed=0, quick=False):
+            self.target = target
+        def fit(self, train, val):
+            self.level = float(np.median(train[self.target]))
+        def predict(self, graphs):
+            return self.level * (1.0 + np.arange(len(graphs)) / len(graphs))  # depends on the position
+"""
+
+CRASHES = """
+    class Predictor:
+        def __init__(self, target, seed=0, quick=False):
+            pass
+        def fit(self, train, val):
+            raise ValueError("no features today")
+        def predict(self, graphs):
+            return [1.0] * len(graphs)
+"""
+
+WRONG_LENGTH = """
+    class Predictor:
+        def __init__(self, target, seed=0, quick=False):
+            pass
+        def fit(self, train, val):
+            return self
+        def predict(self, graphs):
+            return [1.0] * (len(graphs) - 1)
+"""
+
+NO_PREDICT = """
+    class Predictor:
+        def __init__(self, target, seed=0, quick=False):
+            pass
+        def fit(self, train, val):
+            return self
+"""
+
+
+@pytest.mark.parametrize("source, expected", [
+    (ORDER_DEPENDENT, "change when the test inputs are shuffled"),
+    (CRASHES, "ValueError: no features today at predictor.py:"),
+    (WRONG_LENGTH, "predictions for"),
+    (NO_PREDICT, "has no method predict"),
+], ids=["shuffle-non-invariant", "crash", "wrong-length", "missing-method"])
+def test_defective_predictors_are_rejected_and_nothing_is_written(env, capsys, tmp_path, source, expected):
+    sub = code_submission(tmp_path / "bad", "bad", source)
+    rc, err = run_cli(["submit", str(sub), *BOARD, "--results", str(env["results"])], capsys)
+    assert rc == 1 and len(err) == 1, err
+    assert expected in err[0]
+    assert_nothing_written(env)
+
+
+def test_syntax_error_is_reported_without_running_anything(env, capsys, tmp_path):
+    sub = code_submission(tmp_path / "syntax", "syntax", "class Predictor:\n    def fit(self, train, val)\n        pass\n")
+    rc, err = run_cli(["check", str(sub), *BOARD], capsys)
+    assert rc == 1 and len(err) == 1 and "predictor.py:2: SyntaxError" in err[0]
+
+
+def test_parameters_are_counted_from_torch_modules():
+    import torch
+
+    from perfgraphs.leaderboard.sandbox import count_params
+
+    class Holder:
+        def __init__(self):
+            self.net = {"encoder": torch.nn.Linear(4, 3)}
+            self.head = torch.nn.Linear(3, 1)
+            self.shared = self.head  # counted once
+
+    assert count_params(Holder()) == (4 * 3 + 3) + (3 + 1)
+    assert count_params(object()) is None
+
+
+# -- the checker on predictions files ---------------------------------------------------------
+
+def predictions_submission(folder: Path, parts, method: str = "files", seeds=(0, 1, 2, 3, 4), mean_offset: float = 0.0,
+                           **meta_changes) -> Path:
+    """A valid self-reported submission: the example's real predictions for the test part."""
+    import importlib.util
+
+    import yaml
+
+    spec = importlib.util.spec_from_file_location("example_predictor_files", EXAMPLE / "predictor.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "predictions").mkdir(exist_ok=True)
+    ids = list(parts.test["sample_id"])
+    mapes = []
+    for seed in seeds:
+        pred = module.Predictor(target="latency_ms", alpha=10.0 ** (seed - 2)).fit(parts.train).predict(parts.test)
+        mapes.append(numpy_mape(parts.test["latency_ms"], pred))
+        pq.write_table(pa.table({"sample_id": ids, "target": ["latency_ms"] * len(ids), "value": pred}),
+                       folder / "predictions" / f"seed-{seed}.parquet")
+    meta = metadata(method, predictions="predictions",
+                    dataset={"name": "perfgraphs/dippm", "config": "cpu-torch-fp32", "target": "latency_ms",
+                             "version": parts.version, "content_hash": parts.content_hash},
+                    reported={"mape_pct": {"mean": float(np.mean(mapes)) + mean_offset,
+                                           "std": float(np.std(mapes, ddof=1))}})
+    for key, value in meta_changes.items():
+        if value is None:
+            meta.pop(key)
+        else:
+            meta[key] = value
+    (folder / "submission.yaml").write_text(yaml.safe_dump(meta))
+    return folder
+
+
+def rewrite_seed(folder: Path, seed: int, edit) -> None:
+    path = folder / "predictions" / f"seed-{seed}.parquet"
+    pq.write_table(edit(pq.read_table(path)), path)
+
+
+def _set_value(table: pa.Table, i: int, value: float) -> pa.Table:
+    values = table.column("value").to_pylist()
+    values[i] = value
+    return table.set_column(2, "value", pa.array(values, pa.float64()))
+
+
+def _defects(parts):
+    def duplicate(t):
+        return pa.concat_tables([t, t.slice(0, 1)])
+
+    return {
+        "missing-metadata": ({"contact": None}, None, "missing required field 'contact'"),
+        "wrong-hash": ({"dataset": {"name": "perfgraphs/dippm", "config": "cpu-torch-fp32", "target": "latency_ms",
+                                    "version": parts.version, "content_hash": "0" * 64}}, None, "content hash"),
+        "stale-version": ({"dataset": {"name": "perfgraphs/dippm", "config": "cpu-torch-fp32", "target": "latency_ms",
+                                       "version": "0.0.1", "content_hash": parts.content_hash}}, None,
+                          "stale dataset version 0.0.1"),
+        "duplicate-ids": ({}, (2, duplicate), "1 duplicated"),
+        "missing-id": ({}, (1, lambda t: t.slice(1)), "1 missing"),
+        "nan": ({}, (3, lambda t: _set_value(t, 0, float("nan"))), "NaN or infinite"),
+        "negative": ({}, (0, lambda t: _set_value(t, 2, -1.5)), "zero or negative"),
+        "mean-mismatch": ({"mean_offset": 1.0}, None, "reported MAPE mean"),
+    }
+
+
+def test_valid_predictions_file_passes_and_scores_against_the_labels(parts, env, capsys):
+    from perfgraphs.leaderboard.submit import SubmitOptions, evaluate_submission
+
+    folder = predictions_submission(env["tmp"] / "ok", parts)
+    verdict = evaluate_submission(folder, SubmitOptions(results_root=env["results"], home=env["home"]))
+    assert verdict.problems == [] and verdict.entry.tier == "self-reported"
+    for s in verdict.entry.per_seed:
+        pred = pq.read_table(folder / "predictions" / f"seed-{s['seed']}.parquet").column("value").to_numpy()
+        assert s["mape_pct"] == pytest.approx(numpy_mape(parts.test["latency_ms"], pred), rel=1e-9)
+    assert verdict.entry.fit_seconds is None and verdict.entry.predictions_per_second is None
+    rc, err = run_cli(["check", str(folder)], capsys)  # the dataset comes from submission.yaml
+    assert rc == 0, err
+
+
+@pytest.mark.parametrize("defect", ["missing-metadata", "wrong-hash", "stale-version", "duplicate-ids",
+                                    "missing-id", "nan", "negative", "mean-mismatch"])
+def test_checker_catches_each_defect(parts, env, defect):
+    from perfgraphs.leaderboard.submit import SubmitOptions, evaluate_submission
+
+    meta_changes, file_edit, expected = _defects(parts)[defect]
+    folder = predictions_submission(env["tmp"] / defect, parts, **meta_changes)
+    if file_edit:
+        rewrite_seed(folder, *file_edit)
+    verdict = evaluate_submission(folder, SubmitOptions(results_root=env["results"], home=env["home"]))
+    assert len(verdict.problems) == 1 and expected in verdict.problems[0], verdict.problems
+    assert verdict.entry is None
+
+
+def test_checker_needs_five_seeds_and_rejects_duplicates(parts, env, capsys):
+    from perfgraphs.leaderboard.submit import submit
+
+    four = predictions_submission(env["tmp"] / "four", parts, seeds=(0, 1, 2, 3))
+    rc, err = run_cli(["submit", str(four), "--results", str(env["results"])], capsys)
+    assert rc == 1 and len(err) == 1 and "4 distinct seed(s)" in err[0]
+    assert_nothing_written(env)
+    folder = predictions_submission(env["tmp"] / "five", parts, method="five")
+    rc, err = run_cli(["submit", str(folder), "--results", str(env["results"])], capsys)
+    assert rc == 0, err
+    rc, err = run_cli(["submit", str(folder), "--results", str(env["results"])], capsys)
+    assert rc == 1 and len(err) == 1 and "duplicate submission" in err[0]
+    assert len((env["results"] / "dippm.jsonl").read_text().splitlines()) == 1
+
+
+def test_every_problem_is_one_line(parts, env, capsys):
+    folder = predictions_submission(env["tmp"] / "two", parts, contact=None, division="semi-open")
+    rc, err = run_cli(["check", str(folder)], capsys)
+    assert rc == 1 and len(err) == 2
+    assert any("contact" in e for e in err) and any("division must be" in e for e in err)
+
+
+# -- the hidden test set ----------------------------------------------------------------------
+
+def test_hidden_labels_are_checked_against_their_commitment(parts, env, capsys):
+    from perfgraphs.leaderboard.harness import input_table
+
+    hidden_dir, commitments = env["tmp"] / "hidden-labels", env["tmp"] / "commitments"
+    hidden_dir.mkdir()
+    rows = parts.test.data.table.slice(0, 5)  # a test set that differs from the public test part
+    hidden_file = hidden_dir / "dippm-cpu-torch-fp32.parquet"
+    pq.write_table(rows, hidden_file)
+    rc, _ = run_cli(["leaderboard", "commit-hidden", str(hidden_dir), "--dataset", "dippm",
+                     "--config", "cpu-torch-fp32", "--commitments", str(commitments)], capsys)
+    assert rc == 0
+    committed = (commitments / "dippm-cpu-torch-fp32.sha256").read_text().split()[0]
+    assert committed == hashlib.sha256(hidden_file.read_bytes()).hexdigest()
+    assert not (set(LABEL_COLUMNS) | {"y"}) & set(input_table(rows).column_names)
+    # predictions for exactly the hidden ids, scored against the hidden labels
+    folder = predictions_submission(env["tmp"] / "hidden-sub", parts, method="hidden")
+    ids = rows.column("sample_id").to_pylist()
+    for seed in range(5):
+        rewrite_seed(folder, seed, lambda t: t.filter(pa.compute.is_in(t.column("sample_id"), pa.array(ids))))
+    import yaml
+
+    meta = yaml.safe_load((folder / "submission.yaml").read_text())
+    mapes = [numpy_mape(rows.column("latency_ms").to_numpy(),
+                        pq.read_table(folder / "predictions" / f"seed-{s}.parquet").column("value").to_numpy())
+             for s in range(5)]
+    meta["reported"] = {"mape_pct": {"mean": float(np.mean(mapes)), "std": float(np.std(mapes, ddof=1))}}
+    (folder / "submission.yaml").write_text(yaml.safe_dump(meta))
+    hidden_args = ["--hidden-labels", str(hidden_dir), "--commitments", str(commitments), "--results", str(env["results"])]
+    rc, err = run_cli(["submit", str(folder), *hidden_args], capsys)
+    assert rc == 0, err
+    record = json.loads((env["results"] / "dippm.jsonl").read_text())
+    assert record["test_set"] == "hidden" and record["hidden_labels_sha256"] == committed
+    assert [s["mape_pct"] for s in record["per_seed"]] == pytest.approx(mapes, rel=1e-9)
+    # one label changed after the commitment: rejected, nothing added
+    before = (env["results"] / "dippm.jsonl").read_bytes()
+    labels = rows.column("latency_ms").to_pylist()
+    labels[0] *= 0.5
+    pq.write_table(rows.set_column(rows.column_names.index("latency_ms"), "latency_ms", pa.array(labels)), hidden_file)
+    other = predictions_submission(env["tmp"] / "hidden-sub-2", parts, method="hidden-2")
+    rc, err = run_cli(["submit", str(other), *hidden_args], capsys)
+    assert rc == 1 and len(err) == 1 and "do not match the published commitment" in err[0]
+    assert (env["results"] / "dippm.jsonl").read_bytes() == before
