@@ -102,8 +102,8 @@ def _entry_page(e: Entry) -> str:
 
 def _table(entries: list[Entry], key: str) -> str:
     cols = ("rank", "method", "MAPE % (mean ± std)", "RMSE", "Acc(10%) %", "Kendall τ", "#params", "fit s",
-            "predictions/s", "hardware", "date", "tier", "division")
-    head = "".join(f"<th{' class=l' if c in ('method', 'hardware', 'date', 'tier', 'division') else ''}>{c}</th>"
+            "predictions/s", "hardware", "date", "tier", "division", "data")
+    head = "".join(f"<th{' class=l' if c in ('method', 'hardware', 'date', 'tier', 'division', 'data') else ''}>{c}</th>"
                    for c in cols)
     rows = []
     for r, e in rank(entries):
@@ -118,8 +118,13 @@ def _table(entries: list[Entry], key: str) -> str:
                     + (_cell(e.predictions_per_second, f"{e.predictions_per_second:,.0f}")
                        if e.predictions_per_second is not None else _cell(-1, "–"))
                     + _cell(e.hardware, left=True) + _cell(e.date_utc[:10], left=True)
-                    + _cell(e.tier, left=True) + _cell(e.division, left=True) + "</tr>")
-    return (f"<table class=sortable id='{html.escape(key)}'><caption>{html.escape(key)}</caption>"
+                    + _cell(e.tier, left=True) + _cell(e.division, left=True)
+                    + _cell(e.dataset_content_hash, f"{e.dataset_version} {e.dataset_content_hash[:8]}", left=True)
+                    + "</tr>")
+    builds = {e.dataset_content_hash for e in entries}
+    # the labelled sets grow with the measurement campaigns: say so when a table mixes builds
+    note = f" (scored on {len(builds)} different dataset builds: see the data column)" if len(builds) > 1 else ""
+    return (f"<table class=sortable id='{html.escape(key)}'><caption>{html.escape(key + note)}</caption>"
             f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
 

@@ -64,6 +64,15 @@ class _TestSet:
     name: str = "public"
     sha256: str = ""
 
+    def groups(self) -> dict:
+        """Per-group breakdowns the Evaluator adds: family, and platform on multi-platform configs."""
+        out = {"family": self.family}
+        columns = self.rows.column_names
+        if "platform" in columns:
+            table = as_table(self.rows)
+            out["platform"] = [str(p) for p in table.column("platform").to_pylist()]
+        return out
+
 
 def _resolve(sub: Submission, opts: SubmitOptions, problems: list[str]) -> tuple[str, str, str]:
     ref = sub.meta.dataset
@@ -233,8 +242,8 @@ def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None) -> 
     per_seed = []
     for seed, pred in sorted(preds.items()):
         try:
-            scores = evaluator.eval({"sample_id": test.ids, "y_true": test.y_true, "y_pred": pred,
-                                     "family": test.family}, expected_ids=test.ids)
+            scores = evaluator.eval({"sample_id": test.ids, "y_true": test.y_true, "y_pred": pred, **test.groups()},
+                                    expected_ids=test.ids)
         except EvaluationError as exc:
             problems.append(f"seed {seed}: {exc}")
             return verdict
