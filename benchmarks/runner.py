@@ -65,20 +65,41 @@ def _fit_predict(predictor: BaselinePredictor, data: ProtocolData) -> tuple[np.n
     return pred, fit_s, len(data.test) / max(time.perf_counter() - t1, 1e-9)
 
 
+def _protocol_parts(spec: RunSpec, home: Path | None) -> tuple[list[ProtocolData], ProtocolData]:
+    """The parts to fit/predict, and the data whose ``test`` the concatenated predictions score:
+    the standard split for graph configs, the stratified folds for tabular ones."""
+    from perfgraphs.registry import get_dataset
+
+    if get_dataset(spec.dataset).config(spec.config).kind == "tabular":
+        from perfgraphs.benchmarks.tabular_protocol import check_baseline, fold_protocols
+
+        tabular = [b for b, (_, kind) in BASELINES.items() if kind == "static"]
+        check_baseline(spec.baseline, BASELINES[spec.baseline][1], tabular)
+        return fold_protocols(spec.dataset, spec.config, home, target=spec.target)
+    data = load_protocol(spec.dataset, spec.config, home, target=spec.target)
+    return [data], data
+
+
 def run_benchmark(spec: RunSpec, home: Path | None = None, log: bool = True) -> RunResult:
     from perfgraphs.evaluate import Evaluator
 
     if spec.baseline not in BASELINES:
         raise PerfgraphsError(f"unknown baseline {spec.baseline!r} (available: {', '.join(sorted(BASELINES))})")
     evaluator = Evaluator(spec.dataset, spec.target, spec.config)
-    data = load_protocol(spec.dataset, spec.config, home, target=spec.target)
+    parts, data = _protocol_parts(spec, home)
     result = RunResult(spec)
     y_true = np.asarray(data.test[spec.target], dtype=float)
     for seed in spec.seeds:
-        predictor = BaselinePredictor(spec.baseline, spec.target, seed=seed, quick=spec.quick)
-        pred, fit_s, pps = _fit_predict(predictor, data)
-        scores = evaluator.eval({"sample_id": data.test["sample_id"], "y_true": y_true,
-                                 "y_pred": pred, "family": data.test["family"]},
+        pred, fit_s, pps = [], 0.0, 0.0
+        for part in parts:  # one part, or one per cross-validation fold (pooled out-of-fold predictions)
+            predictor = BaselinePredictor(spec.baseline, spec.target, seed=seed, quick=spec.quick)
+            p, f, n_per_s = _fit_predict(predictor, part)
+            pred, fit_s, pps = pred + [p], fit_s + f, pps + n_per_s / len(parts)
+        pred = np.concatenate(pred)
+        labels = {"family": data.test["family"]}
+        if "platform" in data.test.column_names:
+            labels["platform"] = data.test["platform"]
+        scores = evaluator.eval({"sample_id": data.test["sample_id"], "y_true": y_true, "y_pred": pred, **labels},
                                 expected_ids=data.test["sample_id"])
         scores["seed"] = seed
         scores["y_pred"] = pred.tolist()

@@ -95,3 +95,33 @@ def noise_floor_sentence(rows, target: str) -> str:
     few = " — a single pair, an indication rather than a floor" if n == 1 else ""
     return (f"Noise floor of the labels: {n} serving configuration{'s' if n > 1 else ''} measured more than once "
             f"in the data disagree{'s' if n == 1 else ''} by **{100 * float(np.mean(errors)):.1f} % MAPE**{few}.")
+
+
+def fold_protocols(dataset: str, config: str, home=None, target: str | None = None):
+    """``(folds, whole)``: one :class:`perfgraphs.benchmarks.protocol.ProtocolData` per fold
+    (train = the other folds, no validation part: selection happens inside the training rows),
+    and one whose ``test`` is every row in fold order (what the pooled predictions are scored
+    against). With ``target``, only rows labeled with it."""
+    import datasets
+
+    from perfgraphs.benchmarks.protocol import ProtocolData, labeled_parts
+    from perfgraphs.data.build import dataset_folder
+    from perfgraphs.data.load import load_dataset
+    from perfgraphs.data.manifest import read_manifest
+    from perfgraphs.registry import get_dataset
+
+    ds = get_dataset(dataset)
+    cfg = ds.config(config)
+    data = load_dataset(ds.name, cfg.name, home=home)
+    if target is not None:
+        cfg.target(target)
+        data = labeled_parts(data, target)
+    if "train" not in data:
+        raise TabularProtocolError(f"{ds.name}/{cfg.name} has no rows{' labeled with ' + target if target else ''}")
+    rows = with_eval_columns(data["train"])
+    manifest = read_manifest(dataset_folder(ds, cfg, home)) or {}
+    common = dict(dataset=ds.name, config=cfg.name, version=ds.version, content_hash=manifest.get("content_hash", ""))
+    parts = folds(rows)
+    whole = datasets.concatenate_datasets([p.test for p in parts])
+    return ([ProtocolData(**common, train=p.train, validation=None, test=p.test) for p in parts],
+            ProtocolData(**common, train=None, validation=None, test=whole))

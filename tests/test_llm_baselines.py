@@ -289,3 +289,22 @@ def test_gnn_lm_runs_offline_with_the_packaged_minilm(lm_set, no_network):
     pred = model.predict(pyg)
     assert np.isfinite(pred).all() and (pred > 0).all()
     assert os.environ["HF_HUB_OFFLINE"] == "1"
+
+
+def test_benchmark_predictors_drive_the_llm_graph_baselines(tiny, tiny_lms):
+    """The runner's predictor interface: Hugging Face rows in, predictions out (GNN + LM gets its
+    graph summaries and prompts from the rows)."""
+    from perfgraphs.benchmarks.predictors import BaselinePredictor
+
+    rows, y = tiny
+    pick = np.linspace(0, len(y) - 1, LM_GRAPHS).round().astype(int).tolist()
+    sub = rows.select(pick)
+    gnn_lm = BaselinePredictor("gnn-lm", TARGET, seed=0, quick=True)
+    gnn_lm.model.lm, gnn_lm.model.batch_size, gnn_lm.model.epochs = str(tiny_lms["bert"]), 4, 2
+    pred = gnn_lm.fit(sub).predict(sub)
+    assert pred.shape == (len(sub),) and (pred > 0).all()
+    assert gnn_lm.model.stages_run_ == ["pretrain_gnn", "adapt_graph_text", "fit"]
+    assert gnn_lm.n_params == gnn_lm.model.num_trainable_params > 0
+    llm_gnn = BaselinePredictor("llm-gnn", TARGET, seed=0, quick=True)
+    llm_gnn.model.epochs = 2
+    assert llm_gnn.fit(sub).predict(sub).shape == (len(sub),)

@@ -53,3 +53,30 @@ def test_graph_baselines_are_refused_with_the_reason():
     check_baseline("llm-xgboost", "static", ["llm-xgboost", "static-mlp"])
     with pytest.raises(TabularProtocolError, match="cannot be graphed offline.*llm-xgboost, static-mlp"):
         check_baseline("llm-gnn", "graph", ["static-mlp", "llm-xgboost"])
+
+
+def test_runner_cross_validates_llm_xgboost_on_mlenergy(tmp_path):
+    from perfgraphs.benchmarks.runner import RunSpec, run_benchmark
+    from perfgraphs.data.load import load_dataset
+    from perfgraphs.loaders.sources import ExternalSourceError
+
+    try:
+        rows = load_dataset("llm", "mlenergy", home=tmp_path)["train"]
+    except ExternalSourceError as exc:
+        pytest.skip(f"ML.ENERGY data not available offline: {exc}")
+    target = "median_itl_ms"
+    spec = RunSpec("llm", "mlenergy", target, "llm-xgboost", seeds=(0,), quick=True)
+    result = run_benchmark(spec, home=tmp_path, log=False)
+    scores = result.per_seed[0]
+    assert scores["n"] == len(rows)  # every row predicted once, out of fold
+    assert set(scores["per_platform"]) == set(rows["gpu_model"])
+    # the pooled predictions are in fold order: score them independently
+    order = np.argsort(np.asarray(rows["fold"]), kind="stable")
+    y = np.asarray(rows[target], dtype=float)[order]
+    pred = np.asarray(scores["y_pred"])
+    assert scores["mape_pct"] == pytest.approx(np.mean(np.abs(y - pred) / y) * 100)
+    assert scores["mape_pct"] < 0.5 * np.mean(np.abs(y - y.mean()) / y) * 100
+    again = run_benchmark(spec, home=tmp_path, log=False)
+    assert again.per_seed[0]["mape_pct"] == pytest.approx(scores["mape_pct"], rel=1e-6)
+    with pytest.raises(TabularProtocolError, match="graphed offline"):
+        run_benchmark(RunSpec("llm", "mlenergy", target, "gnn-lm", quick=True), home=tmp_path, log=False)
