@@ -14,7 +14,7 @@ from pathlib import Path
 
 from perfgraphs.benchmarks.label_noise import noise_floor_note
 from perfgraphs.benchmarks.runner import BASELINES, RunSpec, run_benchmark
-from perfgraphs.benchmarks.tabular_protocol import TabularProtocolError
+from perfgraphs.benchmarks.tabular_protocol import GRAPHLESS_REASON, TabularProtocolError
 
 RESULTS = Path(__file__).resolve().parent / "results"
 READING = "Reading"  # a hand-written paragraph starting with this word survives regeneration
@@ -55,13 +55,18 @@ def main() -> None:
                  "predicted by the model trained on the other four folds)")
     else:
         scope = f"Test part of the standard split ({sizes})"
-    rows, not_applicable = [], []
+    from perfgraphs.baselines.soft_prompt_lm import LanguageModelError
+
+    rows, not_applicable, unavailable = [], [], []
     for name in args.baselines:
         t0 = time.perf_counter()
         try:
             result = run_benchmark(RunSpec(args.dataset, args.config, args.target, name, tuple(args.seeds), args.quick))
-        except TabularProtocolError as exc:
-            not_applicable.append(f"- {name}: {exc}")
+        except TabularProtocolError:
+            not_applicable.append(name)
+            continue
+        except LanguageModelError as exc:  # gnn-lm without the [llm] extra
+            unavailable.append(f"- {name}: {exc}")
             continue
         wall = time.perf_counter() - t0
         row = {"baseline": name, "seeds": len(args.seeds), "wall_clock_s": round(wall, 1)}
@@ -91,7 +96,9 @@ def main() -> None:
         lines.append(f"| {r['baseline']} | {r['mape_pct_mean']:.1f} ± {r['mape_pct_std']:.1f} | {r['rmse_mean']:.4g} | "
                      f"{r['acc_10_pct_mean']:.1f} | {r['kendall_tau_mean']:.3f} | {r['predictions_per_s']:,} | {r['wall_clock_s']} |")
     if not_applicable:
-        lines += ["", "Not applicable here:", *not_applicable]
+        lines += ["", f"Not applicable here: {', '.join(not_applicable)} (graph baselines): {GRAPHLESS_REASON}."]
+    if unavailable:
+        lines += ["", "Not run:", *unavailable]
     stem.with_suffix(".md").write_text("\n".join(lines + reading) + "\n")
     print(stem.with_suffix(".md"))
 

@@ -19,11 +19,11 @@ import numpy as np
 
 from perfgraphs.errors import PerfgraphsError
 
-NO_GRAPHS = (
-    "{baseline} needs computation graphs, but the perfgraphs/llm mlenergy rows are ML.ENERGY serving "
-    "runs of decoder LLMs (Qwen3, Llama 3/4, DeepSeek, gpt-oss, Gemma 3, Nemotron) that cannot be graphed "
-    "offline: the hf: source ships configs of the nine encoder LLMs of the research only. "
-    "Tabular baselines: {tabular}")
+GRAPHLESS_REASON = (
+    "the perfgraphs/llm mlenergy rows are ML.ENERGY serving runs of decoder LLMs (Qwen3, Llama 3/4, "
+    "DeepSeek, gpt-oss, Gemma 3, Nemotron) that cannot be graphed offline: the hf: source ships configs "
+    "of the nine encoder LLMs of the research only")
+NO_GRAPHS = "{baseline} needs computation graphs, but " + GRAPHLESS_REASON + ". Tabular baselines: {tabular}"
 TABULAR_KINDS = ("static",)
 # the configuration of a serving run; rows equal on all of these are repeated measurements
 CONFIG_KEY = ("model_id", "task", "gpu_model", "num_gpus", "max_num_seqs", "tensor_parallel",
