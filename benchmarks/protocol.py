@@ -67,3 +67,46 @@ def load_protocol(dataset: str, config: str, home: Path | None = None, target: s
     return ProtocolData(
         dataset=ds.name, config=cfg.name, version=ds.version, content_hash=manifest.get("content_hash", ""),
         train=data["train"], validation=data["validation"] if "validation" in data else None, test=data["test"])
+
+
+def _regroup(data, parts: dict[str, list[str]]) -> dict:
+    """Rows of every loaded part, re-assigned to ``parts`` (structure hashes); rows whose structure
+    the split does not list are left out."""
+    import datasets
+
+    pooled = datasets.concatenate_datasets(list(data.values()))
+    part_of = {h: name for name, hashes in parts.items() for h in hashes}
+    rows: dict[str, list[int]] = {name: [] for name in parts}
+    for i, h in enumerate(pooled["structure_hash"]):
+        if h in part_of:
+            rows[part_of[h]].append(i)
+    return {name: pooled.select(idx) for name, idx in rows.items() if idx}
+
+
+def held_out_family_folds(dataset: str, config: str, home: Path | None = None,
+                          target: str | None = None) -> tuple[list[ProtocolData], ProtocolData]:
+    """Leave-one-family-out ("unseen structure"): one ProtocolData per committed fold, and the
+    pooled data whose ``test`` is every fold's test part in fold order (the folds' test families
+    are disjoint, so each structure is scored once, by the model that never saw its family)."""
+    import datasets
+
+    from perfgraphs.data.splits import PROTOCOLS, get_split
+
+    base = load_protocol(dataset, config, home, target=target)
+    loaded = {k: v for k, v in (("train", base.train), ("validation", base.validation), ("test", base.test))
+              if v is not None}
+    n_families = len({f for part in loaded.values() for f in part["family"]})
+    folds = []
+    for fold in PROTOCOLS["leave-one-family-out"]["seeds"][:n_families]:
+        parts = _regroup(loaded, get_split(dataset, "leave-one-family-out", fold))
+        if "train" not in parts or "test" not in parts:
+            continue  # the target has no labels in this fold's family
+        folds.append(ProtocolData(dataset=base.dataset, config=base.config, version=base.version,
+                                  content_hash=base.content_hash, train=parts["train"],
+                                  validation=parts.get("validation"), test=parts["test"]))
+    if not folds:
+        raise PerfgraphsError(f"{dataset}/{config} has no leave-one-family-out fold with {target} labels")
+    pooled_test = datasets.concatenate_datasets([f.test for f in folds])
+    return folds, ProtocolData(dataset=base.dataset, config=base.config, version=base.version,
+                               content_hash=base.content_hash, train=base.train, validation=base.validation,
+                               test=pooled_test)

@@ -36,10 +36,13 @@ class RunSpec:
     baseline: str
     seeds: tuple[int, ...] = (0,)
     quick: bool = False
+    protocol: str | None = None  # None: the config's standard split
 
     @property
     def identity(self) -> str:
-        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:16]
+        # ``protocol`` joins the hash only when set, so runs of the standard split keep their identity
+        fields = {k: v for k, v in asdict(self).items() if not (k == "protocol" and v is None)}
+        return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
 
 
 @dataclass
@@ -76,6 +79,14 @@ def _protocol_parts(spec: RunSpec, home: Path | None) -> tuple[list[ProtocolData
         tabular = [b for b, (_, kind) in BASELINES.items() if kind == "static"]
         check_baseline(spec.baseline, BASELINES[spec.baseline][1], tabular)
         return fold_protocols(spec.dataset, spec.config, home, target=spec.target)
+    if spec.protocol == "leave-one-family-out":
+        from perfgraphs.benchmarks.protocol import held_out_family_folds
+
+        return held_out_family_folds(spec.dataset, spec.config, home, target=spec.target)
+    if spec.protocol not in (None, *get_dataset(spec.dataset).config(spec.config).split_protocols[:1]):
+        raise PerfgraphsError(f"protocol {spec.protocol!r} is not runnable for {spec.dataset}/{spec.config} "
+                              f"(runnable: {get_dataset(spec.dataset).config(spec.config).split_protocols[0]}, "
+                              "leave-one-family-out)")
     data = load_protocol(spec.dataset, spec.config, home, target=spec.target)
     return [data], data
 

@@ -139,15 +139,28 @@ def _build_pool(args) -> int:
 def _splits(args) -> int:
     from perfgraphs.data.build import DEFAULT_POOL
     from perfgraphs.data.graph_pool import GraphPool, iter_samples
-    from perfgraphs.data.splits import PROTOCOLS, make_split, save_split
+    from perfgraphs.data.splits import PROTOCOLS, held_out_family, make_split, save_split
     from perfgraphs.registry import get_dataset
 
     ds = get_dataset(args.name)
-    pool = GraphPool(DEFAULT_POOL)
-    groups = {pool.structure(sid).one.structure_hash: family for family, sid, _ in iter_samples(pool, ds.family_counts)}
-    protocol = ds.default_config.split_protocols[0]
-    for seed in PROTOCOLS[protocol]["seeds"]:
-        parts = make_split(groups, protocol, seed)
-        path = save_split(ds.name, protocol, seed, parts)
-        print(f"{path}: " + ", ".join(f"{p} {len(h)} structures" for p, h in parts.items()))
+    if ds.family_counts:
+        pool = GraphPool(DEFAULT_POOL)
+        groups = {pool.structure(sid).one.structure_hash: family
+                  for family, sid, _ in iter_samples(pool, ds.family_counts)}
+    else:  # e.g. nnlqp: the structures are whatever the built config holds
+        from perfgraphs.data.load import load_dataset
+
+        groups = {h: f for part in load_dataset(ds.name).values()
+                  for h, f in zip(part["structure_hash"], part["family"])}
+    for protocol in ds.default_config.split_protocols:
+        if protocol not in PROTOCOLS:
+            continue  # defined by a function, not a committed file (e.g. few-shot-platform)
+        seeds = PROTOCOLS[protocol]["seeds"]
+        if protocol == "leave-one-family-out":
+            seeds = seeds[:len(set(groups.values()))]
+        for seed in seeds:
+            parts = make_split(groups, protocol, seed)
+            about = {"held_out_family": held_out_family(groups, seed)} if protocol == "leave-one-family-out" else {}
+            path = save_split(ds.name, protocol, seed, parts, **about)
+            print(f"{path}: " + ", ".join(f"{p} {len(h)} structures" for p, h in parts.items()))
     return 0

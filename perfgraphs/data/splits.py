@@ -21,6 +21,10 @@ SPLITS_DIR = Path(__file__).resolve().parents[2] / "data" / "splits"
 PROTOCOLS = {
     "random-70-15-15": {"parts": ("train", "validation", "test"), "fractions": (0.70, 0.15, 0.15), "seeds": (0,)},
     "per-family-70-30": {"parts": ("train", "test"), "fractions": (0.70, 0.30), "seeds": (1337, 1338, 1339, 1340, 1341)},
+    # NNLQP's "unseen structure": fold k holds out the k-th largest family (ties by name) as the
+    # test part; 15 % of the other families' structures validate. Ten folds, as NNLQP's ten families.
+    "leave-one-family-out": {"parts": ("train", "validation", "test"), "fractions": (0.85, 0.15),
+                             "seeds": tuple(range(10))},
 }
 
 
@@ -43,6 +47,8 @@ def make_split(groups: dict[str, str], protocol: str, seed: int) -> dict[str, li
         raise UnknownSplitError(f"unknown split protocol {protocol!r} (available: {', '.join(PROTOCOLS)})")
     if seed not in spec["seeds"]:
         raise UnknownSplitError(f"protocol {protocol} is defined for seeds {list(spec['seeds'])}, not {seed}")
+    if protocol == "leave-one-family-out":
+        return _hold_out_family(groups, seed, spec["fractions"][1])
     per_family = protocol.startswith("per-family")
     buckets: dict[str, list[str]] = {}
     for h, family in groups.items():
@@ -58,14 +64,34 @@ def make_split(groups: dict[str, str], protocol: str, seed: int) -> dict[str, li
     return {p: sorted(v) for p, v in parts.items()}
 
 
+def held_out_family(groups: dict[str, str], fold: int) -> str:
+    """The family fold ``fold`` of leave-one-family-out tests on: the fold-th largest."""
+    sizes: dict[str, int] = {}
+    for family in groups.values():
+        sizes[family] = sizes.get(family, 0) + 1
+    ranked = sorted(sizes, key=lambda f: (-sizes[f], f))
+    if fold >= len(ranked):
+        raise UnknownSplitError(f"fold {fold} needs {fold + 1} families, the data has {len(ranked)}")
+    return ranked[fold]
+
+
+def _hold_out_family(groups: dict[str, str], fold: int, validation_fraction: float) -> dict[str, list[str]]:
+    family = held_out_family(groups, fold)
+    rest = sorted((h for h, f in groups.items() if f != family), key=lambda h: _rank(h, fold))
+    n_val = int(round(validation_fraction * len(rest)))
+    return {"train": sorted(rest[n_val:]), "validation": sorted(rest[:n_val]),
+            "test": sorted(h for h, f in groups.items() if f == family)}
+
+
 def split_path(dataset: str, protocol: str, seed: int) -> Path:
     return SPLITS_DIR / dataset.replace("perfgraphs/", "") / f"{protocol}-seed{seed}.json"
 
 
-def save_split(dataset: str, protocol: str, seed: int, parts: dict[str, list[str]]) -> Path:
+def save_split(dataset: str, protocol: str, seed: int, parts: dict[str, list[str]], **about) -> Path:
+    """Write one split file; ``about`` adds descriptive fields (e.g. ``held_out_family``)."""
     path = split_path(dataset, protocol, seed)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"protocol": protocol, "seed": seed, "unit": "structure_hash", "parts": parts},
+    path.write_text(json.dumps({"protocol": protocol, "seed": seed, "unit": "structure_hash", "parts": parts, **about},
                                indent=0, sort_keys=True) + "\n")
     return path
 
