@@ -90,7 +90,7 @@ def test_example_submission_is_scored_recorded_and_logged(env, parts, capsys):
     assert record["method"] == "example-ridge (quick)" and record["tier"] == "verified"
     assert [s["seed"] for s in record["per_seed"]] == [0, 1, 2, 3, 4]
     assert record["num_params"] == 7 and record["fit_seconds"] > 0 and record["predictions_per_second"] > 0
-    assert record["dataset_content_hash"] == parts.content_hash and record["hyperparameters"] == {"alpha": 1.0}
+    assert record["dataset_content_hash"] == parts.content_hash and record["hyperparameters"] == {"alpha": 0.01}
     # independent: the example fitted here, scored with numpy against the test labels
     spec = importlib.util.spec_from_file_location("example_predictor", EXAMPLE / "predictor.py")
     module = importlib.util.module_from_spec(spec)

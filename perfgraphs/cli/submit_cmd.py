@@ -67,8 +67,9 @@ def _summary(entry) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"{entry.method} on {entry.dataset}/{entry.config} → {entry.target} "
-                        f"({entry.tier}, {entry.test_set} test set, {len(entry.per_seed)} seeds)")
+    print(f"{entry.method} on {entry.dataset}/{entry.config} → {entry.target} "
+          f"({entry.tier}, {entry.test_set} test set, {len(entry.per_seed)} seeds, test n = {entry.per_seed[0]['n']})")
+    table = Table()
     for col in ("metric", "mean", "std"):
         table.add_column(col)
     for metric in ("mape_pct", "rmse", "acc_10_pct", "kendall_tau"):
