@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from perfgraphs.data.build import STATIC_COLUMNS, build_graph_config, build_labeled_config, dataset_folder, is_built
+from perfgraphs.data.build import build_graph_config, build_labeled_config, dataset_folder, is_built
 from perfgraphs.registry import Config, Dataset
 from perfgraphs.data.graph_pool import CorruptFileError
 from perfgraphs.data.manifest import verify
@@ -63,45 +63,48 @@ def load_dataset(name: str, config: str | None = None, split: str | None = None,
         loaded = datasets.load_dataset("parquet", data_files=files, cache_dir=str(folder.parent / ".hf-cache"))
     except Exception as exc:
         raise CorruptFileError(f"cannot load {folder}: {type(exc).__name__}: {str(exc)[:200]}") from None
+    from perfgraphs.data.pyg_cache import Origin, remember
+
+    for part, rows in loaded.items():  # lets to_pyg reuse featurized tables of these exact rows
+        remember(rows, Origin(folder, manifest["content_hash"], part, manifest["row_counts"][part]))
     return loaded[split] if split is not None else loaded
 
 
-def to_pyg(hf_dataset, featurizer: str = "trappm", targets: list[str] | None = None):
+def to_pyg(hf_dataset, featurizer: str = "trappm", targets: list[str] | None = None, cache: bool = True):
     """A PyG ``InMemoryDataset`` with ``x``, ``edge_index``, ``static`` and ``y`` per graph.
 
-    Node features are computed for all graphs at once: every featurizer is per-node, so one call
-    over the concatenated node table equals per-graph calls (and is ~100x faster).
+    Features are computed for all graphs at once from the Arrow columns (see
+    :mod:`perfgraphs.data.featurize`); the result equals featurizing each graph on its own. For an
+    unmodified split returned by :func:`load_dataset`, node features and edges are cached on disk
+    (sha256-checked, see :mod:`perfgraphs.data.pyg_cache`) and mapped on the next load.
     """
-    import pyarrow as pa
     import torch
     from torch_geometric.data import Data, InMemoryDataset
 
-    from perfgraphs.features import get_featurizer
-    from perfgraphs.views.hf import RAW_NODE_FEATURES, graph_from_columns
+    from perfgraphs.data import featurize, pyg_cache
+    from perfgraphs.features import FEATURIZERS, get_featurizer
 
     feat = get_featurizer(featurizer)
-    table = hf_dataset.data.table if hasattr(hf_dataset, "data") else hf_dataset
-    num_nodes = table.column("num_nodes").to_numpy()
-    width = len(RAW_NODE_FEATURES)
-    raw = pa.concat_arrays([c.flatten().flatten() for c in table.column("node_feat").chunks]).to_numpy().reshape(-1, width)
-    ops = [op for chunk in table.column("onnx_ops").chunks for op in chunk.flatten().to_pylist()]
-    whole = graph_from_columns(
-        {"name": "all", "batch_size": 1, "input_names": [], "input_dims": [], "onnx_ops": ops,
-         "total_params": 0, "total_memory_bytes": 0, "metadata_keys": [], "metadata_values": []},
-        raw, np.zeros((2, 0), dtype=np.int64))
-    x = torch.from_numpy(feat.node_features(whole))
-    edges_flat = pa.concat_arrays([c.flatten().flatten() for c in table.column("edge_index").chunks]).to_numpy()
-    num_edges = table.column("num_edges").to_numpy()
-    # Per row the edge list is [sources..., targets...]; regroup into (2, E) blocks.
-    offsets = np.concatenate([[0], np.cumsum(2 * num_edges)])
-    src = np.concatenate([edges_flat[o:o + e] for o, e in zip(offsets[:-1], num_edges)]) if len(num_edges) else np.zeros(0, np.int64)
-    dst = np.concatenate([edges_flat[o + e:o + 2 * e] for o, e in zip(offsets[:-1], num_edges)]) if len(num_edges) else np.zeros(0, np.int64)
-    static = feat.static_features_table({k: table.column(k).to_numpy() for k in STATIC_COLUMNS})
-    node_off = np.concatenate([[0], np.cumsum(num_nodes)])
-    edge_off = np.concatenate([[0], np.cumsum(num_edges)])
-    data = Data(x=x, edge_index=torch.from_numpy(np.stack([src, dst]).astype(np.int64)),
-                static=torch.from_numpy(static))
-    slices = {"x": torch.from_numpy(node_off), "edge_index": torch.from_numpy(edge_off),
+    table = featurize.arrow_table(hf_dataset)
+    num_nodes, num_edges = featurize.counts(table, "num_nodes"), featurize.counts(table, "num_edges")
+    fills = {"x": ((int(num_nodes.sum()), feat.node_dim), np.float32, lambda out: featurize.node_features(table, feat, out)),
+             "edge_index": ((2, int(num_edges.sum())), np.int64, lambda out: featurize.edge_index(table, out))}
+    # only registered featurizers: a custom one may reuse a registered name and version
+    origin = pyg_cache.origin_of(hf_dataset) if cache and pyg_cache.enabled() and FEATURIZERS.get(feat.name) is feat else None
+    arrays = pyg_cache.read(origin, feat.id) if origin else None
+    if arrays is None and origin is not None:
+        try:
+            arrays = pyg_cache.write(origin, feat.id, fills)
+        except OSError as exc:
+            import sys
+
+            print(f"warning: cannot write the featurized cache ({exc}); features are not cached", file=sys.stderr)
+    if arrays is None:
+        arrays = {"x": featurize.node_features(table, feat), "edge_index": featurize.edge_index(table)}
+    data = Data(x=torch.from_numpy(arrays["x"]), edge_index=torch.from_numpy(arrays["edge_index"]),
+                static=torch.from_numpy(featurize.static_features(table, feat)))
+    slices = {"x": torch.from_numpy(np.concatenate([[0], np.cumsum(num_nodes)])),
+              "edge_index": torch.from_numpy(np.concatenate([[0], np.cumsum(num_edges)])),
               "static": torch.arange(len(num_nodes) + 1)}
     if targets:
         y = np.stack([table.column(t).to_numpy(zero_copy_only=False).astype(np.float32) for t in targets], axis=1)
@@ -116,11 +119,9 @@ def to_pyg(hf_dataset, featurizer: str = "trappm", targets: list[str] | None = N
     return PerfgraphsPyG()
 
 
-
 def static_features(hf_dataset, featurizer: str = "trappm") -> np.ndarray:
     """(num_graphs, static_dim) straight from the stored static-fact columns: what a static-feature
     model needs, without touching the node tables."""
-    from perfgraphs.features import get_featurizer
+    from perfgraphs.data import featurize
 
-    table = hf_dataset.data.table if hasattr(hf_dataset, "data") else hf_dataset
-    return get_featurizer(featurizer).static_features_table({k: table.column(k).to_numpy() for k in STATIC_COLUMNS})
+    return featurize.static_features(featurize.arrow_table(hf_dataset), featurizer)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from perfgraphs.features.base import Featurizer, NodeMatrix, log1p_nonneg, op_indices
-from perfgraphs.graph.ir import ATTRIBUTE_INDEX, PerfGraph
+from perfgraphs.features.base import Featurizer, NodeMatrix, Nodes, log1p_nonneg, op_indices
+from perfgraphs.graph.ir import ATTRIBUTE_INDEX
 from perfgraphs.graph.operators import DIPPM_CATEGORIES, DIPPM_CATEGORY_OF, OTHER
 
 ATTRIBUTES = ("kernel_h", "kernel_w", "stride_h", "stride_w", "pad_top", "pad_left",
@@ -24,14 +24,14 @@ _CATEGORY_INDEX = {c: i for i, c in enumerate(DIPPM_CATEGORIES)}
 _CATEGORY_OF_OP = {op: _CATEGORY_INDEX[category] for op, category in DIPPM_CATEGORY_OF.items()}
 
 
-def _node(graph: PerfGraph) -> np.ndarray:
+def _node(graph: Nodes, out: np.ndarray | None = None) -> np.ndarray:
     cats = op_indices(graph.onnx_ops, _CATEGORY_OF_OP, _CATEGORY_INDEX[OTHER])
     cats[graph.activation_matmul] = _CATEGORY_INDEX["attention_matmul"]
-    m = NodeMatrix(graph.num_nodes, len(NODE_NAMES))
+    m = NodeMatrix(graph.num_nodes, len(NODE_NAMES), out)
     m.one_hot(cats, len(DIPPM_CATEGORIES))
     for a in ATTRIBUTES:
-        values = graph.attributes[:, ATTRIBUTE_INDEX[a]].astype(np.float64)
-        m.put(log1p_nonneg(values) if a.startswith(("channels", "groups")) else values)
+        values = graph.attributes[:, ATTRIBUTE_INDEX[a]]
+        m.put(log1p_nonneg(values) if a.startswith(("channels", "groups")) else values.astype(np.float64))
     m.put(log1p_nonneg(graph.node_output_shape[:, :OUTPUT_RANK]))
     return m.done()
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from perfgraphs.features.base import Featurizer, NodeMatrix, log1p_nonneg, op_indices
-from perfgraphs.graph.ir import ATTRIBUTE_INDEX, PerfGraph
+from perfgraphs.features.base import Featurizer, NodeMatrix, Nodes, log1p_nonneg, op_indices
+from perfgraphs.graph.ir import ATTRIBUTE_INDEX
 from perfgraphs.graph.operators import OTHER
 
 OP_CODES = (
@@ -33,8 +33,8 @@ NODE_NAMES = (
 STATIC_NAMES = ("total_flops_log1p", "total_params_log1p", "total_memory_bytes_log1p", "batch_size")
 
 
-def _node(graph: PerfGraph) -> np.ndarray:
-    m = NodeMatrix(graph.num_nodes, len(NODE_NAMES))
+def _node(graph: Nodes, out: np.ndarray | None = None) -> np.ndarray:
+    m = NodeMatrix(graph.num_nodes, len(NODE_NAMES), out)
     m.one_hot(op_indices(graph.onnx_ops, _OP_INDEX, _OP_INDEX[OTHER]), len(OP_CODES))
     for a, scale in ATTRIBUTE_SCALES.items():
         m.put(graph.attributes[:, ATTRIBUTE_INDEX[a]].astype(np.float64) / scale)

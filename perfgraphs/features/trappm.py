@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from perfgraphs.features.base import Featurizer, NodeMatrix, log1p_nonneg, op_indices
-from perfgraphs.graph.ir import SHAPE_RANK, PerfGraph
+from perfgraphs.features.base import Featurizer, NodeMatrix, Nodes, log1p_nonneg, op_indices
+from perfgraphs.graph.ir import SHAPE_RANK
 from perfgraphs.graph.operators import ONNX_OPERATORS, OPERATOR_INDEX, OTHER
 
 NODE_NAMES = (
@@ -19,8 +19,8 @@ STATIC_NAMES = ("batch_size", "num_nodes", "num_edges", "total_macs_log1p", "tot
                 "total_memory_bytes_log1p")
 
 
-def _node(graph: PerfGraph) -> np.ndarray:
-    m = NodeMatrix(graph.num_nodes, len(NODE_NAMES))
+def _node(graph: Nodes, out: np.ndarray | None = None) -> np.ndarray:
+    m = NodeMatrix(graph.num_nodes, len(NODE_NAMES), out)
     m.one_hot(op_indices(graph.onnx_ops, OPERATOR_INDEX, OPERATOR_INDEX[OTHER]), len(ONNX_OPERATORS))
     m.put(log1p_nonneg(graph.node_input_shape))
     m.put(log1p_nonneg(graph.node_output_shape))

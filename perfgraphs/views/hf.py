@@ -7,11 +7,14 @@ featurizer can be applied after loading and the :class:`PerfGraph` is recovered 
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
 from perfgraphs.graph.ir import ATTRIBUTE_NAMES, SHAPE_RANK, PerfGraph
+
+if TYPE_CHECKING:
+    from perfgraphs.features.base import NodeColumns
 
 RAW_NODE_FEATURES: tuple[str, ...] = (
     *ATTRIBUTE_NAMES,
@@ -65,6 +68,19 @@ def graph_from_columns(row: dict[str, Any], raw: np.ndarray, edge_index: np.ndar
         total_params=int(row["total_params"]),
         total_memory_bytes=int(row["total_memory_bytes"]),
         metadata=tuple(zip(map(str, row["metadata_keys"]), map(str, row["metadata_values"]))),
+    )
+
+
+def node_columns(raw: np.ndarray, ops) -> NodeColumns:
+    """The featurizer input for a block of rows of raw node facts (views, no copies); ``ops`` are
+    operator strings or :class:`~perfgraphs.features.base.EncodedOps`."""
+    from perfgraphs.features.base import NodeColumns
+
+    return NodeColumns(
+        onnx_ops=ops, attributes=raw[:, :_A], node_input_shape=raw[:, _A:_A + _S],
+        node_output_shape=raw[:, _A + _S:_A + 2 * _S],
+        macs=raw[:, -5], flops=raw[:, -4], params=raw[:, -3], memory_bytes=raw[:, -2],
+        activation_matmul=raw[:, -1] != 0,
     )
 
 
