@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         q.add_argument("name")
         q.add_argument("--config", default=None)
         q.set_defaults(func=func)
-    splits = verbs.add_parser("splits", help="write the committed split files of a graph set from the pool")
+    splits = verbs.add_parser("splits", help="write a dataset's committed split files (data/splits/<name>/)")
     splits.add_argument("name")
     splits.set_defaults(func=_splits)
     pool = verbs.add_parser("build-pool", help="export the timm graph structures the graph sets need")
@@ -27,6 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                       help="instead: the structures of every configuration measured so far")
     pool.add_argument("--nnlqp", action="store_true",
                       help="instead: one structure per architecture in timm's benchmark results")
+    pool.add_argument("--reverse", action="store_true",
+                      help="walk the --nnlqp/--measured list backwards, so a second builder can run "
+                           "beside a first and they meet in the middle")
     pool.set_defaults(func=_build_pool)
 
 
@@ -103,7 +106,8 @@ def _build_pool(args) -> int:
     if args.nnlqp:
         from perfgraphs.data.multiplatform import timm_rows, wanted_structures
 
-        print(f"added {pool.ensure(wanted_structures(timm_rows()))} structures to {DEFAULT_POOL}")
+        wanted = wanted_structures(timm_rows())
+        print(f"added {pool.ensure(wanted[::-1] if args.reverse else wanted)} structures to {DEFAULT_POOL}")
         return 0
     if args.measured:
         from perfgraphs.collect.store import load_measurements
@@ -116,7 +120,7 @@ def _build_pool(args) -> int:
                 for r in load_measurements(root).to_pylist():
                     if r["status"] == "ok" and r["image_size"]:
                         items.add((r["family"], r["model"], int(r["image_size"])))
-        print(f"added {pool.ensure(sorted(items))} structures to {DEFAULT_POOL}")
+        print(f"added {pool.ensure(sorted(items, reverse=args.reverse))} structures to {DEFAULT_POOL}")
         return 0
     # The default dataset's families first, so it is complete soonest; then the larger sets.
     plans = [dict(sorted(DATASETS["perfgraphs/dippm"].family_counts.items()))]
@@ -137,30 +141,8 @@ def _build_pool(args) -> int:
 
 
 def _splits(args) -> int:
-    from perfgraphs.data.build import DEFAULT_POOL
-    from perfgraphs.data.graph_pool import GraphPool, iter_samples
-    from perfgraphs.data.splits import PROTOCOLS, held_out_family, make_split, save_split
-    from perfgraphs.registry import get_dataset
+    from perfgraphs.data.standard_splits import write_splits
 
-    ds = get_dataset(args.name)
-    if ds.family_counts:
-        pool = GraphPool(DEFAULT_POOL)
-        groups = {pool.structure(sid).one.structure_hash: family
-                  for family, sid, _ in iter_samples(pool, ds.family_counts)}
-    else:  # e.g. nnlqp: the structures are whatever the built config holds
-        from perfgraphs.data.load import load_dataset
-
-        groups = {h: f for part in load_dataset(ds.name).values()
-                  for h, f in zip(part["structure_hash"], part["family"])}
-    for protocol in ds.default_config.split_protocols:
-        if protocol not in PROTOCOLS:
-            continue  # defined by a function, not a committed file (e.g. few-shot-platform)
-        seeds = PROTOCOLS[protocol]["seeds"]
-        if protocol == "leave-one-family-out":
-            seeds = seeds[:len(set(groups.values()))]
-        for seed in seeds:
-            parts = make_split(groups, protocol, seed)
-            about = {"held_out_family": held_out_family(groups, seed)} if protocol == "leave-one-family-out" else {}
-            path = save_split(ds.name, protocol, seed, parts, **about)
-            print(f"{path}: " + ", ".join(f"{p} {len(h)} structures" for p, h in parts.items()))
+    for path, summary in write_splits(args.name):
+        print(f"{path}: {summary}" if path else summary)
     return 0

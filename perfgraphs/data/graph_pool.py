@@ -152,6 +152,9 @@ class GraphPool:
         added = 0
         for family, source, size in items:
             sid = structure_id(source, size)
+            if not pending and sid not in built:
+                # another builder may have exported it meanwhile (e.g. one walking the list backwards)
+                built |= set(self._part_structure_ids())
             if sid in built or sid in failed or not self._export(family, source, size, pending):
                 continue
             built.add(sid)
@@ -177,6 +180,16 @@ class GraphPool:
             self._write_part(pending)
             pending.clear()
         return True
+
+    def _part_structure_ids(self) -> list[str]:
+        """Structure ids on disk now, reading only that column (cheap enough to poll)."""
+        ids: list[str] = []
+        for path in self.files():
+            try:
+                ids += pq.read_table(path, columns=["structure_id"]).column(0).to_pylist()
+            except (OSError, pa.ArrowInvalid):
+                continue  # a part being replaced by compaction; the next poll sees its successor
+        return ids
 
     def _write_part(self, rows: list[dict]) -> None:
         # A unique name per part: two builders (e.g. --measured beside a pool build) never
