@@ -51,8 +51,8 @@ def main() -> None:
     data = load_dataset(args.dataset, args.config)
     sizes = ", ".join(f"{k} {len(v)}" for k, v in data.items())
     if cfg.kind == "tabular":
-        scope = (f"Pooled out-of-fold predictions of the stratified 5-fold protocol ({sizes} rows, each "
-                 "predicted by the model trained on the other four folds)")
+        scope = (f"Pooled out-of-fold predictions of the stratified 5-fold protocol ({sum(len(v) for v in data.values())} "
+                 "rows, each predicted by the model trained on the other four folds)")
     else:
         scope = f"Test part of the standard split ({sizes})"
     from perfgraphs.baselines.soft_prompt_lm import LanguageModelError
