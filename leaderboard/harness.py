@@ -154,8 +154,6 @@ def _last_line(log: Path) -> str:
 
 def run_seed(job: Job, seed: int, limits: Limits) -> SeedOutput:
     """Run one seed in a fresh interpreter; raise :class:`SeedFailed` with a one-line reason."""
-    import psutil
-
     out = job.folder / f"seed-{seed}"
     log = job.folder / f"seed-{seed}.log"
     scratch = Path(tempfile.mkdtemp(prefix=f"seed-{seed}-", dir=job.folder))
@@ -164,7 +162,22 @@ def run_seed(job: Job, seed: int, limits: Limits) -> SeedOutput:
         popen = subprocess.Popen([sys.executable, "-m", "perfgraphs.leaderboard.sandbox", str(job.folder), str(seed)],
                                  cwd=scratch, stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT,
                                  env=env, start_new_session=True)
-    proc = psutil.Process(popen.pid)
+    try:
+        peak = _watch(popen, out, seed, limits)
+    finally:
+        if popen.poll() is None:  # interrupted (Ctrl-C, SIGTERM) or failed: never leave it running
+            _kill(popen)
+    return _collect(job, popen, out, log, seed, limits, peak)
+
+
+def _watch(popen: subprocess.Popen, out: Path, seed: int, limits: Limits) -> int:
+    """Poll until the child exits; kill it and raise on a limit. Returns the peak resident set."""
+    import psutil
+
+    try:
+        proc = psutil.Process(popen.pid)
+    except psutil.NoSuchProcess:  # already gone: _collect says how it ended
+        return 0
     started, clock, peak = time.monotonic(), None, 0
     while popen.poll() is None:
         rss = _tree_rss(proc)
@@ -187,12 +200,17 @@ def run_seed(job: Job, seed: int, limits: Limits) -> SeedOutput:
                              "the predictor was stopped: make it faster (--quick runs CI-sized settings) or ask "
                              "for a larger --time-limit-s")
         time.sleep(POLL_S)
+    return peak
+
+
+def _collect(job: Job, popen: subprocess.Popen, out: Path, log: Path, seed: int, limits: Limits,
+             peak: int) -> SeedOutput:
     result_path = out / "result.json"
     if not result_path.exists():
         rc = popen.returncode
         how = f"was killed by signal {-rc}" if rc < 0 else f"exited with code {rc}"
-        if rc < 0 and -rc in (signal.SIGXCPU, signal.SIGKILL):
-            how += " (CPU-time limit)" if -rc == signal.SIGXCPU else ""
+        if rc == -signal.SIGXCPU:
+            how += " (CPU-time limit)"
         last = _last_line(log)
         raise SeedFailed(f"seed {seed}: the predictor process {how} before reporting a result"
                          + (f" (last output: {last})" if last else "")

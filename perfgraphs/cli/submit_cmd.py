@@ -46,6 +46,7 @@ def _options(args):
     from perfgraphs.leaderboard.submit import SubmitOptions
 
     datasets.disable_progress_bars()  # stderr is for the problems, one line each
+    _terminate_cleanly()
 
     if args.time_limit_s <= 0 or args.memory_mb <= 0:
         from perfgraphs.errors import PerfgraphsError
@@ -55,6 +56,20 @@ def _options(args):
                          quick=args.quick, limits=Limits(time_limit_s=args.time_limit_s, memory_mb=args.memory_mb),
                          hidden_labels=args.hidden_labels, results_root=args.results,
                          commitments_root=args.commitments)
+
+
+def _terminate_cleanly() -> None:
+    """SIGTERM unwinds like Ctrl-C, so the harness kills the predictor process it started (it runs
+    in its own session and would not get the signal) and removes its job folder."""
+    import signal
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    try:
+        signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread (tests calling main() from a worker)
+        pass
 
 
 def _reject(command: str, problems: list[str]) -> int:
