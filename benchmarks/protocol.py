@@ -69,15 +69,15 @@ def load_protocol(dataset: str, config: str, home: Path | None = None, target: s
         train=data["train"], validation=data["validation"] if "validation" in data else None, test=data["test"])
 
 
-def _regroup(data, parts: dict[str, list[str]]) -> dict:
-    """Rows of every loaded part, re-assigned to ``parts`` (structure hashes); rows whose structure
-    the split does not list are left out."""
+def _regroup(data, parts: dict[str, list[str]], unit: str = "structure_hash") -> dict:
+    """Rows of every loaded part, re-assigned to ``parts`` (ids in the ``unit`` column, e.g.
+    structure hashes); rows whose structure the split does not list are left out."""
     import datasets
 
     pooled = datasets.concatenate_datasets(list(data.values()))
     part_of = {h: name for name, hashes in parts.items() for h in hashes}
     rows: dict[str, list[int]] = {name: [] for name in parts}
-    for i, h in enumerate(pooled["structure_hash"]):
+    for i, h in enumerate(pooled[unit]):
         if h in part_of:
             rows[part_of[h]].append(i)
     return {name: pooled.select(idx) for name, idx in rows.items() if idx}
@@ -90,7 +90,7 @@ def held_out_family_folds(dataset: str, config: str, home: Path | None = None,
     are disjoint, so each structure is scored once, by the model that never saw its family)."""
     import datasets
 
-    from perfgraphs.data.splits import PROTOCOLS, get_split
+    from perfgraphs.data.splits import PROTOCOLS, split_file
 
     base = load_protocol(dataset, config, home, target=target)
     loaded = {k: v for k, v in (("train", base.train), ("validation", base.validation), ("test", base.test))
@@ -98,7 +98,8 @@ def held_out_family_folds(dataset: str, config: str, home: Path | None = None,
     n_families = len({f for part in loaded.values() for f in part["family"]})
     folds = []
     for fold in PROTOCOLS["leave-one-family-out"]["seeds"][:n_families]:
-        parts = _regroup(loaded, get_split(dataset, "leave-one-family-out", fold))
+        committed = split_file(dataset, "leave-one-family-out", fold)
+        parts = _regroup(loaded, committed["parts"], committed["unit"])
         if "train" not in parts or "test" not in parts:
             continue  # the target has no labels in this fold's family
         folds.append(ProtocolData(dataset=base.dataset, config=base.config, version=base.version,

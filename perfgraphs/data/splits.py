@@ -2,8 +2,11 @@
 
 Samples that share a ``structure_hash`` (batch and input-size variants of one architecture, or
 two architecture names that export to the same graph) always land in the same part. Splits are
-committed as lists of structure hashes per part under ``data/splits/``; ``make_split`` is the
-deterministic function that generated them (seeded, independent of machine and row order).
+committed as id lists per part under ``data/splits/`` (the file's ``unit`` names the id column:
+``structure_hash``; ``structure_id`` for nnlqp, whose graphs need not be exported to be split;
+``row_id`` for tabular rows); ``make_split``, ``few_shot_split`` and
+``perfgraphs.data.tabular.stratified_folds`` are the deterministic functions that generated them (seeded, independent of machine and row order).
+``perfgraphs.data.standard_splits`` feeds them each dataset's units.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from perfgraphs.errors import PerfgraphsError
+from perfgraphs.registry import NNLQP_PLATFORMS
 
 SPLITS_DIR = Path(__file__).resolve().parents[2] / "data" / "splits"
 
@@ -25,7 +29,13 @@ PROTOCOLS = {
     # test part; 15 % of the other families' structures validate. Ten folds, as NNLQP's ten families.
     "leave-one-family-out": {"parts": ("train", "validation", "test"), "fractions": (0.85, 0.15),
                              "seeds": tuple(range(10))},
+    # NNLQP's transfer to a new platform: seed k holds out platform k of the registry's nnlqp
+    # platforms; train on every label of the other platforms plus `shots` structures of it.
+    "few-shot-platform": {"parts": ("few_shot", "test"), "shots": 32, "seeds": tuple(range(len(NNLQP_PLATFORMS)))},
+    # The LLM study's stratified 5-fold cross-validation (stratum = model) over tabular rows.
+    "stratified-5-fold": {"parts": tuple(f"fold{k}" for k in range(5)), "seeds": (0,)},
 }
+GROUP_PROTOCOLS = ("random-70-15-15", "per-family-70-30", "leave-one-family-out")
 
 
 class UnknownSplitError(PerfgraphsError):
@@ -47,6 +57,8 @@ def make_split(groups: dict[str, str], protocol: str, seed: int) -> dict[str, li
         raise UnknownSplitError(f"unknown split protocol {protocol!r} (available: {', '.join(PROTOCOLS)})")
     if seed not in spec["seeds"]:
         raise UnknownSplitError(f"protocol {protocol} is defined for seeds {list(spec['seeds'])}, not {seed}")
+    if protocol not in GROUP_PROTOCOLS:
+        raise UnknownSplitError(f"protocol {protocol} is not made from structure groups (see few_shot_split, tabular.stratified_folds)")
     if protocol == "leave-one-family-out":
         return _hold_out_family(groups, seed, spec["fractions"][1])
     per_family = protocol.startswith("per-family")
@@ -83,21 +95,73 @@ def _hold_out_family(groups: dict[str, str], fold: int, validation_fraction: flo
             "test": sorted(h for h, f in groups.items() if f == family)}
 
 
+def merge_groups(links: dict[str, list]) -> dict[str, list[str]]:
+    """Units (id → link keys, e.g. its structure hash and architecture; None entries ignored)
+    grouped so that ids sharing any key, directly or through others, form one group, keyed by its
+    smallest id."""
+    parent: dict[str, str] = {}
+
+    def root(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    owner: dict = {}
+    for unit in sorted(links):
+        for key in links[unit]:
+            if key is None:
+                continue
+            other = owner.setdefault(key, unit)
+            a, b = root(unit), root(other)
+            if a != b:
+                parent[max(a, b)] = min(a, b)
+    groups: dict[str, list[str]] = {}
+    for unit in sorted(links):
+        groups.setdefault(root(unit), []).append(unit)
+    return groups
+
+
+def few_shot_split(labeled: dict[str, dict[str, list[str]]], seed: int, shots: int | None = None) -> dict:
+    """``labeled``: platform → {group key: ids of the group labeled on that platform}. Seed k
+    holds out ``NNLQP_PLATFORMS[k]``: whole groups of it, in seeded-hash order, train until
+    exactly ``shots`` of its ids do (a group that would overshoot is passed over); its other
+    groups test. Training also uses every label of ``train_platforms``."""
+    spec = PROTOCOLS["few-shot-platform"]
+    if seed not in spec["seeds"]:
+        raise UnknownSplitError(f"protocol few-shot-platform is defined for seeds {list(spec['seeds'])}, not {seed}")
+    shots = spec["shots"] if shots is None else shots
+    platform = NNLQP_PLATFORMS[seed]
+    groups = labeled.get(platform, {})
+    n_ids = sum(len(ids) for ids in groups.values())
+    if n_ids <= shots:
+        raise UnknownSplitError(f"platform {platform} has {n_ids} labeled structures; a {shots}-shot split needs more")
+    few, test = [], []
+    for key in sorted(groups, key=lambda k: (_rank(k, seed), k)):
+        (few if len(few) + len(groups[key]) <= shots else test).extend(groups[key])
+    if len(few) != shots:
+        raise UnknownSplitError(f"platform {platform}: no {shots} ids fill whole structure groups")
+    return {"parts": {"few_shot": sorted(few), "test": sorted(test)}, "held_out_platform": platform, "shots": shots,
+            "train_platforms": sorted(p for p, g in labeled.items() if p != platform and g)}
+
+
 def split_path(dataset: str, protocol: str, seed: int) -> Path:
     return SPLITS_DIR / dataset.replace("perfgraphs/", "") / f"{protocol}-seed{seed}.json"
 
 
-def save_split(dataset: str, protocol: str, seed: int, parts: dict[str, list[str]], **about) -> Path:
+def save_split(dataset: str, protocol: str, seed: int, parts: dict[str, list[str]], unit: str = "structure_hash",
+               **about) -> Path:
     """Write one split file; ``about`` adds descriptive fields (e.g. ``held_out_family``)."""
     path = split_path(dataset, protocol, seed)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"protocol": protocol, "seed": seed, "unit": "structure_hash", "parts": parts, **about},
+    path.write_text(json.dumps({"protocol": protocol, "seed": seed, "unit": unit, "parts": parts, **about},
                                indent=0, sort_keys=True) + "\n")
     return path
 
 
-def get_split(dataset: str, protocol: str, seed: int | None = None) -> dict[str, list[str]]:
-    """The committed split: part name → structure hashes."""
+def split_file(dataset: str, protocol: str, seed: int | None = None) -> dict:
+    """The committed split file: ``parts`` (part → ids), ``unit`` (the id column) and any
+    descriptive fields."""
     spec = PROTOCOLS.get(protocol)
     if spec is None:
         raise UnknownSplitError(f"unknown split protocol {protocol!r} (available: {', '.join(PROTOCOLS)})")
@@ -105,4 +169,15 @@ def get_split(dataset: str, protocol: str, seed: int | None = None) -> dict[str,
     path = split_path(dataset, protocol, seed)
     if not path.exists():
         raise UnknownSplitError(f"no committed split {protocol} seed {seed} for {dataset} ({path})")
-    return json.loads(path.read_text())["parts"]
+    try:
+        content = json.loads(path.read_text())
+        content["parts"]
+    except (json.JSONDecodeError, KeyError, TypeError):
+        raise UnknownSplitError(f"{path} is not a valid split file") from None
+    content.setdefault("unit", "structure_hash")
+    return content
+
+
+def get_split(dataset: str, protocol: str, seed: int | None = None) -> dict[str, list[str]]:
+    """The committed split: part name → ids (structure hashes unless the file names another unit)."""
+    return split_file(dataset, protocol, seed)["parts"]

@@ -1,9 +1,11 @@
 """Tabular configs: the ML.ENERGY LLM serving runs, imported into the cache.
 
 Rows come from the pinned, checksummed ML.ENERGY files (read from a local copy or downloaded);
-nothing of them is committed. Each row gets a stable ``row_id`` (source file and position in it)
-and a ``fold`` of the stratified 5-fold protocol (stratum = model), so every model appears in
-every fold's training part when it has at least five configurations.
+none of their values is committed. Each row gets a stable ``row_id`` (source file and position in
+it) and a ``fold`` of the stratified 5-fold protocol (stratum = model; a configuration measured
+twice stays in one fold), so every model appears in every fold's training part when it has at
+least five configurations. The folds are committed as ``row_id`` lists
+(``data/splits/llm/stratified-5-fold-seed0.json``) and a build must agree with them.
 """
 
 from __future__ import annotations
@@ -18,26 +20,48 @@ import pyarrow.parquet as pq
 
 from perfgraphs.data.build import dataset_folder
 from perfgraphs.data.manifest import write_manifest
+from perfgraphs.errors import PerfgraphsError
 from perfgraphs.registry import Config, Dataset
 
 N_FOLDS = 5
 
 
-def stratified_folds(ids: list[str], strata: list[str], n_folds: int = N_FOLDS) -> list[int]:
-    """Fold per row: within each stratum, rows ordered by a hash of their id, dealt round-robin."""
+# A serving configuration: rows equal on all of these are repeated measurements of one
+# configuration, which must not be split between folds.
+SERVING_CONFIG = ("model_id", "task", "gpu_model", "num_gpus", "max_num_seqs", "tensor_parallel",
+                  "data_parallel", "expert_parallel")
+
+
+def stratified_folds(ids: list[str], strata: list[str], n_folds: int = N_FOLDS,
+                     groups: list | None = None) -> list[int]:
+    """Fold per row: within each stratum, rows ordered by a hash of their id, dealt round-robin.
+
+    Rows with equal ``groups`` entries (repeated measurements of one configuration) then take
+    the fold of the group's first row in that order, so a configuration is never in two folds."""
     folds = [0] * len(ids)
     by_stratum: dict[str, list[int]] = {}
     for i, s in enumerate(strata):
         by_stratum.setdefault(s, []).append(i)
+    order = []
     for _, rows in sorted(by_stratum.items()):
         rows.sort(key=lambda i: hashlib.sha256(ids[i].encode()).hexdigest())
         for k, i in enumerate(rows):
             folds[i] = k % n_folds
+        order += rows
+    if groups is not None:
+        first: dict = {}
+        for i in order:
+            folds[i] = folds[first.setdefault(groups[i], i)]
     return folds
 
 
-def build_mlenergy_config(dataset: Dataset, config: Config, home: Path | None = None,
-                          external_dir: Path | None = None) -> Path:
+def serving_configs(table: pa.Table) -> list[tuple]:
+    columns = [table.column(k).to_pylist() for k in SERVING_CONFIG]
+    return list(zip(*columns))
+
+
+def mlenergy_rows(external_dir: Path | None = None) -> pa.Table:
+    """The ML.ENERGY LLM / multimodal-LLM rows with their stable ``row_id`` and ``fold``."""
     from perfgraphs.loaders import load_mlenergy
 
     table = load_mlenergy(external_dir)
@@ -47,8 +71,22 @@ def build_mlenergy_config(dataset: Dataset, config: Config, home: Path | None = 
     for source in table.column("source_file").to_pylist():
         position[source] = position.get(source, -1) + 1
         ids.append(f"{source}#{position[source]}")
-    folds = stratified_folds(ids, table.column("model_id").to_pylist())
-    table = table.append_column("row_id", pa.array(ids)).append_column("fold", pa.array(folds, pa.int32()))
+    folds = stratified_folds(ids, table.column("model_id").to_pylist(), groups=serving_configs(table))
+    return table.append_column("row_id", pa.array(ids)).append_column("fold", pa.array(folds, pa.int32()))
+
+
+def build_mlenergy_config(dataset: Dataset, config: Config, home: Path | None = None,
+                          external_dir: Path | None = None) -> Path:
+    from perfgraphs.data.splits import split_path
+    from perfgraphs.data.standard_splits import llm_parts
+
+    table = mlenergy_rows(external_dir)
+    path = split_path(dataset.name, "stratified-5-fold", 0)
+    if path.exists():  # the committed id lists are the protocol: the build must agree with them
+        from perfgraphs.data.splits import get_split
+
+        if get_split(dataset.name, "stratified-5-fold", 0) != llm_parts(table):
+            raise PerfgraphsError(f"the ML.ENERGY rows no longer match the committed split {path}")
     folder = dataset_folder(dataset, config, home)
     (folder / "data").mkdir(parents=True, exist_ok=True)
     path = folder / "data" / "train-00000-of-00001.parquet"
