@@ -434,3 +434,17 @@ def test_hidden_labels_are_checked_against_their_commitment(parts, env, capsys):
     rc, err = run_cli(["submit", str(other), *hidden_args], capsys)
     assert rc == 1 and len(err) == 1 and "do not match the published commitment" in err[0]
     assert (env["results"] / "dippm.jsonl").read_bytes() == before
+
+
+def test_two_submissions_scored_at_the_same_time_both_land(parts, env):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from perfgraphs.leaderboard.records import read_entries
+    from perfgraphs.leaderboard.submit import SubmitOptions, submit
+
+    folders = [predictions_submission(env["tmp"] / f"c{i}", parts, method=f"concurrent-{i}") for i in range(2)]
+    opts = SubmitOptions(results_root=env["results"], home=env["home"])
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(lambda f: submit(f, opts, log_mlflow=False), folders))
+    assert all(written is not None for _, written in results), [v.problems for v, _ in results]
+    assert sorted(e.method for e in read_entries("dippm", env["results"])) == ["concurrent-0", "concurrent-1"]
