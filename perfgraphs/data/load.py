@@ -76,7 +76,7 @@ def to_pyg(hf_dataset, featurizer: str = "trappm", targets: list[str] | None = N
     Features are computed for all graphs at once from the Arrow columns (see
     :mod:`perfgraphs.data.featurize`); the result equals featurizing each graph on its own. For an
     unmodified split returned by :func:`load_dataset`, node features and edges are cached on disk
-    (sha256-checked, see :mod:`perfgraphs.data.pyg_cache`) and mapped on the next load.
+    (checksummed, see :mod:`perfgraphs.data.pyg_cache`) and mapped on the next load.
     """
     import torch
     from torch_geometric.data import Data, InMemoryDataset
