@@ -76,7 +76,6 @@ def test_runner_cross_validates_llm_xgboost_on_mlenergy(tmp_path):
     pred = np.asarray(scores["y_pred"])
     assert scores["mape_pct"] == pytest.approx(np.mean(np.abs(y - pred) / y) * 100)
     assert scores["mape_pct"] < 0.5 * np.mean(np.abs(y - y.mean()) / y) * 100
-    again = run_benchmark(spec, home=tmp_path, log=False)
-    assert again.per_seed[0]["mape_pct"] == pytest.approx(scores["mape_pct"], rel=1e-6)
+    # (same seed → same predictions is checked on the estimator in test_llm_baselines.py)
     with pytest.raises(TabularProtocolError, match="graphed offline"):
         run_benchmark(RunSpec("llm", "mlenergy", target, "gnn-lm", quick=True), home=tmp_path, log=False)
