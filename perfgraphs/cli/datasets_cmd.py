@@ -27,6 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                       help="instead: the structures of every configuration measured so far")
     pool.add_argument("--nnlqp", action="store_true",
                       help="instead: one structure per architecture in timm's benchmark results")
+    pool.add_argument("--max-memory-gb", type=float, default=12.0,
+                      help="address-space cap of the builder: a model too large to build fails (and is "
+                           "recorded in failures.jsonl) instead of the kernel's OOM killer ending the build")
     pool.add_argument("--reverse", action="store_true",
                       help="walk the --nnlqp/--measured list backwards, so a second builder can run "
                            "beside a first and they meet in the middle")
@@ -102,6 +105,11 @@ def _build_pool(args) -> int:
     from perfgraphs.data.graph_pool import GraphPool
     from perfgraphs.registry import DATASETS
 
+    if args.max_memory_gb:
+        import resource
+
+        cap = int(args.max_memory_gb * 2**30)
+        resource.setrlimit(resource.RLIMIT_AS, (cap, resource.getrlimit(resource.RLIMIT_AS)[1]))
     pool = GraphPool(DEFAULT_POOL)
     if args.nnlqp:
         from perfgraphs.data.multiplatform import timm_rows, wanted_structures
