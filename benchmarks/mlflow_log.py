@@ -37,8 +37,10 @@ class RunLog:
 
 def mean_std(values: list[float]) -> tuple[float, float]:
     """Mean and sample standard deviation (0 for a single value): the leaderboard's convention."""
-    values = [float(v) for v in values]
-    return statistics.fmean(values), (statistics.stdev(values) if len(values) > 1 else 0.0)
+    # numpy, not ``statistics``: a NaN score (Kendall's tau of a constant prediction) must give a
+    # NaN summary, and statistics.stdev raises on NaN instead
+    arr = np.asarray([float(v) for v in values], dtype=np.float64)
+    return float(arr.mean()), (float(arr.std(ddof=1)) if len(arr) > 1 else 0.0)
 
 
 def log_run(log: RunLog, data: ProtocolData, home: Path | None = None) -> str:
