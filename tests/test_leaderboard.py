@@ -57,19 +57,27 @@ def test_overlapping_intervals_share_a_rank():
     assert ranks == {"a": 1, "b": 1, "c": 3}
 
 
-def test_site_in_a_headless_browser(tmp_path):
+def _chromium():
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     playwright = pytest.importorskip("playwright.sync_api")
     if chromium is None:
         pytest.skip("chromium is not installed (.ci/run installs it from Debian packages)")
+    return chromium, playwright
+
+
+BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                "--disable-sync", "--no-first-run"]
+REFERENCE_BASELINES = ("static-mlp", "static-xgboost", "dippm-sage", "nnlqp-gnn", "trappm", "layerwise-linear")
+
+
+def test_site_in_a_headless_browser(tmp_path):
+    chromium, playwright = _chromium()
     for method, mapes in (("static-xgboost", [12.0, 12.5, 11.8, 12.2, 12.1]), ("dippm-sage", [30.0, 29.0, 31.0, 30.5, 29.5]),
                           ("layerwise-linear", [8.0, 8.1, 7.9, 8.2, 7.8])):
         append_entry(entry(method, mapes), root=tmp_path / "results")
     index = build_site(tmp_path / "site", tmp_path / "results")
     with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-            "--disable-sync", "--no-first-run"])
+        browser = p.chromium.launch(executable_path=chromium, args=BROWSER_ARGS)
         page = browser.new_page()
         page.goto(index.as_uri())
         methods = page.locator("table.sortable tbody tr td:nth-child(2)").all_inner_texts()
@@ -84,4 +92,34 @@ def test_site_in_a_headless_browser(tmp_path):
         page.screenshot(path=str(ARTIFACTS / "leaderboard.png"), full_page=True)
         page.get_by_role("link", name="static-xgboost").click()
         assert "per seed" in page.content() and "resnet" in page.content()
+        browser.close()
+
+
+def test_committed_reference_entries_are_on_the_site(tmp_path):
+    """The committed results (every reference baseline, scored through ``perfgraphs submit``) are
+    ranked on the built site, and every entry page shows its per-seed table and its plot."""
+    from perfgraphs.leaderboard.records import RESULTS_DIR
+
+    chromium, playwright = _chromium()
+    records = [json.loads(line) for line in (RESULTS_DIR / "dippm.jsonl").read_text().splitlines() if line.strip()]
+    expected = {r["method"] for r in records}
+    assert {m.removesuffix(" (quick)") for m in expected} >= set(REFERENCE_BASELINES)
+    assert all(r["tier"] == "verified" and len({s["seed"] for s in r["per_seed"]}) >= 5 for r in records)
+    index = build_site(tmp_path / "site", RESULTS_DIR)
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=BROWSER_ARGS)
+        page = browser.new_page()
+        page.goto(index.as_uri())
+        shown = page.locator("table.sortable tbody tr td:nth-child(2)").all_inner_texts()
+        assert sorted(shown) == sorted(expected)
+        ranks = [int(r) for r in page.locator("table.sortable tbody tr td:nth-child(1)").all_inner_texts()]
+        assert ranks == sorted(ranks) and ranks[0] == 1
+        page.locator("table.sortable th", has_text="fit s").first.click()
+        fit = [float(r) for r in page.locator("table.sortable tbody tr td:nth-child(8)").evaluate_all(
+            "cells => cells.map(c => c.dataset.v)")]
+        assert fit == sorted(fit)
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "leaderboard-reference.png"), full_page=True)
+        page.get_by_role("link", name=shown[0]).first.click()
+        assert "per seed" in page.content() and page.locator("svg circle").count() > 0
         browser.close()
