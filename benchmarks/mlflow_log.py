@@ -9,7 +9,6 @@ identity and the environment (git commit, package versions, CPU).
 from __future__ import annotations
 
 import json
-import statistics
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path

@@ -11,7 +11,6 @@ predictor gets its input columns only, and the parent scores against its labels.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from perfgraphs.collect.store import sha256_file
 from perfgraphs.errors import PerfgraphsError
 
 COMMITMENTS_DIR = Path(__file__).resolve().parent / "hidden"
@@ -45,14 +45,6 @@ def hidden_file(labels_dir: Path, dataset: str, config: str) -> Path:
 
 def commitment_path(dataset: str, config: str, root: Path | None = None) -> Path:
     return (root or COMMITMENTS_DIR) / f"{_stem(dataset, config)}.sha256"
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def commit_hidden(labels_dir: Path, dataset: str, config: str, root: Path | None = None) -> Path:
