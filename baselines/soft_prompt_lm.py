@@ -173,7 +173,13 @@ class SoftPromptLM:
         ids, mask = seq.input_ids.to(self.device), seq.attention_mask.to(self.device)
         embeds = self.model.get_input_embeddings()(ids).clone()
         embeds[torch.arange(len(ids), device=self.device), seq.slot.to(self.device)] = graph_tokens.to(embeds.dtype)
-        out = self.model(inputs_embeds=embeds, attention_mask=mask, output_hidden_states=True)
+        # Position and segment ids are passed explicitly: BERT-style models otherwise read them
+        # from non-persistent buffers, which some torch/transformers pairs leave uninitialised
+        # after from_pretrained (CI saw garbage token_type_ids -> "index out of range").
+        extra = {"position_ids": torch.arange(ids.shape[1], device=self.device).expand_as(ids)}
+        if getattr(self.model.config, "type_vocab_size", None):
+            extra["token_type_ids"] = torch.zeros_like(ids)
+        out = self.model(inputs_embeds=embeds, attention_mask=mask, output_hidden_states=True, **extra)
         return out.hidden_states[-1] if self.causal else out.last_hidden_state
 
     def text_loss(self, seq: Sequences, graph_tokens):

@@ -308,3 +308,26 @@ def test_benchmark_predictors_drive_the_llm_graph_baselines(tiny, tiny_lms):
     llm_gnn = BaselinePredictor("llm-gnn", TARGET, seed=0, quick=True)
     llm_gnn.model.epochs = 2
     assert llm_gnn.fit(sub).predict(sub).shape == (len(sub),)
+
+
+def test_soft_prompt_lm_does_not_read_uninitialised_id_buffers(lm_set, tiny_lms):
+    """CI once loaded a BERT whose non-persistent ``token_type_ids`` buffer held garbage: the
+    hidden states must not depend on those buffers."""
+    import torch
+
+    from perfgraphs.baselines.soft_prompt_lm import SoftPromptLM
+
+    _, summaries, _ = lm_set
+    lm = SoftPromptLM(str(tiny_lms["bert"]), lora_rank=2, lora_alpha=4, lora_dropout=0.0)
+    lm.train(False)
+    seq = lm.encode(summaries[:3])
+    tokens = torch.zeros((3, lm.hidden_size))
+    with torch.no_grad():
+        clean = lm.hidden(seq, tokens)
+        poisoned = 0
+        for name, buf in lm.model.named_buffers():
+            if name.endswith(("token_type_ids", "position_ids")):
+                buf.fill_(2**40)
+                poisoned += 1
+        assert poisoned > 0
+        assert torch.allclose(lm.hidden(seq, tokens), clean)
