@@ -2,7 +2,7 @@
 one dataset config through its standard protocol, with wall-clock cost and the noise floor.
 
 Run:  python -m perfgraphs.benchmarks.make_results --dataset dippm --config cpu-torch-fp32 \\
-          --target latency_ms --seeds 0 1 2 3 4 [--quick]
+          --target latency_ms --seeds 0 1 2 3 4 [--quick] [--protocol leave-one-family-out]
 """
 
 from __future__ import annotations
@@ -42,6 +42,8 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--baselines", nargs="+", default=sorted(BASELINES))
+    parser.add_argument("--protocol", default=None,
+                        help="a non-default protocol of the config, e.g. leave-one-family-out (default: its standard split)")
     args = parser.parse_args()
 
     from perfgraphs.registry import get_dataset
@@ -50,7 +52,10 @@ def main() -> None:
     unit = cfg.target(args.target).unit
     data = load_dataset(args.dataset, args.config)
     sizes = ", ".join(f"{k} {len(v)}" for k, v in data.items())
-    if cfg.kind == "tabular":
+    if args.protocol == "leave-one-family-out":
+        scope = ("Pooled held-out predictions of the leave-one-family-out protocol (each family predicted by the "
+                 "model trained on the other families' structures)")
+    elif cfg.kind == "tabular":
         scope = (f"Pooled out-of-fold predictions of the stratified 5-fold protocol ({sum(len(v) for v in data.values())} "
                  "rows, each predicted by the model trained on the other four folds)")
     else:
@@ -61,7 +66,8 @@ def main() -> None:
     for name in args.baselines:
         t0 = time.perf_counter()
         try:
-            result = run_benchmark(RunSpec(args.dataset, args.config, args.target, name, tuple(args.seeds), args.quick))
+            result = run_benchmark(RunSpec(args.dataset, args.config, args.target, name, tuple(args.seeds), args.quick,
+                                          args.protocol))
         except TabularProtocolError:
             not_applicable.append(name)
             continue
@@ -74,21 +80,25 @@ def main() -> None:
             mean, std = result.mean_std(metric)
             row[f"{metric}_mean"], row[f"{metric}_std"] = round(mean, 4), round(std, 4)
         row["predictions_per_s"] = round(sum(result.predict_per_second) / len(result.predict_per_second))
+        row["n_scored"] = result.per_seed[0]["n"]
         rows.append(row)
         print(row, flush=True)
     rows.sort(key=lambda r: r["mape_pct_mean"])
     RESULTS.mkdir(parents=True, exist_ok=True)
-    stem = RESULTS / f"{args.dataset}-{args.config}-{args.target}{'-quick' if args.quick else ''}"
+    protocol = f"-{args.protocol}" if args.protocol else ""
+    stem = RESULTS / f"{args.dataset}-{args.config}-{args.target}{protocol}{'-quick' if args.quick else ''}"
     with open(stem.with_suffix(".csv"), "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
     noise = noise_floor_note(args.dataset, args.config, args.target)
     reading = kept_reading(stem.with_suffix(".md"))
-    lines = [f"# {args.dataset} · {args.config} · {args.target}{' (quick mode)' if args.quick else ''}", "",
+    lines = [f"# {args.dataset} · {args.config} · {args.target}{' · ' + args.protocol if args.protocol else ''}"
+             f"{' (quick mode)' if args.quick else ''}", "",
              f"{scope}; seeds {', '.join(map(str, args.seeds))}. "
              f"Command: `python -m perfgraphs.benchmarks.make_results --dataset {args.dataset} --config {args.config} "
-             f"--target {args.target} --seeds {' '.join(map(str, args.seeds))}{' --quick' if args.quick else ''}`.", ""]
+             f"--target {args.target} --seeds {' '.join(map(str, args.seeds))}{' --quick' if args.quick else ''}"
+             f"{' --protocol ' + args.protocol if args.protocol else ''}`. Scored samples: {rows[0]['n_scored']}.", ""]
     lines += [noise or "Noise floor: no repeated measurements of these labels exist yet.", ""]
     lines += [f"| baseline | MAPE % | RMSE ({unit}) | Acc(10%) % | Kendall τ | predictions/s | wall clock s |",
               "|---|---|---|---|---|---|---|"]
