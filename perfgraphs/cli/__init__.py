@@ -7,6 +7,7 @@ import argparse
 import importlib
 import os
 import sys
+import warnings
 
 from perfgraphs.errors import PerfgraphsError
 
@@ -36,8 +37,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    # a user sees what the library warns about, not the source line that warned
+    print(f"perfgraphs: warning: {message}", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    warnings.showwarning = _one_line_warning
     try:
         return int(args.func(args) or 0)
     except PerfgraphsError as exc:

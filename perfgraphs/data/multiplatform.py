@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from functools import lru_cache
 from pathlib import Path
 
@@ -92,11 +93,22 @@ def build_nnlqp_config(dataset: Dataset, config: Config, pool: GraphPool | None 
         entry[f"batch_latency_ms__{r['platform']}"] = r["latency_ms"]
         entry[f"batch_size__{r['platform']}"] = r["batch_size"]
         families[sid] = timm_module_of(r["arch"])
-    missing = sorted(sid for sid in families if sid not in pool.rows())
-    if missing:
-        raise PerfgraphsError(f"{len(missing)} benchmarked structures are not in the graph pool "
-                              f"(e.g. {missing[0]}): run `perfgraphs datasets build-pool --nnlqp`")
-    samples = [(families[sid], sid, 1) for sid in sorted(families)]
+    # The set is what the pool holds: an architecture whose export failed (failures.jsonl) or has
+    # not run yet is left out and listed in the manifest, so a partial pool still gives a
+    # consistent, documented dataset rather than none.
+    in_pool = set(pool.rows())
+    failed = set(pool.failures())
+    not_exported = sorted(sid for sid in families if sid not in in_pool and sid not in failed)
+    export_failed = sorted(sid for sid in families if sid not in in_pool and sid in failed)
+    if not any(sid in in_pool for sid in families):
+        raise PerfgraphsError(f"none of the {len(families)} benchmarked structures is in the graph pool: "
+                              "run `perfgraphs datasets build-pool --nnlqp`")
+    if not_exported:
+        warnings.warn(f"{len(not_exported)} benchmarked structures are not in the graph pool yet (e.g. "
+                      f"{not_exported[0]}) and are left out; `perfgraphs datasets build-pool --nnlqp` adds them",
+                      stacklevel=2)
+    samples = [(families[sid], sid, 1) for sid in sorted(families) if sid in in_pool]
+    labels = {k: v for k, v in labels.items() if k.split("#", 1)[0] in in_pool}
     for sample_id, entry in labels.items():
         entry["y"] = [entry.get(f"latency_per_sample_ms__{p}", math.nan) for p in platforms]
     groups = {pool.structure(sid).one.structure_hash: fam for fam, sid, _ in samples}
@@ -122,7 +134,8 @@ def build_nnlqp_config(dataset: Dataset, config: Config, pool: GraphPool | None 
         os.replace(tmp, path)
         counts[part] = len(chunk)
     (folder / "platforms.txt").write_text("\n".join(platforms) + "\n")
-    write_manifest(folder, dataset.name, dataset.version, config.name, counts)
+    write_manifest(folder, dataset.name, dataset.version, config.name, counts,
+                   extra={"left_out": {"not_exported_yet": not_exported, "export_failed": export_failed}})
     return folder
 
 
