@@ -66,7 +66,10 @@ def layer_features(graphs) -> np.ndarray:
     """
     import pyarrow as pa
 
-    table = graphs.data.table if hasattr(graphs, "data") and hasattr(graphs.data, "table") else graphs
+    from perfgraphs.data.featurize import arrow_table
+
+    # arrow_table applies a selection (e.g. the rows labeled on one platform), which .data.table would not
+    table = arrow_table(graphs) if hasattr(graphs, "data") and hasattr(graphs.data, "table") else graphs
     if isinstance(table, pa.Table):
         num_nodes = table.column("num_nodes").to_numpy()
         raw = pa.concat_arrays([c.flatten().flatten() for c in table.column("node_feat").chunks]).to_numpy()

@@ -177,6 +177,8 @@ def test_layer_features_from_rows_equal_those_from_graphs(tiny):
     assert np.array_equal(counts.sum(axis=1), np.asarray(rows["num_nodes"]))
     model = LayerwiseLinear().fit(rows, tiny[3])
     assert all(b0 >= 0 and b1 >= 0 for b0, b1 in model.coefficients().values())
+    # a row selection (e.g. the rows labeled on one platform) is honoured
+    assert np.array_equal(layer_features(rows.select(picks)), from_graphs)
 
 
 def test_refusals(tiny):

@@ -45,6 +45,7 @@ def build_graph2text_config(dataset, config, home=None):
     import pyarrow.parquet as pq
 
     from perfgraphs.data.build import dataset_folder
+    from perfgraphs.data.featurize import arrow_table
     from perfgraphs.data.load import load_dataset
     from perfgraphs.data.manifest import write_manifest
     from perfgraphs.registry import get_dataset
@@ -56,7 +57,7 @@ def build_graph2text_config(dataset, config, home=None):
     counts = {}
     for part, split in source.items():
         answers = [summarize(from_hf_row(row)) for row in split]
-        table = split.data.table.append_column("question", pa.array([QUESTION] * len(answers))) \
+        table = arrow_table(split).append_column("question", pa.array([QUESTION] * len(answers))) \
             .append_column("answer", pa.array(answers))
         path = folder / "data" / f"{part}-00000-of-00001.parquet"
         tmp = path.with_suffix(".parquet.tmp")
