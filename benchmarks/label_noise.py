@@ -32,7 +32,7 @@ def noise_floor_note(dataset: str, config: str, target: str) -> str | None:
     """One Markdown sentence stating the labels' noise floor, or None when none is known."""
     ds = get_dataset(dataset)
     cfg = ds.config(config)
-    if cfg.kind == "tabular":
+    if cfg.kind == "tabular" and cfg.platform is None:  # imported rows (ML.ENERGY)
         from perfgraphs.benchmarks.tabular_protocol import noise_floor_sentence
         from perfgraphs.data.load import load_dataset
 
@@ -57,5 +57,6 @@ def noise_floor_note(dataset: str, config: str, target: str) -> str | None:
     if name is None or not (NOISE_DIR / name).exists():
         return None
     noise = json.loads((NOISE_DIR / name).read_text())
-    return (f"Noise floor of the labels (the same {len(noise['probe'])} configurations measured in two independent "
-            f"rounds): **{noise['mape_raw_pct']:.1f} % MAPE raw, {noise['mape_calibrated_pct']:.1f} % calibrated**.")
+    return (f"Noise floor of the labels (the same {len(noise['probe'])} configurations of the {noise['plan']} plan "
+            f"measured in two independent rounds on this platform): **{noise['mape_raw_pct']:.1f} % MAPE raw, "
+            f"{noise['mape_calibrated_pct']:.1f} % calibrated**.")

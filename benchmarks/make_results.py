@@ -14,7 +14,7 @@ from pathlib import Path
 
 from perfgraphs.benchmarks.label_noise import noise_floor_note
 from perfgraphs.benchmarks.runner import BASELINES, RunSpec, run_benchmark
-from perfgraphs.benchmarks.tabular_protocol import GRAPHLESS_REASON, TabularProtocolError
+from perfgraphs.benchmarks.tabular_protocol import GRAPHLESS_REASON, NOT_GRAPH_ROWS, TabularProtocolError
 
 RESULTS = Path(__file__).resolve().parent / "results"
 READING = "Reading"  # a hand-written paragraph starting with this word survives regeneration
@@ -106,7 +106,8 @@ def main() -> None:
         lines.append(f"| {r['baseline']} | {r['mape_pct_mean']:.1f} ± {r['mape_pct_std']:.1f} | {r['rmse_mean']:.4g} | "
                      f"{r['acc_10_pct_mean']:.1f} | {r['kendall_tau_mean']:.3f} | {r['predictions_per_s']:,} | {r['wall_clock_s']} |")
     if not_applicable:
-        lines += ["", f"Not applicable here: {', '.join(not_applicable)} (graph baselines): {GRAPHLESS_REASON}."]
+        reason = NOT_GRAPH_ROWS if cfg.platform else GRAPHLESS_REASON
+        lines += ["", f"Not applicable here: {', '.join(not_applicable)} (graph baselines): {reason}."]
     if unavailable:
         lines += ["", "Not run:", *unavailable]
     stem.with_suffix(".md").write_text("\n".join(lines + reading) + "\n")

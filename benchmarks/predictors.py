@@ -22,8 +22,8 @@ BASELINES: dict[str, tuple[str, str]] = {
     "nnlqp-gnn": ("nnlqp", "graph"),
     "trappm": ("trappm", "graph"),
     "layerwise-linear": ("trappm", "rows"),
-    # LLM study; on the tabular llm/mlenergy rows the static kind reads the model + hardware
-    # features (perfgraphs.data.llm_features) instead of a featurizer's static columns
+    # LLM study; on the tabular llm rows (mlenergy, cpu-torch-fp32) the static kind reads the
+    # model + hardware features (perfgraphs.data.llm_features) instead of a featurizer's static columns
     "llm-xgboost": ("trappm", "static"),
     "llm-gnn": ("trappm", "graph"),
     "gnn-lm": ("nnlqp", "graph-text"),
@@ -69,10 +69,10 @@ class BaselinePredictor:
 
     def _static(self, rows) -> np.ndarray:
         from perfgraphs.benchmarks.tabular_protocol import is_tabular
-        from perfgraphs.data.llm_features import llm_features
+        from perfgraphs.data.llm_features import tabular_features
         from perfgraphs.data.load import static_features
 
-        return llm_features(rows) if is_tabular(rows) else static_features(rows, self.featurizer)
+        return tabular_features(rows) if is_tabular(rows) else static_features(rows, self.featurizer)
 
     def _prompts(self, rows) -> list[str]:
         """GNN + LM prompt: the task and the target (multi-platform targets name the platform)."""

@@ -74,10 +74,12 @@ def _protocol_parts(spec: RunSpec, home: Path | None) -> tuple[list[ProtocolData
     from perfgraphs.registry import get_dataset
 
     if get_dataset(spec.dataset).config(spec.config).kind == "tabular":
-        from perfgraphs.benchmarks.tabular_protocol import check_baseline, fold_protocols
+        from perfgraphs.benchmarks.tabular_protocol import (GRAPHLESS_REASON, NOT_GRAPH_ROWS, check_baseline,
+                                                            fold_protocols)
 
         tabular = [b for b, (_, kind) in BASELINES.items() if kind == "static"]
-        check_baseline(spec.baseline, BASELINES[spec.baseline][1], tabular)
+        reason = NOT_GRAPH_ROWS if get_dataset(spec.dataset).config(spec.config).platform else GRAPHLESS_REASON
+        check_baseline(spec.baseline, BASELINES[spec.baseline][1], tabular, reason)
         return fold_protocols(spec.dataset, spec.config, home, target=spec.target)
     if spec.protocol == "leave-one-family-out":
         from perfgraphs.benchmarks.protocol import held_out_family_folds

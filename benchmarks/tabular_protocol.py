@@ -1,13 +1,16 @@
-"""The stratified 5-fold protocol of the tabular LLM config (``perfgraphs/llm`` / ``mlenergy``).
+"""The stratified 5-fold protocol of the tabular LLM configs (``perfgraphs/llm``: ``mlenergy``,
+``cpu-torch-fp32``).
 
 The LLM study evaluates with stratified 5-fold cross-validation: every row is predicted once, by
 a model trained on the other four folds (the ``fold`` column of the built config, stratified by
 model). Scores are computed over the pooled out-of-fold predictions of all rows, so one run is
-one Evaluator call over the whole config, with ``row_id`` as the sample id, the model's
-organisation (``Qwen``, ``meta-llama``, ...) as the family and the GPU model as the platform.
+one Evaluator call over the whole config, with ``row_id`` as the sample id. Family and platform:
+for ``mlenergy`` the model's organisation (``Qwen``, ``meta-llama``, ...) and the GPU model; for
+``cpu-torch-fp32`` the rows' own ``family`` (bert / roberta / deberta) and ``platform`` columns.
 
-Graph baselines do not apply: the rows are ML.ENERGY serving runs of decoder LLMs whose
-architectures this project cannot turn into graphs offline (:data:`NO_GRAPHS`).
+Graph baselines do not apply: the ``mlenergy`` rows are ML.ENERGY serving runs of decoder LLMs
+whose architectures this project cannot turn into graphs offline (:data:`GRAPHLESS_REASON`); the
+``cpu-torch-fp32`` rows carry model + hardware features, not graphs (:data:`NOT_GRAPH_ROWS`).
 """
 
 from __future__ import annotations
@@ -23,7 +26,12 @@ GRAPHLESS_REASON = (
     "the perfgraphs/llm mlenergy rows are ML.ENERGY serving runs of decoder LLMs (Qwen3, Llama 3/4, "
     "DeepSeek, gpt-oss, Gemma 3, Nemotron) that cannot be graphed offline: the hf: source ships configs "
     "of the nine encoder LLMs of the research only")
-NO_GRAPHS = "{baseline} needs computation graphs, but " + GRAPHLESS_REASON + ". Tabular baselines: {tabular}"
+NOT_GRAPH_ROWS = (
+    "the perfgraphs/llm cpu-torch-fp32 rows are tabular (model + hardware features of each measured "
+    "forward; the encoders' graphs are `perfgraphs graph hf:<id>` sources, joinable by structure_hash, "
+    "not part of this config)")
+# the fewest training rows a fold may leave: llm-xgboost selects its grid point on a held-out row
+MIN_TRAIN_ROWS = 2
 TABULAR_KINDS = ("static",)
 # the configuration of a serving run; rows equal on all of these are repeated measurements
 CONFIG_KEY = ("model_id", "task", "gpu_model", "num_gpus", "max_num_seqs", "tensor_parallel",
@@ -46,15 +54,16 @@ def is_tabular(rows) -> bool:
 
 
 def with_eval_columns(rows):
-    """``sample_id`` (= ``row_id``), ``family`` (model organisation) and ``platform`` (GPU) columns."""
+    """``sample_id`` (= ``row_id``), ``family`` and ``platform`` columns, where the rows lack them:
+    ML.ENERGY rows get the model's organisation and the GPU model."""
     extra = {
-        "sample_id": list(rows["row_id"]),
-        "family": [m.split("/", 1)[0] for m in rows["model_id"]],
-        "platform": list(rows["gpu_model"]),
+        "sample_id": lambda: list(rows["row_id"]),
+        "family": lambda: [m.split("/", 1)[0] for m in rows["model_id"]],
+        "platform": lambda: list(rows["gpu_model"]),
     }
     for name, values in extra.items():
         if name not in rows.column_names:
-            rows = rows.add_column(name, values)
+            rows = rows.add_column(name, values())
     return rows
 
 
@@ -64,12 +73,19 @@ def folds(rows) -> list[Fold]:
     values = sorted(set(fold.tolist()))
     if len(values) < 2:
         raise TabularProtocolError(f"cross-validation needs at least two folds, the rows have {values}")
+    for k in values:
+        n_train = int((fold != k).sum())
+        if n_train < MIN_TRAIN_ROWS:
+            raise TabularProtocolError(
+                f"fold {k} leaves {n_train} training row{'s' if n_train != 1 else ''} of {len(fold)}; the tabular "
+                f"baselines need at least {MIN_TRAIN_ROWS}")
     return [Fold(k, rows.select(np.flatnonzero(fold != k)), rows.select(np.flatnonzero(fold == k))) for k in values]
 
 
-def check_baseline(name: str, kind: str, tabular_baselines: list[str]) -> None:
+def check_baseline(name: str, kind: str, tabular_baselines: list[str], reason: str = GRAPHLESS_REASON) -> None:
     if kind not in TABULAR_KINDS:
-        raise TabularProtocolError(NO_GRAPHS.format(baseline=name, tabular=", ".join(sorted(tabular_baselines))))
+        raise TabularProtocolError(f"{name} needs computation graphs, but {reason}. "
+                                   f"Tabular baselines: {', '.join(sorted(tabular_baselines))}")
 
 
 def repeated_measurements(rows, target: str) -> list[list[float]]:
@@ -121,7 +137,11 @@ def fold_protocols(dataset: str, config: str, home=None, target: str | None = No
     rows = with_eval_columns(data["train"])
     manifest = read_manifest(dataset_folder(ds, cfg, home)) or {}
     common = dict(dataset=ds.name, config=cfg.name, version=ds.version, content_hash=manifest.get("content_hash", ""))
-    parts = folds(rows)
+    try:
+        parts = folds(rows)
+    except TabularProtocolError as exc:
+        raise TabularProtocolError(f"{ds.name}/{cfg.name}: {exc} (its measurement campaign may still be filling it)"
+                                   if cfg.platform else f"{ds.name}/{cfg.name}: {exc}") from None
     whole = datasets.concatenate_datasets([p.test for p in parts])
     return ([ProtocolData(**common, train=p.train, validation=None, test=p.test) for p in parts],
             ProtocolData(**common, train=None, validation=None, test=whole))

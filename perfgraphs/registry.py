@@ -175,6 +175,10 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
         configs=(
             Config("mlenergy", "ML.ENERGY leaderboard serving configurations (imported into the cache)",
                    "tabular", (ENERGY_TOKEN, ITL, TOKEN_THROUGHPUT), split_protocols=("stratified-5-fold",)),
+            Config("cpu-torch-fp32", "our measurements: the nine encoder LLMs' forward (batch x sequence length) "
+                   "with PyTorch eager fp32 on one pinned CPU core, model + hardware features", "tabular",
+                   (LATENCY, LATENCY_CAL, THROUGHPUT, MEMORY), platform="cpu-torch-fp32",
+                   split_protocols=("stratified-5-fold",)),
         ),
     ),
 )}

@@ -20,6 +20,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         q.set_defaults(func=func)
     splits = verbs.add_parser("splits", help="write a dataset's committed split files (data/splits/<name>/)")
     splits.add_argument("name")
+    splits.add_argument("--config", default=None,
+                        help="only this config's split files (llm: mlenergy or cpu-torch-fp32; default: all)")
     splits.set_defaults(func=_splits)
     pool = verbs.add_parser("build-pool", help="export the timm graph structures the graph sets need")
     pool.add_argument("--only", nargs="*", default=None, help="families to build (default: all)")
@@ -151,6 +153,6 @@ def _build_pool(args) -> int:
 def _splits(args) -> int:
     from perfgraphs.data.standard_splits import write_splits
 
-    for path, summary in write_splits(args.name):
+    for path, summary in write_splits(args.name, config=args.config):
         print(f"{path}: {summary}" if path else summary)
     return 0

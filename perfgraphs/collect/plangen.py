@@ -210,26 +210,42 @@ def cached_gmacs(source: str, size: int, batch: int = 1) -> float | None:
 def meta_gmacs_hf(model_id: str, seq_len: int, batch: int = 1) -> float | None:
     """GMACs of a forward of ``batch`` sequences through an encoder built from its shipped
     configuration, or None."""
+    try:
+        return count_encoder_gmacs(meta_encoder(model_id), seq_len, batch)
+    except Exception:
+        return None
+
+
+def meta_encoder(model_id: str):
+    """The encoder (``transformers.AutoModel``, eager attention, as measured and exported) built
+    from its shipped configuration on the meta device: shapes and parameters, no memory."""
     import torch
     import transformers
-    from torch.utils.flop_counter import FlopCounterMode
 
     from perfgraphs.graph.zoo import hf_config
 
-    try:
-        with warnings.catch_warnings(), torch.device("meta"):
-            warnings.simplefilter("ignore")
-            model = transformers.AutoModel.from_config(hf_config(model_id), attn_implementation="eager")
-            model.eval()
-            # No attention mask and no padding check: both read tensor values, which the meta
-            # device does not have; neither changes the matrix products that are counted.
-            model.warn_if_padding_and_no_attention_mask = lambda *a, **k: None
-            ids = torch.zeros(batch, seq_len, dtype=torch.long)
-            with FlopCounterMode(display=False) as counter, torch.no_grad():
-                model(input_ids=ids)
-        return counter.get_total_flops() / 2 / 1e9
-    except Exception:
-        return None
+    with warnings.catch_warnings(), torch.device("meta"):
+        warnings.simplefilter("ignore")
+        model = transformers.AutoModel.from_config(hf_config(model_id), attn_implementation="eager")
+        model.eval()
+    # No attention mask and no padding check: both read tensor values, which the meta device
+    # does not have; neither changes the matrix products that are counted.
+    model.warn_if_padding_and_no_attention_mask = lambda *a, **k: None
+    return model
+
+
+def count_encoder_gmacs(model, seq_len: int, batch: int = 1) -> float:
+    """GMACs (matrix products, torch's FLOP counter / 2) of one forward of ``batch`` sequences of
+    ``seq_len`` tokens through a :func:`meta_encoder` model."""
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
+
+    with warnings.catch_warnings(), torch.device("meta"):
+        warnings.simplefilter("ignore")
+        ids = torch.zeros(batch, seq_len, dtype=torch.long)
+        with FlopCounterMode(display=False) as counter, torch.no_grad():
+            model(input_ids=ids)
+    return counter.get_total_flops() / 2 / 1e9
 
 
 def _load_cache(path: Path | None) -> None:

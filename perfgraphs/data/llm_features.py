@@ -1,4 +1,8 @@
-"""Model + hardware feature matrix of the tabular LLM config (``perfgraphs/llm`` / ``mlenergy``).
+"""Model + hardware feature matrices of the tabular LLM configs (``perfgraphs/llm``): ``mlenergy``
+(:func:`llm_features`) and our encoder measurements ``cpu-torch-fp32`` (:func:`encoder_features`);
+:func:`tabular_features` picks by the rows' columns.
+
+``mlenergy``:
 
 SPEC §3 lists the LLM tree model's features. What an ML.ENERGY row can give of them, known
 *before* the run (nothing measured by the run itself enters):
@@ -90,3 +94,52 @@ def llm_features(rows) -> np.ndarray:
             onehot[i, vocab.index(v) if v in vocab else len(vocab)] = 1.0
         blocks.append(onehot)
     return np.concatenate(blocks, axis=1)
+
+
+# -- our encoder measurements (perfgraphs/llm cpu-torch-fp32) ----------------------------------
+# SPEC §3 (Table 6.3) as far as these rows have it: model — batch size, sequence length,
+# quantization (weight bits), total MACs and parameters, max position embeddings, #hidden
+# layers, #attention heads, hidden size, vocab size, type vocab size (+ the feed-forward width);
+# hardware — measured peak GFLOP/s and memory bandwidth, CPU clock, RAM, L1/L2/L3 caches, cores.
+# The GPU-only facts do not exist on a CPU; #nodes / #edges / total memory of the graph are not
+# in the rows (see dataset_cards/llm.md). Every input is known before the run.
+ENCODER_NUMERIC: tuple[tuple[str, str], ...] = (
+    ("batch_size", "log2"), ("seq_len_tokens", "log2"), ("gmacs_per_forward", "log"),
+    ("gmacs_per_sequence", "log"), ("total_params", "log"), ("num_hidden_layers", "id"), ("hidden_size", "id"),
+    ("num_attention_heads", "id"), ("intermediate_size", "id"), ("vocab_size", "log"),
+    ("max_position_embeddings", "id"), ("type_vocab_size", "id"), ("weight_bits", "id"),
+    ("peak_gflops_measured", "id"), ("memory_bandwidth_gbps_measured", "id"), ("cpu_freq_mhz", "id"),
+    ("ram_mb", "log"), ("l1d_cache_kib", "id"), ("l1i_cache_kib", "id"), ("l2_cache_kib", "id"),
+    ("l3_cache_kib", "id"), ("cores_used", "id"),
+)
+_TRANSFORMS = {"log": np.log, "log2": np.log2, "id": lambda v: v}
+
+
+def encoder_feature_names() -> list[str]:
+    return [name if t == "id" else f"{t}_{name}" for name, t in ENCODER_NUMERIC]
+
+
+def encoder_features(rows) -> np.ndarray:
+    """(n, len(encoder_feature_names())) float64 matrix of ``cpu-torch-fp32`` rows."""
+    blocks = []
+    for col, transform in ENCODER_NUMERIC:
+        try:
+            raw = list(rows[col])
+        except (KeyError, ValueError):
+            raise LLMFeatureError(f"encoder rows have no column {col!r} (is this perfgraphs/llm cpu-torch-fp32?)") from None
+        values = np.array([np.nan if v is None else v for v in raw], dtype=np.float64)
+        if not np.isfinite(values).all() or (transform != "id" and (values <= 0).any()):
+            raise LLMFeatureError(f"column {col!r} has missing or non-positive values")
+        blocks.append(_TRANSFORMS[transform](values)[:, None])
+    return np.concatenate(blocks, axis=1)
+
+
+def tabular_features(rows) -> np.ndarray:
+    """The feature matrix of a ``perfgraphs/llm`` config's rows, whichever config they are from."""
+    columns = set(rows.column_names if hasattr(rows, "column_names") else rows)
+    if "gpu_model" in columns:
+        return llm_features(rows)
+    if "seq_len_tokens" in columns:
+        return encoder_features(rows)
+    raise LLMFeatureError("rows are neither perfgraphs/llm mlenergy (gpu_model, ...) nor cpu-torch-fp32 "
+                          "(seq_len_tokens, ...) rows")

@@ -21,6 +21,10 @@ def build_config(ds: Dataset, cfg: Config, home: Path | None = None, on_progress
         from perfgraphs.data.tabular import build_mlenergy_config
 
         return build_mlenergy_config(ds, cfg, home=home)
+    if ds.name == "perfgraphs/llm" and cfg.kind == "tabular" and cfg.platform is not None:
+        from perfgraphs.data.llm_cpu import build_encoder_config
+
+        return build_encoder_config(ds, cfg, home=home)
     if ds.name == "perfgraphs/graph2text":
         from perfgraphs.data.graph2text import build_graph2text_config
 
@@ -50,7 +54,7 @@ def load_dataset(name: str, config: str | None = None, split: str | None = None,
         raise PerfgraphsError(f"{ds.name} version {version} is not available (this release provides {ds.version})")
     cfg = ds.config(config)
     folder = dataset_folder(ds, cfg, home)
-    if not is_built(folder):
+    if not is_built(folder) or (build and _stale(ds, cfg, folder)):
         if not build:
             raise PerfgraphsError(f"{ds.name}/{cfg.name} is not built: run `perfgraphs datasets build {ds.name}`")
         build_config(ds, cfg, home=home)
@@ -68,6 +72,17 @@ def load_dataset(name: str, config: str | None = None, split: str | None = None,
     for part, rows in loaded.items():  # lets to_pyg reuse featurized tables of these exact rows
         remember(rows, Origin(folder, manifest["content_hash"], part, manifest["row_counts"][part]))
     return loaded[split] if split is not None else loaded
+
+
+def _stale(ds: Dataset, cfg: Config, folder: Path) -> bool:
+    """A built config whose sources changed since: our encoder measurements grow while their
+    campaign runs, and a load must serve the rows the checkout holds."""
+    if ds.name == "perfgraphs/llm" and cfg.kind == "tabular" and cfg.platform is not None:
+        from perfgraphs.data.llm_cpu import is_stale
+        from perfgraphs.data.manifest import read_manifest
+
+        return is_stale(read_manifest(folder), cfg.platform)
+    return False
 
 
 def to_pyg(hf_dataset, featurizer: str = "trappm", targets: list[str] | None = None, cache: bool = True):

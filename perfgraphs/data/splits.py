@@ -145,30 +145,35 @@ def few_shot_split(labeled: dict[str, dict[str, list[str]]], seed: int, shots: i
             "train_platforms": sorted(p for p, g in labeled.items() if p != platform and g)}
 
 
-def split_path(dataset: str, protocol: str, seed: int) -> Path:
-    return SPLITS_DIR / dataset.replace("perfgraphs/", "") / f"{protocol}-seed{seed}.json"
+def split_path(dataset: str, protocol: str, seed: int, config: str | None = None) -> Path:
+    """``data/splits/<dataset>/[<config>/]<protocol>-seed<seed>.json``: a dataset's configs share
+    its splits (same units), except a config whose rows are its own (``config``, e.g. llm's
+    cpu-torch-fp32 beside the imported mlenergy rows)."""
+    folder = SPLITS_DIR / dataset.replace("perfgraphs/", "")
+    return (folder / config if config else folder) / f"{protocol}-seed{seed}.json"
 
 
 def save_split(dataset: str, protocol: str, seed: int, parts: dict[str, list[str]], unit: str = "structure_hash",
-               **about) -> Path:
+               config: str | None = None, **about) -> Path:
     """Write one split file; ``about`` adds descriptive fields (e.g. ``held_out_family``)."""
-    path = split_path(dataset, protocol, seed)
+    path = split_path(dataset, protocol, seed, config)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"protocol": protocol, "seed": seed, "unit": unit, "parts": parts, **about},
                                indent=0, sort_keys=True) + "\n")
     return path
 
 
-def split_file(dataset: str, protocol: str, seed: int | None = None) -> dict:
+def split_file(dataset: str, protocol: str, seed: int | None = None, config: str | None = None) -> dict:
     """The committed split file: ``parts`` (part → ids), ``unit`` (the id column) and any
     descriptive fields."""
     spec = PROTOCOLS.get(protocol)
     if spec is None:
         raise UnknownSplitError(f"unknown split protocol {protocol!r} (available: {', '.join(PROTOCOLS)})")
     seed = spec["seeds"][0] if seed is None else seed
-    path = split_path(dataset, protocol, seed)
+    path = split_path(dataset, protocol, seed, config)
     if not path.exists():
-        raise UnknownSplitError(f"no committed split {protocol} seed {seed} for {dataset} ({path})")
+        of = f"{dataset}/{config}" if config else dataset
+        raise UnknownSplitError(f"no committed split {protocol} seed {seed} for {of} ({path})")
     try:
         content = json.loads(path.read_text())
         content["parts"]
@@ -178,6 +183,7 @@ def split_file(dataset: str, protocol: str, seed: int | None = None) -> dict:
     return content
 
 
-def get_split(dataset: str, protocol: str, seed: int | None = None) -> dict[str, list[str]]:
-    """The committed split: part name → ids (structure hashes unless the file names another unit)."""
-    return split_file(dataset, protocol, seed)["parts"]
+def get_split(dataset: str, protocol: str, seed: int | None = None, config: str | None = None) -> dict[str, list[str]]:
+    """The committed split: part name → ids (structure hashes unless the file names another unit);
+    ``config`` for a config with splits of its own (``perfgraphs/llm`` ``cpu-torch-fp32``)."""
+    return split_file(dataset, protocol, seed, config)["parts"]

@@ -9,7 +9,9 @@
   exported graph has the same structure hash (two names for one graph); the group's smallest id
   decides its part. Hashes are known only for exported structures, so regenerate once the pool
   holds them all. The family is the timm module defining the architecture, as in the built config.
-* llm: the ``row_id`` of every ML.ENERGY row, in folds stratified by model.
+* llm: the ``row_id`` of every ML.ENERGY row (config ``mlenergy``), in folds stratified by model;
+  and, in a file of its own, every row of our encoder measurements (config ``cpu-torch-fp32``,
+  ``perfgraphs.data.llm_cpu``), stratified by model.
 """
 
 from __future__ import annotations
@@ -114,9 +116,12 @@ def llm_parts(table) -> dict[str, list[str]]:
 
 
 def write_splits(name: str, pool_root: Path | None = None, external_dir: Path | None = None,
-                 measurements_root: Path | None = None) -> list[tuple[Path, str]]:
-    """Write every committed split file of a dataset; returns (path, one-line summary) each."""
+                 measurements_root: Path | None = None, config: str | None = None) -> list[tuple[Path, str]]:
+    """Write every committed split file of a dataset (``config``: only that config's, where the
+    dataset's configs have split files of their own); returns (path, one-line summary) each."""
     ds = get_dataset(name)
+    if config is not None:
+        ds.config(config)  # unknown names fail here, in one line
     written = []
 
     def save(protocol, seed, parts, unit="structure_hash", **about):
@@ -153,10 +158,25 @@ def write_splits(name: str, pool_root: Path | None = None, external_dir: Path | 
                 continue
             save("few-shot-platform", seed, shot.pop("parts"), unit="structure_id", **shot)
     elif ds.name == "perfgraphs/llm":
-        from perfgraphs.data.tabular import mlenergy_rows
+        from perfgraphs.loaders.sources import ExternalSourceError
 
-        save("stratified-5-fold", 0, llm_parts(mlenergy_rows(external_dir)), unit="row_id",
-             stratum="model_id", group="serving configuration (repeated measurements stay in one fold)")
+        if config in (None, "mlenergy"):
+            from perfgraphs.data.tabular import mlenergy_rows
+
+            try:
+                save("stratified-5-fold", 0, llm_parts(mlenergy_rows(external_dir)), unit="row_id",
+                     stratum="model_id", group="serving configuration (repeated measurements stay in one fold)")
+            except ExternalSourceError as exc:
+                if config is not None:
+                    raise
+                written.append((None, f"mlenergy skipped: {exc}"))
+        if config in (None, "cpu-torch-fp32"):
+            from perfgraphs.data.llm_cpu import encoder_rows
+
+            table, _ = encoder_rows(measurements_root, ds.config("cpu-torch-fp32").platform)
+            save("stratified-5-fold", 0, llm_parts(table), unit="row_id", config="cpu-torch-fp32",
+                 stratum="model_id", deal="round-robin continued across strata (models in name order)",
+                 rows=table.num_rows)
     else:
         raise PerfgraphsError(f"{ds.name} has no committed splits of its own (its rows follow the split of their source)")
     return written

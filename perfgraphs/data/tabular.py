@@ -33,11 +33,14 @@ SERVING_CONFIG = ("model_id", "task", "gpu_model", "num_gpus", "max_num_seqs", "
 
 
 def stratified_folds(ids: list[str], strata: list[str], n_folds: int = N_FOLDS,
-                     groups: list | None = None) -> list[int]:
+                     groups: list | None = None, across_strata: bool = False) -> list[int]:
     """Fold per row: within each stratum, rows ordered by a hash of their id, dealt round-robin.
 
-    Rows with equal ``groups`` entries (repeated measurements of one configuration) then take
-    the fold of the group's first row in that order, so a configuration is never in two folds."""
+    Each stratum's deal starts at fold 0, or, with ``across_strata``, where the previous
+    stratum's (strata in name order) stopped: then the folds' sizes differ by at most one even
+    when strata are smaller than ``n_folds`` (a campaign's first rows). Rows with equal
+    ``groups`` entries (repeated measurements of one configuration) then take the fold of the
+    group's first row in that order, so a configuration is never in two folds."""
     folds = [0] * len(ids)
     by_stratum: dict[str, list[int]] = {}
     for i, s in enumerate(strata):
@@ -45,8 +48,9 @@ def stratified_folds(ids: list[str], strata: list[str], n_folds: int = N_FOLDS,
     order = []
     for _, rows in sorted(by_stratum.items()):
         rows.sort(key=lambda i: hashlib.sha256(ids[i].encode()).hexdigest())
+        start = len(order) if across_strata else 0
         for k, i in enumerate(rows):
-            folds[i] = k % n_folds
+            folds[i] = (start + k) % n_folds
         order += rows
     if groups is not None:
         first: dict = {}
