@@ -2,7 +2,9 @@
 test parts with the version and content hash that identify it.
 
 Shared by the benchmark runner and the leaderboard harness, so a reference baseline and a
-submitted predictor are trained and scored on exactly the same parts.
+submitted predictor are trained and scored on exactly the same parts: :func:`protocol_parts`
+is the one place that decides what "the protocol" of a config is (the standard split of a graph
+config, the stratified folds of a tabular one).
 """
 
 from __future__ import annotations
@@ -111,3 +113,28 @@ def held_out_family_folds(dataset: str, config: str, home: Path | None = None,
     return folds, ProtocolData(dataset=base.dataset, config=base.config, version=base.version,
                                content_hash=base.content_hash, train=base.train, validation=base.validation,
                                test=pooled_test)
+
+
+def protocol_parts(dataset: str, config: str, target: str, home: Path | None = None,
+                   protocol: str | None = None) -> tuple[list[ProtocolData], ProtocolData]:
+    """``(parts, whole)``: the parts a predictor is fitted on and predicts, one after the other,
+    and the data whose ``test`` part their concatenated predictions are scored against.
+
+    Graph configs: the standard split (one part, ``whole`` is that part) or, with ``protocol``,
+    ``leave-one-family-out``. Tabular configs: the stratified 5-fold cross-validation, one part
+    per fold (train = the other folds' rows, test = the fold's rows), ``whole.test`` every row in
+    fold order (pooled out-of-fold predictions)."""
+    from perfgraphs.registry import get_dataset
+
+    cfg = get_dataset(dataset).config(config)
+    if cfg.kind == "tabular":
+        from perfgraphs.benchmarks.tabular_protocol import fold_protocols
+
+        return fold_protocols(dataset, config, home, target=target)
+    if protocol == "leave-one-family-out":
+        return held_out_family_folds(dataset, config, home, target=target)
+    if protocol not in (None, *cfg.split_protocols[:1]):
+        raise PerfgraphsError(f"protocol {protocol!r} is not runnable for {dataset}/{config} "
+                              f"(runnable: {cfg.split_protocols[0]}, leave-one-family-out)")
+    data = load_protocol(dataset, config, home, target=target)
+    return [data], data

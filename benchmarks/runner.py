@@ -24,7 +24,7 @@ import numpy as np
 
 from perfgraphs.benchmarks.mlflow_log import RunLog, log_run, mean_std
 from perfgraphs.benchmarks.predictors import BASELINES, BaselinePredictor, make_estimator  # noqa: F401 (re-exported)
-from perfgraphs.benchmarks.protocol import ProtocolData, load_protocol
+from perfgraphs.benchmarks.protocol import ProtocolData, protocol_parts
 from perfgraphs.errors import PerfgraphsError
 
 
@@ -69,28 +69,19 @@ def _fit_predict(predictor: BaselinePredictor, data: ProtocolData) -> tuple[np.n
 
 
 def _protocol_parts(spec: RunSpec, home: Path | None) -> tuple[list[ProtocolData], ProtocolData]:
-    """The parts to fit/predict, and the data whose ``test`` the concatenated predictions score:
-    the standard split for graph configs, the stratified folds for tabular ones."""
+    """The parts to fit/predict, and the data whose ``test`` the concatenated predictions score
+    (:func:`perfgraphs.benchmarks.protocol.protocol_parts`, shared with the leaderboard harness),
+    after refusing a graph baseline on a tabular config."""
     from perfgraphs.registry import get_dataset
 
-    if get_dataset(spec.dataset).config(spec.config).kind == "tabular":
-        from perfgraphs.benchmarks.tabular_protocol import (GRAPHLESS_REASON, NOT_GRAPH_ROWS, check_baseline,
-                                                            fold_protocols)
+    cfg = get_dataset(spec.dataset).config(spec.config)
+    if cfg.kind == "tabular":
+        from perfgraphs.benchmarks.tabular_protocol import GRAPHLESS_REASON, NOT_GRAPH_ROWS, check_baseline
 
         tabular = [b for b, (_, kind) in BASELINES.items() if kind == "static"]
-        reason = NOT_GRAPH_ROWS if get_dataset(spec.dataset).config(spec.config).platform else GRAPHLESS_REASON
-        check_baseline(spec.baseline, BASELINES[spec.baseline][1], tabular, reason)
-        return fold_protocols(spec.dataset, spec.config, home, target=spec.target)
-    if spec.protocol == "leave-one-family-out":
-        from perfgraphs.benchmarks.protocol import held_out_family_folds
-
-        return held_out_family_folds(spec.dataset, spec.config, home, target=spec.target)
-    if spec.protocol not in (None, *get_dataset(spec.dataset).config(spec.config).split_protocols[:1]):
-        raise PerfgraphsError(f"protocol {spec.protocol!r} is not runnable for {spec.dataset}/{spec.config} "
-                              f"(runnable: {get_dataset(spec.dataset).config(spec.config).split_protocols[0]}, "
-                              "leave-one-family-out)")
-    data = load_protocol(spec.dataset, spec.config, home, target=spec.target)
-    return [data], data
+        check_baseline(spec.baseline, BASELINES[spec.baseline][1], tabular,
+                       NOT_GRAPH_ROWS if cfg.platform else GRAPHLESS_REASON)
+    return protocol_parts(spec.dataset, spec.config, spec.target, home, protocol=spec.protocol)
 
 
 def run_benchmark(spec: RunSpec, home: Path | None = None, log: bool = True) -> RunResult:

@@ -1,10 +1,13 @@
 """The parent side of the harness: write a job folder, run one sandboxed process per seed under
-time and memory limits, read back its predictions.
+time and memory limits, read back its predictions. A cross-validated (tabular) config has one job
+folder per fold, and each seed runs one fresh process per fold: a predictor never keeps state
+from a fold whose training rows are another fold's test rows.
 
 Only these cross the process boundary: the training and validation parts (with labels: they are
-for training and model selection) and the test part's *input* columns — an allow-list of graph
-columns, so a label column added to the datasets later can never leak by default. The parent
-keeps the test labels and scores; the child runs the submitted code and nothing else.
+for training and model selection) and the test part's *input* columns — an allow-list (graph
+columns, or the tabular config's own list in :mod:`perfgraphs.benchmarks.tabular_protocol`), so a
+label column added to the datasets later can never leak by default. The parent keeps the test
+labels and scores; the child runs the submitted code and nothing else.
 
 Limits: wall clock for ``fit`` + ``predict`` (the clock starts when the child has loaded its
 data), the resident set of the child's whole process tree (polled), plus hard ``setrlimit``
@@ -43,6 +46,9 @@ ADDRESS_SPACE_HEADROOM_MB = 8192
 # times a second, so a long fit is not slowed by its own supervision on a shared core; the
 # address-space backstop catches allocations faster than the slow poll.
 POLL_FIRST_S, POLL_MAX_S, POLL_FAST_FOR_S = 0.05, 0.25, 5.0
+# Id columns the invariance probe replaces with fresh random ids (tabular rows carry their id
+# twice: ``row_id`` and the ``sample_id`` the Evaluator reads, which equals it).
+ID_COLUMNS = ("sample_id", "row_id")
 
 
 class SeedFailed(PerfgraphsError):
@@ -75,27 +81,32 @@ def as_table(part) -> pa.Table:
     return part.with_format("arrow")[:]
 
 
-def input_table(part) -> pa.Table:
-    """The test rows as the predictor may see them: allow-listed input columns only."""
+def input_table(part, columns: tuple[str, ...] = INPUT_COLUMNS, labels: tuple[str, ...] | None = None) -> pa.Table:
+    """The test rows as the predictor may see them: the allow-listed ``columns`` only. ``labels``:
+    the columns that must never be among them (default: the labeled graph configs' measurement
+    columns; a tabular config passes its targets, its platform and CPU columns being inputs)."""
     table = as_table(part)
-    keep = [c for c in INPUT_COLUMNS if c in table.column_names]
+    keep = [c for c in columns if c in table.column_names]
     out = table.select(keep)
-    leaked = set(out.column_names) & (set(LABEL_COLUMNS) | {"y"})
+    leaked = set(out.column_names) & ({"y"} | set(LABEL_COLUMNS if labels is None else labels))
     if leaked:  # cannot happen with the allow-list; kept as a tripwire if it is ever edited
         raise PerfgraphsError(f"label column(s) {sorted(leaked)} in the test inputs")
     return out
 
 
 def probe_table(inputs: pa.Table, rng: np.random.Generator) -> tuple[pa.Table, np.ndarray]:
-    """The test inputs in a random order with fresh random ``sample_id`` values, and the order
-    (probe row j is test row perm[j])."""
+    """The test inputs in a random order with fresh random ids (``sample_id``, and ``row_id``
+    where the rows have one), and the order (probe row j is test row perm[j])."""
     perm = rng.permutation(inputs.num_rows)
     probe = inputs.take(pa.array(perm))
     ids: set[str] = set()
     while len(ids) < inputs.num_rows:
         ids.add(secrets.token_hex(8))
-    i = probe.column_names.index("sample_id")
-    return probe.set_column(i, "sample_id", pa.array(sorted(ids), pa.string())), perm
+    fresh = pa.array(sorted(ids), pa.string())
+    for name in ID_COLUMNS:
+        if name in probe.column_names:
+            probe = probe.set_column(probe.column_names.index(name), name, fresh)
+    return probe, perm
 
 
 @dataclass(frozen=True)
@@ -103,16 +114,24 @@ class Job:
     folder: Path
     perm: np.ndarray  # probe order
     n_test: int
+    part: str = ""  # "fold 2" for a cross-validation fold; "" for a config's one test part
+    test_ids: tuple[str, ...] = ()  # sample_id of the test inputs, in their order
+
+    def who(self, seed: int) -> str:
+        """How messages name one run: ``seed 3`` or ``seed 3, fold 2``."""
+        return f"seed {seed}, {self.part}" if self.part else f"seed {seed}"
 
 
 def prepare_job(folder: Path, submission_root: Path, entry_point: str, target: str, quick: bool,
-                train, validation, test, limits: Limits, probe_seed: int = 0) -> Job:
+                train, validation, test, limits: Limits, probe_seed: int = 0,
+                input_columns: tuple[str, ...] = INPUT_COLUMNS, label_columns: tuple[str, ...] | None = None,
+                part: str = "") -> Job:
     """Write the parts and the job description the sandboxed processes read."""
     folder.mkdir(parents=True, exist_ok=True)
     pq.write_table(as_table(train), folder / "train.parquet")
     if validation is not None:
         pq.write_table(as_table(validation), folder / "validation.parquet")
-    inputs = input_table(test)
+    inputs = input_table(test, input_columns, label_columns)
     pq.write_table(inputs, folder / "test_inputs.parquet")
     probe, perm = probe_table(inputs, np.random.default_rng(probe_seed))
     pq.write_table(probe, folder / "probe_inputs.parquet")
@@ -120,7 +139,7 @@ def prepare_job(folder: Path, submission_root: Path, entry_point: str, target: s
             "quick": quick, "address_space_mb": limits.memory_mb + ADDRESS_SPACE_HEADROOM_MB,
             "cpu_seconds": int(limits.startup_s + 2 * limits.time_limit_s + 60), "limits": asdict(limits)}
     (folder / "job.json").write_text(json.dumps(spec))
-    return Job(folder, perm, inputs.num_rows)
+    return Job(folder, perm, inputs.num_rows, part, tuple(map(str, inputs.column("sample_id").to_pylist())))
 
 
 def _tree_rss(proc) -> int:
@@ -166,14 +185,14 @@ def run_seed(job: Job, seed: int, limits: Limits) -> SeedOutput:
                                  cwd=scratch, stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT,
                                  env=env, start_new_session=True)
     try:
-        peak = _watch(popen, out, seed, limits)
+        peak = _watch(popen, out, job.who(seed), limits)
     finally:
         if popen.poll() is None:  # interrupted (Ctrl-C, SIGTERM) or failed: never leave it running
             _kill(popen)
     return _collect(job, popen, out, log, seed, limits, peak)
 
 
-def _watch(popen: subprocess.Popen, out: Path, seed: int, limits: Limits) -> int:
+def _watch(popen: subprocess.Popen, out: Path, who: str, limits: Limits) -> int:
     """Poll until the child exits; kill it and raise on a limit. Returns the peak resident set."""
     import psutil
 
@@ -188,18 +207,18 @@ def _watch(popen: subprocess.Popen, out: Path, seed: int, limits: Limits) -> int
         now = time.monotonic()
         if rss > limits.memory_mb * MB:
             _kill(popen)
-            raise SeedFailed(f"seed {seed}: the predictor exceeded the memory limit of {limits.memory_mb} MB "
+            raise SeedFailed(f"{who}: the predictor exceeded the memory limit of {limits.memory_mb} MB "
                              f"(resident set {rss / MB:.0f} MB) and was stopped: use less memory or ask for a "
                              "larger --memory-mb")
         if clock is None and (out / "ready").exists():
             clock = now
         if clock is None and now - started > limits.startup_s:
             _kill(popen)
-            raise SeedFailed(f"seed {seed}: the predictor process did not load its data within "
+            raise SeedFailed(f"{who}: the predictor process did not load its data within "
                              f"{limits.startup_s:g} s: the machine is overloaded, retry later")
         if clock is not None and now - clock > limits.time_limit_s:
             _kill(popen)
-            raise SeedFailed(f"seed {seed}: fit + predict exceeded the time limit of {limits.time_limit_s:g} s and "
+            raise SeedFailed(f"{who}: fit + predict exceeded the time limit of {limits.time_limit_s:g} s and "
                              "the predictor was stopped: make it faster (--quick runs CI-sized settings) or ask "
                              "for a larger --time-limit-s")
         fast = now - started < POLL_FAST_FOR_S or (clock is not None and now - clock < POLL_FAST_FOR_S)
@@ -209,6 +228,7 @@ def _watch(popen: subprocess.Popen, out: Path, seed: int, limits: Limits) -> int
 
 def _collect(job: Job, popen: subprocess.Popen, out: Path, log: Path, seed: int, limits: Limits,
              peak: int) -> SeedOutput:
+    who = job.who(seed)
     result_path = out / "result.json"
     if not result_path.exists():
         rc = popen.returncode
@@ -216,15 +236,15 @@ def _collect(job: Job, popen: subprocess.Popen, out: Path, log: Path, seed: int,
         if rc == -signal.SIGXCPU:
             how += " (CPU-time limit)"
         last = _last_line(log)
-        raise SeedFailed(f"seed {seed}: the predictor process {how} before reporting a result"
+        raise SeedFailed(f"{who}: the predictor process {how} before reporting a result"
                          + (f" (last output: {last})" if last else "")
                          + ": do not call os._exit or kill the interpreter; run it locally to see why")
     result = json.loads(result_path.read_text())
     if not result.get("ok"):
         if result.get("kind") == "memory":
-            raise SeedFailed(f"seed {seed}: the predictor ran out of memory under the limit of {limits.memory_mb} MB "
+            raise SeedFailed(f"{who}: the predictor ran out of memory under the limit of {limits.memory_mb} MB "
                              f"({result.get('message')}): use less memory or ask for a larger --memory-mb")
-        raise SeedFailed(f"seed {seed}: the predictor failed: {result.get('message')}: fix it and run "
+        raise SeedFailed(f"{who}: the predictor failed: {result.get('message')}: fix it and run "
                          "`perfgraphs check` again")
     return SeedOutput(seed=seed, pred=np.load(out / "pred.npy", allow_pickle=False),
                       probe_pred=np.load(out / "probe.npy", allow_pickle=False),

@@ -41,6 +41,20 @@ def _cell(value, text: str | None = None, left: bool = False) -> str:
     return f"<td{' class=l' if left else ''} data-v='{html.escape(str(value))}'>{shown}</td>"
 
 
+def _cross_validated(e: Entry) -> bool:
+    """Tabular configs are scored on pooled out-of-fold predictions, not on a test part."""
+    from perfgraphs.errors import PerfgraphsError
+    from perfgraphs.registry import get_dataset
+
+    try:
+        return get_dataset(e.dataset).config(e.config).kind == "tabular"
+    except PerfgraphsError:  # a record of a dataset or config the registry no longer has
+        return False
+
+
+CV_NOTE = "stratified 5-fold cross-validation: every row predicted once, by the model fitted on the other folds"
+
+
 def entry_slug(e: Entry) -> str:
     return re.sub(r"[^a-z0-9]+", "-", f"{e.dataset}-{e.config}-{e.target}-{e.method}-{e.run_identity}".lower())
 
@@ -86,13 +100,14 @@ def _entry_page(e: Entry) -> str:
              ("dataset content hash", e.dataset_content_hash[:16] or "–"),
              ("peak memory", f"{e.peak_memory_mb:.0f} MB" if e.peak_memory_mb is not None else "not measured")]
     meta = "".join(f"<tr><th class=l>{html.escape(k)}</th><td class=l>{html.escape(str(v))}</td></tr>" for k, v in about)
+    scored = f"pooled out-of-fold predictions, {CV_NOTE}" if _cross_validated(e) else "test part"
     plot = _svg_scatter(e.actual_vs_predicted, e.target).replace("{seed}", str(e.per_seed[0]["seed"]))
     body = (f"<p><a href='index.html'>← leaderboard</a></p><h1>{html.escape(e.method)}</h1>"
             f"<p>{html.escape(e.dataset)} {html.escape(e.dataset_version)} · {html.escape(e.config)} · "
             f"{html.escape(e.target)} · tier {e.tier} · division {e.division} · commit {html.escape(e.code_commit[:12])} · "
             f"run {html.escape(e.run_identity)} · {html.escape(e.hardware)} · {html.escape(e.date_utc)}</p>"
             f"<table>{meta}</table>"
-            f"<table class=sortable><caption>per seed (test part)</caption><thead><tr>{head}</tr></thead>"
+            f"<table class=sortable><caption>per seed ({scored})</caption><thead><tr>{head}</tr></thead>"
             f"<tbody>{seeds}</tbody></table>"
             f"<table class=sortable><caption>per family (seed {e.per_seed[0]['seed']})</caption><thead><tr>"
             f"<th class=l>family</th><th>n</th><th>MAPE %</th><th>Acc(10%) %</th></tr></thead><tbody>{fams}</tbody></table>"
@@ -124,6 +139,8 @@ def _table(entries: list[Entry], key: str) -> str:
     builds = {e.dataset_content_hash for e in entries}
     # the labelled sets grow with the measurement campaigns: say so when a table mixes builds
     note = f" (scored on {len(builds)} different dataset builds: see the data column)" if len(builds) > 1 else ""
+    if entries and _cross_validated(entries[0]):
+        note += f" · {CV_NOTE}"
     return (f"<table class=sortable id='{html.escape(key)}'><caption>{html.escape(key + note)}</caption>"
             f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
@@ -143,7 +160,8 @@ def build_site(out: Path | None = None, results: Path | None = None) -> Path:
             (out / f"{entry_slug(e)}.html").write_text(_entry_page(e))
         sections += [_table(es, key) for key, es in sorted(groups.items())]
     body = ("<h1>perfgraphs leaderboard</h1><p>Test-part scores of predictors on measured performance "
-            "labels; entries whose 95 % intervals overlap share a rank. Click a column to sort. "
+            "labels (tabular configs: pooled out-of-fold predictions of a 5-fold cross-validation); entries "
+            "whose 95 % intervals overlap share a rank. Click a column to sort. "
             "<a href='rules.html'>Rules</a>.</p>" + ("".join(sections) or "<p>No entries yet.</p>"))
     (out / "index.html").write_text(_page("perfgraphs leaderboard", body))
     rules = RULES.read_text() if RULES.exists() else "No rules file."

@@ -6,6 +6,12 @@ Order: cheap checks first (metadata, seeds, duplicate, dataset version and hash,
 commitment), so a defective submission is rejected before any of its code runs; then one
 sandboxed process per seed (code) or the per-seed files (predictions); then scoring in this
 process, which is the only place the test labels exist.
+
+The protocol is the benchmark runner's (:func:`perfgraphs.benchmarks.protocol.protocol_parts`):
+a graph config's standard split, or a tabular config's stratified 5-fold cross-validation, where
+each seed runs one process per fold (trained on the other folds' rows, predicting the held-out
+fold's inputs) and the pooled out-of-fold predictions of every row are scored at once — the same
+numbers ``perfgraphs benchmark`` gives the same predictor.
 """
 
 from __future__ import annotations
@@ -21,7 +27,8 @@ import pyarrow.parquet as pq
 
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.leaderboard import check
-from perfgraphs.leaderboard.harness import Limits, SeedFailed, as_table, prepare_job, run_seed
+from perfgraphs.leaderboard.harness import (INPUT_COLUMNS, Limits, SeedFailed, SeedOutput, as_table, prepare_job,
+                                           run_seed)
 from perfgraphs.leaderboard.submission import Submission, SubmissionError, load_submission
 
 KEEP = ("seed", "n", "mape_pct", "rmse", "acc_5_pct", "acc_10_pct", "acc_15_pct", "kendall_tau", "per_family")
@@ -85,9 +92,14 @@ def _resolve(sub: Submission, opts: SubmitOptions, problems: list[str]) -> tuple
     return tuple(out)  # type: ignore[return-value]
 
 
-def _test_set(data, target: str, opts: SubmitOptions, problems: list[str]) -> _TestSet | None:
+def _test_set(data, target: str, opts: SubmitOptions, problems: list[str], tabular: bool = False) -> _TestSet | None:
     from perfgraphs.leaderboard.hidden import HiddenLabelsError, load_hidden
 
+    if opts.hidden_labels is not None and tabular:
+        problems.append(f"--hidden-labels: {data.dataset}/{data.config} is a tabular config, scored by stratified "
+                        "5-fold cross-validation over all its rows; hidden test sets exist for graph configs only: "
+                        "drop --hidden-labels")
+        return None
     if opts.hidden_labels is None:
         test = data.test
         return _TestSet(list(map(str, test["sample_id"])), np.asarray(test[target], dtype=float),
@@ -111,27 +123,67 @@ def _test_set(data, target: str, opts: SubmitOptions, problems: list[str]) -> _T
                     [str(f) for f in rows.column("family").to_pylist()], rows, "hidden", hidden.sha256)
 
 
-def _run_code(sub: Submission, data, test: _TestSet, target: str, opts: SubmitOptions,
-              positive: bool, problems: list[str]) -> list:
-    """One sandboxed process per seed; stops at the first seed with a problem."""
+def _input_columns(dataset: str, config: str, tabular: bool) -> tuple[tuple[str, ...], tuple[str, ...] | None]:
+    """The test-input allow-list and the config's label columns (a tripwire on the allow-list;
+    None: the graph configs' measurement columns)."""
+    if not tabular:
+        return INPUT_COLUMNS, None
+    from perfgraphs.benchmarks.tabular_protocol import input_columns
+    from perfgraphs.registry import get_dataset
+
+    labels = tuple(t.name for t in get_dataset(dataset).config(config).targets)
+    return input_columns(dataset, config), labels
+
+
+def _part_name(rows, k: int, n: int) -> str:
+    """How messages name a part: ``fold 3`` (the rows' ``fold`` value) of a cross-validation."""
+    if n == 1:
+        return ""
+    table = as_table(rows)
+    if "fold" in table.column_names and table.num_rows:
+        return f"fold {table.column('fold')[0].as_py()}"
+    return f"part {k + 1} of {n}"
+
+
+def _run_code(sub: Submission, parts: list, test: _TestSet, target: str, opts: SubmitOptions,
+              positive: bool, problems: list[str], columns: tuple) -> list:
+    """One sandboxed process per seed and part (the config's test part, or each cross-validation
+    fold); a seed's predictions are its parts' predictions in order, which must cover the test
+    set once. Stops at the first run with a problem."""
     outputs = []
+    n = len(parts)
     with tempfile.TemporaryDirectory(prefix="perfgraphs-submit-") as tmp:
-        job = prepare_job(Path(tmp), sub.root, sub.meta.entry_point, target, opts.quick, data.train,
-                          data.validation, test.rows, opts.limits)
+        jobs = [prepare_job(Path(tmp) / f"part-{k}", sub.root, sub.meta.entry_point, target, opts.quick, train,
+                            validation, rows, opts.limits, probe_seed=k, input_columns=columns[0],
+                            label_columns=columns[1], part=_part_name(rows, k, n))
+                for k, (train, validation, rows) in enumerate(parts)]
+        pooled_ids = [i for job in jobs for i in job.test_ids]
+        found = check.check_prediction_ids("the protocol's parts", pooled_ids, test.ids)
+        if found:  # a tripwire: the folds partition the scored rows by construction
+            problems.extend(found)
+            return []
         for seed in opts.seeds:
-            try:
-                out = run_seed(job, seed, opts.limits)
-            except SeedFailed as exc:
-                problems.append(str(exc))
-                return []
-            label = f"seed {seed}"
-            found = check.check_values(label, out.pred, len(test.ids), positive)
-            found = found or check.check_invariance(label, out.pred, out.probe_pred, job.perm)
-            found += check.check_hyperparameters(sub.meta.hyperparameters.chosen, out.config)
-            if found:
-                problems.extend(found)
-                return []
-            outputs.append(out)
+            runs = []
+            for job in jobs:
+                try:
+                    out = run_seed(job, seed, opts.limits)
+                except SeedFailed as exc:
+                    problems.append(str(exc))
+                    return []
+                label = job.who(seed)
+                found = check.check_values(label, out.pred, job.n_test, positive)
+                found = found or check.check_invariance(label, out.pred, out.probe_pred, job.perm)
+                found += check.check_hyperparameters(sub.meta.hyperparameters.chosen, out.config)
+                if found:
+                    problems.extend(found)
+                    return []
+                runs.append(out)
+            outputs.append(runs[0] if n == 1 else SeedOutput(
+                seed=seed, pred=np.concatenate([r.pred for r in runs]),
+                probe_pred=np.concatenate([r.probe_pred for r in runs]),  # each in its fold's probe order (checked)
+                fit_seconds=sum(r.fit_seconds for r in runs), predict_seconds=sum(r.predict_seconds for r in runs),
+                num_params=runs[0].num_params, config=runs[0].config,
+                peak_memory_mb=max(r.peak_memory_mb for r in runs)))
     return outputs
 
 
@@ -185,7 +237,7 @@ def _identity(**fields) -> str:
 def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None) -> Verdict:
     """Every check, and the scores; writes nothing. ``verdict.problems`` lists what to fix."""
     from perfgraphs.benchmarks.mlflow_log import RunLog
-    from perfgraphs.benchmarks.protocol import load_protocol
+    from perfgraphs.benchmarks.protocol import protocol_parts
     from perfgraphs.evaluate import EvaluationError, Evaluator
     from perfgraphs.leaderboard.records import Entry
     from perfgraphs.registry import get_dataset
@@ -210,6 +262,7 @@ def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None) -> 
         problems.append(f"{exc}: see `perfgraphs datasets list`")
         return verdict
     dataset = get_dataset(dataset).name
+    tabular = get_dataset(dataset).config(config).kind == "tabular"
     positive = evaluator.target.positive
     seeds = opts.seeds if sub.kind == "code" else tuple(sub.prediction_files())
     problems += check.check_seeds(seeds)
@@ -220,18 +273,26 @@ def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None) -> 
     if problems:
         return verdict
     try:
-        data = load_protocol(dataset, config, opts.home, target=target)
+        # the benchmark runner's protocol: the standard split, or one part per cross-validation fold
+        parts, data = protocol_parts(dataset, config, target, opts.home)
     except PerfgraphsError as exc:
         problems.append(f"cannot load {dataset}/{config}: {exc}")
         return verdict
     verdict.data = data
     problems += check.check_dataset_ref(meta.dataset, dataset, config, target, data.version, data.content_hash)
-    test = _test_set(data, target, opts, problems)
+    test = _test_set(data, target, opts, problems, tabular)
     if problems or test is None:
         return verdict
 
     if sub.kind == "code":
-        outputs = _run_code(sub, data, test, target, opts, positive, problems)
+        try:
+            columns = _input_columns(dataset, config, tabular)
+        except PerfgraphsError as exc:
+            problems.append(str(exc))
+            return verdict
+        runs = ([(p.train, p.validation, p.test) for p in parts] if test.name == "public"
+                else [(data.train, data.validation, test.rows)])
+        outputs = _run_code(sub, runs, test, target, opts, positive, problems, columns)
         preds = {o.seed: o.pred for o in outputs}
     else:
         outputs = []

@@ -1,0 +1,10 @@
+"""Reference baseline ``llm-xgboost`` (the LLM study's tree model: XGBoost on model + hardware features, grid selected inside the training rows) as a leaderboard submission:
+:class:`perfgraphs.baselines.LLMXGBoost` behind the predictor interface, the same code path as
+``perfgraphs benchmark --baseline llm-xgboost``."""
+
+from perfgraphs.benchmarks.predictors import BaselinePredictor
+
+
+class Predictor(BaselinePredictor):
+    def __init__(self, target: str, seed: int = 0, quick: bool = False):
+        super().__init__("llm-xgboost", target, seed=seed, quick=quick)
