@@ -95,31 +95,59 @@ def test_site_in_a_headless_browser(tmp_path):
         browser.close()
 
 
+TABULAR_BASELINES = ("llm-xgboost", "static-mlp", "static-xgboost")  # the baselines that read tabular rows
+LLM_TARGETS = ("energy_per_token_joules", "median_itl_ms", "output_throughput_tokens_per_sec")
+
+
 def test_committed_reference_entries_are_on_the_site(tmp_path):
-    """The committed results (every reference baseline, scored through ``perfgraphs submit``) are
-    ranked on the built site, and every entry page shows its per-seed table and its plot."""
+    """The committed results (every reference baseline on every board it applies to, scored
+    through ``perfgraphs submit``) are ranked on the built site, one table per board, and every
+    entry page shows its per-seed table and its plot."""
     from perfgraphs.leaderboard.records import RESULTS_DIR
 
     chromium, playwright = _chromium()
-    records = [json.loads(line) for line in (RESULTS_DIR / "dippm.jsonl").read_text().splitlines() if line.strip()]
-    expected = {r["method"] for r in records}
-    assert {m.removesuffix(" (quick)") for m in expected} >= set(REFERENCE_BASELINES)
+    records = [json.loads(line) for name in ("dippm.jsonl", "llm.jsonl")
+               for line in (RESULTS_DIR / name).read_text().splitlines() if line.strip()]
+    boards: dict[tuple, list[dict]] = {}
+    for r in records:
+        boards.setdefault((r["dataset"], r["config"], r["target"]), []).append(r)
+    expected = {("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms"): REFERENCE_BASELINES,
+                **{("perfgraphs/llm", "mlenergy", t): TABULAR_BASELINES for t in LLM_TARGETS}}
+    for board, baselines in expected.items():
+        assert {r["method"].removesuffix(" (quick)") for r in boards.get(board, [])} >= set(baselines), board
     assert all(r["tier"] == "verified" and len({s["seed"] for s in r["per_seed"]}) >= 5 for r in records)
     index = build_site(tmp_path / "site", RESULTS_DIR)
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=BROWSER_ARGS)
         page = browser.new_page()
         page.goto(index.as_uri())
-        shown = page.locator("table.sortable tbody tr td:nth-child(2)").all_inner_texts()
-        assert sorted(shown) == sorted(expected)
-        ranks = [int(r) for r in page.locator("table.sortable tbody tr td:nth-child(1)").all_inner_texts()]
-        assert ranks == sorted(ranks) and ranks[0] == 1
-        page.locator("table.sortable th", has_text="fit s").first.click()
-        fit = [float(r) for r in page.locator("table.sortable tbody tr td:nth-child(8)").evaluate_all(
+        for (dataset, config, target), entries in boards.items():
+            caption = page.locator("caption", has_text=f"{dataset} · {config} · {target}")
+            table = page.locator("table.sortable", has=caption)
+            assert table.count() == 1, (dataset, config, target)
+            assert ("cross-validation" in table.locator("caption").inner_text()) == (dataset == "perfgraphs/llm")
+            shown = table.locator("tbody tr td:nth-child(2)").all_inner_texts()
+            assert sorted(shown) == sorted(r["method"] for r in entries)
+            ranks = [int(r) for r in table.locator("tbody tr td:nth-child(1)").all_inner_texts()]
+            assert ranks == sorted(ranks) and ranks[0] == 1
+            # the MAPE column is the records' mean over seeds
+            mape = dict(zip(shown, table.locator("tbody tr td:nth-child(3)").evaluate_all(
+                "cells => cells.map(c => parseFloat(c.dataset.v))")))
+            for r in entries:
+                seeds = [s["mape_pct"] for s in r["per_seed"]]
+                assert mape[r["method"]] == pytest.approx(sum(seeds) / len(seeds))
+        energy = page.locator("table.sortable",
+                              has=page.locator("caption", has_text="mlenergy · energy_per_token_joules"))
+        energy.locator("th", has_text="fit s").click()
+        fit = [float(v) for v in energy.locator("tbody tr td:nth-child(8)").evaluate_all(
             "cells => cells.map(c => c.dataset.v)")]
-        assert fit == sorted(fit)
+        assert fit == sorted(fit) and len(fit) >= len(TABULAR_BASELINES)
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "leaderboard-reference.png"), full_page=True)
-        page.get_by_role("link", name=shown[0]).first.click()
-        assert "per seed" in page.content() and page.locator("svg circle").count() > 0
+        energy.locator("tbody tr td:nth-child(2) a").first.click()
+        assert "pooled out-of-fold predictions" in page.content() and page.locator("svg circle").count() > 0
+        page.go_back()
+        dippm = page.locator("table.sortable", has=page.locator("caption", has_text="perfgraphs/dippm"))
+        dippm.locator("tbody tr td:nth-child(2) a").first.click()
+        assert "per seed (test part)" in page.content() and page.locator("svg circle").count() > 0
         browser.close()
