@@ -215,7 +215,9 @@ def test_gnn_lm_stages_each_reduce_their_loss(lm_set, tiny_lms, kind):
     model.fit(pyg)
     for stage in ("pretrain_loss_history_", "adapt_loss_history_", "loss_history_"):
         history = getattr(model, stage)
-        assert history[-1] < history[0], (stage, history)
+        # the trend, not one epoch: per-epoch losses of a few mini-batches wobble (CI saw the last
+        # of five adapt epochs above the first while the middle ones fell)
+        assert np.mean(history[-2:]) < np.mean(history[:2]), (stage, history)
     assert model.stages_run_ == ["fit"]  # stages 1 and 2 ran explicitly above
     # stage 3 back-propagates from the LM into the GNN
     assert any(not torch.equal(encoder[k], v) for k, v in model.mae_.encoder.state_dict().items())
@@ -285,7 +287,9 @@ def test_gnn_lm_runs_offline_with_the_packaged_minilm(lm_set, no_network):
     assert model.lm_.hidden_size == 384 and not model.lm_.causal
     for stage in ("pretrain_loss_history_", "adapt_loss_history_", "loss_history_"):
         history = getattr(model, stage)
-        assert history[-1] < history[0], (stage, history)
+        # the trend, not one epoch: per-epoch losses of a few mini-batches wobble (CI saw the last
+        # of five adapt epochs above the first while the middle ones fell)
+        assert np.mean(history[-2:]) < np.mean(history[:2]), (stage, history)
     pred = model.predict(pyg)
     assert np.isfinite(pred).all() and (pred > 0).all()
     assert os.environ["HF_HUB_OFFLINE"] == "1"
