@@ -156,6 +156,8 @@ def child_main(conn, config: ConfigSpec, graph: dict | None) -> None:
     """Entry point of the forked worker: measure, send the row, exit."""
     try:
         conn.send(measure(config, graph))
+    except (BrokenPipeError, EOFError):
+        pass  # the campaign was stopped while this config ran: nobody is left to receive the row
     finally:
         conn.close()
 
@@ -169,6 +171,9 @@ def probe_main(conn, platform: str, core: int | None) -> None:
         result["ref_ms"] = backends.reference_ms(get_platform(platform).is_cuda)
         conn.send({"ok": True, "probe": result})
     except Exception as exc:
-        conn.send({"ok": False, "error": error_message(exc)})
+        try:
+            conn.send({"ok": False, "error": error_message(exc)})
+        except (BrokenPipeError, EOFError):
+            pass  # the campaign is gone
     finally:
         conn.close()
