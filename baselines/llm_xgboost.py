@@ -16,9 +16,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
-from perfgraphs.baselines.common import TargetTransform, as_features, as_targets
 from perfgraphs.baselines.static_xgboost import StaticXGBoost, grid_points
 
 LLM_PAPER_GRID: dict[str, tuple] = {
@@ -42,30 +39,11 @@ LLM_QUICK_GRID: dict[str, tuple] = {
 @dataclass
 class LLMXGBoost(StaticXGBoost):
     """``fit(X, y, X_val=None, y_val=None)`` / ``predict(X)`` on :func:`perfgraphs.data.llm_features`
-    rows. The grid point is selected on the validation set (``grid_scores_``), or, without one and
-    with more than one grid point, on a held-out ``validation_fraction`` of ``X``; the final
-    boosters are then refitted on all rows seen (training ∪ validation) when
-    ``refit_on_validation``."""
+    rows. Selection as :class:`StaticXGBoost` (on the validation set, or on a held-out
+    ``validation_fraction`` of ``X`` without one); the final boosters are refitted on every row
+    seen (training ∪ validation) when ``refit_on_validation``."""
 
     refit_on_validation: bool = True
-    validation_fraction: float = 0.2
 
     def _grid(self) -> list[dict]:
         return grid_points(self.grid if self.grid is not None else (LLM_QUICK_GRID if self.quick else LLM_PAPER_GRID))
-
-    def fit(self, X, y, X_val=None, y_val=None) -> "LLMXGBoost":
-        if X_val is None and y_val is None and len(self._grid()) > 1:
-            X, y = as_features(X), as_targets(y)
-            held = np.random.default_rng(self.seed).permutation(len(X))[: max(1, round(self.validation_fraction * len(X)))]
-            inner = np.ones(len(X), dtype=bool)
-            inner[held] = False
-            X, y, X_val, y_val = X[inner], y[inner], X[~inner], y[~inner]
-        super().fit(X, y, X_val, y_val)
-        if X_val is not None and self.refit_on_validation:
-            X_all = np.concatenate([as_features(X), as_features(X_val)])
-            y_all = np.concatenate([as_targets(y), as_targets(y_val)])
-            # the target scaler is refitted too: it only standardises, selection is unaffected
-            self.target_transform_ = TargetTransform.fit(y_all, self.log_target)
-            z = self.target_transform_.transform(y_all)
-            self.models_ = [self._train(p, X_all, z[:, t]) for t, p in enumerate(self.best_params_)]
-        return self

@@ -181,6 +181,24 @@ def test_layer_features_from_rows_equal_those_from_graphs(tiny):
     assert np.array_equal(layer_features(rows.select(picks)), from_graphs)
 
 
+def test_xgboost_without_validation_selects_on_held_out_training_rows(tiny):
+    """Cross-validation protocols pass no validation set: the grid must still be searched (on a
+    seeded part of the training rows) instead of keeping its first point."""
+    _, _, X, y = tiny
+    # first point: 5 trees at lr 1e-4 barely moves from the mean; second: a converging one
+    grid = {"n_estimators": (5, 100), "learning_rate": (1e-4, 0.3), "max_depth": (4,), "subsample": (1.0,),
+            "colsample_bytree": (1.0,)}
+    model = StaticXGBoost(grid=grid, seed=0).fit(X, y)
+    assert len(model.grid_scores_) == 4
+    assert model.best_params_[0] == {"colsample_bytree": 1.0, "learning_rate": 0.3, "max_depth": 4,
+                                     "n_estimators": 100, "subsample": 1.0}
+    first = StaticXGBoost(grid={k: v[:1] for k, v in grid.items()}, seed=0).fit(X, y)
+    assert mape_pct(y, model.predict(X)) < 0.2 * mape_pct(y, first.predict(X))
+    # the held-out rows return to the final fit: it equals a single-point fit on all rows
+    chosen = StaticXGBoost(grid={k: (v,) for k, v in model.best_params_[0].items()}, seed=0).fit(X, y)
+    assert np.array_equal(model.predict(X), chosen.predict(X))
+
+
 def test_refusals(tiny):
     _, pyg, X, y = tiny
     with pytest.raises(NotFittedError):
