@@ -3,12 +3,14 @@ one dataset config through its standard protocol, with wall-clock cost and the n
 
 Run:  python -m perfgraphs.benchmarks.make_results --dataset dippm --config cpu-torch-fp32 \\
           --target latency_ms --seeds 0 1 2 3 4 [--quick] [--protocol leave-one-family-out]
+          [--rerun static-xgboost]   # only these baselines; the other rows come from the existing table
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import io
 import time
 from pathlib import Path
 
@@ -17,7 +19,9 @@ from perfgraphs.benchmarks.runner import BASELINES, RunSpec, run_benchmark
 from perfgraphs.benchmarks.tabular_protocol import GRAPHLESS_REASON, NOT_GRAPH_ROWS, TabularProtocolError
 
 RESULTS = Path(__file__).resolve().parent / "results"
-READING = "Reading"  # a hand-written paragraph starting with this word survives regeneration
+READING = "Reading"
+ROW_FIELDS = ("baseline", "seeds", "wall_clock_s", *(f"{m}_{s}" for m in ("mape_pct", "rmse", "acc_10_pct", "kendall_tau")
+                                                      for s in ("mean", "std")), "predictions_per_s", "n_scored")  # a hand-written paragraph starting with this word survives regeneration
 
 
 def kept_reading(path: Path) -> list[str]:
@@ -32,6 +36,24 @@ def kept_reading(path: Path) -> list[str]:
     return []
 
 
+def kept_rows(path: Path, n_seeds: int) -> dict[str, dict]:
+    """Rows of an existing table's CSV by baseline, typed; rows from another number of seeds or
+    an older table format are not comparable and are dropped (they get rerun)."""
+    if not path.exists():
+        return {}
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    if rows and set(rows[0]) != set(ROW_FIELDS):
+        return {}
+    out = {}
+    for r in rows:
+        typed = {k: (v if k == "baseline" else int(v) if k in ("seeds", "predictions_per_s", "n_scored") else float(v))
+                 for k, v in r.items()}
+        if typed["seeds"] == n_seeds:
+            out[typed["baseline"]] = typed
+    return out
+
+
 def main() -> None:
     from perfgraphs.data.load import load_dataset
 
@@ -44,7 +66,13 @@ def main() -> None:
     parser.add_argument("--baselines", nargs="+", default=sorted(BASELINES))
     parser.add_argument("--protocol", default=None,
                         help="a non-default protocol of the config, e.g. leave-one-family-out (default: its standard split)")
+    parser.add_argument("--rerun", nargs="+", metavar="BASELINE", default=None,
+                        help="run only these baselines and keep the other rows of the existing table (same seeds); "
+                             "for a change that affects some baselines only")
     args = parser.parse_args()
+    unknown = sorted(set(args.rerun or []) - set(BASELINES))
+    if unknown:
+        parser.error(f"unknown baseline(s) for --rerun: {', '.join(unknown)} (available: {', '.join(sorted(BASELINES))})")
 
     from perfgraphs.registry import get_dataset
 
@@ -63,7 +91,14 @@ def main() -> None:
     from perfgraphs.baselines.soft_prompt_lm import LanguageModelError
 
     rows, not_applicable, unavailable = [], [], []
+    protocol = f"-{args.protocol}" if args.protocol else ""
+    stem = RESULTS / f"{args.dataset}-{args.config}-{args.target}{protocol}{'-quick' if args.quick else ''}"
+    previous = kept_rows(stem.with_suffix(".csv"), len(args.seeds)) if args.rerun else {}
     for name in args.baselines:
+        if args.rerun and name not in args.rerun and name in previous:
+            rows.append(previous[name])
+            print(f"kept {name} from {stem.with_suffix('.csv').name}", flush=True)
+            continue
         t0 = time.perf_counter()
         try:
             result = run_benchmark(RunSpec(args.dataset, args.config, args.target, name, tuple(args.seeds), args.quick,
@@ -85,12 +120,10 @@ def main() -> None:
         print(row, flush=True)
     rows.sort(key=lambda r: r["mape_pct_mean"])
     RESULTS.mkdir(parents=True, exist_ok=True)
-    protocol = f"-{args.protocol}" if args.protocol else ""
-    stem = RESULTS / f"{args.dataset}-{args.config}-{args.target}{protocol}{'-quick' if args.quick else ''}"
-    with open(stem.with_suffix(".csv"), "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    buffer = io.StringIO()  # rendered first: a failure must not leave a truncated table behind
+    writer = csv.DictWriter(buffer, fieldnames=list(ROW_FIELDS), lineterminator="\r\n")
+    writer.writeheader()
+    writer.writerows(rows)
     noise = noise_floor_note(args.dataset, args.config, args.target)
     reading = kept_reading(stem.with_suffix(".md"))
     lines = [f"# {args.dataset} · {args.config} · {args.target}{' · ' + args.protocol if args.protocol else ''}"
@@ -110,6 +143,7 @@ def main() -> None:
         lines += ["", f"Not applicable here: {', '.join(not_applicable)} (graph baselines): {reason}."]
     if unavailable:
         lines += ["", "Not run:", *unavailable]
+    stem.with_suffix(".csv").write_text(buffer.getvalue(), newline="")
     stem.with_suffix(".md").write_text("\n".join(lines + reading) + "\n")
     print(stem.with_suffix(".md"))
 
