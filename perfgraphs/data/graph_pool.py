@@ -3,7 +3,9 @@
 Structures are built in each family's candidate order and appended to Parquet part files
 (written to a temporary name, fsynced, then renamed: a killed build loses at most the part in
 progress). Candidates that cannot be exported are recorded in ``failures.jsonl`` with the reason,
-so a rerun skips them and the dataset stays the same. ``compact`` rewrites the pool sorted by
+so a rerun skips them and the dataset stays the same. Running out of memory is a fact about the
+machine at that moment, not about the candidate: it is never recorded (a family walk stops, an
+explicit list skips the structure for a later run). ``compact`` rewrites the pool sorted by
 structure id into fixed-size shards, so two builds on the same versions have the same hashes.
 """
 
@@ -26,6 +28,16 @@ from perfgraphs.errors import PerfgraphsError
 
 SHARD_ROWS = 128
 PART_ROWS = 4
+
+
+class ExportOutOfMemory(PerfgraphsError):
+    """The machine ran out of memory while exporting a structure (retry with more free memory)."""
+
+
+def _is_out_of_memory(exc: BaseException) -> bool:
+    # torch reports a failed host allocation as RuntimeError("... can't allocate memory ..."),
+    # possibly wrapped by the exporter into an ExportError message
+    return isinstance(exc, MemoryError) or "can't allocate memory" in str(exc) or "Cannot allocate memory" in str(exc)
 
 
 class CorruptFileError(PerfgraphsError):
@@ -129,7 +141,8 @@ class GraphPool:
 
         def export(family, source, size, sid, got, need):
             nonlocal added
-            ok = self._export(family, source, size, pending)  # a failure is recorded and skipped
+            # a failure is recorded and skipped; out of memory stops the walk (skipping would change the selection)
+            ok = self._export(family, source, size, pending)
             added += ok
             return ok
 
@@ -155,7 +168,13 @@ class GraphPool:
             if not pending and sid not in built:
                 # another builder may have exported it meanwhile (e.g. one walking the list backwards)
                 built |= set(self._part_structure_ids())
-            if sid in built or sid in failed or not self._export(family, source, size, pending):
+            if sid in built or sid in failed:
+                continue
+            try:
+                if not self._export(family, source, size, pending):
+                    continue
+            except ExportOutOfMemory as exc:
+                warnings.warn(f"{exc}; skipped, a later run retries it", stacklevel=2)
                 continue
             built.add(sid)
             added += 1
@@ -174,6 +193,8 @@ class GraphPool:
                 warnings.simplefilter("ignore")
                 pending.append(encode(graph_template(source, image_shape=(3, size, size)), family, size, None))
         except Exception as exc:
+            if _is_out_of_memory(exc):
+                raise ExportOutOfMemory(f"out of memory exporting {structure_id(source, size)}") from None
             self._record_failure(structure_id(source, size), f"{type(exc).__name__}: {str(exc)[:200]}")
             return False
         if len(pending) >= PART_ROWS:
