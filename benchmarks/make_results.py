@@ -131,7 +131,9 @@ def main() -> None:
              f"{scope}; seeds {', '.join(map(str, args.seeds))}. "
              f"Command: `python -m perfgraphs.benchmarks.make_results --dataset {args.dataset} --config {args.config} "
              f"--target {args.target} --seeds {' '.join(map(str, args.seeds))}{' --quick' if args.quick else ''}"
-             f"{' --protocol ' + args.protocol if args.protocol else ''}`. Scored samples: {rows[0]['n_scored']}.", ""]
+             f"{' --protocol ' + args.protocol if args.protocol else ''}"
+             f"{' --baselines ' + ' '.join(args.baselines) if sorted(args.baselines) != sorted(BASELINES) else ''}`. "
+             f"Scored samples: {rows[0]['n_scored']}.", ""]
     lines += [noise or "Noise floor: no repeated measurements of these labels exist yet.", ""]
     lines += [f"| baseline | MAPE % | RMSE ({unit}) | Acc(10%) % | Kendall τ | predictions/s | wall clock s |",
               "|---|---|---|---|---|---|---|"]
