@@ -112,3 +112,51 @@ def test_benchmark_runner_scores_and_logs_to_mlflow(campaign, tmp_path):
     assert run.data.metrics["mape_pct_mean"] == pytest.approx(np.mean([s["mape_pct"] for s in result.per_seed]))
     artifacts = {a.path for a in mlflow.MlflowClient().list_artifacts(run.info.run_id)}
     assert {"actual_vs_predicted.png", "per_family.md", "per_seed.json"} <= artifacts
+
+
+TRAIN_PLAN = """
+suite: labeled-train-test
+mode: train
+protocol: tiny
+platforms: [cpu-torch-fp32]
+timeout_s: 300
+groups:
+  - {family: mobilenet, models: [timm:mobilenetv3_small_050], input_sizes: [64], batch_sizes: [2]}
+  - {family: mnasnet, models: [timm:mnasnet_small], input_sizes: [64], batch_sizes: [2]}
+"""
+
+
+def test_training_step_labels(tmp_path):
+    """perfgraphs/trappm's targets are the step time and peak memory of a training-mode campaign."""
+    import datasets
+
+    out = tmp_path / "measurements"
+    plan = tmp_path / "train-plan.yaml"
+    plan.write_text(TRAIN_PLAN)
+    result = subprocess.run([sys.executable, "-m", "perfgraphs", "collect", str(plan), "--out", str(out),
+                             "--core", "0"], cwd=REPO, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stderr
+    measured = [r for r in load_measurements(out).to_pylist() if r["status"] == "ok"]
+    assert len(measured) == 2 and {r["mode"] for r in measured} == {"train"}
+    pool = GraphPool(tmp_path / "pool")
+    pool.ensure(sorted({(r["family"], r["model"], r["image_size"]) for r in measured}))
+    ds = get_dataset("trappm")
+    cfg = ds.config("cpu-torch-fp32")
+    folder = build_labeled_config(ds, cfg, pool=pool, home=tmp_path, measurements=out)
+    rows = [r for split in datasets.load_dataset(str(folder)).values() for r in split]
+    by_model = {r["model"]: r for r in measured}
+    assert len(rows) == 2
+    for row in rows:
+        m = by_model[row["source"]]
+        assert row["step_time_ms"] == m["latency_median_ms"] > 0
+        assert row["y"] == [[m["latency_median_ms"], m["peak_memory_mb"]]]
+        assert row["input_dims"][0] == [2, 3, 64, 64]
+    # an inference campaign cannot label a training config
+    inference = tmp_path / "inference"
+    (tmp_path / "inf.yaml").write_text(TRAIN_PLAN.replace("mode: train", "mode: inference").replace(
+        "labeled-train-test", "labeled-inf-test"))
+    result = subprocess.run([sys.executable, "-m", "perfgraphs", "collect", str(tmp_path / "inf.yaml"), "--out",
+                             str(inference), "--core", "0"], cwd=REPO, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stderr
+    with pytest.raises(PerfgraphsError, match="has no step_time_ms"):
+        build_labeled_config(ds, cfg, pool=pool, home=tmp_path / "inf-home", measurements=inference)

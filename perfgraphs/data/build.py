@@ -90,7 +90,8 @@ def _shard_table(samples: list[tuple[str, str, int]], pool: GraphPool, split: st
                  type=pa.list_(pa.list_(pa.float64())))
     table = table.append_column("node_feat", node_feat).append_column("edge_index", edge_index).append_column("y", y)
     if labels:
-        for column in LABEL_COLUMNS:
+        # the targets as named columns too (a training config's step_time_ms is not a statistic column)
+        for column in (*LABEL_COLUMNS, *(t for t in targets if t not in LABEL_COLUMNS)):
             table = table.append_column(column, pa.array([labels[i].get(column) for i in ids]))
     return table
 
@@ -188,6 +189,13 @@ def build_labeled_config(
         if sample_id in labels:
             continue
         labels[sample_id] = {**r, "latency_ms": r["latency_median_ms"]}
+        if r.get("mode") == "train":  # the timed region of a training-mode row is one whole step
+            labels[sample_id]["step_time_ms"] = r["latency_median_ms"]
+        absent = [t.name for t in config.targets if t.name not in labels[sample_id]]
+        if absent:
+            raise PerfgraphsError(f"{r['model']} ({r.get('mode')} mode) has no {', '.join(absent)} for "
+                                  f"{dataset.name}/{config.name}: is {measurements or measurement_root(dataset)} "
+                                  f"this dataset's campaign?")
         samples.append((r["family"], sid, int(r["batch_size"])))
     if not samples:
         raise PerfgraphsError(
