@@ -19,9 +19,9 @@ from perfgraphs.benchmarks.runner import BASELINES, RunSpec, run_benchmark
 from perfgraphs.benchmarks.tabular_protocol import GRAPHLESS_REASON, NOT_GRAPH_ROWS, TabularProtocolError
 
 RESULTS = Path(__file__).resolve().parent / "results"
-READING = "Reading"
+READING = "Reading"  # a hand-written paragraph starting with this word survives regeneration
 ROW_FIELDS = ("baseline", "seeds", "wall_clock_s", *(f"{m}_{s}" for m in ("mape_pct", "rmse", "acc_10_pct", "kendall_tau")
-                                                      for s in ("mean", "std")), "predictions_per_s", "n_scored")  # a hand-written paragraph starting with this word survives regeneration
+                                                      for s in ("mean", "std")), "predictions_per_s", "n_scored")
 
 
 def kept_reading(path: Path) -> list[str]:
@@ -121,7 +121,7 @@ def main() -> None:
     rows.sort(key=lambda r: r["mape_pct_mean"])
     RESULTS.mkdir(parents=True, exist_ok=True)
     buffer = io.StringIO()  # rendered first: a failure must not leave a truncated table behind
-    writer = csv.DictWriter(buffer, fieldnames=list(ROW_FIELDS), lineterminator="\r\n")
+    writer = csv.DictWriter(buffer, fieldnames=list(ROW_FIELDS))
     writer.writeheader()
     writer.writerows(rows)
     noise = noise_floor_note(args.dataset, args.config, args.target)
