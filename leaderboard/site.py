@@ -85,7 +85,34 @@ def _svg_scatter(pairs: list, target: str) -> str:
             f"<figcaption>actual vs predicted, seed {{seed}}; dashed: perfect prediction</figcaption></figure>")
 
 
-def _entry_page(e: Entry) -> str:
+def current_and_superseded(entries: list[Entry]) -> tuple[list[Entry], dict[str, list[Entry]]]:
+    """Split one board's records into what is ranked and what a newer record replaced.
+
+    A method re-submitted (a fixed bug, a new commit) gets a new record; the results file keeps
+    both, but ranking the two side by side would count one method twice. The latest record of each
+    (method, tier, division) is ranked; the older ones stay reachable from its page, newest first.
+    """
+    latest: dict[tuple, list[Entry]] = {}
+    # records are appended in submission order, so file order breaks ties of equal timestamps
+    for order, e in sorted(enumerate(entries), key=lambda oe: (oe[1].date_utc, oe[0])):
+        latest.setdefault((e.method, e.tier, e.division), []).insert(0, e)
+    current = [history[0] for history in latest.values()]
+    return current, {entry_slug(history[0]): history[1:] for history in latest.values()}
+
+
+def _history(e: Entry, earlier: list[Entry], superseded_by: Entry | None) -> str:
+    if superseded_by is not None:
+        return (f"<p class=note><strong>Superseded</strong> by a newer record of this method on this board: "
+                f"<a href='{entry_slug(superseded_by)}.html'>{html.escape(superseded_by.date_utc)}</a>. "
+                f"Not ranked.</p>")
+    if not earlier:
+        return ""
+    items = "".join(f"<li><a href='{entry_slug(o)}.html'>{html.escape(o.date_utc)}</a> · commit "
+                    f"{html.escape(o.code_commit[:12])} · MAPE {o.mean_std('mape_pct')[0]:.2f} %</li>" for o in earlier)
+    return f"<h2>Earlier records of this method (superseded, not ranked)</h2><ul>{items}</ul>"
+
+
+def _entry_page(e: Entry, history: str = "") -> str:
     metrics = ("mape_pct", "rmse", "acc_10_pct", "kendall_tau")
     seeds = "".join("<tr>" + _cell(s["seed"]) + "".join(_cell(s[m], f"{s[m]:.4g}") for m in metrics) + "</tr>"
                     for s in e.per_seed)
@@ -106,7 +133,7 @@ def _entry_page(e: Entry) -> str:
             f"<p>{html.escape(e.dataset)} {html.escape(e.dataset_version)} · {html.escape(e.config)} · "
             f"{html.escape(e.target)} · tier {e.tier} · division {e.division} · commit {html.escape(e.code_commit[:12])} · "
             f"run {html.escape(e.run_identity)} · {html.escape(e.hardware)} · {html.escape(e.date_utc)}</p>"
-            f"<table>{meta}</table>"
+            f"{history}<table>{meta}</table>"
             f"<table class=sortable><caption>per seed ({scored})</caption><thead><tr>{head}</tr></thead>"
             f"<tbody>{seeds}</tbody></table>"
             f"<table class=sortable><caption>per family (seed {e.per_seed[0]['seed']})</caption><thead><tr>"
@@ -115,7 +142,7 @@ def _entry_page(e: Entry) -> str:
     return _page(e.method, body)
 
 
-def _table(entries: list[Entry], key: str) -> str:
+def _table(entries: list[Entry], key: str, superseded: int = 0) -> str:
     cols = ("rank", "method", "MAPE % (mean ± std)", "RMSE", "Acc(10%) %", "Kendall τ", "#params", "fit s",
             "predictions/s", "hardware", "date", "tier", "division", "data")
     head = "".join(f"<th{' class=l' if c in ('method', 'hardware', 'date', 'tier', 'division', 'data') else ''}>{c}</th>"
@@ -141,6 +168,8 @@ def _table(entries: list[Entry], key: str) -> str:
     note = f" (scored on {len(builds)} different dataset builds: see the data column)" if len(builds) > 1 else ""
     if entries and _cross_validated(entries[0]):
         note += f" · {CV_NOTE}"
+    if superseded:
+        note += f" · {superseded} earlier record{'s' if superseded > 1 else ''} superseded (see the entry pages)"
     return (f"<table class=sortable id='{html.escape(key)}'><caption>{html.escape(key + note)}</caption>"
             f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
@@ -157,8 +186,13 @@ def build_site(out: Path | None = None, results: Path | None = None) -> Path:
             # entries scored on different test sets are never ranked against each other
             hidden = " · hidden test set" if e.test_set != "public" else ""
             groups.setdefault(f"{e.dataset} · {e.config} · {e.target}{hidden}", []).append(e)
-            (out / f"{entry_slug(e)}.html").write_text(_entry_page(e))
-        sections += [_table(es, key) for key, es in sorted(groups.items())]
+        for key, board in sorted(groups.items()):
+            current, earlier = current_and_superseded(board)
+            for e in current:
+                (out / f"{entry_slug(e)}.html").write_text(_entry_page(e, _history(e, earlier[entry_slug(e)], None)))
+                for old in earlier[entry_slug(e)]:
+                    (out / f"{entry_slug(old)}.html").write_text(_entry_page(old, _history(old, [], e)))
+            sections.append(_table(current, key, sum(map(len, earlier.values()))))
     body = ("<h1>perfgraphs leaderboard</h1><p>Test-part scores of predictors on measured performance "
             "labels (tabular configs: pooled out-of-fold predictions of a 5-fold cross-validation); entries "
             "whose 95 % intervals overlap share a rank. Click a column to sort. "

@@ -6,6 +6,7 @@ import json
 import multiprocessing
 import os
 import shutil
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -57,6 +58,31 @@ def test_overlapping_intervals_share_a_rank():
     assert ranks == {"a": 1, "b": 1, "c": 3}
 
 
+def test_a_newer_record_of_a_method_supersedes_the_older_on_the_board(tmp_path):
+    """A re-submitted method (new commit) is ranked once, with its latest numbers; the older record
+    stays in the results file and on its own page, marked superseded and linked both ways."""
+    from dataclasses import replace
+
+    from perfgraphs.leaderboard.site import entry_slug
+
+    old = replace(entry("static-xgboost", [30.0, 31.0, 29.0, 30.5, 29.5], commit="aaaa"),
+                  run_identity="old", date_utc="2026-11-01T10:00:00+00:00")
+    new = replace(entry("static-xgboost", [12.0, 12.5, 11.8, 12.2, 12.1], commit="bbbb"),
+                  run_identity="new", date_utc="2026-11-20T10:00:00+00:00")
+    other = replace(entry("dippm-sage", [20.0, 21.0, 19.0, 20.5, 19.5]), date_utc="2026-11-10T10:00:00+00:00")
+    for e in (new, other, old):  # file order must not matter: the dates decide
+        append_entry(e, root=tmp_path / "results")
+    index = build_site(tmp_path / "site", tmp_path / "results").read_text()
+    assert index.count(f"href='{entry_slug(new)}.html'") == 1 and f"href='{entry_slug(old)}.html'" not in index
+    assert "12.12 ± 0.26" in index and "30.00" not in index and "1 earlier record superseded" in index
+    assert len(read_entries("dippm", tmp_path / "results")) == 3  # nothing is dropped from the record
+    old_page = (tmp_path / "site" / f"{entry_slug(old)}.html").read_text()
+    new_page = (tmp_path / "site" / f"{entry_slug(new)}.html").read_text()
+    assert "Superseded" in old_page and f"href='{entry_slug(new)}.html'" in old_page
+    assert "Earlier records" in new_page and f"href='{entry_slug(old)}.html'" in new_page and "30.00 %" in new_page
+    assert "Earlier records" not in (tmp_path / "site" / f"{entry_slug(other)}.html").read_text()
+
+
 def _chromium():
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     playwright = pytest.importorskip("playwright.sync_api")
@@ -104,6 +130,7 @@ def test_committed_reference_entries_are_on_the_site(tmp_path):
     through ``perfgraphs submit``) are ranked on the built site, one table per board, and every
     entry page shows its per-seed table and its plot."""
     from perfgraphs.leaderboard.records import RESULTS_DIR
+    from perfgraphs.leaderboard.site import current_and_superseded
 
     chromium, playwright = _chromium()
     records = [json.loads(line) for name in ("dippm.jsonl", "llm.jsonl")
@@ -111,6 +138,9 @@ def test_committed_reference_entries_are_on_the_site(tmp_path):
     boards: dict[tuple, list[dict]] = {}
     for r in records:
         boards.setdefault((r["dataset"], r["config"], r["target"]), []).append(r)
+    # the site ranks the latest record of each method (a re-submission supersedes the older one)
+    boards = {board: [asdict(e) for e in current_and_superseded([Entry(**r) for r in rs])[0]]
+              for board, rs in boards.items()}
     expected = {("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms"): REFERENCE_BASELINES,
                 **{("perfgraphs/llm", "mlenergy", t): TABULAR_BASELINES for t in LLM_TARGETS}}
     for board, baselines in expected.items():
