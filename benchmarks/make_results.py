@@ -4,6 +4,7 @@ one dataset config through its standard protocol, with wall-clock cost and the n
 Run:  python -m perfgraphs.benchmarks.make_results --dataset dippm --config cpu-torch-fp32 \\
           --target latency_ms --seeds 0 1 2 3 4 [--quick] [--protocol leave-one-family-out]
           [--rerun static-xgboost]   # only these baselines; the other rows come from the existing table
+          [--refresh-noise-floor]    # rewrite only the table's noise-floor sentence (a new probe)
 """
 
 from __future__ import annotations
@@ -54,6 +55,27 @@ def kept_rows(path: Path, n_seeds: int) -> dict[str, dict]:
     return out
 
 
+NOISE_LINE = "Noise floor"  # the sentence every table carries under its header
+
+
+def refresh_noise_floor(path: Path, note: str | None) -> bool:
+    """Replace the noise-floor sentence of an existing table with ``note`` (the labels' floor as it
+    stands now); nothing else in the table changes. Returns whether the sentence changed."""
+    if not path.exists():
+        raise SystemExit(f"error: {path} does not exist: run the table first (without --refresh-noise-floor)")
+    lines = path.read_text().splitlines()
+    at = [i for i, line in enumerate(lines) if line.startswith(NOISE_LINE)]
+    if len(at) != 1:
+        raise SystemExit(f"error: {path} has {len(at)} noise-floor sentences (expected one line starting "
+                         f"with {NOISE_LINE!r})")
+    new = note or f"{NOISE_LINE}: no repeated measurements of these labels exist yet."
+    if lines[at[0]] == new:
+        return False
+    lines[at[0]] = new
+    path.write_text("\n".join(lines) + "\n")
+    return True
+
+
 def main() -> None:
     from perfgraphs.data.load import load_dataset
 
@@ -69,6 +91,8 @@ def main() -> None:
     parser.add_argument("--rerun", nargs="+", metavar="BASELINE", default=None,
                         help="run only these baselines and keep the other rows of the existing table (same seeds); "
                              "for a change that affects some baselines only")
+    parser.add_argument("--refresh-noise-floor", action="store_true",
+                        help="rewrite only the existing table's noise-floor sentence (after a new probe); runs nothing")
     args = parser.parse_args()
     unknown = sorted(set(args.rerun or []) - set(BASELINES))
     if unknown:
@@ -78,6 +102,12 @@ def main() -> None:
 
     cfg = get_dataset(args.dataset).config(args.config)
     unit = cfg.target(args.target).unit
+    protocol = f"-{args.protocol}" if args.protocol else ""
+    stem = RESULTS / f"{args.dataset}-{args.config}-{args.target}{protocol}{'-quick' if args.quick else ''}"
+    if args.refresh_noise_floor:
+        changed = refresh_noise_floor(stem.with_suffix(".md"), noise_floor_note(args.dataset, args.config, args.target))
+        print(f"{stem.with_suffix('.md')}: noise floor {'updated' if changed else 'already current'}")
+        return
     data = load_dataset(args.dataset, args.config)
     sizes = ", ".join(f"{k} {len(v)}" for k, v in data.items())
     if args.protocol == "leave-one-family-out":
@@ -91,8 +121,6 @@ def main() -> None:
     from perfgraphs.baselines.soft_prompt_lm import LanguageModelError
 
     rows, not_applicable, unavailable = [], [], []
-    protocol = f"-{args.protocol}" if args.protocol else ""
-    stem = RESULTS / f"{args.dataset}-{args.config}-{args.target}{protocol}{'-quick' if args.quick else ''}"
     previous = kept_rows(stem.with_suffix(".csv"), len(args.seeds)) if args.rerun else {}
     for name in args.baselines:
         if args.rerun and name not in args.rerun and name in previous:
@@ -134,7 +162,7 @@ def main() -> None:
              f"{' --protocol ' + args.protocol if args.protocol else ''}"
              f"{' --baselines ' + ' '.join(args.baselines) if sorted(args.baselines) != sorted(BASELINES) else ''}`. "
              f"Scored samples: {rows[0]['n_scored']}.", ""]
-    lines += [noise or "Noise floor: no repeated measurements of these labels exist yet.", ""]
+    lines += [noise or f"{NOISE_LINE}: no repeated measurements of these labels exist yet.", ""]
     lines += [f"| baseline | MAPE % | RMSE ({unit}) | Acc(10%) % | Kendall τ | predictions/s | wall clock s |",
               "|---|---|---|---|---|---|---|"]
     for r in rows:

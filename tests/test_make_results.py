@@ -37,3 +37,25 @@ def test_kept_rows_drop_an_older_table_format(tmp_path):
     _write(path, [_row("static-mlp", 3)], fields=[f for f in ROW_FIELDS if f != "n_scored"])
     assert kept_rows(path, 3) == {}
     assert kept_rows(tmp_path / "missing.csv", 3) == {}
+
+
+def test_refresh_noise_floor_rewrites_only_that_sentence(tmp_path):
+    import pytest
+
+    from perfgraphs.benchmarks.make_results import refresh_noise_floor
+
+    table = tmp_path / "t.md"
+    body = ["# dippm · cpu-torch-fp32 · latency_ms", "", "Test part; seeds 0.", "",
+            "Noise floor of the labels (24 configurations): **22.3 % MAPE raw, 12.9 % calibrated**.", "",
+            "| baseline | MAPE % |", "|---|---|", "| static-mlp | 16.3 ± 1.6 |", "", "Reading (kept)."]
+    table.write_text("\n".join(body) + "\n")
+    new = "Noise floor of the labels (100 configurations): **23.0 % MAPE raw, 12.2 % calibrated**."
+    assert refresh_noise_floor(table, new) is True
+    assert table.read_text().splitlines() == body[:4] + [new] + body[5:]
+    assert refresh_noise_floor(table, new) is False  # already current: nothing rewritten
+    with pytest.raises(SystemExit, match="does not exist"):
+        refresh_noise_floor(tmp_path / "missing.md", new)
+    table.write_text("no noise sentence here\n")
+    with pytest.raises(SystemExit, match="0 noise-floor sentences"):
+        refresh_noise_floor(table, new)
+    assert table.read_text() == "no noise sentence here\n"  # a refused refresh writes nothing

@@ -23,7 +23,8 @@ def register(subparsers) -> None:
                               description=__doc__.splitlines()[0])
     p.add_argument("target", help=f"a plan YAML file, or one of: {', '.join(ACTIONS)}")
     p.add_argument("arg", nargs="?", help="plan (noise-floor), directory (verify), platform (hardware)")
-    p.add_argument("--out", type=Path, help="output directory (default data/measurements/<suite>)")
+    p.add_argument("--out", type=Path, help="output directory (default data/measurements/<suite>; "
+                   "noise-floor: data/measurements/noise-floor)")
     p.add_argument("--limit", type=int, help="measure at most N configurations this run")
     p.add_argument("--dry-run", action="store_true", help="print the plan and its time estimate only")
     p.add_argument("--core", type=int, help="pin workers to this CPU core (default: the plan's, 1)")
@@ -150,6 +151,9 @@ def _noise_floor(args) -> int:
 
     if not args.arg:
         raise CollectError("usage: perfgraphs collect noise-floor PLAN.yaml [--probe N]")
-    report = noise_floor(args.arg, probe=args.probe, core=args.core, out=args.out)
+    # saved by default: the cards and every results table read the floor from this folder
+    out = args.out or Path("data/measurements") / "noise-floor"
+    report = noise_floor(args.arg, probe=args.probe, core=args.core, out=out)
     print(json.dumps(report.summary(), indent=2))
+    print(f"saved {out / f'noise-floor-{report.plan}.json'}")
     return 0

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import statistics
 from dataclasses import asdict, dataclass, field, replace
+from datetime import datetime, timezone
 from pathlib import Path
 
 from perfgraphs.collect.campaign import calibrate, measure_config
@@ -32,6 +33,7 @@ class NoiseReport:
     mape_min_pct: float | None = None  # on latency_min_ms: contention only ever adds time
     median_ape_raw_pct: float | None = None
     max_ape_raw_pct: float | None = None
+    measured_at_utc: str = ""  # when round 1 started
 
     def summary(self) -> dict:
         d = asdict(self)
@@ -59,6 +61,7 @@ def noise_floor(plan_path: str, probe: int = 20, core: int | None = None,
     configs = select_probe(plan.configs, probe)
     if core is not None:
         configs = [replace(c, core=core) for c in configs]
+    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     rounds = []
     for _ in range(2):
         rounds.append([measure_config(c, {"structure_hash": None}) for c in configs])
@@ -79,7 +82,7 @@ def noise_floor(plan_path: str, probe: int = 20, core: int | None = None,
                 "round1_ref_ms": a["ref_ms"], "round2_ref_ms": b["ref_ms"]} for a, b in ok],
         mape_raw_pct=statistics.fmean(raw), mape_calibrated_pct=statistics.fmean(calibrated),
         mape_min_pct=statistics.fmean(_ape(a["latency_min_ms"], b["latency_min_ms"]) for a, b in ok),
-        median_ape_raw_pct=statistics.median(raw), max_ape_raw_pct=max(raw))
+        median_ape_raw_pct=statistics.median(raw), max_ape_raw_pct=max(raw), measured_at_utc=started)
     if out is not None:
         path = Path(out)
         path.mkdir(parents=True, exist_ok=True)
