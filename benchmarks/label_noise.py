@@ -18,7 +18,9 @@ from pathlib import Path
 from perfgraphs.registry import PLATFORM_SEPARATOR, get_dataset
 
 NOISE_DIR = Path(__file__).resolve().parents[1] / "data" / "measurements" / "noise-floor"
-OWN_SUITE_NOISE = {"cpu-torch-fp32": "noise-floor-dippm-cpu.json"}
+# the probe of the suite that measured a dataset's labels, else the platform's reference probe
+OWN_SUITE_NOISE = {("perfgraphs/llm", "cpu-torch-fp32"): "noise-floor-llm-cpu.json",
+                   "cpu-torch-fp32": "noise-floor-dippm-cpu.json"}
 
 
 def timm_noise_group(platform: str) -> str:
@@ -53,9 +55,11 @@ def noise_floor_note(dataset: str, config: str, target: str) -> str | None:
         return (f"Noise floor of the labels: the same models on {group} under PyTorch "
                 f"{' / '.join(found.torch_versions)} disagree by **{found.mape_percent:.1f} % MAPE** "
                 f"(median {found.median_ape_percent:.1f} %, {found.n_configs} configurations).")
-    name = OWN_SUITE_NOISE.get(platform)
-    if name is None or not (NOISE_DIR / name).exists():
+    found = [n for n in (OWN_SUITE_NOISE.get((ds.name, platform)), OWN_SUITE_NOISE.get(platform))
+             if n is not None and (NOISE_DIR / n).exists()]
+    if not found:
         return None
+    name = found[0]
     noise = json.loads((NOISE_DIR / name).read_text())
     return (f"Noise floor of the labels (the same {len(noise['probe'])} configurations of the {noise['plan']} plan "
             f"measured in two independent rounds on this platform): **{noise['mape_raw_pct']:.1f} % MAPE raw, "

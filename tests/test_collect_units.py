@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from perfgraphs.collect.errors import CorruptShardError, PlanError, UnknownPlatformError
+from perfgraphs.collect.errors import CollectError, CorruptShardError, PlanError, UnknownPlatformError
 from perfgraphs.collect.plan import estimate_seconds, order_configs, parse_plan
 from perfgraphs.collect.platforms import get_platform
 from perfgraphs.collect.protocols import PROTOCOLS, get_protocol
@@ -193,3 +193,23 @@ def test_noise_floor_arithmetic(monkeypatch, tmp_path):
     assert report.mape_calibrated_pct == pytest.approx(0.0)  # drift fully explained by the ref
     assert report.mape_min_pct == pytest.approx(0.0)
     assert (tmp_path / "noise-floor-p.json").exists()
+
+
+def test_noise_probe_respects_its_cost_limit(tmp_path):
+    """Only configurations estimated under the limit are probed; a plan with none says which option
+    raises it (LLM plans have no forward under the 4 s default)."""
+    import yaml
+
+    from perfgraphs.collect.noise import select_probe
+    from perfgraphs.collect.plan import estimate_seconds, load_plan
+
+    plan = tmp_path / "p.yaml"
+    plan.write_text(yaml.safe_dump(PLAN))
+    configs = load_plan(str(plan)).configs
+    costs = sorted(estimate_seconds(c) for c in configs)
+    limit = costs[len(costs) // 2]
+    chosen = select_probe(configs, 100, max_config_s=limit)
+    assert chosen and all(estimate_seconds(c) <= limit for c in chosen)
+    assert len(chosen) == sum(cost <= limit for cost in costs)
+    with pytest.raises(CollectError, match="--probe-max-s"):
+        select_probe(configs, 3, max_config_s=costs[0] / 2)

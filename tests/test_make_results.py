@@ -59,3 +59,23 @@ def test_refresh_noise_floor_rewrites_only_that_sentence(tmp_path):
     with pytest.raises(SystemExit, match="0 noise-floor sentences"):
         refresh_noise_floor(table, new)
     assert table.read_text() == "no noise sentence here\n"  # a refused refresh writes nothing
+
+
+def test_a_dataset_quotes_its_own_suites_noise_probe(tmp_path, monkeypatch):
+    """perfgraphs/llm's CPU rows cite the LLM suite's probe once it exists, the DIPPM probe before;
+    perfgraphs/dippm always cites its own."""
+    import json
+
+    from perfgraphs.benchmarks import label_noise
+
+    def probe(plan: str, raw: float, cal: float, n: int) -> None:
+        report = {"plan": plan, "probe": [{}] * n, "mape_raw_pct": raw, "mape_calibrated_pct": cal}
+        (tmp_path / f"noise-floor-{plan}.json").write_text(json.dumps(report))
+
+    monkeypatch.setattr(label_noise, "NOISE_DIR", tmp_path)
+    probe("dippm-cpu", 24.9, 13.2, 100)
+    llm_before = label_noise.noise_floor_note("llm", "cpu-torch-fp32", "latency_ms")
+    assert "100 configurations of the dippm-cpu plan" in llm_before and "24.9 % MAPE raw, 13.2 % calibrated" in llm_before
+    probe("llm-cpu", 6.1, 3.4, 40)
+    assert "40 configurations of the llm-cpu plan" in label_noise.noise_floor_note("llm", "cpu-torch-fp32", "latency_ms")
+    assert "dippm-cpu plan" in label_noise.noise_floor_note("dippm", "cpu-torch-fp32", "latency_ms")

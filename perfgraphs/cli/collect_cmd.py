@@ -34,6 +34,8 @@ def register(subparsers) -> None:
     p.add_argument("--spread-threshold", type=float, default=None,
                    help="re-measure once when MAD/median exceeds this (default 0.10)")
     p.add_argument("--probe", type=int, default=20, help="noise-floor: number of probe configurations")
+    p.add_argument("--probe-max-s", type=float, default=None,
+                   help="noise-floor: probe only configurations estimated under this many seconds (default 4)")
     p.set_defaults(func=run)
 
 
@@ -153,7 +155,10 @@ def _noise_floor(args) -> int:
         raise CollectError("usage: perfgraphs collect noise-floor PLAN.yaml [--probe N]")
     # saved by default: the cards and every results table read the floor from this folder
     out = args.out or Path("data/measurements") / "noise-floor"
-    report = noise_floor(args.arg, probe=args.probe, core=args.core, out=out)
+    from perfgraphs.collect.noise import MAX_PROBE_CONFIG_S
+
+    report = noise_floor(args.arg, probe=args.probe, core=args.core, out=out,
+                         max_config_s=args.probe_max_s or MAX_PROBE_CONFIG_S)
     print(json.dumps(report.summary(), indent=2))
     print(f"saved {out / f'noise-floor-{report.plan}.json'}")
     return 0

@@ -42,11 +42,12 @@ class NoiseReport:
         return d
 
 
-def select_probe(configs, n: int, peak_gflops: float | None = None):
+def select_probe(configs, n: int, peak_gflops: float | None = None, max_config_s: float = MAX_PROBE_CONFIG_S):
     """Every k-th cheap configuration of the (family-interleaved) plan order."""
-    cheap = [c for c in configs if estimate_seconds(c, peak_gflops) <= MAX_PROBE_CONFIG_S]
+    cheap = [c for c in configs if estimate_seconds(c, peak_gflops) <= max_config_s]
     if not cheap:
-        raise CollectError("no configuration in the plan is cheap enough for a noise probe")
+        raise CollectError(f"no configuration in the plan is estimated under {max_config_s:g} s, the noise probe's "
+                           "limit per configuration: raise it with --probe-max-s")
     step = max(1, len(cheap) // n)
     return cheap[::step][:n]
 
@@ -56,9 +57,9 @@ def _ape(a: float, b: float) -> float:
 
 
 def noise_floor(plan_path: str, probe: int = 20, core: int | None = None,
-                out: str | Path | None = None) -> NoiseReport:
+                out: str | Path | None = None, max_config_s: float = MAX_PROBE_CONFIG_S) -> NoiseReport:
     plan = load_plan(plan_path)
-    configs = select_probe(plan.configs, probe)
+    configs = select_probe(plan.configs, probe, max_config_s=max_config_s)
     if core is not None:
         configs = [replace(c, core=core) for c in configs]
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
