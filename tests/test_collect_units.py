@@ -213,3 +213,16 @@ def test_noise_probe_respects_its_cost_limit(tmp_path):
     assert len(chosen) == sum(cost <= limit for cost in costs)
     with pytest.raises(CollectError, match="--probe-max-s"):
         select_probe(configs, 3, max_config_s=costs[0] / 2)
+
+
+def test_one_inputs_platforms_are_measured_back_to_back():
+    """With several platforms, the configurations of one (model, input, batch) stay adjacent and in
+    the plan's platform order (the ORT export cache relies on it); families still interleave."""
+    plan = parse_plan({**PLAN, "platforms": ["cpu-ort-fp32", "cpu-ort-int8", "cpu-torch-fp32"]}, "multi")
+    configs = plan.configs
+    assert len(configs) == 3 * len(parse_plan(PLAN, "single").configs)
+    for i in range(0, len(configs), 3):
+        unit = configs[i:i + 3]
+        assert len({(c.model, c.input_label, c.batch_size) for c in unit}) == 1
+        assert [c.platform for c in unit] == ["cpu-ort-fp32", "cpu-ort-int8", "cpu-torch-fp32"]
+    assert {c.family for c in configs[:9]} == {"a", "b"}  # the same interleave as one platform, by unit

@@ -88,3 +88,36 @@ def test_oom_classification():
     assert worker.classify(RuntimeError("DefaultCPUAllocator: can't allocate memory: you tried")) == "oom"
     assert worker.classify(RuntimeError("CUDA out of memory. Tried to allocate")) == "oom"
     assert worker.classify(ValueError("bad shape")) == "error"
+
+
+def test_ort_platforms_of_one_input_share_one_export(tmp_path, monkeypatch):
+    """The second ORT platform of an input reuses the first one's fp32 export (the campaign order
+    puts them next to each other) and computes exactly what a fresh export computes; the cache
+    keeps one input only, and a broken entry falls back to exporting."""
+    import numpy as np
+
+    from perfgraphs.collect import backends
+    from perfgraphs.collect.platforms import get_platform
+
+    monkeypatch.setenv("PERFGRAPHS_HOME", str(tmp_path))
+
+    def output(platform: str, model: str = "timm:resnet10t") -> np.ndarray:
+        prepared = backends.prepare(get_platform(platform), "inference", model, 32, None, 1)
+        try:
+            return prepared.step()[0]
+        finally:
+            prepared.cleanup()
+
+    fresh = output("cpu-ort-fp32")
+    slot = sorted(p.name for p in backends.export_cache_dir().iterdir())
+    assert len(slot) == 2 and slot[0].endswith(".npz") and slot[1].endswith(".onnx")
+    stamp = {p: p.stat().st_mtime_ns for p in backends.export_cache_dir().iterdir()}
+    assert np.array_equal(output("cpu-ort-fp32"), fresh)  # served from the slot
+    assert {p: p.stat().st_mtime_ns for p in backends.export_cache_dir().iterdir()} == stamp  # not re-exported
+    assert output("cpu-ort-int8").shape == fresh.shape
+    output("cpu-ort-fp32", "timm:mobilenetv3_small_050")
+    assert len(list(backends.export_cache_dir().iterdir())) == 2  # one input in the slot, never more
+    assert not any(p.name.startswith(slot[0][:24]) for p in backends.export_cache_dir().iterdir())
+    for p in backends.export_cache_dir().glob("*.npz"):
+        p.write_bytes(b"broken")
+    assert output("cpu-ort-fp32", "timm:mobilenetv3_small_050").shape == fresh.shape

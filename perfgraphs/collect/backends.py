@@ -10,10 +10,13 @@ fixed seed gives realistic, reproducible values at a fraction of the cost of tim
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import shutil
 import tempfile
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, ContextManager
 
 from perfgraphs.collect.errors import CollectError
@@ -112,18 +115,68 @@ def export_with_weights(model, inputs: dict, path: str) -> None:
                           input_names=list(inputs), opset_version=17, do_constant_folding=True)
 
 
-def _prepare_ort(platform, model_name, image_size, seq_len, batch_size) -> Prepared:
+def export_cache_dir() -> Path:
+    from perfgraphs.data.build import perfgraphs_home
+
+    return perfgraphs_home() / "cache" / "ort-export"
+
+
+def _export_key(model_name: str, image_size, seq_len, batch_size: int) -> str:
+    import hashlib
+
+    import timm
+    import torch
+
+    ident = json.dumps([model_name, image_size, seq_len, batch_size, WEIGHT_SEED, WEIGHT_STD,
+                        torch.__version__, timm.__version__])
+    return hashlib.sha256(ident.encode()).hexdigest()[:24]
+
+
+def _cached_export(model_name, image_size, seq_len, batch_size, workdir: str) -> tuple[str, dict]:
+    """The fp32 ONNX export and its input feeds, reused from the previous worker when it exported
+    the same (model, input, batch) — the ORT platforms of one input are adjacent in a campaign's
+    order, and building + exporting a model costs more than measuring it. One slot: the cache
+    holds only the latest export, so it never grows beyond one model."""
     import gc
 
-    import onnxruntime as ort
+    import numpy as np
 
-    workdir = tempfile.mkdtemp(prefix="perfgraphs-ort-")
-    fp32_path = os.path.join(workdir, "model.onnx")
+    cache = export_cache_dir()
+    key = _export_key(model_name, image_size, seq_len, batch_size)
+    onnx_path, feeds_path = cache / f"{key}.onnx", cache / f"{key}.npz"
+    path = os.path.join(workdir, "model.onnx")
+    try:  # private copies first: another campaign's worker may replace the slot meanwhile
+        with np.load(feeds_path) as z:
+            feeds = {k: z[k] for k in z.files}
+        try:
+            os.link(onnx_path, path)
+        except OSError:
+            shutil.copyfile(onnx_path, path)
+        return path, feeds
+    except (OSError, ValueError):  # no entry, or a broken one: export afresh
+        with contextlib.suppress(OSError):
+            os.unlink(path)
     model, inputs = build_torch(model_name, image_size, seq_len, batch_size)
-    export_with_weights(model, inputs, fp32_path)
+    export_with_weights(model, inputs, path)
     feeds = {k: v.numpy() for k, v in inputs.items()}
     del model
     gc.collect()
+    with contextlib.suppress(OSError):  # a cache that cannot be written only costs time
+        cache.mkdir(parents=True, exist_ok=True)
+        for old in cache.iterdir():
+            old.unlink()
+        np.savez(cache / f"{key}.tmp.npz", **feeds)
+        shutil.copyfile(path, cache / f"{key}.tmp.onnx")
+        os.replace(cache / f"{key}.tmp.onnx", onnx_path)
+        os.replace(cache / f"{key}.tmp.npz", feeds_path)  # written last: it marks the entry complete
+    return path, feeds
+
+
+def _prepare_ort(platform, model_name, image_size, seq_len, batch_size) -> Prepared:
+    import onnxruntime as ort
+
+    workdir = tempfile.mkdtemp(prefix="perfgraphs-ort-")
+    fp32_path, feeds = _cached_export(model_name, image_size, seq_len, batch_size, workdir)
     path = fp32_path
     if platform.precision == "int8":
         from onnxruntime.quantization import QuantType, quantize_dynamic

@@ -7,7 +7,10 @@ identity a resumed campaign uses to skip finished work, independent of plan orde
 
 Order: families are interleaved in proportion to their size, and each family's configurations
 are shuffled with a fixed seed. A campaign stopped at any point therefore holds a roughly uniform
-sample of the plan over all families, instead of "all of ResNet, none of ViT".
+sample of the plan over all families, instead of "all of ResNet, none of ViT". The shuffled unit
+is one measured input (model, input, batch, mode): its configurations on several platforms stay
+adjacent, in plan order of the platforms, so a worker can reuse the previous worker's ONNX export
+(see ``perfgraphs.collect.backends``); with one platform every unit is one configuration.
 """
 
 from __future__ import annotations
@@ -174,18 +177,21 @@ def _expand_group(suite: str, g: dict, where: str) -> list[ConfigSpec]:
 
 def order_configs(configs: list[ConfigSpec]) -> list[ConfigSpec]:
     """Proportional interleave of families, seeded shuffle within each (see module docstring)."""
-    by_family: dict[str, list[ConfigSpec]] = {}
+    platform_rank = {p: i for i, p in enumerate(dict.fromkeys(c.platform for c in configs))}
+    by_family: dict[str, dict[tuple, list[ConfigSpec]]] = {}
     for c in configs:
-        by_family.setdefault(c.family, []).append(c)
+        unit = (c.model, c.input_label, c.batch_size, c.mode)
+        by_family.setdefault(c.family, {}).setdefault(unit, []).append(c)
     ranked = []
-    for family, items in sorted(by_family.items()):
+    for family, units in sorted(by_family.items()):
         rng = random.Random(f"{ORDER_SEED}:{family}")
-        items = sorted(items, key=lambda c: c.key)
+        items = sorted((sorted(u, key=lambda c: platform_rank[c.platform]) for u in units.values()),
+                       key=lambda u: min(c.key for c in u))
         rng.shuffle(items)
         n = len(items)
-        ranked.extend(((i + 0.5) / n, family, c) for i, c in enumerate(items))
+        ranked.extend(((i + 0.5) / n, family, u) for i, u in enumerate(items))
     ranked.sort(key=lambda t: (t[0], t[1]))
-    return [c for _, _, c in ranked]
+    return [c for _, _, unit in ranked for c in unit]
 
 
 def load_plan(path: str | Path) -> Plan:

@@ -31,7 +31,8 @@ PREFILTER_SLACK = 1.25  # timm's benchmark GMACs may differ a little from the me
 
 RULE = ("Time-budget rule (protocol dippm-cpu): 5 warm-up runs or 2 s (min 2), then 30 timed runs or "
         "3 s of timed work (min 5); the actual n is stored per row. int8 = onnxruntime "
-        "quantize_dynamic of the fp32 export (made and deleted inside the worker). Batch 1, each "
+        "quantize_dynamic of the fp32 export (one export per input, shared by its adjacent ORT "
+        "configurations through a one-slot cache). Batch 1, each "
         "architecture at timm's benchmarked input size (its default size where benchmarked there), "
         "so the labels join timm's results in perfgraphs/nnlqp on (arch, img_size). Left out: "
         f"architectures above {MAX_GMACS:g} GMACs (meta-device count; one iteration ≤ "
