@@ -133,8 +133,8 @@ def test_committed_reference_entries_are_on_the_site(tmp_path):
     from perfgraphs.leaderboard.site import current_and_superseded
 
     chromium, playwright = _chromium()
-    records = [json.loads(line) for name in ("dippm.jsonl", "llm.jsonl")
-               for line in (RESULTS_DIR / name).read_text().splitlines() if line.strip()]
+    records = [json.loads(line) for path in sorted(RESULTS_DIR.glob("*.jsonl"))
+               for line in path.read_text().splitlines() if line.strip()]
     boards: dict[tuple, list[dict]] = {}
     for r in records:
         boards.setdefault((r["dataset"], r["config"], r["target"]), []).append(r)
@@ -142,6 +142,7 @@ def test_committed_reference_entries_are_on_the_site(tmp_path):
     boards = {board: [asdict(e) for e in current_and_superseded([Entry(**r) for r in rs])[0]]
               for board, rs in boards.items()}
     expected = {("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms"): REFERENCE_BASELINES,
+                ("perfgraphs/trappm", "cpu-torch-fp32", "step_time_ms"): REFERENCE_BASELINES,
                 **{("perfgraphs/llm", "mlenergy", t): TABULAR_BASELINES for t in LLM_TARGETS}}
     for board, baselines in expected.items():
         assert {r["method"].removesuffix(" (quick)") for r in boards.get(board, [])} >= set(baselines), board
