@@ -94,7 +94,7 @@ def current_and_superseded(entries: list[Entry]) -> tuple[list[Entry], dict[str,
     """
     latest: dict[tuple, list[Entry]] = {}
     # records are appended in submission order, so file order breaks ties of equal timestamps
-    for order, e in sorted(enumerate(entries), key=lambda oe: (oe[1].date_utc, oe[0])):
+    for _, e in sorted(enumerate(entries), key=lambda oe: (oe[1].date_utc, oe[0])):
         latest.setdefault((e.method, e.tier, e.division), []).insert(0, e)
     current = [history[0] for history in latest.values()]
     return current, {entry_slug(history[0]): history[1:] for history in latest.values()}

@@ -13,10 +13,10 @@ from __future__ import annotations
 import json
 import statistics
 from dataclasses import asdict, dataclass, field, replace
-from datetime import datetime, timezone
 from pathlib import Path
 
 from perfgraphs.collect.campaign import calibrate, measure_config
+from perfgraphs.collect.environment import utc_now_iso
 from perfgraphs.collect.errors import CollectError
 from perfgraphs.collect.plan import estimate_seconds, load_plan
 
@@ -62,7 +62,7 @@ def noise_floor(plan_path: str, probe: int = 20, core: int | None = None,
     configs = select_probe(plan.configs, probe, max_config_s=max_config_s)
     if core is not None:
         configs = [replace(c, core=core) for c in configs]
-    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    started = utc_now_iso()
     rounds = []
     for _ in range(2):
         rounds.append([measure_config(c, {"structure_hash": None}) for c in configs])
