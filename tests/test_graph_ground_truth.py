@@ -86,3 +86,25 @@ def test_distilbert_macs_follow_the_transformer_formula():
         expected = batch * (seq * layers * (4 * d * d + 2 * d * ff)
                             + layers * 2 * seq * seq * d + 13 * 5 * seq * d)
         assert graph.static_features()["total_macs"] == expected
+
+
+def test_building_a_graph_model_leaves_transformers_initialisation_intact():
+    """The zoo skips random init while it builds a model. A process whose first transformers model
+    is built that way must still initialise later models properly: a GPT-2 made from a config
+    afterwards carries its configured ``initializer_range`` (0.02), not PyTorch's default std of 1
+    (CI saw a tiny GPT-2's text loss at 21.6 instead of ln(vocab) ≈ 6 because of this)."""
+    import subprocess
+    import sys
+
+    script = (
+        "from perfgraphs.graph.zoo import build_model\n"
+        "build_model('hf:distilbert-base-uncased', seq_len=8)\n"
+        "from transformers import GPT2Config, GPT2LMHeadModel\n"
+        "config = GPT2Config(vocab_size=400, n_embd=64, n_layer=1, n_head=2)\n"
+        "model = GPT2LMHeadModel(config)\n"
+        "print(config.initializer_range, float(model.transformer.wte.weight.std()))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    configured, measured = map(float, done.stdout.split()[-2:])
+    assert measured == pytest.approx(configured, rel=0.05)

@@ -168,6 +168,7 @@ def lm_set(tiny):
 def tiny_lms(lm_set, tmp_path_factory) -> dict[str, Path]:
     """A tiny BERT and a tiny GPT-2 with a WordPiece vocabulary learned from the summaries."""
     pytest.importorskip("peft")
+    import torch
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
     from transformers import BertConfig, BertModel, GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 
@@ -178,6 +179,7 @@ def tiny_lms(lm_set, tmp_path_factory) -> dict[str, Path]:
     texts = lm_set[1] + [SUMMARY_PROMPT, DEFAULT_PROMPT, "<graph> </graph>"]
     tok.train_from_iterator(texts, trainers.WordPieceTrainer(vocab_size=400, special_tokens=special))
     root = tmp_path_factory.mktemp("lms")
+    torch.manual_seed(0)  # the same tiny LMs whichever tests ran before
     out = {}
     for name in ("bert", "gpt2"):
         kwargs = {"mask_token": "[MASK]", "cls_token": "[CLS]", "sep_token": "[SEP]"} if name == "bert" else \
@@ -209,15 +211,17 @@ def test_gnn_lm_stages_each_reduce_their_loss(lm_set, tiny_lms, kind):
     import torch
 
     pyg, summaries, y = lm_set
-    model = _three_stages(str(tiny_lms[kind]), pyg, summaries, adapt_lr=3e-3)
+    # stage 3 gets 16 epochs at 10x the quick learning rates: on 12 graphs in batches of 4 its
+    # per-epoch loss wobbles by +-0.2 around a slow fall, which 8 epochs could not show
+    model = _three_stages(str(tiny_lms[kind]), pyg, summaries, adapt_lr=3e-3, epochs=16, lm_lr=1e-3, gnn_lr=3e-3)
     assert model.lm_.causal == (kind == "gpt2")
     encoder = {k: v.clone() for k, v in model.mae_.encoder.state_dict().items()}
     model.fit(pyg)
     for stage in ("pretrain_loss_history_", "adapt_loss_history_", "loss_history_"):
         history = getattr(model, stage)
-        # the trend, not one epoch: per-epoch losses of a few mini-batches wobble (CI saw the last
-        # of five adapt epochs above the first while the middle ones fell)
-        assert np.mean(history[-2:]) < np.mean(history[:2]), (stage, history)
+        # the trend, not one epoch: per-epoch losses of a few mini-batches wobble
+        k = max(2, len(history) // 4)
+        assert np.mean(history[-k:]) < np.mean(history[:k]), (stage, history)
     assert model.stages_run_ == ["fit"]  # stages 1 and 2 ran explicitly above
     # stage 3 back-propagates from the LM into the GNN
     assert any(not torch.equal(encoder[k], v) for k, v in model.mae_.encoder.state_dict().items())

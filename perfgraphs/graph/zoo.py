@@ -57,6 +57,7 @@ def skip_weight_init() -> Iterator[None]:
     """
     import torch
 
+    _import_init_snapshotters()
     init_names = [n for n in dir(torch.nn.init) if n.endswith("_") and not n.startswith("_")]
     tensor_names = ["normal_", "uniform_", "erfinv_", "exponential_", "log_normal_", "cauchy_"]
     saved_init = {n: getattr(torch.nn.init, n) for n in init_names}
@@ -76,6 +77,20 @@ def skip_weight_init() -> Iterator[None]:
             setattr(torch.nn.init, n, f)
         for n, f in saved_tensor.items():
             setattr(torch.Tensor, n, f)
+
+
+def _import_init_snapshotters() -> None:
+    """Import, before the patch, the modules that copy torch's init functions when first imported.
+
+    transformers keeps its own references to ``torch.nn.init.normal_`` & co. (``transformers.
+    initialization``); imported for the first time inside the patch, it would keep the no-ops for
+    the rest of the process, and every transformers model made from a config afterwards would
+    silently keep PyTorch's default initialisation (embeddings of std 1 instead of 0.02).
+    """
+    try:
+        import transformers.initialization  # noqa: F401
+    except ImportError:
+        pass
 
 
 def _zero_state(module) -> None:
