@@ -9,9 +9,11 @@ config, the stratified folds of a tabular one).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from perfgraphs.errors import PerfgraphsError
 
@@ -113,6 +115,32 @@ def held_out_family_folds(dataset: str, config: str, home: Path | None = None,
     return folds, ProtocolData(dataset=base.dataset, config=base.config, version=base.version,
                                content_hash=base.content_hash, train=base.train, validation=base.validation,
                                test=pooled_test)
+
+
+def stratified_subset(part, limit: int):
+    """About ``limit`` rows of a Hugging Face dataset part (a part no larger is returned as is),
+    each family keeping its share, rounded, and at least one row: evenly spaced positions in ``sample_id`` order, so the same rows whatever
+    order the part was stored in."""
+    if limit < 1:
+        raise PerfgraphsError(f"a training cap must be at least 1 graph, got {limit}")
+    if part is None or len(part) <= limit:
+        return part
+    ids, families = part["sample_id"], part["family"]
+    by_family: dict[str, list[int]] = {}
+    for i in sorted(range(len(ids)), key=lambda i: str(ids[i])):
+        by_family.setdefault(families[i], []).append(i)
+    keep = []
+    for rows in by_family.values():
+        share = max(1, round(limit * len(rows) / len(ids)))
+        keep += [rows[j] for j in np.linspace(0, len(rows) - 1, min(share, len(rows))).round().astype(int)]
+    return part.select(sorted(keep))
+
+
+def capped(data: ProtocolData, max_train_graphs: int) -> ProtocolData:
+    """``data`` with about ``max_train_graphs`` training and a quarter as many validation graphs
+    (family-stratified); the test part is untouched, so scores stay comparable in what they score."""
+    return replace(data, train=stratified_subset(data.train, max_train_graphs),
+                   validation=stratified_subset(data.validation, max(1, max_train_graphs // 4)))
 
 
 def protocol_parts(dataset: str, config: str, target: str, home: Path | None = None,

@@ -24,7 +24,7 @@ import numpy as np
 
 from perfgraphs.benchmarks.mlflow_log import RunLog, log_run, mean_std
 from perfgraphs.benchmarks.predictors import BASELINES, BaselinePredictor, make_estimator  # noqa: F401 (re-exported)
-from perfgraphs.benchmarks.protocol import ProtocolData, protocol_parts
+from perfgraphs.benchmarks.protocol import ProtocolData, capped, protocol_parts
 from perfgraphs.errors import PerfgraphsError
 
 
@@ -37,11 +37,15 @@ class RunSpec:
     seeds: tuple[int, ...] = (0,)
     quick: bool = False
     protocol: str | None = None  # None: the config's standard split
+    # About this many training graphs (and a quarter as many validation graphs), family-
+    # stratified; None: the whole parts. The quickstart's time budget, not a benchmark setting.
+    max_train_graphs: int | None = None
 
     @property
     def identity(self) -> str:
-        # ``protocol`` joins the hash only when set, so runs of the standard split keep their identity
-        fields = {k: v for k, v in asdict(self).items() if not (k == "protocol" and v is None)}
+        # optional fields join the hash only when set, so earlier runs keep their identity
+        optional = ("protocol", "max_train_graphs")
+        fields = {k: v for k, v in asdict(self).items() if not (k in optional and v is None)}
         return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -91,6 +95,8 @@ def run_benchmark(spec: RunSpec, home: Path | None = None, log: bool = True) -> 
         raise PerfgraphsError(f"unknown baseline {spec.baseline!r} (available: {', '.join(sorted(BASELINES))})")
     evaluator = Evaluator(spec.dataset, spec.target, spec.config)
     parts, data = _protocol_parts(spec, home)
+    if spec.max_train_graphs is not None:
+        parts = [capped(part, spec.max_train_graphs) for part in parts]
     result = RunResult(spec)
     y_true = np.asarray(data.test[spec.target], dtype=float)
     for seed in spec.seeds:
@@ -131,8 +137,10 @@ def to_entry(result: RunResult, home: Path | None = None):
     ds = get_dataset(spec.dataset)
     manifest = read_manifest(dataset_folder(ds, ds.config(spec.config), home)) or {}
     keep = ("seed", "n", "mape_pct", "rmse", "acc_5_pct", "acc_10_pct", "acc_15_pct", "kendall_tau", "per_family")
+    notes = (["quick"] if spec.quick else []) + (
+        [f"{spec.max_train_graphs} training graphs"] if spec.max_train_graphs is not None else [])
     return Entry(
-        method=spec.baseline + (" (quick)" if spec.quick else ""),
+        method=spec.baseline + (f" ({', '.join(notes)})" if notes else ""),
         dataset=ds.name, dataset_version=ds.version, dataset_content_hash=manifest.get("content_hash", ""),
         config=spec.config, target=spec.target, tier="verified", division="closed",
         code_commit=source_commit(),

@@ -31,3 +31,28 @@ def test_fold_assignment_is_deterministic_and_order_free():
     groups = _groups()
     shuffled = dict(reversed(list(groups.items())))
     assert make_split(groups, "leave-one-family-out", 1) == make_split(shuffled, "leave-one-family-out", 1)
+
+
+def test_training_cap_keeps_each_family_share_whatever_the_stored_order():
+    import datasets
+
+    from perfgraphs.benchmarks.protocol import stratified_subset
+    from perfgraphs.errors import PerfgraphsError
+
+    families = ["resnet"] * 600 + ["vit"] * 300 + ["vgg"] * 98 + ["swin"] * 2
+    rows = {"sample_id": [f"s{i:04d}" for i in range(len(families))], "family": families}
+    part = datasets.Dataset.from_dict(rows)
+    sub = stratified_subset(part, 100)
+    counts = {f: sub["family"].count(f) for f in set(families)}
+    # shares of 100 by family size, every family kept (swin's 0.2 rounds up to its one row)
+    assert counts == {"resnet": 60, "vit": 30, "vgg": 10, "swin": 1}
+    assert len(set(sub["sample_id"])) == len(sub)
+    # the stored order does not change which rows are kept
+    shuffled = part.shuffle(seed=3)
+    assert sorted(stratified_subset(shuffled, 100)["sample_id"]) == sorted(sub["sample_id"])
+    # evenly spread over each family's ids, not its first rows
+    resnet = sorted(i for i in sub["sample_id"] if int(i[1:]) < 600)
+    assert resnet[0] == "s0000" and resnet[-1] == "s0599"
+    assert stratified_subset(part, 5000) is part  # a smaller part is returned as is
+    with pytest.raises(PerfgraphsError, match="at least 1"):
+        stratified_subset(part, 0)

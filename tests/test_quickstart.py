@@ -18,6 +18,17 @@ def test_quickstart_ranks_every_baseline_and_builds_the_site(tmp_path):
     assert result.returncode == 0, result.stderr[-2000:]
     assert "layerwise-linear" in result.stdout and "static-xgboost" in result.stdout
     assert "noise floor" in result.stdout
+    # the GNNs' time budget: a family-stratified training subset, the whole test part
+    assert "training on 400 of the" in result.stdout and "400 training graphs" in result.stdout
     site = tmp_path / "leaderboard" / "site" / "index.html"
     assert site.exists() and "static-xgboost" in site.read_text()
     assert (tmp_path / "mlflow.db").exists()
+
+
+def test_quickstart_refuses_a_bad_training_cap_in_one_line(tmp_path):
+    env = {**os.environ, "PERFGRAPHS_HOME": str(tmp_path)}
+    result = subprocess.run([sys.executable, "-m", "perfgraphs", "quickstart", "--max-train-graphs", "0"],
+                            cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert "--max-train-graphs must be at least 1" in result.stderr
+    assert not (tmp_path / "mlflow.db").exists()
