@@ -121,3 +121,28 @@ def test_ort_platforms_of_one_input_share_one_export(tmp_path, monkeypatch):
     for p in backends.export_cache_dir().glob("*.npz"):
         p.write_bytes(b"broken")
     assert output("cpu-ort-fp32", "timm:mobilenetv3_small_050").shape == fresh.shape
+
+
+def test_ort_exports_the_explicit_attention_path(tmp_path, monkeypatch):
+    """timm's fused attention does not trace for rope ViTs (EVA-02); ONNX Runtime runs the explicit
+    path the graph pool exports, and computes what the fused eager model computes."""
+    import numpy as np
+    import torch
+
+    from perfgraphs.collect import backends
+    from perfgraphs.collect.platforms import get_platform
+
+    monkeypatch.setenv("PERFGRAPHS_HOME", str(tmp_path))
+    model = "timm:eva02_tiny_patch14_224"
+    fused, inputs = backends.build_torch(model, 224, None, 1)
+    with pytest.raises(TypeError, match="is_causal"):  # why the export needs the explicit path
+        backends.export_with_weights(fused, inputs, str(tmp_path / "fused.onnx"))
+    prepared = backends.prepare(get_platform("cpu-ort-fp32"), "inference", model, 224, None, 1)
+    try:
+        got = prepared.step()[0]
+    finally:
+        prepared.cleanup()
+    with torch.no_grad():
+        want = fused(*inputs.values()).numpy()
+    assert got.shape == want.shape == (1, 192)  # eva02_tiny_patch14_224 is headless: its 192 features
+    assert np.allclose(got, want, rtol=1e-4, atol=1e-5 * np.abs(want).max())
