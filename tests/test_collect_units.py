@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import statistics
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -226,3 +227,26 @@ def test_one_inputs_platforms_are_measured_back_to_back():
         assert len({(c.model, c.input_label, c.batch_size) for c in unit}) == 1
         assert [c.platform for c in unit] == ["cpu-ort-fp32", "cpu-ort-int8", "cpu-torch-fp32"]
     assert {c.family for c in configs[:9]} == {"a", "b"}  # the same interleave as one platform, by unit
+
+
+def test_cost_model_matches_the_committed_ort_campaign_per_platform():
+    """The ORT terms of the cost model, checked against the worker times the ort-cpu campaign
+    recorded: each platform's actual/estimated ratio near the others' (the old model, with int8 at
+    0.7x fp32 and one setup for every ORT platform, was 4x off between fp32 and int8)."""
+    from collections import defaultdict
+
+    from perfgraphs.collect.plan import load_plan
+    from perfgraphs.collect.store import MeasurementStore
+
+    root = Path(__file__).resolve().parents[1]
+    plan = {c.key: c for c in load_plan(root / "plans" / "ort-cpu.yaml").configs}
+    table = MeasurementStore(root / "data" / "measurements" / "ort-cpu").read()
+    actual, estimated = defaultdict(float), defaultdict(float)
+    for row in table.select(["key", "platform", "status", "worker_wall_s"]).to_pylist():
+        if row["status"] == "ok" and row["key"] in plan and row["worker_wall_s"]:
+            actual[row["platform"]] += row["worker_wall_s"]
+            estimated[row["platform"]] += estimate_seconds(plan[row["key"]], 67.71)  # the campaign's probe
+    ratios = {p: actual[p] / estimated[p] for p in actual}
+    assert set(ratios) == {"cpu-ort-fp32", "cpu-ort-int8", "cpu-torch-fp32"}
+    assert all(0.5 < r < 1.5 for r in ratios.values()), ratios
+    assert max(ratios.values()) / min(ratios.values()) < 1.4, ratios

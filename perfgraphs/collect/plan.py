@@ -221,7 +221,14 @@ def with_overrides(plan: Plan, core: int | None = None, timeout_s: float | None 
 DEFAULT_GFLOPS = 50.0  # one modern server core, fp32, when no hardware probe exists yet
 CONV_EFFICIENCY = 0.4  # achieved / peak matmul FLOP/s for whole networks on one core
 SETUP_S = 2.5  # fork, build, re-init, reference loops, result hand-off
-ORT_SETUP_S = 4.0  # plus ONNX export (and quantisation)
+# Time per iteration relative to PyTorch fp32 eager, and setup, by (runtime, precision). The ORT
+# values are medians of the ort-cpu campaign's first 210 architectures on this machine's
+# one-thread core (2026-11-26): ONNX Runtime fp32 ran 2.06x faster than eager PyTorch, dynamic
+# int8 3.8x slower than ORT fp32 (ConvInteger/MatMulInteger without VNNI); the worker spent 4.3 s
+# beyond its timed loops on an fp32 configuration (build + export) and 1.4 s on int8 (the fp32
+# export is shared, quantisation is not), against 0.55 s for eager PyTorch.
+RUNTIME_FACTOR = {("torch", "bf16"): 2.0, ("ort", "fp32"): 0.5, ("ort", "int8"): 1.85}
+SETUP_BY_RUNTIME_S = {("ort", "fp32"): SETUP_S + 4.3 - 0.55, ("ort", "int8"): SETUP_S + 1.4 - 0.55}
 
 
 def _runs(target: int, minimum: int | None, budget: float | None, t: float) -> int:
@@ -233,11 +240,11 @@ def _runs(target: int, minimum: int | None, budget: float | None, t: float) -> i
 def estimate_seconds(c: ConfigSpec, peak_gflops: float | None = None) -> float:
     """Machine time one configuration should take: setup + (warm-up + timed) × iteration time."""
     gmacs = c.gmacs_per_sample if c.gmacs_per_sample is not None else 1.0
-    factor = {"train": 3.0}.get(c.mode, 1.0) * {"bf16": 2.0, "int8": 0.7}.get(
-        get_platform(c.platform).precision, 1.0)
+    platform = get_platform(c.platform)
+    kind = (platform.runtime, platform.precision)
+    factor = {"train": 3.0}.get(c.mode, 1.0) * RUNTIME_FACTOR.get(kind, 1.0)
     t = 2 * gmacs * c.batch_size * factor / ((peak_gflops or DEFAULT_GFLOPS) * CONV_EFFICIENCY)
     p = c.protocol
     runs = _runs(p.warmup_runs, p.min_warmup_runs, p.warmup_budget_s, t) + _runs(
         p.timed_runs, p.min_timed_runs, p.timed_budget_s, t)
-    setup = ORT_SETUP_S if get_platform(c.platform).runtime == "ort" else SETUP_S
-    return setup + p.cooldown_s + runs * t
+    return SETUP_BY_RUNTIME_S.get(kind, SETUP_S) + p.cooldown_s + runs * t
