@@ -119,8 +119,8 @@ def held_out_family_folds(dataset: str, config: str, home: Path | None = None,
 
 def stratified_subset(part, limit: int):
     """About ``limit`` rows of a Hugging Face dataset part (a part no larger is returned as is),
-    each family keeping its share, rounded, and at least one row: evenly spaced positions in ``sample_id`` order, so the same rows whatever
-    order the part was stored in."""
+    each family keeping its share, rounded, and at least one row: evenly spaced positions in
+    ``sample_id`` order, so the same rows whatever order the part was stored in."""
     if limit < 1:
         raise PerfgraphsError(f"a training cap must be at least 1 graph, got {limit}")
     if part is None or len(part) <= limit:

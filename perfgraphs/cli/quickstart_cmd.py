@@ -17,7 +17,7 @@ DEFAULT = ("dippm", "cpu-torch-fp32", "latency_ms")
 ORDER = ("layerwise-linear", "static-xgboost", "static-mlp", "dippm-sage", "nnlqp-gnn", "trappm")
 # The main job must stay within 15 minutes on one CPU core as the campaign grows: on the 1,242
 # training graphs of the 2,031-measurement build the three quick GNNs alone took 816 s of
-# the 874 s job, so they train on a family-stratified subset (the test part is whole).
+# the 874 s job, so every baseline trains on a family-stratified subset (the test part is whole).
 TRAIN_GRAPHS = 400
 
 
