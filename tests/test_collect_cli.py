@@ -182,3 +182,20 @@ def test_bad_plan_is_one_line_error(tmp_path, run_cli):
     assert result.returncode == 2 and "non-empty 'groups'" in result.stderr
     missing = run_cli(str(tmp_path / "nope.yaml"))
     assert missing.returncode == 2 and "plan file not found" in missing.stderr
+
+
+def test_platform_filter_measures_only_the_named_platforms(tmp_path, run_cli):
+    """``--platform`` narrows one run to some of the plan's platforms; the others stay to do and a
+    later run without it measures them; a platform the plan lacks is a one-line error."""
+    plan = write_plan(tmp_path, [{"family": "r", "models": ["timm:resnet10t"], "input_sizes": [32],
+                                  "batch_sizes": [1]}], platforms=["cpu-ort-fp32", "cpu-torch-fp32"])
+    out = tmp_path / "out"
+    first = run_cli(str(plan), "--out", str(out), "--platform", "cpu-torch-fp32")
+    assert first.returncode == 0, first.stderr
+    assert "0 already finished; 1 to measure now" in first.stdout
+    assert [r["platform"] for r in MeasurementStore(out).read().to_pylist()] == ["cpu-torch-fp32"]
+    bad = run_cli(str(plan), "--out", str(out), "--platform", "cpu-ort-int8")
+    assert bad.returncode != 0 and "has no platform cpu-ort-int8" in bad.stderr and "Traceback" not in bad.stderr
+    rest = run_cli(str(plan), "--out", str(out))
+    assert rest.returncode == 0 and "1 already finished; 1 to measure now" in rest.stdout
+    assert sorted(r["platform"] for r in MeasurementStore(out).read().to_pylist()) == ["cpu-ort-fp32", "cpu-torch-fp32"]

@@ -123,6 +123,7 @@ def test_site_in_a_headless_browser(tmp_path):
 
 TABULAR_BASELINES = ("llm-xgboost", "static-mlp", "static-xgboost")  # the baselines that read tabular rows
 LLM_TARGETS = ("energy_per_token_joules", "median_itl_ms", "output_throughput_tokens_per_sec")
+LLM_CPU_TARGETS = ("latency_ms", "latency_calibrated_ms", "peak_memory_mb", "throughput_samples_per_s")
 
 
 def test_committed_reference_entries_are_on_the_site(tmp_path):
@@ -143,7 +144,8 @@ def test_committed_reference_entries_are_on_the_site(tmp_path):
               for board, rs in boards.items()}
     expected = {("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms"): REFERENCE_BASELINES,
                 ("perfgraphs/trappm", "cpu-torch-fp32", "step_time_ms"): REFERENCE_BASELINES,
-                **{("perfgraphs/llm", "mlenergy", t): TABULAR_BASELINES for t in LLM_TARGETS}}
+                **{("perfgraphs/llm", "mlenergy", t): TABULAR_BASELINES for t in LLM_TARGETS},
+                **{("perfgraphs/llm", "cpu-torch-fp32", t): TABULAR_BASELINES for t in LLM_CPU_TARGETS}}
     for board, baselines in expected.items():
         assert {r["method"].removesuffix(" (quick)") for r in boards.get(board, [])} >= set(baselines), board
     assert all(r["tier"] == "verified" and len({s["seed"] for s in r["per_seed"]}) >= 5 for r in records)

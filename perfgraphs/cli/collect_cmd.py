@@ -30,6 +30,8 @@ def register(subparsers) -> None:
     p.add_argument("--core", type=int, help="pin workers to this CPU core (default: the plan's, 1)")
     p.add_argument("--timeout", type=float, help="override every configuration's timeout (s)")
     p.add_argument("--retry-errors", action="store_true", help="re-measure configurations that failed")
+    p.add_argument("--platform", action="append", dest="platforms", metavar="NAME",
+                   help="measure only this platform of the plan this run (repeatable; the rest stay to do)")
     p.add_argument("--flush-every", type=int, default=25, help="compact parts into a shard every N")
     p.add_argument("--spread-threshold", type=float, default=None,
                    help="re-measure once when MAD/median exceeds this (default 0.10)")
@@ -70,7 +72,8 @@ def _campaign(args) -> int:
     out = args.out or Path("data/measurements") / plan.suite
     store = MeasurementStore(out)
     opts = CampaignOptions(out=out, limit=args.limit, retry_errors=args.retry_errors,
-                           flush_every=max(1, args.flush_every), core=args.core)
+                           flush_every=max(1, args.flush_every), core=args.core,
+                           platforms=tuple(args.platforms) if args.platforms else None)
     if args.spread_threshold is not None:
         opts.spread_threshold = args.spread_threshold
     # A log file (nohup) gets one unwrapped line per configuration; a terminal gets the bar too.

@@ -43,6 +43,7 @@ class CampaignOptions:
     flush_every: int = 25
     spread_threshold: float = SPREAD_THRESHOLD
     core: int | None = None
+    platforms: tuple[str, ...] | None = None  # measure only these of the plan's platforms this run
 
 
 @dataclass
@@ -83,6 +84,10 @@ def cost_scale(store: MeasurementStore, plan: Plan, peak_gflops: float | None) -
 
 
 def prepare_campaign(plan: Plan, opts: CampaignOptions, store: MeasurementStore) -> CampaignState:
+    planned = {c.platform for c in plan.configs}
+    if opts.platforms is not None and not set(opts.platforms) <= planned:
+        raise CollectError(f"plan {plan.name} has no platform {', '.join(sorted(set(opts.platforms) - planned))} "
+                           f"(its platforms: {', '.join(sorted(planned))})")
     finished = store.finished_keys(retry_errors=opts.retry_errors)
     unavailable: dict[str, str] = {}
     for name in sorted({c.platform for c in plan.configs}):
@@ -92,7 +97,8 @@ def prepare_campaign(plan: Plan, opts: CampaignOptions, store: MeasurementStore)
             unavailable[name] = str(exc)
     if unavailable and len(unavailable) == len({c.platform for c in plan.configs}):
         raise PlatformUnavailableError("; ".join(unavailable.values()))
-    todo = [c for c in plan.configs if c.key not in finished and c.platform not in unavailable]
+    todo = [c for c in plan.configs if c.key not in finished and c.platform not in unavailable
+            and (opts.platforms is None or c.platform in opts.platforms)]
     if opts.core is not None:
         todo = [replace(c, core=opts.core) for c in todo]
     if opts.limit is not None:
