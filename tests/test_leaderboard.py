@@ -144,6 +144,8 @@ def test_committed_reference_entries_are_on_the_site(tmp_path):
               for board, rs in boards.items()}
     expected = {("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms"): REFERENCE_BASELINES,
                 ("perfgraphs/trappm", "cpu-torch-fp32", "step_time_ms"): REFERENCE_BASELINES,
+                ("perfgraphs/nnlqp", "timm-platforms", "latency_per_sample_ms__timm-rtx4090-amp-nchw-pt240-cu124"):
+                    REFERENCE_BASELINES,
                 **{("perfgraphs/llm", "mlenergy", t): TABULAR_BASELINES for t in LLM_TARGETS},
                 **{("perfgraphs/llm", "cpu-torch-fp32", t): TABULAR_BASELINES for t in LLM_CPU_TARGETS}}
     for board, baselines in expected.items():
