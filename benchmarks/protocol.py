@@ -38,7 +38,6 @@ def labeled_parts(data, target: str):
     """The parts restricted to rows that carry ``target``: multi-platform configs (nnlqp) leave a
     platform's column empty where it has no measurement. Parts left empty are dropped."""
     import datasets
-    import numpy as np
 
     out = {}
     for name, part in data.items():

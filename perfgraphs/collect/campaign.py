@@ -90,12 +90,12 @@ def prepare_campaign(plan: Plan, opts: CampaignOptions, store: MeasurementStore)
                            f"(its platforms: {', '.join(sorted(planned))})")
     finished = store.finished_keys(retry_errors=opts.retry_errors)
     unavailable: dict[str, str] = {}
-    for name in sorted({c.platform for c in plan.configs}):
+    for name in sorted(planned):
         try:
             get_platform(name).check_available()
         except PlatformUnavailableError as exc:
             unavailable[name] = str(exc)
-    if unavailable and len(unavailable) == len({c.platform for c in plan.configs}):
+    if unavailable and len(unavailable) == len(planned):
         raise PlatformUnavailableError("; ".join(unavailable.values()))
     todo = [c for c in plan.configs if c.key not in finished and c.platform not in unavailable
             and (opts.platforms is None or c.platform in opts.platforms)]
