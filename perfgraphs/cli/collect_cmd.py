@@ -32,6 +32,9 @@ def register(subparsers) -> None:
     p.add_argument("--retry-errors", action="store_true", help="re-measure configurations that failed")
     p.add_argument("--platform", action="append", dest="platforms", metavar="NAME",
                    help="measure only this platform of the plan this run (repeatable; the rest stay to do)")
+    p.add_argument("--graphs-from", action="append", type=Path, default=[], metavar="DIR",
+                   help="reuse graph facts (structure hash, GMACs) of the same model and input from "
+                        "another suite's store, e.g. data/measurements/dippm-cpu (repeatable)")
     p.add_argument("--flush-every", type=int, default=25, help="compact parts into a shard every N")
     p.add_argument("--spread-threshold", type=float, default=None,
                    help="re-measure once when MAD/median exceeds this (default 0.10)")
@@ -73,7 +76,8 @@ def _campaign(args) -> int:
     store = MeasurementStore(out)
     opts = CampaignOptions(out=out, limit=args.limit, retry_errors=args.retry_errors,
                            flush_every=max(1, args.flush_every), core=args.core,
-                           platforms=tuple(args.platforms) if args.platforms else None)
+                           platforms=tuple(args.platforms) if args.platforms else None,
+                           graph_sources=tuple(args.graphs_from))
     if args.spread_threshold is not None:
         opts.spread_threshold = args.spread_threshold
     # A log file (nohup) gets one unwrapped line per configuration; a terminal gets the bar too.

@@ -247,6 +247,44 @@ def timed_loop(prepared: Prepared, keep_going: Callable[[int, float], bool],
     return times
 
 
+ENERGY_WINDOW_S = 1.0
+
+
+def energy_window(prepared: Prepared, energy_mj: Callable[[], float | None],
+                  min_window_s: float = ENERGY_WINDOW_S,
+                  synchronize: Callable[[], None] | None = None) -> dict:
+    """Energy of one iteration from a cumulative energy counter (mJ), read around a window of
+    iterations run exactly like the timed loop (one synchronised iteration after another).
+
+    Why a separate window: the timed runs of a fast network last a few milliseconds in total,
+    shorter than the counter's update period (NVML refreshes it every few tens of ms), so their
+    difference would be mostly quantisation. The window runs until ``min_window_s`` has passed.
+    Empty when the counter is unreadable or did not advance (nothing is estimated).
+    """
+    if synchronize is None:
+        import torch
+
+        synchronize = torch.cuda.synchronize
+    synchronize()
+    e0 = energy_mj()
+    if e0 is None:
+        return {}
+    runs, t0 = 0, time.perf_counter()
+    while True:
+        prepared.step()
+        synchronize()
+        runs += 1
+        window_s = time.perf_counter() - t0
+        if window_s >= min_window_s:
+            break
+    e1 = energy_mj()
+    if e1 is None or e1 <= e0:
+        return {}
+    joules = (e1 - e0) / 1e3
+    return {"energy_j": joules / runs, "power_w": joules / window_s,
+            "energy_window_s": window_s, "energy_window_runs": runs}
+
+
 # ---------------------------------------------------------------------------------------------
 # Reference workload
 

@@ -44,6 +44,9 @@ class CampaignOptions:
     spread_threshold: float = SPREAD_THRESHOLD
     core: int | None = None
     platforms: tuple[str, ...] | None = None  # measure only these of the plan's platforms this run
+    # other suites' stores whose graph facts (structure hash, GMACs) of the same (model, input)
+    # are reused: a GPU machine lent for minutes should time models, not re-extract their graphs
+    graph_sources: tuple[Path, ...] = ()
 
 
 @dataclass
@@ -88,6 +91,9 @@ def prepare_campaign(plan: Plan, opts: CampaignOptions, store: MeasurementStore)
     if opts.platforms is not None and not set(opts.platforms) <= planned:
         raise CollectError(f"plan {plan.name} has no platform {', '.join(sorted(set(opts.platforms) - planned))} "
                            f"(its platforms: {', '.join(sorted(planned))})")
+    for source in opts.graph_sources:
+        if not MeasurementStore(source).files():
+            raise CollectError(f"--graphs-from {source}: no measurement store there")
     finished = store.finished_keys(retry_errors=opts.retry_errors)
     unavailable: dict[str, str] = {}
     for name in sorted(planned):
@@ -156,7 +162,10 @@ def run_campaign(plan: Plan, opts: CampaignOptions, state: CampaignState, store:
     store.save_metadata(meta)
     for platform in sorted({c.platform for c in state.todo}):
         ensure_probe(store, meta, platform, next(c.core for c in state.todo if c.platform == platform))
-    graphs = _known_graphs(store)
+    graphs: dict[tuple[str, str], dict] = {}
+    for source in opts.graph_sources:
+        graphs.update(_known_graphs(MeasurementStore(source)))
+    graphs.update(_known_graphs(store))
     since_flush = 0
     for config in state.todo:
         graph = graphs.get((config.model, config.input_label))

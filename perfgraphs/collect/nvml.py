@@ -63,3 +63,34 @@ def mig_profile() -> str | None:
         return name.split("MIG", 1)[-1].strip() or name
     except Exception:
         return None
+
+
+def driver_version() -> str | None:
+    nv, h = _handle()
+    if h is None:
+        return None
+    try:
+        v = nv.nvmlSystemGetDriverVersion()
+        return v.decode() if isinstance(v, bytes) else v
+    except Exception:
+        return None
+
+
+def sm_clock_mhz() -> float | None:
+    nv, h = _handle()
+    if h is None:
+        return None
+    try:
+        return float(nv.nvmlDeviceGetClockInfo(h, nv.NVML_CLOCK_SM))
+    except Exception:
+        return None
+
+
+def temperature_c() -> float | None:
+    nv, h = _handle()
+    if h is None:
+        return None
+    try:
+        return float(nv.nvmlDeviceGetTemperature(h, nv.NVML_TEMPERATURE_GPU))
+    except Exception:
+        return None

@@ -219,6 +219,9 @@ def with_overrides(plan: Plan, core: int | None = None, timeout_s: float | None 
 
 
 DEFAULT_GFLOPS = 50.0  # one modern server core, fp32, when no hardware probe exists yet
+DEFAULT_GPU_GFLOPS = 20000.0  # a data-centre GPU's fp32 (non-TF32) matmul rate, likewise
+# a GPU worker also creates a CUDA context and runs the energy window (backends.ENERGY_WINDOW_S)
+GPU_EXTRA_SETUP_S = 1.0 + 1.0
 CONV_EFFICIENCY = 0.4  # achieved / peak matmul FLOP/s for whole networks on one core
 SETUP_S = 2.5  # fork, build, re-init, reference loops, result hand-off
 # Time per iteration relative to PyTorch fp32 eager, and setup, by (runtime, precision). The ORT
@@ -243,8 +246,10 @@ def estimate_seconds(c: ConfigSpec, peak_gflops: float | None = None) -> float:
     platform = get_platform(c.platform)
     kind = (platform.runtime, platform.precision)
     factor = {"train": 3.0}.get(c.mode, 1.0) * RUNTIME_FACTOR.get(kind, 1.0)
-    t = 2 * gmacs * c.batch_size * factor / ((peak_gflops or DEFAULT_GFLOPS) * CONV_EFFICIENCY)
+    default_peak = DEFAULT_GPU_GFLOPS if platform.is_cuda else DEFAULT_GFLOPS
+    t = 2 * gmacs * c.batch_size * factor / ((peak_gflops or default_peak) * CONV_EFFICIENCY)
     p = c.protocol
     runs = _runs(p.warmup_runs, p.min_warmup_runs, p.warmup_budget_s, t) + _runs(
         p.timed_runs, p.min_timed_runs, p.timed_budget_s, t)
-    return SETUP_BY_RUNTIME_S.get(kind, SETUP_S) + p.cooldown_s + runs * t
+    setup = SETUP_BY_RUNTIME_S.get(kind, SETUP_S) + (GPU_EXTRA_SETUP_S if platform.is_cuda else 0.0)
+    return setup + p.cooldown_s + runs * t

@@ -278,6 +278,7 @@ SUITES = {
     "trappm-cpu": "perfgraphs.collect.plangen_trappm",
     "llm-cpu": "perfgraphs.collect.plangen_llm",
     "ort-cpu": "perfgraphs.collect.plangen_ort",
+    "dippm-cuda": "perfgraphs.collect.plangen_cuda",
 }
 
 

@@ -31,6 +31,8 @@ COLUMNS: list[tuple[str, pa.DataType]] = [
     # derived targets
     ("throughput_samples_per_s", _F), ("peak_memory_mb", _F), ("energy_j", _F),
     ("energy_per_sample_j", _F), ("power_w", _F), ("gpu_memory_used_mb", _F), ("mig_profile", _S),
+    # energy: NVML's total-energy counter read around a window of >= ENERGY_WINDOW_S of iterations
+    ("energy_window_s", _F), ("energy_window_runs", _I),
     # bookkeeping
     ("remeasured", _B), ("attempts", _I), ("setup_s", _F), ("worker_wall_s", _F),
     ("threads", _I), ("core", _I), ("runtime", _S), ("device", _S), ("precision", _S),
@@ -39,11 +41,16 @@ COLUMNS: list[tuple[str, pa.DataType]] = [
     ("onnxruntime_version", _S), ("transformers_version", _S), ("cpu_model", _S),
     ("cpu_freq_mhz", _F), ("cpu_temperature_c", _F), ("machine_id", _S), ("os", _S),
     ("measured_at_utc", _S),
+    # provenance of GPU rows (null on CPU platforms)
+    ("gpu_name", _S), ("gpu_driver_version", _S), ("cuda_version", _S), ("cudnn_version", _S),
+    ("tf32_matmul", _B), ("tf32_cudnn", _B), ("gpu_sm_clock_mhz", _F), ("gpu_temperature_c", _F),
 ]
 
 SCHEMA = pa.schema(COLUMNS)
 # Columns added after the first shards were written; older files read them as null.
-ADDED_COLUMNS = frozenset({"ref_run_ms"})
+ADDED_COLUMNS = frozenset({"ref_run_ms", "energy_window_s", "energy_window_runs", "gpu_name",
+                           "gpu_driver_version", "cuda_version", "cudnn_version", "tf32_matmul",
+                           "tf32_cudnn", "gpu_sm_clock_mhz", "gpu_temperature_c"})
 COLUMN_NAMES = [n for n, _ in COLUMNS]
 STATUSES = ("ok", "oom", "error")
 

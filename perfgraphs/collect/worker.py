@@ -9,7 +9,9 @@ Peak memory on CPU: the kernel's peak-RSS counter is reset (``/proc/self/clear_r
 process's baseline is read, so ``peak_memory_mb`` = peak RSS during build + warm-up + timing minus
 the RSS before the model existed: weights, activations, allocator slack and runtime workspaces.
 Energy on CPU is stored as null: this machine exposes no RAPL counter, and an estimate would be
-indistinguishable from a measurement in the dataset.
+indistinguishable from a measurement in the dataset. On CUDA it is NVML's whole-board energy
+counter around a window of at least ``backends.ENERGY_WINDOW_S`` of iterations (see
+``backends.energy_window``), and peak memory is PyTorch's peak allocated device memory.
 """
 
 from __future__ import annotations
@@ -113,10 +115,9 @@ def measure(config: ConfigSpec, graph: dict | None = None) -> dict:
         with prepared.context():
             probe = None if cuda else backends.ReferenceProbe()
             warm = backends.timed_loop(prepared, config.protocol.keep_warming)
-            energy0 = nvml.energy_mj() if cuda else None
             refs: list[float] = []
             times = backends.timed_loop(prepared, config.protocol.keep_timing, probe, refs)
-            energy1 = nvml.energy_mj() if cuda else None
+            energy = backends.energy_window(prepared, nvml.energy_mj) if cuda else {}
         if cuda:
             import torch
 
@@ -136,10 +137,10 @@ def measure(config: ConfigSpec, graph: dict | None = None) -> dict:
                    ref_ms=statistics.median(refs) if refs else (row["ref_before_ms"] + row["ref_after_ms"]) / 2,
                    throughput_samples_per_s=config.batch_size / (stats.median_ms / 1e3),
                    status="ok")
-        if energy0 is not None and energy1 is not None and energy1 > energy0:
-            row["energy_j"] = (energy1 - energy0) / 1e3 / len(times)
-            row["energy_per_sample_j"] = row["energy_j"] / config.batch_size
-            row["power_w"] = row["energy_j"] / (sum(times) / 1e3 / len(times))
+        if energy:
+            row.update(energy, energy_per_sample_j=energy["energy_j"] / config.batch_size)
+        if cuda:
+            row.update(cuda_columns())
     except BaseException as exc:  # noqa: BLE001 - a failing config must become a row
         if isinstance(exc, KeyboardInterrupt):
             raise
@@ -150,6 +151,19 @@ def measure(config: ConfigSpec, graph: dict | None = None) -> dict:
     row.update(environment_columns())
     row["worker_wall_s"] = time.perf_counter() - started
     return row
+
+
+def cuda_columns() -> dict:
+    """Provenance of a GPU row: the card, driver, CUDA/cuDNN builds, the TF32 switches that change
+    fp32 kernels on Ampere and newer, and clock/temperature right after the timed loop."""
+    import torch
+
+    return {"gpu_name": torch.cuda.get_device_name(0), "gpu_driver_version": nvml.driver_version(),
+            "cuda_version": torch.version.cuda,
+            "cudnn_version": str(torch.backends.cudnn.version()) if torch.backends.cudnn.is_available() else None,
+            "tf32_matmul": bool(torch.backends.cuda.matmul.allow_tf32),
+            "tf32_cudnn": bool(torch.backends.cudnn.allow_tf32),
+            "gpu_sm_clock_mhz": nvml.sm_clock_mhz(), "gpu_temperature_c": nvml.temperature_c()}
 
 
 def child_main(conn, config: ConfigSpec, graph: dict | None) -> None:

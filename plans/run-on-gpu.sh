@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# One GPU loan, start to finish, in one call (this project borrows CUDA machines for minutes):
+#
+#   bash plans/run-on-gpu.sh [SECONDS]    # measure for SECONDS (default 420), then stop cleanly
+#
+# The loaned machine's image has torch, timm, transformers, onnx and pynvml but not perfgraphs
+# and no network: the package is copied into a site folder (no pip). A one-configuration smoke
+# run on a scratch store fails fast, before the campaign, when the CUDA path does not work there.
+# The campaign resumes the plan (finished configurations are skipped) and reuses the CPU
+# campaign's graph facts. Results: $OUT/<suite>.tar.gz (the suite's store, to unpack at the
+# repository root and commit) and $OUT/run.log.
+set -u -o pipefail
+budget=${1:-420}
+plan=${PLAN:-plans/dippm-cuda.yaml}
+graphs=${GRAPHS_FROM:-data/measurements/dippm-cpu}
+out=${OUT:-/tmp/perfgraphs-gpu-out}
+py=${PYTHON:-python3}
+suite=$(sed -n 's/^suite: *//p' "$plan")
+mkdir -p "$out"
+exec > >(tee -a "$out/run.log") 2>&1
+
+site=$(mktemp -d /tmp/perfgraphs-site.XXXX)
+cp -r perfgraphs "$site/"
+for d in loaders baselines benchmarks leaderboard; do cp -r "$d" "$site/perfgraphs/$d"; done
+# NVML-based availability check: the campaign process must not initialise the CUDA driver
+# before its workers fork (they are forked from a server process, which never touches CUDA).
+export PYTHONPATH="$site" PYTHONUNBUFFERED=1 PYTORCH_NVML_BASED_CUDA_CHECK=1
+
+$py - <<'PY' || { echo "FAILED: environment"; exit 3; }
+import torch, timm, transformers, onnx
+print("torch", torch.__version__, "cuda", torch.version.cuda, "timm", timm.__version__,
+      "transformers", transformers.__version__, "onnx", onnx.__version__)
+print("gpu", torch.cuda.get_device_name(0) if torch.cuda.is_available() else None)
+PY
+command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,clocks.sm,power.draw,temperature.gpu,memory.used --format=csv
+
+smoke=$(mktemp -d /tmp/perfgraphs-smoke.XXXX)
+timeout -s INT -k 20 180 $py -m perfgraphs collect "$plan" --limit 1 --out "$smoke" --graphs-from "$graphs" \
+  || { echo "FAILED: smoke run"; exit 4; }
+$py - "$smoke" <<'PY' || { echo "FAILED: smoke row"; exit 5; }
+import sys
+from perfgraphs.collect.store import MeasurementStore
+rows = MeasurementStore(sys.argv[1]).read().to_pylist()
+keep = ["model", "input", "batch_size", "status", "error", "latency_median_ms", "latency_mean_ms",
+        "peak_memory_mb", "gpu_memory_used_mb", "energy_j", "power_w", "energy_window_s",
+        "energy_window_runs", "gpu_name", "cuda_version", "tf32_cudnn", "structure_hash", "worker_wall_s"]
+for r in rows:
+    print({k: r.get(k) for k in keep})
+sys.exit(0 if rows and all(r["status"] == "ok" for r in rows) else 1)
+PY
+
+started=$(date +%s)
+timeout -s INT -k 30 "$budget" $py -m perfgraphs collect "$plan" --graphs-from "$graphs"
+echo "campaign exit $? after $(( $(date +%s) - started )) s"
+$py -m perfgraphs collect verify "data/measurements/$suite"
+tar czf "$out/$suite.tar.gz" "data/measurements/$suite" && ls -l "$out"
