@@ -2,6 +2,7 @@
 # One GPU loan, start to finish, in one call (this project borrows CUDA machines for minutes):
 #
 #   bash plans/run-on-gpu.sh [SECONDS]    # measure for SECONDS (default 420), then stop cleanly
+#   SMOKE=0 bash plans/run-on-gpu.sh 150  # a second loan in a session: skip the smoke run
 #
 # The loaned machine's image has torch, timm, transformers, onnx and pynvml but not perfgraphs
 # and no network: the package is copied into a site folder (no pip). A one-configuration smoke
@@ -24,7 +25,8 @@ cp -r perfgraphs "$site/"
 for d in loaders baselines benchmarks leaderboard; do cp -r "$d" "$site/perfgraphs/$d"; done
 # NVML-based availability check: the campaign process must not initialise the CUDA driver
 # before its workers fork (they are forked from a server process, which never touches CUDA).
-export PYTHONPATH="$site" PYTHONUNBUFFERED=1 PYTORCH_NVML_BASED_CUDA_CHECK=1
+# PYTHONSAFEPATH: the checkout's own perfgraphs/ (no sub-packages mapped in) must not shadow the site copy
+export PYTHONPATH="$site" PYTHONSAFEPATH=1 PYTHONUNBUFFERED=1 PYTORCH_NVML_BASED_CUDA_CHECK=1
 
 $py - <<'PY' || { echo "FAILED: environment"; exit 3; }
 import torch, timm, transformers, onnx
@@ -34,6 +36,7 @@ print("gpu", torch.cuda.get_device_name(0) if torch.cuda.is_available() else Non
 PY
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,clocks.sm,power.draw,temperature.gpu,memory.used --format=csv
 
+if [ "${SMOKE:-1}" = 1 ]; then  # SMOKE=0: a later loan of a session whose smoke run passed
 smoke=$(mktemp -d /tmp/perfgraphs-smoke.XXXX)
 timeout -s INT -k 20 180 $py -m perfgraphs collect "$plan" --limit 1 --out "$smoke" --graphs-from "$graphs" \
   || { echo "FAILED: smoke run"; exit 4; }
@@ -48,6 +51,7 @@ for r in rows:
     print({k: r.get(k) for k in keep})
 sys.exit(0 if rows and all(r["status"] == "ok" for r in rows) else 1)
 PY
+fi
 
 started=$(date +%s)
 timeout -s INT -k 30 "$budget" $py -m perfgraphs collect "$plan" --graphs-from "$graphs"
