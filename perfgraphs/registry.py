@@ -33,6 +33,7 @@ class Config:
     kind: str  # "graphs" (one graph per row) or "tabular"
     targets: tuple[Target, ...] = ()
     platform: str | None = None  # measurement platform of the labels, if any
+    suite: str | None = None  # the store under data/measurements/ that holds those measurements
     split_protocols: tuple[str, ...] = ()
     # Multi-platform configs label each target once per platform, in columns
     # ``<target>__<platform>``; those names are targets of their own.
@@ -89,6 +90,7 @@ class Dataset:
 LATENCY = Target("latency_ms", "ms", "inference latency per batch (median of timed runs)")
 LATENCY_CAL = Target("latency_calibrated_ms", "ms", "latency corrected for machine drift with a reference workload")
 MEMORY = Target("peak_memory_mb", "MB", "peak memory during the measured runs")
+ENERGY = Target("energy_j", "J", "GPU board energy per batch (NVML energy counter)")
 STEP_TIME = Target("step_time_ms", "ms", "training step time (forward + backward + optimizer)")
 THROUGHPUT = Target("throughput_samples_per_s", "samples/s", "samples processed per second")
 ENERGY_TOKEN = Target("energy_per_token_joules", "J/token", "GPU energy per output token")
@@ -127,7 +129,12 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
         configs=(
             Config("graphs", "all 10,508 graphs, no labels", "graphs", split_protocols=("random-70-15-15",)),
             Config("cpu-torch-fp32", "labels measured with PyTorch eager fp32 on one CPU core", "graphs",
-                   (LATENCY, LATENCY_CAL, MEMORY), platform="cpu-torch-fp32", split_protocols=("random-70-15-15",)),
+                   (LATENCY, LATENCY_CAL, MEMORY), platform="cpu-torch-fp32", suite="dippm-cpu",
+                   split_protocols=("random-70-15-15",)),
+            Config("h200-torch-fp32", "labels measured with PyTorch eager fp32 on one NVIDIA H200 under "
+                   "the research's protocol (5 warm-up + 30 timed runs), with NVML board energy", "graphs",
+                   (LATENCY, MEMORY, ENERGY), platform="cuda-torch-fp32", suite="dippm-h200",
+                   split_protocols=("random-70-15-15",)),
         ),
         family_counts=dict(DIPPM_COUNTS),
     ),
@@ -140,7 +147,8 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
             Config("unlabeled", "25,053 graphs for self-supervised pre-training", "graphs",
                    split_protocols=("per-family-70-30",)),
             Config("cpu-torch-fp32", "training-step labels on one CPU core", "graphs",
-                   (STEP_TIME, MEMORY), platform="cpu-torch-fp32", split_protocols=("per-family-70-30",)),
+                   (STEP_TIME, MEMORY), platform="cpu-torch-fp32", suite="trappm-cpu",
+                   split_protocols=("per-family-70-30",)),
         ),
         family_counts=dict(TRAPPM_UNLABELED_COUNTS),
     ),

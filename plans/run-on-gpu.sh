@@ -8,8 +8,8 @@
 # and no network: the package is copied into a site folder (no pip). A one-configuration smoke
 # run on a scratch store fails fast, before the campaign, when the CUDA path does not work there.
 # The campaign resumes the plan (finished configurations are skipped) and reuses the CPU
-# campaign's graph facts. Results: $OUT/<suite>.tar.gz (the suite's store, to unpack at the
-# repository root and commit) and $OUT/run.log.
+# campaign's graph facts. Results: $OUT/<store>.tar.gz (data/measurements/dippm-<gpu>, to unpack at
+# the repository root after removing the local copy, and commit) and $OUT/run.log.
 set -u -o pipefail
 budget=${1:-420}
 plan=${PLAN:-plans/dippm-cuda.yaml}
@@ -53,8 +53,12 @@ sys.exit(0 if rows and all(r["status"] == "ok" for r in rows) else 1)
 PY
 fi
 
+# One store per GPU model: a configuration's key names the platform (cuda-torch-fp32), not the
+# card, so an H100 loan must not find the H200's rows "finished". "NVIDIA H200" -> dippm-h200.
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1 | tr 'A-Z' 'a-z' | sed 's/^nvidia //; s/[^a-z0-9].*//')
+store="data/measurements/${suite%-cuda}-${gpu:-unknown-gpu}"
 started=$(date +%s)
-timeout -s INT -k 30 "$budget" $py -m perfgraphs collect "$plan" --graphs-from "$graphs"
+timeout -s INT -k 30 "$budget" $py -m perfgraphs collect "$plan" --out "$store" --graphs-from "$graphs"
 echo "campaign exit $? after $(( $(date +%s) - started )) s"
-$py -m perfgraphs collect verify "data/measurements/$suite"
-tar czf "$out/$suite.tar.gz" "data/measurements/$suite" && ls -l "$out"
+$py -m perfgraphs collect verify "$store"
+tar czf "$out/$(basename "$store").tar.gz" "$store" && ls -l "$out"

@@ -48,7 +48,7 @@ def tiny_labeled_home(tmp_path_factory):
 
     ds = get_dataset("dippm")
     cfg = ds.config("cpu-torch-fp32")
-    measured = [r for r in load_measurements(measurement_root(ds)).to_pylist()
+    measured = [r for r in load_measurements(measurement_root(ds, cfg)).to_pylist()
                 if r["status"] == "ok" and r["platform"] == cfg.platform]
     files = sorted(DEFAULT_POOL.glob("*.parquet"))
     if not measured or not files:

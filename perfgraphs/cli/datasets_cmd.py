@@ -121,11 +121,10 @@ def _build_pool(args) -> int:
         return 0
     if args.measured:
         from perfgraphs.collect.store import load_measurements
-        from perfgraphs.data.build import SUITE_OF, REPO_ROOT
+        from perfgraphs.data.build import measurement_root
 
         items = set()
-        for suite in SUITE_OF.values():
-            root = REPO_ROOT / "data" / "measurements" / suite
+        for root in {measurement_root(d, c) for d in DATASETS.values() for c in d.configs if c.suite}:
             if root.exists():
                 for r in load_measurements(root).to_pylist():
                     if r["status"] == "ok" and r["image_size"]:

@@ -162,10 +162,7 @@ def run_campaign(plan: Plan, opts: CampaignOptions, state: CampaignState, store:
     store.save_metadata(meta)
     for platform in sorted({c.platform for c in state.todo}):
         ensure_probe(store, meta, platform, next(c.core for c in state.todo if c.platform == platform))
-    graphs: dict[tuple[str, str], dict] = {}
-    for source in opts.graph_sources:
-        graphs.update(_known_graphs(MeasurementStore(source)))
-    graphs.update(_known_graphs(store))
+    graphs = known_graphs(store, opts.graph_sources)
     since_flush = 0
     for config in state.todo:
         graph = graphs.get((config.model, config.input_label))
@@ -199,6 +196,14 @@ def run_campaign(plan: Plan, opts: CampaignOptions, state: CampaignState, store:
 def _graph_of(row: dict) -> dict:
     return {k: row.get(k) for k in ("structure_hash", "graph_gmacs_per_sample", "graph_error")
             if row.get(k) is not None}
+
+
+def known_graphs(store: MeasurementStore, sources: tuple[Path, ...] = ()) -> dict[tuple[str, str], dict]:
+    """Graph facts by (model, input) from the sources' stores, then the campaign's own (which win)."""
+    graphs: dict[tuple[str, str], dict] = {}
+    for source in (*sources, store.root):
+        graphs.update(_known_graphs(MeasurementStore(source)))
+    return graphs
 
 
 def _known_graphs(store: MeasurementStore) -> dict[tuple[str, str], dict]:

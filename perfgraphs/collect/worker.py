@@ -155,7 +155,7 @@ def measure(config: ConfigSpec, graph: dict | None = None) -> dict:
 
 def cuda_columns() -> dict:
     """Provenance of a GPU row: the card, driver, CUDA/cuDNN builds, the TF32 switches that change
-    fp32 kernels on Ampere and newer, and clock/temperature right after the timed loop."""
+    fp32 kernels on Ampere and newer, and SM clock / temperature at the end of the measurement."""
     import torch
 
     return {"gpu_name": torch.cuda.get_device_name(0), "gpu_driver_version": nvml.driver_version(),

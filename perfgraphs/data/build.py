@@ -28,7 +28,9 @@ SHARD_SAMPLES = 1024
 LABEL_COLUMNS = ("latency_ms", "latency_calibrated_ms", "peak_memory_mb", "latency_mean_ms", "latency_std_ms",
                  "latency_min_ms", "latency_mad_ms", "n_timed_runs", "run_times_ms", "energy_j",
                  "measurement_id", "platform", "protocol", "measured_at_utc", "cpu_model", "torch_version")
-SUITE_OF = {"perfgraphs/dippm": "dippm-cpu", "perfgraphs/trappm": "trappm-cpu"}
+# GPU rows' energy window and provenance (CPU configs keep the columns above only: no energy counter)
+GPU_LABEL_COLUMNS = ("energy_per_sample_j", "power_w", "energy_window_s", "energy_window_runs", "gpu_name",
+                     "gpu_driver_version", "cuda_version", "cudnn_version", "tf32_cudnn")
 # PerfGraph.static_features() keys, stored as columns so featurizers need no graph rebuild
 STATIC_COLUMNS = ("batch_size", "num_nodes", "num_edges", "total_macs", "total_flops", "total_params",
                   "total_memory_bytes", "num_conv", "num_dense", "num_relu", "num_attention", "num_other")
@@ -91,7 +93,9 @@ def _shard_table(samples: list[tuple[str, str, int]], pool: GraphPool, split: st
     table = table.append_column("node_feat", node_feat).append_column("edge_index", edge_index).append_column("y", y)
     if labels:
         # the targets as named columns too (a training config's step_time_ms is not a statistic column)
-        for column in (*LABEL_COLUMNS, *(t for t in targets if t not in LABEL_COLUMNS)):
+        gpu = any(labels[i].get("device") == "cuda" for i in ids)
+        carried = (*LABEL_COLUMNS, *(GPU_LABEL_COLUMNS if gpu else ()))
+        for column in (*carried, *(t for t in targets if t not in carried)):
             table = table.append_column(column, pa.array([labels[i].get(column) for i in ids]))
     return table
 
@@ -153,8 +157,10 @@ def build_graph_config(
     return _write_config(folder, dataset, config, pool, samples, parts, None, on_progress)
 
 
-def measurement_root(dataset: Dataset) -> Path:
-    return REPO_ROOT / "data" / "measurements" / SUITE_OF[dataset.name]
+def measurement_root(dataset: Dataset, config: Config) -> Path:
+    if config.suite is None:
+        raise PerfgraphsError(f"{dataset.name}/{config.name} is not labeled by one of our measurement suites")
+    return REPO_ROOT / "data" / "measurements" / config.suite
 
 
 def build_labeled_config(
@@ -175,7 +181,7 @@ def build_labeled_config(
     from perfgraphs.data.structures import structure_id
 
     pool = pool or GraphPool(DEFAULT_POOL)
-    table = load_measurements(measurements or measurement_root(dataset))
+    table = load_measurements(measurements or measurement_root(dataset, config))
     rows = [r for r in table.to_pylist() if r["status"] == "ok" and r["platform"] == config.platform]
     labels: dict[str, dict] = {}
     samples = []
@@ -194,7 +200,7 @@ def build_labeled_config(
         absent = [t.name for t in config.targets if t.name not in labels[sample_id]]
         if absent:
             raise PerfgraphsError(f"{r['model']} ({r.get('mode')} mode) has no {', '.join(absent)} for "
-                                  f"{dataset.name}/{config.name}: is {measurements or measurement_root(dataset)} "
+                                  f"{dataset.name}/{config.name}: is {measurements or measurement_root(dataset, config)} "
                                   f"this dataset's campaign?")
         samples.append((r["family"], sid, int(r["batch_size"])))
     if not samples:
