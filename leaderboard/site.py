@@ -10,6 +10,7 @@ import html
 import re
 from pathlib import Path
 
+from perfgraphs.leaderboard.boards import BOARDS, missing_reference_entries, official
 from perfgraphs.leaderboard.records import RESULTS_DIR, Entry, rank, read_entries
 
 SITE_DIR = Path(__file__).resolve().parent / "site"
@@ -178,25 +179,46 @@ def build_site(out: Path | None = None, results: Path | None = None) -> Path:
     out = out or SITE_DIR
     results = results or RESULTS_DIR
     out.mkdir(parents=True, exist_ok=True)
-    sections = []
+    groups: dict[tuple[str, str, str, str], list[Entry]] = {}
     for path in sorted(results.glob("*.jsonl")):
-        entries = read_entries(path.stem, results)
-        groups: dict[str, list[Entry]] = {}
-        for e in entries:
+        for e in read_entries(path.stem, results):
             # entries scored on different test sets are never ranked against each other
-            hidden = " · hidden test set" if e.test_set != "public" else ""
-            groups.setdefault(f"{e.dataset} · {e.config} · {e.target}{hidden}", []).append(e)
-        for key, board in sorted(groups.items()):
-            current, earlier = current_and_superseded(board)
-            for e in current:
-                (out / f"{entry_slug(e)}.html").write_text(_entry_page(e, _history(e, earlier[entry_slug(e)], None)))
-                for old in earlier[entry_slug(e)]:
-                    (out / f"{entry_slug(old)}.html").write_text(_entry_page(old, _history(old, [], e)))
-            sections.append(_table(current, key, sum(map(len, earlier.values()))))
+            groups.setdefault((e.dataset, e.config, e.target, e.test_set), []).append(e)
+    order = {b.key: i for i, b in enumerate(BOARDS)}
+    # official boards in their declared order (public test set first), then every other board
+    keys = sorted(groups, key=lambda k: (k[:3] not in order, order.get(k[:3], 0), k[3] != "public", k))
+    official_sections, other_sections = [], []
+    missing = missing_reference_entries(results)
+    for dataset, config, target, test_set in keys:
+        current, earlier = current_and_superseded(groups[(dataset, config, target, test_set)])
+        for e in current:
+            (out / f"{entry_slug(e)}.html").write_text(_entry_page(e, _history(e, earlier[entry_slug(e)], None)))
+            for old in earlier[entry_slug(e)]:
+                (out / f"{entry_slug(old)}.html").write_text(_entry_page(old, _history(old, [], e)))
+        key = f"{dataset} · {config} · {target}" + (" · hidden test set" if test_set != "public" else "")
+        table = _table(current, key, sum(map(len, earlier.values())))
+        board = official(dataset, config, target)
+        if board is None:
+            other_sections.append(table)
+            continue
+        absent = missing.get(board, []) if test_set == "public" else []
+        status = (f"reference baselines missing: {', '.join(absent)}" if absent
+                  else "every applicable reference baseline is listed")
+        official_sections.append(f"<p class=note>{html.escape(board.why)} · {html.escape(status)}</p>{table}")
+    for board in BOARDS:  # an official board nobody has been scored on yet still says what it lacks
+        if not any(k[:3] == board.key for k in groups):
+            official_sections.append(f"<p class=note>{html.escape(' · '.join(board.key))}: {html.escape(board.why)} · "
+                                     f"no entries yet (reference baselines missing: "
+                                     f"{html.escape(', '.join(missing.get(board, [])))})</p>")
+    others = ("<h2>Additional boards</h2><p>Targets outside the official list (see the rules): recorded "
+              "and ranked the same way, but not every reference baseline has been run on them.</p>"
+              + "".join(other_sections)) if other_sections else ""
     body = ("<h1>perfgraphs leaderboard</h1><p>Test-part scores of predictors on measured performance "
             "labels (tabular configs: pooled out-of-fold predictions of a 5-fold cross-validation); entries "
             "whose 95 % intervals overlap share a rank. Click a column to sort. "
-            "<a href='rules.html'>Rules</a>.</p>" + ("".join(sections) or "<p>No entries yet.</p>"))
+            "<a href='rules.html'>Rules</a>.</p>"
+            + ("<h2>Official boards</h2>" + "".join(official_sections) if official_sections else "")
+            + others + ("" if groups else "<p>No entries yet.</p>"))
     (out / "index.html").write_text(_page("perfgraphs leaderboard", body))
     rules = RULES.read_text() if RULES.exists() else "No rules file."
     (out / "rules.html").write_text(_page("rules", f"<p><a href='index.html'>← leaderboard</a></p><pre>{html.escape(rules)}</pre>"))

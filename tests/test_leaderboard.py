@@ -123,15 +123,16 @@ def test_site_in_a_headless_browser(tmp_path):
 
 TABULAR_BASELINES = ("llm-xgboost", "static-mlp", "static-xgboost")  # the baselines that read tabular rows
 LLM_TARGETS = ("energy_per_token_joules", "median_itl_ms", "output_throughput_tokens_per_sec")
-LLM_CPU_TARGETS = ("latency_ms", "latency_calibrated_ms", "peak_memory_mb", "throughput_samples_per_s")
 
 
 def test_committed_reference_entries_are_on_the_site(tmp_path):
     """The committed results (every reference baseline on every board it applies to, scored
     through ``perfgraphs submit``) are ranked on the built site, one table per board, and every
     entry page shows its per-seed table and its plot."""
+    from perfgraphs.leaderboard.boards import BOARDS, missing_reference_entries
     from perfgraphs.leaderboard.records import RESULTS_DIR
     from perfgraphs.leaderboard.site import current_and_superseded
+    from perfgraphs.registry import get_dataset
 
     chromium, playwright = _chromium()
     records = [json.loads(line) for path in sorted(RESULTS_DIR.glob("*.jsonl"))
@@ -142,20 +143,28 @@ def test_committed_reference_entries_are_on_the_site(tmp_path):
     # the site ranks the latest record of each method (a re-submission supersedes the older one)
     boards = {board: [asdict(e) for e in current_and_superseded([Entry(**r) for r in rs])[0]]
               for board, rs in boards.items()}
-    expected = {("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms"): REFERENCE_BASELINES,
-                ("perfgraphs/trappm", "cpu-torch-fp32", "step_time_ms"): REFERENCE_BASELINES,
-                ("perfgraphs/nnlqp", "timm-platforms", "latency_per_sample_ms__timm-rtx4090-amp-nchw-pt240-cu124"):
-                    REFERENCE_BASELINES,
-                **{("perfgraphs/llm", "mlenergy", t): TABULAR_BASELINES for t in LLM_TARGETS},
-                **{("perfgraphs/llm", "cpu-torch-fp32", t): TABULAR_BASELINES for t in LLM_CPU_TARGETS}}
-    for board, baselines in expected.items():
-        assert {r["method"].removesuffix(" (quick)") for r in boards.get(board, [])} >= set(baselines), board
+    # every official board lists every reference baseline of its config's kind (graph predictors on
+    # graph configs, the tabular ones on tabular configs) — checked here from the records themselves
+    graph_configs = {(b.dataset, b.config) for b in BOARDS if get_dataset(b.dataset).config(b.config).kind == "graphs"}
+    assert {b.key for b in BOARDS} >= {("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms"),
+                                       ("perfgraphs/nnlqp", "timm-platforms",
+                                        "latency_per_sample_ms__timm-rtx4090-amp-nchw-pt240-cu124"),
+                                       *(("perfgraphs/llm", "mlenergy", t) for t in LLM_TARGETS)}
+    for board in BOARDS:
+        baselines = REFERENCE_BASELINES if board.key[:2] in graph_configs else TABULAR_BASELINES
+        assert {r["method"].removesuffix(" (quick)") for r in boards.get(board.key, [])} >= set(baselines), board.key
+    assert missing_reference_entries(RESULTS_DIR) == {}
     assert all(r["tier"] == "verified" and len({s["seed"] for s in r["per_seed"]}) >= 5 for r in records)
     index = build_site(tmp_path / "site", RESULTS_DIR)
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=BROWSER_ARGS)
         page = browser.new_page()
         page.goto(index.as_uri())
+        # official boards first, each stating that its reference field is complete
+        assert page.locator("h2").all_inner_texts()[0] == "Official boards"
+        notes = page.locator("p.note").all_inner_texts()
+        assert sum("every applicable reference baseline is listed" in n for n in notes) == len(BOARDS)
+        assert not any("missing" in n for n in notes)
         for (dataset, config, target), entries in boards.items():
             caption = page.locator("caption", has_text=f"{dataset} · {config} · {target}")
             table = page.locator("table.sortable", has=caption)
