@@ -19,7 +19,7 @@ SOURCE_PLAN = Path(__file__).resolve().parents[2] / "plans" / "dippm-cpu.yaml"
 PLATFORMS = ["cuda-torch-fp32"]
 FLOW_STYLE = True
 
-RULE = ("Protocol dippm (the research's): 5 warm-up runs, then 30 timed runs, each timed with CUDA "
+RULE = ("Protocol dippm (the research's, no time budget): 5 warm-up runs, then 30 timed runs, each timed with CUDA "
         "events and synchronised; energy = NVML's board energy counter around a separate window of "
         "at least 1 s of the same iterations (energy_window_s, energy_window_runs per row); peak "
         "memory = PyTorch's peak allocated device memory (gpu_memory_used_mb: NVML's device-wide "
