@@ -167,6 +167,11 @@ def test_cuda_platform_without_gpu(tmp_path, run_cli):
                     "--out", str(tmp_path / "a"))
     assert only_cuda.returncode == 2
     assert "no CUDA device" in only_cuda.stderr and "Traceback" not in only_cuda.stderr
+    # a dry run plans a GPU campaign on a machine without one: counted, estimated, nothing written
+    dry = run_cli(str(write_plan(tmp_path, groups, platforms=["cuda-torch-fp32"])), "--out", str(tmp_path / "d"),
+                  "--dry-run")
+    assert dry.returncode == 0 and "1 to measure" in dry.stdout and "not available on this machine" in dry.stdout
+    assert not (tmp_path / "d").exists()
     mixed = run_cli(str(write_plan(tmp_path, groups, platforms=["cpu-torch-fp32", "cuda-torch-fp16"])),
                 "--out", str(tmp_path / "b"))
     assert mixed.returncode == 0, mixed.stderr

@@ -82,6 +82,18 @@ def _campaign(args) -> int:
         opts.spread_threshold = args.spread_threshold
     # A log file (nohup) gets one unwrapped line per configuration; a terminal gets the bar too.
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 240)
+    if args.dry_run:
+        # read-only: no lock (a running campaign may hold it; the store's reads tolerate its
+        # compactions), nothing created or removed
+        state = prepare_campaign(plan, opts, store, dry_run=True)
+        console.print(f"plan {plan.name}: {len(plan.configs)} configurations in "
+                      f"{len(plan.families)} families; {state.skipped_finished} already finished; "
+                      f"{len(state.todo)} to measure → {out}")
+        for name, reason in state.unavailable.items():
+            console.print(f"[yellow]platform {name} is not available on this machine: {reason}[/]")
+        console.print(f"estimated machine time: {_fmt_s(state.estimate_s)} "
+                      f"(peak {state.peak_gflops or 'unmeasured'} GFLOP/s)")
+        return 0
     with store.lock():
         removed = store.remove_leftovers()
         state = prepare_campaign(plan, opts, store)
@@ -94,7 +106,7 @@ def _campaign(args) -> int:
             console.print(f"removed {removed} leftover temp file(s) of an interrupted write")
         console.print(f"estimated machine time: {_fmt_s(state.estimate_s)} "
                       f"(peak {state.peak_gflops or 'unmeasured'} GFLOP/s)")
-        if args.dry_run or not state.todo:
+        if not state.todo:
             return 0
         peak = state.peak_gflops
         estimates = {c.key: estimate_seconds(c, peak) for c in state.todo}

@@ -86,7 +86,10 @@ def cost_scale(store: MeasurementStore, plan: Plan, peak_gflops: float | None) -
     return actual / estimated if estimated > 0 else 1.0
 
 
-def prepare_campaign(plan: Plan, opts: CampaignOptions, store: MeasurementStore) -> CampaignState:
+def prepare_campaign(plan: Plan, opts: CampaignOptions, store: MeasurementStore,
+                     dry_run: bool = False) -> CampaignState:
+    """What is left to measure, and its estimate. ``dry_run``: a platform this machine lacks is
+    reported but its configurations are still counted (planning a GPU campaign from a laptop)."""
     planned = {c.platform for c in plan.configs}
     if opts.platforms is not None and not set(opts.platforms) <= planned:
         raise CollectError(f"plan {plan.name} has no platform {', '.join(sorted(set(opts.platforms) - planned))} "
@@ -101,9 +104,9 @@ def prepare_campaign(plan: Plan, opts: CampaignOptions, store: MeasurementStore)
             get_platform(name).check_available()
         except PlatformUnavailableError as exc:
             unavailable[name] = str(exc)
-    if unavailable and len(unavailable) == len(planned):
+    if unavailable and len(unavailable) == len(planned) and not dry_run:
         raise PlatformUnavailableError("; ".join(unavailable.values()))
-    todo = [c for c in plan.configs if c.key not in finished and c.platform not in unavailable
+    todo = [c for c in plan.configs if c.key not in finished and (dry_run or c.platform not in unavailable)
             and (opts.platforms is None or c.platform in opts.platforms)]
     if opts.core is not None:
         todo = [replace(c, core=opts.core) for c in todo]
