@@ -44,12 +44,14 @@ $py - "$smoke" <<'PY' || { echo "FAILED: smoke row"; exit 5; }
 import sys
 from perfgraphs.collect.store import MeasurementStore
 rows = MeasurementStore(sys.argv[1]).read().to_pylist()
-keep = ["model", "input", "batch_size", "status", "error", "latency_median_ms", "latency_mean_ms",
+keep = ["device", "model", "input", "batch_size", "status", "error", "latency_median_ms", "latency_mean_ms",
         "peak_memory_mb", "gpu_memory_used_mb", "energy_j", "power_w", "energy_window_s",
         "energy_window_runs", "gpu_name", "cuda_version", "tf32_cudnn", "structure_hash", "worker_wall_s"]
 for r in rows:
     print({k: r.get(k) for k in keep})
-sys.exit(0 if rows and all(r["status"] == "ok" for r in rows) else 1)
+# on a GPU the row must carry its NVML readings too: energy is one of the plan's targets
+sys.exit(0 if rows and all(r["status"] == "ok" and (r["device"] != "cuda" or r["energy_j"] and r["gpu_name"])
+                           for r in rows) else 1)
 PY
 fi
 

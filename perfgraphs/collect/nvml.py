@@ -1,10 +1,12 @@
-"""NVML read-outs (GPU memory, power, energy counter, MIG profile), imported lazily.
+"""NVML read-outs (GPU memory, power, energy counter, clocks, MIG profile), imported lazily.
 
 ``pynvml`` comes from the ``nvidia-ml-py`` package; without it (or without a GPU) every function
 returns None instead of failing, so CPU-only machines never need it.
 """
 
 from __future__ import annotations
+
+from typing import Any, Callable
 
 
 def _handle():
@@ -17,80 +19,54 @@ def _handle():
         return None, None
 
 
-def energy_mj() -> float | None:
-    """Total energy since driver load, in mJ (Volta and newer)."""
+def _query(read: Callable[[Any, Any], Any]):
+    """``read(pynvml, device handle)``, or None when NVML, the device or that reading is missing."""
     nv, h = _handle()
     if h is None:
         return None
     try:
-        return float(nv.nvmlDeviceGetTotalEnergyConsumption(h))
-    except Exception:
+        return read(nv, h)
+    except Exception:  # a reading this GPU or driver does not support
         return None
+
+
+def _text(value) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def energy_mj() -> float | None:
+    """Total energy since driver load, in mJ (Volta and newer)."""
+    return _query(lambda nv, h: float(nv.nvmlDeviceGetTotalEnergyConsumption(h)))
 
 
 def power_w() -> float | None:
-    nv, h = _handle()
-    if h is None:
-        return None
-    try:
-        return nv.nvmlDeviceGetPowerUsage(h) / 1000.0
-    except Exception:
-        return None
+    return _query(lambda nv, h: nv.nvmlDeviceGetPowerUsage(h) / 1000.0)
 
 
 def memory_used_mb() -> float | None:
-    nv, h = _handle()
-    if h is None:
-        return None
-    try:
-        return nv.nvmlDeviceGetMemoryInfo(h).used / 2**20
-    except Exception:
-        return None
+    return _query(lambda nv, h: nv.nvmlDeviceGetMemoryInfo(h).used / 2**20)
+
+
+def driver_version() -> str | None:
+    return _query(lambda nv, h: _text(nv.nvmlSystemGetDriverVersion()))
+
+
+def sm_clock_mhz() -> float | None:
+    return _query(lambda nv, h: float(nv.nvmlDeviceGetClockInfo(h, nv.NVML_CLOCK_SM)))
+
+
+def temperature_c() -> float | None:
+    return _query(lambda nv, h: float(nv.nvmlDeviceGetTemperature(h, nv.NVML_TEMPERATURE_GPU)))
 
 
 def mig_profile() -> str | None:
     """The MIG profile (e.g. '1g.10gb') of the first MIG device, or None when MIG is off."""
-    nv, h = _handle()
-    if h is None:
-        return None
-    try:
+
+    def read(nv, h):
         current, _pending = nv.nvmlDeviceGetMigMode(h)
         if not current:
             return None
-        mig = nv.nvmlDeviceGetMigDeviceHandleByIndex(h, 0)
-        name = nv.nvmlDeviceGetName(mig)
-        name = name.decode() if isinstance(name, bytes) else name
+        name = _text(nv.nvmlDeviceGetName(nv.nvmlDeviceGetMigDeviceHandleByIndex(h, 0)))
         return name.split("MIG", 1)[-1].strip() or name
-    except Exception:
-        return None
 
-
-def driver_version() -> str | None:
-    nv, h = _handle()
-    if h is None:
-        return None
-    try:
-        v = nv.nvmlSystemGetDriverVersion()
-        return v.decode() if isinstance(v, bytes) else v
-    except Exception:
-        return None
-
-
-def sm_clock_mhz() -> float | None:
-    nv, h = _handle()
-    if h is None:
-        return None
-    try:
-        return float(nv.nvmlDeviceGetClockInfo(h, nv.NVML_CLOCK_SM))
-    except Exception:
-        return None
-
-
-def temperature_c() -> float | None:
-    nv, h = _handle()
-    if h is None:
-        return None
-    try:
-        return float(nv.nvmlDeviceGetTemperature(h, nv.NVML_TEMPERATURE_GPU))
-    except Exception:
-        return None
+    return _query(read)
