@@ -24,6 +24,7 @@ from pathlib import Path
 
 import yaml
 
+from perfgraphs.collect.backends import ENERGY_WINDOW_S
 from perfgraphs.collect.errors import PlanError
 from perfgraphs.collect.platforms import DEFAULT_CPU_CORE, get_platform
 from perfgraphs.collect.protocols import PROTOCOLS, Protocol, get_protocol
@@ -220,8 +221,8 @@ def with_overrides(plan: Plan, core: int | None = None, timeout_s: float | None 
 
 DEFAULT_GFLOPS = 50.0  # one modern server core, fp32, when no hardware probe exists yet
 DEFAULT_GPU_GFLOPS = 20000.0  # a data-centre GPU's fp32 (non-TF32) matmul rate, likewise
-# a GPU worker also creates a CUDA context and runs the energy window (backends.ENERGY_WINDOW_S)
-GPU_EXTRA_SETUP_S = 1.0 + 1.0
+# a GPU worker also creates a CUDA context (~1 s) and runs the energy window
+GPU_EXTRA_SETUP_S = 1.0 + ENERGY_WINDOW_S
 CONV_EFFICIENCY = 0.4  # achieved / peak matmul FLOP/s for whole networks on one core
 SETUP_S = 2.5  # fork, build, re-init, reference loops, result hand-off
 # Time per iteration relative to PyTorch fp32 eager, and setup, by (runtime, precision). The ORT
