@@ -38,7 +38,8 @@ def mean_std(values: list[float]) -> tuple[float, float]:
     """Mean and sample standard deviation (0 for a single value): the leaderboard's convention."""
     # numpy, not ``statistics``: a NaN score (Kendall's tau of a constant prediction) must give a
     # NaN summary, and statistics.stdev raises on NaN instead
-    arr = np.asarray([float(v) for v in values], dtype=np.float64)
+    # (None is how a record stores an undefined score: it counts as NaN here)
+    arr = np.asarray([np.nan if v is None else float(v) for v in values], dtype=np.float64)
     return float(arr.mean()), (float(arr.std(ddof=1)) if len(arr) > 1 else 0.0)
 
 
@@ -60,7 +61,8 @@ def log_run(log: RunLog, data: ProtocolData, home: Path | None = None) -> str:
         for metric in METRICS:
             if metric in log.per_seed[0]:
                 mean, std = mean_std([s[metric] for s in log.per_seed])
-                mlflow.log_metrics({f"{metric}_mean": mean, f"{metric}_std": std})
+                if np.isfinite(mean):  # an undefined score (τ of constant predictions) is not logged
+                    mlflow.log_metrics({f"{metric}_mean": mean, f"{metric}_std": std})
         if log.fit_seconds:
             mlflow.log_metrics({"fit_seconds_mean": float(np.mean(log.fit_seconds)),
                                 "predictions_per_second_mean": float(np.mean(log.predictions_per_second))})

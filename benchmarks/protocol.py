@@ -9,7 +9,7 @@ config, the stratified folds of a tabular one).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ class ProtocolData:
     train: Any  # datasets.Dataset parts
     validation: Any | None
     test: Any
+    generators: dict = field(default_factory=dict)  # the build's generator versions (manifest)
 
     @property
     def sizes(self) -> dict[str, int]:
@@ -69,7 +70,8 @@ def load_protocol(dataset: str, config: str, home: Path | None = None, target: s
     manifest = read_manifest(dataset_folder(ds, cfg, home)) or {}
     return ProtocolData(
         dataset=ds.name, config=cfg.name, version=ds.version, content_hash=manifest.get("content_hash", ""),
-        train=data["train"], validation=data["validation"] if "validation" in data else None, test=data["test"])
+        train=data["train"], validation=data["validation"] if "validation" in data else None, test=data["test"],
+        generators=dict(manifest.get("generators", {})))
 
 
 def _regroup(data, parts: dict[str, list[str]], unit: str = "structure_hash") -> dict:

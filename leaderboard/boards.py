@@ -78,14 +78,19 @@ def reference_method(baseline: str, entry_method: str) -> bool:
 
 
 def missing_reference_entries(results: Path | None = None) -> dict[Board, list[str]]:
-    """Per official board, the applicable reference baselines without a verified public entry."""
+    """Per official board, the applicable reference baselines without a verified public entry on
+    the board's current build (an entry on an earlier build is not ranked, so it does not count)."""
+    from perfgraphs.leaderboard.builds import pins_file, read_pins, split_by_build
     from perfgraphs.leaderboard.records import read_entries
 
     missing: dict[Board, list[str]] = {}
+    pins = read_pins(pins_file(results))
     by_dataset = {d: read_entries(d.split("/")[-1], results) for d in {b.dataset for b in BOARDS}}
     for board in BOARDS:
-        entries = [e for e in by_dataset[board.dataset] if (e.config, e.target) == (board.config, board.target)
-                   and e.tier == "verified" and e.test_set == "public"]
+        on_board = [e for e in by_dataset[board.dataset] if (e.config, e.target) == (board.config, board.target)
+                    and e.test_set == "public"]
+        _, current, _ = split_by_build(on_board, pins.get(f"{board.dataset} {board.config}"))
+        entries = [e for e in current if e.tier == "verified"]
         absent = [b for b in applicable_baselines(board) if not any(reference_method(b, e.method) for e in entries)]
         if absent:
             missing[board] = absent

@@ -3,14 +3,21 @@ time and memory limits, read back its predictions. A cross-validated (tabular) c
 folder per fold, and each seed runs one fresh process per fold: a predictor never keeps state
 from a fold whose training rows are another fold's test rows.
 
-Only these cross the process boundary: the training and validation parts (with labels: they are
-for training and model selection) and the test part's *input* columns — an allow-list (graph
-columns, or the tabular config's own list in :mod:`perfgraphs.benchmarks.tabular_protocol`), so a
-label column added to the datasets later can never leak by default. The parent keeps the test
-labels and scores; the child runs the submitted code and nothing else.
+The child runs inside bubblewrap (:mod:`perfgraphs.leaderboard.isolation`): it sees the training
+and validation parts (with labels: they are for training and model selection), then — only after
+it has reported ``fit`` done — the test part's *input* columns (an allow-list: graph columns, or
+the tabular config's own list in :mod:`perfgraphs.benchmarks.tabular_protocol`, so a label column
+added to the datasets later can never leak by default), and nothing else of this machine. The
+parent keeps the test labels and scores.
 
-Limits: wall clock for ``fit`` + ``predict`` (the clock starts when the child has loaded its
-data), the resident set of the child's whole process tree (polled), plus hard ``setrlimit``
+Every number of a record is measured here, never read from the child: *fit s* on this process's
+clock from the child's "ready" (data loaded, submission not yet imported) to its "fit done";
+*predict s* from handing over the test inputs to the arrival of their predictions; peak memory
+from the kernel's accounting of the child's process tree. The parameter count is the child's own
+report and is labelled self-reported.
+
+Limits: wall clock for import + ``fit`` + ``predict`` (the clock starts when the child has loaded
+its data), the resident set of the child's whole process tree (polled), plus hard ``setrlimit``
 backstops the child applies to itself before importing submitted code.
 """
 
@@ -18,7 +25,9 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
@@ -33,6 +42,8 @@ import pyarrow.parquet as pq
 
 from perfgraphs.data.build import LABEL_COLUMNS, STATIC_COLUMNS
 from perfgraphs.errors import PerfgraphsError
+from perfgraphs.leaderboard import isolation
+from perfgraphs.leaderboard.channel import ORDER, Message, Receiver
 
 MB = 1024 * 1024
 # The graph columns a predictor may see for test rows (as built by perfgraphs.data.build).
@@ -117,6 +128,8 @@ class Job:
     part: str = ""  # "fold 2" for a cross-validation fold; "" for a config's one test part
     test_ids: tuple[str, ...] = ()  # sample_id of the test inputs, in their order
 
+    submission_root: Path = Path(".")
+
     def who(self, seed: int) -> str:
         """How messages name one run: ``seed 3`` or ``seed 3, fold 2``."""
         return f"seed {seed}, {self.part}" if self.part else f"seed {seed}"
@@ -126,30 +139,40 @@ def prepare_job(folder: Path, submission_root: Path, entry_point: str, target: s
                 train, validation, test, limits: Limits, probe_seed: int = 0,
                 input_columns: tuple[str, ...] = INPUT_COLUMNS, label_columns: tuple[str, ...] | None = None,
                 part: str = "") -> Job:
-    """Write the parts and the job description the sandboxed processes read."""
-    folder.mkdir(parents=True, exist_ok=True)
-    pq.write_table(as_table(train), folder / "train.parquet")
+    """Write what the sandboxed processes read: ``job/`` (training and validation parts, the job
+    description: mounted read-only from the start) and ``held/`` (the test inputs and the probe:
+    never mounted, copied into a run's inbox only when the harness hands them over)."""
+    (folder / "job").mkdir(parents=True, exist_ok=True)
+    (folder / "held").mkdir(exist_ok=True)
+    pq.write_table(as_table(train), folder / "job" / "train.parquet")
     if validation is not None:
-        pq.write_table(as_table(validation), folder / "validation.parquet")
+        pq.write_table(as_table(validation), folder / "job" / "validation.parquet")
     inputs = input_table(test, input_columns, label_columns)
-    pq.write_table(inputs, folder / "test_inputs.parquet")
+    pq.write_table(inputs, folder / "held" / "test_inputs.parquet")
     probe, perm = probe_table(inputs, np.random.default_rng(probe_seed))
-    pq.write_table(probe, folder / "probe_inputs.parquet")
-    spec = {"submission_root": str(submission_root), "entry_point": entry_point, "target": target,
-            "quick": quick, "address_space_mb": limits.memory_mb + ADDRESS_SPACE_HEADROOM_MB,
+    pq.write_table(probe, folder / "held" / "probe_inputs.parquet")
+    spec = {"entry_point": entry_point, "target": target, "quick": quick,
+            "address_space_mb": limits.memory_mb + ADDRESS_SPACE_HEADROOM_MB,
             "cpu_seconds": int(limits.startup_s + 2 * limits.time_limit_s + 60), "limits": asdict(limits)}
-    (folder / "job.json").write_text(json.dumps(spec))
-    return Job(folder, perm, inputs.num_rows, part, tuple(map(str, inputs.column("sample_id").to_pylist())))
+    (folder / "job" / "job.json").write_text(json.dumps(spec))
+    return Job(folder, perm, inputs.num_rows, part, tuple(map(str, inputs.column("sample_id").to_pylist())),
+               submission_root=Path(submission_root).resolve())
 
 
-def _tree_rss(proc) -> int:
+def _tree(popen: subprocess.Popen) -> list:
+    import psutil
+
+    try:
+        root = psutil.Process(popen.pid)
+        return [root] + root.children(recursive=True)
+    except psutil.Error:
+        return []
+
+
+def _tree_rss(procs: list) -> int:
     import psutil
 
     total = 0
-    try:
-        procs = [proc] + proc.children(recursive=True)
-    except psutil.Error:
-        return 0
     for p in procs:
         try:
             total += p.memory_info().rss
@@ -158,10 +181,32 @@ def _tree_rss(proc) -> int:
     return total
 
 
+def _peak_rss(procs: list) -> int:
+    """The kernel's own high-water mark (VmHWM) of each process of the tree: a spike between two
+    polls still counts, and the predictor cannot report it smaller."""
+    peak = 0
+    for p in procs:
+        try:
+            for line in Path(f"/proc/{p.pid}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    peak = max(peak, int(line.split()[1]) * 1024)
+        except (OSError, ValueError):
+            pass
+    return peak
+
+
 def _kill(popen: subprocess.Popen) -> None:
+    import psutil
+
+    procs = _tree(popen)
+    for p in procs:  # the sandbox's own session and anything it forked, not only the group
+        try:
+            p.kill()
+        except psutil.Error:
+            pass
     try:
-        os.killpg(popen.pid, signal.SIGKILL)  # the whole session: the predictor's own children too
-    except ProcessLookupError:
+        os.killpg(popen.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
         pass
     popen.wait()
 
@@ -174,80 +219,153 @@ def _last_line(log: Path) -> str:
     return lines[-1][:200] if lines else ""
 
 
-def run_seed(job: Job, seed: int, limits: Limits) -> SeedOutput:
-    """Run one seed in a fresh interpreter; raise :class:`SeedFailed` with a one-line reason."""
-    out = job.folder / f"seed-{seed}"
+def sandbox_argv(job: Job, inbox: Path, seed: int, fd: int, go: int, code: Path | None) -> list[str]:
+    """The runner's command line: inside bubblewrap when ``code`` (the staged package code) is
+    given, else a plain child process (``perfgraphs check`` on a machine without bubblewrap)."""
+    runner = [sys.executable, "-m", "perfgraphs.leaderboard.sandbox"]
+    if code is None:
+        return [*runner, str(job.folder / "job"), str(inbox), str(job.submission_root), str(seed), str(fd), str(go)]
+    paths = isolation.SandboxPaths(job=job.folder / "job", inbox=inbox, code=code, submission=job.submission_root)
+    return isolation.command(paths, [*runner, isolation.JOB_MOUNT, isolation.INBOX_MOUNT,
+                                     isolation.SUBMISSION_MOUNT, str(seed), str(fd), str(go)])
+
+
+def run_seed(job: Job, seed: int, limits: Limits, code: Path | None = None) -> SeedOutput:
+    """Run one seed in a fresh interpreter (isolated when ``code`` is given); raise
+    :class:`SeedFailed` with a one-line reason. Every number of the output is measured here."""
     log = job.folder / f"seed-{seed}.log"
-    scratch = Path(tempfile.mkdtemp(prefix=f"seed-{seed}-", dir=job.folder))
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    with open(log, "wb") as log_file:
-        popen = subprocess.Popen([sys.executable, "-m", "perfgraphs.leaderboard.sandbox", str(job.folder), str(seed)],
-                                 cwd=scratch, stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT,
-                                 env=env, start_new_session=True)
+    inbox = Path(tempfile.mkdtemp(prefix=f"inbox-{seed}-", dir=job.folder))
+    read_fd, write_fd = os.pipe()
+    go_read, go_write = os.pipe()
+    argv = sandbox_argv(job, inbox, seed, write_fd, go_read, code)
+    # bubblewrap itself is the sandbox's PID 1, whose /proc/1/environ the predictor can read: it gets
+    # no more of this process's environment than the predictor does
+    env = isolation.outer_environment() if code is not None else {**os.environ, "PYTHONUNBUFFERED": "1"}
     try:
-        peak = _watch(popen, out, job.who(seed), limits)
+        with open(log, "wb") as log_file:
+            popen = subprocess.Popen(argv, cwd=inbox, stdin=subprocess.DEVNULL, stdout=log_file,
+                                     stderr=subprocess.STDOUT, env=env, start_new_session=True,
+                                     pass_fds=(write_fd, go_read))
     finally:
-        if popen.poll() is None:  # interrupted (Ctrl-C, SIGTERM) or failed: never leave it running
-            _kill(popen)
-    return _collect(job, popen, out, log, seed, limits, peak)
-
-
-def _watch(popen: subprocess.Popen, out: Path, who: str, limits: Limits) -> int:
-    """Poll until the child exits; kill it and raise on a limit. Returns the peak resident set."""
-    import psutil
-
+        os.close(write_fd)
+        os.close(go_read)
+    # room for a wrong shape, which the checker then names; far more is a broken channel
+    receiver = Receiver(read_fd, max_payload=8 * (4 * job.n_test + 1024))
     try:
-        proc = psutil.Process(popen.pid)
-    except psutil.NoSuchProcess:  # already gone: _collect says how it ended
-        return 0
-    started, clock, peak = time.monotonic(), None, 0
-    while popen.poll() is None:
-        rss = _tree_rss(proc)
-        peak = max(peak, rss)
+        return _supervise(job, seed, limits, popen, receiver, inbox, go_write, log)
+    finally:
+        if popen.poll() is None:  # done, interrupted (Ctrl-C, SIGTERM) or failed: never leave it running
+            _kill(popen)
+        os.close(go_write)
+
+
+def _hand_over(job: Job, inbox: Path, name: str, go: int) -> None:
+    """Put one held file in the inbox, then tell the runner (a closed pipe: it is already gone)."""
+    tmp = inbox / f".{name}.tmp"
+    shutil.copyfile(job.folder / "held" / f"{name}_inputs.parquet", tmp)
+    os.replace(tmp, inbox / f"{name}_inputs.parquet")
+    try:
+        os.write(go, f"{name}\n".encode())
+    except BrokenPipeError:
+        pass
+
+
+def _supervise(job: Job, seed: int, limits: Limits, popen: subprocess.Popen, receiver: Receiver, inbox: Path,
+               go: int, log: Path) -> SeedOutput:
+    """Enforce the limits and the message order; time each phase on this process's clock."""
+    who = job.who(seed)
+    started, peak = time.monotonic(), 0
+    at: dict[str, float] = {}
+    got: dict[str, Message] = {}
+    while "result" not in got:
         now = time.monotonic()
+        procs = _tree(popen)
+        rss = _tree_rss(procs)
+        peak = max(peak, rss)
         if rss > limits.memory_mb * MB:
             _kill(popen)
             raise SeedFailed(f"{who}: the predictor exceeded the memory limit of {limits.memory_mb} MB "
                              f"(resident set {rss / MB:.0f} MB) and was stopped: use less memory or ask for a "
                              "larger --memory-mb")
-        if clock is None and (out / "ready").exists():
-            clock = now
-        if clock is None and now - started > limits.startup_s:
+        if "ready" not in at and now - started > limits.startup_s:
             _kill(popen)
             raise SeedFailed(f"{who}: the predictor process did not load its data within "
                              f"{limits.startup_s:g} s: the machine is overloaded, retry later")
-        if clock is not None and now - clock > limits.time_limit_s:
+        if "ready" in at and now - at["ready"] > limits.time_limit_s:
             _kill(popen)
             raise SeedFailed(f"{who}: fit + predict exceeded the time limit of {limits.time_limit_s:g} s and "
                              "the predictor was stopped: make it faster (--quick runs CI-sized settings) or ask "
                              "for a larger --time-limit-s")
-        fast = now - started < POLL_FAST_FOR_S or (clock is not None and now - clock < POLL_FAST_FOR_S)
-        time.sleep(POLL_FIRST_S if fast else POLL_MAX_S)
-    return peak
-
-
-def _collect(job: Job, popen: subprocess.Popen, out: Path, log: Path, seed: int, limits: Limits,
-             peak: int) -> SeedOutput:
-    who = job.who(seed)
-    result_path = out / "result.json"
-    if not result_path.exists():
-        rc = popen.returncode
-        how = f"was killed by signal {-rc}" if rc < 0 else f"exited with code {rc}"
-        if rc == -signal.SIGXCPU:
-            how += " (CPU-time limit)"
-        last = _last_line(log)
-        raise SeedFailed(f"{who}: the predictor process {how} before reporting a result"
-                         + (f" (last output: {last})" if last else "")
-                         + ": do not call os._exit or kill the interpreter; run it locally to see why")
-    result = json.loads(result_path.read_text())
-    if not result.get("ok"):
-        if result.get("kind") == "memory":
-            raise SeedFailed(f"{who}: the predictor ran out of memory under the limit of {limits.memory_mb} MB "
-                             f"({result.get('message')}): use less memory or ask for a larger --memory-mb")
-        raise SeedFailed(f"{who}: the predictor failed: {result.get('message')}: fix it and run "
-                         "`perfgraphs check` again")
-    return SeedOutput(seed=seed, pred=np.load(out / "pred.npy", allow_pickle=False),
-                      probe_pred=np.load(out / "probe.npy", allow_pickle=False),
-                      fit_seconds=float(result["fit_seconds"]), predict_seconds=float(result["predict_seconds"]),
-                      num_params=result.get("num_params"), config=result.get("config"),
+        fast = now - started < POLL_FAST_FOR_S or ("ready" in at and now - at["ready"] < POLL_FAST_FOR_S)
+        try:
+            message = receiver.messages.get(timeout=POLL_FIRST_S if fast else POLL_MAX_S)
+        except queue.Empty:
+            continue
+        if message is None or isinstance(message, Exception):
+            if message is None:  # the channel closed: give the process a moment to exit on its own
+                try:
+                    popen.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    pass
+            _kill(popen)
+            raise _ended(who, popen, message, log, limits)
+        if message.kind == "error":
+            _kill(popen)
+            raise _failure(who, message.fields, limits)
+        expected = ORDER[len(got)]
+        if message.kind != expected:
+            _kill(popen)
+            raise SeedFailed(f"{who}: the predictor process sent {message.kind!r} on the harness channel where "
+                             f"{expected!r} was due: do not write to the harness's file descriptors")
+        got[message.kind], at[message.kind] = message, message.at
+        if message.kind == "fit_done":
+            _hand_over(job, inbox, "test", go)
+            at["handed_test"] = time.monotonic()
+        elif message.kind == "pred":
+            _hand_over(job, inbox, "probe", go)
+    peak = max(peak, _peak_rss(_tree(popen)))
+    _kill(popen)  # its work is done: atexit hooks and stray children never run on
+    result = got["result"].fields
+    return SeedOutput(seed=seed, pred=_array(who, got["pred"]),
+                      probe_pred=_array(who, got["probe"]),
+                      fit_seconds=at["fit_done"] - at["ready"], predict_seconds=at["pred"] - at["handed_test"],
+                      num_params=_self_reported_params(result.get("num_params")),
+                      config=result.get("config") if isinstance(result.get("config"), dict) else None,
                       peak_memory_mb=peak / MB)
+
+
+def _array(who: str, message: Message) -> np.ndarray:
+    """The predictions as sent, in their shape (the checker says what is wrong with a shape)."""
+    values = np.frombuffer(message.payload, dtype="<f8").astype(np.float64)
+    shape = message.fields.get("shape")
+    if isinstance(shape, list) and all(isinstance(d, int) and d >= 0 for d in shape) \
+            and int(np.prod(shape)) == values.size:
+        return values.reshape(shape)
+    raise SeedFailed(f"{who}: the predictor process sent {values.size} values with shape {shape!r} on the harness "
+                     "channel: do not write to the harness's file descriptors")
+
+
+def _self_reported_params(value) -> int | None:
+    return int(value) if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _failure(who: str, fields: dict, limits: Limits) -> SeedFailed:
+    message = " ".join(str(fields.get("message", "")).split())[:400]
+    if fields.get("error_kind") == "memory":
+        return SeedFailed(f"{who}: the predictor ran out of memory under the limit of {limits.memory_mb} MB "
+                          f"({message}): use less memory or ask for a larger --memory-mb")
+    return SeedFailed(f"{who}: the predictor failed: {message}: fix it and run `perfgraphs check` again")
+
+
+def _ended(who: str, popen: subprocess.Popen, problem: Exception | None, log: Path, limits: Limits) -> SeedFailed:
+    if problem is not None:
+        return SeedFailed(f"{who}: the predictor process broke the harness channel ({problem}): do not write to "
+                          "the harness's file descriptors")
+    rc = popen.returncode
+    how = f"was killed by signal {-rc}" if rc is not None and rc < 0 else f"exited with code {rc}"
+    if rc == -signal.SIGXCPU:
+        how += " (CPU-time limit)"
+    last = _last_line(log)
+    return SeedFailed(f"{who}: the predictor process {how} before reporting a result"
+                      + (f" (last output: {last})" if last else "")
+                      + ": do not call os._exit or kill the interpreter; run it locally to see why")

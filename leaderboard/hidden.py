@@ -93,3 +93,39 @@ def load_hidden(labels_dir: Path, dataset: str, config: str, target: str, root: 
     if target not in table.column_names:
         raise HiddenLabelsError(f"{path} has no {target} column: the hidden set has no labels for this target")
     return HiddenTest(table, actual, path)
+
+
+def build_hidden(dataset: str, config: str, measurements: Path, labels_dir: Path, work: Path) -> Path:
+    """Write ``<labels_dir>/<dataset>-<config>.parquet`` from a measurement store kept outside the
+    repository: every successful measurement, with its graph exported into ``work/pool`` (the
+    structures are new: that is the point of a hidden set), in the dataset's row format, all rows
+    in one ``test`` split. Refuses a structure that is in any public part of the config."""
+    from perfgraphs.data.build import build_labeled_config, dataset_folder
+    from perfgraphs.data.graph_pool import GraphPool
+    from perfgraphs.data.load import load_dataset
+    from perfgraphs.collect.store import load_measurements
+    from perfgraphs.registry import get_dataset
+
+    ds = get_dataset(dataset)
+    cfg = ds.config(config)
+    rows = [r for r in load_measurements(measurements).to_pylist() if r["status"] == "ok"
+            and r["platform"] == cfg.platform]
+    if not rows:
+        raise HiddenLabelsError(f"{measurements} holds no successful {cfg.platform} measurement")
+    pool = GraphPool(Path(work) / "pool")
+    pool.ensure(sorted({(r["family"], r["model"], r["image_size"]) for r in rows}))
+    home = Path(work) / "home"
+    build_labeled_config(ds, cfg, pool=pool, home=home, measurements=measurements)
+    folder = dataset_folder(ds, cfg, home)
+    table = pa.concat_tables([pq.read_table(p) for p in sorted(folder.rglob("*.parquet"))], promote_options="default")
+    table = table.set_column(table.column_names.index("split"), "split", pa.array(["test"] * table.num_rows))
+    public = load_dataset(ds.name, cfg.name)
+    shared = {h for part in public.values() for h in part["structure_hash"]} & set(
+        table.column("structure_hash").to_pylist())
+    if shared:
+        raise HiddenLabelsError(f"{len(shared)} hidden structure(s) are in the public parts of {ds.name}/{cfg.name}: "
+                                "measure architectures outside the public plan")
+    out = hidden_file(labels_dir, ds.name, cfg.name)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table.sort_by("sample_id"), out)
+    return out

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import fcntl
 import json
+import math
 import os
 import statistics
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -50,9 +53,17 @@ class Entry:
     hyperparameters: dict = field(default_factory=dict)  # the chosen values from submission.yaml
     peak_memory_mb: float | None = None  # largest resident set of the predictor process over seeds
     actual_vs_predicted: list = field(default_factory=list)  # [[y_true, y_pred], ...] of the first seed
+    # Added with isolation: how the predictor ran ("bubblewrap"; "" on records before it and on
+    # self-reported entries). Timings and memory are the harness's; num_params is self-reported.
+    isolation: str = ""
 
     def mean_std(self, metric: str) -> tuple[float, float]:
-        values = [float(s[metric]) for s in self.per_seed]
+        """Mean and sample std over the seeds whose score is defined; (nan, nan) when none is (a
+        constant predictor's Kendall τ is recorded as null)."""
+        values = [float(s[metric]) for s in self.per_seed if s.get(metric) is not None
+                  and math.isfinite(float(s[metric]))]
+        if not values:
+            return math.nan, math.nan
         return statistics.fmean(values), (statistics.stdev(values) if len(values) > 1 else 0.0)
 
     def interval95(self, metric: str = "mape_pct") -> tuple[float, float]:
@@ -60,6 +71,12 @@ class Entry:
         mean, std = self.mean_std(metric)
         half = 1.96 * std / len(self.per_seed) ** 0.5
         return mean - half, mean + half
+
+    @property
+    def zero_spread(self) -> bool:
+        """Every seed scored the same: the method is deterministic given the data, so its interval
+        is a point by construction (the site says so), not a measured certainty."""
+        return len(self.per_seed) > 1 and self.mean_std("mape_pct")[1] == 0.0
 
 
 def entry_key(record: dict) -> tuple:
@@ -94,6 +111,43 @@ def read_entries(dataset: str, root: Path | None = None) -> list[Entry]:
     return entries
 
 
+class ResultsChangedError(PerfgraphsError):
+    """A results file changed while a submission was being scored (nothing legitimate writes there
+    then: submissions hold :func:`one_submission_at_a_time`)."""
+
+
+def results_snapshot(root: Path | None = None) -> dict[str, str]:
+    """sha256 of every results file: what a submission compares before it appends."""
+    import hashlib
+
+    folder = root or RESULTS_DIR
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.glob("*.jsonl"))}
+
+
+@contextmanager
+def one_submission_at_a_time(root: Path | None = None) -> Iterator[dict[str, str]]:
+    """Hold an exclusive lock on the results folder for a whole submission (scoring included) and
+    yield the results files' hashes as they were when it started. Submissions queue here, so any
+    change to a results file before this one appends is not another submission's record: it is
+    tampering or a hand edit, and :func:`check_unchanged` refuses it."""
+    folder = root or RESULTS_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield results_snapshot(folder)
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def check_unchanged(before: dict[str, str], root: Path | None = None) -> None:
+    after = results_snapshot(root)
+    changed = sorted(n for n in set(before) | set(after) if before.get(n) != after.get(n))
+    if changed:
+        raise ResultsChangedError(f"the results file(s) {', '.join(changed)} changed while the submission was "
+                                  "scored; nothing was recorded: restore them (git checkout) and submit again")
+
+
 def append_entry(entry: Entry, root: Path | None = None) -> Path:
     """Append one record atomically with respect to other writers (flock + single write + fsync)."""
     path = results_path(entry.dataset, root)
@@ -118,14 +172,14 @@ def append_entry(entry: Entry, root: Path | None = None) -> Path:
     return path
 
 
+RANK_RULE = ("rank = 1 + the number of entries whose 95 % interval (mean ± 1.96 standard errors over "
+             "seeds) lies entirely below this entry's interval (lower error is better); entries that no other "
+             "entry clearly beats share rank 1, and so on")
+
+
 def rank(entries: list[Entry], metric: str = "mape_pct") -> list[tuple[int, Entry]]:
-    """Rank by mean (lower is better); entries whose 95 % intervals overlap the interval of the
-    entry that opened the current rank share that rank."""
-    ordered = sorted(entries, key=lambda e: e.mean_std(metric)[0])
-    ranked, current, anchor_hi = [], 0, None
-    for i, e in enumerate(ordered):
-        lo, hi = e.interval95(metric)
-        if anchor_hi is None or lo > anchor_hi:
-            current, anchor_hi = i + 1, hi
-        ranked.append((current, e))
-    return ranked
+    """Rank by :data:`RANK_RULE`, listed by mean (lower is better). Unlike chaining overlaps, the
+    rule says exactly what a rank means: r − 1 entries are better beyond their combined noise."""
+    intervals = [(e, *e.interval95(metric)) for e in entries]
+    ranked = [(1 + sum(1 for _, _, other_hi in intervals if other_hi < lo), e) for e, lo, _ in intervals]
+    return sorted(ranked, key=lambda re: (re[0], re[1].mean_std(metric)[0]))

@@ -1,13 +1,14 @@
-"""The predictor's side of the harness, one process per seed:
+"""The predictor's side of the harness, one process per seed and part, inside the sandbox
+(:mod:`perfgraphs.leaderboard.isolation`):
 
-    python -m perfgraphs.leaderboard.sandbox <job folder> <seed>
+    python -m perfgraphs.leaderboard.sandbox <job> <inbox> <submission> <seed> <channel fd> <go fd>
 
-It lowers its own resource limits before anything else runs, loads the parts the parent wrote
-(train and validation with labels; test inputs and the shuffled, re-labelled probe copy without
-any label column), imports the submitted predictor, and times ``fit`` and ``predict``. Its only
-output is ``seed-<k>/`` in the job folder: the predictions as ``.npy`` and ``result.json``
-(timings, parameter count, the predictor's ``config``, or the one-line reason it failed). It never
-sees a test label: those stay in the parent, which scores.
+It lowers its own resource limits before anything else runs, loads the training and validation
+parts, imports the submitted predictor and fits it. Only then does the harness put the test inputs
+(no label column) in the inbox, and after their predictions the shuffled, re-labelled probe copy.
+Everything it reports (predictions, the self-reported parameter count and config, or the one-line
+reason it failed) goes over the channel (:mod:`perfgraphs.leaderboard.channel`); the harness keeps
+the clock. It never sees a test label: those stay in the parent, which scores.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ import json
 import os
 import resource
 import sys
-import time
 import traceback
 from pathlib import Path
+
+from perfgraphs.leaderboard import channel
 
 MB = 1024 * 1024
 
@@ -31,12 +33,6 @@ def _limit(spec: dict) -> None:
     cpu = int(spec["cpu_seconds"])
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-
-
-def _write_json(path: Path, obj: dict) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(obj, default=str))
-    os.replace(tmp, path)
 
 
 def _where(exc: BaseException, root: Path) -> str:
@@ -55,15 +51,11 @@ def _one_line(exc: BaseException, root: Path) -> str:
     return f"{type(exc).__name__}{': ' + text if text else ''}{_where(exc, root)}"
 
 
-def _load_parts(job: Path):
+def _load_part(path: Path):
     import datasets
     import pyarrow.parquet as pq
 
-    def part(name: str):
-        path = job / f"{name}.parquet"
-        return datasets.Dataset(pq.read_table(path)) if path.exists() else None
-
-    return part("train"), part("validation"), part("test_inputs"), part("probe_inputs")
+    return datasets.Dataset(pq.read_table(path)) if path.exists() else None
 
 
 def _construct(cls, spec: dict, seed: int):
@@ -141,18 +133,35 @@ def _config(model) -> dict | None:
     return json.loads(json.dumps(config, default=repr))
 
 
-def run(job: Path, seed: int) -> int:
-    spec = json.loads((job / "job.json").read_text())
-    out = job / f"seed-{seed}"
-    out.mkdir(exist_ok=True)
-    _limit(spec)
-    root = Path(spec["submission_root"])
-    result: dict = {"ok": False}
-    try:
-        train, val, test, probe = _load_parts(job)
-        import numpy as np
+def _wait_for(go: int, expected: str) -> None:
+    """Block until the harness says the next inputs are in the inbox."""
+    line = b""
+    while not line.endswith(b"\n"):
+        chunk = os.read(go, 1)
+        if not chunk:
+            raise RuntimeError("the harness closed the channel")
+        line += chunk
+    if line.decode().strip() != expected:
+        raise RuntimeError(f"the harness sent {line!r}, expected {expected!r}")
 
-        (out / "ready").touch()  # the parent's clock for the time limit starts here
+
+def _send_array(fd: int, kind: str, values) -> None:
+    import numpy as np
+
+    values = np.ascontiguousarray(values, dtype="<f8")
+    channel.send(fd, kind, values.tobytes(), shape=list(values.shape))
+
+
+def run(job: Path, inbox: Path, root: Path, seed: int, fd: int, go: int) -> int:
+    """Load the parts, import and fit the predictor, then predict the test inputs and the probe
+    when the harness hands them over. Everything goes back over the channel; nothing is written."""
+    spec = json.loads((job / "job.json").read_text())
+    _limit(spec)
+    try:
+        train, val = _load_part(job / "train.parquet"), _load_part(job / "validation.parquet")
+        import numpy as np  # noqa: F401 — loaded before the clock starts, like the data
+
+        channel.send(fd, "ready")  # the harness's clock for the time limit starts here
         import importlib
 
         sys.path.insert(0, str(root))
@@ -166,24 +175,27 @@ def run(job: Path, seed: int) -> int:
         if missing:
             raise TypeError(f"{cls_name} has no method {' or '.join(missing)}: define fit(train, val) and "
                             "predict(graphs) -> array of shape (n,)")
-        t0 = time.perf_counter()
         model.fit(train, val)
-        fit_s = time.perf_counter() - t0
-        t1 = time.perf_counter()
-        pred = _as_array(model.predict(test))
-        predict_s = time.perf_counter() - t1
-        probe_pred = _as_array(model.predict(probe))
-        np.save(out / "pred.npy", pred, allow_pickle=False)
-        np.save(out / "probe.npy", probe_pred, allow_pickle=False)
-        result = {"ok": True, "fit_seconds": fit_s, "predict_seconds": predict_s,
-                  "num_params": count_params(model), "config": _config(model)}
+        channel.send(fd, "fit_done")
+        _wait_for(go, "test")
+        _send_array(fd, "pred", _as_array(model.predict(_load_part(inbox / "test_inputs.parquet"))))
+        _wait_for(go, "probe")
+        _send_array(fd, "probe", _as_array(model.predict(_load_part(inbox / "probe_inputs.parquet"))))
+        channel.send(fd, "result", num_params=count_params(model), config=_config(model))
     except MemoryError as exc:
-        result = {"ok": False, "kind": "memory", "message": _one_line(exc, root)}
+        _report_failure(fd, "memory", _one_line(exc, root))
     except BaseException as exc:  # noqa: BLE001 — anything the submission raises, SystemExit included
-        result = {"ok": False, "kind": "crash", "message": _one_line(exc, root)}
-    _write_json(out / "result.json", result)
+        _report_failure(fd, "crash", _one_line(exc, root))
     return 0
 
 
+def _report_failure(fd: int, kind: str, message: str) -> None:
+    try:
+        channel.send(fd, "error", error_kind=kind, message=message)
+    except OSError:  # the harness is gone or the predictor closed the channel: nothing to tell
+        pass
+
+
 if __name__ == "__main__":
-    sys.exit(run(Path(sys.argv[1]), int(sys.argv[2])))
+    job_dir, inbox_dir, submission_dir, seed_arg, fd_arg, go_arg = sys.argv[1:7]
+    sys.exit(run(Path(job_dir), Path(inbox_dir), Path(submission_dir), int(seed_arg), int(fd_arg), int(go_arg)))

@@ -11,7 +11,8 @@ import re
 from pathlib import Path
 
 from perfgraphs.leaderboard.boards import BOARDS, missing_reference_entries, official
-from perfgraphs.leaderboard.records import RESULTS_DIR, Entry, rank, read_entries
+from perfgraphs.leaderboard.builds import pins_file, read_pins, split_by_build
+from perfgraphs.leaderboard.records import RANK_RULE, RESULTS_DIR, Entry, rank, read_entries
 
 SITE_DIR = Path(__file__).resolve().parent / "site"
 RULES = Path(__file__).resolve().parent / "RULES.md"
@@ -35,6 +36,15 @@ document.querySelectorAll('table.sortable').forEach(function(t){
 def _page(title: str, body: str) -> str:
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
             f"<style>{_STYLE}</style></head><body>{body}{_SORT_JS}</body></html>\n")
+
+
+def _num(value, fmt: str) -> str:
+    """A score as text; an undefined one (None, NaN: Kendall's τ of constant predictions) is "–"."""
+    import math
+
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    return format(value, fmt)
 
 
 def _cell(value, text: str | None = None, left: bool = False) -> str:
@@ -115,8 +125,8 @@ def _history(e: Entry, earlier: list[Entry], superseded_by: Entry | None) -> str
 
 def _entry_page(e: Entry, history: str = "") -> str:
     metrics = ("mape_pct", "rmse", "acc_10_pct", "kendall_tau")
-    seeds = "".join("<tr>" + _cell(s["seed"]) + "".join(_cell(s[m], f"{s[m]:.4g}") for m in metrics) + "</tr>"
-                    for s in e.per_seed)
+    seeds = "".join("<tr>" + _cell(s["seed"]) + "".join(_cell(s.get(m), _num(s.get(m), ".4g")) for m in metrics)
+                    + "</tr>" for s in e.per_seed)
     fam = e.per_seed[0].get("per_family", {})
     fams = "".join("<tr>" + _cell(f, left=True) + _cell(v.get("n", "")) + _cell(v["mape_pct"], f"{v['mape_pct']:.2f}")
                    + _cell(v["acc_10_pct"], f"{v['acc_10_pct']:.1f}") + "</tr>" for f, v in sorted(fam.items()))
@@ -126,7 +136,11 @@ def _entry_page(e: Entry, history: str = "") -> str:
              ("hyper-parameters", ", ".join(f"{k}={v}" for k, v in sorted(e.hyperparameters.items())) or "–"),
              ("test set", e.test_set + (f" (labels sha256 {e.hidden_labels_sha256[:16]}…)" if e.hidden_labels_sha256 else "")),
              ("dataset content hash", e.dataset_content_hash[:16] or "–"),
-             ("peak memory", f"{e.peak_memory_mb:.0f} MB" if e.peak_memory_mb is not None else "not measured")]
+             ("peak memory", f"{e.peak_memory_mb:.0f} MB (measured by the harness)" if e.peak_memory_mb is not None
+              else "not measured"),
+             ("parameters", f"{e.num_params:,} (self-reported)" if e.num_params is not None else "–"),
+             ("isolation", e.isolation or ("not recorded (before isolation)" if e.tier == "verified" else "–")),
+             ("predictions sha256", ", ".join(str(s.get("predictions_sha256", ""))[:12] or "–" for s in e.per_seed))]
     meta = "".join(f"<tr><th class=l>{html.escape(k)}</th><td class=l>{html.escape(str(v))}</td></tr>" for k, v in about)
     scored = f"pooled out-of-fold predictions, {CV_NOTE}" if _cross_validated(e) else "test part"
     plot = _svg_scatter(e.actual_vs_predicted, e.target).replace("{seed}", str(e.per_seed[0]["seed"]))
@@ -144,18 +158,20 @@ def _entry_page(e: Entry, history: str = "") -> str:
 
 
 def _table(entries: list[Entry], key: str, superseded: int = 0) -> str:
-    cols = ("rank", "method", "MAPE % (mean ± std)", "RMSE", "Acc(10%) %", "Kendall τ", "#params", "fit s",
-            "predictions/s", "hardware", "date", "tier", "division", "data")
+    cols = ("rank", "method", "MAPE % (mean ± std)", "RMSE", "Acc(10%) %", "Kendall τ", "#params (self-reported)",
+            "fit s", "predictions/s", "hardware", "date", "tier", "division", "data")
     head = "".join(f"<th{' class=l' if c in ('method', 'hardware', 'date', 'tier', 'division', 'data') else ''}>{c}</th>"
                    for c in cols)
     rows = []
     for r, e in rank(entries):
         mape, std = e.mean_std("mape_pct")
+        tau = e.mean_std("kendall_tau")[0]
+        spread = f"{mape:.2f} ± {std:.2f}" + (" ⁰" if e.zero_spread else "")
         rows.append("<tr>" + _cell(r) + f"<td class=l data-v='{html.escape(e.method)}'>"
                     f"<a href='{entry_slug(e)}.html'>{html.escape(e.method)}</a></td>"
-                    + _cell(mape, f"{mape:.2f} ± {std:.2f}") + _cell(e.mean_std("rmse")[0], f"{e.mean_std('rmse')[0]:.4g}")
+                    + _cell(mape, spread) + _cell(e.mean_std("rmse")[0], f"{e.mean_std('rmse')[0]:.4g}")
                     + _cell(e.mean_std("acc_10_pct")[0], f"{e.mean_std('acc_10_pct')[0]:.1f}")
-                    + _cell(e.mean_std("kendall_tau")[0], f"{e.mean_std('kendall_tau')[0]:.3f}")
+                    + _cell(tau if tau == tau else -2, _num(tau, ".3f"))
                     + _cell(e.num_params if e.num_params is not None else -1, f"{e.num_params:,}" if e.num_params else "–")
                     + (_cell(e.fit_seconds, f"{e.fit_seconds:.1f}") if e.fit_seconds is not None else _cell(-1, "–"))
                     + (_cell(e.predictions_per_second, f"{e.predictions_per_second:,.0f}")
@@ -164,21 +180,47 @@ def _table(entries: list[Entry], key: str, superseded: int = 0) -> str:
                     + _cell(e.tier, left=True) + _cell(e.division, left=True)
                     + _cell(e.dataset_content_hash, f"{e.dataset_version} {e.dataset_content_hash[:8]}", left=True)
                     + "</tr>")
-    builds = {e.dataset_content_hash for e in entries}
-    # the labelled sets grow with the measurement campaigns: say so when a table mixes builds
-    note = f" (scored on {len(builds)} different dataset builds: see the data column)" if len(builds) > 1 else ""
+    note = ""
     if entries and _cross_validated(entries[0]):
         note += f" · {CV_NOTE}"
     if superseded:
         note += f" · {superseded} earlier record{'s' if superseded > 1 else ''} superseded (see the entry pages)"
+    zero = ("<p class=note>⁰ every seed scored the same: the method is deterministic given the data, so its "
+            "interval is a point by construction, not a measured certainty.</p>"
+            if any(e.zero_spread for e in entries) else "")
     return (f"<table class=sortable id='{html.escape(key)}'><caption>{html.escape(key + note)}</caption>"
-            f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+            f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>{zero}")
+
+
+def board_facts(pin: dict | None, target: str, current: list[Entry]) -> str:
+    """What every board states above its table: its build, test size and the labels' noise floor."""
+    n = pin["rows"].get("test") if pin else None
+    if n is None and current:
+        n = current[0].per_seed[0].get("n")
+    build = pin["content_hash"][:12] if pin else (current[0].dataset_content_hash[:12] if current else "–")
+    noise = (pin or {}).get("noise_floor", {}).get(target)
+    noise_text = (re.sub(r"\*\*(.+?)\*\*", r"\1", noise) if noise else
+                  "Noise floor: not measured for these labels yet (no repeated measurement of their configurations); "
+                  "differences between entries may be within the labels' own noise.")
+    return (f"<p class=facts>build {html.escape(build)} · test n = {n if n is not None else '–'} · "
+            f"{html.escape(noise_text)}</p>")
+
+
+def _previous(entries: list[Entry]) -> str:
+    if not entries:
+        return ""
+    items = "".join(f"<li><a href='{entry_slug(e)}.html'>{html.escape(e.method)}</a> · build "
+                    f"{html.escape(e.dataset_content_hash[:12])} · MAPE {e.mean_std('mape_pct')[0]:.2f} % · "
+                    f"{html.escape(e.date_utc[:10])}</li>" for e in sorted(entries, key=lambda e: e.date_utc))
+    return (f"<details class=previous><summary>Previous builds: {len(entries)} entr{'ies' if len(entries) > 1 else 'y'} "
+            f"scored on earlier dataset builds (not ranked)</summary><ul>{items}</ul></details>")
 
 
 def build_site(out: Path | None = None, results: Path | None = None) -> Path:
     out = out or SITE_DIR
     results = results or RESULTS_DIR
     out.mkdir(parents=True, exist_ok=True)
+    pins = read_pins(pins_file(results))
     groups: dict[tuple[str, str, str, str], list[Entry]] = {}
     for path in sorted(results.glob("*.jsonl")):
         for e in read_entries(path.stem, results):
@@ -190,13 +232,20 @@ def build_site(out: Path | None = None, results: Path | None = None) -> Path:
     official_sections, other_sections = [], []
     missing = missing_reference_entries(results)
     for dataset, config, target, test_set in keys:
-        current, earlier = current_and_superseded(groups[(dataset, config, target, test_set)])
+        pin = pins.get(f"{dataset} {config}")
+        _, on_build, previous = split_by_build(groups[(dataset, config, target, test_set)], pin)
+        current, earlier = current_and_superseded(on_build)
         for e in current:
             (out / f"{entry_slug(e)}.html").write_text(_entry_page(e, _history(e, earlier[entry_slug(e)], None)))
             for old in earlier[entry_slug(e)]:
                 (out / f"{entry_slug(old)}.html").write_text(_entry_page(old, _history(old, [], e)))
+        for old in previous:
+            (out / f"{entry_slug(old)}.html").write_text(_entry_page(old, "<p class=note><strong>Previous build</strong>: "
+                                                                     "scored on an earlier dataset build; not ranked.</p>"))
         key = f"{dataset} · {config} · {target}" + (" · hidden test set" if test_set != "public" else "")
-        table = _table(current, key, sum(map(len, earlier.values())))
+        facts = board_facts(pin if test_set == "public" else None, target, current)
+        table = (facts + _table(current, key, sum(map(len, earlier.values()))) if current else
+                 facts + f"<p class=note>{html.escape(key)}: no entries on the current build yet.</p>") + _previous(previous)
         board = official(dataset, config, target)
         if board is None:
             other_sections.append(table)
@@ -214,8 +263,10 @@ def build_site(out: Path | None = None, results: Path | None = None) -> Path:
               "and ranked the same way, but not every reference baseline has been run on them.</p>"
               + "".join(other_sections)) if other_sections else ""
     body = ("<h1>perfgraphs leaderboard</h1><p>Test-part scores of predictors on measured performance "
-            "labels (tabular configs: pooled out-of-fold predictions of a 5-fold cross-validation); entries "
-            "whose 95 % intervals overlap share a rank. Click a column to sort. "
+            "labels (tabular configs: pooled out-of-fold predictions of a 5-fold cross-validation). "
+            f"{html.escape(RANK_RULE[0].upper() + RANK_RULE[1:])}. Each board ranks only entries scored on its "
+            "current dataset build and states its test size and the noise floor of its labels: a difference "
+            "below the floor is not a ranking. Click a column to sort. "
             "<a href='rules.html'>Rules</a>.</p>"
             + ("<h2>Official boards</h2>" + "".join(official_sections) if official_sections else "")
             + others + ("" if groups else "<p>No entries yet.</p>"))

@@ -26,12 +26,34 @@ import numpy as np
 import pyarrow.parquet as pq
 
 from perfgraphs.errors import PerfgraphsError
-from perfgraphs.leaderboard import check
+from perfgraphs.leaderboard import builds, check, isolation
 from perfgraphs.leaderboard.harness import (INPUT_COLUMNS, Limits, SeedFailed, SeedOutput, as_table, prepare_job,
                                            run_seed)
 from perfgraphs.leaderboard.submission import Submission, SubmissionError, load_submission
 
-KEEP = ("seed", "n", "mape_pct", "rmse", "acc_5_pct", "acc_10_pct", "acc_15_pct", "kendall_tau", "per_family")
+KEEP = ("seed", "n", "mape_pct", "rmse", "acc_5_pct", "acc_10_pct", "acc_15_pct", "kendall_tau", "per_family",
+        "predictions_sha256")
+
+
+def predictions_sha256(ids: list[str], pred: np.ndarray) -> str:
+    """sha256 of one seed's predictions as ``sample_id<TAB>value`` lines (repr of the float64) in
+    test-id order: the record names exactly the numbers it scored."""
+    lines = "".join(f"{i}\t{float(v)!r}\n" for i, v in zip(ids, pred))
+    return hashlib.sha256(lines.encode()).hexdigest()
+
+
+def _json_safe(value):
+    """Metrics as strict JSON: an undefined value (Kendall's τ of constant predictions is NaN)
+    becomes None, shown as "–"; json.dumps would otherwise write the invalid token NaN."""
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, (float, np.floating)):
+        return float(value) if np.isfinite(value) else None
+    if isinstance(value, np.integer):
+        return int(value)
+    return value
 
 
 @dataclass(frozen=True)
@@ -146,13 +168,14 @@ def _part_name(rows, k: int, n: int) -> str:
 
 
 def _run_code(sub: Submission, parts: list, test: _TestSet, target: str, opts: SubmitOptions,
-              positive: bool, problems: list[str], columns: tuple) -> list:
+              positive: bool, problems: list[str], columns: tuple, isolated: bool) -> list:
     """One sandboxed process per seed and part (the config's test part, or each cross-validation
     fold); a seed's predictions are its parts' predictions in order, which must cover the test
     set once. Stops at the first run with a problem."""
     outputs = []
     n = len(parts)
     with tempfile.TemporaryDirectory(prefix="perfgraphs-submit-") as tmp:
+        code = isolation.staged_code_dir(Path(tmp)) if isolated else None
         jobs = [prepare_job(Path(tmp) / f"part-{k}", sub.root, sub.meta.entry_point, target, opts.quick, train,
                             validation, rows, opts.limits, probe_seed=k, input_columns=columns[0],
                             label_columns=columns[1], part=_part_name(rows, k, n))
@@ -166,7 +189,7 @@ def _run_code(sub: Submission, parts: list, test: _TestSet, target: str, opts: S
             runs = []
             for job in jobs:
                 try:
-                    out = run_seed(job, seed, opts.limits)
+                    out = run_seed(job, seed, opts.limits, code)
                 except SeedFailed as exc:
                     problems.append(str(exc))
                     return []
@@ -234,8 +257,12 @@ def _identity(**fields) -> str:
     return hashlib.sha256(json.dumps(fields, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
-def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None) -> Verdict:
-    """Every check, and the scores; writes nothing. ``verdict.problems`` lists what to fix."""
+def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None, record: bool = False) -> Verdict:
+    """Every check, and the scores; writes nothing. ``verdict.problems`` lists what to fix.
+
+    ``record``: the scores are for a verified record (``submit``), so submitted code must run
+    isolated; without bubblewrap it is refused before it runs. ``check`` (record False) then runs
+    it as a plain child process, with a warning: the user is checking their own code."""
     from perfgraphs.benchmarks.mlflow_log import RunLog
     from perfgraphs.benchmarks.protocol import protocol_parts
     from perfgraphs.evaluate import EvaluationError, Evaluator
@@ -280,19 +307,35 @@ def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None) -> 
         return verdict
     verdict.data = data
     problems += check.check_dataset_ref(meta.dataset, dataset, config, target, data.version, data.content_hash)
+    other_build = builds.mismatch(dataset, config, data.content_hash, data.generators,
+                                  builds.pins_file(opts.results_root))
+    if other_build and record:
+        problems.append(f"{other_build}: an entry on another build would not be ranked; rebuild from a clean "
+                        "checkout of this commit (`perfgraphs datasets build`) with the board's generator versions")
+    elif other_build:
+        verdict.warnings.append(f"{other_build}: scores here are not comparable with the board's")
     test = _test_set(data, target, opts, problems, tabular)
     if problems or test is None:
         return verdict
 
+    unisolated = None
     if sub.kind == "code":
         try:
             columns = _input_columns(dataset, config, tabular)
         except PerfgraphsError as exc:
             problems.append(str(exc))
             return verdict
+        unisolated = isolation.unavailable_reason()
+        if unisolated and record:
+            problems.append(f"cannot record a verified entry: the predictor must run isolated and {unisolated}; "
+                            "install bubblewrap, or submit predictions files (self-reported tier)")
+            return verdict
+        if unisolated:
+            verdict.warnings.append(f"the predictor ran without isolation ({unisolated}): "
+                                    "`perfgraphs submit` will refuse to record it here")
         runs = ([(p.train, p.validation, p.test) for p in parts] if test.name == "public"
                 else [(data.train, data.validation, test.rows)])
-        outputs = _run_code(sub, runs, test, target, opts, positive, problems, columns)
+        outputs = _run_code(sub, runs, test, target, opts, positive, problems, columns, not unisolated)
         preds = {o.seed: o.pred for o in outputs}
     else:
         outputs = []
@@ -308,8 +351,10 @@ def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None) -> 
         except EvaluationError as exc:
             problems.append(f"seed {seed}: {exc}")
             return verdict
+        scores = _json_safe(scores)
         scores["seed"] = seed
         scores["y_pred"] = pred.tolist()
+        scores["predictions_sha256"] = predictions_sha256(test.ids, pred)
         per_seed.append(scores)
     if meta.reported is not None:
         problems += check.check_reported(meta.reported, [s["mape_pct"] for s in per_seed])
@@ -334,6 +379,7 @@ def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None) -> 
         config=config, target=target, tier=sub.tier, division=meta.division, code_commit=meta.code_commit,
         per_seed=[{k: v for k, v in s.items() if k in KEEP or k in ("fit_seconds", "predictions_per_second",
                                                                      "peak_memory_mb")} for s in per_seed],
+        isolation=("bubblewrap" if not unisolated else "none") if verified else "",
         fit_seconds=float(np.mean(fit_s)) if verified else None,
         predictions_per_second=float(np.mean(pps)) if verified else None,
         num_params=outputs[0].num_params if verified else None,
@@ -358,19 +404,29 @@ def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None) -> 
 
 
 def submit(path: str | Path, opts: SubmitOptions | None = None, log_mlflow: bool = True) -> tuple[Verdict, Path | None]:
-    """Check, then write the record (and the MLflow run). Returns the verdict and the results file."""
+    """Check, then write the record (and the MLflow run). Returns the verdict and the results file.
+
+    The whole submission holds the results folder's lock, and the record is appended only if no
+    results file changed meanwhile; the MLflow run is logged after the record, from the same
+    numbers, so a rejected submission leaves neither."""
     from perfgraphs.benchmarks.mlflow_log import log_run
-    from perfgraphs.leaderboard.records import DuplicateEntryError, append_entry
+    from perfgraphs.leaderboard.records import (DuplicateEntryError, ResultsChangedError, append_entry,
+                                                check_unchanged, one_submission_at_a_time)
 
     opts = opts or SubmitOptions()
-    verdict = evaluate_submission(path, opts)
-    if not verdict.ok:
-        return verdict, None
-    try:
-        written = append_entry(verdict.entry, root=opts.results_root)
-    except DuplicateEntryError as exc:  # another submission of the same commit landed meanwhile
-        verdict.problems.append(f"duplicate submission: {exc}: a new entry needs a new code commit")
-        return verdict, None
+    with one_submission_at_a_time(opts.results_root) as before:
+        verdict = evaluate_submission(path, opts, record=True)
+        if not verdict.ok:
+            return verdict, None
+        try:
+            check_unchanged(before, opts.results_root)
+            written = append_entry(verdict.entry, root=opts.results_root)
+        except DuplicateEntryError as exc:
+            verdict.problems.append(f"duplicate submission: {exc}: a new entry needs a new code commit")
+            return verdict, None
+        except ResultsChangedError as exc:
+            verdict.problems.append(str(exc))
+            return verdict, None
     if log_mlflow:
         try:
             log_run(verdict.run_log, verdict.data, opts.home)

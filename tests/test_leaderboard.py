@@ -58,6 +58,57 @@ def test_overlapping_intervals_share_a_rank():
     assert ranks == {"a": 1, "b": 1, "c": 3}
 
 
+def independent_ranks(entries: list[Entry]) -> dict[str, int]:
+    """The stated rule, recomputed with numpy: 1 + the entries whose 95 % interval lies entirely
+    below this entry's interval."""
+    import numpy as np
+
+    iv = {}
+    for e in entries:
+        m = np.array([s["mape_pct"] for s in e.per_seed], dtype=float)
+        half = 1.96 * (m.std(ddof=1) if len(m) > 1 else 0.0) / np.sqrt(len(m))
+        iv[e.method] = (m.mean() - half, m.mean() + half)
+    return {k: 1 + sum(hi < lo for o, (_, hi) in iv.items() if o != k) for k, (lo, _) in iv.items()}
+
+
+def test_a_rank_counts_the_entries_clearly_better_not_a_chain_of_overlaps():
+    # a overlaps b, b overlaps c, but a lies entirely below c: c is beaten by one entry
+    a = entry("a", [10.0, 10.2, 9.8, 10.1, 9.9])
+    b = entry("b", [10.6, 11.4, 10.2, 11.0, 10.8])
+    c = entry("c", [11.3, 11.5, 11.1, 11.4, 11.2])
+    ranks = {e.method: r for r, e in rank([a, b, c])}
+    assert ranks == independent_ranks([a, b, c]) == {"a": 1, "b": 1, "c": 2}
+
+
+def test_every_committed_board_ranks_by_the_stated_rule():
+    from perfgraphs.leaderboard.builds import pins_file, read_pins, split_by_build
+    from perfgraphs.leaderboard.records import RESULTS_DIR
+    from perfgraphs.leaderboard.site import current_and_superseded
+
+    pins = read_pins(pins_file(RESULTS_DIR))
+    boards: dict[tuple, list[Entry]] = {}
+    for path in sorted(RESULTS_DIR.glob("*.jsonl")):
+        for e in read_entries(path.stem, RESULTS_DIR):
+            boards.setdefault((e.dataset, e.config, e.target, e.test_set), []).append(e)
+    assert boards
+    for key, entries in boards.items():
+        current = current_and_superseded(split_by_build(entries, pins.get(f"{key[0]} {key[1]}"))[1])[0]
+        assert {e.method: r for r, e in rank(current)} == independent_ranks(current), key
+
+
+def test_constant_predictions_are_shown_with_an_undefined_tau(tmp_path):
+    constant = entry("constant", [40.0, 40.0, 40.0, 40.0, 40.0])
+    record = asdict(constant)
+    for s in record["per_seed"]:
+        s["kendall_tau"] = None  # what the harness records for NaN
+    path = results_path("dippm", tmp_path / "results")
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(record) + "\n")
+    index = build_site(tmp_path / "site", tmp_path / "results")
+    html = index.read_text()
+    assert ">–</td>" in html and "deterministic given the data" in html  # τ "–", zero spread explained
+
+
 def test_a_newer_record_of_a_method_supersedes_the_older_on_the_board(tmp_path):
     """A re-submitted method (new commit) is ranked once, with its latest numbers; the older record
     stays in the results file and on its own page, marked superseded and linked both ways."""

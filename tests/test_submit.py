@@ -125,8 +125,9 @@ INSPECTOR = """
             return self
 
         def predict(self, graphs):
-            with open(OUT, "a") as f:
-                f.write(json.dumps({**self.seen, "test": graphs.column_names, "ids": list(graphs["sample_id"])}) + "\\n")
+            # stdout is the one thing the harness keeps (the seed's log): the sandbox lets it write nowhere else
+            print("SEEN " + json.dumps({**self.seen, "test": graphs.column_names, "ids": list(graphs["sample_id"])}),
+                  flush=True)
             return np.full(len(graphs), self.level)
 """
 
@@ -134,12 +135,14 @@ INSPECTOR = """
 def test_predictor_process_never_receives_a_label_column(parts, tmp_path):
     from perfgraphs.leaderboard.harness import INPUT_COLUMNS, Limits, input_table, prepare_job, run_seed
 
-    seen_file = tmp_path / "seen.jsonl"
-    sub = code_submission(tmp_path / "inspector", "inspector", f"OUT = {str(seen_file)!r}\n" + textwrap.dedent(INSPECTOR))
+    from perfgraphs.leaderboard.isolation import staged_code_dir
+
+    sub = code_submission(tmp_path / "inspector", "inspector", textwrap.dedent(INSPECTOR))
     job = prepare_job(tmp_path / "job", sub, "predictor:Predictor", "latency_ms", True, parts.train, parts.validation,
                       parts.test, Limits())
-    out = run_seed(job, 0, Limits())
-    test_call, probe_call = [json.loads(line) for line in seen_file.read_text().splitlines()]
+    out = run_seed(job, 0, Limits(), staged_code_dir(tmp_path))
+    log = (job.folder / "seed-0.log").read_text()
+    test_call, probe_call = [json.loads(line[5:]) for line in log.splitlines() if line.startswith("SEEN ")]
     labels = set(LABEL_COLUMNS) | {"y"}
     assert "latency_ms" in test_call["train"] and "latency_ms" in test_call["validation"]  # the inspector works
     for call in (test_call, probe_call):
@@ -151,7 +154,7 @@ def test_predictor_process_never_receives_a_label_column(parts, tmp_path):
     assert out.pred.shape == (len(parts.test),) and out.num_params is None
     # and on disk: nothing the child can read holds a test label
     for name in ("test_inputs.parquet", "probe_inputs.parquet"):
-        assert not labels & set(pq.read_schema(job.folder / name).names)
+        assert not labels & set(pq.read_schema(job.folder / "held" / name).names)
     assert not labels & set(input_table(parts.test.data.table).column_names)
 
 
@@ -161,7 +164,6 @@ SLEEPER = """
         def __init__(self, target, seed=0, quick=False):
             pass
         def fit(self, train, val):
-            open(PID, "w").write(str(os.getpid()))
             time.sleep(600)
         def predict(self, graphs):
             return [1.0] * len(graphs)
@@ -182,13 +184,14 @@ HOG = """
 def test_time_limit_kills_the_predictor_with_a_one_line_error(env, capsys, tmp_path):
     import psutil
 
-    pid_file = tmp_path / "pid"
-    sub = code_submission(tmp_path / "sleeper", "sleeper", f"PID = {str(pid_file)!r}\n" + textwrap.dedent(SLEEPER))
+    sub = code_submission(tmp_path / "sleeper", "sleeper", textwrap.dedent(SLEEPER))
     rc, err = run_cli(["submit", str(sub), *BOARD, "--time-limit-s", "2", "--results", str(env["results"])], capsys)
     assert rc == 1 and len(err) == 1, err
     assert "seed 0" in err[0] and "time limit of 2 s" in err[0] and "Traceback" not in err[0]
-    pid = int(pid_file.read_text())
-    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    # no predictor process (its PID inside the sandbox is not the host's: look for the runner) is left
+    left = [p for p in psutil.process_iter(["cmdline", "status"]) if p.info["status"] != psutil.STATUS_ZOMBIE
+            and "perfgraphs.leaderboard.sandbox" in " ".join(p.info["cmdline"] or [])]
+    assert not left, left
     assert_nothing_written(env)
 
 

@@ -14,6 +14,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--results", type=Path, default=None)
     b.add_argument("--out", type=Path, default=None)
     b.set_defaults(func=_build)
+    s = verbs.add_parser("show", help="print every board's ranked table with its build, test size and noise floor")
+    s.add_argument("--results", type=Path, default=None)
+    s.set_defaults(func=_show)
+    pin = verbs.add_parser("pin-builds", help="pin each official board to the dataset build this checkout "
+                           "produces (leaderboard/builds.json; a release step: re-score the references after it)")
+    pin.add_argument("--results", type=Path, default=None, help="pins live beside this results folder")
+    pin.set_defaults(func=_pin_builds)
+    bh = verbs.add_parser("build-hidden", help="write DIR/<dataset>-<config>.parquet, a hidden test set, from a "
+                          "measurement store kept outside the repository (then commit-hidden)")
+    bh.add_argument("measurements", type=Path, help="the hidden measurement store (perfgraphs collect --out)")
+    bh.add_argument("labels_dir", type=Path, help="where the hidden test file goes (outside the repository)")
+    bh.add_argument("--dataset", required=True)
+    bh.add_argument("--config", required=True)
+    bh.set_defaults(func=_build_hidden)
     h = verbs.add_parser("commit-hidden", help="write leaderboard/hidden/<dataset>-<config>.sha256 for the hidden "
                          "test set DIR/<dataset>-<config>.parquet (commit that file before scoring)")
     h.add_argument("labels_dir", type=Path)
@@ -27,6 +41,68 @@ def _build(args) -> int:
     from perfgraphs.leaderboard.site import build_site
 
     print(build_site(args.out, args.results))
+    return 0
+
+
+def _show(args) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from perfgraphs.leaderboard.builds import pins_file, read_pins, split_by_build
+    from perfgraphs.leaderboard.records import RANK_RULE, RESULTS_DIR, rank, read_entries
+    from perfgraphs.leaderboard.site import current_and_superseded
+
+    results = args.results or RESULTS_DIR
+    pins = read_pins(pins_file(results))
+    groups: dict[tuple, list] = {}
+    for path in sorted(results.glob("*.jsonl")):
+        for e in read_entries(path.stem, results):
+            groups.setdefault((e.dataset, e.config, e.target, e.test_set), []).append(e)
+    console = Console()
+    for (dataset, config, target, test_set), entries in sorted(groups.items()):
+        pin = pins.get(f"{dataset} {config}") if test_set == "public" else None
+        build, on_build, previous = split_by_build(entries, pin)
+        current = current_and_superseded(on_build)[0]
+        n = pin["rows"]["test"] if pin else (current[0].per_seed[0].get("n") if current else None)
+        noise = (pin or {}).get("noise_floor", {}).get(target) or "noise floor not measured for these labels"
+        table = Table(title=f"{dataset} · {config} · {target} ({test_set}) · build {build[:12]} · test n = {n}",
+                      caption=noise.replace("**", "") + (f" · {len(previous)} entries on earlier builds not ranked"
+                                                        if previous else ""))
+        for col in ("rank", "method", "MAPE % (mean ± std)", "Kendall τ"):
+            table.add_column(col)
+        for r, e in rank(current):
+            mape, std = e.mean_std("mape_pct")
+            tau = e.mean_std("kendall_tau")[0]
+            table.add_row(str(r), e.method, f"{mape:.2f} ± {std:.2f}", "–" if tau != tau else f"{tau:.3f}")
+        console.print(table)
+    console.print(RANK_RULE)
+    return 0
+
+
+def _pin_builds(args) -> int:
+    from perfgraphs.benchmarks.label_noise import noise_floor_note
+    from perfgraphs.benchmarks.protocol import load_protocol
+    from perfgraphs.leaderboard.boards import BOARDS
+    from perfgraphs.leaderboard.builds import pin_from, pins_file, write_pins
+
+    pins = {}
+    for dataset, config in dict.fromkeys((b.dataset, b.config) for b in BOARDS):
+        data = load_protocol(dataset, config)
+        targets = [b.target for b in BOARDS if (b.dataset, b.config) == (dataset, config)]
+        pins[f"{dataset} {config}"] = pin_from(data, {t: noise_floor_note(dataset, config, t) for t in targets})
+        print(f"{dataset} {config}: build {data.content_hash[:12]}, test n = {pins[f'{dataset} {config}']['rows']['test']}")
+    print(write_pins(pins, pins_file(args.results)))
+    return 0
+
+
+def _build_hidden(args) -> int:
+    import tempfile
+
+    from perfgraphs.leaderboard.hidden import build_hidden
+
+    with tempfile.TemporaryDirectory(prefix="perfgraphs-hidden-") as work:
+        path = build_hidden(args.dataset, args.config, args.measurements, args.labels_dir, Path(work))
+    print(f"{path} (keep it outside the repository; publish its sha256 with `perfgraphs leaderboard commit-hidden`)")
     return 0
 
 

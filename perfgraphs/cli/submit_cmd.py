@@ -78,23 +78,28 @@ def _reject(command: str, problems: list[str]) -> int:
     return 1
 
 
-def _summary(entry) -> None:
+def _summary(entry, results: Path | None = None) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from perfgraphs.leaderboard.builds import pinned, pins_file
+
     print(f"{entry.method} on {entry.dataset}/{entry.config} → {entry.target} "
           f"({entry.tier}, {entry.test_set} test set, {len(entry.per_seed)} seeds, test n = {entry.per_seed[0]['n']})")
+    noise = ((pinned(entry.dataset, entry.config, pins_file(results)) or {}).get("noise_floor", {}).get(entry.target)
+             or "Noise floor: not measured for these labels")
+    print(noise.replace("**", ""))
     table = Table()
     for col in ("metric", "mean", "std"):
         table.add_column(col)
     for metric in ("mape_pct", "rmse", "acc_10_pct", "kendall_tau"):
         mean, std = entry.mean_std(metric)
-        table.add_row(metric, f"{mean:.4g}", f"{std:.2g}")
+        table.add_row(metric, "–" if mean != mean else f"{mean:.4g}", "–" if std != std else f"{std:.2g}")
     Console().print(table)
     if entry.fit_seconds is not None:
         params = f"{entry.num_params:,}" if entry.num_params is not None else "n/a"
-        print(f"fit {entry.fit_seconds:.2f} s · {entry.predictions_per_second:,.0f} predictions/s · "
-              f"params {params} · peak memory {entry.peak_memory_mb:.0f} MB")
+        print(f"measured by the harness: fit {entry.fit_seconds:.2f} s · {entry.predictions_per_second:,.0f} "
+              f"predictions/s · peak memory {entry.peak_memory_mb:.0f} MB; params {params} (self-reported)")
 
 
 def run_check(args) -> int:
@@ -103,7 +108,9 @@ def run_check(args) -> int:
     verdict = evaluate_submission(args.path, _options(args))
     if not verdict.ok:
         return _reject("check", verdict.problems or ["nothing was scored"])
-    _summary(verdict.entry)
+    _summary(verdict.entry, args.results)
+    for warning in verdict.warnings:
+        print(f"perfgraphs check: warning: {warning}", file=sys.stderr)
     print(f"OK: {verdict.entry.method} passes every check (nothing written; `perfgraphs submit` records it)")
     return 0
 
@@ -114,7 +121,7 @@ def run_submit(args) -> int:
     verdict, written = submit(args.path, _options(args), log_mlflow=not args.no_mlflow)
     if written is None:
         return _reject("submit", verdict.problems or ["nothing was scored"])
-    _summary(verdict.entry)
+    _summary(verdict.entry, args.results)
     for warning in verdict.warnings:
         print(f"perfgraphs submit: warning: {warning}", file=sys.stderr)
     print(f"recorded in {written} (run {verdict.entry.run_identity}); `perfgraphs leaderboard build` updates the site")

@@ -1,0 +1,99 @@
+"""The dataset build each board ranks: ``leaderboard/builds.json``, one pin per (dataset, config).
+
+A board compares entries only when they were scored on the same test rows and labels, i.e. on one
+dataset build (its manifest's content hash). The labelled sets grow with the measurement campaigns,
+so the project pins the build a board currently ranks — the build a fresh clone of this commit
+produces (``tests/test_leaderboard_builds.py`` rebuilds every pinned config and compares) — and
+the site ranks only the entries scored on it; entries on earlier builds move to a "previous
+builds" section. Re-pinning (``perfgraphs leaderboard pin-builds``) is a release step: the
+reference baselines are then re-scored on the new build.
+
+``perfgraphs check`` and ``submit`` score on the local build; when it differs from the pin they
+say why (other generator versions, other sources) in one line, and ``submit`` records nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from perfgraphs.errors import PerfgraphsError
+
+BUILDS_FILE = Path(__file__).resolve().parent / "builds.json"
+
+
+def pins_file(results_root: Path | None) -> Path:
+    """The pins belong to a results folder and live beside it (``leaderboard/builds.json`` for
+    ``leaderboard/results``): a scratch results folder has no pins unless one is written there."""
+    from perfgraphs.leaderboard.records import RESULTS_DIR
+
+    return (results_root or RESULTS_DIR).parent / "builds.json"
+
+
+class BuildMismatchError(PerfgraphsError):
+    """The local dataset build is not the build the board ranks."""
+
+
+def _key(dataset: str, config: str) -> str:
+    return f"{dataset} {config}"
+
+
+def read_pins(path: Path | None = None) -> dict[str, dict]:
+    path = path or BUILDS_FILE
+    if not path.exists():
+        return {}
+    try:
+        pins = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise PerfgraphsError(f"{path} is not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    return pins if isinstance(pins, dict) else {}
+
+
+def pinned(dataset: str, config: str, path: Path | None = None) -> dict | None:
+    """``{"content_hash", "rows": {split: n}, "generators": {...}}`` of the board's build, or None."""
+    return read_pins(path).get(_key(dataset, config))
+
+
+def pin_from(data, noise_floor: dict[str, str | None]) -> dict:
+    """The pin of a loaded protocol (:class:`perfgraphs.benchmarks.protocol.ProtocolData`), with the
+    noise-floor sentence of each board target (so the site shows it without loading data)."""
+    rows = {name: (len(part) if part is not None else 0)
+            for name, part in (("train", data.train), ("validation", data.validation), ("test", data.test))}
+    return {"content_hash": data.content_hash, "rows": rows, "generators": dict(data.generators),
+            "noise_floor": noise_floor}
+
+
+def write_pins(pins: dict[str, dict], path: Path | None = None) -> Path:
+    path = path or BUILDS_FILE
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(dict(sorted(pins.items())), indent=2, sort_keys=True) + "\n")
+    os.replace(tmp, path)
+    return path
+
+
+def mismatch(dataset: str, config: str, content_hash: str, generators: dict[str, str] | None,
+             path: Path | None = None) -> str | None:
+    """None when the local build is the pinned one (or nothing is pinned); else one line why not."""
+    pin = pinned(dataset, config, path)
+    if pin is None or pin["content_hash"] == content_hash:
+        return None
+    why = ""
+    if generators:
+        differ = [f"{k} {generators.get(k, 'absent')} here vs {v} for the board"
+                  for k, v in sorted(pin.get("generators", {}).items()) if generators.get(k, "absent") != v
+                  and k != "perfgraphs"]
+        why = ("; the generators differ: " + ", ".join(differ)) if differ else \
+            "; same generator versions, so the sources differ (measurements, graph pool or external files)"
+    return (f"this checkout builds {dataset}/{config} as {content_hash[:12]} but the board ranks build "
+            f"{pin['content_hash'][:12]} (leaderboard/builds.json){why}")
+
+
+def split_by_build(entries: list, pin: dict | None) -> tuple[str, list, list]:
+    """(the board's build, entries scored on it, entries on earlier builds). The build is the pin
+    of ``builds.json``; a config without a pin ranks the build of its newest record."""
+    if not entries:
+        return "", [], []
+    build = pin["content_hash"] if pin else max(entries, key=lambda e: e.date_utc).dataset_content_hash
+    return (build, [e for e in entries if e.dataset_content_hash == build],
+            [e for e in entries if e.dataset_content_hash != build])

@@ -1,0 +1,99 @@
+"""The one channel between a predictor process and the harness: framed messages on a pipe.
+
+Every message is one JSON header line (``{"kind": ..., "bytes": n, ...}``) followed by ``n`` bytes
+of payload (predictions as little-endian float64). The harness timestamps each message on its
+own clock when it arrives, so the timings of a record never come from the predictor's process:
+a predictor can send a message early, but it cannot make its predictions arrive before it has
+computed them, and it never sees the test inputs before the harness hands them over.
+
+Kinds, in the only order the harness accepts: ``ready`` (data loaded, the clock starts),
+``fit_done``, ``pred`` (test predictions), ``probe`` (the invariance probe's predictions),
+``result`` (the self-reported parameter count and config); ``error`` ends a run at any point.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import threading
+import time
+from dataclasses import dataclass, field
+
+ORDER = ("ready", "fit_done", "pred", "probe", "result")
+MAX_HEADER_BYTES = 1 << 20
+MAX_SMALL_PAYLOAD = 1 << 20  # anything but predictions
+
+
+class ChannelError(Exception):
+    """The predictor process broke the protocol (a forged, reordered or oversized message)."""
+
+
+def send(fd: int, kind: str, payload: bytes = b"", **fields) -> None:
+    """Runner side: write one message (blocking until the pipe has taken all of it)."""
+    header = json.dumps({"kind": kind, "bytes": len(payload), **fields}, default=repr).encode() + b"\n"
+    data = memoryview(header + payload)
+    while data:
+        written = os.write(fd, data)
+        data = data[written:]
+
+
+@dataclass
+class Message:
+    kind: str
+    at: float  # time.monotonic() in the harness when the whole message had arrived
+    fields: dict = field(default_factory=dict)
+    payload: bytes = b""
+
+
+class Receiver:
+    """Harness side: a thread reads the pipe and queues timestamped messages; ``ChannelError``
+    (queued as an ``Exception``) ends the stream at the first malformed message."""
+
+    def __init__(self, fd: int, max_payload: int):
+        self._file = os.fdopen(fd, "rb", buffering=0)
+        self._max_payload = max_payload
+        self.messages: queue.Queue = queue.Queue()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _read_exact(self, n: int) -> bytes:
+        chunks, left = [], n
+        while left:
+            chunk = self._file.read(min(left, 1 << 20))
+            if not chunk:
+                raise EOFError
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+
+    def _readline(self) -> bytes:
+        line = bytearray()
+        while not line.endswith(b"\n"):
+            ch = self._file.read(1)
+            if not ch:
+                raise EOFError
+            line += ch
+            if len(line) > MAX_HEADER_BYTES:
+                raise ChannelError("a message header longer than 1 MB")
+        return bytes(line)
+
+    def _run(self) -> None:
+        try:
+            while True:
+                header = json.loads(self._readline())
+                if not isinstance(header, dict) or not isinstance(header.get("kind"), str):
+                    raise ChannelError("a message without a kind")
+                n = header.get("bytes", 0)
+                limit = self._max_payload if header["kind"] in ("pred", "probe") else MAX_SMALL_PAYLOAD
+                if not isinstance(n, int) or not 0 <= n <= limit:
+                    raise ChannelError(f"a {header['kind']!r} message of {n!r} bytes (at most {limit})")
+                payload = self._read_exact(n)
+                self.messages.put(Message(header.pop("kind"), time.monotonic(), header, payload))
+        except EOFError:
+            self.messages.put(None)  # the process closed the channel (exited or was killed)
+        except (ChannelError, ValueError, UnicodeDecodeError) as exc:
+            self.messages.put(ChannelError(str(exc) if isinstance(exc, ChannelError) else
+                                           f"a malformed message ({type(exc).__name__})"))
+        finally:
+            self._file.close()

@@ -1,0 +1,174 @@
+"""Isolation of submitted code with bubblewrap (``bwrap``), the sandbox Flatpak uses.
+
+A predictor process sees a root file system built from nothing: the system's ``/usr`` read-only,
+the Python installation and virtual environment read-only, a *copy* of the perfgraphs package code
+(Python files only, no data, no results, no reference predictions), the submission folder
+read-only, its job folder (training and validation parts) read-only, the test inputs when the
+parent hands them over, and a private ``/tmp``. It has its own PID namespace (its ``/proc`` lists
+only itself), no network, no capabilities, runs as ``nobody`` and dies with the harness
+(``--die-with-parent``; every process it forked dies with the namespace). The repository
+checkout, ``PERFGRAPHS_HOME``, the results folder and the environment variables of the parent are
+simply not there.
+
+Why bubblewrap and not a home-made filter: a filter has to foresee every path a cheat could take
+(symlinks, ``/proc``, the dataset cache, the package's own loaders); a namespace that never
+contains the data needs to foresee nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+# Where things appear inside the sandbox.
+JOB_MOUNT = "/job"  # training and validation parts, job.json (read-only)
+INBOX_MOUNT = "/inbox"  # test inputs, written by the parent only after fit (read-only)
+CODE_MOUNT = "/opt/perfgraphs-code"  # the staged package code (read-only)
+SUBMISSION_MOUNT = "/submission"  # the submitted folder (read-only)
+WORK_DIR = "/tmp/work"  # the predictor's current directory (private tmpfs)
+
+# Environment variables a predictor may inherit: thread counts and nothing that names a path of
+# the host (PERFGRAPHS_HOME, MLFLOW_TRACKING_URI, HF caches, the CI's secrets all stay outside).
+PASSED_ENV = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "LANG", "LC_ALL", "TZ")
+# Host folders the system's shared libraries and locale data live in (read-only); on a merged-/usr
+# system /lib, /lib64, /bin and /sbin are symlinks into /usr and are recreated as such.
+SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/bin", "/sbin")
+SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/passwd", "/etc/group", "/etc/localtime", "/etc/nsswitch.conf")
+# Package folders of perfgraphs whose Python code a predictor may import (its featurizers and
+# reference baselines); data folders beside them (results, reference predictions, site) are left out.
+CODE_EXCLUDE = {"results", "site", "reference", "hidden", "examples", "out", "__pycache__"}
+
+
+class IsolationUnavailable(Exception):
+    """bubblewrap is missing or cannot create namespaces on this machine."""
+
+
+@functools.lru_cache(maxsize=1)
+def unavailable_reason() -> str | None:
+    """None when bubblewrap works here; else one line saying why not (checked once per process by
+    running a real sandbox, so a bwrap that exists but cannot create namespaces counts as absent)."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return "bubblewrap (bwrap) is not installed (Debian: apt-get install bubblewrap)"
+    probe = [bwrap, *_namespace_flags(), *_system_binds(), "--", "/bin/true"]
+    try:
+        done = subprocess.run(probe, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bubblewrap could not run ({type(exc).__name__})"
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        return f"bubblewrap cannot create a sandbox on this machine ({last[:160]})"
+    return None
+
+
+def _namespace_flags() -> list[str]:
+    # every namespace (pid, net, ipc, uts, cgroup, user, mount), an unprivileged uid, no
+    # capabilities, no controlling terminal (TIOCSTI), dead when the harness dies
+    return ["--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534", "--cap-drop", "ALL",
+            "--die-with-parent", "--new-session"]
+
+
+def _system_binds() -> list[str]:
+    args = []
+    for path in SYSTEM_DIRS:
+        p = Path(path)
+        if p.is_symlink():
+            args += ["--symlink", os.readlink(p), path]
+        elif p.is_dir():
+            args += ["--ro-bind", path, path]
+    for path in SYSTEM_FILES:
+        if Path(path).is_file():
+            args += ["--ro-bind", path, path]
+    return args + ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+
+
+def _python_binds() -> list[str]:
+    """The interpreter and its packages, read-only, at their own paths (a venv's scripts and
+    ``pyvenv.cfg`` name them absolutely): the prefixes, and any other ``site-packages`` folder on
+    ``sys.path`` (a venv layered on another through a ``.pth`` file). Never another ``sys.path``
+    entry: the test runner or an editable install puts the repository checkout there."""
+    roots = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(), Path(sys.executable).resolve().parent}
+    roots |= {Path(p).resolve() for p in sys.path if p and Path(p).name in ("site-packages", "dist-packages")
+              and Path(p).is_dir()}
+    ordered = sorted(roots, key=lambda p: len(p.parts))
+    kept: list[Path] = []
+    for root in ordered:  # a folder inside one already bound needs no bind of its own
+        if not any(root == k or k in root.parents for k in kept):
+            kept.append(root)
+    args = []
+    for root in kept:
+        args += ["--ro-bind", str(root), str(root)]
+    return args
+
+
+def stage_code(dest: Path) -> Path:
+    """Copy the Python code of the perfgraphs package (every sub-package, wherever the install
+    maps it) into ``dest/perfgraphs`` — ``.py`` files and the package data the code reads, never a
+    data, results or cache folder. Returns ``dest``, the folder to put on ``sys.path``."""
+    import perfgraphs
+
+    roots = {"": Path(perfgraphs.__file__).resolve().parent}
+    for sub in ("loaders", "baselines", "benchmarks", "leaderboard"):
+        module = sys.modules.get(f"perfgraphs.{sub}") or __import__(f"perfgraphs.{sub}", fromlist=["_"])
+        roots[sub] = Path(module.__file__).resolve().parent
+    for sub, src in roots.items():
+        target = dest / "perfgraphs" / sub if sub else dest / "perfgraphs"
+        for path in src.rglob("*"):
+            rel = path.relative_to(src)
+            if any(part in CODE_EXCLUDE for part in rel.parts[:-1]) or path.is_symlink() or not path.is_file():
+                continue
+            if not sub and rel.parts[0] in roots:  # a sub-package that lives elsewhere is copied from there
+                continue
+            if path.suffix == ".py" or (path.suffix == ".json" and "hf_configs" in rel.parts):
+                out = target / rel
+                out.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(path, out)
+    return dest
+
+
+@dataclass(frozen=True)
+class SandboxPaths:
+    job: Path  # host folder bound read-only at /job
+    inbox: Path  # host folder bound read-only at /inbox
+    code: Path  # staged code, bound at /opt/perfgraphs-code
+    submission: Path  # the submission folder, bound at /submission
+
+
+def outer_environment() -> dict[str, str]:
+    """The environment bwrap itself runs with: enough to find the system's binaries, nothing that
+    names a host path of this project (bwrap is PID 1 inside the sandbox, readable there)."""
+    return {"PATH": "/usr/bin:/bin", **{k: os.environ[k] for k in PASSED_ENV if k in os.environ}}
+
+
+def command(paths: SandboxPaths, argv: list[str]) -> list[str]:
+    """The bwrap command line that runs ``argv`` (a Python invocation) inside the sandbox."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None or unavailable_reason() is not None:
+        raise IsolationUnavailable(unavailable_reason() or "bubblewrap is not available")
+    env = ["--clearenv", "--setenv", "HOME", "/tmp/home", "--setenv", "PATH", "/usr/bin:/bin",
+           "--setenv", "PYTHONPATH", CODE_MOUNT, "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
+           "--setenv", "PYTHONUNBUFFERED", "1", "--setenv", "HF_DATASETS_OFFLINE", "1",
+           "--setenv", "HF_HUB_OFFLINE", "1", "--setenv", "MPLCONFIGDIR", "/tmp/home/.mpl",
+           "--setenv", "USER", "nobody", "--setenv", "LOGNAME", "nobody"]
+    for name in PASSED_ENV:
+        if name in os.environ:
+            env += ["--setenv", name, os.environ[name]]
+    return [bwrap, *_namespace_flags(), *_system_binds(), *_python_binds(),
+            "--ro-bind", str(paths.code), CODE_MOUNT,
+            "--ro-bind", str(paths.submission), SUBMISSION_MOUNT,
+            "--ro-bind", str(paths.job), JOB_MOUNT,
+            "--ro-bind", str(paths.inbox), INBOX_MOUNT,
+            "--dir", "/tmp/home", "--dir", WORK_DIR, "--chdir", WORK_DIR,
+            *env, "--", *argv]
+
+
+def staged_code_dir(parent: Path) -> Path:
+    """A fresh staged copy of the package code under ``parent`` (one per submission: the code
+    being scored is the code of this checkout at this moment)."""
+    return stage_code(Path(tempfile.mkdtemp(prefix="code-", dir=parent)))
