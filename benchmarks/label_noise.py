@@ -18,9 +18,13 @@ from pathlib import Path
 from perfgraphs.registry import PLATFORM_SEPARATOR, get_dataset
 
 NOISE_DIR = Path(__file__).resolve().parents[1] / "data" / "measurements" / "noise-floor"
-# the probe of the suite that measured a dataset's labels, else the platform's reference probe
+# the probe of the suite that measured a dataset's labels: a floor is stated only for the labels
+# its two rounds measured on that suite's own configurations (timings: latency and what is derived
+# from it); another suite's probe (trappm's training steps) or another quantity (peak memory) has
+# none yet, and the cards and boards say so rather than borrow one
 OWN_SUITE_NOISE = {("perfgraphs/llm", "cpu-torch-fp32"): "noise-floor-llm-cpu.json",
-                   "cpu-torch-fp32": "noise-floor-dippm-cpu.json"}
+                   ("perfgraphs/dippm", "cpu-torch-fp32"): "noise-floor-dippm-cpu.json"}
+PROBED_TARGETS = ("latency_ms", "latency_calibrated_ms", "throughput_samples_per_s")
 
 
 def timm_noise_group(platform: str) -> str:
@@ -55,8 +59,9 @@ def noise_floor_note(dataset: str, config: str, target: str) -> str | None:
         return (f"Noise floor of the labels: the same models on {group} under PyTorch "
                 f"{' / '.join(found.torch_versions)} disagree by **{found.mape_percent:.1f} % MAPE** "
                 f"(median {found.median_ape_percent:.1f} %, {found.n_configs} configurations).")
-    found = [n for n in (OWN_SUITE_NOISE.get((ds.name, platform)), OWN_SUITE_NOISE.get(platform))
-             if n is not None and (NOISE_DIR / n).exists()]
+    if target not in PROBED_TARGETS:
+        return None
+    found = [n for n in (OWN_SUITE_NOISE.get((ds.name, platform)),) if n is not None and (NOISE_DIR / n).exists()]
     if not found:
         return None
     name = found[0]

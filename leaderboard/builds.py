@@ -51,17 +51,17 @@ def read_pins(path: Path | None = None) -> dict[str, dict]:
 
 
 def pinned(dataset: str, config: str, path: Path | None = None) -> dict | None:
-    """``{"content_hash", "rows": {split: n}, "generators": {...}}`` of the board's build, or None."""
+    """``{"content_hash", "generators", "test_n": {target: n}, "noise_floor": {target: sentence}}`` of
+    the board's build, or None."""
     return read_pins(path).get(_key(dataset, config))
 
 
-def pin_from(data, noise_floor: dict[str, str | None]) -> dict:
-    """The pin of a loaded protocol (:class:`perfgraphs.benchmarks.protocol.ProtocolData`), with the
-    noise-floor sentence of each board target (so the site shows it without loading data)."""
-    rows = {name: (len(part) if part is not None else 0)
-            for name, part in (("train", data.train), ("validation", data.validation), ("test", data.test))}
-    return {"content_hash": data.content_hash, "rows": rows, "generators": dict(data.generators),
-            "noise_floor": noise_floor}
+def pin_from(data) -> dict:
+    """The pin of a loaded protocol (:class:`perfgraphs.benchmarks.protocol.ProtocolData`); the
+    caller adds, per board target, the scored test size and the labels' noise-floor sentence (so the
+    site shows both without loading data)."""
+    return {"content_hash": data.content_hash, "generators": dict(data.generators), "test_n": {},
+            "noise_floor": {}}
 
 
 def write_pins(pins: dict[str, dict], path: Path | None = None) -> Path:

@@ -9,8 +9,6 @@ import json
 import math
 import os
 import statistics
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -112,50 +110,59 @@ def read_entries(dataset: str, root: Path | None = None) -> list[Entry]:
 
 
 class ResultsChangedError(PerfgraphsError):
-    """A results file changed while a submission was being scored (nothing legitimate writes there
-    then: submissions hold :func:`one_submission_at_a_time`)."""
+    """A results file was rewritten, truncated or given a malformed line while a submission was
+    being scored."""
 
 
-def results_snapshot(root: Path | None = None) -> dict[str, str]:
-    """sha256 of every results file: what a submission compares before it appends."""
-    import hashlib
-
+def results_snapshot(root: Path | None = None) -> dict[str, bytes]:
+    """The bytes of every results file when a submission starts."""
     folder = root or RESULTS_DIR
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.glob("*.jsonl"))}
+    return {p.name: p.read_bytes() for p in sorted(folder.glob("*.jsonl"))} if folder.exists() else {}
 
 
-@contextmanager
-def one_submission_at_a_time(root: Path | None = None) -> Iterator[dict[str, str]]:
-    """Hold an exclusive lock on the results folder for a whole submission (scoring included) and
-    yield the results files' hashes as they were when it started. Submissions queue here, so any
-    change to a results file before this one appends is not another submission's record: it is
-    tampering or a hand edit, and :func:`check_unchanged` refuses it."""
+def check_unchanged(before: dict[str, bytes], root: Path | None = None) -> None:
+    """Refuse when what was recorded before the submission started is no longer there byte for byte
+    (a record rewritten, removed or truncated) or a line added meanwhile is not a valid record.
+    Records appended meanwhile by other submissions (each under the file lock) are fine: they are
+    whole, valid lines after the old content. Nothing a predictor runs can reach these files (it
+    is isolated); this catches a tampered or hand-edited results file before it is built upon."""
     folder = root or RESULTS_DIR
-    folder.mkdir(parents=True, exist_ok=True)
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield results_snapshot(folder)
-    finally:
-        os.close(fd)  # releases the lock
-
-
-def check_unchanged(before: dict[str, str], root: Path | None = None) -> None:
-    after = results_snapshot(root)
-    changed = sorted(n for n in set(before) | set(after) if before.get(n) != after.get(n))
+    after = {p.name: p.read_bytes() for p in sorted(folder.glob("*.jsonl"))} if folder.exists() else {}
+    changed = sorted(n for n, old in before.items() if not after.get(n, b"").startswith(old))
+    for name, data in after.items():
+        added = data[len(before.get(name, b"")):]
+        if name not in changed and added and not _valid_records(added):
+            changed.append(name)
     if changed:
-        raise ResultsChangedError(f"the results file(s) {', '.join(changed)} changed while the submission was "
-                                  "scored; nothing was recorded: restore them (git checkout) and submit again")
+        raise ResultsChangedError(f"the results file(s) {', '.join(sorted(changed))} changed while the submission "
+                                  "was scored (a record rewritten, removed or malformed); nothing was recorded: "
+                                  "restore them (git checkout) and submit again")
 
 
-def append_entry(entry: Entry, root: Path | None = None) -> Path:
-    """Append one record atomically with respect to other writers (flock + single write + fsync)."""
+def _valid_records(data: bytes) -> bool:
+    if not data.endswith(b"\n"):
+        return False
+    try:
+        for line in data.decode().splitlines():
+            if line.strip():
+                Entry(**json.loads(line))
+    except (UnicodeDecodeError, json.JSONDecodeError, TypeError):
+        return False
+    return True
+
+
+def append_entry(entry: Entry, root: Path | None = None, before: dict[str, bytes] | None = None) -> Path:
+    """Append one record atomically with respect to other writers (flock + single write + fsync);
+    with ``before`` (:func:`results_snapshot` at the submission's start), only if
+    :func:`check_unchanged` holds, checked under the lock."""
     path = results_path(entry.dataset, root)
     path.parent.mkdir(parents=True, exist_ok=True)
     line = json.dumps(asdict(entry), sort_keys=True) + "\n"
     with open(path, "a+") as f:
         fcntl.flock(f, fcntl.LOCK_EX)
         try:
+            if before is not None:
+                check_unchanged(before, root)
             f.seek(0)
             for existing in f.read().splitlines():
                 if existing.strip():

@@ -194,7 +194,7 @@ def _table(entries: list[Entry], key: str, superseded: int = 0) -> str:
 
 def board_facts(pin: dict | None, target: str, current: list[Entry]) -> str:
     """What every board states above its table: its build, test size and the labels' noise floor."""
-    n = pin["rows"].get("test") if pin else None
+    n = pin.get("test_n", {}).get(target) if pin else None
     if n is None and current:
         n = current[0].per_seed[0].get("n")
     build = pin["content_hash"][:12] if pin else (current[0].dataset_content_hash[:12] if current else "–")

@@ -406,27 +406,26 @@ def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None, rec
 def submit(path: str | Path, opts: SubmitOptions | None = None, log_mlflow: bool = True) -> tuple[Verdict, Path | None]:
     """Check, then write the record (and the MLflow run). Returns the verdict and the results file.
 
-    The whole submission holds the results folder's lock, and the record is appended only if no
-    results file changed meanwhile; the MLflow run is logged after the record, from the same
-    numbers, so a rejected submission leaves neither."""
+    The record is appended only if every results file still holds, byte for byte, what it held when
+    the submission started (other submissions may have appended whole records meanwhile); the MLflow
+    run is logged after the record, from the same numbers, so a rejected submission leaves neither."""
     from perfgraphs.benchmarks.mlflow_log import log_run
     from perfgraphs.leaderboard.records import (DuplicateEntryError, ResultsChangedError, append_entry,
-                                                check_unchanged, one_submission_at_a_time)
+                                                check_unchanged, results_snapshot)
 
     opts = opts or SubmitOptions()
-    with one_submission_at_a_time(opts.results_root) as before:
-        verdict = evaluate_submission(path, opts, record=True)
-        if not verdict.ok:
-            return verdict, None
-        try:
-            check_unchanged(before, opts.results_root)
-            written = append_entry(verdict.entry, root=opts.results_root)
-        except DuplicateEntryError as exc:
-            verdict.problems.append(f"duplicate submission: {exc}: a new entry needs a new code commit")
-            return verdict, None
-        except ResultsChangedError as exc:
-            verdict.problems.append(str(exc))
-            return verdict, None
+    before = results_snapshot(opts.results_root)
+    verdict = evaluate_submission(path, opts, record=True)
+    if not verdict.ok:
+        return verdict, None
+    try:
+        written = append_entry(verdict.entry, root=opts.results_root, before=before)
+    except DuplicateEntryError as exc:  # another submission of the same commit landed meanwhile
+        verdict.problems.append(f"duplicate submission: {exc}: a new entry needs a new code commit")
+        return verdict, None
+    except ResultsChangedError as exc:
+        verdict.problems.append(str(exc))
+        return verdict, None
     if log_mlflow:
         try:
             log_run(verdict.run_log, verdict.data, opts.home)

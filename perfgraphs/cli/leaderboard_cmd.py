@@ -63,7 +63,7 @@ def _show(args) -> int:
         pin = pins.get(f"{dataset} {config}") if test_set == "public" else None
         build, on_build, previous = split_by_build(entries, pin)
         current = current_and_superseded(on_build)[0]
-        n = pin["rows"]["test"] if pin else (current[0].per_seed[0].get("n") if current else None)
+        n = (pin or {}).get("test_n", {}).get(target) or (current[0].per_seed[0].get("n") if current else None)
         noise = (pin or {}).get("noise_floor", {}).get(target) or "noise floor not measured for these labels"
         table = Table(title=f"{dataset} · {config} · {target} ({test_set}) · build {build[:12]} · test n = {n}",
                       caption=noise.replace("**", "") + (f" · {len(previous)} entries on earlier builds not ranked"
@@ -81,16 +81,21 @@ def _show(args) -> int:
 
 def _pin_builds(args) -> int:
     from perfgraphs.benchmarks.label_noise import noise_floor_note
-    from perfgraphs.benchmarks.protocol import load_protocol
+    from perfgraphs.benchmarks.protocol import protocol_parts
     from perfgraphs.leaderboard.boards import BOARDS
     from perfgraphs.leaderboard.builds import pin_from, pins_file, write_pins
 
-    pins = {}
-    for dataset, config in dict.fromkeys((b.dataset, b.config) for b in BOARDS):
-        data = load_protocol(dataset, config)
-        targets = [b.target for b in BOARDS if (b.dataset, b.config) == (dataset, config)]
-        pins[f"{dataset} {config}"] = pin_from(data, {t: noise_floor_note(dataset, config, t) for t in targets})
-        print(f"{dataset} {config}: build {data.content_hash[:12]}, test n = {pins[f'{dataset} {config}']['rows']['test']}")
+    pins: dict[str, dict] = {}
+    for board in BOARDS:
+        _, whole = protocol_parts(board.dataset, board.config, board.target)  # the rows a board scores
+        key = f"{board.dataset} {board.config}"
+        pin = pins.setdefault(key, pin_from(whole))
+        if pin["content_hash"] != whole.content_hash:  # cannot happen within one checkout: a tripwire
+            raise SystemExit(f"{key}: two builds in one run ({pin['content_hash'][:12]}, {whole.content_hash[:12]})")
+        pin["test_n"][board.target] = len(whole.test)
+        pin["noise_floor"][board.target] = noise_floor_note(board.dataset, board.config, board.target)
+    for key, pin in pins.items():
+        print(f"{key}: build {pin['content_hash'][:12]}, test n = {pin['test_n']}")
     print(write_pins(pins, pins_file(args.results)))
     return 0
 
