@@ -27,3 +27,23 @@ class InvalidInputSpecError(PerfgraphsError):
 
 class ExportError(PerfgraphsError):
     """A model that was built but could not be exported to ONNX."""
+
+
+class CorruptFileError(PerfgraphsError):
+    """A stored file cannot be read or does not match its recorded checksum."""
+
+
+class DatasetIntegrityError(CorruptFileError):
+    """A built dataset whose files do not match its manifest: corrupted, modified, missing or extra."""
+
+
+class StaleDatasetError(PerfgraphsError):
+    """A built dataset whose sources (measurements, graph pool, external files) changed since its build."""
+
+
+class DatasetNotBuiltError(PerfgraphsError):
+    """A dataset config that is not built (or was built by an older, unverifiable format)."""
+
+
+class DatasetBuildError(PerfgraphsError):
+    """A build that could not be written (disk full, read-only cache, ...)."""

@@ -32,17 +32,17 @@ if "PERFGRAPHS_EXTERNAL_DIR" not in os.environ and _find_external():
 
 
 @pytest.fixture(scope="session")
-def tiny_labeled_home(tmp_path_factory):
-    """PERFGRAPHS_HOME with a tiny perfgraphs/dippm cpu-torch-fp32 config built from real data: the
-    committed CPU measurements of the smallest measured model of each family, joined to their
+def tiny_labeled_sources(tmp_path_factory):
+    """(measured rows, graph pool folder) of a tiny perfgraphs/dippm cpu-torch-fp32 config from real
+    data: the committed CPU measurements of the smallest measured model of each family, and their
     committed graph structures (no export, no new measurement). One structure group per family,
     so the 70/15/15 split leaves every part non-empty."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    from perfgraphs.collect.store import MeasurementStore, load_measurements
-    from perfgraphs.data.build import DEFAULT_POOL, build_labeled_config, measurement_root
+    from perfgraphs.collect.store import load_measurements
+    from perfgraphs.data.build import DEFAULT_POOL, measurement_root
     from perfgraphs.data.structures import structure_id
     from perfgraphs.registry import get_dataset
 
@@ -66,17 +66,29 @@ def tiny_labeled_home(tmp_path_factory):
     if len(best) < 7:
         pytest.skip(f"only {len(best)} families measured so far; the tiny split needs 7")
     wanted = pa.array(sorted({structure_id(r["model"], r["image_size"], r["seq_len"]) for r in rows}))
-    root = tmp_path_factory.mktemp("tiny-labeled")
-    pool_dir = root / "pool"
-    pool_dir.mkdir()
+    pool_dir = tmp_path_factory.mktemp("tiny-pool")
     pool_rows = pa.concat_tables([t.filter(pc.is_in(t.column("structure_id"), wanted))
                                   for t in (pq.read_table(f) for f in files)])
     pq.write_table(pool_rows, pool_dir / "part-00000.parquet")
+    return rows, pool_dir
+
+
+@pytest.fixture(scope="session")
+def tiny_labeled_home(tiny_labeled_sources, tmp_path_factory):
+    """PERFGRAPHS_HOME with the tiny perfgraphs/dippm cpu-torch-fp32 config of
+    ``tiny_labeled_sources`` built in it."""
+    from perfgraphs.collect.store import MeasurementStore
+    from perfgraphs.data.build import build_labeled_config
+    from perfgraphs.data.graph_pool import GraphPool
+    from perfgraphs.registry import get_dataset
+
+    rows, pool_dir = tiny_labeled_sources
+    root = tmp_path_factory.mktemp("tiny-labeled")
     store = MeasurementStore(root / "measurements")
     for r in rows:
         store.append(r)
-    from perfgraphs.data.graph_pool import GraphPool
-
+    ds = get_dataset("dippm")
     home = root / "home"
-    build_labeled_config(ds, cfg, pool=GraphPool(pool_dir), home=home, measurements=root / "measurements")
+    build_labeled_config(ds, ds.config("cpu-torch-fp32"), pool=GraphPool(pool_dir), home=home,
+                         measurements=root / "measurements")
     return home

@@ -116,6 +116,7 @@ def _row(key="k1", status="ok", when="2026-01-01T00:00:00+00:00", platform="cpu-
 
 def test_store_append_compact_dedupe(tmp_path):
     store = MeasurementStore(tmp_path)
+    store.save_metadata({})  # as a campaign does when it starts
     r1, r2 = _row("k1"), _row("k2", status="error")
     store.append(r1)
     store.append(r2)
@@ -151,10 +152,16 @@ def test_corrupt_shard_detected_with_path(tmp_path, damage):
     with pytest.raises(CorruptShardError) as info:
         store.read()
     assert str(shard) in str(info.value)
-    # without the sidecar, pyarrow itself must refuse the damaged bytes (truncation)
+    # with a sidecar that vouches for the damaged bytes, pyarrow itself must refuse them
     if damage == "truncate":
-        shard.with_name(shard.name + ".sha256").unlink()
+        from perfgraphs.collect.store import sha256_file
+
+        shard.with_name(shard.name + ".sha256").write_text(sha256_file(shard) + "\n")
         with pytest.raises(CorruptShardError, match="pyarrow cannot read"):
+            store.read()
+        # and without any sidecar nothing vouches for the bytes at all (it used to be read as is)
+        shard.with_name(shard.name + ".sha256").unlink()
+        with pytest.raises(CorruptShardError, match="no sha256 sidecar"):
             store.read()
 
 

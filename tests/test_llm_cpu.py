@@ -241,7 +241,7 @@ def test_loads_through_the_registry_and_builds_deterministically(built, snapshot
     first = json.loads((folder / "manifest.json").read_text())
     second = json.loads((again / "manifest.json").read_text())
     assert first["content_hash"] == second["content_hash"]
-    assert first["measurements_fingerprint"] == second["measurements_fingerprint"]
+    assert first["inputs_sha256"] == second["inputs_sha256"]
 
 
 # -- folds ---------------------------------------------------------------------------------------

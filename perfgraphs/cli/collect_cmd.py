@@ -1,6 +1,6 @@
 """``perfgraphs collect``: run measurement plans, verify stores, probe hardware, measure noise.
 
-    perfgraphs collect PLAN.yaml [--out DIR] [--limit N] [--dry-run] [--core N] [--retry-errors]
+    perfgraphs collect PLAN.yaml [--out DIR] [--limit N] [--dry-run] [--core N] [--core-wait S] [--retry-errors]
     perfgraphs collect noise-floor PLAN.yaml [--probe N] [--core N] [--out DIR]
     perfgraphs collect verify DIR
     perfgraphs collect hardware PLATFORM [--core N]
@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
@@ -18,6 +19,21 @@ from perfgraphs.collect.errors import CollectError
 ACTIONS = ("noise-floor", "verify", "hardware")
 
 
+def _number(kind, low: float, inclusive: bool):
+    """An argparse type: a number of ``kind`` above ``low`` (or at it, if ``inclusive``); a value
+    outside is refused while parsing, in one line, before anything runs (a zero timeout used to
+    turn every configuration into an error row)."""
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a{'n integer' if kind is int else ' number'}: {text!r}") from None
+        if not (value >= low if inclusive else value > low) or value != value:  # NaN too
+            raise argparse.ArgumentTypeError(f"must be {'>=' if inclusive else '>'} {low:g}, got {text}")
+        return value
+    return parse
+
+
 def register(subparsers) -> None:
     p = subparsers.add_parser("collect", help="measure latency/memory of plan configurations",
                               description=__doc__.splitlines()[0])
@@ -25,21 +41,25 @@ def register(subparsers) -> None:
     p.add_argument("arg", nargs="?", help="plan (noise-floor), directory (verify), platform (hardware)")
     p.add_argument("--out", type=Path, help="output directory (default data/measurements/<suite>; "
                    "noise-floor: data/measurements/noise-floor)")
-    p.add_argument("--limit", type=int, help="measure at most N configurations this run")
+    p.add_argument("--limit", type=_number(int, 0, True), help="measure at most N configurations this run")
     p.add_argument("--dry-run", action="store_true", help="print the plan and its time estimate only")
-    p.add_argument("--core", type=int, help="pin workers to this CPU core (default: the plan's, 1)")
-    p.add_argument("--timeout", type=float, help="override every configuration's timeout (s)")
+    p.add_argument("--core", type=_number(int, 0, True), help="pin workers to this CPU core (default: the plan's, 1)")
+    p.add_argument("--core-wait", type=_number(float, 0, True), default=None, metavar="SECONDS",
+                   help="wait at most this long for the measuring core to be free of other busy "
+                        "processes (default 120)")
+    p.add_argument("--timeout", type=_number(float, 0, False), help="override every configuration's timeout (s)")
     p.add_argument("--retry-errors", action="store_true", help="re-measure configurations that failed")
     p.add_argument("--platform", action="append", dest="platforms", metavar="NAME",
                    help="measure only this platform of the plan this run (repeatable; the rest stay to do)")
     p.add_argument("--graphs-from", action="append", type=Path, default=[], metavar="DIR",
                    help="reuse graph facts (structure hash, GMACs) of the same model and input from "
                         "another suite's store, e.g. data/measurements/dippm-cpu (repeatable)")
-    p.add_argument("--flush-every", type=int, default=25, help="compact parts into a shard every N")
-    p.add_argument("--spread-threshold", type=float, default=None,
+    p.add_argument("--flush-every", type=_number(int, 1, True), default=25, help="compact parts into a shard every N")
+    p.add_argument("--spread-threshold", type=_number(float, 0, True), default=None,
                    help="re-measure once when MAD/median exceeds this (default 0.10)")
-    p.add_argument("--probe", type=int, default=20, help="noise-floor: number of probe configurations")
-    p.add_argument("--probe-max-s", type=float, default=None,
+    p.add_argument("--probe", type=_number(int, 1, True), default=20,
+                   help="noise-floor: number of probe configurations")
+    p.add_argument("--probe-max-s", type=_number(float, 0, False), default=None,
                    help="noise-floor: probe only configurations estimated under this many seconds (default 4)")
     p.set_defaults(func=run)
 
@@ -67,19 +87,20 @@ def _campaign(args) -> int:
 
     from perfgraphs.collect.campaign import CampaignOptions, prepare_campaign, run_campaign
     from perfgraphs.collect.plan import estimate_seconds, load_plan, with_overrides
+    from perfgraphs.collect.metafile import FORMAT, META
     from perfgraphs.collect.store import MeasurementStore
 
-    if args.limit is not None and args.limit < 0:
-        raise CollectError("--limit must be >= 0")
     plan = with_overrides(load_plan(args.target), timeout_s=args.timeout)
     out = args.out or Path("data/measurements") / plan.suite
     store = MeasurementStore(out)
     opts = CampaignOptions(out=out, limit=args.limit, retry_errors=args.retry_errors,
-                           flush_every=max(1, args.flush_every), core=args.core,
+                           flush_every=args.flush_every, core=args.core,
                            platforms=tuple(args.platforms) if args.platforms else None,
                            graph_sources=tuple(args.graphs_from))
     if args.spread_threshold is not None:
         opts.spread_threshold = args.spread_threshold
+    if args.core_wait is not None:
+        opts.core_wait_s = args.core_wait
     # A log file (nohup) gets one unwrapped line per configuration; a terminal gets the bar too.
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 240)
     if args.dry_run:
@@ -91,10 +112,15 @@ def _campaign(args) -> int:
                       f"{len(state.todo)} to measure → {out}")
         for name, reason in state.unavailable.items():
             console.print(f"[yellow]platform {name} is not available on this machine: {reason}[/]")
+        for warning in state.warnings:
+            print(f"perfgraphs: warning: {warning}", file=sys.stderr)
         console.print(f"estimated machine time: {_fmt_s(state.estimate_s)} "
                       f"(peak {state.peak_gflops or 'unmeasured'} GFLOP/s)")
         return 0
     with store.lock():
+        if store.upgrade() and store.shard_files():  # a store older than the shard record
+            console.print(f"recorded the {len(store.shard_files())} shards of {out} in its {META} "
+                          f"(store format {FORMAT}; no data file rewritten)")
         removed = store.remove_leftovers()
         state = prepare_campaign(plan, opts, store)
         console.print(f"plan {plan.name}: {len(plan.configs)} configurations in "
@@ -130,25 +156,24 @@ def _campaign(args) -> int:
 
         with progress:
             task = progress.add_task(plan.name, total=len(state.todo), eta="?")
-            state = run_campaign(plan, opts, state, store, on_result)
+            state = run_campaign(plan, opts, state, store, on_result, notify=progress.console.print)
     summary = ", ".join(f"{k}={v}" for k, v in sorted(state.statuses.items()))
     console.print(f"done: {state.done} configurations ({summary}) in {_fmt_s(time.monotonic() - started)}")
     return 0
 
 
 def _verify(args) -> int:
-    from perfgraphs.collect.store import MeasurementStore
+    from perfgraphs.collect.verify import verify_store
 
     if not args.arg:
         raise CollectError("usage: perfgraphs collect verify DIR")
-    store = MeasurementStore(args.arg)
-    files = store.files()
-    table = store.read(latest=False)  # raises CorruptShardError with the path
-    statuses: dict[str, int] = {}
-    for s in table.column("status").to_pylist():
-        statuses[s] = statuses.get(s, 0) + 1
-    print(f"{args.arg}: {len(files)} files verified, {table.num_rows} rows "
-          f"({', '.join(f'{k}={v}' for k, v in sorted(statuses.items()))})")
+    report = verify_store(args.arg)  # raises a one-line StoreError naming the file
+    print(report.summary())
+    if report.legacy:
+        print("note: written before campaign.json recorded its shards: row counts and whole-shard "
+              "deletions are checked once a campaign has written to it")
+    for note in report.notes:
+        print(f"note: {note}")
     return 0
 
 

@@ -12,8 +12,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     info = verbs.add_parser("info", help="one dataset: configs, targets, family counts, build state")
     info.add_argument("name")
     info.set_defaults(func=_info)
-    for verb, func, helptext in (("build", _build, "build a config into the cache (resumable)"),
-                                 ("verify", _verify, "check every built file against its manifest")):
+    for verb, func, helptext in (("build", _build, "build a config into the cache (a fresh folder, swapped in)"),
+                                 ("verify", _verify, "check a built config's files and rows against its manifest "
+                                                     "and that its sources have not changed")):
         q = verbs.add_parser(verb, help=helptext)
         q.add_argument("name")
         q.add_argument("--config", default=None)
@@ -57,7 +58,7 @@ def _list(args) -> int:
 def _info(args) -> int:
     from rich.console import Console
 
-    from perfgraphs.data.build import dataset_folder, is_built
+    from perfgraphs.data.build import build_state, dataset_folder
     from perfgraphs.registry import get_dataset
 
     ds = get_dataset(args.name)
@@ -68,7 +69,7 @@ def _info(args) -> int:
                       ", ".join(f"{k} {v:,}" for k, v in sorted(ds.family_counts.items())))
     for cfg in ds.configs:
         folder = dataset_folder(ds, cfg)
-        state = "built" if is_built(folder) else "not built"
+        state = build_state(folder)
         console.print(f"  {cfg.name}: {cfg.description} [{state}: {folder}]")
     return 0
 
@@ -76,7 +77,7 @@ def _info(args) -> int:
 def _build(args) -> int:
     from rich.progress import Progress
 
-    from perfgraphs.data.load import build_config
+    from perfgraphs.data.recipes import build_config
     from perfgraphs.registry import get_dataset
 
     ds = get_dataset(args.name)
@@ -90,13 +91,22 @@ def _build(args) -> int:
 
 def _verify(args) -> int:
     from perfgraphs.data.build import dataset_folder
+    from perfgraphs.data.build_inputs import changed_inputs
     from perfgraphs.data.manifest import verify
+    from perfgraphs.errors import StaleDatasetError
     from perfgraphs.registry import get_dataset
 
     ds = get_dataset(args.name)
     cfg = ds.config(args.config)
     manifest = verify(dataset_folder(ds, cfg))
-    print(f"ok: {len(manifest['files'])} files match manifest.json (content hash {manifest['content_hash'][:16]})")
+    changed = changed_inputs(manifest, ds, cfg, None)
+    if changed:  # intact, but not what a build (or load_dataset) makes from the sources now
+        raise StaleDatasetError(f"{ds.name}/{cfg.name} is intact but its "
+                                f"{', '.join(f'{i.role} ({i.location})' for i in changed)} changed since it was "
+                                f"built: run `perfgraphs datasets build {ds.name} --config {cfg.name}`")
+    rows = ", ".join(f"{split} {n}" for split, n in manifest["row_counts"].items())
+    print(f"ok: {len(manifest['files'])} files and their rows ({rows}) match manifest.json, sources unchanged "
+          f"(content hash {manifest['content_hash'][:16]})")
     return 0
 
 

@@ -4,8 +4,9 @@ Typical use is the CLI (``perfgraphs collect plans/dippm-cpu.yaml``); the pieces
 for notebooks and tests.
 """
 
-from perfgraphs.collect.errors import (CampaignLockedError, CollectError, CorruptShardError,
-                                       PlanError, PlatformUnavailableError, UnknownPlatformError)
+from perfgraphs.collect.errors import (CampaignLockedError, CollectError, CoreBusyError, CorruptShardError,
+                                       PlanError, PlatformUnavailableError, StoreError, StoreIOError,
+                                       UnknownPlatformError)
 from perfgraphs.collect.plan import ConfigSpec, Plan, load_plan, parse_plan
 from perfgraphs.collect.platforms import PLATFORMS, Platform, get_platform
 from perfgraphs.collect.protocols import PROTOCOLS, Protocol, get_protocol
@@ -13,8 +14,8 @@ from perfgraphs.collect.stats import RunStats, run_stats
 from perfgraphs.collect.store import MeasurementStore, load_measurements
 
 __all__ = [
-    "CampaignLockedError", "CollectError", "ConfigSpec", "CorruptShardError", "MeasurementStore",
+    "CampaignLockedError", "CollectError", "ConfigSpec", "CoreBusyError", "CorruptShardError", "MeasurementStore",
     "PLATFORMS", "PROTOCOLS", "Plan", "PlanError", "Platform", "PlatformUnavailableError",
-    "Protocol", "RunStats", "UnknownPlatformError", "get_platform", "get_protocol",
+    "Protocol", "RunStats", "StoreError", "StoreIOError", "UnknownPlatformError", "get_platform", "get_protocol",
     "load_measurements", "load_plan", "parse_plan", "run_stats",
 ]

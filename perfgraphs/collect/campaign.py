@@ -1,8 +1,10 @@
 """Run a plan: skip finished configurations, measure the rest in isolated workers, store rows.
 
-Nothing but a corrupt store, a locked output directory or an unusable plan stops a campaign: an
-exception, an out-of-memory kill or a timeout in one configuration becomes that configuration's
-row (status ``oom`` or ``error`` with the message) and the campaign moves on.
+Nothing but a corrupt or unwritable store, a locked output directory, an unusable plan or a core
+that stays busy stops a campaign: an exception, an out-of-memory kill or a timeout in one
+configuration becomes that configuration's row (status ``oom`` or ``error`` with the message) and
+the campaign moves on. Before measuring, a campaign waits (``core_wait_s`` at most) until no other
+busy process occupies its measuring core (:mod:`perfgraphs.collect.corecheck`).
 
 Drift calibration: the campaign's first reference measurement (taken by the hardware probe when the
 output directory is new, and kept in ``campaign.json`` across resumes) is ``ref_baseline_ms``;
@@ -14,6 +16,7 @@ scaled by the reference measured before and after the configuration.
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 import uuid
 from dataclasses import dataclass, field, replace
@@ -21,9 +24,10 @@ from pathlib import Path
 from typing import Callable
 
 from perfgraphs.collect import worker
+from perfgraphs.collect.corecheck import wait_for_core
 from perfgraphs.collect.stats import calibrated_median
 from perfgraphs.collect.environment import environment_columns, utc_now_iso
-from perfgraphs.collect.errors import CollectError, PlatformUnavailableError
+from perfgraphs.collect.errors import CollectError, CorruptStoreFileError, PlatformUnavailableError
 from perfgraphs.collect.isolation import run_isolated
 from perfgraphs.collect.plan import ConfigSpec, Plan, estimate_seconds
 from perfgraphs.collect.platforms import get_platform
@@ -33,6 +37,9 @@ from perfgraphs.collect.store import MeasurementStore
 # 0.05 re-measured half of all configurations on a shared 2-vCPU VM, 0.10 about one in ten.
 SPREAD_THRESHOLD = 0.10
 PROBE_TIMEOUT_S = 300
+# How long a campaign waits for its core to be free before giving up: a worker left by a campaign
+# killed before workers died with theirs runs to the end of its configuration (minutes at most).
+CORE_WAIT_S = 120.0
 
 
 @dataclass
@@ -47,6 +54,7 @@ class CampaignOptions:
     # other suites' stores whose graph facts (structure hash, GMACs) of the same (model, input)
     # are reused: a GPU machine lent for minutes should time models, not re-extract their graphs
     graph_sources: tuple[Path, ...] = ()
+    core_wait_s: float = CORE_WAIT_S
 
 
 @dataclass
@@ -60,6 +68,7 @@ class CampaignState:
     peak_gflops: float | None
     done: int = 0
     statuses: dict[str, int] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
 
 
 def calibrate(row: dict, baseline_ms: float) -> float | None:
@@ -112,13 +121,24 @@ def prepare_campaign(plan: Plan, opts: CampaignOptions, store: MeasurementStore,
         todo = [replace(c, core=opts.core) for c in todo]
     if opts.limit is not None:
         todo = todo[: opts.limit]
-    hw = next((store.hardware(p) for p in sorted({c.platform for c in todo}) if store.hardware(p)), None)
-    peak = hw.get("peak_gflops_measured") if hw else None
+    warnings: list[str] = []
+    peak = None
+    for platform in sorted({c.platform for c in todo}):
+        try:
+            hw = store.hardware(platform)
+        except CorruptStoreFileError as exc:
+            if not dry_run:
+                raise
+            warnings.append(f"{exc}; estimating without its measured peak")  # a plan, not a measurement
+            continue
+        if hw:
+            peak = hw.get("peak_gflops_measured")
+            break
     scale = cost_scale(store, plan, peak)
     estimate = scale * sum(estimate_seconds(c, peak) for c in todo)
     return CampaignState(todo=todo, skipped_finished=len(plan.configs) - len(
         [c for c in plan.configs if c.key not in finished]), unavailable=unavailable,
-        estimate_s=estimate, peak_gflops=peak)
+        estimate_s=estimate, peak_gflops=peak, warnings=warnings)
 
 
 def ensure_probe(store: MeasurementStore, meta: dict, platform: str, core: int | None) -> None:
@@ -152,8 +172,18 @@ def measure_config(config: ConfigSpec, graph: dict | None) -> dict:
     return row
 
 
+def measuring_cores(todo: list[ConfigSpec]) -> list[int]:
+    """The cores the workers will pin themselves to (as ``platforms.pin_process`` chooses them)."""
+    allowed = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    cores = {c.core for c in todo if c.core is not None and not get_platform(c.platform).is_cuda}
+    return sorted({core if core in allowed or not allowed else allowed[0] for core in cores})
+
+
 def run_campaign(plan: Plan, opts: CampaignOptions, state: CampaignState, store: MeasurementStore,
-                 on_result: Callable[[ConfigSpec, dict, CampaignState], None] | None = None) -> CampaignState:
+                 on_result: Callable[[ConfigSpec, dict, CampaignState], None] | None = None,
+                 notify: Callable[[str], None] = print) -> CampaignState:
+    for core in measuring_cores(state.todo):  # before anything is measured, the probe included
+        wait_for_core(core, opts.core_wait_s, notify)
     campaign_id = uuid.uuid4().hex[:12]
     meta = store.metadata()
     meta.setdefault("suite", plan.suite)

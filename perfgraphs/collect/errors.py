@@ -19,13 +19,43 @@ class PlatformUnavailableError(CollectError):
     """A known platform that this machine cannot run (no CUDA device, missing package)."""
 
 
-class CorruptShardError(CollectError):
+class StoreError(CollectError):
+    """A measurement store that is not exactly what its campaigns wrote."""
+
+
+class CorruptStoreFileError(StoreError):
+    """A store file (shard, part, sidecar, ``campaign.json``, ``hardware.json``) that cannot be read
+    or whose bytes are not the ones written."""
+
+    def __init__(self, path, reason: str):
+        self.path = str(path)
+        super().__init__(f"corrupt measurement store file {self.path}: {reason}")
+
+
+class CorruptShardError(CorruptStoreFileError):
     """A measurement shard that cannot be read or whose checksum does not match its sidecar."""
 
     def __init__(self, path, reason: str):
         self.path = str(path)
-        super().__init__(f"corrupt measurement shard {self.path}: {reason}")
+        StoreError.__init__(self, f"corrupt measurement shard {self.path}: {reason}")
+
+
+class IncompleteStoreError(StoreError):
+    """Files missing from, or added to, a store: a recorded shard that is gone, a shard or a sidecar
+    without its partner, row counts that differ from what ``campaign.json`` records."""
+
+
+class StoreNotFoundError(StoreError):
+    """A path that does not exist or does not hold a measurement store (no ``campaign.json``)."""
+
+
+class StoreIOError(CollectError):
+    """The operating system refused to read or write the store (read-only, disk full, permissions)."""
 
 
 class CampaignLockedError(CollectError):
     """Another campaign process is writing to the same output directory."""
+
+
+class CoreBusyError(CollectError):
+    """The measuring core stayed busy with another process for longer than the campaign waits."""

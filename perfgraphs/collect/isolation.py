@@ -2,17 +2,22 @@
 
 A fork server that has already imported torch/timm/onnxruntime forks each worker, so a worker
 starts in milliseconds yet shares nothing mutable with earlier ones (the server itself never runs
-a tensor operation, so no thread pool exists at fork time).
+a tensor operation, so no thread pool exists at fork time). Every worker first binds its life to
+the campaign's (:mod:`perfgraphs.collect.lifeline`): a killed campaign leaves no worker running.
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import signal
 from dataclasses import dataclass
 
-PRELOAD = ["torch", "timm", "torchvision", "onnxruntime", "perfgraphs.collect.worker",
-           "perfgraphs.graph"]
+from perfgraphs.collect.lifeline import CAMPAIGN_ENV, bind_to_campaign
+
+# lifeline first: the server binds its life to the campaign's as early as it can
+PRELOAD = ["perfgraphs.collect.lifeline", "torch", "timm", "torchvision", "onnxruntime",
+           "perfgraphs.collect.worker", "perfgraphs.graph"]
 _CTX = None
 
 
@@ -31,11 +36,23 @@ class Outcome:
     message: str = ""
 
 
+def _bound(campaign_pid: int, target, *args) -> None:
+    """The worker's entry point: die with the campaign, then run ``target``."""
+    bind_to_campaign(campaign_pid)
+    target(*args)
+
+
 def run_isolated(target, args: tuple, timeout_s: float) -> Outcome:
     ctx = context()
     receive, send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=target, args=(send, *args), daemon=True)
-    proc.start()
+    proc = ctx.Process(target=_bound, args=(os.getpid(), target, send, *args), daemon=True)
+    # read by the fork server if this start launches it (lifeline.guard_fork_server); set only
+    # meanwhile, so that no other child of this process mistakes itself for the fork server
+    os.environ[CAMPAIGN_ENV] = str(os.getpid())
+    try:
+        proc.start()
+    finally:
+        os.environ.pop(CAMPAIGN_ENV, None)
     send.close()
     value = None
     try:

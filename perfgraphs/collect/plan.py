@@ -144,7 +144,7 @@ def _expand_group(suite: str, g: dict, where: str) -> list[ConfigSpec]:
             get_platform(p)
         except PerfgraphsError as exc:
             raise PlanError(f"{where}: {exc}") from None
-    timeout_s = float(g.get("timeout_s", 900))
+    timeout_s = g.get("timeout_s", 900)
     core = g.get("core", DEFAULT_CPU_CORE)
     models = _as_list(g.get("models"), "models", where)
     if not models:
@@ -162,6 +162,7 @@ def _expand_group(suite: str, g: dict, where: str) -> list[ConfigSpec]:
             raise PlanError(f"{where}: {spec['name']} needs {sizes_key}")
         batches = _positive_ints(_as_list(opts.get("batch_sizes", [1]), "batch_sizes", where),
                                  "batch_sizes", where)
+        config_timeout = _positive_seconds(opts.get("timeout_s", timeout_s), where)
         gmacs, gmacs_at = opts.get("gmacs"), opts.get("gmacs_at", 128 if text else 224)
         for size in sizes:
             scale = (size / gmacs_at) if text else (size / gmacs_at) ** 2
@@ -171,9 +172,20 @@ def _expand_group(suite: str, g: dict, where: str) -> list[ConfigSpec]:
                         suite=suite, family=family, model=spec["name"],
                         image_size=None if text else size, seq_len=size if text else None,
                         batch_size=b, platform=p, mode=mode, protocol=protocol,
-                        timeout_s=float(opts.get("timeout_s", timeout_s)), core=core,
+                        timeout_s=config_timeout, core=core,
                         gmacs_per_sample=None if gmacs is None else float(gmacs) * scale))
     return out
+
+
+def _positive_seconds(value, where: str) -> float:
+    """A timeout of zero or less would turn every configuration into an error row: refuse it."""
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        raise PlanError(f"{where}: timeout_s must be a number of seconds, got {value!r}") from None
+    if not seconds > 0:
+        raise PlanError(f"{where}: timeout_s must be > 0, got {value!r}")
+    return seconds
 
 
 def order_configs(configs: list[ConfigSpec]) -> list[ConfigSpec]:
@@ -211,6 +223,7 @@ def with_overrides(plan: Plan, core: int | None = None, timeout_s: float | None 
     if core is not None:
         configs = [replace(c, core=core) for c in configs]
     if timeout_s is not None:
+        timeout_s = _positive_seconds(timeout_s, plan.name)
         configs = [replace(c, timeout_s=timeout_s) for c in configs]
     return replace(plan, configs=configs)
 

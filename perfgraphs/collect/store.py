@@ -1,21 +1,24 @@
 """Append-only, crash-safe measurement storage: small Parquet files under ``<root>/<platform>/``.
 
 Why parts and shards: a SIGKILL may arrive at any moment, so each finished configuration is
-written at once as its own small *part* (atomic: temp file in the same directory, fsync,
-``os.replace``, fsync of the directory). Every ``flush_every`` configurations (and at the end)
-parts are compacted into one *shard* the same way, then deleted. A crash between the two leaves
-rows in both places; rows are identified by ``measurement_id``, so compaction and reading drop
-the copies. Each file has a ``.sha256`` sidecar written *before* the file itself appears, so a
-file whose bytes changed afterwards (bit rot, truncation, a bad copy) is detected, as is any file
-pyarrow cannot read.
+written at once as its own small *part* (atomic, see :mod:`perfgraphs.collect.atomic`). Every
+``flush_every`` configurations (and at the end) parts are compacted into one *shard* the same way,
+the shard is recorded in ``campaign.json``'s inventory (rows and sha256), then the parts are
+deleted. A crash between the steps leaves rows in both places; rows are identified by
+``measurement_id``, so compaction and reading drop the copies, and a shard not yet recorded is
+recognised as such because every one of its rows is still in a part.
+
+Each Parquet file has a ``.sha256`` sidecar written *before* the file itself appears, so a file
+whose bytes changed afterwards (bit rot, truncation, a bad copy) is detected, as is a file with no
+sidecar or any file pyarrow cannot read; the inventory catches what per-file checks cannot (a
+shard deleted with its sidecar, a shard swapped for another). ``campaign.json`` and
+``hardware.json`` carry their own checksums (:mod:`perfgraphs.collect.metafile`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
-import json
 import os
 import time
 from pathlib import Path
@@ -24,61 +27,71 @@ from typing import Iterator
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from perfgraphs.collect.errors import CampaignLockedError, CorruptShardError
+from perfgraphs.collect.atomic import (atomic_write_bytes, fsync_dir, is_temp, os_errors,
+                                       removed_on_failure, sha256_file, temp_name)
+from perfgraphs.collect.consistency import consistency
+from perfgraphs.collect.errors import (CampaignLockedError, CorruptShardError,
+                                       IncompleteStoreError, StoreError)
+from perfgraphs.collect.metafile import (HARDWARE, META, PARTS, Inventory, read_campaign,
+                                         read_hardware, write_campaign, write_hardware)
 from perfgraphs.collect.schema import ADDED_COLUMNS, SCHEMA, to_table
 
-PARTS = "parts"
-META = "campaign.json"
+__all__ = ["MeasurementStore", "atomic_write_table", "load_measurements", "read_verified", "sha256_file"]
+
 LOCK = ".campaign.lock"
 STATUS_RANK = {"ok": 0, "oom": 1, "error": 2}
+_fsync_dir = fsync_dir  # the name older callers import
 
 
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+def sidecar_of(path: Path) -> Path:
+    return path.with_name(path.name + ".sha256")
 
 
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+def atomic_write_table(table: pa.Table, path: Path) -> str:
+    """Temp file → fsync → sidecar (atomic) → os.replace → fsync dir; returns the sha256."""
+    with os_errors(f"write {path}"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = temp_name(path)
+        # a failure (or Ctrl-C) after the sidecar landed but before the file did leaves no
+        # sidecar without its file; once the file is there, its sidecar stays with it
+        with removed_on_failure(tmp), removed_on_failure(sidecar_of(path), unless=path):
+            pq.write_table(table, tmp, compression="zstd")
+            with open(tmp, "rb+") as f:
+                os.fsync(f.fileno())
+            digest = sha256_file(tmp)
+            atomic_write_bytes(sidecar_of(path), (digest + "\n").encode())
+            os.replace(tmp, path)
+        fsync_dir(path.parent)
+    return digest
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-    _fsync_dir(path.parent)
-
-
-def atomic_write_table(table: pa.Table, path: Path) -> None:
-    """Temp file → fsync → sidecar (atomic) → os.replace → fsync dir."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    pq.write_table(table, tmp, compression="zstd")
-    with open(tmp, "rb+") as f:
-        os.fsync(f.fileno())
-    atomic_write_bytes(path.with_name(path.name + ".sha256"), (sha256_file(tmp) + "\n").encode())
-    os.replace(tmp, path)
-    _fsync_dir(path.parent)
+def read_sidecar(path: Path) -> str:
+    """The sha256 a file's sidecar records; exactly ``<64 hex>\\n``, as written."""
+    sidecar = sidecar_of(path)
+    with os_errors(f"read {sidecar}"):
+        try:
+            raw = sidecar.read_bytes()
+        except FileNotFoundError:
+            if not path.exists():
+                raise IncompleteStoreError(f"{path} disappeared while being read") from None
+            raise CorruptShardError(
+                path, f"no sha256 sidecar ({sidecar.name}): nothing vouches for its bytes") from None
+    text = raw.decode("ascii", "replace")
+    if len(raw) != 65 or not raw.endswith(b"\n") or any(c not in "0123456789abcdef" for c in text[:64]):
+        raise CorruptShardError(path, f"its sidecar {sidecar.name} is damaged (not a sha256 line)")
+    return text[:64]
 
 
 def read_verified(path: Path) -> pa.Table:
     """Read one file, raising CorruptShardError (with the path) on checksum or format failure."""
-    sidecar = path.with_name(path.name + ".sha256")
-    if sidecar.exists():
-        expected = sidecar.read_text().strip()
-        actual = sha256_file(path)
-        if expected != actual:
-            raise CorruptShardError(path, f"sha256 {actual[:12]}… does not match sidecar {expected[:12]}…")
+    expected = read_sidecar(path)
+    with os_errors(f"read {path}"):
+        try:
+            actual = sha256_file(path)
+        except FileNotFoundError:
+            raise IncompleteStoreError(f"{path} disappeared while being read") from None
+    if expected != actual:
+        raise CorruptShardError(path, f"sha256 {actual[:12]}… does not match sidecar {expected[:12]}…")
     try:
         table = pq.read_table(path)
     except Exception as exc:  # pyarrow raises ArrowInvalid, OSError, ... on damaged files
@@ -105,31 +118,23 @@ class MeasurementStore:
             return []
         return sorted(p for p in self.root.iterdir() if p.is_dir() and not p.name.startswith("."))
 
-    def files(self) -> list[Path]:
-        out = []
-        for d in self.platform_dirs():
-            out += sorted(d.glob("shard-*.parquet"))
-            out += sorted((d / PARTS).glob("*.parquet"))
-        return out
+    def shard_files(self) -> list[Path]:
+        return [f for d in self.platform_dirs() for f in sorted(d.glob("shard-*.parquet"))]
 
-    def remove_leftovers(self) -> int:
-        """Temp files and orphan sidecars of writes a crash interrupted (call under the lock)."""
-        removed = 0
-        for d in self.platform_dirs():
-            for folder in (d, d / PARTS):
-                if not folder.is_dir():
-                    continue
-                for f in folder.iterdir():
-                    orphan = f.name.endswith(".sha256") and not f.with_name(f.name[:-7]).exists()
-                    if (f.name.startswith(".") and ".tmp-" in f.name) or orphan:
-                        f.unlink()
-                        removed += 1
-        return removed
+    def part_files(self) -> list[Path]:
+        return [f for d in self.platform_dirs() for f in sorted((d / PARTS).glob("*.parquet"))]
+
+    def files(self) -> list[Path]:
+        return self.shard_files() + self.part_files()
+
+    def relative(self, path: Path) -> str:
+        return path.relative_to(self.root).as_posix()
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
-        self.root.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.root / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        with os_errors(f"lock the measurement store {self.root}"):
+            self.root.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.root / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -140,19 +145,81 @@ class MeasurementStore:
         finally:
             os.close(fd)
 
+    # -- metadata -----------------------------------------------------------------------------
+    def inventory(self) -> Inventory | None:
+        """What campaign.json records of the shards; None for a store older than the inventory."""
+        return read_campaign(self.root)[1]
+
+    def metadata(self) -> dict:
+        """The campaigns' own metadata (runs, drift baseline), without the store's inventory."""
+        return read_campaign(self.root)[0]
+
+    def save_metadata(self, meta: dict) -> None:
+        write_campaign(self.root, meta, self._writable_inventory())
+
+    def save_hardware(self, platform: str, probe: dict) -> None:
+        write_hardware(self.root / platform / HARDWARE, probe)
+
+    def hardware(self, platform: str) -> dict | None:
+        return read_hardware(self.root / platform / HARDWARE)[0]
+
+    def _writable_inventory(self) -> Inventory:
+        inventory = self.inventory()
+        return inventory if inventory is not None else self._adopt()
+
+    def _adopt(self) -> Inventory:
+        """A legacy store's inventory: its shards as they verify now (the next write records it)."""
+        return Inventory({self.relative(s): {"rows": read_verified(s).num_rows, "sha256": read_sidecar(s)}
+                          for s in self.shard_files()})
+
+    def upgrade(self) -> bool:
+        """Give a legacy store (call under the lock) its inventory and checksummed hardware.json;
+        True if anything was written. Its data files are not touched."""
+        if (self.root / META).exists() and self.inventory() is not None:
+            return False
+        if not (self.root / META).exists() and not self.shard_files():
+            return False  # a new store: its first write (campaign.json) is already format 2
+        for d in self.platform_dirs():
+            probe, checksummed = read_hardware(d / HARDWARE)
+            if probe is not None and not checksummed:
+                write_hardware(d / HARDWARE, probe)
+        write_campaign(self.root, self.metadata(), self._adopt())
+        return True
+
     # -- reading ------------------------------------------------------------------------------
+    def _signature(self) -> tuple:
+        """Changes whenever a campaign writes: the listing of every file and campaign.json's stamp."""
+        names = []
+        for d in self.platform_dirs():
+            for folder in (d, d / PARTS):
+                if folder.is_dir():
+                    names += [self.relative(f) for f in folder.iterdir()]
+        meta = self.root / META
+        stamp = (meta.stat().st_mtime_ns, meta.stat().st_size) if meta.exists() else None
+        return stamp, tuple(sorted(names))
+
     def _read_all(self, attempts: int = 5) -> list[pa.Table]:
-        """Every file, verified. A running campaign may compact parts into a shard between the
-        listing and the read: a file that vanished that way means "list again", not corruption."""
+        """Every file, verified and checked against the inventory. A running campaign may compact
+        parts into a shard while we read: an inconsistency in a store that changed meanwhile
+        means "read again", in one that did not, a damaged store."""
         for attempt in range(attempts):
-            files = self.files()
+            before = self._signature()
             try:
-                return [read_verified(f) for f in files]
-            except CorruptShardError:
-                if all(f.exists() for f in files) or attempt == attempts - 1:
+                return self._read_consistent()
+            except StoreError:
+                if attempt == attempts - 1 or self._signature() == before:
                     raise
                 time.sleep(0.2)
         return []
+
+    def _read_consistent(self) -> list[pa.Table]:
+        inventory = self.inventory()
+        shards = {self.relative(f): (read_verified(f), read_sidecar(f)) for f in self.shard_files()}
+        parts = {self.relative(f): read_verified(f) for f in self.part_files()}
+        problems, _ = consistency(self.root, inventory, shards, parts)
+        if problems:
+            raise problems[0]
+        return [t for t, _ in shards.values()] + list(parts.values())
 
     def read(self, latest: bool = True) -> pa.Table:
         """All rows, verified. Exact copies (same measurement_id) are dropped; with ``latest``,
@@ -186,54 +253,74 @@ class MeasurementStore:
     def compact(self) -> list[Path]:
         """Merge each platform's parts into one new shard; returns the shards written."""
         written = []
+        meta, inventory = self.metadata(), self._writable_inventory()
         for d in self.platform_dirs():
             parts = sorted((d / PARTS).glob("*.parquet"))
             if not parts:
                 continue
+            pending = [r for p in parts for r in read_verified(p).to_pylist()]
             in_shards = set()
             for shard in sorted(d.glob("shard-*.parquet")):
-                in_shards.update(read_verified(shard).column("measurement_id").to_pylist())
-            rows = [r for p in parts for r in read_verified(p).to_pylist()
-                    if r["measurement_id"] not in in_shards]
+                ids = read_verified(shard).column("measurement_id").to_pylist()
+                if self.relative(shard) not in inventory.shards:
+                    if not set(ids) <= {r["measurement_id"] for r in pending}:
+                        continue  # not written by this store: reading reports it, compaction ignores it
+                    # an interrupted compaction's shard (its rows are all still in parts): keep it
+                    inventory.shards[self.relative(shard)] = {"rows": len(ids), "sha256": read_sidecar(shard)}
+                    write_campaign(self.root, meta, inventory)
+                in_shards.update(ids)
+            rows = [r for r in pending if r["measurement_id"] not in in_shards]
             if rows:
                 stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
                 n = len(list(d.glob("shard-*.parquet")))
                 shard = d / f"shard-{n:05d}-{stamp}.parquet"
-                atomic_write_table(to_table(rows), shard)
+                digest = atomic_write_table(to_table(rows), shard)
                 written.append(shard)
-            for p in parts:
-                p.unlink()
-                p.with_name(p.name + ".sha256").unlink(missing_ok=True)
-            _fsync_dir(d / PARTS)
+                # recorded before its parts go: a crash in between leaves rows in both, never in neither
+                inventory.shards[self.relative(shard)] = {"rows": len(rows), "sha256": digest}
+                write_campaign(self.root, meta, inventory)
+            with os_errors(f"delete compacted parts in {d / PARTS}"):
+                for p in parts:
+                    p.unlink()
+                    sidecar_of(p).unlink(missing_ok=True)
+                fsync_dir(d / PARTS)
         return written
 
+    def remove_leftovers(self) -> int:
+        """Remove what interrupted writes leave (call under the lock): temp files, sidecars whose
+        file never appeared, shards whose compaction was not recorded. A recorded shard's sidecar is
+        kept even without its shard: that shard is missing, and reading says so."""
+        inventory = self.inventory()
+        recorded = set(inventory.shards) if inventory is not None else set()
+        pending = set()
+        if inventory is not None:
+            pending = {i for p in self.part_files() for i in read_verified(p).column("measurement_id").to_pylist()}
+        removed = 0
+        with os_errors(f"remove leftovers of interrupted writes in {self.root}"):
+            for d in self.platform_dirs():
+                for folder in (d, d / PARTS):
+                    if not folder.is_dir():
+                        continue
+                    for f in sorted(folder.iterdir()):  # a shard sorts before its sidecar
+                        if not f.exists():  # the sidecar of a shard removed just before
+                            continue
+                        name = self.relative(f)
+                        orphan = f.name.endswith(".sha256") and not f.with_name(f.name[:-7]).exists()
+                        unrecorded = (inventory is not None and folder == d and f.name.startswith("shard-")
+                                      and f.suffix == ".parquet" and name not in recorded
+                                      and set(read_verified(f).column("measurement_id").to_pylist()) <= pending)
+                        if is_temp(f) or (orphan and name[:-7] not in recorded) or unrecorded:
+                            f.unlink()
+                            removed += 1
+        return removed
+
     def pending_parts(self) -> int:
-        return sum(len(list((d / PARTS).glob("*.parquet"))) for d in self.platform_dirs())
-
-    # -- campaign metadata --------------------------------------------------------------------
-    def metadata(self) -> dict:
-        path = self.root / META
-        if not path.exists():
-            return {}
-        try:
-            return json.loads(path.read_text())
-        except json.JSONDecodeError as exc:
-            raise CorruptShardError(path, f"not valid JSON ({exc})") from None
-
-    def save_metadata(self, meta: dict) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(self.root / META, (json.dumps(meta, indent=2, sort_keys=True) + "\n").encode())
-
-    def save_hardware(self, platform: str, probe: dict) -> None:
-        folder = self.root / platform
-        folder.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(folder / "hardware.json", (json.dumps(probe, indent=2, sort_keys=True) + "\n").encode())
-
-    def hardware(self, platform: str) -> dict | None:
-        path = self.root / platform / "hardware.json"
-        return json.loads(path.read_text()) if path.exists() else None
+        return len(self.part_files())
 
 
 def load_measurements(root: str | Path, latest: bool = True) -> pa.Table:
     """Public reader: every verified measurement under ``root`` (one suite's folder)."""
     return MeasurementStore(root).read(latest=latest)
+
+
+__all__ += ["PARTS", "atomic_write_bytes", "read_sidecar", "sidecar_of"]

@@ -1,9 +1,11 @@
 """Build a dataset config into the cache as Parquet in the graphs-datasets convention.
 
-Output: ``<PERFGRAPHS_HOME>/datasets/<name>/<version>/<config>/data/<split>-NNNNN.parquet`` plus
-``manifest.json``. The folder loads with ``datasets.load_dataset(<folder>)``. Shards are written
-atomically and skipped when present, so an interrupted build resumes; the content hash depends only
-on the graphs, the split and the labels, so two builds on the same versions agree.
+Output: ``<PERFGRAPHS_HOME>/datasets/<name>/<version>/<config>/data/<split>-NNNNN-of-NNNNN.parquet``
+plus ``manifest.json``. The folder loads with ``datasets.load_dataset(<folder>)``. Every build
+writes a fresh folder and swaps it in atomically (:mod:`perfgraphs.data.staging`), recording the
+digests of the measurements and graph pool it read (:mod:`perfgraphs.data.build_inputs`); the
+content hash depends only on the graphs, the split and the labels, so two builds on the same
+versions agree.
 """
 
 from __future__ import annotations
@@ -14,11 +16,12 @@ from typing import Callable
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
+from perfgraphs.data.build_inputs import BuildInput, tree_input
 from perfgraphs.data.graph_pool import GraphPool, iter_samples
-from perfgraphs.data.manifest import read_manifest, write_manifest
+from perfgraphs.data.manifest import read_manifest
 from perfgraphs.data.splits import PROTOCOLS, get_split, make_split, split_path
+from perfgraphs.data.staging import StagedBuild
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.registry import Config, Dataset
 from perfgraphs.views.hf import raw_node_matrix
@@ -103,34 +106,41 @@ def _shard_table(samples: list[tuple[str, str, int]], pool: GraphPool, split: st
 def _write_config(folder: Path, dataset: Dataset, config: Config, pool: GraphPool,
                   samples: list[tuple[str, str, int]], parts: dict[str, list[str]],
                   labels: dict[str, dict] | None, on_progress: Callable[[int, int], None] | None,
+                  inputs: list[BuildInput] | None = None, registry_defaults: bool = False,
                   extra: dict | None = None) -> Path:
-    """Shards per split part (atomic, skipped when present: resumable) and the manifest."""
+    """Shards per split part into a fresh folder, its manifest, and the swap into ``folder``.
+    ``inputs``: what the samples were read from (default: the pool, digested now)."""
+    inputs = inputs if inputs is not None else graph_inputs(pool.root)
     targets = tuple(t.name for t in config.targets)
     part_of = {h: p for p, hashes in parts.items() for h in hashes}
-    data = folder / "data"
-    data.mkdir(parents=True, exist_ok=True)
     by_part: dict[str, list] = {p: [] for p in parts}
     for sample in samples:
         by_part[part_of[pool.structure(sample[1]).one.structure_hash]].append(sample)
     total, done = len(samples), 0
-    row_counts = {}
-    for part, rows in by_part.items():
-        if not rows:
-            continue  # tiny configs may leave a part empty; Parquet readers reject empty files
-        row_counts[part] = len(rows)
-        n_shards = max(1, -(-len(rows) // SHARD_SAMPLES))
-        for k in range(n_shards):
-            chunk = rows[k * SHARD_SAMPLES:(k + 1) * SHARD_SAMPLES]
-            path = data / f"{part}-{k:05d}-of-{n_shards:05d}.parquet"
-            if not path.exists():
-                tmp = path.with_suffix(".parquet.tmp")
-                pq.write_table(_shard_table(chunk, pool, part, labels, targets), tmp, compression="zstd")
-                os.replace(tmp, path)
-            done += len(chunk)
-            if on_progress:
-                on_progress(done, total)
-    write_manifest(folder, dataset.name, dataset.version, config.name, row_counts, extra)
-    return folder
+    with StagedBuild(folder) as stage:
+        for part, rows in by_part.items():
+            if not rows:
+                continue  # tiny configs may leave a part empty; Parquet readers reject empty files
+            n_shards = max(1, -(-len(rows) // SHARD_SAMPLES))
+            for k in range(n_shards):
+                chunk = rows[k * SHARD_SAMPLES:(k + 1) * SHARD_SAMPLES]
+                stage.write_shard(part, k, n_shards, _shard_table(chunk, pool, part, labels, targets))
+                done += len(chunk)
+                if on_progress:
+                    on_progress(done, total)
+        return stage.commit(dataset.name, dataset.version, config.name, inputs, registry_defaults, extra)
+
+
+def graph_inputs(pool_root: Path | None = None) -> list[BuildInput]:
+    """What an unlabeled graph config reads: the graph pool (its structures and failures)."""
+    return [tree_input("graph pool", Path(pool_root or DEFAULT_POOL).absolute())]
+
+
+def labeled_inputs(dataset: Dataset, config: Config, measurements: Path | None = None,
+                   pool_root: Path | None = None) -> list[BuildInput]:
+    """What a labeled config reads: its measurement store and the graph pool."""
+    store = Path(measurements or measurement_root(dataset, config)).absolute()
+    return [tree_input("measurements", store), *graph_inputs(pool_root)]
 
 
 def build_graph_config(
@@ -141,8 +151,10 @@ def build_graph_config(
     counts: dict[str, int] | None = None,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> Path:
-    """Build (or resume building) an unlabeled graph config; returns its folder."""
+    """Build an unlabeled graph config (into a fresh folder, swapped in); returns its folder."""
+    registry_defaults = pool is None and counts is None
     pool = pool or GraphPool(DEFAULT_POOL)
+    inputs = graph_inputs(pool.root)  # digested before the pool is read
     counts = counts or dataset.family_counts
     folder = dataset_folder(dataset, config, home)
     protocol = config.split_protocols[0]
@@ -153,8 +165,8 @@ def build_graph_config(
     if split_path(dataset.name, protocol, seed).exists() and counts == dataset.family_counts:
         committed = get_split(dataset.name, protocol, seed)
         if committed != parts:
-            raise RuntimeError(f"graph pool no longer matches the committed split {protocol} seed {seed}")
-    return _write_config(folder, dataset, config, pool, samples, parts, None, on_progress)
+            raise PerfgraphsError(f"graph pool no longer matches the committed split {protocol} seed {seed}")
+    return _write_config(folder, dataset, config, pool, samples, parts, None, on_progress, inputs, registry_defaults)
 
 
 def measurement_root(dataset: Dataset, config: Config) -> Path:
@@ -180,7 +192,9 @@ def build_labeled_config(
     from perfgraphs.collect.store import load_measurements
     from perfgraphs.data.structures import structure_id
 
+    registry_defaults = pool is None and measurements is None
     pool = pool or GraphPool(DEFAULT_POOL)
+    inputs = labeled_inputs(dataset, config, measurements, pool.root)  # digested before they are read
     table = load_measurements(measurements or measurement_root(dataset, config))
     rows = [r for r in table.to_pylist() if r["status"] == "ok" and r["platform"] == config.platform]
     labels: dict[str, dict] = {}
@@ -218,9 +232,19 @@ def build_labeled_config(
     groups = {pool.structure(sid).one.structure_hash: family for family, sid, _ in samples}
     parts = make_split(groups, protocol, PROTOCOLS[protocol]["seeds"][0])
     folder = dataset_folder(dataset, config, home)
-    return _write_config(folder, dataset, config, pool, samples, parts, labels, on_progress,
-                         extra={"measurements_without_graph": len(missing)})
+    return _write_config(folder, dataset, config, pool, samples, parts, labels, on_progress, inputs,
+                         registry_defaults, extra={"measurements_without_graph": len(missing)})
 
 
-def is_built(folder: Path) -> bool:
-    return read_manifest(folder) is not None
+def build_state(folder: Path) -> str:
+    """The folder's state from its manifest alone (``perfgraphs datasets verify`` checks the files):
+    ``built``, ``not built``, ``built by an older perfgraphs`` or ``unusable: <why>``."""
+    from perfgraphs.data.manifest import is_legacy
+
+    try:
+        manifest = read_manifest(folder)
+    except PerfgraphsError as exc:
+        return f"unusable: {exc}"
+    if manifest is None:
+        return "not built"
+    return "built by an older perfgraphs" if is_legacy(manifest) else "built"

@@ -37,31 +37,31 @@ def graph2text_rows(graphs, ids) -> list[dict]:
     return [{"sample_id": i, "question": QUESTION, "answer": summarize(g)} for i, g in zip(ids, graphs)]
 
 
+def graph2text_inputs(config, home=None) -> list:
+    """What a graph2text config reads: the built source graph set it is derived from."""
+    from perfgraphs.data.build_inputs import dataset_input
+    from perfgraphs.registry import get_dataset
+
+    source = get_dataset(f"perfgraphs/{config.name}")
+    return [dataset_input(source.name, source.default_config.name, home)]
+
+
 def build_graph2text_config(dataset, config, home=None):
     """Pairs for every graph of the source set (``config.name`` names it), keeping its splits."""
-    import os
-
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     from perfgraphs.data.build import dataset_folder
     from perfgraphs.data.featurize import arrow_table
     from perfgraphs.data.load import load_dataset
-    from perfgraphs.data.manifest import write_manifest
-    from perfgraphs.registry import get_dataset
+    from perfgraphs.data.staging import StagedBuild
     from perfgraphs.views.hf import from_hf_row
 
-    source = load_dataset(f"perfgraphs/{config.name}", home=home)
-    folder = dataset_folder(dataset, config, home)
-    (folder / "data").mkdir(parents=True, exist_ok=True)
-    counts = {}
-    for part, split in source.items():
-        answers = [summarize(from_hf_row(row)) for row in split]
-        table = arrow_table(split).append_column("question", pa.array([QUESTION] * len(answers))) \
-            .append_column("answer", pa.array(answers))
-        path = folder / "data" / f"{part}-00000-of-00001.parquet"
-        tmp = path.with_suffix(".parquet.tmp")
-        pq.write_table(table, tmp, compression="zstd")
-        os.replace(tmp, path)
-        counts[part] = len(answers)
-    return write_manifest(folder, dataset.name, dataset.version, config.name, counts) and folder
+    source = load_dataset(f"perfgraphs/{config.name}", home=home)  # built or refreshed first
+    inputs = graph2text_inputs(config, home)
+    with StagedBuild(dataset_folder(dataset, config, home)) as stage:
+        for part, split in source.items():
+            answers = [summarize(from_hf_row(row)) for row in split]
+            table = arrow_table(split).append_column("question", pa.array([QUESTION] * len(answers))) \
+                .append_column("answer", pa.array(answers))
+            stage.write_shard(part, 0, 1, table)
+        return stage.commit(dataset.name, dataset.version, config.name, inputs, registry_defaults=True)

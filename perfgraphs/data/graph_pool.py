@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 
 from perfgraphs.data.structures import SCHEMA, StoredStructure, decode, encode, structure_id
 from perfgraphs.data.suites import batches_for, candidates, structures_needed
-from perfgraphs.errors import PerfgraphsError
+from perfgraphs.errors import CorruptFileError, PerfgraphsError
 
 SHARD_ROWS = 128
 PART_ROWS = 4
@@ -38,10 +38,6 @@ def _is_out_of_memory(exc: BaseException) -> bool:
     # torch reports a failed host allocation as RuntimeError("... can't allocate memory ..."),
     # possibly wrapped by the exporter into an ExportError message
     return isinstance(exc, MemoryError) or "can't allocate memory" in str(exc) or "Cannot allocate memory" in str(exc)
-
-
-class CorruptFileError(PerfgraphsError):
-    """A stored file cannot be read or does not match its recorded checksum."""
 
 
 def _atomic_write_table(table: pa.Table, path: Path) -> None:

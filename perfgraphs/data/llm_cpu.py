@@ -26,7 +26,6 @@ the manifest says the file is stale.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 import sys
@@ -34,7 +33,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.registry import Config, Dataset
@@ -278,32 +276,11 @@ def encoder_rows(root: Path | None = None, platform: str = "cpu-torch-fp32",
     return table, {"measurement_rows_not_ok": failed, "hardware_machine_id": probe["machine_id"]}
 
 
-def measurements_fingerprint(root: Path | None = None, platform: str = "cpu-torch-fp32") -> str:
-    """Hash of the measurement files a build reads (their sha256 sidecars) and the probe: a built
-    config whose fingerprint differs was built from other rows and is rebuilt."""
-    root = Path(root or measurements_root())
-    for _ in range(3):  # a running campaign may compact parts into a shard meanwhile: list again
-        try:
-            return _fingerprint(root, platform)
-        except FileNotFoundError:
-            continue
-    return _fingerprint(root, platform)
+def encoder_inputs(platform: str, root: Path | None = None) -> list:
+    """What the config reads: the platform's folder of the store (shards, parts, hardware probe)."""
+    from perfgraphs.data.build_inputs import tree_input
 
-
-def _fingerprint(root: Path, platform: str) -> str:
-    from perfgraphs.collect.store import MeasurementStore, sha256_file
-
-    h = hashlib.sha256()
-    for path in MeasurementStore(root).files():
-        folder = path.parent.parent if path.parent.name == "parts" else path.parent
-        if folder.name != platform:
-            continue
-        sidecar = path.with_name(path.name + ".sha256")
-        digest = sidecar.read_text().strip() if sidecar.exists() else sha256_file(path)
-        h.update(f"{path.name}:{digest}\n".encode())
-    probe = root / platform / "hardware.json"
-    h.update(f"hardware.json:{sha256_file(probe) if probe.exists() else '-'}\n".encode())
-    return h.hexdigest()
+    return [tree_input("measurements", (Path(root or measurements_root()) / platform).absolute())]
 
 
 def committed_split_state(dataset: str, config: str, table: pa.Table) -> str:
@@ -329,11 +306,11 @@ def committed_split_state(dataset: str, config: str, table: pa.Table) -> str:
 def build_encoder_config(dataset: Dataset, config: Config, home: Path | None = None,
                          measurements: Path | None = None) -> Path:
     from perfgraphs.data.build import dataset_folder
-    from perfgraphs.data.manifest import write_manifest
+    from perfgraphs.data.staging import StagedBuild
 
     root = Path(measurements or measurements_root())
     folder = dataset_folder(dataset, config, home)
-    fingerprint = measurements_fingerprint(root, config.platform)
+    inputs = encoder_inputs(config.platform, root)  # digested before the rows are read
     # the count cache sits beside the build, outside the files its manifest hashes
     table, facts = encoder_rows(root, config.platform, gmacs_cache=folder.parent / f".gmacs-{config.name}.json")
     split_state = committed_split_state(dataset.name, config.name, table)
@@ -341,19 +318,7 @@ def build_encoder_config(dataset: Dataset, config: Config, home: Path | None = N
         print(f"note: {dataset.name}/{config.name}: the committed split file is {split_state}; the folds of these "
               f"{table.num_rows} rows come from the generator (`perfgraphs datasets splits llm --config {config.name}` "
               "writes them)", file=sys.stderr)
-    (folder / "data").mkdir(parents=True, exist_ok=True)
-    path = folder / "data" / "train-00000-of-00001.parquet"
-    tmp = path.with_suffix(".parquet.tmp")
-    pq.write_table(table, tmp, compression="zstd")
-    os.replace(tmp, path)
-    write_manifest(folder, dataset.name, dataset.version, config.name, {"train": table.num_rows},
-                   {**facts, "measurements": str(root), "measurements_fingerprint": fingerprint,
-                    "committed_split": split_state})
-    return folder
-
-
-def is_stale(manifest: dict | None, platform: str) -> bool:
-    """A build of the committed default measurements whose files have changed since."""
-    if not manifest or manifest.get("measurements") != str(measurements_root()):
-        return False
-    return manifest.get("measurements_fingerprint") != measurements_fingerprint(platform=platform)
+    with StagedBuild(folder) as stage:
+        stage.write_shard("train", 0, 1, table)
+        return stage.commit(dataset.name, dataset.version, config.name, inputs, measurements is None,
+                            {**facts, "measurements": str(root), "committed_split": split_state})

@@ -6,83 +6,142 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 
-from perfgraphs.data.build import build_graph_config, build_labeled_config, dataset_folder, is_built
-from perfgraphs.registry import Config, Dataset
-from perfgraphs.data.graph_pool import CorruptFileError
-from perfgraphs.data.manifest import verify
-from perfgraphs.errors import PerfgraphsError
-from perfgraphs.registry import get_dataset
-
-
-def build_config(ds: Dataset, cfg: Config, home: Path | None = None, on_progress=None) -> Path:
-    """Build one config into the cache with the builder its kind needs."""
-    if cfg.kind == "tabular" and cfg.name == "mlenergy":
-        from perfgraphs.data.tabular import build_mlenergy_config
-
-        return build_mlenergy_config(ds, cfg, home=home)
-    if ds.name == "perfgraphs/llm" and cfg.kind == "tabular" and cfg.platform is not None:
-        from perfgraphs.data.llm_cpu import build_encoder_config
-
-        return build_encoder_config(ds, cfg, home=home)
-    if ds.name == "perfgraphs/graph2text":
-        from perfgraphs.data.graph2text import build_graph2text_config
-
-        return build_graph2text_config(ds, cfg, home=home)
-    if ds.name == "perfgraphs/nnlqp":
-        from perfgraphs.data.multiplatform import build_nnlqp_config
-
-        return build_nnlqp_config(ds, cfg, home=home)
-    if cfg.kind == "graphs" and cfg.platform is None:
-        return build_graph_config(ds, cfg, home=home, on_progress=on_progress)
-    if cfg.kind == "graphs":
-        return build_labeled_config(ds, cfg, home=home, on_progress=on_progress)
-    raise PerfgraphsError(f"{ds.name}/{cfg.name} cannot be built by this version")
+from perfgraphs.data import arrow_cache
+from perfgraphs.data.build import dataset_folder
+from perfgraphs.data.build_inputs import changed_inputs
+from perfgraphs.data.manifest import (check_file_set, check_split_layout, decode_shard, is_legacy, read_manifest,
+                                      read_verified_shard)
+from perfgraphs.data.recipes import build_config  # noqa: F401  (public here since the first release)
+from perfgraphs.errors import DatasetIntegrityError, DatasetNotBuiltError, PerfgraphsError, StaleDatasetError
+from perfgraphs.registry import Config, Dataset, get_dataset
 
 
 def load_dataset(name: str, config: str | None = None, split: str | None = None, version: str | None = None,
                  *, home: Path | None = None, build: bool = True):
     """A ``datasets.DatasetDict`` (or ``Dataset`` for one ``split``) of a registered dataset.
 
-    Builds the config into the cache on first use (resumable), then checks every file against the
-    manifest before loading, so a corrupted cache fails loudly instead of serving wrong data.
+    Builds the config into the cache on first use, and again when the sources it was built from
+    (measurements, graph pool, external files) changed; with ``build=False``, or for a config built
+    from other sources than the registry's, a changed source is refused instead. Every file is
+    checked against the manifest, and the rows are served from an Arrow copy made from those
+    verified bytes and checksummed (:mod:`perfgraphs.data.arrow_cache`), so a corrupted cache
+    anywhere either fails loudly or is rebuilt, never served.
     """
-    import datasets
-
     ds = get_dataset(name)
     if version is not None and version != ds.version:
         raise PerfgraphsError(f"{ds.name} version {version} is not available (this release provides {ds.version})")
     cfg = ds.config(config)
     folder = dataset_folder(ds, cfg, home)
-    if not is_built(folder) or (build and _stale(ds, cfg, folder)):
-        if not build:
-            raise PerfgraphsError(f"{ds.name}/{cfg.name} is not built: run `perfgraphs datasets build {ds.name}`")
-        build_config(ds, cfg, home=home)
-    manifest = verify(folder)
-    parts = sorted(manifest["row_counts"])
+    manifest = _up_to_date_manifest(ds, cfg, folder, home, build)
+    try:
+        return _serve(ds, cfg, folder, manifest, split)
+    except DatasetIntegrityError:
+        # Another process may have swapped in a rebuild between reading the manifest and the
+        # shards: then every file is checked again against the new manifest, once.
+        if _manifest_sha256(folder) in (None, manifest["manifest_sha256"]):
+            raise
+        return _serve(ds, cfg, folder, _up_to_date_manifest(ds, cfg, folder, home, build), split)
+
+
+def _manifest_sha256(folder: Path) -> str | None:
+    try:
+        manifest = read_manifest(folder)
+    except PerfgraphsError:
+        return None
+    return None if manifest is None or is_legacy(manifest) else manifest["manifest_sha256"]
+
+
+def _serve(ds: Dataset, cfg: Config, folder: Path, manifest: dict, split: str | None):
+    """The verified splits of one build, as ``datasets`` objects."""
+    check_file_set(folder, manifest)
+    check_split_layout(folder, manifest)
+    parts = sorted(manifest["splits"])
     if split is not None and split not in parts:
         raise PerfgraphsError(f"{ds.name}/{cfg.name} has no split {split!r} (splits: {', '.join(parts)})")
-    files = {p: sorted(str(f) for f in (folder / "data").glob(f"{p}-*.parquet")) for p in parts}
-    try:
-        loaded = datasets.load_dataset("parquet", data_files=files, cache_dir=str(folder.parent / ".hf-cache"))
-    except Exception as exc:
-        raise CorruptFileError(f"cannot load {folder}: {type(exc).__name__}: {str(exc)[:200]}") from None
     from perfgraphs.data.pyg_cache import Origin, remember
 
-    for part, rows in loaded.items():  # lets to_pyg reuse featurized tables of these exact rows
-        remember(rows, Origin(folder, manifest["content_hash"], part, manifest["row_counts"][part]))
-    return loaded[split] if split is not None else loaded
+    loaded = {}
+    for part in [split] if split is not None else parts:
+        loaded[part] = _serve_split(folder, manifest, part)
+        # lets to_pyg reuse featurized tables of these exact rows
+        remember(loaded[part], Origin(folder, manifest["content_hash"], part, manifest["row_counts"][part]))
+    if split is not None:
+        return loaded[split]
+    import datasets
+
+    return datasets.DatasetDict(loaded)
 
 
-def _stale(ds: Dataset, cfg: Config, folder: Path) -> bool:
-    """A built config whose sources changed since: our encoder measurements grow while their
-    campaign runs, and a load must serve the rows the checkout holds."""
-    if ds.name == "perfgraphs/llm" and cfg.kind == "tabular" and cfg.platform is not None:
-        from perfgraphs.data.llm_cpu import is_stale
-        from perfgraphs.data.manifest import read_manifest
+def _up_to_date_manifest(ds: Dataset, cfg: Config, folder: Path, home: Path | None, build: bool) -> dict:
+    """The manifest of a build that is current with its sources: built or rebuilt here if allowed."""
+    manifest = read_manifest(folder)
+    if manifest is None or is_legacy(manifest):
+        if not build:
+            state = "is not built" if manifest is None else "was built by an older perfgraphs"
+            raise DatasetNotBuiltError(f"{ds.name}/{cfg.name} {state}: run `perfgraphs datasets build {ds.name} "
+                                       f"--config {cfg.name}`")
+        build_config(ds, cfg, home=home)
+        return _rebuilt_manifest(folder)
+    changed = changed_inputs(manifest, ds, cfg, home)
+    if not changed:
+        return manifest
+    what = ", ".join(f"{i.role} ({i.location})" for i in changed)
+    if not manifest.get("registry_defaults"):
+        raise StaleDatasetError(f"{ds.name}/{cfg.name} in {folder} was built from sources that changed since: "
+                                f"{what}; rebuild it from them")
+    if not build:
+        raise StaleDatasetError(f"{ds.name}/{cfg.name}: its {what} changed since it was built; run "
+                                f"`perfgraphs datasets build {ds.name} --config {cfg.name}`")
+    build_config(ds, cfg, home=home)
+    return _rebuilt_manifest(folder)
 
-        return is_stale(read_manifest(folder), cfg.platform)
-    return False
+
+def _rebuilt_manifest(folder: Path) -> dict:
+    manifest = read_manifest(folder)
+    if manifest is None or is_legacy(manifest):
+        raise DatasetIntegrityError(f"{folder} has no current manifest right after its build")
+    return manifest
+
+
+def _serve_split(folder: Path, manifest: dict, split: str):
+    """One split as a ``datasets.Dataset``: its shards verified (sha256, read once), then the Arrow
+    copy of exactly those shards, rewritten from the verified bytes when absent or damaged."""
+    import datasets
+    from datasets.table import InMemoryTable, MemoryMappedTable
+
+    entry = manifest["splits"][split]
+    key = arrow_cache.cache_key(manifest, split)
+    cached = arrow_cache.read(folder, split, key, entry["rows"])
+    tables = []
+    for rel in entry["shards"]:
+        data = read_verified_shard(folder, rel, manifest["files"][rel])
+        if cached is None:
+            tables.append(decode_shard(folder / rel, data))
+    table = None
+    if cached is None:
+        try:
+            cached = arrow_cache.write(folder, split, key, tables)
+        except OSError as exc:  # a read-only or full cache: serve the verified rows from memory
+            import sys
+
+            print(f"warning: cannot write the Arrow cache of {folder} ({exc.strerror or exc}); "
+                  "serving the verified rows from memory", file=sys.stderr)
+            table = InMemoryTable(arrow_cache.unified(tables))
+        except (pa.ArrowException, ValueError) as exc:  # shards whose columns cannot form one table
+            raise DatasetIntegrityError(f"{folder}: the shards of split {split!r} do not share one schema "
+                                        f"({type(exc).__name__}: {str(exc)[:160]})") from None
+    try:
+        table = table if table is not None else MemoryMappedTable.from_file(str(cached))
+        served = datasets.Dataset(table, split=datasets.NamedSplit(split), fingerprint=key[:32])
+    except Exception as exc:  # only a file changed between its check and its mapping gets here
+        raise DatasetIntegrityError(f"cannot map the Arrow cache of {folder} split {split!r}: "
+                                    f"{type(exc).__name__}: {str(exc)[:160]}") from None
+    if len(served) != entry["rows"]:
+        raise DatasetIntegrityError(f"{folder}: split {split!r} serves {len(served)} rows, its manifest says "
+                                    f"{entry['rows']}")
+    return served
 
 
 def to_pyg(hf_dataset, featurizer: str = "trappm", targets: list[str] | None = None, cache: bool = True):

@@ -10,18 +10,16 @@ beside it. Graphs are stored at batch 1.
 from __future__ import annotations
 
 import math
-import os
 import warnings
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from perfgraphs.data.build import DEFAULT_POOL, REPO_ROOT, _shard_table, dataset_folder
 from perfgraphs.data.graph_pool import GraphPool
-from perfgraphs.data.manifest import write_manifest
+from perfgraphs.data.staging import StagedBuild
 from perfgraphs.data.splits import make_split
 from perfgraphs.data.structures import structure_id
 from perfgraphs.errors import PerfgraphsError
@@ -73,10 +71,24 @@ def own_platform_rows(root: Path = MEASUREMENTS_ROOT) -> list[dict]:
     return out
 
 
+def nnlqp_inputs(measurements_root: Path | None = None, pool_root: Path | None = None) -> list:
+    """What the config reads: timm's pinned results, every committed measurement suite (ours
+    label the nnlqp platforms) and the graph pool."""
+    from perfgraphs.data.build_inputs import external_input, tree_input
+
+    return [external_input("timm-benchmark"),
+            tree_input("measurements", Path(measurements_root or MEASUREMENTS_ROOT).absolute()),
+            tree_input("graph pool", Path(pool_root or DEFAULT_POOL).absolute())]
+
+
 def build_nnlqp_config(dataset: Dataset, config: Config, pool: GraphPool | None = None, home: Path | None = None,
                        external_dir: Path | None = None, only: set[str] | None = None,
-                       measurements_root: Path = MEASUREMENTS_ROOT) -> Path:
+                       measurements_root: Path | None = None) -> Path:
+    # external_dir is not an override: the importer accepts only the pinned bytes
+    registry_defaults = pool is None and only is None and measurements_root is None
     pool = pool or GraphPool(DEFAULT_POOL)
+    measurements_root = measurements_root or MEASUREMENTS_ROOT
+    inputs = nnlqp_inputs(measurements_root, pool.root)  # digested before they are read
     rows = [r for r in timm_rows(external_dir) if r["throughput_samples_per_s"]]
     if only is not None:
         rows = [r for r in rows if r["arch"] in only]
@@ -114,29 +126,22 @@ def build_nnlqp_config(dataset: Dataset, config: Config, pool: GraphPool | None 
     groups = {pool.structure(sid).one.structure_hash: fam for fam, sid, _ in samples}
     parts = make_split(groups, "random-70-15-15", 0)
     part_of = {h: p for p, hs in parts.items() for h in hs}
-    folder = dataset_folder(dataset, config, home)
-    (folder / "data").mkdir(parents=True, exist_ok=True)
-    counts = {}
-    for part in parts:
-        chunk = [s for s in samples if part_of[pool.structure(s[1]).one.structure_hash] == part]
-        if not chunk:
-            continue
-        table = _shard_table(chunk, pool, part)
-        ids = table.column("sample_id").to_pylist()
-        table = table.set_column(table.schema.get_field_index("y"), "y",
-                                 pa.array([[labels[i]["y"]] for i in ids], pa.list_(pa.list_(pa.float64()))))
-        for p in platforms:
-            for prefix in ("latency_per_sample_ms__", "batch_latency_ms__", "batch_size__"):
-                table = table.append_column(prefix + p, pa.array([labels[i].get(prefix + p) for i in ids]))
-        path = folder / "data" / f"{part}-00000-of-00001.parquet"
-        tmp = path.with_suffix(".parquet.tmp")
-        pq.write_table(table, tmp, compression="zstd")
-        os.replace(tmp, path)
-        counts[part] = len(chunk)
-    (folder / "platforms.txt").write_text("\n".join(platforms) + "\n")
-    write_manifest(folder, dataset.name, dataset.version, config.name, counts,
-                   extra={"left_out": {"not_exported_yet": not_exported, "export_failed": export_failed}})
-    return folder
+    with StagedBuild(dataset_folder(dataset, config, home)) as stage:
+        for part in parts:
+            chunk = [s for s in samples if part_of[pool.structure(s[1]).one.structure_hash] == part]
+            if not chunk:
+                continue
+            table = _shard_table(chunk, pool, part)
+            ids = table.column("sample_id").to_pylist()
+            table = table.set_column(table.schema.get_field_index("y"), "y",
+                                     pa.array([[labels[i]["y"]] for i in ids], pa.list_(pa.list_(pa.float64()))))
+            for p in platforms:
+                for prefix in ("latency_per_sample_ms__", "batch_latency_ms__", "batch_size__"):
+                    table = table.append_column(prefix + p, pa.array([labels[i].get(prefix + p) for i in ids]))
+            stage.write_shard(part, 0, 1, table)
+        stage.write_file("platforms.txt", ("\n".join(platforms) + "\n").encode())
+        return stage.commit(dataset.name, dataset.version, config.name, inputs, registry_defaults,
+                            {"left_out": {"not_exported_yet": not_exported, "export_failed": export_failed}})
 
 
 def leave_one_family_out(families: dict[str, str], held_out: str) -> dict[str, list[str]]:

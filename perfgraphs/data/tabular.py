@@ -11,15 +11,13 @@ least five configurations. The folds are committed as ``row_id`` lists
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from perfgraphs.data.build import dataset_folder
-from perfgraphs.data.manifest import write_manifest
+from perfgraphs.data.staging import StagedBuild
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.registry import Config, Dataset
 
@@ -91,11 +89,13 @@ def build_mlenergy_config(dataset: Dataset, config: Config, home: Path | None = 
 
         if get_split(dataset.name, "stratified-5-fold", 0) != llm_parts(table):
             raise PerfgraphsError(f"the ML.ENERGY rows no longer match the committed split {path}")
-    folder = dataset_folder(dataset, config, home)
-    (folder / "data").mkdir(parents=True, exist_ok=True)
-    path = folder / "data" / "train-00000-of-00001.parquet"
-    tmp = path.with_suffix(".parquet.tmp")
-    pq.write_table(table, tmp, compression="zstd")
-    os.replace(tmp, path)
-    write_manifest(folder, dataset.name, dataset.version, config.name, {"train": table.num_rows})
-    return folder
+    with StagedBuild(dataset_folder(dataset, config, home)) as stage:
+        stage.write_shard("train", 0, 1, table)
+        # the importer accepts only the pinned bytes, so a local copy (external_dir) is the registry's source too
+        return stage.commit(dataset.name, dataset.version, config.name, mlenergy_inputs(), registry_defaults=True)
+
+
+def mlenergy_inputs() -> list:
+    from perfgraphs.data.build_inputs import external_input
+
+    return [external_input("mlenergy")]

@@ -1,0 +1,79 @@
+"""Crash-safe file writes and the mapping of operating-system failures to one typed error.
+
+A write goes to a temp file in the same directory, is fsynced, renamed over the target and the
+directory is fsynced: a SIGKILL or a power cut leaves either the old file or the new one, never a
+mix. A failed write (read-only store, full disk) removes its temp file and raises
+:class:`StoreIOError` naming the file, so the CLI prints one line instead of "internal error".
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+from pathlib import Path
+from typing import Iterator
+
+from perfgraphs.collect.errors import StoreIOError
+
+
+def fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def temp_name(path: Path) -> Path:
+    """The temp file of a write to ``path`` (hidden, with the writer's pid: a leftover of a crash
+    is recognisable and never mistaken for data)."""
+    return path.with_name(f".{path.name}.tmp-{os.getpid()}")
+
+
+def is_temp(path: Path) -> bool:
+    return path.name.startswith(".") and ".tmp-" in path.name
+
+
+@contextlib.contextmanager
+def removed_on_failure(path: Path, unless: Path | None = None) -> Iterator[None]:
+    """Delete ``path`` if the block fails (a failed write must not leave half a file behind),
+    except when ``unless`` exists by then (the write it belonged to completed after all)."""
+    try:
+        yield
+    except BaseException:
+        if unless is None or not unless.exists():
+            with contextlib.suppress(OSError):
+                path.unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    tmp = temp_name(path)
+    with removed_on_failure(tmp):
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    fsync_dir(path.parent)
+
+
+@contextlib.contextmanager
+def os_errors(what: str) -> Iterator[None]:
+    """``OSError`` (EROFS, ENOSPC, EFBIG, EACCES, ...) inside the block → one-line StoreIOError."""
+    try:
+        yield
+    except OSError as exc:
+        where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
+        text = str(exc).strip()
+        reason = exc.strerror or (text.splitlines()[0][:200] if text else type(exc).__name__)
+        raise StoreIOError(f"cannot {what} ({reason}{where})") from None

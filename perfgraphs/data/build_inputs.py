@@ -1,0 +1,160 @@
+"""What a dataset build reads, and a digest of it: so a load can tell when a build is out of date.
+
+A build records each input in its manifest with a digest taken *before* the build reads it (a
+source that changes during the build then makes the build look stale, never fresh):
+
+* ``tree``: a folder (a measurement store, the graph pool): sha256 of every file in it, by
+  relative path. Hidden entries (``.campaign.lock``, ``.x.tmp-<pid>``) are in-flight writes, not
+  content, and are skipped.
+* ``external``: third-party files pinned by sha256 in the code (timm results, ML.ENERGY). The
+  importer refuses any other bytes, so the pinned list *is* the content: nothing is read here.
+* ``dataset``: another built config (graph2text is derived from dippm): its manifest's content
+  hash, and whether its own inputs are still those it was built from (staleness is transitive).
+
+Digests compare content, not paths: the same measurements in another checkout give the same
+digest, and a checkout whose data differ gives another one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from perfgraphs.errors import DatasetIntegrityError, PerfgraphsError
+
+ABSENT = "absent"
+
+
+class SourceUnreadableError(PerfgraphsError):
+    """A measurement store or graph pool a build reads cannot be read (permissions, I/O error)."""
+
+
+@dataclass(frozen=True)
+class BuildInput:
+    role: str  # what it is to a reader: "measurements", "graph pool", "external files", "dataset"
+    kind: str  # how it is digested: "tree", "external" or "dataset"
+    location: str  # folder (tree, dataset) or external source name
+    digest: str
+    dataset: str = ""  # kind "dataset": the registry name and config of the source
+    config: str = ""
+
+
+def tree_input(role: str, folder: Path) -> BuildInput:
+    return BuildInput(role, "tree", str(folder), tree_digest(Path(folder)))
+
+
+def external_input(source: str) -> BuildInput:
+    return BuildInput("external files", "external", source, external_digest(source))
+
+
+def dataset_input(dataset: str, config: str, home: Path | None) -> BuildInput:
+    from perfgraphs.data.build import dataset_folder
+    from perfgraphs.registry import get_dataset
+
+    ds = get_dataset(dataset)
+    folder = dataset_folder(ds, ds.config(config), home)
+    return BuildInput("dataset", "dataset", str(folder), dataset_digest(folder, home), ds.name, config)
+
+
+def tree_digest(folder: Path) -> str:
+    """sha256 over (relative path, sha256) of every non-hidden file under ``folder``."""
+    if not folder.exists():
+        return ABSENT
+    for _ in range(3):
+        try:
+            return _tree_digest(folder)
+        except FileNotFoundError:
+            continue  # a running campaign compacted parts into a shard meanwhile: list again
+        except OSError as exc:
+            raise SourceUnreadableError(f"cannot read the build source {folder}: {exc.strerror or exc}") from None
+    raise SourceUnreadableError(f"cannot read the build source {folder}: its files kept changing while read")
+
+
+def _sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _tree_digest(folder: Path) -> str:
+    files = [folder] if folder.is_file() else sorted(
+        p for p in folder.rglob("*")
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts))
+    h = hashlib.sha256()
+    for path in files:
+        h.update(f"{path.relative_to(folder) if path != folder else path.name}\0{_sha256_file(path)}\n".encode())
+    return h.hexdigest()
+
+
+def _pinned_files() -> dict:
+    from perfgraphs.loaders.mlenergy import MLENERGY_FILES
+    from perfgraphs.loaders.timm_benchmark import TIMM_INFER_FILES
+
+    return {"mlenergy": MLENERGY_FILES, "timm-benchmark": TIMM_INFER_FILES}
+
+
+def external_digest(source: str) -> str:
+    files = _pinned_files()[source]
+    return hashlib.sha256("".join(f"{f.name}\0{f.sha256}\n" for f in sorted(files, key=lambda f: f.name))
+                          .encode()).hexdigest()
+
+
+def dataset_digest(folder: Path, home: Path | None) -> str:
+    """The source config's content hash, marked stale when its own inputs changed since its build."""
+    from perfgraphs.data.manifest import is_legacy, read_manifest
+    from perfgraphs.registry import get_dataset
+
+    manifest = read_manifest(folder)
+    if manifest is None or is_legacy(manifest):
+        return ABSENT
+    ds = get_dataset(manifest["dataset"])
+    fresh = not changed_inputs(manifest, ds, ds.config(manifest["config"]), home)
+    return hashlib.sha256(f"{manifest['content_hash']}\0{'fresh' if fresh else 'stale'}".encode()).hexdigest()
+
+
+def combined_digest(inputs: list[BuildInput]) -> str:
+    """One digest of all inputs' contents (roles and digests, not paths)."""
+    return hashlib.sha256(json.dumps([[i.role, i.kind, i.digest] for i in inputs]).encode()).hexdigest()
+
+
+def to_records(inputs: list[BuildInput]) -> list[dict]:
+    return [asdict(i) for i in inputs]
+
+
+def _recomputed(record: dict, home: Path | None) -> BuildInput:
+    """The input a manifest records, with its digest taken again now."""
+    try:
+        kind, location = record["kind"], record["location"]
+        if kind == "tree":
+            return tree_input(record["role"], Path(location))
+        if kind == "external":
+            return external_input(location)
+        if kind == "dataset":
+            return dataset_input(record["dataset"], record["config"], home)
+    except (KeyError, TypeError):
+        pass
+    raise DatasetIntegrityError(f"manifest records an input this version cannot read: {str(record)[:120]}")
+
+
+def current_inputs(manifest: dict, ds, cfg, home: Path | None) -> list[BuildInput]:
+    """What the build would read now: the registry's sources for a registry build (this checkout's
+    measurements and pool, whatever checkout built it), else the very folders it was built from."""
+    if manifest.get("registry_defaults"):
+        from perfgraphs.data.recipes import registry_inputs
+
+        return registry_inputs(ds, cfg, home)
+    return [_recomputed(r, home) for r in manifest.get("inputs", [])]
+
+
+def changed_inputs(manifest: dict, ds, cfg, home: Path | None) -> list[BuildInput]:
+    """The inputs whose content differs from what the build recorded (empty: up to date)."""
+    now = current_inputs(manifest, ds, cfg, home)
+    if combined_digest(now) == manifest.get("inputs_sha256"):
+        return []
+    recorded = {(r.get("role"), r.get("kind")): r.get("digest") for r in manifest.get("inputs", [])}
+    changed = [i for i in now if recorded.get((i.role, i.kind)) != i.digest]
+    return changed or now  # inputs added or removed: all of them count as changed
