@@ -68,9 +68,14 @@ def export_module(module, spec: InputSpec, source: str = "torch.nn.Module") -> o
     model = onnx.load_from_string(buffer.getvalue())
     graph_inputs = {i.name for i in model.graph.input}
     parameters = sorted(n for n, _ in module.named_parameters() if n in graph_inputs)
+    # The exporter drops an input the module never reads (an encoder that ignores its attention
+    # mask): the metadata names the data inputs the graph has, which the importer checks.
+    data_inputs = [n for n in names if n in graph_inputs]
+    if not data_inputs:
+        raise ExportError(f"could not export {source} to ONNX: the graph reads none of its inputs {names}")
     for key, value in (
         (META_PARAMETERS, json.dumps(parameters)),
-        (META_DATA_INPUTS, json.dumps(names)),
+        (META_DATA_INPUTS, json.dumps(data_inputs)),
         (META_SOURCE, source),
     ):
         entry = model.metadata_props.add()

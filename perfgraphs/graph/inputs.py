@@ -8,6 +8,29 @@ from perfgraphs.errors import InvalidInputSpecError
 
 MAX_BATCH_SIZE = 1 << 16
 MAX_SEQ_LEN = 1 << 16
+MAX_IMAGE_DIM = 1 << 12  # per axis (C, H or W): the export runs one sample of this size through the model
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_ranges(*, batch_size=None, seq_len=None, image_shape=None) -> None:
+    """Raise :class:`InvalidInputSpecError` (one line) for an argument out of range; ``None`` is
+    not checked. Called before a model is built or exported, so a bad argument costs nothing."""
+    if batch_size is not None and not (_is_int(batch_size) and 1 <= batch_size <= MAX_BATCH_SIZE):
+        raise InvalidInputSpecError(
+            f"batch size must be an integer in 1..{MAX_BATCH_SIZE}, got {batch_size!r}")
+    if seq_len is not None and not (_is_int(seq_len) and 1 <= seq_len <= MAX_SEQ_LEN):
+        raise InvalidInputSpecError(
+            f"sequence length must be an integer in 1..{MAX_SEQ_LEN}, got {seq_len!r}")
+    if image_shape is not None and not (
+        isinstance(image_shape, (tuple, list)) and 2 <= len(image_shape) <= 4
+        and all(_is_int(d) and 1 <= d <= MAX_IMAGE_DIM for d in image_shape)
+    ):
+        raise InvalidInputSpecError(
+            f"image shape must be 2 to 4 integers in 1..{MAX_IMAGE_DIM} (C,H,W), got {image_shape!r}"
+        )
 
 
 @dataclass(frozen=True)
@@ -19,25 +42,9 @@ class InputSpec:
     seq_len: int | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.batch_size, int) or not 1 <= self.batch_size <= MAX_BATCH_SIZE:
-            raise InvalidInputSpecError(
-                f"batch size must be an integer in 1..{MAX_BATCH_SIZE}, got {self.batch_size!r}"
-            )
         if (self.image_shape is None) == (self.seq_len is None):
             raise InvalidInputSpecError("an input spec needs exactly one of image_shape or seq_len")
-        if self.image_shape is not None:
-            if not 2 <= len(self.image_shape) <= 4 or any(
-                not isinstance(d, int) or d < 1 for d in self.image_shape
-            ):
-                raise InvalidInputSpecError(
-                    f"image shape must be 2 to 4 positive integers (C,H,W), got {self.image_shape!r}"
-                )
-        if self.seq_len is not None and (
-            not isinstance(self.seq_len, int) or not 1 <= self.seq_len <= MAX_SEQ_LEN
-        ):
-            raise InvalidInputSpecError(
-                f"sequence length must be an integer in 1..{MAX_SEQ_LEN}, got {self.seq_len!r}"
-            )
+        check_ranges(batch_size=self.batch_size, seq_len=self.seq_len, image_shape=self.image_shape)
 
     @property
     def kind(self) -> str:
@@ -61,6 +68,5 @@ def parse_image_shape(text: str) -> tuple[int, ...]:
         raise InvalidInputSpecError(
             f"input shape must look like 3,224,224, got {text!r}"
         ) from None
-    if not 2 <= len(shape) <= 4 or any(d < 1 for d in shape):
-        raise InvalidInputSpecError(f"input shape must be 2 to 4 positive integers, got {text!r}")
+    check_ranges(image_shape=shape)
     return shape

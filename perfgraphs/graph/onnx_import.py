@@ -7,7 +7,6 @@ outside the vocabulary are kept too and counted in the ``other`` bucket.
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from pathlib import Path
 
@@ -17,8 +16,9 @@ from onnx import helper
 
 from perfgraphs.errors import InvalidInputSpecError, InvalidModelError, SourceNotFoundError
 from perfgraphs.graph.costs import node_flops, node_macs, numel
-from perfgraphs.graph.export import META_DATA_INPUTS, META_PARAMETERS, META_SOURCE
+from perfgraphs.graph.export import META_SOURCE
 from perfgraphs.graph.ir import ATTRIBUTE_INDEX, ATTRIBUTE_NAMES, SHAPE_RANK, PerfGraph
+from perfgraphs.graph.onnx_checks import check_readable, declared_data_inputs, declared_parameters
 from perfgraphs.graph.operators import ELIDED_OPERATORS
 from perfgraphs.graph.shape_folding import fold_shapes
 
@@ -32,11 +32,15 @@ def read_onnx(source: bytes | bytearray | str | Path) -> onnx.ModelProto:
         data, origin = bytes(source), "the given bytes"
     else:
         path = Path(source)
-        if not path.exists():
-            raise SourceNotFoundError(f"no such file: {path}")
-        if not path.is_file():
-            raise InvalidModelError(f"{path} is not a file")
-        data, origin = path.read_bytes(), str(path)
+        shown = str(path) if len(str(path)) <= 300 else f"{str(path)[:300]}…"
+        try:
+            if not path.exists():
+                raise SourceNotFoundError(f"no such file: {shown}")
+            if not path.is_file():
+                raise InvalidModelError(f"{shown} is not a file")
+            data, origin = path.read_bytes(), shown
+        except OSError as exc:  # a name too long, permission denied, an I/O error
+            raise InvalidModelError(f"cannot read {shown}: {exc.strerror or type(exc).__name__}") from None
     if not data:
         raise InvalidModelError(f"{origin} is empty, not an ONNX model")
     try:
@@ -50,6 +54,10 @@ def read_onnx(source: bytes | bytearray | str | Path) -> onnx.ModelProto:
     except Exception as exc:
         first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
         raise InvalidModelError(f"{origin} is not a valid ONNX model (truncated?): {first}") from None
+    try:
+        check_readable(model)
+    except InvalidModelError as exc:
+        raise InvalidModelError(f"{origin} is not a valid ONNX model: {exc}") from None
     return model
 
 
@@ -58,9 +66,9 @@ def _metadata(model: onnx.ModelProto) -> dict[str, str]:
 
 
 def data_input_names(model: onnx.ModelProto) -> list[str]:
-    meta = _metadata(model)
-    if META_DATA_INPUTS in meta:
-        return json.loads(meta[META_DATA_INPUTS])
+    declared = declared_data_inputs(model)
+    if declared is not None:
+        return declared
     initializers = {t.name for t in model.graph.initializer}
     return [i.name for i in model.graph.input if i.name not in initializers]
 
@@ -150,9 +158,9 @@ def _has_unknown_shapes(model: onnx.ModelProto) -> bool:
 
 
 def _parameter_names(model: onnx.ModelProto, table, weight_names: set[str]) -> set[str]:
-    meta = _metadata(model)
-    if META_PARAMETERS in meta:
-        return set(json.loads(meta[META_PARAMETERS]))
+    declared = declared_parameters(model)
+    if declared is not None:
+        return set(declared)
     # Without export metadata: float weights, except BatchNorm running statistics (buffers).
     buffers = {n.input[i] for n in model.graph.node if n.op_type == "BatchNormalization"
                for i in (3, 4) if len(n.input) > i}
@@ -175,6 +183,16 @@ def _attr_dict(node: onnx.NodeProto) -> dict:
             value = value.decode(errors="replace")
         out[attr.name] = value
     return out
+
+
+def _check_conv_weight(op: str, inputs: list, first_rank: int, where: str) -> None:
+    """A Conv weight is (M, C/group, k1, …), of the input's rank. ONNX's shape inference lets a
+    rank-1 or rank-2 weight through (with ``kernel_shape`` given); :func:`_attribute_row` reads
+    channels from its first two dims."""
+    weight = inputs[1] if op in ("Conv", "ConvTranspose") and len(inputs) > 1 else None
+    if weight and (len(weight) < 3 or first_rank not in (0, len(weight))):
+        raise InvalidModelError(f"{where}: its weight has shape {list(weight)}, the rank must be the input's "
+                                f"({first_rank or 'at least 3'})")
 
 
 def _attribute_row(op: str, attrs: dict, inputs: list, first_rank: int, second_is_weight: bool) -> list[int]:
@@ -287,6 +305,7 @@ def import_graph(model: onnx.ModelProto, name: str | None = None, batch_size: in
         if out is None or any(d < 0 for d in out):
             unknown += 1
         ops.append(op)
+        _check_conv_weight(op, in_dims, len(first or ()), f"{name}: {op} node {node.name or index}")
         attributes.append(_attribute_row(op, attrs, in_dims, len(first or ()),
                                          len(inputs) > 1 and inputs[1] in weights))
         in_shapes.append(_padded(first))
@@ -314,22 +333,33 @@ def import_graph(model: onnx.ModelProto, name: str | None = None, batch_size: in
     if batch_size is None:
         first_dims = next(iter(dims.values()), ())
         batch_size = int(first_dims[0]) if first_dims and first_dims[0] > 0 else 1
+
+    def int64(values, what: str) -> np.ndarray:
+        # Each ONNX dim fits in int64, but the counts multiplied from them need not.
+        try:
+            return np.array(values, dtype=np.int64)
+        except OverflowError:
+            raise InvalidModelError(f"{name}: its {what} do not fit in 64-bit integers "
+                                    f"(tensor dims too large?)") from None
+
+    totals = int64([sum(numel(shape_of(t)) for t in used_params), sum(bytes_of(t) for t in seen_tensors)],
+                   "parameter and memory totals")
     return PerfGraph(
         name=name,
         batch_size=batch_size,
         input_shapes=tuple((n, tuple(int(d) for d in s)) for n, s in dims.items()),
         onnx_ops=tuple(ops),
-        attributes=np.array(attributes, dtype=np.int64),
+        attributes=int64(attributes, "attributes"),
         node_input_shape=np.array(in_shapes, dtype=np.int64),
         node_output_shape=np.array(out_shapes, dtype=np.int64),
-        macs=np.array(macs, dtype=np.int64),
-        flops=np.array(flops, dtype=np.int64),
-        params=np.array(params, dtype=np.int64),
-        memory_bytes=np.array(memory, dtype=np.int64),
+        macs=int64(macs, "MACs"),
+        flops=int64(flops, "FLOPs"),
+        params=int64(params, "parameter counts"),
+        memory_bytes=int64(memory, "memory sizes"),
         activation_matmul=np.array(act_mm, dtype=np.bool_),
         edge_index=edge_index,
-        total_params=sum(numel(shape_of(t)) for t in used_params),
-        total_memory_bytes=sum(bytes_of(t) for t in seen_tensors),
+        total_params=int(totals[0]),
+        total_memory_bytes=int(totals[1]),
         metadata=(("opset", str(max((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), default=0))),
                   ("unknown_shape_nodes", str(unknown))),
     )

@@ -11,11 +11,15 @@ all constant (small tensors only) with ONNX's reference runtime.
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 import numpy as np
 import onnx
 from onnx import helper, numpy_helper
+from onnx.external_data_helper import uses_external_data
+
+from perfgraphs.errors import InvalidModelError
 
 _MAX_FOLD_ELEMENTS = 1 << 16  # shape tensors are tiny; never evaluate real activations
 
@@ -57,6 +61,21 @@ def _known_dims(type_proto: onnx.TypeProto) -> tuple[int, ...] | None:
     return tuple(d.dim_value for d in tt.shape.dim)
 
 
+def _stored_value(tensor: onnx.TensorProto, name: str) -> np.ndarray:
+    """The value of a stored tensor (initializer or Constant) whose data and dims must agree."""
+    try:
+        return numpy_helper.to_array(tensor)
+    except (ValueError, TypeError, KeyError):  # reshape / unknown or undefined element type
+        raise InvalidModelError(f"tensor {name!r}: its stored data does not match its type and dims") from None
+
+
+def _foldable(initializer: onnx.TensorProto) -> bool:
+    # Small non-float initializers only (shape arithmetic), and never one whose data lives in an
+    # external file: models are read from bytes, the location would resolve against the cwd.
+    return (initializer.data_type != onnx.TensorProto.FLOAT and not uses_external_data(initializer)
+            and all(d >= 0 for d in initializer.dims) and math.prod(initializer.dims) <= _MAX_FOLD_ELEMENTS)
+
+
 def _type_of(array: np.ndarray) -> onnx.TypeProto:
     return helper.make_tensor_type_proto(helper.np_dtype_to_tensor_dtype(array.dtype), array.shape)
 
@@ -70,16 +89,16 @@ def fold_shapes(model: onnx.ModelProto) -> dict[str, onnx.TypeProto]:
         types[inp.name] = inp.type
     for init in model.graph.initializer:
         types[init.name] = helper.make_tensor_type_proto(init.data_type, list(init.dims))
-        if init.data_type != onnx.TensorProto.FLOAT and np.prod(init.dims) <= _MAX_FOLD_ELEMENTS:
-            values[init.name] = numpy_helper.to_array(init)
+        if _foldable(init):
+            values[init.name] = _stored_value(init, init.name)
 
     for node in model.graph.node:
         if node.domain not in ("", "ai.onnx"):
             continue
         if node.op_type == "Constant":
             attr = next((a for a in node.attribute if a.name == "value"), None)
-            if attr is not None:
-                values[node.output[0]] = numpy_helper.to_array(attr.t)
+            if attr is not None and not uses_external_data(attr.t):
+                values[node.output[0]] = _stored_value(attr.t, node.output[0])
                 types[node.output[0]] = _type_of(values[node.output[0]])
             continue
         inputs = list(node.input)

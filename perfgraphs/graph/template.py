@@ -15,7 +15,7 @@ import numpy as np
 import onnx
 
 from perfgraphs.errors import InvalidInputSpecError
-from perfgraphs.graph.inputs import InputSpec
+from perfgraphs.graph.inputs import InputSpec, check_ranges
 from perfgraphs.graph.ir import PerfGraph
 from perfgraphs.graph.onnx_import import import_graph, input_dims, with_concrete_inputs
 
@@ -56,7 +56,8 @@ class GraphTemplate:
                 concrete[1] = self.spec.seq_len
             if any(not isinstance(d, int) or d <= 0 for d in concrete):
                 raise InvalidInputSpecError(
-                    f"{self.name}: input {name!r} has unresolved dims {declared}; give them explicitly"
+                    f"{self.name}: input {name!r} has unresolved dims {declared}; give them explicitly "
+                    f"(a sequence length for axis 1)"
                 )
             dims[name] = concrete
         return dims
@@ -64,15 +65,16 @@ class GraphTemplate:
     # -- variants -----------------------------------------------------------------------------
     def exact(self, batch_size: int, seq_len: int | None = None) -> PerfGraph:
         """Variant by full shape inference (the reference the affine path is checked against)."""
-        InputSpec(batch_size=batch_size, seq_len=seq_len or 1)  # validates ranges
+        check_ranges(batch_size=batch_size, seq_len=seq_len)
         inferred = with_concrete_inputs(self.model, self._dims(batch_size, seq_len))
         return import_graph(inferred, name=self.name, batch_size=batch_size)
 
     def graph(self, batch_size: int = 1, seq_len: int | None = None) -> PerfGraph:
         """The variant at ``batch_size`` (and ``seq_len`` for text models)."""
-        InputSpec(batch_size=batch_size, seq_len=seq_len or 1)
+        check_ranges(batch_size=batch_size, seq_len=seq_len)
         if not self.dynamic_batch:
-            declared = next(iter(self.declared_dims.values()), [1])[0]
+            # The first input with an axis; a model whose inputs are all scalars has no batch.
+            declared = next((dims[0] for dims in self.declared_dims.values() if dims), 1)
             if batch_size != declared:
                 return self.exact(batch_size, seq_len)  # may fail if batch is baked in
         anchors = self._anchors.get(seq_len, ())

@@ -231,7 +231,7 @@ def _build_hf(model_id: str, seq_len: int | None):
     import transformers
 
     config = hf_config(model_id)
-    seq = seq_len or HF_DEFAULT_SEQ_LEN
+    seq = HF_DEFAULT_SEQ_LEN if seq_len is None else seq_len  # 0 is refused, not replaced
     max_pos = getattr(config, "max_position_embeddings", None)
     if getattr(config, "model_type", "") in ("roberta", "xlm-roberta") and max_pos:
         max_pos -= 2  # RoBERTa position ids start after the padding index
