@@ -92,7 +92,7 @@ class Receiver:
                 self.messages.put(Message(header.pop("kind"), time.monotonic(), header, payload))
         except EOFError:
             self.messages.put(None)  # the process closed the channel (exited or was killed)
-        except (ChannelError, ValueError, UnicodeDecodeError) as exc:
+        except Exception as exc:  # noqa: BLE001 — a nesting bomb (RecursionError) too: never a silent dead reader
             self.messages.put(ChannelError(str(exc) if isinstance(exc, ChannelError) else
                                            f"a malformed message ({type(exc).__name__})"))
         finally:

@@ -23,9 +23,12 @@ backstops the child applies to itself before importing submitted code.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
 import os
 import queue
+import re
 import secrets
 import shutil
 import signal
@@ -42,7 +45,7 @@ import pyarrow.parquet as pq
 
 from perfgraphs.data.build import LABEL_COLUMNS, STATIC_COLUMNS
 from perfgraphs.errors import PerfgraphsError
-from perfgraphs.leaderboard import isolation
+from perfgraphs.leaderboard import confine, isolation
 from perfgraphs.leaderboard.channel import ORDER, Message, Receiver
 
 MB = 1024 * 1024
@@ -83,6 +86,7 @@ class SeedOutput:
     num_params: int | None
     config: dict | None
     peak_memory_mb: float
+    confinement: str = ""  # bubblewrap[+cgroup][+seccomp], or "none" (check without isolation)
 
 
 def as_table(part) -> pa.Table:
@@ -211,15 +215,30 @@ def _kill(popen: subprocess.Popen) -> None:
     popen.wait()
 
 
+LOG_TAIL_BYTES = 4096
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def printable(text: str, limit: int = 400) -> str:
+    """Text from the predictor's process, safe for a terminal and one line: control characters
+    (escape sequences could rewrite the operator's screen) become spaces."""
+    return " ".join(_CONTROL.sub(" ", text).split())[:limit]
+
+
 def _last_line(log: Path) -> str:
+    """The last non-empty line of the seed's output, reading only its tail (the file can be large)."""
     try:
-        lines = [ln.strip() for ln in log.read_text(errors="replace").splitlines() if ln.strip()]
+        with open(log, "rb") as f:
+            f.seek(max(0, f.seek(0, os.SEEK_END) - LOG_TAIL_BYTES))
+            tail = f.read().decode(errors="replace")
     except OSError:
         return ""
-    return lines[-1][:200] if lines else ""
+    lines = [ln for ln in tail.splitlines() if ln.strip()]
+    return printable(lines[-1], 200) if lines else ""
 
 
-def sandbox_argv(job: Job, inbox: Path, seed: int, fd: int, go: int, code: Path | None) -> list[str]:
+def sandbox_argv(job: Job, inbox: Path, seed: int, fd: int, go: int, code: Path | None,
+                 seccomp: int | None = None) -> list[str]:
     """The runner's command line: inside bubblewrap when ``code`` (the staged package code) is
     given, else a plain child process (``perfgraphs check`` on a machine without bubblewrap)."""
     runner = [sys.executable, "-m", "perfgraphs.leaderboard.sandbox"]
@@ -227,51 +246,76 @@ def sandbox_argv(job: Job, inbox: Path, seed: int, fd: int, go: int, code: Path 
         return [*runner, str(job.folder / "job"), str(inbox), str(job.submission_root), str(seed), str(fd), str(go)]
     paths = isolation.SandboxPaths(job=job.folder / "job", inbox=inbox, code=code, submission=job.submission_root)
     return isolation.command(paths, [*runner, isolation.JOB_MOUNT, isolation.INBOX_MOUNT,
-                                     isolation.SUBMISSION_MOUNT, str(seed), str(fd), str(go)])
+                                     isolation.SUBMISSION_MOUNT, str(seed), str(fd), str(go)], seccomp)
 
 
 def run_seed(job: Job, seed: int, limits: Limits, code: Path | None = None) -> SeedOutput:
-    """Run one seed in a fresh interpreter (isolated when ``code`` is given); raise
+    """Run one seed in a fresh interpreter (isolated when ``code`` is given: bubblewrap, plus a
+    cgroup for memory and tasks and a seccomp filter where this machine has them); raise
     :class:`SeedFailed` with a one-line reason. Every number of the output is measured here."""
     log = job.folder / f"seed-{seed}.log"
     inbox = Path(tempfile.mkdtemp(prefix=f"inbox-{seed}-", dir=job.folder))
-    read_fd, write_fd = os.pipe()
-    go_read, go_write = os.pipe()
-    argv = sandbox_argv(job, inbox, seed, write_fd, go_read, code)
-    # bubblewrap itself is the sandbox's PID 1, whose /proc/1/environ the predictor can read: it gets
-    # no more of this process's environment than the predictor does
-    env = isolation.outer_environment() if code is not None else {**os.environ, "PYTHONUNBUFFERED": "1"}
-    try:
-        with open(log, "wb") as log_file:
-            popen = subprocess.Popen(argv, cwd=inbox, stdin=subprocess.DEVNULL, stdout=log_file,
-                                     stderr=subprocess.STDOUT, env=env, start_new_session=True,
-                                     pass_fds=(write_fd, go_read))
-    finally:
-        os.close(write_fd)
-        os.close(go_read)
-    # room for a wrong shape, which the checker then names; far more is a broken channel
-    receiver = Receiver(read_fd, max_payload=8 * (4 * job.n_test + 1024))
-    try:
-        return _supervise(job, seed, limits, popen, receiver, inbox, go_write, log)
-    finally:
-        if popen.poll() is None:  # done, interrupted (Ctrl-C, SIGTERM) or failed: never leave it running
-            _kill(popen)
-        os.close(go_write)
+    with contextlib.ExitStack() as stack:
+        box = None
+        if code is not None:
+            # tasks: thread pools start one thread per core unless told otherwise
+            box = stack.enter_context(confine.Confinement(limits.memory_mb, max(512, 16 * (os.cpu_count() or 1)),
+                                                          name=f"seed{seed}"))
+        seccomp = confine.seccomp_fd() if code is not None and confine.seccomp_program() is not None else None
+        read_fd, write_fd = os.pipe()
+        go_read, go_write = os.pipe()
+        argv = sandbox_argv(job, inbox, seed, write_fd, go_read, code, seccomp)
+        # bubblewrap itself is the sandbox's PID 1, whose /proc/1/environ the predictor can read: it
+        # gets no more of this process's environment than the predictor does
+        env = isolation.outer_environment() if code is not None else {**os.environ, "PYTHONUNBUFFERED": "1"}
+        extra = (seccomp,) if seccomp is not None else ()
+        try:
+            with open(log, "wb") as log_file:
+                popen = subprocess.Popen(argv, cwd=inbox, stdin=subprocess.DEVNULL, stdout=log_file,
+                                         stderr=subprocess.STDOUT, env=env, start_new_session=True,
+                                         pass_fds=(write_fd, go_read, *extra),
+                                         preexec_fn=box.preexec if box is not None and box.available else None)
+        finally:
+            for fd in (write_fd, go_read, *extra):
+                os.close(fd)
+        # room for a wrong shape, which the checker then names; far more is a broken channel
+        receiver = Receiver(read_fd, max_payload=8 * (4 * job.n_test + 1024))
+        os.set_blocking(go_write, False)
+        try:
+            out = _supervise(job, seed, limits, popen, receiver, inbox, go_write, log, box)
+        finally:
+            if popen.poll() is None:  # done, interrupted (Ctrl-C, SIGTERM) or failed: never leave it running
+                _kill(popen)
+            os.close(go_write)
+        out.confinement = confinement_label(code, box, seccomp is not None)
+        return out
 
 
-def _hand_over(job: Job, inbox: Path, name: str, go: int) -> None:
-    """Put one held file in the inbox, then tell the runner (a closed pipe: it is already gone)."""
+def confinement_label(code: Path | None, box, seccomp: bool) -> str:
+    """How a seed ran, as the record states it: ``bubblewrap+cgroup+seccomp`` at best."""
+    if code is None:
+        return "none"
+    return "bubblewrap" + ("+cgroup" if box is not None and box.available else "") + ("+seccomp" if seccomp else "")
+
+
+def _hand_over(job: Job, inbox: Path, name: str, go: int, who: str) -> None:
+    """Put one held file in the inbox, then tell the runner. The write never blocks: the runner
+    only reads this pipe, so a full pipe means the predictor filled it (it can reopen the pipe
+    through /proc/self/fd) to stall this process, its clock and its watchdog."""
     tmp = inbox / f".{name}.tmp"
     shutil.copyfile(job.folder / "held" / f"{name}_inputs.parquet", tmp)
     os.replace(tmp, inbox / f"{name}_inputs.parquet")
     try:
         os.write(go, f"{name}\n".encode())
-    except BrokenPipeError:
+    except BrokenPipeError:  # the runner is gone; the channel's end says how
         pass
+    except BlockingIOError:
+        raise SeedFailed(f"{who}: the predictor process filled the harness's control pipe: do not write to the "
+                         "harness's file descriptors") from None
 
 
 def _supervise(job: Job, seed: int, limits: Limits, popen: subprocess.Popen, receiver: Receiver, inbox: Path,
-               go: int, log: Path) -> SeedOutput:
+               go: int, log: Path, box=None) -> SeedOutput:
     """Enforce the limits and the message order; time each phase on this process's clock."""
     who = job.who(seed)
     started, peak = time.monotonic(), 0
@@ -308,6 +352,10 @@ def _supervise(job: Job, seed: int, limits: Limits, popen: subprocess.Popen, rec
                 except subprocess.TimeoutExpired:
                     pass
             _kill(popen)
+            if message is None and box is not None and box.available and box.memory_limit_hit():
+                raise SeedFailed(f"{who}: the predictor was stopped at the memory limit of {limits.memory_mb} MB "
+                                 "(its processes, their /tmp files and memfds count): use less memory or ask for a "
+                                 "larger --memory-mb")
             raise _ended(who, popen, message, log, limits)
         if message.kind == "error":
             _kill(popen)
@@ -317,29 +365,40 @@ def _supervise(job: Job, seed: int, limits: Limits, popen: subprocess.Popen, rec
             _kill(popen)
             raise SeedFailed(f"{who}: the predictor process sent {message.kind!r} on the harness channel where "
                              f"{expected!r} was due: do not write to the harness's file descriptors")
+        if message.kind in ("pred", "probe") and message.at < at[f"handed_{message.kind}"]:
+            _kill(popen)  # sent before its inputs existed: a forged message, to fake the prediction time
+            raise SeedFailed(f"{who}: the predictor process sent predictions before the harness handed over their "
+                             "inputs: do not write to the harness's file descriptors")
         got[message.kind], at[message.kind] = message, message.at
         if message.kind == "fit_done":
-            _hand_over(job, inbox, "test", go)
-            at["handed_test"] = time.monotonic()
+            at["handed_test_start"] = time.monotonic()  # the predict clock starts before the inputs are readable
+            _hand_over(job, inbox, "test", go, who)
+            at["handed_pred"] = time.monotonic()
         elif message.kind == "pred":
-            _hand_over(job, inbox, "probe", go)
+            _hand_over(job, inbox, "probe", go, who)
+            at["handed_probe"] = time.monotonic()
     peak = max(peak, _peak_rss(_tree(popen)))
+    if box is not None and box.available and box.peak_memory_bytes():
+        # the kernel's accounting of the cgroup: /tmp files and memfds count, and no process inside
+        # can reset it (the resident set's high-water mark can be reset through /proc/self/clear_refs)
+        peak = max(peak, box.peak_memory_bytes())
     _kill(popen)  # its work is done: atexit hooks and stray children never run on
     result = got["result"].fields
     return SeedOutput(seed=seed, pred=_array(who, got["pred"]),
                       probe_pred=_array(who, got["probe"]),
-                      fit_seconds=at["fit_done"] - at["ready"], predict_seconds=at["pred"] - at["handed_test"],
+                      fit_seconds=at["fit_done"] - at["ready"], predict_seconds=at["pred"] - at["handed_test_start"],
                       num_params=_self_reported_params(result.get("num_params")),
                       config=result.get("config") if isinstance(result.get("config"), dict) else None,
                       peak_memory_mb=peak / MB)
 
 
 def _array(who: str, message: Message) -> np.ndarray:
-    """The predictions as sent, in their shape (the checker says what is wrong with a shape)."""
-    values = np.frombuffer(message.payload, dtype="<f8").astype(np.float64)
+    """The predictions as sent, in their shape (the checker says what is wrong with a shape: at
+    most two dimensions, whose product — in Python integers, which do not overflow — is the size)."""
+    values = np.frombuffer(message.payload[: len(message.payload) // 8 * 8], dtype="<f8").astype(np.float64)
     shape = message.fields.get("shape")
-    if isinstance(shape, list) and all(isinstance(d, int) and d >= 0 for d in shape) \
-            and int(np.prod(shape)) == values.size:
+    if isinstance(shape, list) and 1 <= len(shape) <= 2 and all(type(d) is int and d >= 0 for d in shape) \
+            and math.prod(shape) == values.size and len(message.payload) == 8 * values.size:
         return values.reshape(shape)
     raise SeedFailed(f"{who}: the predictor process sent {values.size} values with shape {shape!r} on the harness "
                      "channel: do not write to the harness's file descriptors")
@@ -350,7 +409,7 @@ def _self_reported_params(value) -> int | None:
 
 
 def _failure(who: str, fields: dict, limits: Limits) -> SeedFailed:
-    message = " ".join(str(fields.get("message", "")).split())[:400]
+    message = printable(str(fields.get("message", "")))
     if fields.get("error_kind") == "memory":
         return SeedFailed(f"{who}: the predictor ran out of memory under the limit of {limits.memory_mb} MB "
                           f"({message}): use less memory or ask for a larger --memory-mb")

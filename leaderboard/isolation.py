@@ -146,8 +146,9 @@ def outer_environment() -> dict[str, str]:
     return {"PATH": "/usr/bin:/bin", **{k: os.environ[k] for k in PASSED_ENV if k in os.environ}}
 
 
-def command(paths: SandboxPaths, argv: list[str]) -> list[str]:
-    """The bwrap command line that runs ``argv`` (a Python invocation) inside the sandbox."""
+def command(paths: SandboxPaths, argv: list[str], seccomp_fd: int | None = None) -> list[str]:
+    """The bwrap command line that runs ``argv`` (a Python invocation) inside the sandbox;
+    ``seccomp_fd``: a compiled filter (:func:`perfgraphs.leaderboard.confine.seccomp_fd`)."""
     bwrap = shutil.which("bwrap")
     if bwrap is None or unavailable_reason() is not None:
         raise IsolationUnavailable(unavailable_reason() or "bubblewrap is not available")
@@ -165,6 +166,7 @@ def command(paths: SandboxPaths, argv: list[str]) -> list[str]:
             "--ro-bind", str(paths.job), JOB_MOUNT,
             "--ro-bind", str(paths.inbox), INBOX_MOUNT,
             "--dir", "/tmp/home", "--dir", WORK_DIR, "--chdir", WORK_DIR,
+            *(["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []),
             *env, "--", *argv]
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from perfgraphs.leaderboard import channel
 
 MB = 1024 * 1024
+MAX_FILE_MB = 256
 
 
 def _limit(spec: dict) -> None:
@@ -33,6 +34,8 @@ def _limit(spec: dict) -> None:
     cpu = int(spec["cpu_seconds"])
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    # stdout/stderr are a host file (the seed's log): no single file may grow past this
+    resource.setrlimit(resource.RLIMIT_FSIZE, (MAX_FILE_MB * MB, MAX_FILE_MB * MB))
 
 
 def _where(exc: BaseException, root: Path) -> str:

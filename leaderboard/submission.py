@@ -20,11 +20,15 @@ how to fix it, and raises :class:`SubmissionError` with all of them.
 from __future__ import annotations
 
 import ast
+import os
 import re
+import stat
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 from perfgraphs.errors import PerfgraphsError
 
@@ -220,6 +224,46 @@ def _parse_reported(doc: dict, required: bool, problems: list[str]) -> ReportedS
         return None
 
 
+MAX_FILE_BYTES = 16 * 1024 * 1024  # a Python file or submission.yaml larger than this is refused unread
+
+
+class _NotARegularFile(Exception):
+    pass
+
+
+def read_regular(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file of the submission, refusing what is not one: a symlink (it
+    could name /dev/zero or a file outside the folder), a FIFO (reading it would hang the harness)
+    or a device, and anything over ``limit`` bytes. The harness reads the folder on the host, so
+    it opens nothing it has not checked."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as exc:
+        raise _NotARegularFile(f"{path.name}: cannot be opened as a regular file ({exc.strerror})") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise _NotARegularFile(f"{path.name} is not a regular file")
+        if info.st_size > limit:
+            raise _NotARegularFile(f"{path.name} is {info.st_size} bytes (at most {limit})")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read(limit + 1)[:limit]
+    finally:
+        os.close(fd)
+
+
+class _NoAliasLoader(yaml.SafeLoader):
+    """submission.yaml without anchors and aliases: an alias bomb of a few kB expands to a record of
+    gigabytes (the metadata is copied into the record)."""
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.YAMLError(f"aliases are not allowed in submission.yaml (line {event.start_mark.line + 1}): "
+                                 "write the values out")
+        return super().compose_node(parent, index)
+
+
 def _check_code(root: Path, entry_point: str, problems: list[str]) -> None:
     """Static checks of the code route, without running any of it: every Python file parses,
     and the entry point's module binds the class name at top level."""
@@ -227,7 +271,12 @@ def _check_code(root: Path, entry_point: str, problems: list[str]) -> None:
         if any(part.startswith(".") for part in path.relative_to(root).parts):
             continue
         try:
-            ast.parse(path.read_bytes(), filename=str(path))
+            source = read_regular(path)
+        except _NotARegularFile as exc:
+            problems.append(f"{exc}: a submission holds regular files only")
+            continue
+        try:
+            ast.parse(source, filename=str(path))
         except SyntaxError as exc:
             problems.append(f"{path.relative_to(root)}:{exc.lineno}: SyntaxError: {exc.msg}: fix the syntax "
                             "(python -m py_compile shows the same error)")
@@ -244,8 +293,8 @@ def _check_code(root: Path, entry_point: str, problems: list[str]) -> None:
                         f"{root} or set entry_point in submission.yaml")
         return
     try:
-        tree = ast.parse(source.read_bytes())
-    except (SyntaxError, ValueError):
+        tree = ast.parse(read_regular(source))
+    except (SyntaxError, ValueError, _NotARegularFile):
         return  # reported above
     bound = set()
     for node in tree.body:
@@ -272,7 +321,9 @@ def load_submission(path: str | Path) -> Submission:
     if not meta_path.exists():
         raise SubmissionError([f"no submission.yaml in {root}: add one (template: {EXAMPLE})"])
     try:
-        doc = yaml.safe_load(meta_path.read_text())
+        doc = yaml.load(read_regular(meta_path, 1024 * 1024).decode("utf-8", errors="replace"), Loader=_NoAliasLoader)
+    except _NotARegularFile as exc:
+        raise SubmissionError([f"{exc}: submission.yaml must be a regular file under 1 MB"]) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark else ""

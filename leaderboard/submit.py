@@ -206,7 +206,7 @@ def _run_code(sub: Submission, parts: list, test: _TestSet, target: str, opts: S
                 probe_pred=np.concatenate([r.probe_pred for r in runs]),  # each in its fold's probe order (checked)
                 fit_seconds=sum(r.fit_seconds for r in runs), predict_seconds=sum(r.predict_seconds for r in runs),
                 num_params=runs[0].num_params, config=runs[0].config,
-                peak_memory_mb=max(r.peak_memory_mb for r in runs)))
+                peak_memory_mb=max(r.peak_memory_mb for r in runs), confinement=runs[0].confinement))
     return outputs
 
 
@@ -223,7 +223,11 @@ def _read_predictions(sub: Submission, test: _TestSet, target: str, positive: bo
     for seed, path in sorted(files.items()):
         label = path.name
         try:
-            table = pq.read_table(path)
+            import pyarrow as pa
+
+            from perfgraphs.leaderboard.submission import read_regular
+
+            table = pq.read_table(pa.BufferReader(read_regular(path, 512 * 1024 * 1024)))
         except Exception as exc:
             problems.append(f"{label}: not a readable Parquet file ({type(exc).__name__}): write it with "
                             "pyarrow or pandas.DataFrame.to_parquet")
@@ -379,7 +383,7 @@ def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None, rec
         config=config, target=target, tier=sub.tier, division=meta.division, code_commit=meta.code_commit,
         per_seed=[{k: v for k, v in s.items() if k in KEEP or k in ("fit_seconds", "predictions_per_second",
                                                                      "peak_memory_mb")} for s in per_seed],
-        isolation=("bubblewrap" if not unisolated else "none") if verified else "",
+        isolation=outputs[0].confinement if verified else "",
         fit_seconds=float(np.mean(fit_s)) if verified else None,
         predictions_per_second=float(np.mean(pps)) if verified else None,
         num_params=outputs[0].num_params if verified else None,

@@ -544,3 +544,24 @@ def test_without_isolation_submit_refuses_a_verified_entry(env, parts, capsys, m
     finally:
         monkeypatch.undo()
         isolation.unavailable_reason.cache_clear()
+
+
+FORGE_EARLY_PREDICTIONS = """
+    def before_fit(model):
+        # claim fit done and send constant predictions at once, before any test input exists, to
+        # book a near-zero prediction time; then silence the runner's own messages
+        import perfgraphs.leaderboard.channel as channel
+        fd = int(sys.argv[5])
+        n = 31
+        channel.send(fd, "fit_done")
+        channel.send(fd, "pred", np.full(n, model.level).astype("<f8").tobytes(), shape=[n])
+        channel.send = lambda *a, **k: None
+        time.sleep(5)
+"""
+
+
+def test_predictions_sent_before_their_inputs_are_rejected(env, parts):
+    from perfgraphs.leaderboard.harness import SeedFailed
+
+    out, log = run_one_seed(env, parts, "early", EARLY_FIT_DONE, fit_hook=FORGE_EARLY_PREDICTIONS)
+    assert isinstance(out, SeedFailed) and "before the harness handed over their inputs" in str(out), out

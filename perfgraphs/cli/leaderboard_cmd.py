@@ -65,7 +65,8 @@ def _show(args) -> int:
         current = current_and_superseded(on_build)[0]
         n = (pin or {}).get("test_n", {}).get(target) or (current[0].per_seed[0].get("n") if current else None)
         noise = (pin or {}).get("noise_floor", {}).get(target) or "noise floor not measured for these labels"
-        table = Table(title=f"{dataset} · {config} · {target} ({test_set}) · build {build[:12]} · test n = {n}",
+        table = Table(title=f"{dataset} · {config} · {target} ({test_set}) · build {build[:12]} · "
+                            f"test n = {n if n is not None else '–'}",
                       caption=noise.replace("**", "") + (f" · {len(previous)} entries on earlier builds not ranked"
                                                         if previous else ""))
         for col in ("rank", "method", "MAPE % (mean ± std)", "Kendall τ"):

@@ -1,0 +1,437 @@
+"""Kernel-enforced limits for a predictor's sandbox: a memory cgroup, a task cap, a seccomp filter.
+
+bubblewrap (:mod:`perfgraphs.leaderboard.isolation`) decides what a predictor can *see*; it does not
+bound what it can *use*. Polling resident memory misses pages a predictor keeps in its private
+``/tmp`` tmpfs or in a memfd, and the kernel's own per-process peak (VmHWM) can be reset by the
+process itself through ``/proc/self/clear_refs``. A memory cgroup charges every page the sandbox
+faults in — anonymous memory, tmpfs and memfd pages, page tables, kernel stacks — and its peak
+counter lives in ``/sys``, which the sandbox does not mount. The pids controller bounds tasks
+(processes *and* threads), so a thread bomb fails at the cap instead of exhausting the host.
+
+A seccomp filter (handed to ``bwrap --seccomp FD``) refuses the few system calls that reach state
+shared beyond the sandbox's namespaces: the kernel keyrings (``add_key``/``keyctl``/
+``request_key``, a store that outlives a sandbox, so one seed could leave data for the next), and
+``bpf``/``perf_event_open``/``userfaultfd`` (kernel attack surface a predictor never needs).
+
+Usage, per seed::
+
+    with Confinement(memory_mb=limits.memory_mb, name=f"seed{seed}") as box:
+        fd = seccomp_fd()
+        popen = subprocess.Popen([...bwrap, "--seccomp", str(fd), ...], preexec_fn=box.preexec,
+                                 start_new_session=True, pass_fds=(..., fd))
+        os.close(fd)
+        ... popen.wait() ...
+    # leaving the block SIGKILLs whatever is left in the cgroup and removes it; the readings
+    # (box.peak_memory_bytes(), box.memory_limit_hit(), box.task_limit_hit()) stay readable
+
+Neither part raises on a machine without cgroups or libseccomp: ``Confinement.available`` /
+``why_not`` and ``seccomp_unavailable_reason()`` say so, and the caller decides whether to refuse.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import errno
+import functools
+import os
+import re
+import secrets
+import signal
+import time
+import warnings
+from pathlib import Path
+
+# ----------------------------------------------------------------------------------------------
+# cgroups
+# ----------------------------------------------------------------------------------------------
+
+V1_CONTROLLERS = ("memory", "pids")
+
+
+class _Unusable(Exception):
+    """This cgroup layout cannot confine a child here (the message is the one-line reason)."""
+
+
+def _read(path: Path) -> str:
+    return path.read_text()
+
+
+def _write(path: Path, value: str) -> None:
+    # cgroup files want a single write(2) of the whole value; os.write avoids buffered partials
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.write(fd, value.encode())
+    finally:
+        os.close(fd)
+
+
+def _own_cgroups() -> dict[str, str]:
+    """Our cgroup path per v1 controller name, and under ``""`` the v2 (unified) path."""
+    out: dict[str, str] = {}
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        for ctrl in controllers.split(",") if controllers else [""]:
+            out[ctrl] = path
+    return out
+
+
+def _cgroup_mounts() -> list[tuple[str, str, str, set[str]]]:
+    """(mount point, root inside the hierarchy, fs type, mount + super options) of every cgroup mount."""
+    mounts = []
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        left, _, right = line.partition(" - ")
+        fields, tail = left.split(), right.split()
+        if len(tail) >= 3 and tail[0] in ("cgroup", "cgroup2"):
+            point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m[1], 8)), fields[4])  # "\040" is a space
+            # per-mount options (fields[5]) and the superblock's (tail[2]): "ro" in either one counts
+            mounts.append((point, fields[3], tail[0], set(fields[5].split(",")) | set(tail[2].split(","))))
+    return mounts
+
+
+def _dir_of(point: str, root: str, own: str) -> Path:
+    """The directory of our cgroup ``own`` in a hierarchy mounted at ``point`` whose mount shows
+    the hierarchy from ``root`` (normally "/"; a container may bind a subtree)."""
+    if root != "/" and not (own == root or own.startswith(root.rstrip("/") + "/")):
+        raise _Unusable(f"our cgroup {own} is outside the part of the hierarchy mounted at {point}")
+    rel = own[len(root):] if root != "/" else own
+    return Path(point) / rel.lstrip("/")
+
+
+def _v2_parent(mounts, own) -> Path:
+    """Where to create a v2 child with the memory and pids controllers: our own cgroup, or (when
+    it holds processes and so cannot enable them) its parent, if that already does."""
+    if "" not in own:
+        raise _Unusable("no cgroup v2 hierarchy")
+    candidates = [m for m in mounts if m[2] == "cgroup2"]
+    if not candidates:
+        raise _Unusable("no cgroup v2 mount")
+    point, root, _, opts = candidates[0]
+    if "ro" in opts or not os.access(point, os.W_OK):
+        raise _Unusable(f"cgroup v2 at {point} is read-only or not writable by us")
+    base = _dir_of(point, root, own[""])
+    have = set(_read(base / "cgroup.controllers").split())
+    if missing := [c for c in ("memory", "pids") if c not in have]:
+        raise _Unusable(f"cgroup v2 at {base} lacks the {', '.join(missing)} controller(s)")
+    enabled = set(_read(base / "cgroup.subtree_control").split())
+    if {"memory", "pids"} <= enabled:
+        return base
+    try:  # children only get a controller the parent enables for its subtree
+        _write(base / "cgroup.subtree_control", "+memory +pids")
+        return base
+    except OSError as exc:
+        # EBUSY: the "no internal processes" rule — our cgroup holds processes (us), so it cannot
+        # hand domain controllers to children. The usual pure-v2 layout (a systemd service, a
+        # container whose entrypoint moved itself into a leaf) has a parent that already enables
+        # both for its children: a sibling of our cgroup there is just as nested under every
+        # outer limit. We never enable controllers on a parent ourselves (not ours to change).
+        parent = base.parent
+        if base != Path(point) and {"memory", "pids"} <= set(_read(parent / "cgroup.subtree_control").split()) \
+                and os.access(parent, os.W_OK):
+            return parent
+        raise _Unusable(f"cannot enable memory+pids for children of {base} "
+                        f"({errno.errorcode.get(exc.errno, exc.errno)}: it holds processes) and its "
+                        f"parent does not enable them") from exc
+
+
+def _v1_parents(mounts, own) -> dict[str, Path]:
+    """Our v1 memory and pids cgroups (each controller is its own hierarchy)."""
+    parents = {}
+    for ctrl in V1_CONTROLLERS:
+        hits = [m for m in mounts if m[2] == "cgroup" and ctrl in m[3]]
+        if not hits or ctrl not in own:
+            raise _Unusable(f"no cgroup v1 {ctrl} hierarchy")
+        point, root, _, opts = hits[0]
+        if "ro" in opts or not os.access(point, os.W_OK):
+            raise _Unusable(f"cgroup v1 {ctrl} hierarchy at {point} is read-only or not writable by us")
+        parents[ctrl] = _dir_of(point, root, own[ctrl])
+    return parents
+
+
+class Confinement:
+    """Fresh child cgroup(s) for one sandbox: a hard memory limit (no swap) and a task cap.
+
+    A context manager. On enter it creates the cgroup(s) — v2 when our v2 cgroup (or its parent,
+    see :func:`_v2_parent`) can give children the memory and pids controllers, else in the v1
+    memory and pids hierarchies, each as a child of the cgroup we are in — and sets the limits.
+    If neither works, ``available`` is False and ``why_not`` says why in one line; nothing raises.
+    On exit every task still inside is SIGKILLed (so a process that double-forked away from the
+    sandbox's tree dies too) and the cgroups are removed."""
+
+    KILL_WAIT_S = 5.0  # how long exit waits for killed tasks to leave before giving up (warns)
+
+    def __init__(self, memory_mb: int, max_tasks: int = 512, *, name: str = "sandbox"):
+        self.memory_bytes = int(memory_mb) * 2**20
+        self.max_tasks = int(max_tasks)
+        # unique per harness process and per call: seeds may run concurrently
+        safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:64]
+        self.dirname = f"perfgraphs-{safe}-{os.getpid()}-{secrets.token_hex(4)}"
+        self.available = False
+        self.why_not: str | None = "not entered"
+        self.version: int | None = None  # 2 or 1 once available
+        self.dirs: dict[str, Path] = {}  # "memory"/"pids" -> cgroup directory (same dir on v2)
+        self._procs: tuple[bytes, ...] = ()  # cgroup.procs paths preexec writes to
+        self._final: tuple[int | None, bool, bool] | None = None  # readings taken on exit
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def __enter__(self) -> Confinement:
+        reasons = []
+        for version, make in ((2, self._make_v2), (1, self._make_v1)):
+            try:
+                make()
+            except (_Unusable, OSError, ValueError) as exc:
+                self._remove_dirs(wait=False)
+                reasons.append(f"v{version}: {exc}")
+                continue
+            self.available, self.version, self.why_not = True, version, None
+            unique = dict.fromkeys(self.dirs.values())  # v2: one directory for both controllers
+            self._procs = tuple(os.fsencode(d / "cgroup.procs") for d in unique)
+            return self
+        self.why_not = "no usable cgroup for memory and task limits (" + "; ".join(reasons) + ")"
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.available:
+            self.kill_all()
+            # the counters die with the directories: keep the final readings for the caller
+            self._final = (self.peak_memory_bytes(), self.memory_limit_hit(), self.task_limit_hit())
+            self._remove_dirs(wait=True)
+            self.available = False
+
+    def _make_v2(self) -> None:
+        mounts, own = _cgroup_mounts(), _own_cgroups()
+        path = _v2_parent(mounts, own) / self.dirname
+        path.mkdir()
+        self.dirs = {"memory": path, "pids": path}
+        _write(path / "memory.max", str(self.memory_bytes))
+        if (path / "memory.swap.max").exists():  # absent when the kernel has no swap accounting
+            _write(path / "memory.swap.max", "0")
+        if (path / "memory.oom.group").exists():  # an OOM kills the whole sandbox, not one thread
+            _write(path / "memory.oom.group", "1")
+        _write(path / "pids.max", str(self.max_tasks))
+
+    def _make_v1(self) -> None:
+        parents = _v1_parents(_cgroup_mounts(), _own_cgroups())
+        for ctrl, parent in parents.items():
+            path = parent / self.dirname
+            path.mkdir()
+            self.dirs[ctrl] = path
+        mem = self.dirs["memory"]
+        _write(mem / "memory.limit_in_bytes", str(self.memory_bytes))
+        if (mem / "memory.memsw.limit_in_bytes").exists():  # memory+swap: no escape into swap
+            _write(mem / "memory.memsw.limit_in_bytes", str(self.memory_bytes))
+        _write(self.dirs["pids"] / "pids.max", str(self.max_tasks))
+
+    # -- the child's side --------------------------------------------------------------------
+
+    def preexec(self) -> None:
+        """For ``subprocess.Popen(preexec_fn=...)``: runs in the forked child before exec and moves
+        it into the cgroup(s), so bwrap and everything it forks are confined from their first
+        instruction (moving the child after Popen returns would leave a window). Only raw
+        os.open/os.write: the child of a threaded parent must not take locks. A failed move raises,
+        which makes Popen raise: never a silently unconfined sandbox. No-op when not available
+        (the caller has chosen to run without confinement)."""
+        pid = str(os.getpid()).encode()
+        for procs in self._procs:
+            fd = os.open(procs, os.O_WRONLY)
+            try:
+                os.write(fd, pid)
+            finally:
+                os.close(fd)
+
+    # -- readings ----------------------------------------------------------------------------
+
+    def _value(self, ctrl: str, v2_file: str, v1_file: str) -> str | None:
+        if not self.available:
+            return None
+        path = self.dirs[ctrl] / (v2_file if self.version == 2 else v1_file)
+        try:
+            return _read(path)
+        except OSError:  # e.g. memory.peak needs kernel 5.19+
+            return None
+
+    def peak_memory_bytes(self) -> int | None:
+        """The cgroup's peak charge (anonymous + tmpfs/memfd + page cache + kernel memory) since
+        creation; kept in /sys, out of the sandbox's reach. None when unknown. After the block:
+        the value at exit."""
+        if self._final is not None:
+            return self._final[0]
+        text = self._value("memory", "memory.peak", "memory.max_usage_in_bytes")
+        return int(text) if text and text.strip().isdigit() else None
+
+    def memory_limit_hit(self) -> bool:
+        """True when the cgroup's usage ever reached its limit (an OOM kill, or the kernel having
+        to reclaim at the limit). Note: reaching the limit can also mean page cache was reclaimed
+        without any failure (a predictor streaming large files): this is "touched the ceiling"."""
+        if self._final is not None:
+            return self._final[1]
+        if self.version == 2:
+            events = _keyed(self._value("memory", "memory.events", ""))
+            return any(events.get(k, 0) > 0 for k in ("max", "oom", "oom_kill"))
+        failcnt = self._value("memory", "", "memory.failcnt")
+        oom = _keyed(self._value("memory", "", "memory.oom_control"))
+        return bool(failcnt and int(failcnt) > 0) or oom.get("under_oom", 0) > 0 or oom.get("oom_kill", 0) > 0
+
+    def task_limit_hit(self) -> bool:
+        """True when a fork or thread creation was refused at ``max_tasks`` (pids.events)."""
+        if self._final is not None:
+            return self._final[2]
+        return _keyed(self._value("pids", "pids.events", "pids.events")).get("max", 0) > 0
+
+    def tasks(self) -> set[int]:
+        """Process ids (in our pid namespace) still inside the cgroup(s)."""
+        pids: set[int] = set()
+        for d in dict.fromkeys(self.dirs.values()):
+            try:
+                pids |= {int(p) for p in _read(d / "cgroup.procs").split()}
+            except OSError:
+                pass
+        return pids
+
+    # -- teardown ----------------------------------------------------------------------------
+
+    def kill_all(self) -> bool:
+        """SIGKILL every process in the cgroup(s) until none is left or KILL_WAIT_S passed. A
+        loop, because a process may fork between our read of cgroup.procs and the kill (pids.max
+        bounds how often). True when the cgroup(s) ended empty."""
+        if self.version == 2 and (self.dirs["pids"] / "cgroup.kill").exists():
+            try:  # kernel 5.14+: kills the whole subtree atomically, no fork race
+                _write(self.dirs["pids"] / "cgroup.kill", "1")
+            except OSError:
+                pass
+        deadline = time.monotonic() + self.KILL_WAIT_S
+        while pids := self.tasks():
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            if time.monotonic() > deadline:
+                warnings.warn(f"confinement {self.dirname}: tasks {sorted(pids)[:8]} survived SIGKILL",
+                              RuntimeWarning, stacklevel=2)
+                return False
+            time.sleep(0.01)
+        return True
+
+    def _remove_dirs(self, wait: bool) -> None:
+        # rmdir fails with EBUSY while a dying task is still being torn down: retry briefly
+        deadline = time.monotonic() + (self.KILL_WAIT_S if wait else 0)
+        for ctrl, path in list(self.dirs.items()):
+            while True:
+                try:
+                    path.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError as exc:
+                    if time.monotonic() > deadline:
+                        warnings.warn(f"could not remove cgroup {path}: {exc}", RuntimeWarning, stacklevel=2)
+                        break
+                    time.sleep(0.02)
+        self.dirs = {}
+
+
+def _keyed(text: str | None) -> dict[str, int]:
+    """'key value' lines (memory.events, memory.oom_control, pids.events) as a dict."""
+    out = {}
+    for line in (text or "").splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1].isdigit():
+            out[parts[0]] = int(parts[1])
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# seccomp
+# ----------------------------------------------------------------------------------------------
+
+# Refused with EPERM inside the sandbox. Keyrings are kernel state that survives the sandbox (a
+# channel between seeds); the other three are large kernel attack surface no predictor needs.
+BLOCKED_SYSCALLS = ("add_key", "keyctl", "request_key", "bpf", "perf_event_open", "userfaultfd")
+
+SCMP_ACT_ALLOW = 0x7FFF0000
+
+
+def scmp_act_errno(err: int) -> int:
+    """libseccomp's SCMP_ACT_ERRNO(x) macro: SECCOMP_RET_ERRNO (0x00050000) | the errno."""
+    return 0x00050000 | (err & 0x0000FFFF)
+
+
+@functools.lru_cache(maxsize=1)
+def _compiled() -> tuple[bytes | None, str | None]:
+    """(program, None) or (None, reason). Compiled once: the program never changes."""
+    status = Path("/proc/self/status").read_text()
+    if "Seccomp:" not in status:
+        return None, "the kernel has no seccomp support"
+    name = ctypes.util.find_library("seccomp") or "libseccomp.so.2"
+    try:
+        lib = ctypes.CDLL(name, use_errno=True)
+    except OSError:
+        return None, "libseccomp is not installed (Debian: apt-get install libseccomp2)"
+    lib.seccomp_init.restype = ctypes.c_void_p
+    lib.seccomp_init.argtypes = [ctypes.c_uint32]
+    lib.seccomp_syscall_resolve_name.restype = ctypes.c_int
+    lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
+    # variadic in C (the argument comparators); with arg_cnt 0 none follow
+    lib.seccomp_rule_add.restype = ctypes.c_int
+    lib.seccomp_rule_add.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint]
+    lib.seccomp_export_bpf.restype = ctypes.c_int
+    lib.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
+    lib.seccomp_release.argtypes = [ctypes.c_void_p]
+    # Default ALLOW for the native architecture. libseccomp's generated program KILLs any other
+    # architecture (i386 via int 0x80) and, on x86_64, x32-numbered calls: no side door to keyctl.
+    ctx = lib.seccomp_init(SCMP_ACT_ALLOW)
+    if not ctx:
+        return None, "seccomp_init failed"
+    try:
+        for call in BLOCKED_SYSCALLS:
+            nr = lib.seccomp_syscall_resolve_name(call.encode())
+            if nr == -1:  # __NR_SCMP_ERROR: libseccomp does not know the name
+                continue
+            rc = lib.seccomp_rule_add(ctx, scmp_act_errno(errno.EPERM), nr, 0)
+            if rc < 0 and nr >= 0:  # a negative nr is a pseudo-number: not on this arch, skip
+                return None, f"seccomp_rule_add({call}) failed: {os.strerror(-rc)}"
+        read, write = os.pipe()
+        try:
+            rc = lib.seccomp_export_bpf(ctx, write)
+            os.close(write)
+            write = -1
+            program = b"".join(iter(lambda: os.read(read, 65536), b""))
+        finally:
+            os.close(read)
+            if write >= 0:
+                os.close(write)
+        if rc < 0 or not program or len(program) % 8:  # a BPF program is whole 8-byte instructions
+            return None, f"seccomp_export_bpf failed ({os.strerror(-rc) if rc < 0 else 'bad length'})"
+        return program, None
+    finally:
+        lib.seccomp_release(ctx)
+
+
+def seccomp_program() -> bytes | None:
+    """The compiled classic-BPF filter bubblewrap's ``--seccomp FD`` expects, or None."""
+    return _compiled()[0]
+
+
+def seccomp_unavailable_reason() -> str | None:
+    """None when :func:`seccomp_program` works here; else one line saying why not."""
+    return _compiled()[1]
+
+
+def seccomp_fd() -> int:
+    """A fresh readable fd holding the program, for ``bwrap --seccomp FD`` via ``pass_fds``
+    (bwrap reads it to EOF, so one fd serves one bwrap; close it in the parent after Popen).
+    A pipe whose write end is already closed: nothing can alter the program after this returns.
+    Raises RuntimeError when seccomp is unavailable (check :func:`seccomp_unavailable_reason`)."""
+    program = seccomp_program()
+    if program is None:
+        raise RuntimeError(seccomp_unavailable_reason())
+    if len(program) > 65536:  # stays within one pipe buffer, so the write below cannot block
+        raise RuntimeError("seccomp program larger than a pipe buffer")
+    read, write = os.pipe()
+    try:
+        os.write(write, program)
+    finally:
+        os.close(write)
+    return read
