@@ -148,6 +148,19 @@ def _v1_parents(mounts, own) -> dict[str, Path]:
     return parents
 
 
+def _sweep(parent: Path) -> None:
+    """Remove the empty cgroups of harnesses that died without cleaning up (a SIGKILLed harness
+    cannot; its sandboxes died with it through --die-with-parent). Only ``perfgraphs-*-<pid>-*``
+    directories of dead pids; rmdir fails, harmlessly, on one that still holds a process."""
+    for d in parent.glob("perfgraphs-*-*-*"):
+        pid = d.name.rsplit("-", 2)[-2]
+        if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+            try:
+                d.rmdir()
+            except OSError:
+                pass
+
+
 class Confinement:
     """Fresh child cgroup(s) for one sandbox: a hard memory limit (no swap) and a task cap.
 
@@ -201,6 +214,7 @@ class Confinement:
 
     def _make_v2(self) -> None:
         mounts, own = _cgroup_mounts(), _own_cgroups()
+        _sweep(_v2_parent(mounts, own))
         path = _v2_parent(mounts, own) / self.dirname
         path.mkdir()
         self.dirs = {"memory": path, "pids": path}
@@ -214,6 +228,7 @@ class Confinement:
     def _make_v1(self) -> None:
         parents = _v1_parents(_cgroup_mounts(), _own_cgroups())
         for ctrl, parent in parents.items():
+            _sweep(parent)
             path = parent / self.dirname
             path.mkdir()
             self.dirs[ctrl] = path

@@ -565,3 +565,27 @@ def test_predictions_sent_before_their_inputs_are_rejected(env, parts):
 
     out, log = run_one_seed(env, parts, "early", EARLY_FIT_DONE, fit_hook=FORGE_EARLY_PREDICTIONS)
     assert isinstance(out, SeedFailed) and "before the harness handed over their inputs" in str(out), out
+
+
+CONSTANT = """
+    def cheat(graphs, target):
+        return None  # the honest fallback: one constant for every graph
+"""
+
+
+def test_a_constant_predictor_is_scored_with_an_undefined_tau(env, parts, capsys, tmp_path):
+    """Kendall's τ of constant predictions is undefined: recorded as null, shown as "–", and neither
+    submit nor the site build stumbles on it (it crashed all three before)."""
+    from perfgraphs.leaderboard.site import build_site
+
+    sub = write_submission(tmp_path / "constant", "constant", cheat_source(CONSTANT, env, tmp_path))
+    rc, err = run_cli(["submit", str(sub), *BOARD, "--quick", "--results", str(env["results"])], capsys)
+    assert rc == 0, err
+    record = json.loads((env["results"] / "dippm.jsonl").read_text().splitlines()[-1])
+    assert record["method"] == "constant (quick)" and all(s["kendall_tau"] is None for s in record["per_seed"])
+    y = np.asarray(parts.test["latency_ms"], dtype=float)
+    expected = float(np.mean(np.abs(y - honest_level(parts)) / y) * 100)
+    assert record["per_seed"][0]["mape_pct"] == pytest.approx(expected, rel=1e-9)
+    assert len(record["per_seed"][0]["predictions_sha256"]) == 64 and record["isolation"].startswith("bubblewrap")
+    html = build_site(tmp_path / "site", env["results"]).read_text()
+    assert "constant (quick)" in html and ">–</td>" in html

@@ -21,12 +21,13 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import mmap
 import os
 import sys
 from pathlib import Path
 
 import pyarrow as pa
+
+from perfgraphs.data.pyg_cache import checksum
 
 CACHE_FORMAT = 1
 
@@ -45,16 +46,6 @@ def _paths(folder: Path, split: str, key: str) -> tuple[Path, Path]:
     return base.with_suffix(".arrow"), base.with_suffix(".json")
 
 
-def _checksum(path: Path) -> str:
-    import xxhash
-
-    with open(path, "rb") as f:
-        if os.fstat(f.fileno()).st_size == 0:
-            return xxhash.xxh3_128().hexdigest()
-        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
-            return xxhash.xxh3_128(mapped).hexdigest()
-
-
 def read(folder: Path, split: str, key: str, rows: int) -> Path | None:
     """The cached split's path if it is intact and of these shards, else None."""
     arrow, meta_path = _paths(folder, split, key)
@@ -62,7 +53,7 @@ def read(folder: Path, split: str, key: str, rows: int) -> Path | None:
         meta = json.loads(meta_path.read_bytes().decode("utf-8"))
         expected = {"format": CACHE_FORMAT, "key": key, "rows": rows}
         intact = (isinstance(meta, dict) and {k: meta.get(k) for k in expected} == expected
-                  and arrow.stat().st_size == meta.get("bytes") and _checksum(arrow) == meta.get("xxh3_128"))
+                  and arrow.stat().st_size == meta.get("bytes") and checksum(arrow) == meta.get("xxh3_128"))
     except (OSError, ValueError):  # absent, unreadable or not JSON: (re)write it
         return None
     if not intact:

@@ -22,6 +22,7 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from perfgraphs.collect.atomic import sha256_file
 from perfgraphs.errors import DatasetIntegrityError, PerfgraphsError
 
 ABSENT = "absent"
@@ -72,21 +73,13 @@ def tree_digest(folder: Path) -> str:
     raise SourceUnreadableError(f"cannot read the build source {folder}: its files kept changing while read")
 
 
-def _sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def _tree_digest(folder: Path) -> str:
     files = [folder] if folder.is_file() else sorted(
         p for p in folder.rglob("*")
         if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts))
     h = hashlib.sha256()
     for path in files:
-        h.update(f"{path.relative_to(folder) if path != folder else path.name}\0{_sha256_file(path)}\n".encode())
+        h.update(f"{path.relative_to(folder) if path != folder else path.name}\0{sha256_file(path)}\n".encode())
     return h.hexdigest()
 
 

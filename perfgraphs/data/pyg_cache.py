@@ -73,7 +73,7 @@ def cache_dir(origin: Origin, featurizer_id: str) -> Path:
     return origin.folder.parent / ".pyg-cache" / origin.folder.name / f"{origin.split}.{featurizer_id}"
 
 
-def _checksum(path: Path) -> str:
+def checksum(path: Path) -> str:
     """XXH3-128 of the file's bytes, read through a mapping of the page cache."""
     import xxhash
 
@@ -109,7 +109,7 @@ def read(origin: Origin, featurizer_id: str) -> dict[str, np.ndarray] | None:
     for name in ARRAYS:
         path = folder / f"{name}.npy"
         try:
-            ok = _checksum(path) == meta["xxh3_128"][name]
+            ok = checksum(path) == meta["xxh3_128"][name]
             if ok:
                 out[name] = _open(path)
         except (OSError, ValueError, KeyError):
@@ -155,7 +155,7 @@ def write(origin: Origin, featurizer_id: str,
             if isinstance(out, np.memmap):
                 out.flush()
             del out
-            hashes[name] = _checksum(tmp)
+            hashes[name] = checksum(tmp)
             os.replace(tmp, folder / f"{name}.npy")
         finally:
             tmp.unlink(missing_ok=True)

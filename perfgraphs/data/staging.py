@@ -24,6 +24,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from perfgraphs.collect.atomic import fsync_dir
 from perfgraphs.data.build_inputs import BuildInput, combined_digest, to_records
 from perfgraphs.data.manifest import (FORMAT, MANIFEST, decode_shard, files_content_hash, generator_versions,
                                       manifest_bytes, rows_digest, sealed, source_commit, split_rows_digest)
@@ -115,9 +116,9 @@ class StagedBuild:
                 f.flush()
                 os.fsync(f.fileno())
             for folder in {self.stage / Path(rel).parent for rel in self.files} | {self.stage}:
-                _fsync_dir(folder)
+                fsync_dir(folder)
             swap_in(self.stage, self.folder)
-            _fsync_dir(self.folder.parent)
+            fsync_dir(self.folder.parent)
         except OSError as exc:
             raise _build_error(self.folder, exc) from None
         return self.folder
@@ -183,14 +184,6 @@ def _alive(pid: str) -> bool:
     except PermissionError:
         return True  # someone else's live process
     return True
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _build_error(folder: Path, exc: OSError) -> DatasetBuildError:
