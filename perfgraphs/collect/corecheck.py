@@ -4,7 +4,8 @@ A latency measured on a core that another busy process shares is that process's 
 model's cost. What occupies a core, as far as we can tell from /proc without privileges:
 
 * a perfgraphs worker of another campaign (named ``perfgraphs-wkr``, see :mod:`lifeline`) allowed
-  on that core, e.g. one left by a campaign killed before workers died with their campaign;
+  on that core and using CPU, e.g. one left measuring by a campaign killed before workers died
+  with their campaign;
 * any other user process pinned to exactly that core that used CPU in a short sample.
 
 Kernel threads (every core has its own), zombies, this process and its descendants (our own fork
@@ -91,7 +92,10 @@ def occupants(core: int, sample_s: float = SAMPLE_S) -> list[Occupant]:
     busy = []
     for pid, (occupant, ticks) in sorted(candidates.items()):
         st = _stat(pid)
-        if st is not None and st[1] not in "ZX" and (occupant.worker or st[4] > ticks):
+        # a worker counts only while it works: an idle one (a test session's fork-server child
+        # waiting for its next configuration) costs a measurement nothing, and would otherwise
+        # hold the core for as long as its parent lives
+        if st is not None and st[1] not in "ZX" and st[4] > ticks:
             busy.append(occupant)
     return busy
 
