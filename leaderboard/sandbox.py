@@ -23,7 +23,7 @@ from pathlib import Path
 from perfgraphs.leaderboard import channel
 
 MB = 1024 * 1024
-MAX_FILE_MB = 256
+MAX_FILE_MB = 64
 
 
 def _limit(spec: dict) -> None:
