@@ -10,7 +10,8 @@ import html
 import re
 from pathlib import Path
 
-from perfgraphs.leaderboard.boards import BOARDS, missing_reference_entries, official
+from perfgraphs.leaderboard.boards import (BOARDS, applicable_baselines, missing_reference_entries, official,
+                                          reference_method)
 from perfgraphs.leaderboard.builds import pins_file, read_pins, split_by_build
 from perfgraphs.leaderboard.records import RANK_RULE, RESULTS_DIR, Entry, rank, read_entries
 
@@ -250,9 +251,14 @@ def build_site(out: Path | None = None, results: Path | None = None) -> Path:
         if board is None:
             other_sections.append(table)
             continue
-        absent = missing.get(board, []) if test_set == "public" else []
-        status = (f"reference baselines missing: {', '.join(absent)}" if absent
-                  else "every applicable reference baseline is listed")
+        if test_set == "public":
+            absent = missing.get(board, [])
+            status = (f"reference baselines missing: {', '.join(absent)}" if absent
+                      else "every applicable reference baseline is listed")
+        else:  # a hidden set is scored separately: its own reference field
+            absent = [b for b in applicable_baselines(board) if not any(reference_method(b, e.method) for e in current)]
+            status = (f"hidden test set; reference baselines not yet scored on it: {', '.join(absent)}" if absent
+                      else "hidden test set; every applicable reference baseline is listed")
         official_sections.append(f"<p class=note>{html.escape(board.why)} · {html.escape(status)}</p>{table}")
     for board in BOARDS:  # an official board nobody has been scored on yet still says what it lacks
         if not any(k[:3] == board.key for k in groups):

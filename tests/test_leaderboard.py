@@ -73,9 +73,9 @@ def independent_ranks(entries: list[Entry]) -> dict[str, int]:
 
 def test_a_rank_counts_the_entries_clearly_better_not_a_chain_of_overlaps():
     # a overlaps b, b overlaps c, but a lies entirely below c: c is beaten by one entry
-    a = entry("a", [10.0, 10.2, 9.8, 10.1, 9.9])
-    b = entry("b", [10.6, 11.4, 10.2, 11.0, 10.8])
-    c = entry("c", [11.3, 11.5, 11.1, 11.4, 11.2])
+    a = entry("a", [10.0, 10.2, 9.8, 10.1, 9.9])  # 95 % interval [9.86, 10.14]
+    b = entry("b", [9.8, 11.8, 10.0, 11.6, 10.8])  # [10.01, 11.59]
+    c = entry("c", [11.3, 11.5, 11.4, 11.35, 11.45])  # [11.33, 11.47]: the old chain rule ranked it 3
     ranks = {e.method: r for r, e in rank([a, b, c])}
     assert ranks == independent_ranks([a, b, c]) == {"a": 1, "b": 1, "c": 2}
 
@@ -238,7 +238,7 @@ def test_committed_reference_entries_are_on_the_site(tmp_path):
         assert complete == len(BOARDS) - len(expected_missing)
         for board in BOARDS:
             if board.key in expected_missing:
-                note = next(n for n in notes if board.why in n and "missing" in n)
+                note = next(n for n in notes if board.why in n and "reference baselines missing" in n)
                 assert sorted(note.split("missing: ")[1].rstrip(")").split(", ")) == expected_missing[board.key]
         html = index.read_text()
         for board in BOARDS:  # each official board states its build, its test size and its noise floor
