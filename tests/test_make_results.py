@@ -62,8 +62,9 @@ def test_refresh_noise_floor_rewrites_only_that_sentence(tmp_path):
 
 
 def test_a_dataset_quotes_its_own_suites_noise_probe(tmp_path, monkeypatch):
-    """perfgraphs/llm's CPU rows cite the LLM suite's probe once it exists, the DIPPM probe before;
-    perfgraphs/dippm always cites its own."""
+    """perfgraphs/llm's CPU rows cite the LLM suite's probe once it exists and none before (another
+    suite's probe measured other configurations); perfgraphs/dippm cites its own; a target the probe
+    did not measure (peak memory, trappm's training steps) has none."""
     import json
 
     from perfgraphs.benchmarks import label_noise
@@ -74,8 +75,11 @@ def test_a_dataset_quotes_its_own_suites_noise_probe(tmp_path, monkeypatch):
 
     monkeypatch.setattr(label_noise, "NOISE_DIR", tmp_path)
     probe("dippm-cpu", 24.9, 13.2, 100)
-    llm_before = label_noise.noise_floor_note("llm", "cpu-torch-fp32", "latency_ms")
-    assert "100 configurations of the dippm-cpu plan" in llm_before and "24.9 % MAPE raw, 13.2 % calibrated" in llm_before
+    assert label_noise.noise_floor_note("llm", "cpu-torch-fp32", "latency_ms") is None
+    dippm = label_noise.noise_floor_note("dippm", "cpu-torch-fp32", "latency_ms")
+    assert "100 configurations of the dippm-cpu plan" in dippm and "24.9 % MAPE raw, 13.2 % calibrated" in dippm
+    assert label_noise.noise_floor_note("dippm", "cpu-torch-fp32", "peak_memory_mb") is None
+    assert label_noise.noise_floor_note("trappm", "cpu-torch-fp32", "step_time_ms") is None
     probe("llm-cpu", 6.1, 3.4, 40)
     assert "40 configurations of the llm-cpu plan" in label_noise.noise_floor_note("llm", "cpu-torch-fp32", "latency_ms")
     assert "dippm-cpu plan" in label_noise.noise_floor_note("dippm", "cpu-torch-fp32", "latency_ms")
