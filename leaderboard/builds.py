@@ -51,17 +51,15 @@ def read_pins(path: Path | None = None) -> dict[str, dict]:
 
 
 def pinned(dataset: str, config: str, path: Path | None = None) -> dict | None:
-    """``{"content_hash", "generators", "test_n": {target: n}, "noise_floor": {target: sentence}}`` of
-    the board's build, or None."""
+    """``{"content_hash", "generators", "test_n": {target: n}}`` of the board's build, or None."""
     return read_pins(path).get(_key(dataset, config))
 
 
 def pin_from(data) -> dict:
     """The pin of a loaded protocol (:class:`perfgraphs.benchmarks.protocol.ProtocolData`); the
-    caller adds, per board target, the scored test size and the labels' noise-floor sentence (so the
-    site shows both without loading data)."""
-    return {"content_hash": data.content_hash, "generators": dict(data.generators), "test_n": {},
-            "noise_floor": {}}
+    caller adds the scored test size of each board target. The noise floor is not pinned: it is
+    derived from the measurements (:func:`perfgraphs.benchmarks.label_noise.noise_floor_note`)."""
+    return {"content_hash": data.content_hash, "generators": dict(data.generators), "test_n": {}}
 
 
 def write_pins(pins: dict[str, dict], path: Path | None = None) -> Path:

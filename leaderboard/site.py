@@ -193,15 +193,26 @@ def _table(entries: list[Entry], key: str, superseded: int = 0) -> str:
             f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>{zero}")
 
 
-def board_facts(pin: dict | None, target: str, current: list[Entry]) -> str:
+def noise_floor_text(dataset: str, config: str, target: str) -> str | None:
+    """The labels' noise-floor sentence as plain text, derived from the measurements each time
+    (:func:`perfgraphs.benchmarks.label_noise.noise_floor_note`); None when none is measured."""
+    from perfgraphs.benchmarks.label_noise import noise_floor_note
+    from perfgraphs.errors import PerfgraphsError
+
+    try:
+        note = noise_floor_note(dataset, config, target)
+    except PerfgraphsError:  # a record of a config the registry no longer has
+        return None
+    return re.sub(r"\*\*(.+?)\*\*", r"\1", note) if note else None
+
+
+def board_facts(pin: dict | None, target: str, current: list[Entry], noise: str | None) -> str:
     """What every board states above its table: its build, test size and the labels' noise floor."""
     n = pin.get("test_n", {}).get(target) if pin else None
     if n is None and current:
         n = current[0].per_seed[0].get("n")
     build = pin["content_hash"][:12] if pin else (current[0].dataset_content_hash[:12] if current else "–")
-    noise = (pin or {}).get("noise_floor", {}).get(target)
-    noise_text = (re.sub(r"\*\*(.+?)\*\*", r"\1", noise) if noise else
-                  "Noise floor: not measured for these labels yet (no repeated measurement of their configurations); "
+    noise_text = (noise or "Noise floor: not measured for these labels yet (no repeated measurement of their configurations); "
                   "differences between entries may be within the labels' own noise.")
     return (f"<p class=facts>build {html.escape(build)} · test n = {n if n is not None else '–'} · "
             f"{html.escape(noise_text)}</p>")
@@ -244,7 +255,9 @@ def build_site(out: Path | None = None, results: Path | None = None) -> Path:
             (out / f"{entry_slug(old)}.html").write_text(_entry_page(old, "<p class=note><strong>Previous build</strong>: "
                                                                      "scored on an earlier dataset build; not ranked.</p>"))
         key = f"{dataset} · {config} · {target}" + (" · hidden test set" if test_set != "public" else "")
-        facts = board_facts(pin if test_set == "public" else None, target, current)
+        public = test_set == "public"
+        facts = board_facts(pin if public else None, target, current,
+                            noise_floor_text(dataset, config, target) if public else None)
         table = (facts + _table(current, key, sum(map(len, earlier.values()))) if current else
                  facts + f"<p class=note>{html.escape(key)}: no entries on the current build yet.</p>") + _previous(previous)
         board = official(dataset, config, target)

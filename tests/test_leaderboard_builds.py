@@ -26,20 +26,20 @@ def test_a_fresh_build_is_the_pinned_build(key, tmp_path):
     assert len(load_protocol(dataset, config, tmp_path / "home", target=target).test) == pin["test_n"][target]
 
 
-def test_every_official_board_is_pinned_with_its_test_size_and_noise_statement():
+def test_every_official_board_is_pinned_with_its_test_size():
     from perfgraphs.leaderboard.boards import BOARDS
 
     pins = read_pins()
     for board in BOARDS:
         pin = pins[f"{board.dataset} {board.config}"]
         assert len(pin["content_hash"]) == 64 and pin["test_n"][board.target] > 0
-        assert board.target in pin["noise_floor"]  # a sentence, or None: "not measured" on the site
+        assert "noise_floor" not in pin  # derived from the measurements where shown, never copied here
 
 
 def test_a_build_other_than_the_boards_is_named_with_the_reason(tmp_path):
     pins = tmp_path / "builds.json"
     pins.write_text(json.dumps({"perfgraphs/dippm cpu-torch-fp32": {
-        "content_hash": "a" * 64, "generators": {"pyarrow": "1.0", "torch": "2.14.1"}, "test_n": {}, "noise_floor": {}}}))
+        "content_hash": "a" * 64, "generators": {"pyarrow": "1.0", "torch": "2.14.1"}, "test_n": {}}}))
     why = mismatch("perfgraphs/dippm", "cpu-torch-fp32", "b" * 64, {"pyarrow": "23.0", "torch": "2.14.1"}, pins)
     assert why.startswith("this checkout builds perfgraphs/dippm/cpu-torch-fp32 as bbbbbbbbbbbb but the board ranks "
                           "build aaaaaaaaaaaa") and "pyarrow 23.0 here vs 1.0 for the board" in why

@@ -50,7 +50,7 @@ def _show(args) -> int:
 
     from perfgraphs.leaderboard.builds import pins_file, read_pins, split_by_build
     from perfgraphs.leaderboard.records import RANK_RULE, RESULTS_DIR, rank, read_entries
-    from perfgraphs.leaderboard.site import current_and_superseded
+    from perfgraphs.leaderboard.site import current_and_superseded, noise_floor_text
 
     results = args.results or RESULTS_DIR
     pins = read_pins(pins_file(results))
@@ -64,7 +64,8 @@ def _show(args) -> int:
         build, on_build, previous = split_by_build(entries, pin)
         current = current_and_superseded(on_build)[0]
         n = (pin or {}).get("test_n", {}).get(target) or (current[0].per_seed[0].get("n") if current else None)
-        noise = (pin or {}).get("noise_floor", {}).get(target) or "noise floor not measured for these labels"
+        noise = noise_floor_text(dataset, config, target) if test_set == "public" else None
+        noise = noise or "noise floor not measured for these labels"
         table = Table(title=f"{dataset} · {config} · {target} ({test_set}) · build {build[:12]} · "
                             f"test n = {n if n is not None else '–'}",
                       caption=noise.replace("**", "") + (f" · {len(previous)} entries on earlier builds not ranked"
@@ -81,7 +82,6 @@ def _show(args) -> int:
 
 
 def _pin_builds(args) -> int:
-    from perfgraphs.benchmarks.label_noise import noise_floor_note
     from perfgraphs.benchmarks.protocol import protocol_parts
     from perfgraphs.leaderboard.boards import BOARDS
     from perfgraphs.leaderboard.builds import pin_from, pins_file, write_pins
@@ -94,7 +94,6 @@ def _pin_builds(args) -> int:
         if pin["content_hash"] != whole.content_hash:  # cannot happen within one checkout: a tripwire
             raise SystemExit(f"{key}: two builds in one run ({pin['content_hash'][:12]}, {whole.content_hash[:12]})")
         pin["test_n"][board.target] = len(whole.test)
-        pin["noise_floor"][board.target] = noise_floor_note(board.dataset, board.config, board.target)
     for key, pin in pins.items():
         print(f"{key}: build {pin['content_hash'][:12]}, test n = {pin['test_n']}")
     print(write_pins(pins, pins_file(args.results)))

@@ -78,16 +78,15 @@ def _reject(command: str, problems: list[str]) -> int:
     return 1
 
 
-def _summary(entry, results: Path | None = None) -> None:
+def _summary(entry) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from perfgraphs.leaderboard.builds import pinned, pins_file
+    from perfgraphs.leaderboard.site import noise_floor_text
 
     print(f"{entry.method} on {entry.dataset}/{entry.config} → {entry.target} "
           f"({entry.tier}, {entry.test_set} test set, {len(entry.per_seed)} seeds, test n = {entry.per_seed[0]['n']})")
-    noise = ((pinned(entry.dataset, entry.config, pins_file(results)) or {}).get("noise_floor", {}).get(entry.target)
-             or "Noise floor: not measured for these labels")
+    noise = noise_floor_text(entry.dataset, entry.config, entry.target) or "Noise floor: not measured for these labels"
     print(noise.replace("**", ""))
     table = Table()
     for col in ("metric", "mean", "std"):
@@ -108,7 +107,7 @@ def run_check(args) -> int:
     verdict = evaluate_submission(args.path, _options(args))
     if not verdict.ok:
         return _reject("check", verdict.problems or ["nothing was scored"])
-    _summary(verdict.entry, args.results)
+    _summary(verdict.entry)
     for warning in verdict.warnings:
         print(f"perfgraphs check: warning: {warning}", file=sys.stderr)
     print(f"OK: {verdict.entry.method} passes every check (nothing written; `perfgraphs submit` records it)")
@@ -121,7 +120,7 @@ def run_submit(args) -> int:
     verdict, written = submit(args.path, _options(args), log_mlflow=not args.no_mlflow)
     if written is None:
         return _reject("submit", verdict.problems or ["nothing was scored"])
-    _summary(verdict.entry, args.results)
+    _summary(verdict.entry)
     for warning in verdict.warnings:
         print(f"perfgraphs submit: warning: {warning}", file=sys.stderr)
     print(f"recorded in {written} (run {verdict.entry.run_identity}); `perfgraphs leaderboard build` updates the site")
