@@ -30,7 +30,7 @@ def overhead(prepared, protocol) -> tuple[float, float, int]:
     with prepared.context():
         timed_loop(prepared, protocol.keep_warming)
         t0 = time.perf_counter_ns()
-        times = timed_loop(prepared, protocol.keep_timing)
+        times = timed_loop(prepared, protocol.keep_timing).wall_ms
         wall_ms = (time.perf_counter_ns() - t0) / 1e6
     median = sorted(times)[len(times) // 2]
     return (wall_ms - sum(times)) / len(times), median, len(times)

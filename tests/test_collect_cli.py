@@ -86,7 +86,7 @@ def test_tiny_plan_end_to_end(tmp_path, run_cli):
     assert (out / "cpu-torch-fp32" / "hardware.json").exists()
     # a rerun finds nothing to do
     again = run_cli(str(REPO / "plans" / "tiny.yaml"), "--out", str(out))
-    assert again.returncode == 0 and "5 already finished; 0 to measure" in again.stdout
+    assert again.returncode == 0 and "5 already finished; 0 measurements to make" in again.stdout
     verify = run_cli("verify", str(out))
     assert verify.returncode == 0 and "5 rows" in verify.stdout
 
@@ -113,7 +113,7 @@ def test_sigkill_then_resume_loses_at_most_one(tmp_path, run_cli):
     assert 1 <= written < len(plan.configs)
     result = run_cli(str(plan_path), "--out", str(out))
     assert result.returncode == 0, result.stderr
-    assert f"{written} already finished; {len(plan.configs) - written} to measure" in result.stdout
+    assert f"{written} already finished; {len(plan.configs) - written} measurements to make" in result.stdout
     rows = MeasurementStore(out).read(latest=False).to_pylist()
     keys = [r["key"] for r in rows]
     assert len(keys) == len(set(keys)) == len(plan.configs)  # none lost for good, none twice
@@ -134,7 +134,7 @@ def test_failing_and_timed_out_configs_are_rows_not_crashes(tmp_path, run_cli):
     assert rows["slow"]["status"] == "error" and "timed out after 0.05 s" in rows["slow"]["error"]
     # errors count as finished; --retry-errors measures them again
     retry = run_cli(str(write_plan(tmp_path, groups)), "--out", str(out), "--retry-errors", "--dry-run")
-    assert "1 already finished; 2 to measure" in retry.stdout
+    assert "1 already finished; 2 measurements to make" in retry.stdout
 
 
 @pytest.mark.parametrize("damage", ["flip", "truncate"])
@@ -170,7 +170,7 @@ def test_cuda_platform_without_gpu(tmp_path, run_cli):
     # a dry run plans a GPU campaign on a machine without one: counted, estimated, nothing written
     dry = run_cli(str(write_plan(tmp_path, groups, platforms=["cuda-torch-fp32"])), "--out", str(tmp_path / "d"),
                   "--dry-run")
-    assert dry.returncode == 0 and "1 to measure" in dry.stdout and "not available on this machine" in dry.stdout
+    assert dry.returncode == 0 and "1 measurements to make" in dry.stdout and "not available on this machine" in dry.stdout
     assert not (tmp_path / "d").exists()
     mixed = run_cli(str(write_plan(tmp_path, groups, platforms=["cpu-torch-fp32", "cuda-torch-fp16"])),
                 "--out", str(tmp_path / "b"))
@@ -197,10 +197,10 @@ def test_platform_filter_measures_only_the_named_platforms(tmp_path, run_cli):
     out = tmp_path / "out"
     first = run_cli(str(plan), "--out", str(out), "--platform", "cpu-torch-fp32")
     assert first.returncode == 0, first.stderr
-    assert "0 already finished; 1 to measure now" in first.stdout
+    assert "0 already finished; 1 measurements to make now" in first.stdout
     assert [r["platform"] for r in MeasurementStore(out).read().to_pylist()] == ["cpu-torch-fp32"]
     bad = run_cli(str(plan), "--out", str(out), "--platform", "cpu-ort-int8")
     assert bad.returncode != 0 and "has no platform cpu-ort-int8" in bad.stderr and "Traceback" not in bad.stderr
     rest = run_cli(str(plan), "--out", str(out))
-    assert rest.returncode == 0 and "1 already finished; 1 to measure now" in rest.stdout
+    assert rest.returncode == 0 and "1 already finished; 1 measurements to make now" in rest.stdout
     assert sorted(r["platform"] for r in MeasurementStore(out).read().to_pylist()) == ["cpu-ort-fp32", "cpu-torch-fp32"]

@@ -39,14 +39,18 @@ def register(subparsers) -> None:
                               description=__doc__.splitlines()[0])
     p.add_argument("target", help=f"a plan YAML file, or one of: {', '.join(ACTIONS)}")
     p.add_argument("arg", nargs="?", help="plan (noise-floor), directory (verify), platform (hardware)")
-    p.add_argument("--out", type=Path, help="output directory (default data/measurements/<suite>; "
-                   "noise-floor: data/measurements/noise-floor)")
+    p.add_argument("--out", type=Path, help="output directory (default: this machine's store of the suite, "
+                   "data/measurements/<suite>-<cpu>-<machine id> for CPU plans, data/measurements/<suite> "
+                   "for GPU plans; noise-floor: data/measurements/noise-floor)")
     p.add_argument("--limit", type=_number(int, 0, True), help="measure at most N configurations this run")
     p.add_argument("--dry-run", action="store_true", help="print the plan and its time estimate only")
     p.add_argument("--core", type=_number(int, 0, True), help="pin workers to this CPU core (default: the plan's, 1)")
     p.add_argument("--core-wait", type=_number(float, 0, True), default=None, metavar="SECONDS",
                    help="wait at most this long for the measuring core to be free of other busy "
                         "processes (default 120)")
+    p.add_argument("--quiet-wait", type=_number(float, 0, True), default=None, metavar="SECONDS",
+                   help="CPU-time protocols: wait at most this long before each configuration for the "
+                        "measuring core and the cores that slow it to be quiet (default 300)")
     p.add_argument("--timeout", type=_number(float, 0, False), help="override every configuration's timeout (s)")
     p.add_argument("--retry-errors", action="store_true", help="re-measure configurations that failed")
     p.add_argument("--platform", action="append", dest="platforms", metavar="NAME",
@@ -80,6 +84,21 @@ def _fmt_s(seconds: float) -> str:
     return f"{h}h{rem // 60:02d}m" if h else f"{rem // 60}m{rem % 60:02d}s"
 
 
+def _bar_label(name: str, state) -> str:
+    return f"{name} (re-queued {state.requeued})" if state.requeued else name
+
+
+def default_store(plan) -> Path:
+    """This machine's store of the plan's suite: a CPU suite's labels belong to one machine, so its
+    folder names the CPU and the machine (``perfgraphs.collect.store.hardware_identity``)."""
+    from perfgraphs.collect.environment import machine_tag
+    from perfgraphs.collect.platforms import get_platform
+
+    if all(get_platform(c.platform).is_cuda for c in plan.configs):
+        return Path("data/measurements") / plan.suite
+    return Path("data/measurements") / f"{plan.suite}-{machine_tag()}"
+
+
 def _campaign(args) -> int:
     from rich.console import Console
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
@@ -91,7 +110,7 @@ def _campaign(args) -> int:
     from perfgraphs.collect.store import MeasurementStore
 
     plan = with_overrides(load_plan(args.target), timeout_s=args.timeout)
-    out = args.out or Path("data/measurements") / plan.suite
+    out = args.out or default_store(plan)
     store = MeasurementStore(out)
     opts = CampaignOptions(out=out, limit=args.limit, retry_errors=args.retry_errors,
                            flush_every=args.flush_every, core=args.core,
@@ -101,15 +120,17 @@ def _campaign(args) -> int:
         opts.spread_threshold = args.spread_threshold
     if args.core_wait is not None:
         opts.core_wait_s = args.core_wait
+    if args.quiet_wait is not None:
+        opts.quiet_wait_s = args.quiet_wait
     # A log file (nohup) gets one unwrapped line per configuration; a terminal gets the bar too.
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 240)
     if args.dry_run:
         # read-only: no lock (a running campaign may hold it; the store's reads tolerate its
         # compactions), nothing created or removed
         state = prepare_campaign(plan, opts, store, dry_run=True)
-        console.print(f"plan {plan.name}: {len(plan.configs)} configurations in "
+        console.print(f"plan {plan.name}: {len(plan.configs)} configurations × {plan.rounds} round(s) in "
                       f"{len(plan.families)} families; {state.skipped_finished} already finished; "
-                      f"{len(state.todo)} to measure → {out}")
+                      f"{len(state.jobs)} measurements to make → {out}")
         for name, reason in state.unavailable.items():
             console.print(f"[yellow]platform {name} is not available on this machine: {reason}[/]")
         for warning in state.warnings:
@@ -123,9 +144,9 @@ def _campaign(args) -> int:
                           f"(store format {FORMAT}; no data file rewritten)")
         removed = store.remove_leftovers()
         state = prepare_campaign(plan, opts, store)
-        console.print(f"plan {plan.name}: {len(plan.configs)} configurations in "
+        console.print(f"plan {plan.name}: {len(plan.configs)} configurations × {plan.rounds} round(s) in "
                       f"{len(plan.families)} families; {state.skipped_finished} already finished; "
-                      f"{len(state.todo)} to measure now → {out}")
+                      f"{len(state.jobs)} measurements to make now → {out}")
         for name, reason in state.unavailable.items():
             console.print(f"[yellow]skipping platform {name}: {reason}[/]")
         if removed:
@@ -136,7 +157,7 @@ def _campaign(args) -> int:
             return 0
         peak = state.peak_gflops
         estimates = {c.key: estimate_seconds(c, peak) for c in state.todo}
-        total_est = sum(estimates.values())
+        total_est = sum(estimates[c.key] for c, _ in state.jobs)
         started = time.monotonic()
         done_est = [0.0]
         progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -147,18 +168,21 @@ def _campaign(args) -> int:
             done_est[0] += estimates[config.key]
             elapsed = time.monotonic() - started
             eta = elapsed / done_est[0] * (total_est - done_est[0]) if done_est[0] else 0.0
-            progress.update(task, advance=1, eta=_fmt_s(eta))
-            value = (f"{row['latency_median_ms']:.2f} ms n={row['n_timed_runs']} "
+            progress.update(task, advance=1, eta=_fmt_s(eta), description=_bar_label(plan.name, st))
+            cpu = f" cpu {row['cpu_time_ms']:.2f} ms" if row.get("cpu_time_ms") is not None else ""
+            value = (f"{row['latency_median_ms']:.2f} ms{cpu} n={row['n_timed_runs']} "
                      f"mem={row['peak_memory_mb']:.0f} MB" if row["status"] == "ok"
                      else (row.get("error") or "")[:120])
-            progress.console.print(f"[{st.done}/{len(st.todo)}] {row['status']:5s} "
-                                   f"{config.describe()}  {value}  (eta {_fmt_s(eta)})")
+            flag = f" [gate flagged: {row['gate_reason']}]" if row.get("gate_flagged") else ""
+            progress.console.print(f"[{st.done}/{len(st.jobs)}] {row['status']:5s} "
+                                   f"{config.describe()} r{row['round']}  {value}{flag}  (eta {_fmt_s(eta)})")
 
         with progress:
-            task = progress.add_task(plan.name, total=len(state.todo), eta="?")
+            task = progress.add_task(_bar_label(plan.name, state), total=len(state.jobs), eta="?")
             state = run_campaign(plan, opts, state, store, on_result, notify=progress.console.print)
     summary = ", ".join(f"{k}={v}" for k, v in sorted(state.statuses.items()))
-    console.print(f"done: {state.done} configurations ({summary}) in {_fmt_s(time.monotonic() - started)}")
+    console.print(f"done: {state.done} measurements ({summary}; re-queued by the quiet gate "
+                  f"{state.requeued}, recorded flagged {state.flagged}) in {_fmt_s(time.monotonic() - started)}")
     return 0
 
 

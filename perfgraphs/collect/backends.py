@@ -208,16 +208,39 @@ def _prepare_ort(platform, model_name, image_size, seq_len, batch_size) -> Prepa
 # Timing
 
 
+@dataclass
+class Timings:
+    """Per-run times of one loop, in ms. ``cpu_ms``: CPU time of each run (CPU platforms; empty on
+    CUDA); ``ref_wall_ms`` / ``ref_cpu_ms``: the reference probe after each run, when one ran."""
+
+    wall_ms: list[float] = field(default_factory=list)
+    cpu_ms: list[float] = field(default_factory=list)
+    ref_wall_ms: list[float] = field(default_factory=list)
+    ref_cpu_ms: list[float] = field(default_factory=list)
+
+
+def cpu_clock(threads: int) -> tuple[Callable[[], int], str]:
+    """The CPU-time clock of a CPU platform and its name: the measuring thread's own clock
+    (CLOCK_THREAD_CPUTIME_ID) when the platform computes on that one thread, else the process's
+    (all threads; the row records the thread count beside it)."""
+    if threads == 1:
+        return time.thread_time_ns, "thread"
+    return time.process_time_ns, "process"
+
+
 def timed_loop(prepared: Prepared, keep_going: Callable[[int, float], bool],
-               probe: "ReferenceProbe | None" = None, refs: list[float] | None = None) -> list[float]:
+               probe: "ReferenceProbe | None" = None,
+               clock_cpu: Callable[[], int] | None = None) -> Timings:
     """Run iterations while ``keep_going(count, elapsed_timed_s)``; per-iteration times in ms.
 
-    CPU: perf_counter_ns immediately around the call. CUDA: events recorded around the call and
+    CPU: perf_counter_ns (wall) and ``clock_cpu`` (CPU time, see :func:`cpu_clock`) read
+    immediately around the call. Wall time includes whoever else held the core meanwhile; CPU time
+    only what this thread (process) computed. CUDA: events recorded around the call and
     synchronised after it, so the time is GPU time of that iteration, not launch time.
     With a ``probe`` (CPU), a short reference workload runs after every iteration, outside the
-    timed region, and its time is appended to ``refs``: per-run drift calibration.
+    timed region: per-run drift calibration and the quiet gate's probe drift.
     """
-    times: list[float] = []
+    out = Timings()
     total_s = 0.0
     step = prepared.step
     if prepared.cuda:
@@ -225,26 +248,32 @@ def timed_loop(prepared: Prepared, keep_going: Callable[[int, float], bool],
 
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         torch.cuda.synchronize()
-        while keep_going(len(times), total_s):
+        while keep_going(len(out.wall_ms), total_s):
             start.record()
             step()
             end.record()
             end.synchronize()
             ms = start.elapsed_time(end)
-            times.append(ms)
+            out.wall_ms.append(ms)
             total_s += ms / 1e3
-        return times
+        return out
     clock = time.perf_counter_ns
-    while keep_going(len(times), total_s):
+    cpu = clock_cpu or time.thread_time_ns
+    while keep_going(len(out.wall_ms), total_s):
+        c0 = cpu()
         t0 = clock()
         step()
         t1 = clock()
+        c1 = cpu()
         ms = (t1 - t0) / 1e6
-        times.append(ms)
+        out.wall_ms.append(ms)
+        out.cpu_ms.append((c1 - c0) / 1e6)
         total_s += ms / 1e3
-        if probe is not None and refs is not None:
-            refs.append(probe())
-    return times
+        if probe is not None:
+            wall, cpu_ms = probe()
+            out.ref_wall_ms.append(wall)
+            out.ref_cpu_ms.append(cpu_ms)
+    return out
 
 
 ENERGY_WINDOW_S = 1.0
@@ -298,7 +327,8 @@ class ReferenceProbe:
     """The reference workload, cut short to run after every timed iteration (CPU only).
 
     Its result is scaled to the full reference's unit (``REF_MATMULS`` matmuls), so it is
-    comparable with the campaign baseline measured by :func:`reference_ms`.
+    comparable with the campaign baseline measured by :func:`reference_ms` (wall) and
+    :func:`reference_cpu_ms` (CPU time).
     """
 
     def __init__(self) -> None:
@@ -310,13 +340,27 @@ class ReferenceProbe:
         self._out = torch.empty_like(self._a)
         torch.mm(self._a, self._b, out=self._out)
 
-    def __call__(self) -> float:
+    def __call__(self) -> tuple[float, float]:
+        """(wall ms, CPU ms of this thread), both in full-reference units. One untimed product
+        first: after a large model's run the operands are out of the cache, and the probe should
+        see the core's speed, not the previous run's footprint (a cold probe read +15-50 %)."""
         import torch
 
-        t0 = time.perf_counter_ns()
+        torch.mm(self._a, self._b, out=self._out)
+        c0, t0 = time.thread_time_ns(), time.perf_counter_ns()
         for _ in range(REF_PROBE_MATMULS):
             torch.mm(self._a, self._b, out=self._out)
-        return (time.perf_counter_ns() - t0) / 1e6 * (REF_MATMULS / REF_PROBE_MATMULS)
+        t1, c1 = time.perf_counter_ns(), time.thread_time_ns()
+        scale = REF_MATMULS / REF_PROBE_MATMULS / 1e6
+        return (t1 - t0) * scale, (c1 - c0) * scale
+
+
+def reference_cpu_ms(repeats: int = 5) -> float:
+    """The reference workload's median CPU time (this thread), in the same unit as the probe's."""
+    import statistics
+
+    probe = ReferenceProbe()
+    return statistics.median(probe()[1] for _ in range(repeats * REF_MATMULS // REF_PROBE_MATMULS))
 
 
 def reference_ms(cuda: bool = False, repeats: int = 5) -> float:

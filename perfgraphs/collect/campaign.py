@@ -17,21 +17,26 @@ from __future__ import annotations
 
 import hashlib
 import os
+import statistics
 import time
+from collections import deque
 import uuid
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
-from perfgraphs.collect import worker
+from perfgraphs.collect import gate, worker
 from perfgraphs.collect.corecheck import wait_for_core
+from perfgraphs.collect.gate import core_busy_share
+from perfgraphs.collect.rounds import schedule
 from perfgraphs.collect.stats import calibrated_median
-from perfgraphs.collect.environment import environment_columns, utc_now_iso
-from perfgraphs.collect.errors import CollectError, CorruptStoreFileError, PlatformUnavailableError
+from perfgraphs.collect.environment import cpu_model, environment_columns, machine_id, utc_now_iso
+from perfgraphs.collect.errors import (CollectError, CorruptStoreFileError, ForeignMachineError,
+                                       PlatformUnavailableError)
 from perfgraphs.collect.isolation import run_isolated
 from perfgraphs.collect.plan import ConfigSpec, Plan, estimate_seconds
 from perfgraphs.collect.platforms import get_platform
-from perfgraphs.collect.store import MeasurementStore
+from perfgraphs.collect.store import MeasurementStore, hardware_identity
 
 # MAD/median above which a configuration is measured once more (the less noisy attempt is kept).
 # 0.05 re-measured half of all configurations on a shared 2-vCPU VM, 0.10 about one in ten.
@@ -40,6 +45,14 @@ PROBE_TIMEOUT_S = 300
 # How long a campaign waits for its core to be free before giving up: a worker left by a campaign
 # killed before workers died with theirs runs to the end of its configuration (minutes at most).
 CORE_WAIT_S = 120.0
+# The quiet gate (perfgraphs.collect.gate): before each configuration the campaign waits up to
+# QUIET_WAIT_S for the measuring core to be under QUIET_BUSY_MAX busy; a configuration measured
+# while the gate was open goes back REQUEUE_DISTANCE places in the queue, at most MAX_REQUEUES
+# times, then is recorded with gate_flagged.
+QUIET_WAIT_S = 300.0  # a background campaign should rather wait than re-queue
+QUIET_BUSY_MAX = 0.10
+REQUEUE_DISTANCE = 8
+MAX_REQUEUES = 2
 
 
 @dataclass
@@ -55,13 +68,15 @@ class CampaignOptions:
     # are reused: a GPU machine lent for minutes should time models, not re-extract their graphs
     graph_sources: tuple[Path, ...] = ()
     core_wait_s: float = CORE_WAIT_S
+    quiet_wait_s: float = QUIET_WAIT_S
+    max_requeues: int = MAX_REQUEUES
 
 
 @dataclass
 class CampaignState:
     """What the progress display needs; updated after every configuration."""
 
-    todo: list[ConfigSpec]
+    todo: list[ConfigSpec]  # the configurations with a round left to measure
     skipped_finished: int
     unavailable: dict[str, str]
     estimate_s: float
@@ -69,6 +84,10 @@ class CampaignState:
     done: int = 0
     statuses: dict[str, int] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    # (configuration, round) in measuring order (perfgraphs.collect.rounds.schedule)
+    jobs: list[tuple[ConfigSpec, int]] = field(default_factory=list)
+    requeued: int = 0  # measurements the quiet gate sent back to the queue
+    flagged: int = 0  # recorded although the gate was still open after MAX_REQUEUES
 
 
 def calibrate(row: dict, baseline_ms: float) -> float | None:
@@ -106,7 +125,7 @@ def prepare_campaign(plan: Plan, opts: CampaignOptions, store: MeasurementStore,
     for source in opts.graph_sources:
         if not MeasurementStore(source).files():
             raise CollectError(f"--graphs-from {source}: no measurement store there")
-    finished = store.finished_keys(retry_errors=opts.retry_errors)
+    finished = store.finished_rounds(retry_errors=opts.retry_errors)
     unavailable: dict[str, str] = {}
     for name in sorted(planned):
         try:
@@ -115,12 +134,14 @@ def prepare_campaign(plan: Plan, opts: CampaignOptions, store: MeasurementStore,
             unavailable[name] = str(exc)
     if unavailable and len(unavailable) == len(planned) and not dry_run:
         raise PlatformUnavailableError("; ".join(unavailable.values()))
-    todo = [c for c in plan.configs if c.key not in finished and (dry_run or c.platform not in unavailable)
-            and (opts.platforms is None or c.platform in opts.platforms)]
+    wanted = [c for c in plan.configs if (dry_run or c.platform not in unavailable)
+              and (opts.platforms is None or c.platform in opts.platforms)]
     if opts.core is not None:
-        todo = [replace(c, core=opts.core) for c in todo]
+        wanted = [replace(c, core=opts.core) for c in wanted]
+    jobs = [(c, r) for c, r in schedule(wanted, plan.rounds) if (c.key, r) not in finished]
     if opts.limit is not None:
-        todo = todo[: opts.limit]
+        jobs = jobs[: opts.limit]
+    todo = list({c.key: c for c, _ in jobs}.values())
     warnings: list[str] = []
     peak = None
     for platform in sorted({c.platform for c in todo}):
@@ -135,18 +156,20 @@ def prepare_campaign(plan: Plan, opts: CampaignOptions, store: MeasurementStore,
             peak = hw.get("peak_gflops_measured")
             break
     scale = cost_scale(store, plan, peak)
-    estimate = scale * sum(estimate_seconds(c, peak) for c in todo)
-    return CampaignState(todo=todo, skipped_finished=len(plan.configs) - len(
-        [c for c in plan.configs if c.key not in finished]), unavailable=unavailable,
-        estimate_s=estimate, peak_gflops=peak, warnings=warnings)
+    estimate = scale * sum(estimate_seconds(c, peak) for c, _ in jobs)
+    return CampaignState(todo=todo, jobs=jobs, skipped_finished=len(
+        [c for c in plan.configs if all((c.key, r) in finished for r in range(1, plan.rounds + 1))]),
+        unavailable=unavailable, estimate_s=estimate, peak_gflops=peak, warnings=warnings)
 
 
 def ensure_probe(store: MeasurementStore, meta: dict, platform: str, core: int | None) -> None:
-    """Hardware probe + baseline reference, once per platform and output directory."""
+    """Hardware probe + baseline reference (wall and, on CPU, CPU time), once per platform and
+    output directory."""
     device = get_platform(platform).device
     baselines = meta.setdefault("ref_baseline_ms", {})
+    cpu_baselines = meta.setdefault("ref_baseline_cpu_ms", {})
     if store.hardware(platform) is not None and device in baselines:
-        return
+        return  # a missing CPU-time baseline is set by the first row's probe (see judge)
     out = run_isolated(worker.probe_main, (platform, core), PROBE_TIMEOUT_S)
     if out.status != "ok" or not out.value.get("ok"):
         raise CollectError(f"hardware probe for {platform} failed: "
@@ -154,6 +177,8 @@ def ensure_probe(store: MeasurementStore, meta: dict, platform: str, core: int |
     probe = out.value["probe"]
     store.save_hardware(platform, probe)
     baselines.setdefault(device, probe["ref_ms"])
+    if probe.get("ref_cpu_ms"):
+        cpu_baselines.setdefault(device, probe["ref_cpu_ms"])
     store.save_metadata(meta)
 
 
@@ -179,6 +204,68 @@ def measuring_cores(todo: list[ConfigSpec]) -> list[int]:
     return sorted({core if core in allowed or not allowed else allowed[0] for core in cores})
 
 
+def this_machine() -> str:
+    """The hardware identity CPU rows measured here will carry (see store.hardware_identity)."""
+    return hardware_identity({"device": "cpu", "machine_id": machine_id(), "cpu_model": cpu_model()})
+
+
+def claim_store(store: MeasurementStore, meta: dict, jobs: list[tuple[ConfigSpec, int]]) -> None:
+    """A suite's rows come from one machine: refuse to add this machine's CPU rows to another's
+    store (before anything is measured), and record the identity of a store that has none yet."""
+    if not any(not get_platform(c.platform).is_cuda for c, _ in jobs):
+        return  # a GPU store is claimed by its first row (the GPU model is known once measured)
+    here, owner = this_machine(), store.machine()
+    if owner and owner != here:
+        raise ForeignMachineError(
+            f"{store.root} holds the measurements of {owner}, and this is {here}: a suite's labels come "
+            f"from one machine; measure into this machine's own store (the default --out does)")
+    meta.setdefault("hardware_identity", here)
+
+
+def wait_quiet(core: int, watch: tuple[int, ...], timeout_s: float, notify: Callable[[str], None]) -> bool:
+    """Between configurations: wait (bounded) until nobody uses the measuring core, its SMT
+    siblings or the ``watch`` cores; True if quiet. A core that stays busy is measured anyway:
+    the gate judges the measurement."""
+    deadline = time.monotonic() + timeout_s
+    announced = False
+    while (share := core_busy_share(core, watch)) > QUIET_BUSY_MAX:
+        if time.monotonic() >= deadline:
+            notify(f"core {core} still {share:.0%} busy after {timeout_s:g} s; measuring (the gate judges)")
+            return False
+        if not announced:
+            notify(f"core {core} (or a core that slows it: {list(watch)}) is {share:.0%} busy: "
+                   f"waiting up to {timeout_s:g} s for quiet")
+            announced = True
+        time.sleep(1.0)
+    return True
+
+
+def judge(row: dict, meta: dict, device: str) -> str | None:
+    """Complete a CPU row's gate columns with the probe drift; return why the gate was open.
+
+    The drift is against the fastest the probe has run in this store (``ref_baseline_cpu_ms``,
+    lowered whenever a configuration's probe median is below it): contention only ever slows a CPU-
+    time probe, so the minimum is the quiet core, even if the hardware probe ran on a busy one."""
+    if row["status"] != "ok" or not row.get("ref_run_cpu_ms"):
+        return None
+    probe = statistics.median(row["ref_run_cpu_ms"])
+    baselines = meta.setdefault("ref_baseline_cpu_ms", {})
+    if not baselines.get(device) or probe < baselines[device]:
+        baselines[device] = probe
+    row["ref_baseline_cpu_ms"] = baselines[device]
+    row["gate_probe_drift_pct"] = 100 * (probe / baselines[device] - 1)
+    reason = gate.verdict(row)
+    row["gate_open"], row["gate_reason"] = reason is not None, reason
+    return reason
+
+
+def _spread_of(row: dict) -> float:
+    """The within-configuration spread that decides a second attempt: of CPU time where measured."""
+    if row.get("cpu_time_ms"):
+        return (row.get("cpu_time_mad_ms") or 0.0) / row["cpu_time_ms"]
+    return row["latency_spread"]
+
+
 def run_campaign(plan: Plan, opts: CampaignOptions, state: CampaignState, store: MeasurementStore,
                  on_result: Callable[[ConfigSpec, dict, CampaignState], None] | None = None,
                  notify: Callable[[str], None] = print) -> CampaignState:
@@ -186,34 +273,61 @@ def run_campaign(plan: Plan, opts: CampaignOptions, state: CampaignState, store:
         wait_for_core(core, opts.core_wait_s, notify)
     campaign_id = uuid.uuid4().hex[:12]
     meta = store.metadata()
+    claim_store(store, meta, state.jobs)
     meta.setdefault("suite", plan.suite)
     meta.setdefault("created_at_utc", utc_now_iso())
     meta.setdefault("runs", []).append({
         "campaign_id": campaign_id, "plan": plan.path, "started_at_utc": utc_now_iso(),
         "plan_sha256": hashlib.sha256(Path(plan.path).read_bytes()).hexdigest() if plan.path else None,
-        "todo": len(state.todo), "spread_threshold": opts.spread_threshold})
+        "todo": len(state.jobs), "rounds": plan.rounds, "spread_threshold": opts.spread_threshold})
     store.save_metadata(meta)
     for platform in sorted({c.platform for c in state.todo}):
         ensure_probe(store, meta, platform, next(c.core for c in state.todo if c.platform == platform))
     graphs = known_graphs(store, opts.graph_sources)
+    watched = {p: tuple((store.hardware(p) or {}).get("interfering_cores") or ())
+               for p in {c.platform for c in state.todo}}
     since_flush = 0
-    for config in state.todo:
+    queue = deque((config, rnd, 0) for config, rnd in state.jobs)
+    while queue:
+        config, rnd, requeues = queue.popleft()
+        plat = get_platform(config.platform)
+        gated = config.protocol.quiet_gate
+        if not plat.is_cuda:
+            config = replace(config, watch_cores=watched[config.platform])
+            for core in measuring_cores([config]) if gated else ():
+                wait_quiet(core, config.watch_cores, opts.quiet_wait_s, notify)
         graph = graphs.get((config.model, config.input_label))
         row = measure_config(config, graph)
         row["attempts"], row["remeasured"] = 1, False
-        if row["status"] == "ok" and row["latency_spread"] > opts.spread_threshold:
+        if row["status"] == "ok" and _spread_of(row) > opts.spread_threshold:
             second = measure_config(config, _graph_of(row))
-            if second["status"] == "ok" and second["latency_spread"] < row["latency_spread"]:
+            if second["status"] == "ok" and _spread_of(second) < _spread_of(row):
                 row = second
             row["attempts"], row["remeasured"] = 2, True
         if _graph_of(row).get("structure_hash"):
             graphs[(config.model, config.input_label)] = _graph_of(row)
-        baseline = meta["ref_baseline_ms"].get(get_platform(config.platform).device)
+        device = plat.device
+        baseline = meta["ref_baseline_ms"].get(device)
         row["ref_baseline_ms"] = baseline
         if row["status"] == "ok" and baseline:
             row["latency_calibrated_ms"] = calibrate(row, baseline)
-        row.update(campaign_id=campaign_id, plan_name=plan.name)
+        reason = judge(row, meta, device)
+        if reason and gated and requeues < opts.max_requeues:
+            # measured while the machine was not quiet: measure it again later, in a new worker
+            state.requeued += 1
+            queue.insert(min(len(queue), REQUEUE_DISTANCE), (config, rnd, requeues + 1))
+            notify(f"gate open ({reason}): {config.describe()} round {rnd} re-queued "
+                   f"({requeues + 1}/{opts.max_requeues})")
+            continue
+        row.update(campaign_id=campaign_id, plan_name=plan.name, round=rnd, gate_requeues=requeues,
+                   gate_flagged=bool(reason) and gated)
+        state.flagged += row["gate_flagged"]
         store.append(row)
+        if row.get("gate_probe_drift_pct") == 0.0:
+            store.save_metadata(meta)  # this row's probe lowered the store's baseline
+        if not meta.get("hardware_identity") and hardware_identity(row):
+            meta["hardware_identity"] = hardware_identity(row)  # a GPU store: claimed by its first row
+            store.save_metadata(meta)
         state.done += 1
         state.statuses[row["status"]] = state.statuses.get(row["status"], 0) + 1
         since_flush += 1

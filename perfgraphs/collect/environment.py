@@ -79,6 +79,16 @@ def machine_id() -> str:
     return hashlib.sha256("|".join(facts).encode()).hexdigest()[:16]
 
 
+def machine_tag() -> str:
+    """Short, path-safe name of this machine: the CPU model's words and the machine id's first 8
+    hex digits, e.g. ``amd-epyc-23059b2f`` (store folders and dataset configs use it)."""
+    import re
+
+    words = re.sub(r"\(r\)|\(tm\)|cpu|processor|@.*$|\d+-core", " ", cpu_model().lower())
+    slug = "-".join(re.findall(r"[a-z0-9]+", words)[:4]) or "cpu"
+    return f"{slug}-{machine_id()[:8]}"
+
+
 def cpu_freq_mhz() -> float | None:
     try:
         import psutil

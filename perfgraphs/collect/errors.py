@@ -59,3 +59,7 @@ class CampaignLockedError(CollectError):
 
 class CoreBusyError(CollectError):
     """The measuring core stayed busy with another process for longer than the campaign waits."""
+
+
+class ForeignMachineError(StoreError):
+    """A row measured on other hardware than the rows already in its store."""

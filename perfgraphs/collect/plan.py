@@ -50,6 +50,9 @@ class ConfigSpec:
     timeout_s: float
     core: int | None = DEFAULT_CPU_CORE
     gmacs_per_sample: float | None = None  # cost-model hint (GMACs of one sample at this input)
+    # cores whose load slows the measuring core (SMT siblings, hidden ones of a VM): the quiet gate
+    # watches them; set by the campaign from the hardware probe, not part of the key
+    watch_cores: tuple[int, ...] = ()
 
     @property
     def input_label(self) -> str:
@@ -73,6 +76,9 @@ class Plan:
     path: str | None
     configs: list[ConfigSpec] = field(default_factory=list)
     description: str = ""
+    # each configuration is measured this many times, in separate workers apart in time
+    # (perfgraphs.collect.rounds); the label is the median of the rounds
+    rounds: int = 1
 
     @property
     def families(self) -> list[str]:
@@ -121,15 +127,18 @@ def parse_plan(data: dict, name: str = "plan", path: str | None = None) -> Plan:
         where = f"{name}: groups[{gi}]"
         if not isinstance(group, dict):
             raise PlanError(f"{where} must be a mapping")
-        merged = {k: v for k, v in data.items() if k != "groups"} | group
+        merged = {k: v for k, v in data.items() if k not in ("groups", "rounds")} | group
         configs.extend(_expand_group(suite, merged, where))
     seen: dict[str, ConfigSpec] = {}
     for c in configs:
         if c.key in seen:
             raise PlanError(f"{name}: configuration listed twice: {c.describe()}")
         seen[c.key] = c
+    rounds = data.get("rounds", 1)
+    if not isinstance(rounds, int) or isinstance(rounds, bool) or not 1 <= rounds <= 10:
+        raise PlanError(f"{name}: rounds must be an integer from 1 to 10, got {rounds!r}")
     return Plan(name=name, suite=suite, path=path, configs=order_configs(configs),
-                description=str(data.get("description", "")))
+                description=str(data.get("description", "")), rounds=rounds)
 
 
 def _expand_group(suite: str, g: dict, where: str) -> list[ConfigSpec]:

@@ -17,6 +17,8 @@ COLUMNS: list[tuple[str, pa.DataType]] = [
     ("family", _S), ("model", _S), ("input", _S), ("image_size", _I), ("seq_len", _I),
     ("batch_size", _I), ("platform", _S), ("mode", _S), ("protocol", _S),
     ("status", _S), ("error", _S),
+    # which round of the configuration this row is (1, 2, ...: separate workers, apart in time)
+    ("round", _I),
     # graph join
     ("structure_hash", _S), ("graph_gmacs_per_sample", _F), ("graph_error", _S),
     # per-run statistics of one iteration (inference: forward; train: forward+backward+step)
@@ -28,6 +30,20 @@ COLUMNS: list[tuple[str, pa.DataType]] = [
     ("ref_before_ms", _F), ("ref_after_ms", _F), ("ref_ms", _F), ("ref_baseline_ms", _F),
     ("ref_run_ms", pa.list_(_F)),  # the reference probe after each timed run (CPU)
     ("latency_calibrated_ms", _F),
+    # CPU time of each timed run (CPU platforms): the measuring thread's clock when the platform
+    # computes on one thread (cpu_time_kind "thread"), else the whole process's ("process");
+    # ref_run_cpu_ms: the reference probe's CPU time, after each run or (CPU-time protocols) five
+    # times before and five times after the timed runs
+    ("cpu_time_ms", _F), ("cpu_time_mad_ms", _F), ("cpu_time_kind", _S),
+    ("run_cpu_times_ms", pa.list_(_F)), ("ref_run_cpu_ms", pa.list_(_F)), ("ref_baseline_cpu_ms", _F),
+    # the quiet gate over the timed runs (perfgraphs.collect.gate): what it saw, and its verdict
+    ("gate_span_s", _F), ("gate_runqueue_wait_pct", _F), ("gate_involuntary_switches", _I),
+    ("gate_steal_pct", _F), ("gate_siblings_busy_pct", _F), ("gate_other_cores_busy_pct", _F),
+    ("gate_probe_drift_pct", _F), ("gate_open", _B), ("gate_reason", _S), ("gate_requeues", _I),
+    ("gate_flagged", _B),
+    # a label row (rounds folded, MeasurementStore.read(latest=True)): per-round values and spread
+    ("n_rounds", _I), ("round_cpu_time_ms", pa.list_(_F)), ("round_latency_ms", pa.list_(_F)),
+    ("cpu_time_round_spread", _F), ("latency_round_spread", _F),
     # derived targets
     ("throughput_samples_per_s", _F), ("peak_memory_mb", _F), ("energy_j", _F),
     ("energy_per_sample_j", _F), ("power_w", _F), ("gpu_memory_used_mb", _F), ("mig_profile", _S),
@@ -50,7 +66,10 @@ SCHEMA = pa.schema(COLUMNS)
 # Columns added after the first shards were written; older files read them as null.
 ADDED_COLUMNS = frozenset({"ref_run_ms", "energy_window_s", "energy_window_runs", "gpu_name",
                            "gpu_driver_version", "cuda_version", "cudnn_version", "tf32_matmul",
-                           "tf32_cudnn", "gpu_sm_clock_mhz", "gpu_temperature_c"})
+                           "tf32_cudnn", "gpu_sm_clock_mhz", "gpu_temperature_c"}) | frozenset(
+    n for n, _ in COLUMNS if n in ("round", "latency_round_spread") or n.startswith(("cpu_time", "run_cpu", "ref_run_cpu",
+                                                           "ref_baseline_cpu", "gate_", "n_rounds",
+                                                           "round_")))
 COLUMN_NAMES = [n for n, _ in COLUMNS]
 STATUSES = ("ok", "oom", "error")
 

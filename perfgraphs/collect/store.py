@@ -31,9 +31,10 @@ from perfgraphs.collect.atomic import (atomic_write_bytes, fsync_dir, is_temp, o
                                        removed_on_failure, sha256_file, temp_name)
 from perfgraphs.collect.consistency import consistency
 from perfgraphs.collect.errors import (CampaignLockedError, CorruptShardError,
-                                       IncompleteStoreError, StoreError)
+                                       ForeignMachineError, IncompleteStoreError, StoreError)
 from perfgraphs.collect.metafile import (HARDWARE, META, PARTS, Inventory, read_campaign,
                                          read_hardware, write_campaign, write_hardware)
+from perfgraphs.collect.rounds import fold, round_of
 from perfgraphs.collect.schema import ADDED_COLUMNS, SCHEMA, to_table
 
 __all__ = ["MeasurementStore", "atomic_write_table", "load_measurements", "read_verified", "sha256_file"]
@@ -41,6 +42,16 @@ __all__ = ["MeasurementStore", "atomic_write_table", "load_measurements", "read_
 LOCK = ".campaign.lock"
 STATUS_RANK = {"ok": 0, "oom": 1, "error": 2}
 _fsync_dir = fsync_dir  # the name older callers import
+
+
+def hardware_identity(row: dict) -> str | None:
+    """Which hardware a row's numbers belong to: the GPU model on CUDA platforms (the host does not
+    change a GPU time), the CPU model and machine id on CPU platforms."""
+    if row.get("device") == "cuda":
+        return f"gpu {row['gpu_name']}" if row.get("gpu_name") else None
+    if row.get("machine_id"):
+        return f"cpu {row.get('cpu_model') or '?'} (machine {row['machine_id']})"
+    return None
 
 
 def sidecar_of(path: Path) -> Path:
@@ -222,29 +233,63 @@ class MeasurementStore:
         return [t for t, _ in shards.values()] + list(parts.values())
 
     def read(self, latest: bool = True) -> pa.Table:
-        """All rows, verified. Exact copies (same measurement_id) are dropped; with ``latest``,
-        one row per key: the best status (ok > oom > error), then the most recent."""
+        """All rows, verified; exact copies (same measurement_id) are dropped. With ``latest``, one
+        *label* row per configuration: its rounds (:meth:`round_rows`) folded into the median of
+        the rounds, with per-round values and spread (:func:`perfgraphs.collect.rounds.fold`)."""
+        rows = self.round_rows() if latest else self._unique_rows()
+        if latest:
+            by_key: dict[str, list[dict]] = {}
+            for r in rows:
+                by_key.setdefault(r["key"], []).append(r)
+            rows = [fold(group) for group in by_key.values()]
+        return to_table(rows) if rows else SCHEMA.empty_table()
+
+    def _unique_rows(self) -> list[dict]:
         tables = self._read_all()
         if not tables:
-            return SCHEMA.empty_table()
+            return []
         rows = pa.concat_tables(tables).to_pylist()
-        unique = list({r["measurement_id"]: r for r in rows}.values())
-        if latest:
-            best: dict[str, dict] = {}
-            for r in sorted(unique, key=lambda r: r["measured_at_utc"] or ""):  # oldest first
-                old = best.get(r["key"])
-                if old is None or STATUS_RANK.get(r["status"], 3) <= STATUS_RANK.get(old["status"], 3):
-                    best[r["key"]] = r
-            unique = list(best.values())
-        return to_table(unique)
+        return list({r["measurement_id"]: r for r in rows}.values())
+
+    def round_rows(self) -> list[dict]:
+        """One row per (configuration, round): the best status (ok > oom > error), then the most
+        recent attempt."""
+        best: dict[tuple[str, int], dict] = {}
+        for r in sorted(self._unique_rows(), key=lambda r: r["measured_at_utc"] or ""):  # oldest first
+            slot = (r["key"], round_of(r))
+            old = best.get(slot)
+            if old is None or STATUS_RANK.get(r["status"], 3) <= STATUS_RANK.get(old["status"], 3):
+                best[slot] = r
+        return list(best.values())
 
     def finished_keys(self, retry_errors: bool = False) -> set[str]:
-        table = self.read(latest=True)
-        keys, statuses = table.column("key").to_pylist(), table.column("status").to_pylist()
-        return {k for k, s in zip(keys, statuses) if not (retry_errors and s == "error")}
+        """Configurations with at least one finished round."""
+        return {key for key, _ in self.finished_rounds(retry_errors)}
+
+    def finished_rounds(self, retry_errors: bool = False) -> set[tuple[str, int]]:
+        return {(r["key"], round_of(r)) for r in self.round_rows()
+                if not (retry_errors and r["status"] == "error")}
+
+    def machine(self) -> str | None:
+        """The hardware this store's rows belong to (see :func:`hardware_identity`): recorded in
+        campaign.json by the first campaign; for an older store, that of its rows."""
+        recorded = self.metadata().get("hardware_identity")
+        if recorded:
+            return recorded
+        for r in self._unique_rows():
+            if hardware_identity(r):
+                return hardware_identity(r)
+        return None
 
     # -- writing ------------------------------------------------------------------------------
     def append(self, row: dict) -> Path:
+        """Write one row at once (its own part file). A row measured on other hardware than the
+        store's is refused: a suite's labels come from one machine (:func:`hardware_identity`)."""
+        mine, theirs = self.machine(), hardware_identity(row)
+        if mine and theirs and mine != theirs:
+            raise ForeignMachineError(
+                f"{self.root} holds measurements of {mine}; this row was measured on {theirs}: "
+                f"measure into that machine's own store (perfgraphs collect PLAN --out DIR)")
         folder = self.root / row["platform"] / PARTS
         path = folder / f"{row['key']}-{row['measurement_id'][:8]}.parquet"
         atomic_write_table(to_table([row]), path)

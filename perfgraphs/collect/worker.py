@@ -23,13 +23,14 @@ import time
 import traceback
 import uuid
 
-from perfgraphs.collect import backends, nvml
+from perfgraphs.collect import backends, gate, nvml
 from perfgraphs.collect.environment import (environment_columns, peak_rss_mb, reset_peak_rss,
                                             rss_mb)
 from perfgraphs.collect.plan import ConfigSpec
 from perfgraphs.collect.platforms import get_platform, pin_process
 from perfgraphs.collect.stats import run_stats
 
+PROBE_SAMPLES = 5  # reference probes before and after the timed runs (protocols without per-run probes)
 OOM_MARKERS = ("out of memory", "can't allocate memory", "cannot allocate memory", "std::bad_alloc",
                "failed to allocate")
 
@@ -112,11 +113,18 @@ def measure(config: ConfigSpec, graph: dict | None = None) -> dict:
         prepared = backends.prepare(plat, config.mode, config.model, config.image_size,
                                     config.seq_len, config.batch_size)
         row["setup_s"] = time.perf_counter() - t0
+        clock_cpu, cpu_kind = backends.cpu_clock(plat.threads)
         with prepared.context():
             probe = None if cuda else backends.ReferenceProbe()
-            warm = backends.timed_loop(prepared, config.protocol.keep_warming)
-            refs: list[float] = []
-            times = backends.timed_loop(prepared, config.protocol.keep_timing, probe, refs)
+            warm = backends.timed_loop(prepared, config.protocol.keep_warming, clock_cpu=clock_cpu)
+            around = config.protocol.probe_each_run is False and probe is not None
+            probes_before = [probe() for _ in range(PROBE_SAMPLES)] if around else []
+            seen = gate.snapshot()
+            timed = backends.timed_loop(prepared, config.protocol.keep_timing,
+                                        None if around else probe, clock_cpu)
+            row.update(gate.observe(seen, gate.snapshot(), row["core"], config.watch_cores))
+            if around:  # the probe's CPU time just before and just after the timed runs
+                timed.ref_cpu_ms = [c for _, c in probes_before + [probe() for _ in range(PROBE_SAMPLES)]]
             energy = backends.energy_window(prepared, nvml.energy_mj) if cuda else {}
         if cuda:
             import torch
@@ -130,13 +138,19 @@ def measure(config: ConfigSpec, graph: dict | None = None) -> dict:
         prepared.cleanup()
         del prepared
         row["ref_after_ms"] = backends.reference_ms(cuda)
+        times, refs = timed.wall_ms, timed.ref_wall_ms
         stats = run_stats(times)
         row.update(stats.as_columns("latency"))
-        row.update(latency_spread=stats.spread, n_warmup_runs=len(warm), run_times_ms=times,
+        row.update(latency_spread=stats.spread, n_warmup_runs=len(warm.wall_ms), run_times_ms=times,
                    ref_run_ms=refs or None,
                    ref_ms=statistics.median(refs) if refs else (row["ref_before_ms"] + row["ref_after_ms"]) / 2,
                    throughput_samples_per_s=config.batch_size / (stats.median_ms / 1e3),
                    status="ok")
+        if timed.cpu_ms:
+            cpu_stats = run_stats(timed.cpu_ms)
+            row.update(cpu_time_ms=cpu_stats.median_ms, cpu_time_mad_ms=cpu_stats.mad_ms,
+                       run_cpu_times_ms=timed.cpu_ms, cpu_time_kind=cpu_kind,
+                       ref_run_cpu_ms=timed.ref_cpu_ms or None)
         if energy:
             row.update(energy, energy_per_sample_j=energy["energy_j"] / config.batch_size)
         if cuda:
@@ -182,7 +196,19 @@ def probe_main(conn, platform: str, core: int | None) -> None:
         from perfgraphs.collect.hardware import probe
 
         result = probe(platform, core).to_dict()
-        result["ref_ms"] = backends.reference_ms(get_platform(platform).is_cuda)
+        cuda = get_platform(platform).is_cuda
+        result["ref_ms"] = backends.reference_ms(cuda)
+        result["ref_cpu_ms"] = None if cuda else backends.reference_cpu_ms()
+        if not cuda and result.get("core") is not None:
+            # which other cores slow this one (hidden SMT siblings of a VM): the gate watches them
+            others = sorted(set(os.sched_getaffinity(os.getppid())) - {result["core"]})
+            probe_cpu = backends.ReferenceProbe()
+            slowdown = gate.interfering_cores(others, lambda: probe_cpu()[1])
+            result["core_interference"] = {str(c): None if v is None else round(v, 4)
+                                           for c, v in slowdown.items()}
+            # inconclusive (that core was busy) counts as interfering: the gate then waits for it
+            result["interfering_cores"] = sorted(c for c, v in slowdown.items()
+                                                 if v is None or v > gate.INTERFERENCE_MIN)
         conn.send({"ok": True, "probe": result})
     except Exception as exc:
         try:

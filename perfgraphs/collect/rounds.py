@@ -1,0 +1,77 @@
+"""Rounds: every configuration is measured in several separate workers, apart in time; the label
+is the median of its rounds, and the spread between rounds is its noise.
+
+A round is one worker process measuring the configuration (warm-up + timed runs). Rounds of one
+configuration are separated by a block of other configurations (see :func:`schedule`), so what
+varies slowly — the neighbours on the machine, the hypervisor, the process's memory layout — varies
+between them as it varies between two campaigns. That is the floor no predictor can beat, and it is
+measured on every configuration (:mod:`perfgraphs.collect.floor`), not on a probe set.
+
+Rows written before rounds existed have ``round`` null: they read as round 1.
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import Iterable, TypeVar
+
+T = TypeVar("T")
+
+# Label columns folded over rounds: the label is the median of the rounds' values.
+FOLDED = ("latency_median_ms", "latency_calibrated_ms", "cpu_time_ms", "peak_memory_mb",
+          "energy_j", "energy_per_sample_j", "power_w", "gpu_memory_used_mb")
+BLOCK = 24  # configurations between the rounds of one configuration
+
+
+def round_of(row: dict) -> int:
+    return row.get("round") or 1
+
+
+def schedule(units: list[T], rounds: int, block: int = BLOCK) -> list[tuple[T, int]]:
+    """``(unit, round)`` pairs: the units in blocks of ``block``, each block measured round after
+    round. Two rounds of one unit are then ``block`` units apart (minutes), not back to back, and a
+    campaign stopped anywhere has both rounds of all but one block."""
+    out: list[tuple[T, int]] = []
+    for start in range(0, len(units), block):
+        chunk = units[start:start + block]
+        for r in range(1, rounds + 1):
+            out.extend((u, r) for u in chunk)
+    return out
+
+
+def _median(values: Iterable[float | None]) -> float | None:
+    vals = [v for v in values if v is not None]
+    return statistics.median(vals) if vals else None
+
+
+def _spread(values: list[float | None]) -> float | None:
+    """(max - min) / median of the rounds' values; None with fewer than two."""
+    vals = [v for v in values if v is not None]
+    if len(vals) < 2:
+        return None
+    mid = statistics.median(vals)
+    return (max(vals) - min(vals)) / mid if mid > 0 else None
+
+
+def fold(rows: list[dict]) -> dict:
+    """One configuration's label row from its rounds' rows (each the best attempt of its round).
+
+    Identity and provenance come from the first ok round; each column of :data:`FOLDED` is the
+    median over ok rounds; per-round values and the between-round spread are kept beside it.
+    With no ok round, the most recent row stands as it is (its status says why)."""
+    ok = sorted((r for r in rows if r["status"] == "ok"), key=round_of)
+    if not ok:
+        return max(rows, key=lambda r: r.get("measured_at_utc") or "")
+    label = dict(ok[0])
+    if len(ok) > 1:  # a single round stands as measured (bit for bit)
+        for col in FOLDED:
+            label[col] = _median(r.get(col) for r in ok)
+        if label.get("latency_median_ms") and label.get("batch_size"):
+            label["throughput_samples_per_s"] = label["batch_size"] / (label["latency_median_ms"] / 1e3)
+    cpu = [r.get("cpu_time_ms") for r in ok]
+    wall = [r.get("latency_median_ms") for r in ok]
+    label.update(n_rounds=len(ok), round_cpu_time_ms=cpu if any(v is not None for v in cpu) else None,
+                 round_latency_ms=wall, cpu_time_round_spread=_spread(cpu),
+                 latency_round_spread=_spread(wall), round=None,
+                 gate_flagged=any(bool(r.get("gate_flagged")) for r in ok))
+    return label
