@@ -1,10 +1,13 @@
-"""Reference predictors of the benchmark (SPEC §4), scikit-learn style: configure with constructor
-kwargs, ``fit(...)``, ``predict(...)``.
+"""Reference predictors of the benchmark (SPEC §4), scikit-learn estimators (``BaseEstimator`` +
+``RegressorMixin``): parameters are constructor keywords, fitted state ends in ``_``, so
+``clone``, ``Pipeline``, ``cross_val_score`` and ``GridSearchCV`` work with them.
 
-* static-feature models take ``(X (n, S), y)``: :class:`StaticMLP`, :class:`StaticXGBoost`;
+* static-feature models take ``(X (n, S), y)``: :class:`StaticMLP`, :class:`StaticXGBoost`
+  (they pass ``sklearn.utils.estimator_checks.check_estimator``);
   :func:`static_arrays` extracts ``X``/``y`` from a PyG dataset;
-* graph models take PyG datasets made by :func:`perfgraphs.data.load.to_pyg`:
-  :class:`DIPPMSage`, :class:`NNLQPGNN`, :class:`TraPPM`;
+* graph models take ``X`` = a sequence of PyG graphs (a dataset made by
+  :func:`perfgraphs.data.load.to_pyg`, or the list :func:`graph_inputs` returns with its ``y``
+  for scikit-learn's utilities): :class:`DIPPMSage`, :class:`NNLQPGNN`, :class:`TraPPM`;
 * :class:`LayerwiseLinear` takes Hugging Face rows (it needs the raw node facts);
 * LLM study: :class:`LLMXGBoost` (model + hardware features, :func:`perfgraphs.data.llm_features`),
   :class:`LLMGNN` (its GNN baseline) and :class:`GNNLM` (GNN + language model, three stages;
@@ -15,7 +18,7 @@ predictions are positive; ``quick=True`` swaps paper hyper-parameters for CI-siz
 ``seed`` makes fitting reproducible without touching the caller's global RNG state.
 """
 
-from perfgraphs.baselines.common import static_arrays
+from perfgraphs.baselines.common import graph_inputs, static_arrays
 from perfgraphs.baselines.dippm_sage import DIPPMSage
 from perfgraphs.baselines.gnn_lm import GNNLM
 from perfgraphs.baselines.layerwise_linear import LayerwiseLinear, layer_features
@@ -27,4 +30,4 @@ from perfgraphs.baselines.static_xgboost import StaticXGBoost
 from perfgraphs.baselines.trappm import TraPPM
 
 __all__ = ["DIPPMSage", "GNNLM", "LLMGNN", "LLMXGBoost", "LayerwiseLinear", "NNLQPGNN", "StaticMLP",
-           "StaticXGBoost", "TraPPM", "layer_features", "static_arrays"]
+           "StaticXGBoost", "TraPPM", "graph_inputs", "layer_features", "static_arrays"]

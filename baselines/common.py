@@ -4,7 +4,14 @@ and one mini-batch training loop for the graph models.
 Targets are trained in log space where positive (latency, memory, energy span orders of
 magnitude; a model fitted on raw values would only care about the largest graphs) and
 standardised, and predictions are mapped back with ``exp``, so they are always positive.
-Static features are standardised with statistics of the training set only.
+Static features are standardised with statistics of the training set only (scikit-learn's
+``StandardScaler``).
+
+Every baseline is a scikit-learn estimator (:class:`BaselineRegressor`): parameters are the
+constructor's keywords, fitted state ends in ``_``, so ``clone``, ``Pipeline``,
+``cross_val_score`` and ``GridSearchCV`` work. The static-feature models validate ``X`` with
+scikit-learn's ``validate_data``; the graph models take ``X`` = a sequence of PyG ``Data`` (see
+:class:`GraphEstimator` for that input adapter).
 """
 
 from __future__ import annotations
@@ -14,16 +21,60 @@ from dataclasses import dataclass
 from typing import Iterator
 
 import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.exceptions import NotFittedError as SklearnNotFittedError
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.validation import validate_data
 
 from perfgraphs.errors import PerfgraphsError
 
 
-class BaselineInputError(PerfgraphsError):
-    """Training data a baseline cannot use (shapes, non-finite or non-positive log-space targets)."""
+class BaselineInputError(PerfgraphsError, ValueError):
+    """Training data a baseline cannot use (shapes, non-finite or non-positive log-space targets).
+
+    A ``ValueError`` too, as scikit-learn's own input errors, so its utilities and checks that
+    expect one (``check_estimator``, error_score handling) see the usual type."""
 
 
-class NotFittedError(PerfgraphsError):
-    """``predict`` called before ``fit``."""
+class NotFittedError(PerfgraphsError, SklearnNotFittedError):
+    """``predict`` called before ``fit`` (scikit-learn's ``NotFittedError`` too)."""
+
+
+class BaselineRegressor(RegressorMixin, BaseEstimator):
+    """scikit-learn contract shared by the baselines: several target columns train several
+    outputs, and targets must be positive while ``log_target`` (true by default) holds."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        tags.target_tags.positive_only = bool(getattr(self, "log_target", False))
+        return tags
+
+
+class BaselineInputTypeError(BaselineInputError, TypeError):
+    """Input of the wrong kind (sparse, objects that are not numbers): a ``TypeError`` too, as
+    scikit-learn raises it."""
+
+
+def validated(estimator, X, y="no_validation", reset: bool = True):
+    """scikit-learn's ``validate_data`` on float64 2-D ``X`` (and ``y``, multi-output allowed;
+    ``fit`` passes its ``y`` even when None, so a missing one is refused with scikit-learn's
+    message). Sets (``reset``) or checks ``n_features_in_``; its errors come back as
+    :class:`BaselineInputError` (or :class:`BaselineInputTypeError`) with scikit-learn's text."""
+    if hasattr(X, "detach"):
+        X = X.detach().cpu().numpy()
+    if hasattr(y, "detach"):
+        y = y.detach().cpu().numpy()
+    try:
+        if isinstance(y, str) and y == "no_validation":
+            return validate_data(estimator, X, reset=reset, dtype=np.float64)
+        return validate_data(estimator, X, y, reset=reset, dtype=np.float64, multi_output=True, y_numeric=True)
+    except BaselineInputError:
+        raise
+    except TypeError as exc:
+        raise BaselineInputTypeError(str(exc)) from exc
+    except ValueError as exc:
+        raise BaselineInputError(str(exc)) from exc
 
 
 def resolve(explicit, quick: bool, paper, quick_value):
@@ -45,17 +96,6 @@ def as_targets(y) -> np.ndarray:
     if not np.isfinite(y).all():
         raise BaselineInputError("targets contain NaN or inf")
     return y
-
-
-def as_features(X) -> np.ndarray:
-    if hasattr(X, "detach"):
-        X = X.detach().cpu().numpy()
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2:
-        raise BaselineInputError(f"static features must have shape (n, S), got {X.shape}")
-    if not np.isfinite(X).all():
-        raise BaselineInputError("static features contain NaN or inf")
-    return X
 
 
 def static_arrays(pyg_dataset) -> tuple[np.ndarray, np.ndarray | None]:
@@ -81,30 +121,13 @@ def graph_targets(pyg_dataset, y=None) -> np.ndarray:
 
 
 @dataclass
-class Standardizer:
-    """Column-wise (x − mean) / std; constant columns get std 1 so they map to 0."""
-
-    mean: np.ndarray
-    std: np.ndarray
-
-    @classmethod
-    def fit(cls, X: np.ndarray) -> "Standardizer":
-        std = X.std(axis=0)
-        return cls(X.mean(axis=0), np.where(std > 1e-12, std, 1.0))
-
-    def transform(self, X: np.ndarray) -> np.ndarray:
-        return (X - self.mean) / self.std
-
-    def inverse(self, Z: np.ndarray) -> np.ndarray:
-        return Z * self.std + self.mean
-
-
-@dataclass
 class TargetTransform:
-    """log (where ``log_target``) then standardise; :meth:`inverse` maps model outputs back."""
+    """log (where ``log_target``) then standardise; :meth:`inverse` maps model outputs back.
+    (Not ``TransformedTargetRegressor``: the clip before ``exp`` and the refusal of
+    non-positive targets are part of every baseline, not an option of the caller.)"""
 
     log_target: bool
-    scaler: Standardizer
+    scaler: StandardScaler
 
     @classmethod
     def fit(cls, y: np.ndarray, log_target: bool = True) -> "TargetTransform":
@@ -112,13 +135,13 @@ class TargetTransform:
             raise BaselineInputError(
                 f"{int((y <= 0).sum())} non-positive target value(s): log-space training needs y > 0 "
                 "(pass log_target=False for signed targets)")
-        return cls(log_target, Standardizer.fit(np.log(y) if log_target else y))
+        return cls(log_target, StandardScaler().fit(np.log(y) if log_target else y))
 
     def transform(self, y: np.ndarray) -> np.ndarray:
         return self.scaler.transform(np.log(y) if self.log_target else y)
 
     def inverse(self, z: np.ndarray) -> np.ndarray:
-        out = self.scaler.inverse(np.asarray(z, dtype=np.float64))
+        out = self.scaler.inverse_transform(np.asarray(z, dtype=np.float64))
         # clip before exp: an untrained/diverged net must not turn into inf predictions
         return np.exp(np.clip(out, -700.0, 700.0)) if self.log_target else out
 
@@ -139,7 +162,7 @@ def torch_seeded(seed: int) -> Iterator[None]:
         yield
 
 
-def prepare_graphs(pyg_dataset, static_scaler: Standardizer, z: np.ndarray | None = None) -> list:
+def prepare_graphs(pyg_dataset, static_scaler: StandardScaler, z: np.ndarray | None = None) -> list:
     """Copies of the graphs with standardised ``static`` and (for training) targets ``z``."""
     import torch
 
@@ -206,16 +229,42 @@ def predict_graph_model(model, items: list, batch_size: int = 64) -> np.ndarray:
     return np.concatenate(outs, axis=0)
 
 
-class GraphEstimator:
+def graph_inputs(pyg_dataset, targets: bool = True):
+    """The input adapter of the graph baselines for scikit-learn utilities: ``(X, y)`` with ``X``
+    a plain list of the dataset's PyG ``Data`` graphs (scikit-learn indexes lists, so
+    ``GridSearchCV``, ``cross_val_score`` and ``Pipeline`` slice it per fold) and ``y`` their
+    targets, (n,) for one column, (n, T) for several; ``targets=False``: ``y`` is None."""
+    graphs = list(pyg_dataset)
+    if not targets:
+        return graphs, None
+    y = graph_targets(graphs)
+    return graphs, squeeze_targets(y, y.shape[1])
+
+
+def check_graphs(X) -> list:
+    """``X`` of a graph baseline as a list of PyG ``Data`` with ``x``, ``edge_index`` and ``static``."""
+    if isinstance(X, np.ndarray) or not hasattr(X, "__len__"):
+        raise BaselineInputError(f"graph baselines take a sequence of PyG Data graphs (see graph_inputs), "
+                                 f"got {type(X).__name__}")
+    graphs = list(X)
+    if not graphs:
+        raise BaselineInputError("no graphs: found 0 sample(s)")
+    missing = [k for k in ("x", "edge_index", "static") if getattr(graphs[0], k, None) is None]
+    if missing:
+        raise BaselineInputError(f"graph baselines take PyG Data made by to_pyg; the first graph has no "
+                                 f"{', '.join(missing)}")
+    return graphs
+
+
+class GraphEstimator(BaselineRegressor):
     """fit/predict shell shared by the graph baselines; subclasses provide :meth:`_build_module`
     and the ``_hparams`` (epochs, lr, batch_size, loss, weight_decay) they train with.
 
-    ``fit(pyg_dataset, y=None)`` takes targets from the dataset's ``y`` unless given;
-    ``predict(pyg_dataset)`` returns (n,) for one target, (n, T) for several, on the original scale.
+    ``fit(X, y=None)``: ``X`` is a sequence of PyG ``Data`` (a dataset made by
+    :func:`perfgraphs.data.load.to_pyg`, or the list :func:`graph_inputs` returns); targets come
+    from the graphs' own ``y`` unless given. ``predict(X)`` returns (n,) for one target, (n, T)
+    for several, on the original scale.
     """
-
-    seed: int
-    log_target: bool
 
     def _hparams(self) -> dict:
         raise NotImplementedError
@@ -227,13 +276,17 @@ class GraphEstimator:
         """Hook: attach precomputed per-graph tensors (TraPPM's frozen embeddings)."""
         return items
 
-    def fit(self, pyg_dataset, y=None):
-        targets = graph_targets(pyg_dataset, y)
-        static, _ = static_arrays(pyg_dataset)
-        self.static_scaler_ = Standardizer.fit(static)
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = False  # X is a sequence of graphs, not a matrix
+        return tags
+
+    def _fit_module(self, graphs: list, targets: np.ndarray) -> None:
+        static, _ = static_arrays(graphs)
+        self.static_scaler_ = StandardScaler().fit(static)
         self.target_transform_ = TargetTransform.fit(targets, self.log_target)
         z = self.target_transform_.transform(targets)
-        items = self._augment(prepare_graphs(pyg_dataset, self.static_scaler_, z))
+        items = self._augment(prepare_graphs(graphs, self.static_scaler_, z))
         h = self._hparams()
         with torch_seeded(self.seed):
             self.module_ = self._build_module(items[0].x.shape[1], static.shape[1], targets.shape[1])
@@ -241,12 +294,16 @@ class GraphEstimator:
                 self.module_, items, epochs=h["epochs"], lr=h["lr"], batch_size=h["batch_size"],
                 loss=h["loss"], seed=self.seed, weight_decay=h.get("weight_decay", 0.0))
         self.n_targets_ = targets.shape[1]
+
+    def fit(self, X, y=None):
+        graphs = check_graphs(X)
+        self._fit_module(graphs, graph_targets(graphs, y))
         return self
 
-    def predict(self, pyg_dataset) -> np.ndarray:
+    def predict(self, X) -> np.ndarray:
         if not hasattr(self, "module_"):
             raise NotFittedError(f"{type(self).__name__}.predict called before fit")
-        items = self._augment(prepare_graphs(pyg_dataset, self.static_scaler_))
+        items = self._augment(prepare_graphs(check_graphs(X), self.static_scaler_))
         z = predict_graph_model(self.module_, items)
         return squeeze_targets(self.target_transform_.inverse(z), self.n_targets_)
 

@@ -9,8 +9,6 @@ actually moves the weights. Graph embedding = mean pool (our reading of DIPPM).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from perfgraphs.baselines.common import GraphEstimator, mlp, resolve
 
 
@@ -36,18 +34,21 @@ def _module(node_dim: int, static_dim: int, n_targets: int, hidden: int, dropout
     return DIPPMNet()
 
 
-@dataclass
 class DIPPMSage(GraphEstimator):
-    """``fit(pyg_dataset, y=None)`` / ``predict(pyg_dataset)``; ``y`` (n, T) trains T outputs."""
+    """``fit(graphs, y=None)`` / ``predict(graphs)`` (graphs: see :class:`GraphEstimator`);
+    ``y`` (n, T) trains T outputs."""
 
-    hidden_dim: int | None = None
-    dropout: float = 0.05
-    lr: float | None = None
-    epochs: int | None = None
-    batch_size: int = 16
-    quick: bool = False
-    seed: int = 0
-    log_target: bool = True
+    def __init__(self, hidden_dim: int | None = None, dropout: float = 0.05, lr: float | None = None,
+                 epochs: int | None = None, batch_size: int = 16, quick: bool = False, seed: int = 0,
+                 log_target: bool = True):
+        self.hidden_dim = hidden_dim
+        self.dropout = dropout
+        self.lr = lr
+        self.epochs = epochs
+        self.batch_size = batch_size
+        self.quick = quick
+        self.seed = seed
+        self.log_target = log_target
 
     def _hparams(self) -> dict:
         return {"epochs": resolve(self.epochs, self.quick, 500, 30),

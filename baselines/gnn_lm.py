@@ -26,12 +26,11 @@ shuffling and masking generators; on the CPU a seed reproduces the predictions (
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from perfgraphs.baselines.common import (
-    BaselineInputError, NotFittedError, TargetTransform, graph_targets, resolve, squeeze_targets, torch_seeded,
+    BaselineInputError, BaselineRegressor, NotFittedError, TargetTransform, graph_targets, resolve, squeeze_targets,
+    torch_seeded,
 )
 
 SUMMARY_PROMPT = "Summarise the graph"
@@ -46,35 +45,48 @@ def graph_summaries(hf_rows) -> list[str]:
     return [summarize(from_hf_row(row)) for row in hf_rows]
 
 
-@dataclass
-class GNNLM:
+class GNNLM(BaselineRegressor):
     """``fit(pyg_dataset, y=None, prompts=None, summaries=None)`` / ``predict(pyg_dataset, prompts=None)``."""
 
-    lm: str | None = None
-    gnn_hidden_dim: int | None = None
-    gnn_layers: int | None = None
-    mask_rate: float = 0.5
-    replace_rate: float = 0.1
-    sce_alpha: float = 2.0
-    pretrain_lr: float = 5e-4
-    pretrain_epochs: int | None = None
-    pretrain_batch_size: int = 128
-    lora_rank: int = 8
-    lora_alpha: int = 16
-    lora_dropout: float = 0.05
-    lora_target_modules: list[str] | None = None
-    adapt_lr: float | None = None
-    adapt_epochs: int | None = None
-    max_answer_tokens: int | None = None
-    lm_lr: float = 1e-4
-    gnn_lr: float = 1e-3
-    epochs: int | None = None
-    batch_size: int = 16
-    prompt: str = DEFAULT_PROMPT
-    quick: bool = False
-    seed: int = 0
-    log_target: bool = True
-    device: str = "cpu"
+    def __init__(self, lm: str | None = None, gnn_hidden_dim: int | None = None, gnn_layers: int | None = None,
+                 mask_rate: float = 0.5, replace_rate: float = 0.1, sce_alpha: float = 2.0,
+                 pretrain_lr: float = 5e-4, pretrain_epochs: int | None = None, pretrain_batch_size: int = 128,
+                 lora_rank: int = 8, lora_alpha: int = 16, lora_dropout: float = 0.05,
+                 lora_target_modules: list[str] | None = None, adapt_lr: float | None = None,
+                 adapt_epochs: int | None = None, max_answer_tokens: int | None = None, lm_lr: float = 1e-4,
+                 gnn_lr: float = 1e-3, epochs: int | None = None, batch_size: int = 16,
+                 prompt: str = DEFAULT_PROMPT, quick: bool = False, seed: int = 0, log_target: bool = True,
+                 device: str = "cpu"):
+        self.lm = lm
+        self.gnn_hidden_dim = gnn_hidden_dim
+        self.gnn_layers = gnn_layers
+        self.mask_rate = mask_rate
+        self.replace_rate = replace_rate
+        self.sce_alpha = sce_alpha
+        self.pretrain_lr = pretrain_lr
+        self.pretrain_epochs = pretrain_epochs
+        self.pretrain_batch_size = pretrain_batch_size
+        self.lora_rank = lora_rank
+        self.lora_alpha = lora_alpha
+        self.lora_dropout = lora_dropout
+        self.lora_target_modules = lora_target_modules
+        self.adapt_lr = adapt_lr
+        self.adapt_epochs = adapt_epochs
+        self.max_answer_tokens = max_answer_tokens
+        self.lm_lr = lm_lr
+        self.gnn_lr = gnn_lr
+        self.epochs = epochs
+        self.batch_size = batch_size
+        self.prompt = prompt
+        self.quick = quick
+        self.seed = seed
+        self.log_target = log_target
+        self.device = device
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = False  # X is a sequence of PyG graphs, as GraphEstimator's
+        return tags
 
     # -- shared pieces ---------------------------------------------------------------------
     @staticmethod

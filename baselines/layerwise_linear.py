@@ -22,11 +22,9 @@ value so a graph with no covered operators still gets a valid (positive) predict
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from perfgraphs.baselines.common import BaselineInputError, NotFittedError, as_targets
+from perfgraphs.baselines.common import BaselineInputError, BaselineRegressor, NotFittedError, as_targets
 from perfgraphs.graph.ir import ATTRIBUTE_INDEX
 from perfgraphs.graph.operators import DIPPM_CATEGORIES, dippm_category
 from perfgraphs.views.hf import RAW_NODE_FEATURES
@@ -88,12 +86,18 @@ def layer_features(graphs) -> np.ndarray:
     return np.vstack(rows)
 
 
-@dataclass
-class LayerwiseLinear:
+class LayerwiseLinear(BaselineRegressor):
     """``fit(graphs, y)`` / ``predict(graphs)`` (graphs as for :func:`layer_features`); or pass the
     feature matrix itself with ``fit_features`` / ``predict_features``. One model per target."""
 
-    min_prediction_fraction: float = 1e-3  # floor = this × smallest training target
+    def __init__(self, min_prediction_fraction: float = 1e-3):
+        self.min_prediction_fraction = min_prediction_fraction  # floor = this × smallest training target
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.positive_only = True  # costs: non-negative least squares on relative errors
+        tags.input_tags.two_d_array = False  # X is graphs (rows or PerfGraphs), see layer_features
+        return tags
 
     def fit(self, graphs, y) -> "LayerwiseLinear":
         return self.fit_features(layer_features(graphs), y)

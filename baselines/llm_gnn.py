@@ -17,8 +17,6 @@ other graph baselines: graph size matters for cost) before the concatenation; 10
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from perfgraphs.baselines.common import GraphEstimator, mlp, resolve, signed_log1p
 
 
@@ -45,19 +43,21 @@ def _module(node_dim: int, static_dim: int, n_targets: int, hidden: int, fc_hidd
     return LLMGNNNet()
 
 
-@dataclass
 class LLMGNN(GraphEstimator):
-    """``fit(pyg_dataset, y=None)`` / ``predict(pyg_dataset)``; multi-target capable."""
+    """``fit(graphs, y=None)`` / ``predict(graphs)`` (graphs: see :class:`GraphEstimator`); multi-target capable."""
 
-    hidden_dim: int | None = None
-    fc_hidden_dim: int | None = None
-    dropout: float = 0.05
-    lr: float = 1e-3
-    epochs: int | None = None
-    batch_size: int = 16
-    quick: bool = False
-    seed: int = 0
-    log_target: bool = True
+    def __init__(self, hidden_dim: int | None = None, fc_hidden_dim: int | None = None, dropout: float = 0.05,
+                 lr: float = 1e-3, epochs: int | None = None, batch_size: int = 16, quick: bool = False,
+                 seed: int = 0, log_target: bool = True):
+        self.hidden_dim = hidden_dim
+        self.fc_hidden_dim = fc_hidden_dim
+        self.dropout = dropout
+        self.lr = lr
+        self.epochs = epochs
+        self.batch_size = batch_size
+        self.quick = quick
+        self.seed = seed
+        self.log_target = log_target
 
     def _hparams(self) -> dict:
         return {"epochs": resolve(self.epochs, self.quick, 100, 30), "lr": self.lr,

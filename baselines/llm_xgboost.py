@@ -14,9 +14,7 @@ Same booster plumbing as :class:`StaticXGBoost` (one model per target, log-space
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from perfgraphs.baselines.static_xgboost import StaticXGBoost, grid_points
+from perfgraphs.baselines.static_xgboost import StaticXGBoost
 
 LLM_PAPER_GRID: dict[str, tuple] = {
     "n_estimators": (100, 500, 1000, 2000),
@@ -36,14 +34,18 @@ LLM_QUICK_GRID: dict[str, tuple] = {
 }
 
 
-@dataclass
 class LLMXGBoost(StaticXGBoost):
     """``fit(X, y, X_val=None, y_val=None)`` / ``predict(X)`` on :func:`perfgraphs.data.llm_features`
     rows. Selection as :class:`StaticXGBoost` (on the validation set, or on a held-out
     ``validation_fraction`` of ``X`` without one); the final boosters are refitted on every row
     seen (training ∪ validation) when ``refit_on_validation``."""
 
-    refit_on_validation: bool = True
+    # the same parameters as StaticXGBoost (scikit-learn reads them from this signature); only
+    # the refit default differs
+    def __init__(self, grid: dict[str, tuple] | None = None, quick: bool = False, seed: int = 0, n_jobs: int = 1,
+                 log_target: bool = True, refit_on_validation: bool = True, validation_fraction: float = 0.2):
+        super().__init__(grid=grid, quick=quick, seed=seed, n_jobs=n_jobs, log_target=log_target,
+                         refit_on_validation=refit_on_validation, validation_fraction=validation_fraction)
 
-    def _grid(self) -> list[dict]:
-        return grid_points(self.grid if self.grid is not None else (LLM_QUICK_GRID if self.quick else LLM_PAPER_GRID))
+    def _grid(self) -> dict[str, tuple]:
+        return self.grid if self.grid is not None else (LLM_QUICK_GRID if self.quick else LLM_PAPER_GRID)

@@ -10,8 +10,6 @@ hidden 64 and 30 epochs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from perfgraphs.baselines.common import GraphEstimator, mlp, resolve, signed_log1p
 
 
@@ -40,19 +38,21 @@ def _module(node_dim: int, static_dim: int, n_targets: int, hidden: int, layers:
     return NNLQPNet()
 
 
-@dataclass
 class NNLQPGNN(GraphEstimator):
-    """``fit(pyg_dataset, y=None)`` / ``predict(pyg_dataset)``; multi-target capable."""
+    """``fit(graphs, y=None)`` / ``predict(graphs)`` (graphs: see :class:`GraphEstimator`); multi-target capable."""
 
-    hidden_dim: int | None = None
-    num_layers: int | None = None
-    dropout: float = 0.05
-    lr: float = 1e-3
-    epochs: int | None = None
-    batch_size: int = 16
-    quick: bool = False
-    seed: int = 0
-    log_target: bool = True
+    def __init__(self, hidden_dim: int | None = None, num_layers: int | None = None, dropout: float = 0.05,
+                 lr: float = 1e-3, epochs: int | None = None, batch_size: int = 16, quick: bool = False,
+                 seed: int = 0, log_target: bool = True):
+        self.hidden_dim = hidden_dim
+        self.num_layers = num_layers
+        self.dropout = dropout
+        self.lr = lr
+        self.epochs = epochs
+        self.batch_size = batch_size
+        self.quick = quick
+        self.seed = seed
+        self.log_target = log_target
 
     def _hparams(self) -> dict:
         return {"epochs": resolve(self.epochs, self.quick, 100, 30), "lr": self.lr,

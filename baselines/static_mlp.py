@@ -3,38 +3,41 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
+from sklearn.preprocessing import StandardScaler
+
 from perfgraphs.baselines.common import (
-    NotFittedError, Standardizer, TargetTransform, as_features, as_targets, mlp, resolve, squeeze_targets,
-    torch_seeded,
+    BaselineRegressor, NotFittedError, TargetTransform, as_targets, mlp, resolve, squeeze_targets, torch_seeded,
+    validated,
 )
 
 
-@dataclass
-class StaticMLP:
+class StaticMLP(BaselineRegressor):
     """``fit(X (n, S), y (n,) | (n, T))`` / ``predict(X)``; targets in log space when ``log_target``.
 
     ``None`` hyper-parameters take the paper value, or the CI value when ``quick`` (20 epochs).
     Full-batch training below ``batch_size`` samples, mini-batches (seeded shuffle) above.
     """
 
-    hidden_dims: tuple[int, ...] = (512, 512)
-    dropout: float = 0.0
-    lr: float = 1e-3
-    epochs: int | None = None
-    batch_size: int = 32
-    quick: bool = False
-    seed: int = 0
-    log_target: bool = True
+    def __init__(self, hidden_dims: tuple[int, ...] = (512, 512), dropout: float = 0.0, lr: float = 1e-3,
+                 epochs: int | None = None, batch_size: int = 32, quick: bool = False, seed: int = 0,
+                 log_target: bool = True):
+        self.hidden_dims = hidden_dims
+        self.dropout = dropout
+        self.lr = lr
+        self.epochs = epochs
+        self.batch_size = batch_size
+        self.quick = quick
+        self.seed = seed
+        self.log_target = log_target
 
     def fit(self, X, y) -> "StaticMLP":
         import torch
 
-        X, y = as_features(X), as_targets(y)
-        self.x_scaler_ = Standardizer.fit(X)
+        X, y = validated(self, X, y)
+        y = as_targets(y)
+        self.x_scaler_ = StandardScaler().fit(X)
         self.target_transform_ = TargetTransform.fit(y, self.log_target)
         xt = torch.as_tensor(self.x_scaler_.transform(X), dtype=torch.float32)
         zt = torch.as_tensor(self.target_transform_.transform(y), dtype=torch.float32)
@@ -61,7 +64,7 @@ class StaticMLP:
 
         if not hasattr(self, "module_"):
             raise NotFittedError("StaticMLP.predict called before fit")
-        xt = torch.as_tensor(self.x_scaler_.transform(as_features(X)), dtype=torch.float32)
+        xt = torch.as_tensor(self.x_scaler_.transform(validated(self, X, reset=False)), dtype=torch.float32)
         with torch.no_grad():
             z = self.module_(xt).double().numpy()
         return squeeze_targets(self.target_transform_.inverse(z), self.n_targets_)

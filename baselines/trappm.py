@@ -20,13 +20,11 @@ prior ``fit_autoencoder`` pre-trains on the training graphs themselves (their la
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from perfgraphs.baselines.common import (
-    GraphEstimator, NotFittedError, graph_targets, mlp, predict_graph_model, prepare_graphs, resolve, signed_log1p,
-    torch_seeded,
+    GraphEstimator, NotFittedError, check_graphs, graph_targets, mlp, predict_graph_model, prepare_graphs, resolve,
+    signed_log1p, torch_seeded,
 )
 
 EPS = 1e-15
@@ -95,25 +93,28 @@ def _regressor(node_dim: int, static_dim: int, gae_dim: int, hidden: int, dropou
     return TraPPMNet()
 
 
-@dataclass
 class TraPPM(GraphEstimator):
     """``fit_autoencoder(unlabeled_pyg)`` then ``fit(pyg_dataset, y=None)`` / ``predict(pyg_dataset)``.
 
     ``quick`` (CI): embedding/hidden 64, 20 auto-encoder epochs, 30 regressor epochs.
     """
 
-    embedding_dim: int | None = None
-    hidden_dim: int | None = None
-    gae_dropout: float = 0.5
-    gae_lr: float = 5e-4
-    gae_epochs: int | None = None
-    dropout: float = 0.05
-    lr: float = 1e-3
-    epochs: int | None = None
-    batch_size: int = 16
-    quick: bool = False
-    seed: int = 0
-    log_target: bool = True
+    def __init__(self, embedding_dim: int | None = None, hidden_dim: int | None = None,
+                 gae_dropout: float = 0.5, gae_lr: float = 5e-4, gae_epochs: int | None = None,
+                 dropout: float = 0.05, lr: float = 1e-3, epochs: int | None = None, batch_size: int = 16,
+                 quick: bool = False, seed: int = 0, log_target: bool = True):
+        self.embedding_dim = embedding_dim
+        self.hidden_dim = hidden_dim
+        self.gae_dropout = gae_dropout
+        self.gae_lr = gae_lr
+        self.gae_epochs = gae_epochs
+        self.dropout = dropout
+        self.lr = lr
+        self.epochs = epochs
+        self.batch_size = batch_size
+        self.quick = quick
+        self.seed = seed
+        self.log_target = log_target
 
     def _hparams(self) -> dict:
         return {"epochs": resolve(self.epochs, self.quick, 100, 30), "lr": self.lr,
@@ -173,21 +174,27 @@ class TraPPM(GraphEstimator):
         return _regressor(node_dim, static_dim, self.encoder_.convs[-1].out_channels,
                           resolve(self.hidden_dim, self.quick, 512, 64), self.dropout)
 
-    def fit(self, pyg_dataset, y=None) -> "TraPPM":
+    def fit(self, X, y=None) -> "TraPPM":
+        """Phase 2 on graphs ``X`` (see :class:`GraphEstimator`); an encoder from an earlier
+        :meth:`fit_autoencoder` is kept (the two-phase protocol), else one is pre-trained on ``X``
+        first. ``clone`` drops a pre-trained encoder with the rest of the fitted state, so inside
+        ``GridSearchCV`` / ``cross_val_score`` every fold pre-trains on its own training graphs."""
+        graphs = check_graphs(X)
         if not hasattr(self, "encoder_"):
-            self.fit_autoencoder(pyg_dataset)
-        targets = graph_targets(pyg_dataset, y)
+            self.fit_autoencoder(graphs)
+        targets = graph_targets(graphs, y)
         self.per_target_ = []
         for t in range(targets.shape[1]):
-            one = GraphEstimator.fit(self, pyg_dataset, targets[:, t:t + 1])
-            self.per_target_.append((one.module_, one.static_scaler_, one.target_transform_))
+            self._fit_module(graphs, targets[:, t:t + 1])
+            self.per_target_.append((self.module_, self.static_scaler_, self.target_transform_))
         return self
 
-    def predict(self, pyg_dataset) -> np.ndarray:
+    def predict(self, X) -> np.ndarray:
         if not hasattr(self, "per_target_"):
             raise NotFittedError("TraPPM.predict called before fit")
+        graphs = check_graphs(X)
         cols = []
         for module, scaler, transform in self.per_target_:
-            items = self._augment(prepare_graphs(pyg_dataset, scaler))
+            items = self._augment(prepare_graphs(graphs, scaler))
             cols.append(transform.inverse(predict_graph_model(module, items))[:, 0])
         return cols[0] if len(cols) == 1 else np.stack(cols, axis=1)

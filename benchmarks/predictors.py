@@ -6,6 +6,10 @@
 features, PyG graphs, raw rows) and calls the scikit-learn style estimator. The benchmark runner
 and the leaderboard's reference submissions both use it, so a reference entry is the same code
 path as ``perfgraphs benchmark``.
+
+``EstimatorPredictor(estimator, target=...)`` does the same for any scikit-learn regressor on the
+static inputs (:func:`perfgraphs.benchmarks.cv.feature_matrix`, the ``X`` of ``cv_inputs``): what
+:func:`perfgraphs.leaderboard.estimator_submission` packages for ``perfgraphs check``.
 """
 
 from __future__ import annotations
@@ -68,11 +72,9 @@ class BaselinePredictor:
             importlib.import_module(module)
 
     def _static(self, rows) -> np.ndarray:
-        from perfgraphs.benchmarks.tabular_protocol import is_tabular
-        from perfgraphs.data.llm_features import tabular_features
-        from perfgraphs.data.load import static_features
+        from perfgraphs.benchmarks.cv import feature_matrix
 
-        return tabular_features(rows) if is_tabular(rows) else static_features(rows, self.featurizer)
+        return feature_matrix(rows, self.featurizer)
 
     def _prompts(self, rows) -> list[str]:
         """GNN + LM prompt: the task and the target (multi-platform targets name the platform)."""
@@ -133,3 +135,32 @@ class BaselinePredictor:
                 for p in module.parameters():
                     seen[id(p)] = p.numel()
         return sum(seen.values()) if seen else None
+
+
+class EstimatorPredictor:
+    """A scikit-learn regressor as a leaderboard predictor: ``fit(train, val)`` fits a ``clone``
+    of ``estimator`` on the training part's static inputs and labels (``val`` is not used: a
+    selection the estimator needs happens inside it, e.g. ``GridSearchCV``); every parameter
+    named ``seed`` or ``random_state`` (nested ones too) takes the harness's seed."""
+
+    def __init__(self, estimator, target: str, seed: int = 0, quick: bool = False, featurizer: str = "trappm"):
+        from sklearn.base import clone, is_regressor
+
+        if not is_regressor(estimator):
+            raise PerfgraphsError(f"{type(estimator).__name__} is not a scikit-learn regressor")
+        self.target, self.seed, self.quick, self.featurizer = target, seed, quick, featurizer
+        self.model = clone(estimator)
+        seeds = {k: seed for k in self.model.get_params(deep=True) if k.split("__")[-1] in ("seed", "random_state")}
+        self.model.set_params(**seeds)
+        self.config = {"estimator": repr(estimator)}
+
+    def fit(self, train, val=None) -> "EstimatorPredictor":
+        from perfgraphs.benchmarks.cv import feature_matrix
+
+        self.model.fit(feature_matrix(train, self.featurizer), np.asarray(train[self.target], dtype=np.float64))
+        return self
+
+    def predict(self, graphs) -> np.ndarray:
+        from perfgraphs.benchmarks.cv import feature_matrix
+
+        return np.asarray(self.model.predict(feature_matrix(graphs, self.featurizer)), dtype=np.float64).ravel()

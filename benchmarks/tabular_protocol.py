@@ -101,18 +101,22 @@ def with_eval_columns(rows):
 
 
 def folds(rows) -> list[Fold]:
-    """One :class:`Fold` per value of the ``fold`` column, in order."""
-    fold = np.asarray(rows["fold"])
-    values = sorted(set(fold.tolist()))
+    """One :class:`Fold` per value of the ``fold`` column, in order: the splits of
+    :func:`perfgraphs.benchmarks.cv.official_cv` (scikit-learn's ``PredefinedSplit``)."""
+    from perfgraphs.benchmarks.cv import official_cv
+
+    cv = official_cv(rows)
+    values = np.unique(cv.test_fold).tolist()
     if len(values) < 2:
         raise TabularProtocolError(f"cross-validation needs at least two folds, the rows have {values}")
-    for k in values:
-        n_train = int((fold != k).sum())
-        if n_train < MIN_TRAIN_ROWS:
+    out = []
+    for k, (train, test) in zip(values, cv.split()):
+        if len(train) < MIN_TRAIN_ROWS:
             raise TabularProtocolError(
-                f"fold {k} leaves {n_train} training row{'s' if n_train != 1 else ''} of {len(fold)}; the tabular "
-                f"baselines need at least {MIN_TRAIN_ROWS}")
-    return [Fold(k, rows.select(np.flatnonzero(fold != k)), rows.select(np.flatnonzero(fold == k))) for k in values]
+                f"fold {k} leaves {len(train)} training row{'s' if len(train) != 1 else ''} of {len(cv.test_fold)}; "
+                f"the tabular baselines need at least {MIN_TRAIN_ROWS}")
+        out.append(Fold(k, rows.select(train), rows.select(test)))
+    return out
 
 
 def check_baseline(name: str, kind: str, tabular_baselines: list[str], reason: str = GRAPHLESS_REASON) -> None:

@@ -3,6 +3,7 @@
 #
 #   bash plans/run-on-gpu.sh [SECONDS]    # measure for SECONDS (default 420), then stop cleanly
 #   SMOKE=0 bash plans/run-on-gpu.sh 150  # a second loan in a session: skip the smoke run
+#   ENERGY_COMPARE=1 ZEUS_SITE=shared/zeus-site bash plans/run-on-gpu.sh 120  # Zeus vs NVML first
 #
 # The loaned machine's image has torch, timm, transformers, onnx and pynvml but not perfgraphs
 # and no network: the package is copied into a site folder (no pip). A one-configuration smoke
@@ -53,6 +54,18 @@ for r in rows:
 sys.exit(0 if rows and all(r["status"] == "ok" and (r["device"] != "cuda" or r["energy_j"] and r["gpu_name"])
                            for r in rows) else 1)
 PY
+fi
+
+# ENERGY_COMPARE=1: first measure a few configurations with both GPU energy meters, Zeus and NVML
+# (issue 18: they must agree within 5 %; results in $out/energy-meters.json and the log). The image
+# has no zeus and no network: ZEUS_SITE names a folder holding zeus and only those of its
+# dependencies the image lacks (made beforehand on a networked machine with the image's Python,
+# e.g. pip install --target DIR --no-deps zeus httpx ...; numpy/torch must stay the image's own),
+# carried with the loan. Exit 3 of the script: a meter cannot run here (it says which).
+if [ "${ENERGY_COMPARE:-0}" = 1 ]; then
+  [ -n "${ZEUS_SITE:-}" ] && export PYTHONPATH="$PYTHONPATH:$ZEUS_SITE"
+  timeout -s INT -k 20 300 $py plans/compare-energy-meters.py --out "$out/energy-meters.json"
+  echo "energy-meter comparison exit $?"
 fi
 
 # One store per GPU model: a configuration's key names the platform (cuda-torch-fp32), not the

@@ -213,3 +213,38 @@ def test_refusals(tiny):
         StaticXGBoost(quick=True).fit(X, y, X_val=X)
     with pytest.raises(BaselineInputError, match="targets for"):
         DIPPMSage(quick=True).fit(pyg, y[:3])
+
+
+def test_graph_baseline_runs_in_grid_search_through_the_input_adapter(tiny):
+    """``graph_inputs`` gives a list of PyG graphs and their targets; scikit-learn's GridSearchCV
+    slices that list per fold, clones the (pipelined) estimator, and its fold scores are those of
+    fitting each fold by hand."""
+    from sklearn.base import clone
+    from sklearn.model_selection import GridSearchCV, KFold
+    from sklearn.pipeline import make_pipeline
+
+    from perfgraphs.baselines import graph_inputs
+
+    graphs, y = graph_inputs(tiny[1])
+    assert isinstance(graphs, list) and y.shape == (len(graphs),)
+    assert np.array_equal(y, tiny[3])
+    pick = np.random.default_rng(0).choice(len(graphs), 24, replace=False)  # a tiny subset: 3 folds of 8
+    X, y = [graphs[i] for i in pick], y[pick]
+    model = make_pipeline(DIPPMSage(quick=True, epochs=3, seed=0))
+    cv = KFold(3, shuffle=True, random_state=0)
+    search = GridSearchCV(model, {"dippmsage__lr": [1e-3, 1e-2]}, cv=cv, scoring="neg_mean_absolute_percentage_error",
+                          error_score="raise").fit(X, y)
+    for k, lr in enumerate([1e-3, 1e-2]):
+        for s, (train, test) in enumerate(cv.split(X)):
+            by_hand = DIPPMSage(quick=True, epochs=3, seed=0, lr=lr).fit([X[i] for i in train], y[train])
+            mape = mape_pct(y[test], by_hand.predict([X[i] for i in test])) / 100
+            assert search.cv_results_[f"split{s}_test_score"][k] == pytest.approx(-mape, rel=1e-5)
+    best = clone(model).set_params(**search.best_params_).fit(X, y)
+    assert np.allclose(search.predict(X), best.predict(X), rtol=1e-5, atol=0)
+    assert not hasattr(clone(search.best_estimator_)[-1], "module_")  # clone drops the fitted state
+
+
+def test_graph_baseline_refuses_a_matrix(tiny):
+    _, _, X, y = tiny
+    with pytest.raises(BaselineInputError, match="sequence of PyG Data"):
+        DIPPMSage(quick=True).fit(X, y)

@@ -15,6 +15,7 @@ import pytest
 
 from perfgraphs.collect.backends import Prepared, energy_window
 from perfgraphs.collect.campaign import known_graphs
+from perfgraphs.collect.energy import EnergyMeterError, NvmlMeter, ZeusMeter, gpu_energy_meter
 from perfgraphs.collect.plan import estimate_seconds, load_plan
 from perfgraphs.collect.store import MeasurementStore, load_measurements
 
@@ -33,20 +34,101 @@ class ConstantPowerCounter:
         return (time.perf_counter() - self.t0) * self.watts * 1e3
 
 
-def test_energy_window_recovers_a_known_power():
+class FakeZeusMonitor:
+    """``ZeusMonitor``'s window API (zeus 0.16: ``begin_window(key, sync_execution=)``,
+    ``end_window(key, sync_execution=)`` -> a measurement whose ``gpu_energy`` maps GPU index to
+    joules) over a board of known power: the CPU-side check of the Zeus path."""
+
+    def __init__(self, watts: float, gpu_index: int = 0) -> None:
+        self.counter, self.gpu, self.open = ConstantPowerCounter(watts), gpu_index, {}
+        self.synced = []
+
+    def begin_window(self, key, sync_execution=True):
+        assert key not in self.open
+        self.synced.append(sync_execution)
+        self.open[key] = self.counter()
+
+    def end_window(self, key, sync_execution=True):
+        from types import SimpleNamespace
+
+        self.synced.append(sync_execution)
+        return SimpleNamespace(gpu_energy={self.gpu: (self.counter() - self.open.pop(key)) / 1e3})
+
+
+METERS = {"nvml": lambda watts: NvmlMeter(ConstantPowerCounter(watts)),
+          "zeus": lambda watts: ZeusMeter(FakeZeusMonitor(watts))}
+
+
+@pytest.mark.parametrize("meter", list(METERS))
+def test_energy_window_recovers_a_known_power(meter):
     iterations = []
     prepared = Prepared(step=lambda: (time.sleep(0.004), iterations.append(1)))
-    out = energy_window(prepared, ConstantPowerCounter(250.0), min_window_s=0.2, synchronize=lambda: None)
+    out = energy_window(prepared, METERS[meter](250.0), min_window_s=0.2, synchronize=lambda: None)
+    assert out["energy_meter"] == meter
     assert out["energy_window_s"] >= 0.2 and out["energy_window_runs"] == len(iterations) >= 10
     assert out["power_w"] == pytest.approx(250.0, rel=0.05)
     # energy of one iteration = power x the window's mean iteration time
     assert out["energy_j"] == pytest.approx(250.0 * out["energy_window_s"] / out["energy_window_runs"], rel=0.05)
 
 
-@pytest.mark.parametrize("counter", [lambda: None, lambda: 1000.0])
-def test_energy_window_without_a_working_counter_is_empty(counter):
+@pytest.mark.parametrize("meter", [NvmlMeter(lambda: None), NvmlMeter(lambda: 1000.0), ZeusMeter(FakeZeusMonitor(0.0)),
+                                   ZeusMeter(FakeZeusMonitor(250.0, gpu_index=1))])
+def test_energy_window_without_a_working_meter_is_empty(meter):
+    """No counter, a counter that does not advance, a window of no energy, another GPU's reading."""
     prepared = Prepared(step=lambda: None)
-    assert energy_window(prepared, counter, min_window_s=0.01, synchronize=lambda: None) == {}
+    assert energy_window(prepared, meter, min_window_s=0.01, synchronize=lambda: None) == {}
+
+
+def test_zeus_is_not_asked_to_synchronise():
+    """The window synchronises the device itself, for both meters alike."""
+    monitor = FakeZeusMonitor(100.0)
+    energy_window(Prepared(step=lambda: None), ZeusMeter(monitor), min_window_s=0.01, synchronize=lambda: None)
+    assert monitor.synced == [False, False]
+
+
+def _no_zeus(gpu_index):
+    raise ModuleNotFoundError("No module named 'zeus'")
+
+
+def test_meter_choice_prefers_zeus_and_falls_back_to_nvml(monkeypatch):
+    monkeypatch.delenv("PERFGRAPHS_ENERGY_METER", raising=False)
+    assert gpu_energy_meter(make_zeus=lambda i: FakeZeusMonitor(1.0, i)).name == "zeus"
+    assert gpu_energy_meter(make_zeus=_no_zeus).name == "nvml"  # not installed, or no GPU for it
+    assert gpu_energy_meter(choice="nvml", make_zeus=lambda i: FakeZeusMonitor(1.0, i)).name == "nvml"
+    monkeypatch.setenv("PERFGRAPHS_ENERGY_METER", "nvml")
+    assert gpu_energy_meter(make_zeus=lambda i: FakeZeusMonitor(1.0, i)).name == "nvml"
+    # asked for by name, a meter that cannot run is an error, never a silent other meter
+    with pytest.raises(EnergyMeterError, match="zeus energy meter cannot run here: ModuleNotFoundError"):
+        gpu_energy_meter(choice="zeus", make_zeus=_no_zeus)
+    with pytest.raises(EnergyMeterError, match="choose zeus, nvml or auto"):
+        gpu_energy_meter(choice="rapl")
+
+
+def test_meter_comparison_script_says_when_zeus_cannot_run(capsys):
+    """The GPU-loan comparison (plans/compare-energy-meters.py): its configurations are the GPU
+    plan's, and on a machine where Zeus cannot run it stops with one line, exit 3."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("compare_energy_meters", REPO / "plans" / "compare-energy-meters.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    planned = {(c.model, c.image_size, c.batch_size) for c in load_plan(REPO / "plans" / "dippm-cuda.yaml").configs}
+    assert set(script.CONFIGS) <= planned
+    try:
+        import zeus.monitor  # noqa: F401
+        pytest.skip("zeus is installed here: the script would measure")
+    except Exception:
+        pass
+    assert script.main([]) == 3
+    assert "zeus energy meter cannot run here" in capsys.readouterr().err
+
+
+def test_old_shards_read_the_energy_meter_as_null():
+    from perfgraphs.collect.schema import ADDED_COLUMNS, COLUMN_NAMES
+
+    assert "energy_meter" in COLUMN_NAMES and "energy_meter" in ADDED_COLUMNS
+    if H200.exists():  # measured before Zeus: NVML, the column absent from their shards
+        assert {r["energy_meter"] for r in load_measurements(H200).to_pylist()} == {None}
 
 
 def test_graph_facts_are_reused_from_another_suite(tmp_path):

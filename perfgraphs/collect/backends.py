@@ -279,24 +279,23 @@ def timed_loop(prepared: Prepared, keep_going: Callable[[int, float], bool],
 ENERGY_WINDOW_S = 1.0
 
 
-def energy_window(prepared: Prepared, energy_mj: Callable[[], float | None],
-                  min_window_s: float = ENERGY_WINDOW_S,
+def energy_window(prepared: Prepared, meter, min_window_s: float = ENERGY_WINDOW_S,
                   synchronize: Callable[[], None] | None = None) -> dict:
-    """Energy of one iteration from a cumulative energy counter (mJ), read around a window of
-    iterations run exactly like the timed loop (one synchronised iteration after another).
+    """Energy of one iteration from a GPU energy meter (:mod:`perfgraphs.collect.energy`: Zeus
+    or NVML's counter) read around a window of iterations run exactly like the timed loop (one
+    synchronised iteration after another); ``energy_meter`` names the meter in the row.
 
     Why a separate window: the timed runs of a fast network last a few milliseconds in total,
     shorter than the counter's update period (NVML refreshes it every few tens of ms), so their
     difference would be mostly quantisation. The window runs until ``min_window_s`` has passed.
-    Empty when the counter is unreadable or did not advance (nothing is estimated).
+    Empty when the meter is unreadable or measured nothing (nothing is estimated).
     """
     if synchronize is None:
         import torch
 
         synchronize = torch.cuda.synchronize
     synchronize()
-    e0 = energy_mj()
-    if e0 is None:
+    if not meter.begin():
         return {}
     runs, t0 = 0, time.perf_counter()
     while True:
@@ -306,12 +305,11 @@ def energy_window(prepared: Prepared, energy_mj: Callable[[], float | None],
         window_s = time.perf_counter() - t0
         if window_s >= min_window_s:
             break
-    e1 = energy_mj()
-    if e1 is None or e1 <= e0:
+    joules = meter.end()
+    if joules is None:
         return {}
-    joules = (e1 - e0) / 1e3
     return {"energy_j": joules / runs, "power_w": joules / window_s,
-            "energy_window_s": window_s, "energy_window_runs": runs}
+            "energy_window_s": window_s, "energy_window_runs": runs, "energy_meter": meter.name}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -20,8 +20,9 @@ PLATFORMS = ["cuda-torch-fp32"]
 FLOW_STYLE = True
 
 RULE = ("Protocol dippm (the research's, no time budget): 5 warm-up runs, then 30 timed runs, each timed with CUDA "
-        "events and synchronised; energy = NVML's board energy counter around a separate window of "
-        "at least 1 s of the same iterations (energy_window_s, energy_window_runs per row); peak "
+        "events and synchronised; energy = the GPU's energy, read by Zeus's ZeusMonitor where it is "
+        "installed, else by NVML's board energy counter (energy_meter per row), around a separate "
+        "window of at least 1 s of the same iterations (energy_window_s, energy_window_runs); peak "
         "memory = PyTorch's peak allocated device memory (gpu_memory_used_mb: NVML's device-wide "
         "difference). The configurations are those of plans/dippm-cpu.yaml (same models, input "
         "sizes and batch sizes), on the full GPU (no MIG partition).")

@@ -47,8 +47,9 @@ COLUMNS: list[tuple[str, pa.DataType]] = [
     # derived targets
     ("throughput_samples_per_s", _F), ("peak_memory_mb", _F), ("energy_j", _F),
     ("energy_per_sample_j", _F), ("power_w", _F), ("gpu_memory_used_mb", _F), ("mig_profile", _S),
-    # energy: NVML's total-energy counter read around a window of >= ENERGY_WINDOW_S of iterations
-    ("energy_window_s", _F), ("energy_window_runs", _I),
+    # energy: a GPU energy meter read around a window of >= ENERGY_WINDOW_S of iterations;
+    # energy_meter says which ("zeus": ZeusMonitor, "nvml": NVML's total-energy counter)
+    ("energy_window_s", _F), ("energy_window_runs", _I), ("energy_meter", _S),
     # bookkeeping
     ("remeasured", _B), ("attempts", _I), ("setup_s", _F), ("worker_wall_s", _F),
     ("threads", _I), ("core", _I), ("runtime", _S), ("device", _S), ("precision", _S),
@@ -64,7 +65,7 @@ COLUMNS: list[tuple[str, pa.DataType]] = [
 
 SCHEMA = pa.schema(COLUMNS)
 # Columns added after the first shards were written; older files read them as null.
-ADDED_COLUMNS = frozenset({"ref_run_ms", "energy_window_s", "energy_window_runs", "gpu_name",
+ADDED_COLUMNS = frozenset({"ref_run_ms", "energy_window_s", "energy_window_runs", "energy_meter", "gpu_name",
                            "gpu_driver_version", "cuda_version", "cudnn_version", "tf32_matmul",
                            "tf32_cudnn", "gpu_sm_clock_mhz", "gpu_temperature_c"}) | frozenset(
     n for n, _ in COLUMNS if n in ("round", "latency_round_spread") or n.startswith(("cpu_time", "run_cpu", "ref_run_cpu",

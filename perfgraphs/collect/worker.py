@@ -9,9 +9,11 @@ Peak memory on CPU: the kernel's peak-RSS counter is reset (``/proc/self/clear_r
 process's baseline is read, so ``peak_memory_mb`` = peak RSS during build + warm-up + timing minus
 the RSS before the model existed: weights, activations, allocator slack and runtime workspaces.
 Energy on CPU is stored as null: this machine exposes no RAPL counter, and an estimate would be
-indistinguishable from a measurement in the dataset. On CUDA it is NVML's whole-board energy
-counter around a window of at least ``backends.ENERGY_WINDOW_S`` of iterations (see
-``backends.energy_window``), and peak memory is PyTorch's peak allocated device memory.
+indistinguishable from a measurement in the dataset. On CUDA it is the GPU's energy over a window
+of at least ``backends.ENERGY_WINDOW_S`` of iterations (see ``backends.energy_window``), read by
+Zeus's ``ZeusMonitor`` where it is installed, else by NVML's whole-board energy counter (the row's
+``energy_meter``, :mod:`perfgraphs.collect.energy`), and peak memory is PyTorch's peak allocated
+device memory.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import traceback
 import uuid
 
 from perfgraphs.collect import backends, gate, nvml
+from perfgraphs.collect.energy import gpu_energy_meter
 from perfgraphs.collect.environment import (environment_columns, peak_rss_mb, reset_peak_rss,
                                             rss_mb)
 from perfgraphs.collect.plan import ConfigSpec
@@ -125,7 +128,7 @@ def measure(config: ConfigSpec, graph: dict | None = None) -> dict:
             row.update(gate.observe(seen, gate.snapshot(), row["core"], config.watch_cores))
             if around:  # the probe's CPU time just before and just after the timed runs
                 timed.ref_cpu_ms = [c for _, c in probes_before + [probe() for _ in range(PROBE_SAMPLES)]]
-            energy = backends.energy_window(prepared, nvml.energy_mj) if cuda else {}
+            energy = backends.energy_window(prepared, gpu_energy_meter()) if cuda else {}
         if cuda:
             import torch
 

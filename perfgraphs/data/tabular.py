@@ -38,7 +38,14 @@ def stratified_folds(ids: list[str], strata: list[str], n_folds: int = N_FOLDS,
     stratum's (strata in name order) stopped: then the folds' sizes differ by at most one even
     when strata are smaller than ``n_folds`` (a campaign's first rows). Rows with equal
     ``groups`` entries (repeated measurements of one configuration) then take the fold of the
-    group's first row in that order, so a configuration is never in two folds."""
+    group's first row in that order, so a configuration is never in two folds.
+
+    Why not scikit-learn's ``StratifiedKFold``: this deal *is* the committed protocol (the files in
+    ``data/splits/llm/`` and the results scored on them). ``StratifiedKFold`` gives the same
+    per-stratum fold sizes as ``across_strata`` (tests/test_sklearn_api.py checks it) but deals
+    each stratum in contiguous blocks of the input order, i.e. other rows, and has no group
+    rule; consumers read the committed folds through ``PredefinedSplit``
+    (:func:`perfgraphs.benchmarks.cv.official_cv`)."""
     folds = [0] * len(ids)
     by_stratum: dict[str, list[int]] = {}
     for i, s in enumerate(strata):
