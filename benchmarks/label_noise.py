@@ -1,7 +1,9 @@
 """The noise floor of a target's labels: the error a perfect predictor would still show because the
 labels themselves move between measurements. Every results table prints it beside the errors.
 
-* our CPU platforms: two independent measurement rounds of a fixed probe set
+* our CPU configs measured in rounds (the CPU-time protocol): every configuration's rounds, from
+  the store itself (:mod:`perfgraphs.collect.floor`);
+* our first-version CPU configs: two independent measurement rounds of a fixed probe set
   (``perfgraphs collect noise-floor``, saved under ``data/measurements/noise-floor/``);
 * timm benchmark platforms: the same model on the same GPU/CPU under different PyTorch versions
   (:func:`perfgraphs.loaders.cross_version_noise_floor`), the only repeated measurements timm
@@ -59,6 +61,8 @@ def noise_floor_note(dataset: str, config: str, target: str) -> str | None:
         return (f"Noise floor of the labels: the same models on {group} under PyTorch "
                 f"{' / '.join(found.torch_versions)} disagree by **{found.mape_percent:.1f} % MAPE** "
                 f"(median {found.median_ape_percent:.1f} %, {found.n_configs} configurations).")
+    if cfg.suite is not None and cfg.min_rounds > 1:
+        return rounds_floor_note(ds, cfg, target)
     if target not in PROBED_TARGETS:
         return None
     found = [n for n in (OWN_SUITE_NOISE.get((ds.name, platform)),) if n is not None and (NOISE_DIR / n).exists()]
@@ -69,3 +73,19 @@ def noise_floor_note(dataset: str, config: str, target: str) -> str | None:
     return (f"Noise floor of the labels (the same {len(noise['probe'])} configurations of the {noise['plan']} plan "
             f"measured in two independent rounds on this platform): **{noise['mape_raw_pct']:.1f} % MAPE raw, "
             f"{noise['mape_calibrated_pct']:.1f} % calibrated**.")
+
+
+def rounds_floor_note(ds, cfg, target: str) -> str:
+    """The floor of a config measured in rounds: every configuration's rounds, from its store
+    (:mod:`perfgraphs.collect.floor`); a CPU-time target states the wall-clock floor beside it."""
+    from perfgraphs.collect.floor import store_floor
+    from perfgraphs.data.build import measurement_root
+
+    targets = (target, "latency_ms") if target == "cpu_time_ms" else (target,)
+    floors = store_floor(measurement_root(ds, cfg), targets)
+    if target not in floors:
+        return f"Noise floor: no configuration of {cfg.suite} has two measurement rounds of {target} yet."
+    text = f"Noise floor of the labels ({cfg.hardware or cfg.platform}): {floors[target].sentence()}"
+    if target == "cpu_time_ms" and "latency_ms" in floors:
+        text += f"; wall clock on the same rounds: {floors['latency_ms'].mape_pct:.1f} % MAPE"
+    return text + "."

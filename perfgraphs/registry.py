@@ -38,6 +38,12 @@ class Config:
     # Multi-platform configs label each target once per platform, in columns
     # ``<target>__<platform>``; those names are targets of their own.
     platforms: tuple[str, ...] = ()
+    # the hardware the labels were measured on, as cards and boards name it (a CPU config's
+    # labels belong to one machine: perfgraphs.collect.store.hardware_identity)
+    hardware: str | None = None
+    # a configuration enters a build once it has this many ok rounds (perfgraphs.collect.rounds);
+    # rows the quiet gate flagged are left out
+    min_rounds: int = 1
 
     def target(self, name: str) -> Target:
         for t in self.targets:
@@ -97,7 +103,16 @@ ENERGY_TOKEN = Target("energy_per_token_joules", "J/token", "GPU energy per outp
 ITL = Target("median_itl_ms", "ms", "median inter-token latency")
 PER_SAMPLE_LATENCY = Target("latency_per_sample_ms", "ms",
                             "latency per sample: 1000 / measured throughput (batch latency at batch 1)")
+CPU_TIME = Target("cpu_time_ms", "ms", "CPU time of the measuring thread per batch (median of timed runs, "
+                  "median of the rounds); the primary CPU label: unlike wall time it does not count other "
+                  "processes sharing the core")
+CPU_STEP_TIME = Target("cpu_time_ms", "ms", "CPU time of the measuring thread per training step (forward + "
+                       "backward + optimizer; median of timed steps, median of the rounds)")
 TOKEN_THROUGHPUT = Target("output_throughput_tokens_per_sec", "tokens/s", "generated tokens per second")
+
+# The one machine our first CPU campaigns ran on (all committed CPU rows: machine_id 23059b2f5925f901).
+EPYC_VM = "AMD EPYC (KVM guest, 2 vCPUs, 1 thread per core, 32 MiB L3), machine 23059b2f"
+EPYC_VM_TAG = "amd-epyc-23059b2f"  # perfgraphs.collect.environment.machine_tag() there
 
 # Family counts of the research (SPEC section 2); the registry presents them with each dataset.
 DIPPM_COUNTS = {"efficientnet": 1729, "mnasnet": 1001, "mobilenet": 1591, "resnet": 1152, "vgg": 1536,
@@ -128,9 +143,14 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
         license="Apache-2.0 (graphs and our measurements)",
         configs=(
             Config("graphs", "all 10,508 graphs, no labels", "graphs", split_protocols=("random-70-15-15",)),
-            Config("cpu-torch-fp32", "labels measured with PyTorch eager fp32 on one CPU core", "graphs",
+            Config("cpu-torch-fp32", "labels measured with PyTorch eager fp32 on one CPU core (wall clock, one "
+                   "round; the first version of our CPU labels)", "graphs",
                    (LATENCY, LATENCY_CAL, MEMORY), platform="cpu-torch-fp32", suite="dippm-cpu",
-                   split_protocols=("random-70-15-15",)),
+                   split_protocols=("random-70-15-15",), hardware=EPYC_VM),
+            Config(f"{EPYC_VM_TAG}-torch-fp32", "CPU-time labels with PyTorch eager fp32 on one pinned core of one "
+                   "machine: every configuration measured in two rounds under the quiet gate", "graphs",
+                   (CPU_TIME, LATENCY, MEMORY), platform="cpu-torch-fp32", suite=f"dippm-cputime-{EPYC_VM_TAG}",
+                   split_protocols=("random-70-15-15",), hardware=EPYC_VM, min_rounds=2),
             Config("h200-torch-fp32", "labels measured with PyTorch eager fp32 on one NVIDIA H200 under "
                    "the research's protocol (5 warm-up + 30 timed runs), with NVML board energy", "graphs",
                    (LATENCY, MEMORY, ENERGY), platform="cuda-torch-fp32", suite="dippm-h200",
@@ -146,9 +166,14 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
         configs=(
             Config("unlabeled", "25,053 graphs for self-supervised pre-training", "graphs",
                    split_protocols=("per-family-70-30",)),
-            Config("cpu-torch-fp32", "training-step labels on one CPU core", "graphs",
+            Config("cpu-torch-fp32", "training-step labels on one CPU core (wall clock, one round)", "graphs",
                    (STEP_TIME, MEMORY), platform="cpu-torch-fp32", suite="trappm-cpu",
-                   split_protocols=("per-family-70-30",)),
+                   split_protocols=("per-family-70-30",), hardware=EPYC_VM),
+            Config(f"{EPYC_VM_TAG}-torch-fp32", "training-step CPU-time labels on one pinned core of one machine, "
+                   "two rounds under the quiet gate", "graphs",
+                   (CPU_STEP_TIME, STEP_TIME, MEMORY), platform="cpu-torch-fp32",
+                   suite=f"trappm-cputime-{EPYC_VM_TAG}", split_protocols=("per-family-70-30",),
+                   hardware=EPYC_VM, min_rounds=2),
         ),
         family_counts=dict(TRAPPM_UNLABELED_COUNTS),
     ),
@@ -186,7 +211,7 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
             Config("cpu-torch-fp32", "our measurements: the nine encoder LLMs' forward (batch x sequence length) "
                    "with PyTorch eager fp32 on one pinned CPU core, model + hardware features", "tabular",
                    (LATENCY, LATENCY_CAL, THROUGHPUT, MEMORY), platform="cpu-torch-fp32",
-                   split_protocols=("stratified-5-fold",)),
+                   split_protocols=("stratified-5-fold",), hardware=EPYC_VM),
         ),
     ),
 )}

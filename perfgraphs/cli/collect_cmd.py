@@ -198,7 +198,43 @@ def _verify(args) -> int:
               "deletions are checked once a campaign has written to it")
     for note in report.notes:
         print(f"note: {note}")
+    for line in rounds_summary(Path(args.arg)):
+        print(line)
     return 0
+
+
+def rounds_summary(root: Path) -> list[str]:
+    """Which machine the rows belong to (one, or the store is refused), how many configurations
+    have how many ok rounds, per family, and the floor between rounds."""
+    from perfgraphs.collect.errors import ForeignMachineError
+    from perfgraphs.collect.floor import store_floor
+    from perfgraphs.collect.rounds import round_of
+    from perfgraphs.collect.store import MeasurementStore, hardware_identity
+
+    store = MeasurementStore(root)
+    rows = store.round_rows()
+    machines = sorted({m for r in rows if (m := hardware_identity(r))})
+    if len(machines) > 1:
+        raise ForeignMachineError(f"{root} mixes rows of {len(machines)} machines: {'; '.join(machines)}")
+    out = [f"machine: {machines[0]}"] if machines else []
+    ok_rounds: dict[str, set[int]] = {}
+    family: dict[str, str] = {}
+    for r in rows:
+        family[r["key"]] = r["family"]
+        if r["status"] == "ok" and not r.get("gate_flagged"):
+            ok_rounds.setdefault(r["key"], set()).add(round_of(r))
+    if not any(len(v) > 1 for v in ok_rounds.values()):
+        return out
+    per_family: dict[str, int] = {}
+    for key, rounds in ok_rounds.items():
+        if len(rounds) > 1:
+            per_family[family[key]] = per_family.get(family[key], 0) + 1
+    out.append(f"configurations with two or more ok rounds: {sum(per_family.values())} "
+               f"({', '.join(f'{f} {n}' for f, n in sorted(per_family.items()))})")
+    for target, floor in store_floor(root, ("cpu_time_ms", "latency_ms", "peak_memory_mb")).items():
+        out.append(f"noise floor {target}: {floor.mape_pct:.2f} % MAPE between rounds "
+                   f"(median {floor.median_ape_pct:.2f} %, p95 {floor.p95_ape_pct:.2f} %, n={floor.n_configs})")
+    return out
 
 
 def _hardware(args) -> int:

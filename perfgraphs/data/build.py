@@ -34,6 +34,9 @@ LABEL_COLUMNS = ("latency_ms", "latency_calibrated_ms", "peak_memory_mb", "laten
 # GPU rows' energy window and provenance (CPU configs keep the columns above only: no energy counter)
 GPU_LABEL_COLUMNS = ("energy_per_sample_j", "power_w", "energy_window_s", "energy_window_runs", "gpu_name",
                      "gpu_driver_version", "cuda_version", "cudnn_version", "tf32_cudnn")
+# CPU-time configs' rounds, per-run CPU times and the machine (perfgraphs.collect.rounds)
+CPU_TIME_LABEL_COLUMNS = ("cpu_time_ms", "run_cpu_times_ms", "n_rounds", "round_cpu_time_ms", "round_latency_ms",
+                          "cpu_time_round_spread", "latency_round_spread", "machine_id")
 # PerfGraph.static_features() keys, stored as columns so featurizers need no graph rebuild
 STATIC_COLUMNS = ("batch_size", "num_nodes", "num_edges", "total_macs", "total_flops", "total_params",
                   "total_memory_bytes", "num_conv", "num_dense", "num_relu", "num_attention", "num_other")
@@ -97,7 +100,8 @@ def _shard_table(samples: list[tuple[str, str, int]], pool: GraphPool, split: st
     if labels:
         # the targets as named columns too (a training config's step_time_ms is not a statistic column)
         gpu = any(labels[i].get("device") == "cuda" for i in ids)
-        carried = (*LABEL_COLUMNS, *(GPU_LABEL_COLUMNS if gpu else ()))
+        cpu_time = "cpu_time_ms" in targets
+        carried = (*LABEL_COLUMNS, *(GPU_LABEL_COLUMNS if gpu else ()), *(CPU_TIME_LABEL_COLUMNS if cpu_time else ()))
         for column in (*carried, *(t for t in targets if t not in carried)):
             table = table.append_column(column, pa.array([labels[i].get(column) for i in ids]))
     return table
@@ -197,6 +201,10 @@ def build_labeled_config(
     inputs = labeled_inputs(dataset, config, measurements, pool.root)  # digested before they are read
     table = load_measurements(measurements or measurement_root(dataset, config))
     rows = [r for r in table.to_pylist() if r["status"] == "ok" and r["platform"] == config.platform]
+    # a configuration enters once it has its rounds; a row the quiet gate flagged does not
+    few_rounds = sum((r.get("n_rounds") or 1) < config.min_rounds for r in rows)
+    flagged = sum(bool(r.get("gate_flagged")) for r in rows)
+    rows = [r for r in rows if (r.get("n_rounds") or 1) >= config.min_rounds and not r.get("gate_flagged")]
     labels: dict[str, dict] = {}
     samples = []
     missing = set()
@@ -232,8 +240,11 @@ def build_labeled_config(
     groups = {pool.structure(sid).one.structure_hash: family for family, sid, _ in samples}
     parts = make_split(groups, protocol, PROTOCOLS[protocol]["seeds"][0])
     folder = dataset_folder(dataset, config, home)
+    extra = {"measurements_without_graph": len(missing)}
+    if config.min_rounds > 1:
+        extra.update(measurements_with_too_few_rounds=few_rounds, measurements_flagged_by_gate=flagged)
     return _write_config(folder, dataset, config, pool, samples, parts, labels, on_progress, inputs,
-                         registry_defaults, extra={"measurements_without_graph": len(missing)})
+                         registry_defaults, extra=extra)
 
 
 def build_state(folder: Path) -> str:
