@@ -206,16 +206,30 @@ def noise_floor_text(dataset: str, config: str, target: str) -> str | None:
     return re.sub(r"\*\*(.+?)\*\*", r"\1", note) if note else None
 
 
-def board_facts(pin: dict | None, target: str, current: list[Entry], noise: str | None) -> str:
-    """What every board states above its table: its build, test size and the labels' noise floor."""
+def hardware_of(dataset: str, config: str) -> str | None:
+    """The registry's name for the hardware of a config's labels (None if it names none)."""
+    from perfgraphs.errors import PerfgraphsError
+    from perfgraphs.registry import get_dataset
+
+    try:
+        return get_dataset(dataset).config(config).hardware
+    except PerfgraphsError:  # a record of a config the registry no longer has
+        return None
+
+
+def board_facts(pin: dict | None, target: str, current: list[Entry], noise: str | None,
+                hardware: str | None = None) -> str:
+    """What every board states above its table: its build, test size, the hardware its labels were
+    measured on (a CPU config's labels belong to one machine) and the labels' noise floor."""
     n = pin.get("test_n", {}).get(target) if pin else None
     if n is None and current:
         n = current[0].per_seed[0].get("n")
     build = pin["content_hash"][:12] if pin else (current[0].dataset_content_hash[:12] if current else "–")
     noise_text = (noise or "Noise floor: not measured for these labels yet (no repeated measurement of their configurations); "
                   "differences between entries may be within the labels' own noise.")
+    measured_on = f"measured on {html.escape(hardware)} · " if hardware else ""
     return (f"<p class=facts>build {html.escape(build)} · test n = {n if n is not None else '–'} · "
-            f"{html.escape(noise_text)}</p>")
+            f"{measured_on}{html.escape(noise_text)}</p>")
 
 
 def _previous(entries: list[Entry]) -> str:
@@ -257,7 +271,7 @@ def build_site(out: Path | None = None, results: Path | None = None) -> Path:
         key = f"{dataset} · {config} · {target}" + (" · hidden test set" if test_set != "public" else "")
         public = test_set == "public"
         facts = board_facts(pin if public else None, target, current,
-                            noise_floor_text(dataset, config, target) if public else None)
+                            noise_floor_text(dataset, config, target) if public else None, hardware_of(dataset, config))
         table = (facts + _table(current, key, sum(map(len, earlier.values()))) if current else
                  facts + f"<p class=note>{html.escape(key)}: no entries on the current build yet.</p>") + _previous(previous)
         board = official(dataset, config, target)

@@ -249,6 +249,8 @@ def test_committed_reference_entries_are_on_the_site(tmp_path):
             assert f"build {pin['content_hash'][:12]}" in facts and f"test n = {pin['test_n'][board.target]}" in facts
             noise = noise_floor_note(board.dataset, board.config, board.target)
             assert ("oise floor of the labels" in facts) if noise else ("not measured for these labels" in facts)
+            hardware = get_dataset(board.dataset).config(board.config).hardware
+            assert (f"measured on {hardware}" in facts) if hardware else ("measured on" not in facts)
         for key, old in previous.items():  # entries on earlier builds: listed, never ranked
             for e in old:
                 assert f"{e.method}</a> · build {e.dataset_content_hash[:12]}" in html, (key, e.method)
