@@ -8,17 +8,16 @@
 #   setsid nohup bash plans/cpu-campaigns.sh > campaign.log 2>&1 &
 #
 # Graph facts (structure hash, GMACs) are reused from the first-version stores of the same models.
-# Stop it with `pkill -INT -f cpu-campaigns.sh`: the suite being measured stops cleanly (at most
-# the configuration in flight is lost) and no later suite starts.
+# Stop it like Ctrl-C, by signalling its process group: `kill -INT -- -$(pgrep -f cpu-campaigns.sh)`;
+# the suite being measured stops cleanly
+# (at most the configuration in flight is lost; exit 130) and no later suite starts.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-stop=0
-trap 'stop=1; kill -INT "$child" 2>/dev/null' INT TERM
 PY=${PYTHON:-.venv/bin/python}
 for suite in ${SUITES:-dippm llm trappm ort}; do
-  [ "$stop" = 1 ] && break
   echo "== $suite-cputime $(date -u +%FT%TZ)"
-  "$PY" -m perfgraphs collect "plans/$suite-cputime.yaml" --graphs-from "data/measurements/$suite-cpu" &
-  child=$!
-  wait "$child" || wait "$child" || echo "== $suite-cputime stopped with exit $?"
+  "$PY" -m perfgraphs collect "plans/$suite-cputime.yaml" --graphs-from "data/measurements/$suite-cpu"
+  rc=$?
+  [ "$rc" = 130 ] && { echo "== stopped (SIGINT) during $suite-cputime"; break; }
+  [ "$rc" = 0 ] || echo "== $suite-cputime stopped with exit $rc"
 done

@@ -109,6 +109,11 @@ def _campaign(args) -> int:
     from perfgraphs.collect.metafile import FORMAT, META
     from perfgraphs.collect.store import MeasurementStore
 
+    import signal
+
+    # Ctrl-C / SIGINT stops a campaign cleanly (at most the configuration in flight is lost), also
+    # one started in the background, where the shell hands it SIGINT ignored and Python keeps that
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     plan = with_overrides(load_plan(args.target), timeout_s=args.timeout)
     out = args.out or default_store(plan)
     store = MeasurementStore(out)
