@@ -20,7 +20,7 @@ def main() -> None:
 
     from perfgraphs.baselines import DIPPMSage, LLMGNN, LLMXGBoost, NNLQPGNN, StaticXGBoost, static_arrays
     from perfgraphs.data.build import DEFAULT_POOL
-    from perfgraphs.data.graph_pool import GraphPool
+    from perfgraphs.pool.graph_pool import GraphPool
     from perfgraphs.data.load import static_features, to_pyg
     from perfgraphs.views.hf import to_hf_row
 

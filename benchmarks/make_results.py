@@ -15,9 +15,9 @@ import io
 import time
 from pathlib import Path
 
-from perfgraphs.benchmarks.label_noise import noise_floor_note
-from perfgraphs.benchmarks.runner import BASELINES, RunSpec, run_benchmark
-from perfgraphs.benchmarks.tabular_protocol import GRAPHLESS_REASON, NOT_GRAPH_ROWS, TabularProtocolError
+from perfgraphs.evaluation.label_noise import noise_floor_note
+from perfgraphs.leaderboard.runner import BASELINES, RunSpec, run_benchmark
+from perfgraphs.evaluation.tabular_protocol import GRAPHLESS_REASON, NOT_GRAPH_ROWS, TabularProtocolError
 
 RESULTS = Path(__file__).resolve().parent / "results"
 READING = "Reading"  # a hand-written paragraph starting with this word survives regeneration

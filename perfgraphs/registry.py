@@ -27,6 +27,20 @@ class Target:
 
 
 @dataclass(frozen=True)
+class Board:
+    """An official leaderboard board of a config: one target, ranked with every reference baseline
+    of the config's kind (:data:`REFERENCE_BASELINES`)."""
+    target: str
+    why: str
+
+
+# How a config is evaluated: "holdout" trains on the train part and scores the test part of each
+# seed's split; "cv-folds" predicts every row once from a model trained on the other folds (the
+# ``fold`` column) and scores the pooled out-of-fold predictions.
+EVALUATIONS = ("holdout", "cv-folds")
+
+
+@dataclass(frozen=True)
 class Config:
     name: str
     description: str
@@ -44,6 +58,20 @@ class Config:
     # a configuration enters a build once it has this many ok rounds (perfgraphs.collect.rounds);
     # rows the quiet gate flagged are left out
     min_rounds: int = 1
+    # the builder of this config (a module of perfgraphs.data.recipes): code is chosen by this
+    # attribute, never by a dataset or config name
+    recipe: str = ""
+    # what the recipe reads, as "<kind>:<name>": "pool" (the committed graph pool), "suite:<store>"
+    # (data/measurements/<store>; "suite:*" every store), "external:<importer>" (a public source in the user's cache),
+    # "config:<dataset>/<config>" (another config's build)
+    sources: tuple[str, ...] = ()
+    evaluation: str = "holdout"
+    # cv-folds configs: the columns of held-out rows a predictor may see (the leaderboard harness's
+    # allow-list); outcomes of a run are not listed, so they and any column added later stay hidden
+    input_columns: tuple[str, ...] = ()
+    # first-version CPU configs: the probe of their two noise-floor rounds (data/measurements/noise-floor/)
+    noise_probe_file: str | None = None
+    boards: tuple[Board, ...] = ()
 
     def target(self, name: str) -> Target:
         for t in self.targets:
@@ -62,6 +90,10 @@ class Config:
             f"config {self.name!r} has no target {name!r} "
             f"(targets: {', '.join(t.name for t in self.targets) or 'none'}{per_platform})"
         )
+
+    def source(self, kind: str) -> str | None:
+        """The name of this config's first source of a kind ("suite", "external", "config")."""
+        return next((s.split(":", 1)[1] for s in self.sources if s.startswith(f"{kind}:")), None)
 
     def platform_targets(self, name: str) -> list[str]:
         """Every per-platform column of target ``name``."""
@@ -135,6 +167,40 @@ TIMM_PLATFORMS = (
 OWN_NNLQP_PLATFORMS = ("cpu-torch-fp32", "cpu-ort-fp32", "cpu-ort-int8")
 NNLQP_PLATFORMS = TIMM_PLATFORMS + OWN_NNLQP_PLATFORMS
 
+# the nnlqp platform with an official board
+NNLQP_BOARD_PLATFORM = "timm-rtx4090-amp-nchw-pt240-cu124"
+
+# What a predictor may see of a held-out fold's rows: the ids and what is known *before* the run —
+# model, serving configuration or input shape, hardware, software. Not listed, so hidden: every
+# target, and for ML.ENERGY vLLM's realised batch (avg_batch_size), the generated length
+# (avg_output_len), power, energy per request and the ITL percentiles; for our encoder rows the
+# measurement statistics and the measurement's own ids and date.
+MLENERGY_INPUT_COLUMNS = (
+    "model_id", "nickname", "task", "modality", "architecture", "weight_precision", "total_params_billions",
+    "activated_params_billions", "gpu_model", "num_gpus", "max_num_seqs", "tensor_parallel", "data_parallel",
+    "expert_parallel", "ring_degree", "ulysses_degree", "parallelization_notes", "source_file", "source_commit")
+ENCODER_INPUT_COLUMNS = (
+    "model_id", "model", "protocol", "precision", "batch_size", "seq_len_tokens", "num_hidden_layers",
+    "hidden_size", "num_attention_heads", "intermediate_size", "vocab_size", "max_position_embeddings",
+    "type_vocab_size", "total_params", "gmacs_per_forward", "gmacs_per_sequence", "weight_bits",
+    "structure_hash", "graph_gmacs_per_sample_batch1", "cpu_model", "cpu_arch", "cores_used", "logical_cores",
+    "physical_cores", "cpu_freq_mhz", "ram_mb", "l1d_cache_kib", "l1i_cache_kib", "l2_cache_kib",
+    "l3_cache_kib", "peak_gflops_measured", "memory_bandwidth_gbps_measured", "hardware_probed_at_utc",
+    "torch_version", "transformers_version", "python_version")
+
+# Reference baselines (folders of leaderboard/reference/) and the config kinds they apply to:
+# graph predictors need graphs; llm-xgboost needs the LLM tabular features; the static-feature
+# models run on either. Every official board lists each one of its config's kind.
+REFERENCE_BASELINES: dict[str, frozenset[str]] = {
+    "layerwise-linear": frozenset({"graphs"}),
+    "static-xgboost": frozenset({"graphs", "tabular"}),
+    "static-mlp": frozenset({"graphs", "tabular"}),
+    "dippm-sage": frozenset({"graphs"}),
+    "nnlqp-gnn": frozenset({"graphs"}),
+    "trappm": frozenset({"graphs"}),
+    "llm-xgboost": frozenset({"tabular"}),
+}
+
 DATASETS: dict[str, Dataset] = {d.name: d for d in (
     Dataset(
         name="perfgraphs/dippm",
@@ -142,19 +208,26 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
         description="DIPPM protocol: timm graphs (architecture x input size x batch) with inference labels",
         license="Apache-2.0 (graphs and our measurements)",
         configs=(
-            Config("graphs", "all 10,508 graphs, no labels", "graphs", split_protocols=("random-70-15-15",)),
+            Config("graphs", "all 10,508 graphs, no labels", "graphs", split_protocols=("random-70-15-15",),
+                   recipe="graph_set", sources=("pool",)),
             Config("cpu-torch-fp32", "labels measured with PyTorch eager fp32 on one CPU core (wall clock, one "
                    "round; the first version of our CPU labels)", "graphs",
                    (LATENCY, LATENCY_CAL, MEMORY), platform="cpu-torch-fp32", suite="dippm-cpu",
-                   split_protocols=("random-70-15-15",), hardware=EPYC_VM),
+                   split_protocols=("random-70-15-15",), hardware=EPYC_VM, recipe="measured_graphs",
+                   sources=("pool", "suite:dippm-cpu"), noise_probe_file="noise-floor-dippm-cpu.json",
+                   boards=(Board("latency_ms", "DIPPM's latency, on our CPU core"),
+                           Board("peak_memory_mb", "DIPPM's memory, on our CPU core"))),
             Config(f"{EPYC_VM_TAG}-torch-fp32", "CPU-time labels with PyTorch eager fp32 on one pinned core of one "
                    "machine: every configuration measured in two rounds under the quiet gate", "graphs",
                    (CPU_TIME, LATENCY, MEMORY), platform="cpu-torch-fp32", suite=f"dippm-cputime-{EPYC_VM_TAG}",
-                   split_protocols=("random-70-15-15",), hardware=EPYC_VM, min_rounds=2),
+                   split_protocols=("random-70-15-15",), hardware=EPYC_VM, min_rounds=2,
+                   recipe="measured_graphs", sources=("pool", f"suite:dippm-cputime-{EPYC_VM_TAG}")),
             Config("h200-torch-fp32", "labels measured with PyTorch eager fp32 on one NVIDIA H200 under "
                    "the research's protocol (5 warm-up + 30 timed runs), with NVML board energy", "graphs",
                    (LATENCY, MEMORY, ENERGY), platform="cuda-torch-fp32", suite="dippm-h200",
-                   split_protocols=("random-70-15-15",)),
+                   split_protocols=("random-70-15-15",), recipe="measured_graphs", sources=("pool", "suite:dippm-h200"),
+                   boards=(Board("latency_ms", "DIPPM's latency on a data-centre GPU (the research's setting)"),
+                           Board("energy_j", "DIPPM's energy: the only measured energy label of a graph dataset here"))),
         ),
         family_counts=dict(DIPPM_COUNTS),
     ),
@@ -165,15 +238,19 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
         license="Apache-2.0 (graphs and our measurements)",
         configs=(
             Config("unlabeled", "25,053 graphs for self-supervised pre-training", "graphs",
-                   split_protocols=("per-family-70-30",)),
+                   split_protocols=("per-family-70-30",), recipe="graph_set", sources=("pool",)),
             Config("cpu-torch-fp32", "training-step labels on one CPU core (wall clock, one round)", "graphs",
                    (STEP_TIME, MEMORY), platform="cpu-torch-fp32", suite="trappm-cpu",
-                   split_protocols=("per-family-70-30",), hardware=EPYC_VM),
+                   split_protocols=("per-family-70-30",), hardware=EPYC_VM, recipe="measured_graphs",
+                   sources=("pool", "suite:trappm-cpu"),
+                   boards=(Board("step_time_ms", "TraPPM's training-step time"),
+                           Board("peak_memory_mb", "TraPPM's training memory"))),
             Config(f"{EPYC_VM_TAG}-torch-fp32", "training-step CPU-time labels on one pinned core of one machine, "
                    "two rounds under the quiet gate", "graphs",
                    (CPU_STEP_TIME, STEP_TIME, MEMORY), platform="cpu-torch-fp32",
                    suite=f"trappm-cputime-{EPYC_VM_TAG}", split_protocols=("per-family-70-30",),
-                   hardware=EPYC_VM, min_rounds=2),
+                   hardware=EPYC_VM, min_rounds=2, recipe="measured_graphs",
+                   sources=("pool", f"suite:trappm-cputime-{EPYC_VM_TAG}")),
         ),
         family_counts=dict(TRAPPM_UNLABELED_COUNTS),
     ),
@@ -187,7 +264,10 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
             Config("timm-platforms", "timm benchmark results (RTX 3090/4090, two CPUs) imported into the cache, "
                    "plus our own CPU platforms", "graphs", (PER_SAMPLE_LATENCY,),
                    split_protocols=("random-70-15-15", "leave-one-family-out", "few-shot-platform"),
-                   platforms=NNLQP_PLATFORMS),
+                   platforms=NNLQP_PLATFORMS, recipe="multiplatform",
+                   sources=("pool", "external:timm-benchmark", "suite:*"),
+                   boards=(Board(f"latency_per_sample_ms{PLATFORM_SEPARATOR}{NNLQP_BOARD_PLATFORM}",
+                                 "one GPU platform of timm's published results (RTX 4090, AMP, torch 2.4, CUDA 12.4)"),)),
         ),
     ),
     Dataset(
@@ -197,7 +277,7 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
         license="Apache-2.0",
         configs=(
             Config("dippm", "one pair per graph of perfgraphs/dippm (same splits)", "graphs",
-                   split_protocols=("random-70-15-15",)),
+                   split_protocols=("random-70-15-15",), recipe="graph2text", sources=("config:perfgraphs/dippm/graphs",)),
         ),
     ),
     Dataset(
@@ -207,11 +287,21 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
         license="Apache-2.0 (our data; ML.ENERGY data Apache-2.0)",
         configs=(
             Config("mlenergy", "ML.ENERGY leaderboard serving configurations (imported into the cache)",
-                   "tabular", (ENERGY_TOKEN, ITL, TOKEN_THROUGHPUT), split_protocols=("stratified-5-fold",)),
+                   "tabular", (ENERGY_TOKEN, ITL, TOKEN_THROUGHPUT), split_protocols=("stratified-5-fold",),
+                   recipe="serving_runs", sources=("external:mlenergy",), evaluation="cv-folds",
+                   input_columns=MLENERGY_INPUT_COLUMNS,
+                   boards=(Board("energy_per_token_joules", "ML.ENERGY's energy per token (H100/B200 serving)"),
+                           Board("median_itl_ms", "ML.ENERGY's inter-token latency"),
+                           Board("output_throughput_tokens_per_sec", "ML.ENERGY's token throughput"))),
             Config("cpu-torch-fp32", "our measurements: the nine encoder LLMs' forward (batch x sequence length) "
                    "with PyTorch eager fp32 on one pinned CPU core, model + hardware features", "tabular",
                    (LATENCY, LATENCY_CAL, THROUGHPUT, MEMORY), platform="cpu-torch-fp32",
-                   split_protocols=("stratified-5-fold",), hardware=EPYC_VM),
+                   split_protocols=("stratified-5-fold",), hardware=EPYC_VM, recipe="encoder_measurements",
+                   sources=("suite:llm-cpu",), evaluation="cv-folds", input_columns=ENCODER_INPUT_COLUMNS,
+                   noise_probe_file="noise-floor-llm-cpu.json",
+                   boards=(Board("latency_ms", "encoder LLM forward latency on our CPU core"),
+                           Board("throughput_samples_per_s", "the LLM paper's throughput T"),
+                           Board("peak_memory_mb", "the LLM paper's peak memory M_peak"))),
         ),
     ),
 )}
@@ -225,3 +315,18 @@ def get_dataset(name: str) -> Dataset:
         raise UnknownDatasetError(
             f"unknown dataset {name!r} (available: {', '.join(sorted(DATASETS))})"
         ) from None
+
+
+# `perfgraphs quickstart`: the main job's board (dataset, config, target) and its baselines, in the
+# order they run
+QUICKSTART_BOARD = ("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms")
+QUICKSTART_BASELINES = ("layerwise-linear", "static-xgboost", "static-mlp", "dippm-sage", "nnlqp-gnn", "trappm")
+
+
+def official_boards() -> list[tuple[Dataset, Config, Board]]:
+    """Every official board, in registry order."""
+    return [(ds, cfg, b) for ds in DATASETS.values() for cfg in ds.configs for b in cfg.boards]
+
+
+def configs_with_recipe(recipe: str) -> list[tuple[Dataset, Config]]:
+    return [(ds, cfg) for ds in DATASETS.values() for cfg in ds.configs if cfg.recipe == recipe]

@@ -43,7 +43,7 @@ def tiny_labeled_sources(tmp_path_factory):
 
     from perfgraphs.collect.store import load_measurements
     from perfgraphs.data.build import DEFAULT_POOL, measurement_root
-    from perfgraphs.data.structures import structure_id
+    from perfgraphs.pool.structures import structure_id
     from perfgraphs.registry import get_dataset
 
     ds = get_dataset("dippm")
@@ -79,7 +79,7 @@ def tiny_labeled_home(tiny_labeled_sources, tmp_path_factory):
     ``tiny_labeled_sources`` built in it."""
     from perfgraphs.collect.store import MeasurementStore
     from perfgraphs.data.build import build_labeled_config
-    from perfgraphs.data.graph_pool import GraphPool
+    from perfgraphs.pool.graph_pool import GraphPool
     from perfgraphs.registry import get_dataset
 
     rows, pool_dir = tiny_labeled_sources

@@ -22,7 +22,7 @@ from perfgraphs.baselines import (
 from perfgraphs.baselines.common import BaselineInputError, NotFittedError
 from perfgraphs.baselines.layerwise_linear import CATEGORIES
 from perfgraphs.data.build import build_graph_config
-from perfgraphs.data.graph_pool import GraphPool
+from perfgraphs.pool.graph_pool import GraphPool
 from perfgraphs.data.load import load_dataset, to_pyg
 from perfgraphs.evaluate import mape_pct
 from perfgraphs.features import get_featurizer

@@ -199,7 +199,7 @@ def test_committed_gpu_rows_agree_with_their_raw_runs():
 def test_h200_config_labels_are_the_measured_values(tmp_path):
     import perfgraphs
     from perfgraphs.data.build import build_labeled_config
-    from perfgraphs.data.structures import structure_id
+    from perfgraphs.pool.structures import structure_id
     from perfgraphs.registry import get_dataset
 
     ds = get_dataset("dippm")
@@ -219,7 +219,7 @@ def test_h200_config_labels_are_the_measured_values(tmp_path):
             seen += 1
     # every measured configuration whose structure is in the committed graph pool is labeled
     from perfgraphs.data.build import DEFAULT_POOL
-    from perfgraphs.data.graph_pool import GraphPool
+    from perfgraphs.pool.graph_pool import GraphPool
 
     pooled = GraphPool(DEFAULT_POOL).rows()
     assert seen == sum(1 for sid, _ in measured if sid in pooled) >= 180

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from perfgraphs.data.build import build_graph_config
-from perfgraphs.data.graph_pool import CorruptFileError, GraphPool
+from perfgraphs.pool.graph_pool import CorruptFileError, GraphPool
 from perfgraphs.data.load import load_dataset, to_pyg
 from perfgraphs.data.manifest import read_manifest, verify
 from perfgraphs.data.splits import make_split
-from perfgraphs.data.suites import BATCH_SIZES
+from perfgraphs.pool.suites import BATCH_SIZES
 from perfgraphs.registry import DIPPM_COUNTS, TRAPPM_UNLABELED_COUNTS
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.features import get_featurizer

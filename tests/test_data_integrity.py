@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from perfgraphs.collect.store import MeasurementStore
 from perfgraphs.data import build
 from perfgraphs.data.build import build_labeled_config
-from perfgraphs.data.build_inputs import dataset_input
-from perfgraphs.data.graph_pool import GraphPool
+from perfgraphs.data.recipes import dataset_input
+from perfgraphs.pool.graph_pool import GraphPool
 from perfgraphs.data.load import load_dataset
 from perfgraphs.data.manifest import manifest_bytes, rows_digest, sealed, verify
 from perfgraphs.errors import DatasetIntegrityError, PerfgraphsError, StaleDatasetError

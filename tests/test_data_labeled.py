@@ -10,7 +10,7 @@ import pytest
 
 from perfgraphs.collect.store import load_measurements
 from perfgraphs.data.build import build_labeled_config
-from perfgraphs.data.graph_pool import GraphPool
+from perfgraphs.pool.graph_pool import GraphPool
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.registry import get_dataset
 
@@ -82,7 +82,7 @@ def test_benchmark_runner_scores_and_logs_to_mlflow(campaign, tmp_path):
     import mlflow
     import numpy as np
 
-    from perfgraphs.benchmarks.runner import RunSpec, run_benchmark
+    from perfgraphs.leaderboard.runner import RunSpec, run_benchmark
     from perfgraphs.data.load import load_dataset
 
     ds = get_dataset("dippm")

@@ -15,7 +15,7 @@ import yaml
 from perfgraphs.collect.store import MeasurementStore, atomic_write_table
 from perfgraphs.collect.schema import to_table
 from perfgraphs.data.build import build_labeled_config
-from perfgraphs.data.graph_pool import GraphPool
+from perfgraphs.pool.graph_pool import GraphPool
 from perfgraphs.registry import get_dataset
 
 REPO = Path(__file__).resolve().parents[1]
@@ -90,7 +90,7 @@ def test_build_takes_configurations_with_both_rounds(campaign, tmp_path):
 
 
 def test_floor_note_reads_the_rounds(campaign, monkeypatch):
-    from perfgraphs.benchmarks import label_noise
+    from perfgraphs.evaluation import label_noise
     from perfgraphs.collect.floor import store_floor
     from perfgraphs.data import build
 

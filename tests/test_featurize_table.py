@@ -9,7 +9,7 @@ import pytest
 
 from perfgraphs.data import featurize, pyg_cache
 from perfgraphs.data.build import _write_config, dataset_folder
-from perfgraphs.data.graph_pool import GraphPool
+from perfgraphs.pool.graph_pool import GraphPool
 from perfgraphs.data.load import load_dataset, to_pyg
 from perfgraphs.data.splits import make_split
 from perfgraphs.features import FEATURIZERS, get_featurizer

@@ -14,7 +14,7 @@ CHILD = textwrap.dedent("""
     import json, resource, sys, warnings
     from pathlib import Path
     import timm, torch  # loaded before the cap
-    from perfgraphs.data.graph_pool import ExportOutOfMemory, GraphPool
+    from perfgraphs.pool.graph_pool import ExportOutOfMemory, GraphPool
 
     pool = GraphPool(Path(sys.argv[1]))
     pool.root.mkdir(parents=True, exist_ok=True)

@@ -195,7 +195,7 @@ def test_committed_reference_entries_are_on_the_site(tmp_path):
             (r["dataset"], r["config"], r["target"]), []).append(r)
     # the site ranks the entries on the board's pinned build, the latest record of each method (a
     # re-submission supersedes the older one); entries on earlier builds are listed, not ranked
-    from perfgraphs.benchmarks.label_noise import noise_floor_note
+    from perfgraphs.evaluation.label_noise import noise_floor_note
     from perfgraphs.leaderboard.builds import pins_file, read_pins, split_by_build
 
     pins = read_pins(pins_file(RESULTS_DIR))

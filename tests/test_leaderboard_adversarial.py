@@ -121,7 +121,7 @@ def env(tiny_labeled_home, tmp_path, monkeypatch):
 
 @pytest.fixture(scope="module")
 def parts(tiny_labeled_home):
-    from perfgraphs.benchmarks.protocol import load_protocol
+    from perfgraphs.evaluation.protocol import load_protocol
 
     return load_protocol("dippm", "cpu-torch-fp32", tiny_labeled_home)
 
@@ -200,7 +200,7 @@ RAW_SHARDS = """
 
 INTERNALS = """
     def cheat(graphs, target):
-        from perfgraphs.benchmarks.protocol import load_protocol
+        from perfgraphs.evaluation.protocol import load_protocol
         data = load_protocol("dippm", "cpu-torch-fp32", Path(HOME))
         return lookup([data.test], graphs, target)
 """

@@ -16,7 +16,7 @@ REBUILT = ("perfgraphs/dippm cpu-torch-fp32", "perfgraphs/trappm cpu-torch-fp32"
 
 @pytest.mark.parametrize("key", REBUILT)
 def test_a_fresh_build_is_the_pinned_build(key, tmp_path):
-    from perfgraphs.benchmarks.protocol import load_protocol
+    from perfgraphs.evaluation.protocol import load_protocol
 
     pin = read_pins()[key]
     dataset, config = key.split(" ")

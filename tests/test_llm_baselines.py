@@ -23,7 +23,7 @@ from perfgraphs.baselines import GNNLM, LLMGNN, LLMXGBoost, static_arrays
 from perfgraphs.baselines.common import NotFittedError
 from perfgraphs.baselines.gnn_lm import DEFAULT_PROMPT, SUMMARY_PROMPT, graph_summaries
 from perfgraphs.data.build import build_graph_config
-from perfgraphs.data.graph_pool import GraphPool
+from perfgraphs.pool.graph_pool import GraphPool
 from perfgraphs.data.llm_features import CATEGORIES, LLMFeatureError, feature_names, llm_features
 from perfgraphs.data.load import load_dataset, to_pyg
 from perfgraphs.evaluate import mape_pct
@@ -302,7 +302,7 @@ def test_gnn_lm_runs_offline_with_the_packaged_minilm(lm_set, no_network):
 def test_benchmark_predictors_drive_the_llm_graph_baselines(tiny, tiny_lms):
     """The runner's predictor interface: Hugging Face rows in, predictions out (GNN + LM gets its
     graph summaries and prompts from the rows)."""
-    from perfgraphs.benchmarks.predictors import BaselinePredictor
+    from perfgraphs.leaderboard.predictors import BaselinePredictor
 
     rows, y = tiny
     pick = np.linspace(0, len(y) - 1, LM_GRAPHS).round().astype(int).tolist()

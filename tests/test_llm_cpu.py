@@ -246,10 +246,10 @@ def test_loads_through_the_registry_and_builds_deterministically(built, snapshot
 
 # -- folds ---------------------------------------------------------------------------------------
 def test_built_folds_are_disjoint_cover_every_row_and_are_balanced(built):
-    from perfgraphs.data.standard_splits import llm_parts
+    from perfgraphs.data.splits import fold_parts
 
     _, _, rows = built
-    parts = llm_parts(pa.Table.from_pylist(rows))
+    parts = fold_parts(pa.Table.from_pylist(rows))
     listed = [i for ids in parts.values() for i in ids]
     assert sorted(listed) == sorted(r["row_id"] for r in rows) and len(set(listed)) == len(listed)
     sizes = [len(v) for v in parts.values()]
@@ -277,7 +277,8 @@ def test_fold_generator_is_stratified_balanced_and_order_free():
 
 def test_committed_split_file_is_written_and_enforced(snapshot, tmp_path, monkeypatch, capsys):
     from perfgraphs.data.splits import get_split, split_path
-    from perfgraphs.data.standard_splits import llm_parts, write_splits
+    from perfgraphs.data.recipes import write_splits
+    from perfgraphs.data.splits import fold_parts
 
     root, _ = snapshot
     monkeypatch.setattr(splits, "SPLITS_DIR", tmp_path / "splits")
@@ -285,7 +286,7 @@ def test_committed_split_file_is_written_and_enforced(snapshot, tmp_path, monkey
     path = split_path("perfgraphs/llm", "stratified-5-fold", 0, config=PLATFORM)
     assert [p for p, _ in written] == [path] == [tmp_path / "splits" / "llm" / PLATFORM / "stratified-5-fold-seed0.json"]
     table, _ = encoder_rows(root)
-    assert get_split("perfgraphs/llm", "stratified-5-fold", 0, config=PLATFORM) == llm_parts(table)
+    assert get_split("perfgraphs/llm", "stratified-5-fold", 0, config=PLATFORM) == fold_parts(table)
     assert json.loads(path.read_text())["unit"] == "row_id"
     ds = get_dataset("llm")
     folder = build_encoder_config(ds, ds.config(PLATFORM), home=tmp_path / "a", measurements=root)
@@ -321,7 +322,7 @@ def test_load_rebuilds_when_the_campaign_commits_rows(snapshot, tmp_path, monkey
 
 # -- the tabular protocol and baselines ----------------------------------------------------------
 def test_runner_cross_validates_the_llm_baselines(built):
-    from perfgraphs.benchmarks.runner import RunSpec, run_benchmark
+    from perfgraphs.leaderboard.runner import RunSpec, run_benchmark
 
     home, _, table = built
     if len(table) < 3:
@@ -378,8 +379,8 @@ def test_build_refusals(snapshot, tmp_path):
 
 
 def test_too_few_rows_for_the_folds_is_a_clear_error(snapshot, tmp_path):
-    from perfgraphs.benchmarks.runner import RunSpec, run_benchmark
-    from perfgraphs.benchmarks.tabular_protocol import TabularProtocolError
+    from perfgraphs.leaderboard.runner import RunSpec, run_benchmark
+    from perfgraphs.evaluation.tabular_protocol import TabularProtocolError
 
     root, rows = snapshot
     if len(rows) < 2:

@@ -67,7 +67,7 @@ def test_a_dataset_quotes_its_own_suites_noise_probe(tmp_path, monkeypatch):
     did not measure (peak memory, trappm's training steps) has none."""
     import json
 
-    from perfgraphs.benchmarks import label_noise
+    from perfgraphs.evaluation import label_noise
 
     def probe(plan: str, raw: float, cal: float, n: int) -> None:
         report = {"plan": plan, "probe": [{}] * n, "mape_raw_pct": raw, "mape_calibrated_pct": cal}

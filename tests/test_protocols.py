@@ -36,7 +36,7 @@ def test_fold_assignment_is_deterministic_and_order_free():
 def test_training_cap_keeps_each_family_share_whatever_the_stored_order():
     import datasets
 
-    from perfgraphs.benchmarks.protocol import stratified_subset
+    from perfgraphs.evaluation.protocol import stratified_subset
     from perfgraphs.errors import PerfgraphsError
 
     families = ["resnet"] * 600 + ["vit"] * 300 + ["vgg"] * 98 + ["swin"] * 2

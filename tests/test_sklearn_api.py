@@ -95,7 +95,7 @@ def _rows(n_models=6, per_model=7, null_every=0):
 
 
 def test_official_cv_is_the_fold_column():
-    from perfgraphs.benchmarks.cv import official_cv
+    from perfgraphs.evaluation.cv import official_cv
 
     rows = _rows()
     fold = np.asarray(rows["fold"])
@@ -107,7 +107,7 @@ def test_official_cv_is_the_fold_column():
 
 
 def test_leave_models_out_never_shares_a_model():
-    from perfgraphs.benchmarks.cv import CrossValidationError, leave_models_out
+    from perfgraphs.evaluation.cv import CrossValidationError, leave_models_out
 
     rows = _rows()
     models = np.asarray(rows["model_id"])
@@ -122,7 +122,7 @@ def test_leave_models_out_never_shares_a_model():
 
 def test_cv_inputs_keep_labeled_rows_only(monkeypatch):
     import perfgraphs.data.llm_features as lf
-    from perfgraphs.benchmarks import cv
+    from perfgraphs.evaluation import cv
 
     # the features themselves are tested with llm_features; here only which rows they are of
     monkeypatch.setattr(lf, "tabular_features", lambda rows: np.asarray(rows["seq_len_tokens"], dtype=float)[:, None])
@@ -143,7 +143,7 @@ def test_estimator_predictor_seeds_every_seed_parameter():
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
-    from perfgraphs.benchmarks.predictors import EstimatorPredictor
+    from perfgraphs.leaderboard.predictors import EstimatorPredictor
     from perfgraphs.errors import PerfgraphsError
 
     model = make_pipeline(StandardScaler(), StaticXGBoost(quick=True, seed=0))

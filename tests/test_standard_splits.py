@@ -73,7 +73,7 @@ def test_groups_join_sizes_and_equal_hashes_and_drop_failures(units):
 
 def test_leave_one_family_out_is_disjoint_by_hash_and_holds_out_whole_families(units):
     _, hashes, groups, families, mixed, _ = units
-    from perfgraphs.data.multiplatform import timm_module_of
+    from perfgraphs.graph.zoo import timm_module_of
 
     family_of = lambda sid: timm_module_of(sid.split(":", 1)[1].rsplit("@", 1)[0])  # noqa: E731
     assert mixed  # the two names for one graph come from two timm modules
@@ -144,7 +144,7 @@ def test_group_protocol_guard():
 
 
 def test_llm_folds_stratified_and_configurations_kept_together():
-    from perfgraphs.data.standard_splits import llm_parts
+    from perfgraphs.data.splits import fold_parts
     from perfgraphs.data.tabular import mlenergy_rows, serving_configs
     from perfgraphs.loaders.sources import ExternalSourceError
 
@@ -152,7 +152,7 @@ def test_llm_folds_stratified_and_configurations_kept_together():
         table = mlenergy_rows()
     except ExternalSourceError as exc:
         pytest.skip(f"ML.ENERGY data not available offline: {exc}")
-    parts = llm_parts(table)
+    parts = fold_parts(table)
     ids = table.column("row_id").to_pylist()
     assert sorted(i for p in parts.values() for i in p) == sorted(ids) and len(set(ids)) == len(ids)
     fold_of = {i: p for p, v in parts.items() for i in v}
@@ -201,7 +201,7 @@ def test_committed_trappm_splits_cover_the_same_structures_per_seed():
 def test_committed_nnlqp_splits():
     import timm  # noqa: F401  (the family of an id is the timm module of its architecture)
 
-    from perfgraphs.data.multiplatform import timm_module_of
+    from perfgraphs.graph.zoo import timm_module_of
 
     lofo = _committed("nnlqp", "leave-one-family-out")
     shots = _committed("nnlqp", "few-shot-platform")

@@ -81,7 +81,7 @@ def numpy_mape(y, pred) -> float:
 # -- the allow-list (no data needed) -----------------------------------------------------------
 
 def test_input_columns_hold_every_feature_and_no_outcome():
-    from perfgraphs.benchmarks.tabular_protocol import INPUT_COLUMNS, input_columns
+    from perfgraphs.evaluation.tabular_protocol import input_columns
     from perfgraphs.data import llm_cpu, llm_features
     from perfgraphs.loaders.mlenergy import SCHEMA as MLENERGY_SCHEMA
     from perfgraphs.registry import get_dataset
@@ -89,7 +89,7 @@ def test_input_columns_hold_every_feature_and_no_outcome():
     schemas = {"mlenergy": set(MLENERGY_SCHEMA.names), "cpu-torch-fp32": set(llm_cpu.SCHEMA.names)}
     features = {"mlenergy": {c for c, _ in llm_features.NUMERIC} | set(llm_features.CATEGORIES) | {"weight_precision"},
                 "cpu-torch-fp32": {c for c, _ in llm_features.ENCODER_NUMERIC}}
-    assert {config for _, config in INPUT_COLUMNS} == set(schemas)
+    assert {c.name for c in get_dataset("llm").configs if c.input_columns} == set(schemas)
     for config, schema in schemas.items():
         columns = set(input_columns("llm", config))
         targets = {t.name for t in get_dataset("llm").config(config).targets}
@@ -176,9 +176,9 @@ def test_predictions_from_the_row_id_fail_the_relabelling_probe(home, tmp_path):
 def test_reference_predictor_in_the_sandbox_predicts_what_the_runner_predicts(home, tmp_path):
     """The harness's path (Parquet round trip, allow-listed inputs, a fresh process) gives the
     benchmark runner's in-process predictions on a fold, to the last bit of a float64."""
-    from perfgraphs.benchmarks.predictors import BaselinePredictor
-    from perfgraphs.benchmarks.protocol import protocol_parts
-    from perfgraphs.benchmarks.tabular_protocol import input_columns
+    from perfgraphs.leaderboard.predictors import BaselinePredictor
+    from perfgraphs.evaluation.protocol import protocol_parts
+    from perfgraphs.evaluation.tabular_protocol import input_columns
     from perfgraphs.leaderboard.harness import Limits, prepare_job, run_seed
 
     parts, _ = protocol_parts("llm", "mlenergy", TARGET, home)
@@ -194,7 +194,7 @@ def test_reference_predictor_in_the_sandbox_predicts_what_the_runner_predicts(ho
 # -- predictions files and refusals ------------------------------------------------------------
 
 def files_submission(folder: Path, home, rows, edit=None) -> Path:
-    from perfgraphs.benchmarks.protocol import protocol_parts
+    from perfgraphs.evaluation.protocol import protocol_parts
 
     _, whole = protocol_parts("llm", "mlenergy", TARGET, home)
     (folder / "predictions").mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from perfgraphs.benchmarks.tabular_protocol import (
+from perfgraphs.evaluation.tabular_protocol import (
     CONFIG_KEY, TabularProtocolError, check_baseline, folds, noise_floor_sentence, repeated_measurements,
     with_eval_columns,
 )
@@ -56,7 +56,7 @@ def test_graph_baselines_are_refused_with_the_reason():
 
 
 def test_runner_cross_validates_llm_xgboost_on_mlenergy(tmp_path):
-    from perfgraphs.benchmarks.runner import RunSpec, run_benchmark
+    from perfgraphs.leaderboard.runner import RunSpec, run_benchmark
     from perfgraphs.data.load import load_dataset
     from perfgraphs.loaders.sources import ExternalSourceError
 

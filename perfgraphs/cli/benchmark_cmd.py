@@ -23,7 +23,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from perfgraphs.benchmarks.runner import RunSpec, run_benchmark
+    from perfgraphs.leaderboard.runner import RunSpec, run_benchmark
 
     spec = RunSpec(args.dataset, args.config, args.target, args.baseline, tuple(args.seeds), args.quick,
                    protocol=args.protocol)

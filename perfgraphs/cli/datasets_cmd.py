@@ -77,7 +77,7 @@ def _info(args) -> int:
 def _build(args) -> int:
     from rich.progress import Progress
 
-    from perfgraphs.data.recipes import build_config
+    from perfgraphs.data.load import build_config
     from perfgraphs.registry import get_dataset
 
     ds = get_dataset(args.name)
@@ -91,7 +91,7 @@ def _build(args) -> int:
 
 def _verify(args) -> int:
     from perfgraphs.data.build import dataset_folder
-    from perfgraphs.data.build_inputs import changed_inputs
+    from perfgraphs.data.recipes import changed_inputs
     from perfgraphs.data.manifest import verify
     from perfgraphs.errors import StaleDatasetError
     from perfgraphs.registry import get_dataset
@@ -114,7 +114,7 @@ def _build_pool(args) -> int:
     from rich.progress import Progress
 
     from perfgraphs.data.build import DEFAULT_POOL
-    from perfgraphs.data.graph_pool import GraphPool
+    from perfgraphs.pool.graph_pool import GraphPool
     from perfgraphs.registry import DATASETS
 
     if args.max_memory_gb:
@@ -141,8 +141,10 @@ def _build_pool(args) -> int:
                         items.add((r["family"], r["model"], int(r["image_size"])))
         print(f"added {pool.ensure(sorted(items, reverse=args.reverse))} structures to {DEFAULT_POOL}")
         return 0
-    # The default dataset's families first, so it is complete soonest; then the larger sets.
-    plans = [dict(sorted(DATASETS["perfgraphs/dippm"].family_counts.items()))]
+    # The quickstart's dataset's families first, so it is complete soonest; then the larger sets.
+    from perfgraphs.registry import QUICKSTART_BOARD, get_dataset
+
+    plans = [dict(sorted(get_dataset(QUICKSTART_BOARD[0]).family_counts.items()))]
     union: dict[str, int] = {}
     for ds in DATASETS.values():
         for family, count in ds.family_counts.items():
@@ -160,7 +162,7 @@ def _build_pool(args) -> int:
 
 
 def _splits(args) -> int:
-    from perfgraphs.data.standard_splits import write_splits
+    from perfgraphs.data.recipes import write_splits
 
     for path, summary in write_splits(args.name, config=args.config):
         print(f"{path}: {summary}" if path else summary)

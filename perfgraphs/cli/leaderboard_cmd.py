@@ -82,7 +82,7 @@ def _show(args) -> int:
 
 
 def _pin_builds(args) -> int:
-    from perfgraphs.benchmarks.protocol import protocol_parts
+    from perfgraphs.evaluation.protocol import protocol_parts
     from perfgraphs.leaderboard.boards import BOARDS
     from perfgraphs.leaderboard.builds import pin_from, pins_file, write_pins
 

@@ -8,13 +8,11 @@ prints the ranked table beside the dataset's noise floor.
 from __future__ import annotations
 
 import argparse
-import json
 
-from perfgraphs.data.build import REPO_ROOT
 from perfgraphs.errors import PerfgraphsError
 
-DEFAULT = ("dippm", "cpu-torch-fp32", "latency_ms")
-ORDER = ("layerwise-linear", "static-xgboost", "static-mlp", "dippm-sage", "nnlqp-gnn", "trappm")
+from perfgraphs.registry import QUICKSTART_BASELINES, QUICKSTART_BOARD
+
 # The main job must stay within 15 minutes on one CPU core as the campaign grows: on the 1,242
 # training graphs of the 2,031-measurement build the three quick GNNs alone took 816 s of
 # the 874 s job, so every baseline trains on a family-stratified subset (the test part is whole).
@@ -23,7 +21,7 @@ TRAIN_GRAPHS = 400
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("quickstart", help="main job: load the default dataset, run the baselines (quick), rank them")
-    p.add_argument("--baselines", nargs="+", default=list(ORDER))
+    p.add_argument("--baselines", nargs="+", default=list(QUICKSTART_BASELINES))
     p.add_argument("--max-train-graphs", type=int, default=TRAIN_GRAPHS,
                    help=f"family-stratified training subset (default {TRAIN_GRAPHS}; validation a quarter of it)")
     p.add_argument("--all-graphs", action="store_true", help="train on the whole training part (slower)")
@@ -35,16 +33,16 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from perfgraphs.benchmarks.runner import RunSpec, run_benchmark
+    from perfgraphs.leaderboard.runner import RunSpec, run_benchmark
     from perfgraphs.data.load import load_dataset
 
     console = Console()
-    dataset, config, target = DEFAULT
+    dataset, config, target = QUICKSTART_BOARD
     cap = None if args.all_graphs else args.max_train_graphs
     if cap is not None and cap < 1:
         raise PerfgraphsError(f"--max-train-graphs must be at least 1, got {cap} (--all-graphs trains on every graph)")
     data = load_dataset(dataset, config)
-    console.print(f"perfgraphs/{dataset} [{config}]: " + ", ".join(f"{k} {len(v):,}" for k, v in data.items()))
+    console.print(f"{dataset} [{config}]: " + ", ".join(f"{k} {len(v):,}" for k, v in data.items()))
     if cap is not None and cap < len(data["train"]):
         console.print(f"training on {cap} of the {len(data['train']):,} training graphs (family-stratified, "
                       "to keep this job short; --all-graphs for all), scoring on the whole test part")
@@ -56,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"  {name}: MAPE {result.per_seed[0]['mape_pct']:.1f} %")
     results.sort(key=lambda r: r[1].per_seed[0]["mape_pct"])
     trained_on = "" if cap is None or cap >= len(data["train"]) else f", {cap} training graphs"
-    table = Table(title=f"perfgraphs/{dataset} · {config} · {target} (test part, quick mode, seed 0{trained_on})")
+    table = Table(title=f"{dataset} · {config} · {target} (test part, quick mode, seed 0{trained_on})")
     for col in ("rank", "baseline", "MAPE %", "RMSE", "Acc10 %", "Kendall τ", "fit s", "pred./s"):
         # names whole even in an 80-column terminal: the numeric headers wrap instead
         table.add_column(col, justify="right" if col != "baseline" else "left", no_wrap=col == "baseline")
@@ -65,8 +63,8 @@ def run(args: argparse.Namespace) -> int:
         table.add_row(str(rank), name, f"{s['mape_pct']:.1f}", f"{s['rmse']:.1f}", f"{s['acc_10_pct']:.1f}",
                       f"{s['kendall_tau']:.3f}", f"{result.fit_seconds[0]:.1f}", f"{result.predict_per_second[0]:,.0f}")
     console.print(table)
-    from perfgraphs.benchmarks.runner import to_entry
-    from perfgraphs.data.build import perfgraphs_home
+    from perfgraphs.leaderboard.runner import to_entry
+    from perfgraphs.paths import perfgraphs_home
     from perfgraphs.leaderboard.records import append_entry, DuplicateEntryError
     from perfgraphs.leaderboard.site import build_site
 
@@ -77,9 +75,9 @@ def run(args: argparse.Namespace) -> int:
         except DuplicateEntryError:
             pass  # this commit's reference run is already recorded
     console.print(f"leaderboard site: {build_site(board / 'site', board / 'results')}")
-    floor = REPO_ROOT / "data" / "measurements" / "noise-floor" / "noise-floor-dippm-cpu.json"
-    if floor.exists():
-        report = json.loads(floor.read_text())
-        console.print(f"noise floor of these labels (two measurement rounds): {report['mape_raw_pct']:.1f} % MAPE raw, "
-                      f"{report['mape_calibrated_pct']:.1f} % calibrated — errors below it are not meaningful.")
+    from perfgraphs.evaluation.label_noise import noise_floor_note
+
+    note = noise_floor_note(dataset, config, target)
+    if note:  # the floor the boards show beside the same labels
+        console.print(note.replace("**", "") + " Errors below it are not meaningful.")
     return 0

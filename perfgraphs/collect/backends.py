@@ -119,7 +119,7 @@ def export_with_weights(model, inputs: dict, path: str) -> None:
 
 
 def export_cache_dir() -> Path:
-    from perfgraphs.data.build import perfgraphs_home
+    from perfgraphs.paths import perfgraphs_home
 
     return perfgraphs_home() / "cache" / "ort-export"
 

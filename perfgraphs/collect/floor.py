@@ -4,7 +4,7 @@ Round 1 plays the truth and each later round a prediction of it: the MAPE a perf
 still show, because the labels themselves move between two measurements of the same configuration
 on the same machine. Computed from the store on demand — the one place the cards, the benchmark
 tables, the quickstart and the leaderboard site read it from (through
-:func:`perfgraphs.benchmarks.label_noise.noise_floor_note`), so it cannot go stale.
+:func:`perfgraphs.evaluation.label_noise.noise_floor_note`), so it cannot go stale.
 """
 
 from __future__ import annotations

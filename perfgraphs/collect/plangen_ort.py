@@ -93,8 +93,8 @@ def spread(by_family: dict[str, list], target: int) -> dict[str, list]:
 
 def _validated(candidates: dict[str, tuple[int, float | None]],
                families: list[str] | None) -> dict[str, list[tuple[float, str, int]]]:
-    from perfgraphs.data.multiplatform import timm_module_of
-    from perfgraphs.data.structures import structure_id
+    from perfgraphs.graph.zoo import timm_module_of
+    from perfgraphs.pool.structures import structure_id
 
     failed = export_failures()
     by_family: dict[str, list[tuple[float, str, int]]] = {}

@@ -69,7 +69,7 @@ def family_names() -> list[str]:
 def model_entries(source: str, sizes: list[int], batches: list[int], failed: set[str],
                   max_step_s: float = MAX_STEP_S) -> list[dict]:
     """Plan entries of one model: sizes that share their batch list go into one entry."""
-    from perfgraphs.data.structures import structure_id
+    from perfgraphs.pool.structures import structure_id
 
     by_batches: dict[tuple[int, ...], list[tuple[int, float]]] = {}
     for s in sizes:

@@ -10,7 +10,6 @@ versions agree.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Callable
 
@@ -18,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 
 from perfgraphs.data.build_inputs import BuildInput, tree_input
-from perfgraphs.data.graph_pool import GraphPool, iter_samples
+from perfgraphs.pool.graph_pool import GraphPool, iter_samples
 from perfgraphs.data.manifest import read_manifest
 from perfgraphs.data.splits import PROTOCOLS, get_split, make_split, split_path
 from perfgraphs.data.staging import StagedBuild
@@ -38,19 +37,8 @@ GPU_LABEL_COLUMNS = ("energy_per_sample_j", "power_w", "energy_window_s", "energ
 CPU_TIME_LABEL_COLUMNS = ("cpu_time_ms", "run_cpu_times_ms", "n_rounds", "round_cpu_time_ms", "round_latency_ms",
                           "cpu_time_round_spread", "latency_round_spread", "machine_id")
 # PerfGraph.static_features() keys, stored as columns so featurizers need no graph rebuild
-STATIC_COLUMNS = ("batch_size", "num_nodes", "num_edges", "total_macs", "total_flops", "total_params",
-                  "total_memory_bytes", "num_conv", "num_dense", "num_relu", "num_attention", "num_other")
-REPO_ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_POOL = REPO_ROOT / "data" / "graphs" / "timm"
-
-
-def perfgraphs_home() -> Path:
-    return Path(os.environ.get("PERFGRAPHS_HOME", Path.home() / ".cache" / "perfgraphs"))
-
-
-def dataset_folder(dataset: Dataset, config: Config, home: Path | None = None) -> Path:
-    short = dataset.name.split("/", 1)[1]
-    return (home or perfgraphs_home()) / "datasets" / short / dataset.version / config.name
+from perfgraphs.data.folders import STATIC_COLUMNS, dataset_folder  # noqa: F401  (public here)
+from perfgraphs.paths import DEFAULT_POOL, REPO_ROOT, perfgraphs_home  # noqa: F401  (public here)
 
 
 def _list_of_lists(flat: np.ndarray, inner: int, outer_lengths: np.ndarray) -> pa.Array:
@@ -194,7 +182,7 @@ def build_labeled_config(
     (architecture, input size) must be in the pool (``perfgraphs datasets build-pool --measured``).
     """
     from perfgraphs.collect.store import load_measurements
-    from perfgraphs.data.structures import structure_id
+    from perfgraphs.pool.structures import structure_id
 
     registry_defaults = pool is None and measurements is None
     pool = pool or GraphPool(DEFAULT_POOL)

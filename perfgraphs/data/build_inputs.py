@@ -9,7 +9,8 @@ source that changes during the build then makes the build look stale, never fres
 * ``external``: third-party files pinned by sha256 in the code (timm results, ML.ENERGY). The
   importer refuses any other bytes, so the pinned list *is* the content: nothing is read here.
 * ``dataset``: another built config (graph2text is derived from dippm): its manifest's content
-  hash, and whether its own inputs are still those it was built from (staleness is transitive).
+  hash, and whether its own inputs are still those it was built from (staleness is transitive;
+  :func:`perfgraphs.data.recipes.dataset_input`, which knows every recipe's inputs).
 
 Digests compare content, not paths: the same measurements in another checkout give the same
 digest, and a checkout whose data differ gives another one.
@@ -23,7 +24,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from perfgraphs.collect.atomic import sha256_file
-from perfgraphs.errors import DatasetIntegrityError, PerfgraphsError
+from perfgraphs.errors import PerfgraphsError
 
 ABSENT = "absent"
 
@@ -48,15 +49,6 @@ def tree_input(role: str, folder: Path) -> BuildInput:
 
 def external_input(source: str) -> BuildInput:
     return BuildInput("external files", "external", source, external_digest(source))
-
-
-def dataset_input(dataset: str, config: str, home: Path | None) -> BuildInput:
-    from perfgraphs.data.build import dataset_folder
-    from perfgraphs.registry import get_dataset
-
-    ds = get_dataset(dataset)
-    folder = dataset_folder(ds, ds.config(config), home)
-    return BuildInput("dataset", "dataset", str(folder), dataset_digest(folder, home), ds.name, config)
 
 
 def tree_digest(folder: Path) -> str:
@@ -96,19 +88,6 @@ def external_digest(source: str) -> str:
                           .encode()).hexdigest()
 
 
-def dataset_digest(folder: Path, home: Path | None) -> str:
-    """The source config's content hash, marked stale when its own inputs changed since its build."""
-    from perfgraphs.data.manifest import is_legacy, read_manifest
-    from perfgraphs.registry import get_dataset
-
-    manifest = read_manifest(folder)
-    if manifest is None or is_legacy(manifest):
-        return ABSENT
-    ds = get_dataset(manifest["dataset"])
-    fresh = not changed_inputs(manifest, ds, ds.config(manifest["config"]), home)
-    return hashlib.sha256(f"{manifest['content_hash']}\0{'fresh' if fresh else 'stale'}".encode()).hexdigest()
-
-
 def combined_digest(inputs: list[BuildInput]) -> str:
     """One digest of all inputs' contents (roles and digests, not paths)."""
     return hashlib.sha256(json.dumps([[i.role, i.kind, i.digest] for i in inputs]).encode()).hexdigest()
@@ -116,38 +95,3 @@ def combined_digest(inputs: list[BuildInput]) -> str:
 
 def to_records(inputs: list[BuildInput]) -> list[dict]:
     return [asdict(i) for i in inputs]
-
-
-def _recomputed(record: dict, home: Path | None) -> BuildInput:
-    """The input a manifest records, with its digest taken again now."""
-    try:
-        kind, location = record["kind"], record["location"]
-        if kind == "tree":
-            return tree_input(record["role"], Path(location))
-        if kind == "external":
-            return external_input(location)
-        if kind == "dataset":
-            return dataset_input(record["dataset"], record["config"], home)
-    except (KeyError, TypeError):
-        pass
-    raise DatasetIntegrityError(f"manifest records an input this version cannot read: {str(record)[:120]}")
-
-
-def current_inputs(manifest: dict, ds, cfg, home: Path | None) -> list[BuildInput]:
-    """What the build would read now: the registry's sources for a registry build (this checkout's
-    measurements and pool, whatever checkout built it), else the very folders it was built from."""
-    if manifest.get("registry_defaults"):
-        from perfgraphs.data.recipes import registry_inputs
-
-        return registry_inputs(ds, cfg, home)
-    return [_recomputed(r, home) for r in manifest.get("inputs", [])]
-
-
-def changed_inputs(manifest: dict, ds, cfg, home: Path | None) -> list[BuildInput]:
-    """The inputs whose content differs from what the build recorded (empty: up to date)."""
-    now = current_inputs(manifest, ds, cfg, home)
-    if combined_digest(now) == manifest.get("inputs_sha256"):
-        return []
-    recorded = {(r.get("role"), r.get("kind")): r.get("digest") for r in manifest.get("inputs", [])}
-    changed = [i for i in now if recorded.get((i.role, i.kind)) != i.digest]
-    return changed or now  # inputs added or removed: all of them count as changed

@@ -17,8 +17,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from perfgraphs.data.build import STATIC_COLUMNS
-from perfgraphs.data.graph_pool import CorruptFileError
+from perfgraphs.data.folders import STATIC_COLUMNS
+from perfgraphs.pool.graph_pool import CorruptFileError
 from perfgraphs.features import Featurizer, get_featurizer
 from perfgraphs.features.base import EncodedOps
 from perfgraphs.views.hf import RAW_NODE_FEATURES, node_columns

@@ -37,27 +37,16 @@ def graph2text_rows(graphs, ids) -> list[dict]:
     return [{"sample_id": i, "question": QUESTION, "answer": summarize(g)} for i, g in zip(ids, graphs)]
 
 
-def graph2text_inputs(config, home=None) -> list:
-    """What a graph2text config reads: the built source graph set it is derived from."""
-    from perfgraphs.data.build_inputs import dataset_input
-    from perfgraphs.registry import get_dataset
-
-    source = get_dataset(f"perfgraphs/{config.name}")
-    return [dataset_input(source.name, source.default_config.name, home)]
-
-
-def build_graph2text_config(dataset, config, home=None):
-    """Pairs for every graph of the source set (``config.name`` names it), keeping its splits."""
+def build_graph2text_config(dataset, config, source, inputs, home=None):
+    """Pairs for every graph of ``source`` (the loaded splits of the source graph set), keeping
+    its splits; ``inputs``: what the build read (the source's build)."""
     import pyarrow as pa
 
-    from perfgraphs.data.build import dataset_folder
     from perfgraphs.data.featurize import arrow_table
-    from perfgraphs.data.load import load_dataset
+    from perfgraphs.data.folders import dataset_folder
     from perfgraphs.data.staging import StagedBuild
     from perfgraphs.views.hf import from_hf_row
 
-    source = load_dataset(f"perfgraphs/{config.name}", home=home)  # built or refreshed first
-    inputs = graph2text_inputs(config, home)
     with StagedBuild(dataset_folder(dataset, config, home)) as stage:
         for part, split in source.items():
             answers = [summarize(from_hf_row(row)) for row in split]

@@ -201,7 +201,7 @@ def read_probe(root: Path, platform: str) -> dict:
 
 # -- rows --------------------------------------------------------------------------------------
 def row_id(model: str, seq_len: int, batch_size: int) -> str:
-    from perfgraphs.data.structures import structure_id
+    from perfgraphs.pool.structures import structure_id
 
     return f"{structure_id(model, None, seq_len)}#b{batch_size}"
 
@@ -288,13 +288,13 @@ def committed_split_state(dataset: str, config: str, table: pa.Table) -> str:
     (rows were added or removed since it was written) or ``absent``; a file listing exactly these
     rows in other folds means the generator changed, which is an error."""
     from perfgraphs.data.splits import get_split, split_path
-    from perfgraphs.data.standard_splits import llm_parts
+    from perfgraphs.data.splits import fold_parts
 
     path = split_path(dataset, SPLIT_PROTOCOL, 0, config=config)
     if not path.exists():
         return "absent"
     committed = get_split(dataset, SPLIT_PROTOCOL, 0, config=config)
-    parts = llm_parts(table)
+    parts = fold_parts(table)
     if sorted(i for v in committed.values() for i in v) != sorted(table.column("row_id").to_pylist()):
         return "stale"
     if committed != parts:

@@ -9,11 +9,10 @@ import numpy as np
 import pyarrow as pa
 
 from perfgraphs.data import arrow_cache
-from perfgraphs.data.build import dataset_folder
-from perfgraphs.data.build_inputs import changed_inputs
+from perfgraphs.data import recipes
+from perfgraphs.data.folders import dataset_folder
 from perfgraphs.data.manifest import (check_file_set, check_split_layout, decode_shard, is_legacy, read_manifest,
                                       read_verified_shard)
-from perfgraphs.data.recipes import build_config  # noqa: F401  (public here since the first release)
 from perfgraphs.errors import DatasetIntegrityError, DatasetNotBuiltError, PerfgraphsError, StaleDatasetError
 from perfgraphs.registry import Config, Dataset, get_dataset
 
@@ -43,6 +42,11 @@ def load_dataset(name: str, config: str | None = None, split: str | None = None,
         if _manifest_sha256(folder) in (None, manifest["manifest_sha256"]):
             raise
         return _serve(ds, cfg, folder, _up_to_date_manifest(ds, cfg, folder, home, build), split)
+
+
+def build_config(ds: Dataset, cfg: Config, home: Path | None = None, on_progress=None) -> Path:
+    """Build one config into the cache with its recipe (a derived config loads its source here)."""
+    return recipes.build(ds, cfg, home, on_progress, load=load_dataset)
 
 
 def _manifest_sha256(folder: Path) -> str | None:
@@ -84,7 +88,7 @@ def _up_to_date_manifest(ds: Dataset, cfg: Config, folder: Path, home: Path | No
                                        f"--config {cfg.name}`")
         build_config(ds, cfg, home=home)
         return _rebuilt_manifest(folder)
-    changed = changed_inputs(manifest, ds, cfg, home)
+    changed = recipes.changed_inputs(manifest, ds, cfg, home)
     if not changed:
         return manifest
     what = ", ".join(f"{i.role} ({i.location})" for i in changed)

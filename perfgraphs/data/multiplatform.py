@@ -18,24 +18,18 @@ import numpy as np
 import pyarrow as pa
 
 from perfgraphs.data.build import DEFAULT_POOL, REPO_ROOT, _shard_table, dataset_folder
-from perfgraphs.data.graph_pool import GraphPool
+from perfgraphs.pool.graph_pool import GraphPool
 from perfgraphs.data.staging import StagedBuild
 from perfgraphs.data.splits import make_split
-from perfgraphs.data.structures import structure_id
+from perfgraphs.pool.structures import structure_id
 from perfgraphs.errors import PerfgraphsError
+from perfgraphs.graph.zoo import timm_module_of
 from perfgraphs.registry import OWN_NNLQP_PLATFORMS, Config, Dataset
 
 MEASUREMENTS_ROOT = REPO_ROOT / "data" / "measurements"
 
 
 @lru_cache(maxsize=None)
-def timm_module_of(arch: str) -> str:
-    """The timm module that defines an architecture: its structural family."""
-    from timm.models import _registry
-
-    return _registry._model_to_module.get(arch, "unknown")
-
-
 def timm_rows(external_dir: Path | None = None) -> list[dict]:
     from perfgraphs.loaders import load_timm_benchmark
 

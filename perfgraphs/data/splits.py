@@ -187,3 +187,11 @@ def get_split(dataset: str, protocol: str, seed: int | None = None, config: str 
     """The committed split: part name → ids (structure hashes unless the file names another unit);
     ``config`` for a config with splits of its own (``perfgraphs/llm`` ``cpu-torch-fp32``)."""
     return split_file(dataset, protocol, seed, config)["parts"]
+
+
+def fold_parts(table) -> dict[str, list[str]]:
+    """fold<k> → row ids, from the rows' ``fold`` column (the stratified k-fold protocol's parts)."""
+    parts: dict[str, list[str]] = {p: [] for p in PROTOCOLS["stratified-5-fold"]["parts"]}
+    for row_id, fold in zip(table.column("row_id").to_pylist(), table.column("fold").to_pylist()):
+        parts[f"fold{fold}"].append(row_id)
+    return {p: sorted(v) for p, v in parts.items()}

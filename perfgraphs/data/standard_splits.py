@@ -1,5 +1,5 @@
-"""The units each dataset's standard splits are made of, and writing the committed split files
-(``perfgraphs datasets splits <name>``).
+"""The units the graph datasets' standard splits are made of (the recipes write the committed split
+files from them: :func:`perfgraphs.data.recipes.write_splits`, ``perfgraphs datasets splits <name>``).
 
 * dippm / trappm: the structure hashes of the graph set's structures, from the graph pool (which
   must hold every structure the set selects).
@@ -19,16 +19,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from perfgraphs.data.splits import (PROTOCOLS, UnknownSplitError, few_shot_split, held_out_family, make_split,
-                                    merge_groups, save_split)
-from perfgraphs.errors import PerfgraphsError
-from perfgraphs.registry import Dataset, get_dataset
+from perfgraphs.data.splits import held_out_family, make_split, merge_groups
+from perfgraphs.registry import Dataset
 
 
 def pool_groups(dataset: Dataset, pool=None) -> dict[str, str]:
     """Structure hash → family of every structure of a graph set (the pool must be complete)."""
     from perfgraphs.data.build import DEFAULT_POOL
-    from perfgraphs.data.graph_pool import GraphPool, iter_samples
+    from perfgraphs.pool.graph_pool import GraphPool, iter_samples
 
     pool = pool or GraphPool(DEFAULT_POOL)
     return {pool.structure(sid).one.structure_hash: family for family, sid, _ in iter_samples(pool, dataset.family_counts)}
@@ -39,7 +37,7 @@ def pool_hashes(pool_root: Path) -> tuple[dict[str, str], set[str]]:
     only those columns (the pool may be growing while this runs)."""
     import pyarrow.parquet as pq
 
-    from perfgraphs.data.graph_pool import read_parquet
+    from perfgraphs.pool.graph_pool import read_parquet
 
     hashes: dict[str, str] = {}
     for path in sorted(Path(pool_root).glob("*.parquet")):
@@ -64,8 +62,8 @@ def nnlqp_units(rows: list[dict], hashes: dict[str, str], failed: set[str]):
     there)."""
     import timm
 
-    from perfgraphs.data.multiplatform import timm_module_of
-    from perfgraphs.data.structures import structure_id
+    from perfgraphs.graph.zoo import timm_module_of
+    from perfgraphs.pool.structures import structure_id
 
     family: dict[str, str] = {}
     arch: dict[str, str] = {}
@@ -105,78 +103,3 @@ def leave_one_family_out(groups: dict[str, list[str]], families: dict[str, str],
 
 def expand(parts: dict[str, list[str]], groups: dict[str, list[str]]) -> dict[str, list[str]]:
     return {p: sorted(s for key in keys for s in groups[key]) for p, keys in parts.items()}
-
-
-def llm_parts(table) -> dict[str, list[str]]:
-    """fold<k> → row ids, from the rows' ``fold`` column."""
-    parts: dict[str, list[str]] = {p: [] for p in PROTOCOLS["stratified-5-fold"]["parts"]}
-    for row_id, fold in zip(table.column("row_id").to_pylist(), table.column("fold").to_pylist()):
-        parts[f"fold{fold}"].append(row_id)
-    return {p: sorted(v) for p, v in parts.items()}
-
-
-def write_splits(name: str, pool_root: Path | None = None, external_dir: Path | None = None,
-                 measurements_root: Path | None = None, config: str | None = None) -> list[tuple[Path, str]]:
-    """Write every committed split file of a dataset (``config``: only that config's, where the
-    dataset's configs have split files of their own); returns (path, one-line summary) each."""
-    ds = get_dataset(name)
-    if config is not None:
-        ds.config(config)  # unknown names fail here, in one line
-    written = []
-
-    def save(protocol, seed, parts, unit="structure_hash", **about):
-        path = save_split(ds.name, protocol, seed, parts, unit=unit, **about)
-        written.append((path, ", ".join(f"{p} {len(v)}" for p, v in parts.items()) +
-                        "".join(f"; {k} {v}" for k, v in about.items() if isinstance(v, str))))
-
-    if ds.name in ("perfgraphs/dippm", "perfgraphs/trappm"):
-        from perfgraphs.data.graph_pool import GraphPool
-
-        groups = pool_groups(ds, GraphPool(pool_root) if pool_root else None)
-        protocol = ds.default_config.split_protocols[0]
-        for seed in PROTOCOLS[protocol]["seeds"]:
-            save(protocol, seed, make_split(groups, protocol, seed))
-    elif ds.name == "perfgraphs/nnlqp":
-        from perfgraphs.data.build import DEFAULT_POOL
-        from perfgraphs.data.multiplatform import MEASUREMENTS_ROOT, own_platform_rows, timm_rows
-
-        rows = timm_rows(external_dir)
-        benchmarked = {(r["arch"], int(r["img_size"])) for r in rows if r["img_size"]}
-        rows += [r for r in own_platform_rows(measurements_root or MEASUREMENTS_ROOT)
-                 if (r["arch"], r["img_size"]) in benchmarked]
-        groups, families, mixed, labeled = nnlqp_units(rows, *pool_hashes(pool_root or DEFAULT_POOL))
-        n_families = len(set(families.values()))
-        for fold in PROTOCOLS["leave-one-family-out"]["seeds"][:n_families]:
-            parts, held, left_out = leave_one_family_out(groups, families, mixed, fold)
-            save("leave-one-family-out", fold, parts, unit="structure_id", held_out_family=held,
-                 left_out=left_out)
-        for seed in PROTOCOLS["few-shot-platform"]["seeds"]:
-            try:
-                shot = few_shot_split(labeled, seed)
-            except UnknownSplitError as exc:
-                written.append((None, f"few-shot-platform seed {seed} skipped: {exc}"))
-                continue
-            save("few-shot-platform", seed, shot.pop("parts"), unit="structure_id", **shot)
-    elif ds.name == "perfgraphs/llm":
-        from perfgraphs.loaders.sources import ExternalSourceError
-
-        if config in (None, "mlenergy"):
-            from perfgraphs.data.tabular import mlenergy_rows
-
-            try:
-                save("stratified-5-fold", 0, llm_parts(mlenergy_rows(external_dir)), unit="row_id",
-                     stratum="model_id", group="serving configuration (repeated measurements stay in one fold)")
-            except ExternalSourceError as exc:
-                if config is not None:
-                    raise
-                written.append((None, f"mlenergy skipped: {exc}"))
-        if config in (None, "cpu-torch-fp32"):
-            from perfgraphs.data.llm_cpu import encoder_rows
-
-            table, _ = encoder_rows(measurements_root, ds.config("cpu-torch-fp32").platform)
-            save("stratified-5-fold", 0, llm_parts(table), unit="row_id", config="cpu-torch-fp32",
-                 stratum="model_id", deal="round-robin continued across strata (models in name order)",
-                 rows=table.num_rows)
-    else:
-        raise PerfgraphsError(f"{ds.name} has no committed splits of its own (its rows follow the split of their source)")
-    return written

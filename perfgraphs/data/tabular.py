@@ -45,7 +45,7 @@ def stratified_folds(ids: list[str], strata: list[str], n_folds: int = N_FOLDS,
     per-stratum fold sizes as ``across_strata`` (tests/test_sklearn_api.py checks it) but deals
     each stratum in contiguous blocks of the input order, i.e. other rows, and has no group
     rule; consumers read the committed folds through ``PredefinedSplit``
-    (:func:`perfgraphs.benchmarks.cv.official_cv`)."""
+    (:func:`perfgraphs.evaluation.cv.official_cv`)."""
     folds = [0] * len(ids)
     by_stratum: dict[str, list[int]] = {}
     for i, s in enumerate(strata):
@@ -87,14 +87,14 @@ def mlenergy_rows(external_dir: Path | None = None) -> pa.Table:
 def build_mlenergy_config(dataset: Dataset, config: Config, home: Path | None = None,
                           external_dir: Path | None = None) -> Path:
     from perfgraphs.data.splits import split_path
-    from perfgraphs.data.standard_splits import llm_parts
+    from perfgraphs.data.splits import fold_parts
 
     table = mlenergy_rows(external_dir)
     path = split_path(dataset.name, "stratified-5-fold", 0)
     if path.exists():  # the committed id lists are the protocol: the build must agree with them
         from perfgraphs.data.splits import get_split
 
-        if get_split(dataset.name, "stratified-5-fold", 0) != llm_parts(table):
+        if get_split(dataset.name, "stratified-5-fold", 0) != fold_parts(table):
             raise PerfgraphsError(f"the ML.ENERGY rows no longer match the committed split {path}")
     with StagedBuild(dataset_folder(dataset, config, home)) as stage:
         stage.write_shard("train", 0, 1, table)

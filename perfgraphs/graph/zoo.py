@@ -302,3 +302,10 @@ def example_inputs(spec: InputSpec) -> dict:
         "input_ids": torch.ones(shape, dtype=torch.long),
         "attention_mask": torch.ones(shape, dtype=torch.long),
     }
+
+
+def timm_module_of(arch: str) -> str:
+    """The timm module that defines an architecture: its structural family."""
+    from timm.models import _registry
+
+    return _registry._model_to_module.get(arch, "unknown")

@@ -2,7 +2,7 @@
 :class:`perfgraphs.baselines.DIPPMSage` behind the predictor interface, the same code path as
 ``perfgraphs benchmark --baseline dippm-sage``."""
 
-from perfgraphs.benchmarks.predictors import BaselinePredictor
+from perfgraphs.leaderboard.predictors import BaselinePredictor
 
 
 class Predictor(BaselinePredictor):

@@ -2,7 +2,7 @@
 :class:`perfgraphs.baselines.LayerwiseLinear` behind the predictor interface, the same code path as
 ``perfgraphs benchmark --baseline layerwise-linear``."""
 
-from perfgraphs.benchmarks.predictors import BaselinePredictor
+from perfgraphs.leaderboard.predictors import BaselinePredictor
 
 
 class Predictor(BaselinePredictor):

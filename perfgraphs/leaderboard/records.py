@@ -15,7 +15,7 @@ from pathlib import Path
 
 from perfgraphs.errors import PerfgraphsError
 
-RESULTS_DIR = Path(__file__).resolve().parent / "results"
+RESULTS_DIR = Path(__file__).resolve().parents[2] / "leaderboard" / "results"
 METRICS = ("mape_pct", "rmse", "acc_10_pct", "kendall_tau")
 
 

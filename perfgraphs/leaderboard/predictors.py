@@ -8,7 +8,7 @@ and the leaderboard's reference submissions both use it, so a reference entry is
 path as ``perfgraphs benchmark``.
 
 ``EstimatorPredictor(estimator, target=...)`` does the same for any scikit-learn regressor on the
-static inputs (:func:`perfgraphs.benchmarks.cv.feature_matrix`, the ``X`` of ``cv_inputs``): what
+static inputs (:func:`perfgraphs.evaluation.cv.feature_matrix`, the ``X`` of ``cv_inputs``): what
 :func:`perfgraphs.leaderboard.estimator_submission` packages for ``perfgraphs check``.
 """
 
@@ -72,7 +72,7 @@ class BaselinePredictor:
             importlib.import_module(module)
 
     def _static(self, rows) -> np.ndarray:
-        from perfgraphs.benchmarks.cv import feature_matrix
+        from perfgraphs.evaluation.cv import feature_matrix
 
         return feature_matrix(rows, self.featurizer)
 
@@ -155,12 +155,12 @@ class EstimatorPredictor:
         self.config = {"estimator": repr(estimator)}
 
     def fit(self, train, val=None) -> "EstimatorPredictor":
-        from perfgraphs.benchmarks.cv import feature_matrix
+        from perfgraphs.evaluation.cv import feature_matrix
 
         self.model.fit(feature_matrix(train, self.featurizer), np.asarray(train[self.target], dtype=np.float64))
         return self
 
     def predict(self, graphs) -> np.ndarray:
-        from perfgraphs.benchmarks.cv import feature_matrix
+        from perfgraphs.evaluation.cv import feature_matrix
 
         return np.asarray(self.model.predict(feature_matrix(graphs, self.featurizer)), dtype=np.float64).ravel()

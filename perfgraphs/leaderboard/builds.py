@@ -20,7 +20,7 @@ from pathlib import Path
 
 from perfgraphs.errors import PerfgraphsError
 
-BUILDS_FILE = Path(__file__).resolve().parent / "builds.json"
+BUILDS_FILE = Path(__file__).resolve().parents[2] / "leaderboard" / "builds.json"
 
 
 def pins_file(results_root: Path | None) -> Path:
@@ -56,9 +56,9 @@ def pinned(dataset: str, config: str, path: Path | None = None) -> dict | None:
 
 
 def pin_from(data) -> dict:
-    """The pin of a loaded protocol (:class:`perfgraphs.benchmarks.protocol.ProtocolData`); the
+    """The pin of a loaded protocol (:class:`perfgraphs.evaluation.protocol.ProtocolData`); the
     caller adds the scored test size of each board target. The noise floor is not pinned: it is
-    derived from the measurements (:func:`perfgraphs.benchmarks.label_noise.noise_floor_note`)."""
+    derived from the measurements (:func:`perfgraphs.evaluation.label_noise.noise_floor_note`)."""
     return {"content_hash": data.content_hash, "generators": dict(data.generators), "test_n": {}}
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from perfgraphs.benchmarks.mlflow_log import mean_std
+from perfgraphs.evaluation.mlflow_log import mean_std
 from perfgraphs.evaluate import IdMismatchError, check_ids
 
 MIN_SEEDS = 5

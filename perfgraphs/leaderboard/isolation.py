@@ -114,7 +114,7 @@ def stage_code(dest: Path) -> Path:
     import perfgraphs
 
     roots = {"": Path(perfgraphs.__file__).resolve().parent}
-    for sub in ("loaders", "baselines", "benchmarks", "leaderboard"):
+    for sub in ("benchmarks",):
         module = sys.modules.get(f"perfgraphs.{sub}") or __import__(f"perfgraphs.{sub}", fromlist=["_"])
         roots[sub] = Path(module.__file__).resolve().parent
     for sub, src in roots.items():

@@ -15,8 +15,8 @@ from perfgraphs.leaderboard.boards import (BOARDS, applicable_baselines, missing
 from perfgraphs.leaderboard.builds import pins_file, read_pins, split_by_build
 from perfgraphs.leaderboard.records import RANK_RULE, RESULTS_DIR, Entry, rank, read_entries
 
-SITE_DIR = Path(__file__).resolve().parent / "site"
-RULES = Path(__file__).resolve().parent / "RULES.md"
+SITE_DIR = Path(__file__).resolve().parents[2] / "leaderboard" / "site"
+RULES = Path(__file__).resolve().parents[2] / "leaderboard" / "RULES.md"
 
 _STYLE = """body{font-family:system-ui,sans-serif;margin:2rem;max-width:75rem}
 table{border-collapse:collapse;margin:1rem 0}th,td{border:1px solid #ccc;padding:.3rem .6rem;text-align:right}
@@ -54,12 +54,12 @@ def _cell(value, text: str | None = None, left: bool = False) -> str:
 
 
 def _cross_validated(e: Entry) -> bool:
-    """Tabular configs are scored on pooled out-of-fold predictions, not on a test part."""
+    """Cross-validated configs are scored on pooled out-of-fold predictions, not on a test part."""
     from perfgraphs.errors import PerfgraphsError
     from perfgraphs.registry import get_dataset
 
     try:
-        return get_dataset(e.dataset).config(e.config).kind == "tabular"
+        return get_dataset(e.dataset).config(e.config).evaluation == "cv-folds"
     except PerfgraphsError:  # a record of a dataset or config the registry no longer has
         return False
 
@@ -195,8 +195,8 @@ def _table(entries: list[Entry], key: str, superseded: int = 0) -> str:
 
 def noise_floor_text(dataset: str, config: str, target: str) -> str | None:
     """The labels' noise-floor sentence as plain text, derived from the measurements each time
-    (:func:`perfgraphs.benchmarks.label_noise.noise_floor_note`); None when none is measured."""
-    from perfgraphs.benchmarks.label_noise import noise_floor_note
+    (:func:`perfgraphs.evaluation.label_noise.noise_floor_note`); None when none is measured."""
+    from perfgraphs.evaluation.label_noise import noise_floor_note
     from perfgraphs.errors import PerfgraphsError
 
     try:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from perfgraphs.benchmarks.protocol import ProtocolData
+from perfgraphs.evaluation.parts import ProtocolData
 
 METRICS = ("mape_pct", "rmse", "acc_10_pct", "kendall_tau")
 

@@ -7,7 +7,7 @@ commitment), so a defective submission is rejected before any of its code runs; 
 sandboxed process per seed (code) or the per-seed files (predictions); then scoring in this
 process, which is the only place the test labels exist.
 
-The protocol is the benchmark runner's (:func:`perfgraphs.benchmarks.protocol.protocol_parts`):
+The protocol is the benchmark runner's (:func:`perfgraphs.evaluation.protocol.protocol_parts`):
 a graph config's standard split, or a tabular config's stratified 5-fold cross-validation, where
 each seed runs one process per fold (trained on the other folds' rows, predicting the held-out
 fold's inputs) and the pooled out-of-fold predictions of every row are scored at once — the same
@@ -150,7 +150,7 @@ def _input_columns(dataset: str, config: str, tabular: bool) -> tuple[tuple[str,
     None: the graph configs' measurement columns)."""
     if not tabular:
         return INPUT_COLUMNS, None
-    from perfgraphs.benchmarks.tabular_protocol import input_columns
+    from perfgraphs.evaluation.tabular_protocol import input_columns
     from perfgraphs.registry import get_dataset
 
     labels = tuple(t.name for t in get_dataset(dataset).config(config).targets)
@@ -267,8 +267,8 @@ def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None, rec
     ``record``: the scores are for a verified record (``submit``), so submitted code must run
     isolated; without bubblewrap it is refused before it runs. ``check`` (record False) then runs
     it as a plain child process, with a warning: the user is checking their own code."""
-    from perfgraphs.benchmarks.mlflow_log import RunLog
-    from perfgraphs.benchmarks.protocol import protocol_parts
+    from perfgraphs.evaluation.mlflow_log import RunLog
+    from perfgraphs.evaluation.protocol import protocol_parts
     from perfgraphs.evaluate import EvaluationError, Evaluator
     from perfgraphs.leaderboard.records import Entry
     from perfgraphs.registry import get_dataset
@@ -293,7 +293,7 @@ def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None, rec
         problems.append(f"{exc}: see `perfgraphs datasets list`")
         return verdict
     dataset = get_dataset(dataset).name
-    tabular = get_dataset(dataset).config(config).kind == "tabular"
+    tabular = get_dataset(dataset).config(config).evaluation == "cv-folds"
     positive = evaluator.target.positive
     seeds = opts.seeds if sub.kind == "code" else tuple(sub.prediction_files())
     problems += check.check_seeds(seeds)
@@ -413,7 +413,7 @@ def submit(path: str | Path, opts: SubmitOptions | None = None, log_mlflow: bool
     The record is appended only if every results file still holds, byte for byte, what it held when
     the submission started (other submissions may have appended whole records meanwhile); the MLflow
     run is logged after the record, from the same numbers, so a rejected submission leaves neither."""
-    from perfgraphs.benchmarks.mlflow_log import log_run
+    from perfgraphs.evaluation.mlflow_log import log_run
     from perfgraphs.leaderboard.records import (DuplicateEntryError, ResultsChangedError, append_entry,
                                                 check_unchanged, results_snapshot)
 

@@ -6,9 +6,9 @@ validation part only for model selection), predicts the test part, scores it wit
 table and two plots to MLflow with the dataset's name, version and content hash, the git commit,
 package versions and hardware. The run identity is the hash of its arguments.
 
-Data loading (:mod:`perfgraphs.benchmarks.protocol`), the baselines' predictor interface
-(:mod:`perfgraphs.benchmarks.predictors`) and the MLflow logging
-(:mod:`perfgraphs.benchmarks.mlflow_log`) are shared with the leaderboard harness.
+Data loading (:mod:`perfgraphs.evaluation.protocol`), the baselines' predictor interface
+(:mod:`perfgraphs.leaderboard.predictors`) and the MLflow logging
+(:mod:`perfgraphs.evaluation.mlflow_log`) are shared with the leaderboard harness.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from perfgraphs.benchmarks.mlflow_log import RunLog, log_run, mean_std
-from perfgraphs.benchmarks.predictors import BASELINES, BaselinePredictor, make_estimator  # noqa: F401 (re-exported)
-from perfgraphs.benchmarks.protocol import ProtocolData, capped, protocol_parts
+from perfgraphs.evaluation.mlflow_log import RunLog, log_run, mean_std
+from perfgraphs.leaderboard.predictors import BASELINES, BaselinePredictor, make_estimator  # noqa: F401 (re-exported)
+from perfgraphs.evaluation.protocol import ProtocolData, capped, protocol_parts
 from perfgraphs.errors import PerfgraphsError
 
 
@@ -74,13 +74,13 @@ def _fit_predict(predictor: BaselinePredictor, data: ProtocolData) -> tuple[np.n
 
 def _protocol_parts(spec: RunSpec, home: Path | None) -> tuple[list[ProtocolData], ProtocolData]:
     """The parts to fit/predict, and the data whose ``test`` the concatenated predictions score
-    (:func:`perfgraphs.benchmarks.protocol.protocol_parts`, shared with the leaderboard harness),
+    (:func:`perfgraphs.evaluation.protocol.protocol_parts`, shared with the leaderboard harness),
     after refusing a graph baseline on a tabular config."""
     from perfgraphs.registry import get_dataset
 
     cfg = get_dataset(spec.dataset).config(spec.config)
     if cfg.kind == "tabular":
-        from perfgraphs.benchmarks.tabular_protocol import GRAPHLESS_REASON, NOT_GRAPH_ROWS, check_baseline
+        from perfgraphs.evaluation.tabular_protocol import GRAPHLESS_REASON, NOT_GRAPH_ROWS, check_baseline
 
         tabular = [b for b, (_, kind) in BASELINES.items() if kind == "static"]
         check_baseline(spec.baseline, BASELINES[spec.baseline][1], tabular,

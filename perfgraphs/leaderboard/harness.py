@@ -6,7 +6,7 @@ from a fold whose training rows are another fold's test rows.
 The child runs inside bubblewrap (:mod:`perfgraphs.leaderboard.isolation`): it sees the training
 and validation parts (with labels: they are for training and model selection), then — only after
 it has reported ``fit`` done — the test part's *input* columns (an allow-list: graph columns, or
-the tabular config's own list in :mod:`perfgraphs.benchmarks.tabular_protocol`, so a label column
+the tabular config's own list in :mod:`perfgraphs.evaluation.tabular_protocol`, so a label column
 added to the datasets later can never leak by default), and nothing else of this machine. The
 parent keeps the test labels and scores.
 

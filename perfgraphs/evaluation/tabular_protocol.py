@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from perfgraphs.data.tabular import SERVING_CONFIG
 from perfgraphs.errors import PerfgraphsError
 
 GRAPHLESS_REASON = (
@@ -34,30 +35,10 @@ NOT_GRAPH_ROWS = (
 MIN_TRAIN_ROWS = 2
 TABULAR_KINDS = ("static",)
 # the configuration of a serving run; rows equal on all of these are repeated measurements
-CONFIG_KEY = ("model_id", "task", "gpu_model", "num_gpus", "max_num_seqs", "tensor_parallel",
-              "data_parallel", "expert_parallel")
-# What a predictor may see of a held-out fold's rows (the leaderboard harness's allow-list): the
-# ids and what is known *before* the run — model, serving configuration or input shape, hardware,
-# software. Outcomes of the run are not listed, so they and any column added later stay hidden:
-# every target, and for mlenergy vLLM's realised batch (avg_batch_size), the generated length
-# (avg_output_len), power, energy per request and the ITL percentiles; for cpu-torch-fp32 the
-# measurement statistics and the measurement's own ids and date.
+CONFIG_KEY = SERVING_CONFIG
+# Besides these ids, what a predictor may see of a held-out fold's rows is the config's
+# ``input_columns`` (registry: the leaderboard harness's allow-list).
 ID_COLUMNS = ("row_id", "fold", "sample_id", "family", "platform")
-INPUT_COLUMNS: dict[tuple[str, str], tuple[str, ...]] = {
-    ("perfgraphs/llm", "mlenergy"): (
-        "model_id", "nickname", "task", "modality", "architecture", "weight_precision", "total_params_billions",
-        "activated_params_billions", "gpu_model", "num_gpus", "max_num_seqs", "tensor_parallel", "data_parallel",
-        "expert_parallel", "ring_degree", "ulysses_degree", "parallelization_notes", "source_file",
-        "source_commit"),
-    ("perfgraphs/llm", "cpu-torch-fp32"): (
-        "model_id", "model", "protocol", "precision", "batch_size", "seq_len_tokens", "num_hidden_layers",
-        "hidden_size", "num_attention_heads", "intermediate_size", "vocab_size", "max_position_embeddings",
-        "type_vocab_size", "total_params", "gmacs_per_forward", "gmacs_per_sequence", "weight_bits",
-        "structure_hash", "graph_gmacs_per_sample_batch1", "cpu_model", "cpu_arch", "cores_used", "logical_cores",
-        "physical_cores", "cpu_freq_mhz", "ram_mb", "l1d_cache_kib", "l1i_cache_kib", "l2_cache_kib",
-        "l3_cache_kib", "peak_gflops_measured", "memory_bandwidth_gbps_measured", "hardware_probed_at_utc",
-        "torch_version", "transformers_version", "python_version"),
-}
 
 
 class TabularProtocolError(PerfgraphsError):
@@ -75,15 +56,12 @@ def input_columns(dataset: str, config: str) -> tuple[str, ...]:
     """The columns of a tabular config's held-out rows that a submitted predictor may see."""
     from perfgraphs.registry import get_dataset
 
-    key = (get_dataset(dataset).name, config)
-    if key not in INPUT_COLUMNS:
-        raise TabularProtocolError(f"{key[0]}/{config} has no input-column list for the leaderboard harness: add it "
-                                   "to perfgraphs.benchmarks.tabular_protocol.INPUT_COLUMNS")
-    return ID_COLUMNS + INPUT_COLUMNS[key]
-
-
-def is_tabular(rows) -> bool:
-    return "fold" in rows.column_names and "row_id" in rows.column_names
+    ds = get_dataset(dataset)
+    cfg = ds.config(config)
+    if not cfg.input_columns:
+        raise TabularProtocolError(f"{ds.name}/{config} has no input-column list for the leaderboard harness: add "
+                                   "its input_columns to the registry")
+    return ID_COLUMNS + cfg.input_columns
 
 
 def with_eval_columns(rows):
@@ -102,8 +80,8 @@ def with_eval_columns(rows):
 
 def folds(rows) -> list[Fold]:
     """One :class:`Fold` per value of the ``fold`` column, in order: the splits of
-    :func:`perfgraphs.benchmarks.cv.official_cv` (scikit-learn's ``PredefinedSplit``)."""
-    from perfgraphs.benchmarks.cv import official_cv
+    :func:`perfgraphs.evaluation.cv.official_cv` (scikit-learn's ``PredefinedSplit``)."""
+    from perfgraphs.evaluation.cv import official_cv
 
     cv = official_cv(rows)
     values = np.unique(cv.test_fold).tolist()
@@ -151,13 +129,13 @@ def noise_floor_sentence(rows, target: str) -> str:
 
 
 def fold_protocols(dataset: str, config: str, home=None, target: str | None = None):
-    """``(folds, whole)``: one :class:`perfgraphs.benchmarks.protocol.ProtocolData` per fold
+    """``(folds, whole)``: one :class:`perfgraphs.evaluation.protocol.ProtocolData` per fold
     (train = the other folds, no validation part: selection happens inside the training rows),
     and one whose ``test`` is every row in fold order (what the pooled predictions are scored
     against). With ``target``, only rows labeled with it."""
     import datasets
 
-    from perfgraphs.benchmarks.protocol import ProtocolData, labeled_parts
+    from perfgraphs.evaluation.parts import ProtocolData, labeled_parts
     from perfgraphs.data.build import dataset_folder
     from perfgraphs.data.load import load_dataset
     from perfgraphs.data.manifest import read_manifest

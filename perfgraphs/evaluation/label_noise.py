@@ -9,7 +9,7 @@ labels themselves move between measurements. Every results table prints it besid
   (:func:`perfgraphs.loaders.cross_version_noise_floor`), the only repeated measurements timm
   publishes;
 * tabular LLM rows (ML.ENERGY): serving configurations that appear more than once in the data
-  (:func:`perfgraphs.benchmarks.tabular_protocol.noise_floor_sentence`).
+  (:func:`perfgraphs.evaluation.tabular_protocol.noise_floor_sentence`).
 """
 
 from __future__ import annotations
@@ -19,13 +19,12 @@ from pathlib import Path
 
 from perfgraphs.registry import PLATFORM_SEPARATOR, get_dataset
 
-NOISE_DIR = Path(__file__).resolve().parents[1] / "data" / "measurements" / "noise-floor"
-# the probe of the suite that measured a dataset's labels: a floor is stated only for the labels
-# its two rounds measured on that suite's own configurations (timings: latency and what is derived
-# from it); another suite's probe (trappm's training steps) or another quantity (peak memory) has
-# none yet, and the cards and boards say so rather than borrow one
-OWN_SUITE_NOISE = {("perfgraphs/llm", "cpu-torch-fp32"): "noise-floor-llm-cpu.json",
-                   ("perfgraphs/dippm", "cpu-torch-fp32"): "noise-floor-dippm-cpu.json"}
+NOISE_DIR = Path(__file__).resolve().parents[2] / "data" / "measurements" / "noise-floor"
+# A first-version config's floor is the probe of the suite that measured its labels (the registry's
+# ``noise_probe_file``): stated only for the labels its two rounds measured on that suite's own
+# configurations (timings: latency and what is derived from it); another suite's probe (trappm's
+# training steps) or another quantity (peak memory) has none yet, and the cards and boards say so
+# rather than borrow one.
 PROBED_TARGETS = ("latency_ms", "latency_calibrated_ms", "throughput_samples_per_s")
 
 
@@ -40,8 +39,8 @@ def noise_floor_note(dataset: str, config: str, target: str) -> str | None:
     """One Markdown sentence stating the labels' noise floor, or None when none is known."""
     ds = get_dataset(dataset)
     cfg = ds.config(config)
-    if cfg.kind == "tabular" and cfg.platform is None:  # imported rows (ML.ENERGY)
-        from perfgraphs.benchmarks.tabular_protocol import noise_floor_sentence
+    if cfg.platform is None and cfg.source("external") is not None:  # imported rows without a platform (ML.ENERGY)
+        from perfgraphs.evaluation.tabular_protocol import noise_floor_sentence
         from perfgraphs.data.load import load_dataset
 
         return noise_floor_sentence(load_dataset(ds.name, cfg.name)["train"], target)
@@ -65,10 +64,9 @@ def noise_floor_note(dataset: str, config: str, target: str) -> str | None:
         return rounds_floor_note(ds, cfg, target)
     if target not in PROBED_TARGETS:
         return None
-    found = [n for n in (OWN_SUITE_NOISE.get((ds.name, platform)),) if n is not None and (NOISE_DIR / n).exists()]
-    if not found:
+    name = cfg.noise_probe_file if platform == cfg.platform else None
+    if name is None or not (NOISE_DIR / name).exists():
         return None
-    name = found[0]
     noise = json.loads((NOISE_DIR / name).read_text())
     return (f"Noise floor of the labels (the same {len(noise['probe'])} configurations of the {noise['plan']} plan "
             f"measured in two independent rounds on this platform): **{noise['mape_raw_pct']:.1f} % MAPE raw, "

@@ -3,7 +3,7 @@
 
 :func:`estimator_submission` writes ``estimator.pkl`` (the *unfitted* estimator: ``clone`` keeps
 its parameters only, so nothing learned on any data travels with it), ``predictor.py`` (a
-:class:`perfgraphs.benchmarks.predictors.EstimatorPredictor` around it; the estimator's ``repr``
+:class:`perfgraphs.leaderboard.predictors.EstimatorPredictor` around it; the estimator's ``repr``
 is in its docstring for the reader) and ``submission.yaml`` (the board, and the perfgraphs code
 that runs it: ``EstimatorPredictor`` at this checkout's commit).
 """
@@ -26,7 +26,7 @@ training part."""
 import pickle
 from pathlib import Path
 
-from perfgraphs.benchmarks.predictors import EstimatorPredictor
+from perfgraphs.leaderboard.predictors import EstimatorPredictor
 
 
 class Predictor(EstimatorPredictor):
@@ -65,7 +65,7 @@ def estimator_submission(folder, estimator, *, method: str, dataset: str, config
     (folder / "predictor.py").write_text(PREDICTOR.format(estimator=textwrap.indent(text, "# ")))
     meta = {
         "method": method, "authors": authors, "contact": contact,
-        "code": {"url": "repo:benchmarks/predictors.py", "commit": commit},
+        "code": {"url": "repo:perfgraphs/leaderboard/predictors.py", "commit": commit},
         "paper": None, "external_data": False, "division": "closed", "entry_point": "predictor:Predictor",
         "description": description or "scikit-learn estimator " + " ".join(text.split()),
         "hyperparameters": {"grid": {}, "chosen": {}},

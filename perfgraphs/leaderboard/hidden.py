@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 from perfgraphs.collect.store import sha256_file
 from perfgraphs.errors import PerfgraphsError
 
-COMMITMENTS_DIR = Path(__file__).resolve().parent / "hidden"
+COMMITMENTS_DIR = Path(__file__).resolve().parents[2] / "leaderboard" / "hidden"
 
 
 class HiddenLabelsError(PerfgraphsError):
@@ -101,7 +101,7 @@ def build_hidden(dataset: str, config: str, measurements: Path, labels_dir: Path
     structures are new: that is the point of a hidden set), in the dataset's row format, all rows
     in one ``test`` split. Refuses a structure that is in any public part of the config."""
     from perfgraphs.data.build import build_labeled_config, dataset_folder
-    from perfgraphs.data.graph_pool import GraphPool
+    from perfgraphs.pool.graph_pool import GraphPool
     from perfgraphs.data.load import load_dataset
     from perfgraphs.collect.store import load_measurements
     from perfgraphs.registry import get_dataset

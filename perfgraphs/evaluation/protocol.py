@@ -9,46 +9,13 @@ config, the stratified folds of a tabular one).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from perfgraphs.errors import PerfgraphsError
-
-
-@dataclass(frozen=True)
-class ProtocolData:
-    dataset: str  # registry name, e.g. perfgraphs/dippm
-    config: str
-    version: str
-    content_hash: str  # manifest content hash of the built config ("" if the manifest lacks it)
-    train: Any  # datasets.Dataset parts
-    validation: Any | None
-    test: Any
-    generators: dict = field(default_factory=dict)  # the build's generator versions (manifest)
-
-    @property
-    def sizes(self) -> dict[str, int]:
-        parts = {"train": self.train, "validation": self.validation, "test": self.test}
-        return {k: len(v) for k, v in parts.items() if v is not None}
-
-
-def labeled_parts(data, target: str):
-    """The parts restricted to rows that carry ``target``: multi-platform configs (nnlqp) leave a
-    platform's column empty where it has no measurement. Parts left empty are dropped."""
-    import datasets
-
-    out = {}
-    for name, part in data.items():
-        if target not in part.column_names:
-            raise PerfgraphsError(f"the {name} part has no column {target!r}")
-        values = part[target]
-        keep = [i for i, v in enumerate(values) if v is not None and np.isfinite(v)]
-        if keep:
-            out[name] = part if len(keep) == len(part) else part.select(keep)
-    return datasets.DatasetDict(out)
+from perfgraphs.evaluation.parts import ProtocolData, labeled_parts  # noqa: F401  (public here)
 
 
 def load_protocol(dataset: str, config: str, home: Path | None = None, target: str | None = None) -> ProtocolData:
@@ -156,8 +123,8 @@ def protocol_parts(dataset: str, config: str, target: str, home: Path | None = N
     from perfgraphs.registry import get_dataset
 
     cfg = get_dataset(dataset).config(config)
-    if cfg.kind == "tabular":
-        from perfgraphs.benchmarks.tabular_protocol import fold_protocols
+    if cfg.evaluation == "cv-folds":
+        from perfgraphs.evaluation.tabular_protocol import fold_protocols
 
         return fold_protocols(dataset, config, home, target=target)
     if protocol == "leave-one-family-out":

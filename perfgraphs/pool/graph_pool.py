@@ -22,8 +22,8 @@ from typing import Callable, Iterable
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from perfgraphs.data.structures import SCHEMA, StoredStructure, decode, encode, structure_id
-from perfgraphs.data.suites import batches_for, candidates, structures_needed
+from perfgraphs.pool.structures import SCHEMA, StoredStructure, decode, encode, structure_id
+from perfgraphs.pool.suites import batches_for, candidates, structures_needed
 from perfgraphs.errors import CorruptFileError, PerfgraphsError
 
 SHARD_ROWS = 128

@@ -25,11 +25,14 @@ class CrossValidationError(PerfgraphsError, ValueError):
 def feature_matrix(rows, featurizer: str = "trappm") -> np.ndarray:
     """Static inputs of a part: model + hardware features of tabular ``perfgraphs/llm`` rows, the
     featurizer's static columns of graph rows."""
-    from perfgraphs.benchmarks.tabular_protocol import is_tabular
     from perfgraphs.data.llm_features import tabular_features
     from perfgraphs.data.load import static_features
 
     return tabular_features(rows) if is_tabular(rows) else static_features(rows, featurizer)
+
+
+def is_tabular(rows) -> bool:
+    return "fold" in rows.column_names and "row_id" in rows.column_names
 
 
 def official_cv(rows):

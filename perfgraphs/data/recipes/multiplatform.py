@@ -1,0 +1,44 @@
+"""Recipe ``multiplatform``: one graph per benchmarked (architecture, input size), a per-sample
+latency label per platform (timm's published results and our own batch-1 CPU platforms). Owns its
+split files: leave-one-family-out and few-shot-platform, over structure ids grouped by
+architecture and by identical graphs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def build(ds, cfg, ctx) -> Path:
+    from perfgraphs.data.multiplatform import build_nnlqp_config
+
+    return build_nnlqp_config(ds, cfg, home=ctx.home)
+
+
+def inputs(ds, cfg, home: Path | None) -> list:
+    from perfgraphs.data.multiplatform import nnlqp_inputs
+
+    return nnlqp_inputs()
+
+
+def write_splits(ds, cfg, ctx) -> None:
+    from perfgraphs.data.multiplatform import MEASUREMENTS_ROOT, own_platform_rows, timm_rows
+    from perfgraphs.data.splits import PROTOCOLS, UnknownSplitError, few_shot_split
+    from perfgraphs.data.standard_splits import leave_one_family_out, nnlqp_units, pool_hashes
+    from perfgraphs.paths import DEFAULT_POOL
+
+    rows = timm_rows(ctx.external_dir)
+    benchmarked = {(r["arch"], int(r["img_size"])) for r in rows if r["img_size"]}
+    rows += [r for r in own_platform_rows(ctx.measurements_root or MEASUREMENTS_ROOT)
+             if (r["arch"], r["img_size"]) in benchmarked]
+    groups, families, mixed, labeled = nnlqp_units(rows, *pool_hashes(ctx.pool_root or DEFAULT_POOL))
+    n_families = len(set(families.values()))
+    for fold in PROTOCOLS["leave-one-family-out"]["seeds"][:n_families]:
+        parts, held, left_out = leave_one_family_out(groups, families, mixed, fold)
+        ctx.save("leave-one-family-out", fold, parts, unit="structure_id", held_out_family=held, left_out=left_out)
+    for seed in PROTOCOLS["few-shot-platform"]["seeds"]:
+        try:
+            shot = few_shot_split(labeled, seed)
+        except UnknownSplitError as exc:
+            ctx.skip(f"few-shot-platform seed {seed} skipped: {exc}")
+            continue
+        ctx.save("few-shot-platform", seed, shot.pop("parts"), unit="structure_id", **shot)

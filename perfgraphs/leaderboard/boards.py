@@ -1,0 +1,70 @@
+"""The official boards: which (dataset, config, target) the leaderboard ranks, and which reference
+baselines each must list.
+
+Why a declared list (the registry's, :func:`perfgraphs.registry.official_boards`): a dataset
+config exposes many label columns (nnlqp alone has 17 platform targets, every measured config a
+drift-calibrated twin of its latency), and a board is worth
+having only where every reference baseline has been run on it; otherwise a new method is
+"best" against half the field. As OGB fixes one metric per dataset, the project fixes its boards
+in the registry; entries on any other target are still recorded and shown, under "additional boards", and
+nothing stops a researcher from studying them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from perfgraphs.registry import REFERENCE_BASELINES, get_dataset, official_boards
+
+
+@dataclass(frozen=True)
+class Board:
+    dataset: str  # registry name, as in the results records
+    config: str
+    target: str
+    why: str
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.dataset, self.config, self.target)
+
+
+# The boards and the reference baselines are registry data (each config's ``boards``; the kinds
+# each reference baseline applies to), read here in registry order.
+BOARDS: tuple[Board, ...] = tuple(Board(ds.name, cfg.name, b.target, b.why) for ds, cfg, b in official_boards())
+REFERENCE_DIR = Path(__file__).resolve().parents[2] / "leaderboard" / "reference"
+
+
+def official(dataset: str, config: str, target: str) -> Board | None:
+    return next((b for b in BOARDS if b.key == (dataset, config, target)), None)
+
+
+def applicable_baselines(board: Board) -> list[str]:
+    kind = get_dataset(board.dataset).config(board.config).kind
+    return [name for name, kinds in REFERENCE_BASELINES.items() if kind in kinds]
+
+
+def reference_method(baseline: str, entry_method: str) -> bool:
+    """Whether a recorded method name is that reference baseline's (``<name>`` or ``<name> (quick…)``)."""
+    return entry_method == baseline or entry_method.startswith(baseline + " (")
+
+
+def missing_reference_entries(results: Path | None = None) -> dict[Board, list[str]]:
+    """Per official board, the applicable reference baselines without a verified public entry on
+    the board's current build (an entry on an earlier build is not ranked, so it does not count)."""
+    from perfgraphs.leaderboard.builds import pins_file, read_pins, split_by_build
+    from perfgraphs.leaderboard.records import read_entries
+
+    missing: dict[Board, list[str]] = {}
+    pins = read_pins(pins_file(results))
+    by_dataset = {d: read_entries(d.split("/")[-1], results) for d in {b.dataset for b in BOARDS}}
+    for board in BOARDS:
+        on_board = [e for e in by_dataset[board.dataset] if (e.config, e.target) == (board.config, board.target)
+                    and e.test_set == "public"]
+        _, current, _ = split_by_build(on_board, pins.get(f"{board.dataset} {board.config}"))
+        entries = [e for e in current if e.tier == "verified"]
+        absent = [b for b in applicable_baselines(board) if not any(reference_method(b, e.method) for e in entries)]
+        if absent:
+            missing[board] = absent
+    return missing
