@@ -33,6 +33,10 @@ class CorruptFileError(PerfgraphsError):
     """A stored file cannot be read or does not match its recorded checksum."""
 
 
+class FileIOError(PerfgraphsError):
+    """A file that cannot be read or written: read-only or full disk, permissions, I/O error."""
+
+
 class DatasetIntegrityError(CorruptFileError):
     """A built dataset whose files do not match its manifest: corrupted, modified, missing or extra."""
 

@@ -7,7 +7,8 @@ import pytest
 
 from perfgraphs.features import FEATURIZERS, get_featurizer
 from perfgraphs.graph.ir import ATTRIBUTE_INDEX
-from perfgraphs.views import from_hf_row, to_hf_row, to_pyg
+from perfgraphs import to_pyg
+from perfgraphs.views import from_hf_row, to_hf_row
 from perfgraphs.views.hf import RAW_NODE_FEATURES
 
 

@@ -53,6 +53,8 @@ def _assert_equals_per_graph(pyg, split, feat):
         assert np.array_equal(pyg[i].x.numpy(), feat.node_features(g))
         assert np.array_equal(pyg[i].static.numpy()[0], feat.static_features(g))
         assert np.array_equal(pyg[i].edge_index.numpy(), g.edge_index)
+        one = to_pyg(g, feat.name)  # the same graph through to_pyg's one-graph path
+        assert np.array_equal(one.x.numpy(), pyg[i].x.numpy()) and np.array_equal(one.static.numpy(), pyg[i].static.numpy())
 
 
 @pytest.mark.parametrize("name", sorted(FEATURIZERS))

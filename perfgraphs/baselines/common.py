@@ -325,3 +325,35 @@ def signed_log1p(t):
     import torch
 
     return torch.sign(t) * torch.log1p(t.abs())
+
+
+def sum_pooled_sage(node_dim: int, static_dim: int, n_targets: int, *, hidden: int, layers: int, dropout: float,
+                    layer_norm: bool, static_width: int, fc_hidden: int):
+    """SAGE layers over the operator graph (ReLU, dropout; LayerNorm after each if asked), a
+    sum-pooled graph embedding (sign·log1p: sums grow with graph size by orders of magnitude, and
+    latency is roughly additive over operators, which a mean would hide), concatenated with the
+    static features through FC → ``static_width`` (ReLU, dropout), then FC ``fc_hidden`` → one
+    output per target. The NNLQP-style GNN and the LLM study's GNN are two settings of it."""
+    import torch
+    from torch import nn
+    from torch_geometric.nn import SAGEConv, global_add_pool
+
+    class SumPooledSAGE(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.convs = nn.ModuleList([SAGEConv(node_dim if i == 0 else hidden, hidden) for i in range(layers)])
+            if layer_norm:
+                self.norms = nn.ModuleList([nn.LayerNorm(hidden) for _ in range(layers)])
+            self.dropout = nn.Dropout(dropout)
+            self.static_fc = mlp([static_dim, static_width], dropout, final_activation=True)
+            self.head = mlp([hidden + static_width, fc_hidden, n_targets], dropout)
+
+        def forward(self, batch):
+            h = batch.x
+            for k, conv in enumerate(self.convs):
+                h = conv(h, batch.edge_index)
+                h = self.dropout(torch.relu(self.norms[k](h) if layer_norm else h))
+            g = signed_log1p(global_add_pool(h, batch.batch, size=batch.num_graphs))
+            return self.head(torch.cat([g, self.static_fc(batch.static)], dim=1))
+
+    return SumPooledSAGE()

@@ -17,30 +17,13 @@ other graph baselines: graph size matters for cost) before the concatenation; 10
 
 from __future__ import annotations
 
-from perfgraphs.baselines.common import GraphEstimator, mlp, resolve, signed_log1p
+from perfgraphs.baselines.common import GraphEstimator, resolve, sum_pooled_sage
 
 
 def _module(node_dim: int, static_dim: int, n_targets: int, hidden: int, fc_hidden: int, dropout: float):
-    import torch
-    from torch import nn
-    from torch_geometric.nn import SAGEConv, global_add_pool
-
-    class LLMGNNNet(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.convs = nn.ModuleList([SAGEConv(node_dim if i == 0 else hidden, hidden) for i in range(2)])
-            self.dropout = nn.Dropout(dropout)
-            self.static_fc = mlp([static_dim, hidden], dropout, final_activation=True)
-            self.head = mlp([2 * hidden, fc_hidden, n_targets], dropout)
-
-        def forward(self, batch):
-            h = batch.x
-            for conv in self.convs:
-                h = torch.relu(self.dropout(conv(h, batch.edge_index)))
-            g = signed_log1p(global_add_pool(h, batch.batch, size=batch.num_graphs))
-            return self.head(torch.cat([g, self.static_fc(batch.static)], dim=1))
-
-    return LLMGNNNet()
+    # two SAGE layers, no normalisation; the static features through FC -> H_gnn; head FC fc_hidden
+    return sum_pooled_sage(node_dim, static_dim, n_targets, hidden=hidden, layers=2, dropout=dropout,
+                           layer_norm=False, static_width=hidden, fc_hidden=fc_hidden)
 
 
 class LLMGNN(GraphEstimator):

@@ -10,32 +10,13 @@ hidden 64 and 30 epochs.
 
 from __future__ import annotations
 
-from perfgraphs.baselines.common import GraphEstimator, mlp, resolve, signed_log1p
+from perfgraphs.baselines.common import GraphEstimator, resolve, sum_pooled_sage
 
 
 def _module(node_dim: int, static_dim: int, n_targets: int, hidden: int, layers: int, dropout: float):
-    import torch
-    from torch import nn
-    from torch_geometric.nn import SAGEConv, global_add_pool
-
-    class NNLQPNet(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.convs = nn.ModuleList([SAGEConv(node_dim if i == 0 else hidden, hidden) for i in range(layers)])
-            self.norms = nn.ModuleList([nn.LayerNorm(hidden) for _ in range(layers)])
-            self.dropout = nn.Dropout(dropout)
-            self.static_fc = mlp([static_dim, hidden // 4], dropout, final_activation=True)
-            self.head = mlp([hidden + hidden // 4, hidden, n_targets], dropout)
-
-        def forward(self, batch):
-            h = batch.x
-            for conv, norm in zip(self.convs, self.norms):
-                h = self.dropout(torch.relu(norm(conv(h, batch.edge_index))))
-            # log1p of the summed embedding: sums grow with graph size by orders of magnitude
-            g = signed_log1p(global_add_pool(h, batch.batch, size=batch.num_graphs))
-            return self.head(torch.cat([g, self.static_fc(batch.static)], dim=1))
-
-    return NNLQPNet()
+    # LayerNorm after every SAGE layer; a narrow static embedding (hidden / 4); head FC hidden
+    return sum_pooled_sage(node_dim, static_dim, n_targets, hidden=hidden, layers=layers, dropout=dropout,
+                           layer_norm=True, static_width=hidden // 4, fc_hidden=hidden)
 
 
 class NNLQPGNN(GraphEstimator):

@@ -1,6 +1,6 @@
 """Errors of the measurement collector; all derive from PerfgraphsError so the CLI prints one line."""
 
-from perfgraphs.errors import PerfgraphsError
+from perfgraphs.errors import FileIOError, PerfgraphsError
 
 
 class CollectError(PerfgraphsError):
@@ -49,8 +49,8 @@ class StoreNotFoundError(StoreError):
     """A path that does not exist or does not hold a measurement store (no ``campaign.json``)."""
 
 
-class StoreIOError(CollectError):
-    """The operating system refused to read or write the store (read-only, disk full, permissions)."""
+# a measurement store's file that cannot be read or written (perfgraphs.atomic raises it)
+StoreIOError = FileIOError
 
 
 class CampaignLockedError(CollectError):

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perfgraphs.collect.atomic import atomic_write_bytes, os_errors
+from perfgraphs.atomic import atomic_write_bytes, os_errors
 from perfgraphs.collect.errors import CorruptStoreFileError
 
 FORMAT = 2

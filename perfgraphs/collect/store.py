@@ -1,7 +1,7 @@
 """Append-only, crash-safe measurement storage: small Parquet files under ``<root>/<platform>/``.
 
 Why parts and shards: a SIGKILL may arrive at any moment, so each finished configuration is
-written at once as its own small *part* (atomic, see :mod:`perfgraphs.collect.atomic`). Every
+written at once as its own small *part* (atomic, see :mod:`perfgraphs.atomic`). Every
 ``flush_every`` configurations (and at the end) parts are compacted into one *shard* the same way,
 the shard is recorded in ``campaign.json``'s inventory (rows and sha256), then the parts are
 deleted. A crash between the steps leaves rows in both places; rows are identified by
@@ -27,8 +27,8 @@ from typing import Iterator
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from perfgraphs.collect.atomic import (atomic_write_bytes, fsync_dir, is_temp, os_errors,
-                                       removed_on_failure, sha256_file, temp_name)
+from perfgraphs.atomic import (atomic_write_bytes, atomic_write_table, fsync_dir, is_temp, os_errors,  # noqa: F401
+                               sha256_file, sidecar_of)
 from perfgraphs.collect.consistency import consistency
 from perfgraphs.collect.errors import (CampaignLockedError, CorruptShardError,
                                        ForeignMachineError, IncompleteStoreError, StoreError)
@@ -52,28 +52,6 @@ def hardware_identity(row: dict) -> str | None:
     if row.get("machine_id"):
         return f"cpu {row.get('cpu_model') or '?'} (machine {row['machine_id']})"
     return None
-
-
-def sidecar_of(path: Path) -> Path:
-    return path.with_name(path.name + ".sha256")
-
-
-def atomic_write_table(table: pa.Table, path: Path) -> str:
-    """Temp file → fsync → sidecar (atomic) → os.replace → fsync dir; returns the sha256."""
-    with os_errors(f"write {path}"):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = temp_name(path)
-        # a failure (or Ctrl-C) after the sidecar landed but before the file did leaves no
-        # sidecar without its file; once the file is there, its sidecar stays with it
-        with removed_on_failure(tmp), removed_on_failure(sidecar_of(path), unless=path):
-            pq.write_table(table, tmp, compression="zstd")
-            with open(tmp, "rb+") as f:
-                os.fsync(f.fileno())
-            digest = sha256_file(tmp)
-            atomic_write_bytes(sidecar_of(path), (digest + "\n").encode())
-            os.replace(tmp, path)
-        fsync_dir(path.parent)
-    return digest
 
 
 def read_sidecar(path: Path) -> str:

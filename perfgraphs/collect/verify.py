@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from perfgraphs.collect.atomic import is_temp
+from perfgraphs.atomic import is_temp
 from perfgraphs.collect.errors import (CorruptStoreFileError, IncompleteStoreError, StoreError,
                                        StoreNotFoundError)
 from perfgraphs.collect.metafile import HARDWARE, META, read_campaign, read_hardware

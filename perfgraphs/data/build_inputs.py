@@ -23,7 +23,7 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from perfgraphs.collect.atomic import sha256_file
+from perfgraphs.atomic import sha256_file
 from perfgraphs.errors import PerfgraphsError
 
 ABSENT = "absent"

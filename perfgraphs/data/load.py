@@ -148,14 +148,24 @@ def _serve_split(folder: Path, manifest: dict, split: str):
     return served
 
 
-def to_pyg(hf_dataset, featurizer: str = "trappm", targets: list[str] | None = None, cache: bool = True):
-    """A PyG ``InMemoryDataset`` with ``x``, ``edge_index``, ``static`` and ``y`` per graph.
+def to_pyg(hf_dataset, featurizer: str = "trappm", targets: list[str] | None = None, cache: bool = True, *,
+           y=None):
+    """A PyG ``InMemoryDataset`` with ``x``, ``edge_index``, ``static`` and ``y`` per graph, from a
+    loaded split; or, from one :class:`perfgraphs.PerfGraph`, its ``Data`` (``y``: its label values).
 
     Features are computed for all graphs at once from the Arrow columns (see
     :mod:`perfgraphs.data.featurize`); the result equals featurizing each graph on its own. For an
     unmodified split returned by :func:`load_dataset`, node features and edges are cached on disk
     (checksummed, see :mod:`perfgraphs.data.pyg_cache`) and mapped on the next load.
     """
+    from perfgraphs.graph.ir import PerfGraph
+
+    if isinstance(hf_dataset, PerfGraph):
+        from perfgraphs.views.pyg import graph_data
+
+        return graph_data(hf_dataset, featurizer, y)
+    if y is not None:
+        raise PerfgraphsError("y= labels one graph; a split's labels are its target columns: targets=[...]")
     import torch
     from torch_geometric.data import Data, InMemoryDataset
 

@@ -24,7 +24,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from perfgraphs.collect.atomic import fsync_dir
+from perfgraphs.atomic import fsync_dir
 from perfgraphs.data.build_inputs import BuildInput, combined_digest, to_records
 from perfgraphs.data.manifest import (FORMAT, MANIFEST, decode_shard, files_content_hash, generator_versions,
                                       manifest_bytes, rows_digest, sealed, source_commit, split_rows_digest)

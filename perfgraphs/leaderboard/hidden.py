@@ -18,7 +18,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from perfgraphs.collect.store import sha256_file
+from perfgraphs.atomic import atomic_write_table, sha256_file
 from perfgraphs.errors import PerfgraphsError
 
 COMMITMENTS_DIR = Path(__file__).resolve().parents[2] / "leaderboard" / "hidden"
@@ -132,6 +132,5 @@ def build_hidden(dataset: str, config: str, measurements: Path, labels_dir: Path
         raise HiddenLabelsError(f"every hidden structure is in the public parts of {ds.name}/{cfg.name}: measure "
                                 "architectures outside the public plan")
     out = hidden_file(labels_dir, ds.name, cfg.name)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table.sort_by("sample_id"), out)
+    atomic_write_table(table.sort_by("sample_id"), out, sidecar=False)
     return out

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from perfgraphs.evaluation.scoring import score_seed
 from perfgraphs.evaluation.mlflow_log import RunLog, log_run, mean_std
 from perfgraphs.leaderboard.predictors import BASELINES, BaselinePredictor, make_estimator  # noqa: F401 (re-exported)
 from perfgraphs.evaluation.protocol import ProtocolData, capped, protocol_parts
@@ -109,11 +110,7 @@ def run_benchmark(spec: RunSpec, home: Path | None = None, log: bool = True) -> 
         labels = {"family": data.test["family"]}
         if "platform" in data.test.column_names:
             labels["platform"] = data.test["platform"]
-        scores = evaluator.eval({"sample_id": data.test["sample_id"], "y_true": y_true, "y_pred": pred, **labels},
-                                expected_ids=data.test["sample_id"])
-        scores["seed"] = seed
-        scores["y_pred"] = pred.tolist()
-        result.per_seed.append(scores)
+        result.per_seed.append(score_seed(evaluator, data.test["sample_id"], y_true, pred, labels, seed))
         result.fit_seconds.append(fit_s)
         result.predict_per_second.append(pps)
         result.num_params = predictor.n_params

@@ -27,6 +27,7 @@ import pyarrow.parquet as pq
 
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.leaderboard import builds, check, isolation
+from perfgraphs.evaluation.scoring import score_seed
 from perfgraphs.leaderboard.harness import (INPUT_COLUMNS, Limits, SeedFailed, SeedOutput, as_table, prepare_job,
                                            run_seed)
 from perfgraphs.leaderboard.submission import Submission, SubmissionError, load_submission
@@ -350,14 +351,10 @@ def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None, rec
     per_seed = []
     for seed, pred in sorted(preds.items()):
         try:
-            scores = evaluator.eval({"sample_id": test.ids, "y_true": test.y_true, "y_pred": pred, **test.groups()},
-                                    expected_ids=test.ids)
+            scores = _json_safe(score_seed(evaluator, test.ids, test.y_true, pred, test.groups(), seed))
         except EvaluationError as exc:
             problems.append(f"seed {seed}: {exc}")
             return verdict
-        scores = _json_safe(scores)
-        scores["seed"] = seed
-        scores["y_pred"] = pred.tolist()
         scores["predictions_sha256"] = predictions_sha256(test.ids, pred)
         per_seed.append(scores)
     if meta.reported is not None:

@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 
 from perfgraphs.pool.structures import SCHEMA, StoredStructure, decode, encode, structure_id
 from perfgraphs.pool.suites import batches_for, candidates, structures_needed
+from perfgraphs.atomic import atomic_write_table
 from perfgraphs.errors import CorruptFileError, PerfgraphsError
 
 SHARD_ROWS = 128
@@ -41,11 +42,8 @@ def _is_out_of_memory(exc: BaseException) -> bool:
 
 
 def _atomic_write_table(table: pa.Table, path: Path) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    pq.write_table(table, tmp, compression="zstd", compression_level=19)
-    with open(tmp, "rb+") as f:
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    # the pool's shards are checked through the committed tree, not per-file sidecars
+    atomic_write_table(table, path, sidecar=False, compression_level=19)
 
 
 def read_parquet(path: Path) -> pa.Table:

@@ -1,4 +1,6 @@
-"""PyTorch Geometric view: ``Data(x, edge_index, static, y)`` from a :class:`PerfGraph`."""
+"""PyTorch Geometric view of one :class:`PerfGraph`: ``Data(x, edge_index, static, y)``.
+
+The public entry is :func:`perfgraphs.to_pyg`, which takes a graph or a loaded split."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from perfgraphs.features import get_featurizer
 from perfgraphs.graph.ir import PerfGraph
 
 
-def to_pyg(graph: PerfGraph, featurizer: str = "trappm", y: Sequence[float] | None = None):
+def graph_data(graph: PerfGraph, featurizer: str = "trappm", y: Sequence[float] | None = None):
     """``static`` has shape (1, static_dim) and ``y`` (1, num_targets) so that PyG batching
     stacks them per graph."""
     import torch

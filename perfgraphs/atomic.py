@@ -3,7 +3,7 @@
 A write goes to a temp file in the same directory, is fsynced, renamed over the target and the
 directory is fsynced: a SIGKILL or a power cut leaves either the old file or the new one, never a
 mix. A failed write (read-only store, full disk) removes its temp file and raises
-:class:`StoreIOError` naming the file, so the CLI prints one line instead of "internal error".
+:class:`~perfgraphs.errors.FileIOError` naming the file, so the CLI prints one line instead of "internal error".
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Iterator
 
-from perfgraphs.collect.errors import StoreIOError
+from perfgraphs.errors import FileIOError
 
 
 def fsync_dir(path: Path) -> None:
@@ -69,11 +69,39 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 
 @contextlib.contextmanager
 def os_errors(what: str) -> Iterator[None]:
-    """``OSError`` (EROFS, ENOSPC, EFBIG, EACCES, ...) inside the block → one-line StoreIOError."""
+    """``OSError`` (EROFS, ENOSPC, EFBIG, EACCES, ...) inside the block → one-line FileIOError."""
     try:
         yield
     except OSError as exc:
         where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
         text = str(exc).strip()
         reason = exc.strerror or (text.splitlines()[0][:200] if text else type(exc).__name__)
-        raise StoreIOError(f"cannot {what} ({reason}{where})") from None
+        raise FileIOError(f"cannot {what} ({reason}{where})") from None
+
+
+def sidecar_of(path: Path) -> Path:
+    return path.with_name(path.name + ".sha256")
+
+
+def atomic_write_table(table, path: Path, *, sidecar: bool = True, compression_level: int | None = None) -> str:
+    """A Parquet file written whole or not at all: temp file → fsync → (sidecar with its sha256,
+    atomic) → ``os.replace`` → fsync of the folder. Returns the file's sha256.
+
+    With a sidecar, a failure (or Ctrl-C) after the sidecar landed but before the file did leaves
+    no sidecar without its file; once the file is there, its sidecar stays with it."""
+    import pyarrow.parquet as pq
+
+    with os_errors(f"write {path}"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = temp_name(path)
+        with removed_on_failure(tmp), removed_on_failure(sidecar_of(path), unless=path) if sidecar \
+                else contextlib.nullcontext():
+            pq.write_table(table, tmp, compression="zstd", compression_level=compression_level)
+            with open(tmp, "rb+") as f:
+                os.fsync(f.fileno())
+            digest = sha256_file(tmp)
+            if sidecar:
+                atomic_write_bytes(sidecar_of(path), (digest + "\n").encode())
+            os.replace(tmp, path)
+        fsync_dir(path.parent)
+    return digest
