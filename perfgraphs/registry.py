@@ -6,7 +6,8 @@ unit or version is defined here and nowhere else.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Callable
 
 from perfgraphs.errors import PerfgraphsError
 
@@ -50,8 +51,10 @@ class Config:
     suite: str | None = None  # the store under data/measurements/ that holds those measurements
     split_protocols: tuple[str, ...] = ()
     # Multi-platform configs label each target once per platform, in columns
-    # ``<target>__<platform>``; those names are targets of their own.
-    platforms: tuple[str, ...] = ()
+    # ``<target>__<platform>``; those names are targets of their own. The platforms are not listed
+    # here: they are discovered from these sources (perfgraphs.data.platforms.SOURCES: imported
+    # result files, our stores), and a built config's manifest records those it holds.
+    platform_sources: tuple[str, ...] = ()
     # the hardware the labels were measured on, as cards and boards name it (a CPU config's
     # labels belong to one machine: perfgraphs.collect.store.hardware_identity)
     hardware: str | None = None
@@ -73,19 +76,29 @@ class Config:
     noise_probe_file: str | None = None
     boards: tuple[Board, ...] = ()
 
+    @property
+    def platforms(self) -> tuple[str, ...]:
+        """The platform names of a multi-platform config: its build's, else its sources' now
+        (:func:`perfgraphs.data.platforms.config_platforms`)."""
+        if not self.platform_sources:
+            return ()
+        return discovery().config_platforms(self)
+
     def target(self, name: str) -> Target:
         for t in self.targets:
             if t.name == name:
                 return t
         base, sep, platform = name.partition(PLATFORM_SEPARATOR)
-        if sep and self.platforms:
+        if sep and self.platform_sources:
             for t in self.targets:
                 if t.name == base:
-                    if platform not in self.platforms:
+                    platforms = self.platforms
+                    if platform not in platforms:
                         raise UnknownDatasetError(
-                            f"config {self.name!r} has no platform {platform!r} (platforms: {', '.join(self.platforms)})")
+                            f"config {self.name!r} has no platform {platform!r} (platforms: {', '.join(platforms)}; "
+                            f"found in its sources {', '.join(self.platform_sources)}, or its build's manifest)")
                     return Target(name, t.unit, f"{t.description} on {platform}", t.positive)
-        per_platform = f" (per platform: <target>{PLATFORM_SEPARATOR}<platform>)" if self.platforms else ""
+        per_platform = f" (per platform: <target>{PLATFORM_SEPARATOR}<platform>)" if self.platform_sources else ""
         raise UnknownDatasetError(
             f"config {self.name!r} has no target {name!r} "
             f"(targets: {', '.join(t.name for t in self.targets) or 'none'}{per_platform})"
@@ -102,6 +115,21 @@ class Config:
 
 
 @dataclass(frozen=True)
+class StoreConfigs:
+    """How a store of our measurements becomes a config of a dataset with no registry edit
+    (:func:`perfgraphs.data.platforms.store_configs`): a store whose rows follow ``protocol`` in
+    ``mode`` on a collector platform of ``device`` is a config named ``<hardware>-<runtime>-
+    <precision>`` (``h200-torch-fp32``). Stores a config names by hand (its ``suite``) keep it."""
+
+    protocol: str  # the rows' measurement protocol (perfgraphs.collect plans), e.g. "dippm"
+    mode: str  # "inference" | "training"
+    device: str  # collector device: "cuda" (a CPU store is one machine's: registered by hand)
+    targets: tuple[Target, ...]
+    split_protocols: tuple[str, ...]
+    description: str  # formatted with {device} (the hardware), {store} and {platform}
+
+
+@dataclass(frozen=True)
 class Dataset:
     name: str
     version: str  # semver of the dataset content
@@ -109,6 +137,7 @@ class Dataset:
     license: str
     configs: tuple[Config, ...]
     family_counts: dict[str, int] = field(default_factory=dict)
+    store_configs: StoreConfigs | None = None
 
     @property
     def default_config(self) -> Config:
@@ -153,19 +182,9 @@ TRAPPM_UNLABELED_COUNTS = {"densenet": 838, "efficientnet": 1370, "mnasnet": 720
                            "poolformer": 601, "resnet": 1805, "swin": 787, "vgg": 6171, "visformer": 237,
                            "convnext": 1530, "vit": 2057}
 
-# timm's published benchmark platforms (device-precision-layout-torch[-cuda][-dynamo], from the
-# result file names) and the platforms of our own collectors that label perfgraphs/nnlqp.
-TIMM_PLATFORMS = (
-    "timm-i7_12700h-fp32-nchw-pt240-dynamo", "timm-i9_10940x-fp32-nchw-pt221-dynamo",
-    "timm-i9_10940x-fp32-nchw-pt240-dynamo", "timm-rtx3090-amp-nchw-pt113-cu117",
-    "timm-rtx3090-amp-nchw-pt210-cu121", "timm-rtx3090-amp-nchw-pt240-cu124",
-    "timm-rtx3090-amp-nhwc-pt113-cu117", "timm-rtx3090-amp-nhwc-pt210-cu121",
-    "timm-rtx3090-amp-nhwc-pt240-cu124", "timm-rtx4090-amp-nchw-pt240-cu124",
-    "timm-rtx4090-amp-nchw-pt240-cu124-dynamo", "timm-rtx4090-amp-nchw-pt291-cu128",
-    "timm-rtx4090-amp-nchw-pt291-cu128-dynamo", "timm-rtx4090-amp-nhwc-pt240-cu124",
-)
-OWN_NNLQP_PLATFORMS = ("cpu-torch-fp32", "cpu-ort-fp32", "cpu-ort-int8")
-NNLQP_PLATFORMS = TIMM_PLATFORMS + OWN_NNLQP_PLATFORMS
+# The platforms of perfgraphs/nnlqp: every timm result file of the external folder that parses,
+# and our own CPU platforms found in the measurement stores (perfgraphs.data.platforms).
+NNLQP_PLATFORM_SOURCES = ("timm-benchmark", "cpu-measurement-stores")
 
 # the nnlqp platform with an official board
 NNLQP_BOARD_PLATFORM = "timm-rtx4090-amp-nchw-pt240-cu124"
@@ -230,6 +249,10 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
                            Board("energy_j", "DIPPM's energy: the only measured energy label of a graph dataset here"))),
         ),
         family_counts=dict(DIPPM_COUNTS),
+        store_configs=StoreConfigs(
+            "dippm", "inference", "cuda", (LATENCY, MEMORY, ENERGY), ("random-70-15-15",),
+            "labels measured with PyTorch eager under the research's protocol (5 warm-up + 30 timed runs) on "
+            "one {device}, with NVML board energy (store {store}, platform {platform}; found in the store)"),
     ),
     Dataset(
         name="perfgraphs/trappm",
@@ -264,7 +287,7 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
             Config("timm-platforms", "timm benchmark results (RTX 3090/4090, two CPUs) imported into the cache, "
                    "plus our own CPU platforms", "graphs", (PER_SAMPLE_LATENCY,),
                    split_protocols=("random-70-15-15", "leave-one-family-out", "few-shot-platform"),
-                   platforms=NNLQP_PLATFORMS, recipe="multiplatform",
+                   platform_sources=NNLQP_PLATFORM_SOURCES, recipe="multiplatform",
                    sources=("pool", "external:timm-benchmark", "suite:*"),
                    boards=(Board(f"latency_per_sample_ms{PLATFORM_SEPARATOR}{NNLQP_BOARD_PLATFORM}",
                                  "one GPU platform of timm's published results (RTX 4090, AMP, torch 2.4, CUDA 12.4)"),)),
@@ -308,13 +331,43 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
 
 
 def get_dataset(name: str) -> Dataset:
+    """A registered dataset, with the configs its measured stores make (``Dataset.store_configs``)."""
     key = name if "/" in name else f"perfgraphs/{name}"
     try:
-        return DATASETS[key]
+        ds = DATASETS[key]
     except KeyError:
         raise UnknownDatasetError(
             f"unknown dataset {name!r} (available: {', '.join(sorted(DATASETS))})"
         ) from None
+    if ds.store_configs is None:
+        return ds
+    found = discovery().store_configs(ds)
+    return replace(ds, configs=ds.configs + found) if found else ds
+
+
+@dataclass(frozen=True)
+class Discovery:
+    """What the registry reads from the data rather than lists: a multi-platform config's platform
+    names, and the configs a dataset's measured stores make. The readers live above the registry
+    (perfgraphs.data.platforms reads result files, stores and build manifests) and install
+    themselves here when ``perfgraphs.data`` is imported — as ``import perfgraphs`` does — so the
+    registry stays at the bottom of the layers."""
+
+    config_platforms: Callable[[Config], tuple[str, ...]]
+    store_configs: Callable[[Dataset], tuple[Config, ...]]
+
+
+_DISCOVERY: list[Discovery] = []
+
+
+def install_discovery(found: Discovery) -> None:
+    _DISCOVERY[:] = [found]
+
+
+def discovery() -> Discovery:
+    if not _DISCOVERY:
+        raise PerfgraphsError("platform discovery is not installed: import perfgraphs.data first")
+    return _DISCOVERY[0]
 
 
 # `perfgraphs quickstart`: the main job's board (dataset, config, target) and its baselines, in the

@@ -43,12 +43,12 @@ def _list(args) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from perfgraphs.registry import DATASETS
+    from perfgraphs.registry import DATASETS, get_dataset
 
     table = Table(title="perfgraphs datasets")
     for col in ("dataset", "version", "config", "kind", "targets", "description"):
         table.add_column(col)
-    for ds in DATASETS.values():
+    for ds in map(get_dataset, DATASETS):  # with the configs measured stores make
         for cfg in ds.configs:
             table.add_row(ds.name, ds.version, cfg.name, cfg.kind, ", ".join(t.name for t in cfg.targets) or "-", cfg.description)
     Console().print(table)
@@ -115,7 +115,7 @@ def _build_pool(args) -> int:
 
     from perfgraphs.data.build import DEFAULT_POOL
     from perfgraphs.pool.graph_pool import GraphPool
-    from perfgraphs.registry import DATASETS
+    from perfgraphs.registry import DATASETS, get_dataset
 
     if args.max_memory_gb:
         import resource
@@ -134,7 +134,7 @@ def _build_pool(args) -> int:
         from perfgraphs.data.build import measurement_root
 
         items = set()
-        for root in {measurement_root(d, c) for d in DATASETS.values() for c in d.configs if c.suite}:
+        for root in {measurement_root(d, c) for d in map(get_dataset, DATASETS) for c in d.configs if c.suite}:
             if root.exists():
                 for r in load_measurements(root).to_pylist():
                     if r["status"] == "ok" and r["image_size"]:

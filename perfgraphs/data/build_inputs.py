@@ -6,8 +6,11 @@ source that changes during the build then makes the build look stale, never fres
 * ``tree``: a folder (a measurement store, the graph pool): sha256 of every file in it, by
   relative path. Hidden entries (``.campaign.lock``, ``.x.tmp-<pid>``) are in-flight writes, not
   content, and are skipped.
-* ``external``: third-party files pinned by sha256 in the code (timm results, ML.ENERGY). The
-  importer refuses any other bytes, so the pinned list *is* the content: nothing is read here.
+* ``external``: third-party files (timm results, ML.ENERGY) of the importer's source folder: every
+  file the importer reads, by name and sha256 (``files``), so a build records exactly what it
+  imported and a release is reproducible without pinning the source to a fixed list. With no
+  local copy (nothing in ``$PERFGRAPHS_EXTERNAL_DIR`` or the cache) the build downloads the pinned
+  files, so then the pinned list stands for the content.
 * ``dataset``: another built config (graph2text is derived from dippm): its manifest's content
   hash, and whether its own inputs are still those it was built from (staleness is transitive;
   :func:`perfgraphs.data.recipes.dataset_input`, which knows every recipe's inputs).
@@ -41,14 +44,20 @@ class BuildInput:
     digest: str
     dataset: str = ""  # kind "dataset": the registry name and config of the source
     config: str = ""
+    # kind "external": the files imported, (name, sha256) each, and the folder given explicitly
+    # (empty: the registry's place, $PERFGRAPHS_EXTERNAL_DIR or the cache)
+    files: tuple[tuple[str, str], ...] = ()
+    folder: str = ""
 
 
 def tree_input(role: str, folder: Path) -> BuildInput:
     return BuildInput(role, "tree", str(folder), tree_digest(Path(folder)))
 
 
-def external_input(source: str) -> BuildInput:
-    return BuildInput("external files", "external", source, external_digest(source))
+def external_input(source: str, local_dir: Path | str | None = None) -> BuildInput:
+    files = imported_files(source, local_dir)
+    return BuildInput("external files", "external", source, external_digest(files), files=files,
+                      folder=str(Path(local_dir).absolute()) if local_dir is not None else "")
 
 
 def tree_digest(folder: Path) -> str:
@@ -75,17 +84,30 @@ def _tree_digest(folder: Path) -> str:
     return h.hexdigest()
 
 
-def _pinned_files() -> dict:
-    from perfgraphs.loaders.mlenergy import MLENERGY_FILES
-    from perfgraphs.loaders.timm_benchmark import TIMM_INFER_FILES
+def imported_files(source: str, local_dir: Path | str | None = None) -> tuple[tuple[str, str], ...]:
+    """(name, sha256) of every file the source's importer reads now, name-sorted; nothing is
+    downloaded: with no local copy, the pinned files (what a build would download)."""
+    from perfgraphs.loaders.mlenergy import MLENERGY_FILES, import_mlenergy
+    from perfgraphs.loaders.sources import SourceFileMissingError
+    from perfgraphs.loaders.timm_benchmark import TIMM_INFER_FILES, import_timm_benchmark
 
-    return {"mlenergy": MLENERGY_FILES, "timm-benchmark": TIMM_INFER_FILES}
+    importer, pinned = {"mlenergy": (import_mlenergy, MLENERGY_FILES),
+                        "timm-benchmark": (import_timm_benchmark, TIMM_INFER_FILES)}[source]
+    try:
+        result = importer(local_dir, download=False, warn=False, progress=False)
+    except SourceFileMissingError:
+        if local_dir is not None:
+            raise  # the folder a build was explicitly made from is gone: not the pinned content
+        result = None
+    if result is None or (not result.files and not result.skipped):
+        return tuple(sorted((f.name, f.sha256) for f in pinned))
+    return tuple(sorted((f.name, f.sha256) for f in result.files))
 
 
-def external_digest(source: str) -> str:
-    files = _pinned_files()[source]
-    return hashlib.sha256("".join(f"{f.name}\0{f.sha256}\n" for f in sorted(files, key=lambda f: f.name))
-                          .encode()).hexdigest()
+def external_digest(files: tuple[tuple[str, str], ...]) -> str:
+    """sha256 over the (name, sha256) pairs: for the pinned files, the digest builds recorded when
+    the importers read the pinned list only."""
+    return hashlib.sha256("".join(f"{name}\0{sha}\n" for name, sha in sorted(files)).encode()).hexdigest()
 
 
 def combined_digest(inputs: list[BuildInput]) -> str:
@@ -94,4 +116,5 @@ def combined_digest(inputs: list[BuildInput]) -> str:
 
 
 def to_records(inputs: list[BuildInput]) -> list[dict]:
-    return [asdict(i) for i in inputs]
+    # the fields of external inputs only, where empty, are left out (records as before they existed)
+    return [{k: v for k, v in asdict(i).items() if v or k not in ("files", "folder")} for i in inputs]

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -24,13 +23,13 @@ from perfgraphs.data.splits import make_split
 from perfgraphs.pool.structures import structure_id
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.graph.zoo import timm_module_of
-from perfgraphs.registry import OWN_NNLQP_PLATFORMS, Config, Dataset
+from perfgraphs.registry import Config, Dataset
 
 MEASUREMENTS_ROOT = REPO_ROOT / "data" / "measurements"
 
 
-@lru_cache(maxsize=None)
 def timm_rows(external_dir: Path | None = None) -> list[dict]:
+    """The rows of every timm result file of the external folder that parses."""
     from perfgraphs.loaders import load_timm_benchmark
 
     return load_timm_benchmark(external_dir).to_pylist()
@@ -46,31 +45,52 @@ def wanted_structures(rows: list[dict]) -> list[tuple[str, str, int]]:
 
 
 def own_platform_rows(root: Path = MEASUREMENTS_ROOT) -> list[dict]:
-    """Our batch-1 inference measurements on the nnlqp platforms, from every committed suite
-    (a suite folder holds one sub-folder per platform). The label is the median of the timed
-    runs, as for every latency target; ``latency_per_sample_ms`` equals it at batch 1."""
+    """Our batch-1 inference measurements on our CPU platforms (those the stores hold:
+    :func:`perfgraphs.data.platforms.cpu_store_platforms`), from every committed suite (a suite folder
+    holds one sub-folder per platform); ``store`` names the suite of each row. The label is the
+    median of the timed runs, as for every latency target; ``latency_per_sample_ms`` equals it at
+    batch 1."""
     from perfgraphs.collect.store import load_measurements
+    from perfgraphs.data.platforms import cpu_store_platforms
 
+    own = {p.name for p in cpu_store_platforms(root)}
     out = []
     for suite in sorted(p for p in root.iterdir() if p.is_dir()) if root.exists() else []:
-        if not any((suite / platform).is_dir() for platform in OWN_NNLQP_PLATFORMS):
+        if not any((suite / platform).is_dir() for platform in own):
             continue
         for r in load_measurements(suite).to_pylist():
-            if (r["status"] == "ok" and r["platform"] in OWN_NNLQP_PLATFORMS and r["batch_size"] == 1
+            if (r["status"] == "ok" and r["platform"] in own and r["batch_size"] == 1
                     and r.get("mode", "inference") == "inference" and r["image_size"]
                     and str(r["model"]).startswith("timm:")):
                 out.append({"arch": r["model"].split(":", 1)[1], "img_size": int(r["image_size"]),
                             "platform": r["platform"], "batch_size": 1, "latency_ms": r["latency_median_ms"],
-                            "throughput_samples_per_s": 1000.0 / r["latency_median_ms"]})
+                            "throughput_samples_per_s": 1000.0 / r["latency_median_ms"], "store": suite.name})
     return out
 
 
-def nnlqp_inputs(measurements_root: Path | None = None, pool_root: Path | None = None) -> list:
-    """What the config reads: timm's pinned results, every committed measurement suite (ours
-    label the nnlqp platforms) and the graph pool."""
+def built_platform_records(rows: list[dict], timm: tuple, root: Path) -> list[dict]:
+    """The provenance of every platform the rows label (perfgraphs.data.platforms.Platform records, by
+    name): a timm platform from its result file, one of ours from the stores its rows came from."""
+    from dataclasses import replace
+
+    from perfgraphs.data.platforms import cpu_store_platforms
+
+    labeled = {r["platform"] for r in rows}
+    stores: dict[str, set[str]] = {}
+    for r in rows:
+        if "store" in r:
+            stores.setdefault(r["platform"], set()).add(r["store"])
+    own = [replace(p, source_files=tuple(sorted(stores.get(p.name, ())))) for p in cpu_store_platforms(root)]
+    return [p.as_record() for p in sorted((*timm, *own), key=lambda p: p.name) if p.name in labeled]
+
+
+def nnlqp_inputs(measurements_root: Path | None = None, pool_root: Path | None = None,
+                 external_dir: Path | None = None) -> list:
+    """What the config reads: timm's result files (each file's name and sha256), every committed
+    measurement suite (ours label our CPU platforms) and the graph pool."""
     from perfgraphs.data.build_inputs import external_input, tree_input
 
-    return [external_input("timm-benchmark"),
+    return [external_input("timm-benchmark", external_dir),
             tree_input("measurements", Path(measurements_root or MEASUREMENTS_ROOT).absolute()),
             tree_input("graph pool", Path(pool_root or DEFAULT_POOL).absolute())]
 
@@ -78,18 +98,22 @@ def nnlqp_inputs(measurements_root: Path | None = None, pool_root: Path | None =
 def build_nnlqp_config(dataset: Dataset, config: Config, pool: GraphPool | None = None, home: Path | None = None,
                        external_dir: Path | None = None, only: set[str] | None = None,
                        measurements_root: Path | None = None) -> Path:
-    # external_dir is not an override: the importer accepts only the pinned bytes
-    registry_defaults = pool is None and only is None and measurements_root is None
+    from perfgraphs.loaders.timm_benchmark import import_timm_benchmark
+    from perfgraphs.data.platforms import timm_platforms
+
+    # another external folder is another source: its files, not the pinned ones, make the build
+    registry_defaults = pool is None and only is None and measurements_root is None and external_dir is None
     pool = pool or GraphPool(DEFAULT_POOL)
     measurements_root = measurements_root or MEASUREMENTS_ROOT
-    inputs = nnlqp_inputs(measurements_root, pool.root)  # digested before they are read
-    rows = [r for r in timm_rows(external_dir) if r["throughput_samples_per_s"]]
+    inputs = nnlqp_inputs(measurements_root, pool.root, external_dir)  # digested before they are read
+    rows = [r for r in import_timm_benchmark(external_dir).table.to_pylist() if r["throughput_samples_per_s"]]
     if only is not None:
         rows = [r for r in rows if r["arch"] in only]
     # our own platforms label the same (architecture, input size) graphs timm benchmarked
     benchmarked = {(r["arch"], int(r["img_size"])) for r in rows}
     rows += [r for r in own_platform_rows(measurements_root) if (r["arch"], r["img_size"]) in benchmarked]
     platforms = sorted({r["platform"] for r in rows})
+    records = built_platform_records(rows, timm_platforms(external_dir), measurements_root)
     labels: dict[str, dict] = {}
     families: dict[str, str] = {}
     for r in rows:
@@ -135,7 +159,8 @@ def build_nnlqp_config(dataset: Dataset, config: Config, pool: GraphPool | None 
             stage.write_shard(part, 0, 1, table)
         stage.write_file("platforms.txt", ("\n".join(platforms) + "\n").encode())
         return stage.commit(dataset.name, dataset.version, config.name, inputs, registry_defaults,
-                            {"left_out": {"not_exported_yet": not_exported, "export_failed": export_failed}})
+                            {"left_out": {"not_exported_yet": not_exported, "export_failed": export_failed},
+                             "platforms": records})
 
 
 def leave_one_family_out(families: dict[str, str], held_out: str) -> dict[str, list[str]]:

@@ -18,9 +18,51 @@ from pathlib import Path
 import numpy as np
 
 from perfgraphs.errors import PerfgraphsError
-from perfgraphs.registry import NNLQP_PLATFORMS
+from perfgraphs.registry import DATASETS
 
 SPLITS_DIR = Path(__file__).resolve().parents[2] / "data" / "splits"
+# few-shot-platform's seed -> platform, committed beside the dataset's split files: seed k holds
+# out the k-th platform. Platforms are discovered from the data; this order only numbers them,
+# and a platform found later is appended (sorted), so every committed seed keeps its platform.
+PLATFORM_ORDER = "few-shot-platform-order.txt"
+_ORDER_HEADER = ("# few-shot-platform seed k holds out the platform on line k (0-based, comments aside); platforms\n"
+                 "# found later are appended in name order, so a committed seed keeps its platform\n")
+
+
+def _few_shot_dataset() -> str | None:
+    """The dataset whose configs are split by few-shot-platform (the registry says which)."""
+    return next((ds.name for ds in DATASETS.values() for c in ds.configs
+                 if "few-shot-platform" in c.split_protocols), None)
+
+
+def _order_path(dataset: str) -> Path:
+    return SPLITS_DIR / dataset.replace("perfgraphs/", "") / PLATFORM_ORDER
+
+
+def platform_order(dataset: str | None = None) -> list[str]:
+    """The committed seed order of few-shot-platform's held-out platforms (empty: none committed)."""
+    dataset = dataset or _few_shot_dataset()
+    if dataset is None or not _order_path(dataset).exists():
+        return []
+    order = [line.strip() for line in _order_path(dataset).read_text().splitlines()
+             if line.strip() and not line.startswith("#")]
+    if len(set(order)) != len(order):
+        raise PerfgraphsError(f"{_order_path(dataset)} names a platform twice")
+    return order
+
+
+def extended_platform_order(platforms, dataset: str | None = None) -> list[str]:
+    """The committed order with ``platforms`` it lacks appended in name order."""
+    order = platform_order(dataset)
+    return order + sorted(set(platforms) - set(order))
+
+
+def save_platform_order(dataset: str, order: list[str]) -> Path:
+    path = _order_path(dataset)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(_ORDER_HEADER + "".join(f"{p}\n" for p in order))
+    return path
+
 
 PROTOCOLS = {
     "random-70-15-15": {"parts": ("train", "validation", "test"), "fractions": (0.70, 0.15, 0.15), "seeds": (0,)},
@@ -29,9 +71,9 @@ PROTOCOLS = {
     # test part; 15 % of the other families' structures validate. Ten folds, as NNLQP's ten families.
     "leave-one-family-out": {"parts": ("train", "validation", "test"), "fractions": (0.85, 0.15),
                              "seeds": tuple(range(10))},
-    # NNLQP's transfer to a new platform: seed k holds out platform k of the registry's nnlqp
-    # platforms; train on every label of the other platforms plus `shots` structures of it.
-    "few-shot-platform": {"parts": ("few_shot", "test"), "shots": 32, "seeds": tuple(range(len(NNLQP_PLATFORMS)))},
+    # NNLQP's transfer to a new platform: seed k holds out platform k of the committed platform
+    # order (platform_order); train on every label of the other platforms plus `shots` structures of it.
+    "few-shot-platform": {"parts": ("few_shot", "test"), "shots": 32, "seeds": tuple(range(len(platform_order())))},
     # The LLM study's stratified 5-fold cross-validation (stratum = model) over tabular rows.
     "stratified-5-fold": {"parts": tuple(f"fold{k}" for k in range(5)), "seeds": (0,)},
 }
@@ -122,16 +164,18 @@ def merge_groups(links: dict[str, list]) -> dict[str, list[str]]:
     return groups
 
 
-def few_shot_split(labeled: dict[str, dict[str, list[str]]], seed: int, shots: int | None = None) -> dict:
+def few_shot_split(labeled: dict[str, dict[str, list[str]]], seed: int, shots: int | None = None,
+                   order: list[str] | None = None) -> dict:
     """``labeled``: platform → {group key: ids of the group labeled on that platform}. Seed k
-    holds out ``NNLQP_PLATFORMS[k]``: whole groups of it, in seeded-hash order, train until
-    exactly ``shots`` of its ids do (a group that would overshoot is passed over); its other
-    groups test. Training also uses every label of ``train_platforms``."""
+    holds out ``order[k]`` (default: the committed :func:`platform_order`): whole groups of it, in
+    seeded-hash order, train until exactly ``shots`` of its ids do (a group that would overshoot
+    is passed over); its other groups test. Training also uses every label of ``train_platforms``."""
     spec = PROTOCOLS["few-shot-platform"]
-    if seed not in spec["seeds"]:
-        raise UnknownSplitError(f"protocol few-shot-platform is defined for seeds {list(spec['seeds'])}, not {seed}")
+    order = platform_order() if order is None else order
+    if seed not in range(len(order)):
+        raise UnknownSplitError(f"protocol few-shot-platform is defined for seeds {list(range(len(order)))}, not {seed}")
     shots = spec["shots"] if shots is None else shots
-    platform = NNLQP_PLATFORMS[seed]
+    platform = order[seed]
     groups = labeled.get(platform, {})
     n_ids = sum(len(ids) for ids in groups.values())
     if n_ids <= shots:

@@ -9,6 +9,8 @@ files from them: :func:`perfgraphs.data.recipes.write_splits`, ``perfgraphs data
   exported graph has the same structure hash (two names for one graph); the group's smallest id
   decides its part. Hashes are known only for exported structures, so regenerate once the pool
   holds them all. The family is the timm module defining the architecture, as in the built config.
+  few-shot-platform seed k holds out the k-th platform of the committed platform order
+  (``few-shot-platform-order.txt``); a platform discovered since is appended, so committed seeds keep theirs.
 * llm: the ``row_id`` of every ML.ENERGY row (config ``mlenergy``), in folds stratified by model;
   and, in a file of its own, every row of our encoder measurements (config ``cpu-torch-fp32``,
   ``perfgraphs.data.llm_cpu``), stratified by model.

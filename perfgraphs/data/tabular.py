@@ -98,11 +98,13 @@ def build_mlenergy_config(dataset: Dataset, config: Config, home: Path | None = 
             raise PerfgraphsError(f"the ML.ENERGY rows no longer match the committed split {path}")
     with StagedBuild(dataset_folder(dataset, config, home)) as stage:
         stage.write_shard("train", 0, 1, table)
-        # the importer accepts only the pinned bytes, so a local copy (external_dir) is the registry's source too
-        return stage.commit(dataset.name, dataset.version, config.name, mlenergy_inputs(), registry_defaults=True)
+        # another external folder is another source: the files it holds make the build
+        return stage.commit(dataset.name, dataset.version, config.name, mlenergy_inputs(external_dir),
+                            registry_defaults=external_dir is None)
 
 
-def mlenergy_inputs() -> list:
+def mlenergy_inputs(external_dir: Path | None = None) -> list:
+    """The ML.ENERGY files the importer reads (each file's name and sha256)."""
     from perfgraphs.data.build_inputs import external_input
 
-    return [external_input("mlenergy")]
+    return [external_input("mlenergy", external_dir)]

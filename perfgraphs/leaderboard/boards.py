@@ -40,6 +40,16 @@ def official(dataset: str, config: str, target: str) -> Board | None:
     return next((b for b in BOARDS if b.key == (dataset, config, target)), None)
 
 
+def eligible_targets(dataset: str, config: str) -> list[str]:
+    """Every target an entry on this config may be scored on (and shown under, on an official or an
+    additional board): the config's targets and, for a multi-platform config, each target on every
+    platform the config has (its build's, else those discovered in its sources), so a platform
+    that a new result file or store adds is eligible with no edit here."""
+    cfg = get_dataset(dataset).config(config)
+    names = [t.name for t in cfg.targets]
+    return names + [pt for t in names for pt in cfg.platform_targets(t)]
+
+
 def applicable_baselines(board: Board) -> list[str]:
     kind = get_dataset(board.dataset).config(board.config).kind
     return [name for name, kinds in REFERENCE_BASELINES.items() if kind in kinds]

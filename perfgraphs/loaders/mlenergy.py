@@ -5,17 +5,24 @@ The leaderboard publishes, per (model, task), every serving configuration it mea
 throughput, latency and energy. It is the project's source of real multi-GPU LLM serving rows.
 This module flattens it into one ``pyarrow.Table`` row per configuration. Fields a configuration
 does not have (LLM-only fields on a diffusion row and vice versa) are null: nothing is derived or
-filled in. Files come from a pinned commit and are checked against committed sha256 hashes.
+filled in. Every model file of the source folder that parses is read (a file that does not is
+skipped with one line saying why); the files of the pinned commit keep their committed sha256, and
+the build records the name and sha256 of every file read. ``index.json`` adds the modality (its
+task grouping) and model fields a file lacks; a folder without it still imports its model files,
+with ``modality`` null for tasks no index names.
 """
 
 from __future__ import annotations
 
 import json
+import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
 
-from perfgraphs.loaders.sources import SourceFile, SourceFormatError, resolve_source
+from perfgraphs.loaders.sources import (ImportedFile, SkippedFile, SkippedSourceFileWarning, SourceFile,
+                                        SourceFormatError, discover_source)
 
 MLENERGY_COMMIT = "0cd52dab897c5d91a45f4d413038f3b8b4251b0f"
 MLENERGY_SUBDIR = "mlenergy-leaderboard"
@@ -73,6 +80,8 @@ _SHA256: dict[str, str] = {
 MLENERGY_FILES: tuple[SourceFile, ...] = tuple(
     SourceFile(name, MLENERGY_URL.format(name=name), sha) for name, sha in _SHA256.items()
 )
+INDEX = "index.json"
+MLENERGY_PATTERNS = (INDEX, "models/*.json")
 
 # Model-level fields: file first, index.json as fallback (five files omit "architecture").
 _MODEL_FIELDS = ("architecture", "weight_precision", "total_params_billions",
@@ -126,29 +135,82 @@ SCHEMA = pa.schema(
 )
 
 
+@dataclass(frozen=True)
+class MLEnergyImport:
+    """What one import read: the rows, the files they came from, and the files skipped."""
+
+    table: pa.Table
+    files: tuple[ImportedFile, ...]
+    skipped: tuple[SkippedFile, ...]
+
+
+def import_mlenergy(local_dir: Path | str | None = None, cache_dir: Path | str | None = None, *,
+                    progress: bool = True, download: bool = True, warn: bool = True) -> MLEnergyImport:
+    """One row per configuration of every model file of the source folder that parses.
+
+    A model file that is not valid JSON or lacks model_id / task / configurations is skipped with
+    one :class:`SkippedSourceFileWarning` line; so is an ``index.json`` that does not parse (the
+    model files are read without it). A pinned file with other bytes than pinned is refused.
+    """
+    found = discover_source(MLENERGY_FILES, MLENERGY_PATTERNS, local_dir, cache_dir, subdir=MLENERGY_SUBDIR,
+                            progress=progress, download=download)
+    skipped: list[SkippedFile] = []
+    files: list[ImportedFile] = []
+    index_models: dict = {}
+    modality_of: dict[str, str] = {}
+    if INDEX in found.paths:
+        try:
+            index_models, modality_of = _read_index(found.paths[INDEX])
+            files.append(ImportedFile(INDEX, found.sha256[INDEX]))
+        except SourceFormatError as exc:
+            skipped.append(SkippedFile(INDEX, str(exc)))
+    elif found.folder is not None:
+        skipped.append(SkippedFile(INDEX, "absent: modality is null for every row, model fields come "
+                                          "from the model files only"))
+    columns: dict[str, list] = {f.name: [] for f in SCHEMA}
+    for name, path in found.paths.items():
+        if name == INDEX:
+            continue
+        commit = MLENERGY_COMMIT if _SHA256.get(name) == found.sha256[name] else None
+        part: dict[str, list] = {f.name: [] for f in SCHEMA}
+        try:
+            _read_model_file(path, name, index_models, modality_of, part, commit)
+            pa.table(part, schema=SCHEMA)  # a value of the wrong type is this file's fault, not the import's
+        except (SourceFormatError, UnicodeDecodeError, OSError, pa.ArrowException) as exc:
+            skipped.append(SkippedFile(name, " ".join(str(exc).split())))
+            continue
+        for k, v in part.items():
+            columns[k].extend(v)
+        files.append(ImportedFile(name, found.sha256[name]))
+    if warn:
+        for s in skipped:
+            warnings.warn(f"{MLENERGY_SUBDIR}: skipped {s.name}: {s.reason}", SkippedSourceFileWarning, stacklevel=2)
+    return MLEnergyImport(pa.table(columns, schema=SCHEMA), tuple(files), tuple(skipped))
+
+
 def load_mlenergy(local_dir: Path | str | None = None, cache_dir: Path | str | None = None,
                   *, progress: bool = True) -> pa.Table:
-    """One row per configuration of every pinned model file (LLM, MLLM and diffusion).
+    """One row per configuration of every model file (LLM, MLLM and diffusion; see
+    :func:`import_mlenergy`).
 
     ``modality`` ("llm" / "mllm" / "diffusion", from index.json's task grouping) tells which block
     of columns is populated; filter on it for an LLM-only table. ``architecture`` is upstream's
     label ("Dense Transformer", "MoE", "Mamba-Transformer Hybrid"), null for diffusion models.
     """
-    paths = resolve_source(MLENERGY_FILES, local_dir, cache_dir, subdir=MLENERGY_SUBDIR,
-                           progress=progress)
-    index = _read_json(paths["index.json"], "index.json")
+    return import_mlenergy(local_dir, cache_dir, progress=progress).table
+
+
+def _read_index(path: Path) -> tuple[dict, dict[str, str]]:
+    index = _read_json(path, INDEX)
     try:
         index_models: dict = index["models"]
         modality_of = {task: group for group, tasks in index["architectures"].items()
                        for task in tasks}
     except (KeyError, TypeError, AttributeError):
         raise SourceFormatError("index.json: expected 'models' and 'architectures' objects") from None
-    columns: dict[str, list] = {f.name: [] for f in SCHEMA}
-    for f in MLENERGY_FILES:
-        if f.name == "index.json":
-            continue
-        _read_model_file(paths[f.name], f.name, index_models, modality_of, columns)
-    return pa.table(columns, schema=SCHEMA)
+    if not isinstance(index_models, dict):
+        raise SourceFormatError("index.json: 'models' is not an object")
+    return index_models, modality_of
 
 
 def _read_json(path: Path, name: str):
@@ -160,22 +222,26 @@ def _read_json(path: Path, name: str):
 
 
 def _read_model_file(path: Path, name: str, index_models: dict, modality_of: dict[str, str],
-                     out: dict[str, list]) -> None:
+                     out: dict[str, list], commit: str | None) -> None:
     doc = _read_json(path, name)
     try:
         model_id, task, configs = doc["model_id"], doc["task"], doc["configurations"]
     except (KeyError, TypeError):
         raise SourceFormatError(f"{name}: expected model_id, task and configurations") from None
-    meta = index_models.get(model_id, {})
+    if not isinstance(model_id, str) or not isinstance(task, str) or not isinstance(configs, list):
+        raise SourceFormatError(f"{name}: model_id and task must be strings, configurations a list")
+    meta = index_models.get(model_id) if isinstance(index_models.get(model_id), dict) else {}
     model = {k: doc.get(k, meta.get(k)) for k in _MODEL_FIELDS}
     for i, cfg in enumerate(configs):
         if not isinstance(cfg, dict):
             raise SourceFormatError(f"{name}: configuration {i} is not an object")
         par = cfg.get("parallelization") or {}
+        if not isinstance(par, dict):
+            raise SourceFormatError(f"{name}: configuration {i} has a parallelization that is not an object")
         row = {"model_id": model_id, "task": task, "modality": modality_of.get(task), **model}
         row.update({k: cfg.get(k.removesuffix("_px")) for k, _ in _CONFIG_FIELDS})
         row.update({k: par.get(k) for k in _PARALLEL_FIELDS})
         row["parallelization_notes"] = par.get("notes") or None
-        row.update(source_file=name, source_commit=MLENERGY_COMMIT)
+        row.update(source_file=name, source_commit=commit)
         for k, v in row.items():
             out[k].append(v)

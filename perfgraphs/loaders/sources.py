@@ -4,8 +4,13 @@ Public measurement data (timm's benchmark CSVs, the ML.ENERGY leaderboard JSON) 
 perfgraphs, never part of it: the repository only commits where each file lives upstream (a URL at
 a pinned commit) and its sha256. This module turns that list into local paths, either from a
 directory the user already has (``local_dir`` / ``PERFGRAPHS_EXTERNAL_DIR``) or by downloading into
-the user's cache (``PERFGRAPHS_HOME``). Every file is checked against its committed sha256 before
-anyone parses it, so a table built here is always built from the pinned bytes.
+the user's cache (``PERFGRAPHS_HOME``). Every pinned file is checked against its committed sha256
+before anyone parses it: a pinned name with other bytes is refused.
+
+:func:`discover_source` goes further, as an importer that follows its source rather than a fixed
+list: every file of the source folder that matches the importer's name patterns is a candidate
+(a newer upstream result file dropped beside the others is read, with its own sha256 recorded by
+the build), while the pinned files keep their guard.
 
 Downloads use ``urllib`` only and are atomic (temp file in the target directory, then
 ``os.replace``): an interrupted or corrupt download never leaves a file under its final name.
@@ -57,6 +62,10 @@ class DownloadError(ExternalSourceError):
 
 class SourceFormatError(ExternalSourceError):
     """A verified file whose content the importer does not understand."""
+
+
+class SkippedSourceFileWarning(UserWarning):
+    """A file of a source folder that an importer skipped (one line: which file and why)."""
 
 
 @dataclass(frozen=True)
@@ -200,3 +209,71 @@ def _mkdirs(path: Path) -> list[Path]:
     for d in missing:
         d.mkdir(exist_ok=True)
     return missing
+
+
+@dataclass(frozen=True)
+class ImportedFile:
+    """A file an importer read: its name in the source folder and the sha256 of the bytes read."""
+
+    name: str
+    sha256: str
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    name: str
+    reason: str  # one line
+
+
+@dataclass(frozen=True)
+class DiscoveredFiles:
+    """The candidate files of one source: ``paths`` (name -> path) and their sha256, name-sorted;
+    ``folder`` is None when nothing is available locally and ``download`` was off (then the pinned
+    list stands for the source's content)."""
+
+    folder: Path | None
+    paths: dict[str, Path]
+    sha256: dict[str, str]
+
+
+def local_source_dir(local_dir: Path | str | None, subdir: str) -> Path | None:
+    """The folder the user pointed at: ``local_dir``, else ``$PERFGRAPHS_EXTERNAL_DIR/<subdir>``."""
+    if local_dir is None and os.environ.get(ENV_EXTERNAL_DIR) and subdir:
+        local_dir = Path(os.environ[ENV_EXTERNAL_DIR]).expanduser() / subdir
+    return None if local_dir is None else Path(local_dir)
+
+
+def discover_source(pinned: Iterable[SourceFile], patterns: tuple[str, ...], local_dir: Path | str | None = None,
+                    cache_dir: Path | str | None = None, *, subdir: str = "", progress: bool = True,
+                    download: bool = True) -> DiscoveredFiles:
+    """Every file of a source folder whose relative path matches one of ``patterns`` (globs).
+
+    The folder is ``local_dir``, ``$PERFGRAPHS_EXTERNAL_DIR/<subdir>``, or the cache (as in
+    :func:`resolve_source`; the pinned files are downloaded there first when ``download``). A file
+    whose name is pinned must have the pinned bytes (:class:`ChecksumMismatchError` otherwise);
+    other files are accepted as they are, their sha256 taken here. Hidden files (``.x.part``) are
+    in-flight downloads and never candidates. A local folder with no candidate is an error.
+    """
+    pinned = list(pinned)
+    folder = local_source_dir(local_dir, subdir)
+    if folder is None:
+        cache = Path(cache_dir) if cache_dir is not None else perfgraphs_home() / "external" / subdir
+        if download:
+            resolve_source(pinned, cache_dir=cache, subdir=subdir, progress=progress)
+        elif not cache.is_dir():
+            return DiscoveredFiles(None, {}, {f.name: f.sha256 for f in pinned})
+        folder = cache
+    if not folder.is_dir():
+        raise SourceFileMissingError(f"{folder} is not a directory ({FIX_HINT})")
+    names = sorted({p.relative_to(folder).as_posix() for pattern in patterns for p in folder.glob(pattern)
+                    if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)})
+    if not names:
+        raise SourceFileMissingError(f"{folder} holds no {' or '.join(patterns)} file ({FIX_HINT})")
+    expected = {f.name: f.sha256 for f in pinned}
+    digests = {}
+    for name in names:
+        actual = sha256_file(folder / name)
+        if name in expected and actual != expected[name]:
+            raise ChecksumMismatchError(name, folder / name, expected[name], actual)
+        digests[name] = actual
+    return DiscoveredFiles(folder, {n: folder / n for n in names}, digests)

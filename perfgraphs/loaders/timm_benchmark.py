@@ -4,8 +4,13 @@ The pytorch-image-models repository publishes, per platform, one CSV of every ti
 by timm's own ``benchmark.py``: ~20,000 real (model, platform) → latency rows over two GPU
 generations and two CPUs. The platform is encoded only in the file name, the column order differs
 between files and some batch sizes are written as floats ("1024.0"), so this module normalises all
-of it into one typed ``pyarrow.Table``. The files are read from a pinned upstream commit and checked
-against committed sha256 hashes (see :mod:`perfgraphs.loaders.sources`); no data is committed here.
+of it into one typed ``pyarrow.Table``. No data is committed here.
+
+The importer reads every ``benchmark-infer-*.csv`` of its source folder that parses (see
+:func:`import_timm_benchmark`): a newer result file placed beside the others is a new platform, a
+file that does not parse is skipped with one line saying why. The files of the pinned upstream
+commit keep their committed sha256 (a pinned name with other bytes is refused), and the build
+records the name and sha256 of every file it read, so a release stays reproducible.
 """
 
 from __future__ import annotations
@@ -13,14 +18,17 @@ from __future__ import annotations
 import csv
 import re
 import statistics
+import warnings
 from collections import defaultdict
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from perfgraphs.loaders.sources import SourceFile, SourceFormatError, resolve_source
+from perfgraphs.loaders.sources import (DiscoveredFiles, ImportedFile, SkippedFile, SkippedSourceFileWarning,
+                                        SourceFile, SourceFormatError, discover_source)
 
 TIMM_COMMIT = "aa4b5850c1543fa488abf260f18390eda46cf85d"
 TIMM_SUBDIR = "timm-benchmark"
@@ -48,6 +56,9 @@ _INFER_SHA256: dict[str, str] = {
 TIMM_INFER_FILES: tuple[SourceFile, ...] = tuple(
     SourceFile(name, TIMM_URL.format(name=name), sha) for name, sha in _INFER_SHA256.items()
 )
+# The files of the source folder the importer reads (train results and metadata are not latency
+# labels of an inference platform).
+TIMM_PATTERNS = ("benchmark-infer-*.csv",)
 
 # Upstream column -> (our column, parser). Units: step time is ms per batch; param_count is in
 # millions; gmacs is GMACs per sample; macts is millions of activations per sample.
@@ -141,31 +152,98 @@ def _cuda_version(digits: str) -> str:
     return f"{int(digits[:-1])}.{digits[-1]}"
 
 
+@dataclass(frozen=True)
+class TimmImport:
+    """What one import read: the rows, the files they came from, and the files skipped."""
+
+    table: pa.Table
+    files: tuple[ImportedFile, ...]
+    skipped: tuple[SkippedFile, ...]
+    platforms: tuple[TimmPlatform, ...]  # one per imported file, in the order of ``files``
+
+
+def discover_timm_files(local_dir: Path | str | None = None, cache_dir: Path | str | None = None, *,
+                        progress: bool = True, download: bool = True) -> DiscoveredFiles:
+    """The candidate result files of the source folder (see :func:`sources.discover_source`)."""
+    return discover_source(TIMM_INFER_FILES, TIMM_PATTERNS, local_dir, cache_dir, subdir=TIMM_SUBDIR,
+                           progress=progress, download=download)
+
+
+def import_timm_benchmark(local_dir: Path | str | None = None, cache_dir: Path | str | None = None, *,
+                          progress: bool = True, download: bool = True, warn: bool = True) -> TimmImport:
+    """Every inference result file of the source folder that parses, one row per (file, CSV row).
+
+    A file is skipped, with one :class:`SkippedSourceFileWarning` line naming it and the reason,
+    when its name encodes no platform, its columns or values do not parse, or its platform is
+    already imported from another file (two files for one platform would make its labels
+    ambiguous; a pinned file's is kept, else the first in name order). A pinned file with other bytes than pinned is
+    refused (:class:`ChecksumMismatchError`), never skipped. ``download=False`` reads only what is
+    local (the user's folder or the cache) and imports nothing when there is none.
+    """
+    found = discover_timm_files(local_dir, cache_dir, progress=progress, download=download)
+    tables, files, skipped, plats, owner = [], [], [], [], {}
+    # the pinned files first: a copy under another name never displaces the file of the pinned commit
+    for name in sorted(found.paths, key=lambda n: (n not in _INFER_SHA256, n)):
+        path = found.paths[name]
+        try:
+            plat, table = _parsed_file(str(path), found.sha256[name])
+        except (SourceFormatError, UnicodeDecodeError, csv.Error, OSError) as exc:
+            skipped.append(SkippedFile(name, _one_line(exc)))
+            continue
+        if plat.name in owner:
+            skipped.append(SkippedFile(name, f"platform {plat.name} is already imported from {owner[plat.name]}"))
+            continue
+        owner[plat.name] = name
+        tables.append(table)
+        files.append(ImportedFile(name, found.sha256[name]))
+        plats.append(plat)
+    if warn:
+        for s in skipped:
+            warnings.warn(f"{TIMM_SUBDIR}: skipped {s.name}: {s.reason}", SkippedSourceFileWarning, stacklevel=2)
+    table = pa.concat_tables(tables) if tables else SCHEMA.empty_table()
+    return TimmImport(table, tuple(files), tuple(skipped), tuple(plats))
+
+
 def load_timm_benchmark(local_dir: Path | str | None = None, cache_dir: Path | str | None = None,
                         *, progress: bool = True) -> pa.Table:
-    """All inference rows of the pinned timm results, one row per (file, CSV row).
+    """All inference rows of the source folder's result files (:func:`import_timm_benchmark`).
 
     Rows whose measurement failed upstream (empty throughput / step time / batch size) are kept
     with nulls, so the row count equals the CSV row count; filter on ``latency_ms`` to drop them.
     Repeated (arch, img_size) rows within one file (an architecture benchmarked under several
     pretrained tags) are kept too; see :func:`dedupe_latest`.
     """
-    paths = resolve_source(TIMM_INFER_FILES, local_dir, cache_dir, subdir=TIMM_SUBDIR,
-                           progress=progress)
+    return import_timm_benchmark(local_dir, cache_dir, progress=progress).table
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+@lru_cache(maxsize=128)
+def _parsed_file(path: str, sha256: str) -> tuple[TimmPlatform, pa.Table]:
+    """One file's platform and rows; cached by content (the sha256 was just taken from the bytes)."""
+    name = Path(path).name
+    plat = parse_platform(name)
     columns: dict[str, list] = {f.name: [] for f in SCHEMA}
-    for f in TIMM_INFER_FILES:
-        _read_file(paths[f.name], parse_platform(f.name), columns)
-    return pa.table(columns, schema=SCHEMA)
+    # the pinned commit is the provenance of the pinned bytes only; another file's is its sha256
+    commit = TIMM_COMMIT if _INFER_SHA256.get(name) == sha256 else None
+    _read_file(Path(path), plat, columns, commit)
+    if not columns["model_name"]:
+        raise SourceFormatError(f"{name}: no rows")
+    return plat, pa.table(columns, schema=SCHEMA)
 
 
-def _read_file(path: Path, plat: TimmPlatform, out: dict[str, list]) -> None:
+def _read_file(path: Path, plat: TimmPlatform, out: dict[str, list], commit: str | None) -> None:
     with open(path, newline="", encoding="utf-8") as fh:
         reader = csv.DictReader(fh)
         missing = [c for c in _REQUIRED if c not in (reader.fieldnames or [])]
         if missing:
             raise SourceFormatError(f"{plat.source_file}: missing columns {missing}")
         for lineno, row in enumerate(reader, start=2):
-            name = row["model"].strip()
+            name = (row["model"] or "").strip()
+            if not name:
+                raise SourceFormatError(f"{plat.source_file}:{lineno}: empty model name")
             arch, _, tag = name.partition(".")
             try:
                 values = {
@@ -185,7 +263,7 @@ def _read_file(path: Path, plat: TimmPlatform, out: dict[str, list]) -> None:
             values.update(platform=plat.name, device=plat.device, precision=plat.precision,
                           layout=plat.layout, torch_version=plat.torch_version,
                           cuda_version=plat.cuda_version, compiled=plat.compiled,
-                          source_file=plat.source_file, source_commit=TIMM_COMMIT)
+                          source_file=plat.source_file, source_commit=commit)
             for k, v in values.items():
                 out[k].append(v)
 

@@ -114,7 +114,7 @@ def _recomputed(record: dict, home: Path | None) -> BuildInput:
         if kind == "tree":
             return tree_input(record["role"], Path(location))
         if kind == "external":
-            return external_input(location)
+            return external_input(location, record.get("folder") or None)
         if kind == "dataset":
             return dataset_input(record["dataset"], record["config"], home)
     except (KeyError, TypeError):

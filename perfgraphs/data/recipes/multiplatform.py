@@ -1,7 +1,8 @@
 """Recipe ``multiplatform``: one graph per benchmarked (architecture, input size), a per-sample
-latency label per platform (timm's published results and our own batch-1 CPU platforms). Owns its
-split files: leave-one-family-out and few-shot-platform, over structure ids grouped by
-architecture and by identical graphs."""
+latency label per platform (timm's published results and our own batch-1 CPU platforms, both
+discovered: :mod:`perfgraphs.data.platforms`). Owns its split files: leave-one-family-out and
+few-shot-platform (seed k holds out the k-th platform of the committed order, new platforms
+appended), over structure ids grouped by architecture and by identical graphs."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ def build(ds, cfg, ctx) -> Path:
 
 
 def inputs(ds, cfg, home: Path | None) -> list:
+    """timm's result files (each imported file's name and sha256), every measurement store, the pool."""
     from perfgraphs.data.multiplatform import nnlqp_inputs
 
     return nnlqp_inputs()
@@ -22,7 +24,8 @@ def inputs(ds, cfg, home: Path | None) -> list:
 
 def write_splits(ds, cfg, ctx) -> None:
     from perfgraphs.data.multiplatform import MEASUREMENTS_ROOT, own_platform_rows, timm_rows
-    from perfgraphs.data.splits import PROTOCOLS, UnknownSplitError, few_shot_split
+    from perfgraphs.data.splits import (PROTOCOLS, UnknownSplitError, extended_platform_order, few_shot_split,
+                                        save_platform_order)
     from perfgraphs.data.standard_splits import leave_one_family_out, nnlqp_units, pool_hashes
     from perfgraphs.paths import DEFAULT_POOL
 
@@ -35,9 +38,12 @@ def write_splits(ds, cfg, ctx) -> None:
     for fold in PROTOCOLS["leave-one-family-out"]["seeds"][:n_families]:
         parts, held, left_out = leave_one_family_out(groups, families, mixed, fold)
         ctx.save("leave-one-family-out", fold, parts, unit="structure_id", held_out_family=held, left_out=left_out)
-    for seed in PROTOCOLS["few-shot-platform"]["seeds"]:
+    # platforms found since the seed order was committed get the next seeds; the others keep theirs
+    order = extended_platform_order(labeled, ds.name)
+    ctx.written.append((save_platform_order(ds.name, order), f"{len(order)} platforms in seed order"))
+    for seed in range(len(order)):
         try:
-            shot = few_shot_split(labeled, seed)
+            shot = few_shot_split(labeled, seed, order=order)
         except UnknownSplitError as exc:
             ctx.skip(f"few-shot-platform seed {seed} skipped: {exc}")
             continue
