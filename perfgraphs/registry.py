@@ -127,6 +127,8 @@ class StoreConfigs:
     targets: tuple[Target, ...]
     split_protocols: tuple[str, ...]
     description: str  # formatted with {device} (the hardware), {store} and {platform}
+    recipe: str  # the recipe that builds such a config (perfgraphs.data.recipes)
+    sources: tuple[str, ...] = ()  # read besides the store itself ("suite:<store>" is added)
 
 
 @dataclass(frozen=True)
@@ -252,7 +254,8 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
         store_configs=StoreConfigs(
             "dippm", "inference", "cuda", (LATENCY, MEMORY, ENERGY), ("random-70-15-15",),
             "labels measured with PyTorch eager under the research's protocol (5 warm-up + 30 timed runs) on "
-            "one {device}, with NVML board energy (store {store}, platform {platform}; found in the store)"),
+            "one {device}, with NVML board energy (store {store}, platform {platform}; found in the store)",
+            recipe="measured_graphs", sources=("pool",)),
     ),
     Dataset(
         name="perfgraphs/trappm",

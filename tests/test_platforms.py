@@ -268,6 +268,7 @@ def test_a_measured_gpu_store_is_a_config_like_the_hand_registered_one(tmp_path)
     assert (found.name, found.platform, found.suite, found.kind) == (
         registered.name, registered.platform, registered.suite, registered.kind)
     assert (found.targets, found.split_protocols) == (registered.targets, registered.split_protocols)
+    assert (found.recipe, found.sources) == (registered.recipe, registered.sources)  # built the same way
     assert found.hardware == "NVIDIA H200"
     # registered, it keeps its hand-written name and description: no second config
     assert store_configs(dippm, tmp_path) == ()

@@ -298,7 +298,8 @@ def _store_configs(dataset: str, spec, registered: tuple[str, ...], names: tuple
                 name, spec.description.format(device=platform.device, store=store.name,
                                               platform=collector.name),
                 "graphs", spec.targets, platform=collector.name, suite=store.name,
-                split_protocols=spec.split_protocols, hardware=platform.device))
+                split_protocols=spec.split_protocols, hardware=platform.device, recipe=spec.recipe,
+                sources=(*spec.sources, f"suite:{store.name}")))
     return tuple(found)
 
 

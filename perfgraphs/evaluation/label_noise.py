@@ -39,7 +39,8 @@ def noise_floor_note(dataset: str, config: str, target: str) -> str | None:
     """One Markdown sentence stating the labels' noise floor, or None when none is known."""
     ds = get_dataset(dataset)
     cfg = ds.config(config)
-    if cfg.platform is None and cfg.source("external") is not None:  # imported rows without a platform (ML.ENERGY)
+    # imported rows without a platform (ML.ENERGY); a multi-platform config's platform is in its target
+    if cfg.platform is None and not cfg.platform_sources and cfg.source("external") is not None:
         from perfgraphs.evaluation.tabular_protocol import noise_floor_sentence
         from perfgraphs.data.load import load_dataset
 
