@@ -292,3 +292,21 @@ def test_a_new_gpu_store_is_a_config_the_evaluator_accepts(tmp_path, monkeypatch
     # a store whose hardware probe does not say which GPU measured it names no config
     (root / "dippm-h200-node2" / "cuda-torch-fp32" / "hardware.json").unlink()
     assert "dippm-h200-node2-torch-fp32" not in [c.name for c in get_dataset("dippm").configs]
+
+
+def test_an_unregistered_gpu_store_builds_the_same_dataset_as_its_registry_entry(tmp_path):
+    """The config the dippm-h200 store makes on its own is built, from the same store and pool,
+    into the same content (hash) as the hand-registered h200-torch-fp32."""
+    from perfgraphs.data.manifest import read_manifest
+    from perfgraphs.data.platforms import MEASUREMENTS_ROOT, store_configs
+    from perfgraphs.data.recipes import build
+
+    dippm = get_dataset("dippm")
+    registered = dippm.config("h200-torch-fp32")
+    if not (MEASUREMENTS_ROOT / registered.suite).is_dir():
+        pytest.skip("no committed GPU store")
+    unregistered = replace(dippm, configs=tuple(c for c in dippm.configs if c is not registered))
+    (found,) = store_configs(unregistered)
+    hashes = [read_manifest(build(ds, cfg, home=tmp_path / name))["content_hash"]
+              for name, ds, cfg in (("found", unregistered, found), ("registered", dippm, registered))]
+    assert hashes[0] == hashes[1]
