@@ -31,7 +31,7 @@ from pathlib import Path
 
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.paths import MEASUREMENTS_DIR
-from perfgraphs.registry import Config, Dataset, Discovery, install_discovery
+from perfgraphs.registry import DATASETS, Config, Dataset, Discovery, install_discovery
 
 MEASUREMENTS_ROOT = MEASUREMENTS_DIR  # where store discovery looks (a test may point it elsewhere)
 
@@ -164,7 +164,7 @@ def store_platforms(root: Path | None = None, device: str = "cpu") -> tuple[Plat
                  for name, stores in sorted(holders.items()))
 
 
-def cpu_store_platforms(root: Path | None = None, **_) -> tuple[Platform, ...]:
+def cpu_store_platforms(root: Path | None = None) -> tuple[Platform, ...]:
     return store_platforms(root, "cpu")
 
 
@@ -189,13 +189,9 @@ def discover_platforms(sources: tuple[str, ...], measurements_root: Path | None 
     return tuple(out)
 
 
-def dataset_of(config: Config) -> Dataset:
-    from perfgraphs.registry import DATASETS
-
-    for ds in DATASETS.values():
-        if any(c is config for c in ds.configs):
-            return ds
-    raise PerfgraphsError(f"config {config.name!r} is not one of the registry's")
+def dataset_of(config: Config) -> Dataset | None:
+    """The registered dataset holding this very config (None: a config made elsewhere)."""
+    return next((ds for ds in DATASETS.values() if any(c is config for c in ds.configs)), None)
 
 
 def built_platforms(config: Config, home: Path | None = None) -> tuple[Platform, ...] | None:
@@ -204,8 +200,11 @@ def built_platforms(config: Config, home: Path | None = None) -> tuple[Platform,
     from perfgraphs.data.folders import dataset_folder
     from perfgraphs.data.manifest import read_manifest
 
+    dataset = dataset_of(config)
+    if dataset is None:
+        return None
     try:
-        manifest = read_manifest(dataset_folder(dataset_of(config), config, home))
+        manifest = read_manifest(dataset_folder(dataset, config, home))
     except PerfgraphsError:
         return None  # a damaged build: loading it says so; its platforms are the sources'
     records = (manifest or {}).get("platforms")
