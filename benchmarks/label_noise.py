@@ -17,9 +17,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from perfgraphs import paths
 from perfgraphs.registry import PLATFORM_SEPARATOR, get_dataset
 
-NOISE_DIR = Path(__file__).resolve().parents[1] / "data" / "measurements" / "noise-floor"
+NOISE_DIR = paths.noise_floor_dir()  # committed noise floors (a wheel carries them)
 # the probe of the suite that measured a dataset's labels: a floor is stated only for the labels
 # its two rounds measured on that suite's own configurations (timings: latency and what is derived
 # from it); another suite's probe (trappm's training steps) or another quantity (peak memory) has

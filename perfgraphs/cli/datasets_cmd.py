@@ -113,8 +113,8 @@ def _verify(args) -> int:
 def _build_pool(args) -> int:
     from rich.progress import Progress
 
-    from perfgraphs.data.build import DEFAULT_POOL
     from perfgraphs.data.graph_pool import GraphPool
+    from perfgraphs.paths import graph_pool_dir
     from perfgraphs.registry import DATASETS
 
     if args.max_memory_gb:
@@ -122,12 +122,13 @@ def _build_pool(args) -> int:
 
         cap = int(args.max_memory_gb * 2**30)
         resource.setrlimit(resource.RLIMIT_AS, (cap, resource.getrlimit(resource.RLIMIT_AS)[1]))
-    pool = GraphPool(DEFAULT_POOL)
+    pool_dir = graph_pool_dir()
+    pool = GraphPool(pool_dir)
     if args.nnlqp:
         from perfgraphs.data.multiplatform import timm_rows, wanted_structures
 
         wanted = wanted_structures(timm_rows())
-        print(f"added {pool.ensure(wanted[::-1] if args.reverse else wanted)} structures to {DEFAULT_POOL}")
+        print(f"added {pool.ensure(wanted[::-1] if args.reverse else wanted)} structures to {pool_dir}")
         return 0
     if args.measured:
         from perfgraphs.collect.store import load_measurements
@@ -139,7 +140,7 @@ def _build_pool(args) -> int:
                 for r in load_measurements(root).to_pylist():
                     if r["status"] == "ok" and r["image_size"]:
                         items.add((r["family"], r["model"], int(r["image_size"])))
-        print(f"added {pool.ensure(sorted(items, reverse=args.reverse))} structures to {DEFAULT_POOL}")
+        print(f"added {pool.ensure(sorted(items, reverse=args.reverse))} structures to {pool_dir}")
         return 0
     # The default dataset's families first, so it is complete soonest; then the larger sets.
     plans = [dict(sorted(DATASETS["perfgraphs/dippm"].family_counts.items()))]
@@ -155,7 +156,7 @@ def _build_pool(args) -> int:
         task = progress.add_task("exporting structures", total=None)
         for plan in plans:
             added += pool.build(plan, lambda sid, done, total: progress.update(task, completed=done, total=total))
-    print(f"added {added} structures to {DEFAULT_POOL}")
+    print(f"added {added} structures to {pool_dir}")
     return 0
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from perfgraphs.data.build import REPO_ROOT
+from perfgraphs import paths
 from perfgraphs.errors import PerfgraphsError
 
 DEFAULT = ("dippm", "cpu-torch-fp32", "latency_ms")
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         except DuplicateEntryError:
             pass  # this commit's reference run is already recorded
     console.print(f"leaderboard site: {build_site(board / 'site', board / 'results')}")
-    floor = REPO_ROOT / "data" / "measurements" / "noise-floor" / "noise-floor-dippm-cpu.json"
+    floor = paths.noise_floor_dir() / "noise-floor-dippm-cpu.json"
     if floor.exists():
         report = json.loads(floor.read_text())
         console.print(f"noise floor of these labels (two measurement rounds): {report['mape_raw_pct']:.1f} % MAPE raw, "

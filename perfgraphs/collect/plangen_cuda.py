@@ -15,7 +15,9 @@ from pathlib import Path
 
 import yaml
 
-SOURCE_PLAN = Path(__file__).resolve().parents[2] / "plans" / "dippm-cpu.yaml"
+from perfgraphs import paths
+
+SOURCE_PLAN = paths.plans_dir() / "dippm-cpu.yaml"
 PLATFORMS = ["cuda-torch-fp32"]
 FLOW_STYLE = True
 

@@ -17,10 +17,11 @@ from pathlib import Path
 
 import numpy as np
 
+from perfgraphs import paths
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.registry import NNLQP_PLATFORMS
 
-SPLITS_DIR = Path(__file__).resolve().parents[2] / "data" / "splits"
+SPLITS_DIR = paths.splits_dir()  # committed split files (a wheel carries them)
 
 PROTOCOLS = {
     "random-70-15-15": {"parts": ("train", "validation", "test"), "fractions": (0.70, 0.15, 0.15), "seeds": (0,)},

@@ -27,10 +27,10 @@ from perfgraphs.registry import Dataset, get_dataset
 
 def pool_groups(dataset: Dataset, pool=None) -> dict[str, str]:
     """Structure hash → family of every structure of a graph set (the pool must be complete)."""
-    from perfgraphs.data.build import DEFAULT_POOL
+    from perfgraphs.data.build import default_pool
     from perfgraphs.data.graph_pool import GraphPool, iter_samples
 
-    pool = pool or GraphPool(DEFAULT_POOL)
+    pool = pool or GraphPool(default_pool())
     return {pool.structure(sid).one.structure_hash: family for family, sid, _ in iter_samples(pool, dataset.family_counts)}
 
 
@@ -137,14 +137,14 @@ def write_splits(name: str, pool_root: Path | None = None, external_dir: Path | 
         for seed in PROTOCOLS[protocol]["seeds"]:
             save(protocol, seed, make_split(groups, protocol, seed))
     elif ds.name == "perfgraphs/nnlqp":
-        from perfgraphs.data.build import DEFAULT_POOL
-        from perfgraphs.data.multiplatform import MEASUREMENTS_ROOT, own_platform_rows, timm_rows
+        from perfgraphs.data.build import default_pool
+        from perfgraphs.data.multiplatform import own_platform_rows, timm_rows
 
         rows = timm_rows(external_dir)
         benchmarked = {(r["arch"], int(r["img_size"])) for r in rows if r["img_size"]}
-        rows += [r for r in own_platform_rows(measurements_root or MEASUREMENTS_ROOT)
+        rows += [r for r in own_platform_rows(measurements_root)
                  if (r["arch"], r["img_size"]) in benchmarked]
-        groups, families, mixed, labeled = nnlqp_units(rows, *pool_hashes(pool_root or DEFAULT_POOL))
+        groups, families, mixed, labeled = nnlqp_units(rows, *pool_hashes(pool_root or default_pool()))
         n_families = len(set(families.values()))
         for fold in PROTOCOLS["leave-one-family-out"]["seeds"][:n_families]:
             parts, held, left_out = leave_one_family_out(groups, families, mixed, fold)
