@@ -134,7 +134,10 @@ def noise_floor_dir() -> Path:
 
 
 def releases_file() -> Path:
-    return _committed(RELEASES_FILE_NAME)
+    """The release index: the set data directory's own (its releases describe its data), else the
+    checkout's or the wheel's."""
+    configured = _configured_data_dir()
+    return configured / RELEASES_FILE_NAME if configured is not None else _committed(RELEASES_FILE_NAME)
 
 
 def release_dir() -> Path | None:

@@ -1,8 +1,9 @@
-"""``perfgraphs datasets list | info | build | verify``."""
+"""``perfgraphs datasets list | info | build | verify | splits | build-pool | release | export | cards``."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,6 +38,21 @@ def register(sub: argparse._SubParsersAction) -> None:
                       help="walk the --nnlqp/--measured list backwards, so a second builder can run "
                            "beside a first and they meet in the middle")
     pool.set_defaults(func=_build_pool)
+    rel = verbs.add_parser("release", help="record a new version of a dataset when its content changed "
+                                           "(data/releases.json), building its configs from the data directory")
+    rel.add_argument("name")
+    rel.add_argument("--config", action="append", default=None,
+                     help="release these configs (repeatable; default: every config already released, or all)")
+    rel.set_defaults(func=_release)
+    exp = verbs.add_parser("export", help="write a Hugging-Face-Hub-ready folder (Parquet + card) per released dataset")
+    exp.add_argument("dir", type=Path)
+    exp.add_argument("--dataset", action="append", default=None, help="only these datasets (repeatable)")
+    exp.add_argument("--version", default=None, help="this version (default: each dataset's latest release)")
+    exp.set_defaults(func=_export)
+    cards = verbs.add_parser("cards", help="write the dataset cards (dataset_cards/) from the registry and releases")
+    cards.add_argument("--check", action="store_true", help="only say which committed cards are stale (exit 1 if any)")
+    cards.add_argument("--out", type=Path, default=None, help="folder to write them to (default dataset_cards/)")
+    cards.set_defaults(func=_cards)
 
 
 def _list(args) -> int:
@@ -165,4 +181,49 @@ def _splits(args) -> int:
 
     for path, summary in write_splits(args.name, config=args.config):
         print(f"{path}: {summary}" if path else summary)
+    return 0
+
+
+def _release(args) -> int:
+    from perfgraphs.data.releases import is_released, release
+    from perfgraphs.registry import get_dataset
+
+    ds = get_dataset(args.name)
+    if args.config:
+        configs = [ds.config(c) for c in args.config]
+    else:
+        configs = [c for c in ds.configs if is_released(ds, c)] or list(ds.configs)
+    version, records = release(ds, configs)
+    hashes = ", ".join(f"{c} {r.content_hash[:12]}" for c, r in records.items())
+    if version is None:
+        print(f"nothing to release: {ds.name} has these contents already ({hashes})")
+    else:
+        print(f"released {ds.name} {version} ({hashes}); `perfgraphs datasets cards` updates the cards")
+    return 0
+
+
+def _export(args) -> int:
+    from perfgraphs.data.export import export_release
+    from perfgraphs.data.releases import read_index
+    from perfgraphs.errors import PerfgraphsError
+    from perfgraphs.registry import get_dataset
+
+    names = args.dataset or sorted(read_index())
+    if not names:
+        raise PerfgraphsError("no dataset is released yet: `perfgraphs datasets release NAME` makes one")
+    for name in names:
+        print(export_release(args.dir, get_dataset(name), args.version))
+    return 0
+
+
+def _cards(args) -> int:
+    from perfgraphs.data.cards import stale_cards, write_cards
+
+    if args.check:
+        stale = stale_cards(args.out)
+        for path in stale:
+            print(f"stale: {path} (run `perfgraphs datasets cards`)")
+        return 1 if stale else 0
+    for path in write_cards(args.out):
+        print(path)
     return 0

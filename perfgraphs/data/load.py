@@ -19,30 +19,67 @@ from perfgraphs.registry import Config, Dataset, get_dataset
 
 
 def load_dataset(name: str, config: str | None = None, split: str | None = None, version: str | None = None,
-                 *, home: Path | None = None, build: bool = True):
+                 *, home: Path | None = None, build: bool = True, data_dir: Path | str | None = None,
+                 release_dir: Path | str | None = None):
     """A ``datasets.DatasetDict`` (or ``Dataset`` for one ``split``) of a registered dataset.
 
-    Builds the config into the cache on first use, and again when the sources it was built from
-    (measurements, graph pool, external files) changed; with ``build=False``, or for a config built
-    from other sources than the registry's, a changed source is refused instead. Every file is
-    checked against the manifest, and the rows are served from an Arrow copy made from those
-    verified bytes and checksummed (:mod:`perfgraphs.data.arrow_cache`), so a corrupted cache
-    anywhere either fails loudly or is rebuilt, never served.
+    ``version=None``: the current build of the sources in the data directory (``data_dir``, else
+    ``$PERFGRAPHS_DATA_DIR``, else the checkout's ``data/``; :mod:`perfgraphs.paths`): built into
+    the cache on first use, and again when the sources it was built from (measurements, graph
+    pool, external files) changed; with ``build=False``, or for a config built from other sources
+    than the registry's, a changed source is refused instead. With a release folder
+    (``release_dir`` or ``$PERFGRAPHS_RELEASE_DIR``, written by ``perfgraphs datasets export``)
+    that holds the config, its latest release there is served instead, never rebuilt.
+
+    ``version="X.Y.Z"``: exactly that release (:mod:`perfgraphs.data.releases`): served from a
+    release folder, the releases kept in the cache, or the working build when its content is the
+    release's; rebuilt only from the very sources it was built from; else one line says why not.
+
+    Every file is checked against the manifest, and the rows are served from an Arrow copy made
+    from those verified bytes and checksummed (:mod:`perfgraphs.data.arrow_cache`), so a
+    corrupted cache anywhere either fails loudly or is rebuilt, never served.
     """
-    ds = get_dataset(name)
-    if version is not None and version != ds.version:
-        raise PerfgraphsError(f"{ds.name} version {version} is not available (this release provides {ds.version})")
-    cfg = ds.config(config)
+    from perfgraphs import paths
+
+    with paths.using(data_dir=data_dir, release_dir=release_dir):
+        ds = get_dataset(name)
+        cfg = ds.config(config)
+        folder, manifest = _release_or_current(ds, cfg, version, home, build)
+        try:
+            return _serve(ds, cfg, folder, manifest, split)
+        except DatasetIntegrityError:
+            # Another process may have swapped in a rebuild between reading the manifest and the
+            # shards: then every file is checked again against the new manifest, once.
+            if _manifest_sha256(folder) in (None, manifest["manifest_sha256"]):
+                raise
+            return _serve(ds, cfg, folder, _release_or_current(ds, cfg, version, home, build)[1], split)
+
+
+def _release_or_current(ds: Dataset, cfg: Config, version: str | None, home: Path | None, build: bool
+                        ) -> tuple[Path, dict]:
+    """The folder to serve and its manifest: a release (named, or the release folder's latest)
+    or the current build of the data directory's sources."""
+    from perfgraphs.data import releases
+
+    if version is None:
+        version = releases.exported_version(ds, cfg)
+        if version is None:
+            return current_build(ds, cfg, home, build)
+    elif not releases.is_released(ds, cfg) and version == ds.version:
+        return current_build(ds, cfg, home, build)  # nothing released yet: the registry's version is the build
+    if not build:
+        found = releases.find_release(ds, cfg, version, home)
+        if found is None:
+            raise DatasetNotBuiltError(f"{ds.name}/{cfg.name} {version} is not here; `load_dataset(..., version="
+                                       f"{version!r})` rebuilds it if its sources are unchanged")
+        return found
+    return releases.reproduce(ds, cfg, version, home)
+
+
+def current_build(ds: Dataset, cfg: Config, home: Path | None = None, build: bool = True) -> tuple[Path, dict]:
+    """The working build of the current sources (built or rebuilt here if allowed) and its manifest."""
     folder = dataset_folder(ds, cfg, home)
-    manifest = _up_to_date_manifest(ds, cfg, folder, home, build)
-    try:
-        return _serve(ds, cfg, folder, manifest, split)
-    except DatasetIntegrityError:
-        # Another process may have swapped in a rebuild between reading the manifest and the
-        # shards: then every file is checked again against the new manifest, once.
-        if _manifest_sha256(folder) in (None, manifest["manifest_sha256"]):
-            raise
-        return _serve(ds, cfg, folder, _up_to_date_manifest(ds, cfg, folder, home, build), split)
+    return folder, _up_to_date_manifest(ds, cfg, folder, home, build)
 
 
 def _manifest_sha256(folder: Path) -> str | None:
