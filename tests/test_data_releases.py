@@ -69,7 +69,17 @@ def test_release_records_the_build_by_content(released):
 
     data_dir, home, record, manifest = released
     assert record.content_hash == manifest["content_hash"] and record.manifest_sha256 == manifest["manifest_sha256"]
-    assert sum(record.row_counts.values()) == 160  # the 170 committed rows before the last shard, with a graph
+    # every ok measurement of the store's first 170 rows whose structure the pool holds, once
+    from perfgraphs.collect.store import load_measurements
+    from perfgraphs.data.graph_pool import GraphPool
+    from perfgraphs.data.structures import structure_id
+
+    pooled = GraphPool(data_dir / "graphs" / "timm").rows()
+    measured = load_measurements(data_dir / "measurements" / "dippm-h200").to_pylist()
+    assert len(measured) == 170
+    expected = {(r["model"], r["image_size"], r["batch_size"]) for r in measured
+                if r["status"] == "ok" and structure_id(r["model"], r["image_size"], r["seq_len"]) in pooled}
+    assert sum(record.row_counts.values()) == len(expected)
     index_before = (data_dir / "releases.json").read_bytes()
     ds = get_dataset(DATASET)
     with paths.using(data_dir=data_dir):

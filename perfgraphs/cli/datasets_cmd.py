@@ -59,6 +59,7 @@ def _list(args) -> int:
     from rich.console import Console
     from rich.table import Table
 
+    from perfgraphs.data.releases import current_version
     from perfgraphs.registry import DATASETS
 
     table = Table(title="perfgraphs datasets")
@@ -66,7 +67,7 @@ def _list(args) -> int:
         table.add_column(col)
     for ds in DATASETS.values():
         for cfg in ds.configs:
-            table.add_row(ds.name, ds.version, cfg.name, cfg.kind, ", ".join(t.name for t in cfg.targets) or "-", cfg.description)
+            table.add_row(ds.name, current_version(ds), cfg.name, cfg.kind, ", ".join(t.name for t in cfg.targets) or "-", cfg.description)
     Console().print(table)
     return 0
 
@@ -77,9 +78,13 @@ def _info(args) -> int:
     from perfgraphs.data.build import build_state, dataset_folder
     from perfgraphs.registry import get_dataset
 
+    from perfgraphs.data.releases import versions
+
     ds = get_dataset(args.name)
     console = Console()
-    console.print(f"[bold]{ds.name}[/bold] {ds.version} — {ds.description}\nlicense: {ds.license}")
+    released = versions(ds.name)
+    console.print(f"[bold]{ds.name}[/bold] {released[-1] if released else ds.version + ' (not released)'} — "
+                  f"{ds.description}\nlicense: {ds.license}" + (f"\nreleases: {', '.join(released)}" if released else ""))
     if ds.family_counts:
         console.print(f"graphs per family ({sum(ds.family_counts.values()):,}): " +
                       ", ".join(f"{k} {v:,}" for k, v in sorted(ds.family_counts.items())))

@@ -291,11 +291,12 @@ def find_release(ds: Dataset, cfg: Config, version: str, home: Path | None = Non
 
 
 def reproduce(ds: Dataset, cfg: Config, version: str, home: Path | None = None) -> tuple[Path, dict]:
-    """The release's folder and manifest: found here, or rebuilt from the very sources it was
-    built from; else :class:`ReleaseNotReproducibleError` naming what changed."""
+    """The release's folder and manifest: found here, or the current build of the data directory's
+    sources when its rows are the release's (built if missing or stale: it is what ``version=None``
+    serves anyway); else :class:`ReleaseNotReproducibleError` naming what changed since."""
     from perfgraphs.data.build_inputs import combined_digest
-    from perfgraphs.data.manifest import read_manifest
-    from perfgraphs.data.recipes import build_config, registry_inputs
+    from perfgraphs.data.load import current_build
+    from perfgraphs.data.recipes import registry_inputs
 
     found = find_release(ds, cfg, version, home)
     if found is not None:
@@ -305,26 +306,24 @@ def reproduce(ds: Dataset, cfg: Config, version: str, home: Path | None = None) 
              f" or from a checkout of commit {record.source_commit[:12]}")
     try:
         now = registry_inputs(ds, cfg, home)
+        folder, manifest = current_build(ds, cfg, home)
     except PerfgraphsError as exc:
         raise ReleaseNotReproducibleError(f"{ds.name}/{cfg.name} {version} is not here and cannot be rebuilt "
                                           f"({exc}); {where}") from None
+    if record.same_rows(manifest):  # e.g. the graph pool grew by structures this config does not use
+        keep(folder, kept_folder(ds, cfg.name, version, home))
+        return folder, manifest
     if combined_digest(now) != record.inputs_sha256:
         recorded = {(i.get("role"), i.get("kind")): i.get("digest") for i in record.inputs}
         changed = [i for i in now if recorded.get((i.role, i.kind)) != i.digest] or now
-        what = ", ".join(f"{i.role} ({i.location})" for i in changed)
-        raise ReleaseNotReproducibleError(f"{ds.name}/{cfg.name} {version} cannot be rebuilt here: its {what} "
-                                          f"changed since the release; {where}")
-    folder = build_config(ds, cfg, home=home)
-    manifest = read_manifest(folder)
-    if manifest is None or not record.same_rows(manifest):
-        differ = sorted(k for k, v in record.generators.items() if (manifest or {}).get("generators", {}).get(k) != v)
-        versions_note = ", ".join(f"{k} {record.generators[k]} then, {(manifest or {}).get('generators', {}).get(k)} "
-                                  f"now" for k in differ) or "no generator version differs"
-        raise ReleaseNotReproducibleError(f"{ds.name}/{cfg.name} {version}: rebuilt from the release's sources, "
-                                          f"but its rows differ (content hash {manifest and manifest['content_hash'][:12]}"
-                                          f" vs {record.content_hash[:12]}; {versions_note}); {where}")
-    keep(folder, kept_folder(ds, cfg.name, version, home))
-    return folder, manifest
+        why = f"its {', '.join(f'{i.role} ({i.location})' for i in changed)} changed since the release"
+    else:
+        generators = manifest.get("generators", {})
+        differ = [f"{k} {v} then, {generators.get(k)} now" for k, v in sorted(record.generators.items())
+                  if generators.get(k) != v]
+        why = f"built from the release's sources, its rows differ ({'; '.join(differ) or 'same generator versions'})"
+    raise ReleaseNotReproducibleError(f"{ds.name}/{cfg.name} {version} cannot be rebuilt here: {why} (content hash "
+                                      f"{manifest['content_hash'][:12]} now, {record.content_hash[:12]} released); {where}")
 
 
 def exported_index(root: Path, ds: Dataset) -> dict:
