@@ -72,7 +72,7 @@ class Config:
 @dataclass(frozen=True)
 class Dataset:
     name: str
-    version: str  # semver of the dataset content
+    version: str  # semver of its first release; later versions follow content (data/releases.json)
     description: str
     license: str
     configs: tuple[Config, ...]
