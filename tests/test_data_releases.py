@@ -253,7 +253,9 @@ def test_installed_wheel_loads_without_the_checkout(released, exported, tmp_path
                    "perfgraphs/committed_data/splits/llm/cpu-torch-fp32/stratified-5-fold-seed0.json",
                    "perfgraphs/committed_data/measurements/noise-floor/noise-floor-dippm-cpu.json",
                    "perfgraphs/data/card_text/dippm.md", "perfgraphs/graph/hf_configs/bert-base-uncased.json",
-                   "perfgraphs/paths.py", "perfgraphs/leaderboard/__init__.py", "perfgraphs/loaders/__init__.py"):
+                   "perfgraphs/paths.py", "perfgraphs/leaderboard/__init__.py", "perfgraphs/loaders/__init__.py",
+                   "perfgraphs/leaderboard/builds.json", "perfgraphs/leaderboard/results/dippm.jsonl",
+                   "perfgraphs/leaderboard/reference/dippm-sage/predictor.py"):
         assert needed in names, needed
     assert not any("/measurements/dippm" in n or "/graphs/timm" in n for n in names)
 
@@ -274,7 +276,8 @@ def test_installed_wheel_loads_without_the_checkout(released, exported, tmp_path
         import json, perfgraphs
         from perfgraphs.data import splits
         from perfgraphs.errors import PerfgraphsError
-        result = {{"package": perfgraphs.__file__,
+        from perfgraphs.leaderboard.records import RESULTS_DIR
+        result = {{"package": perfgraphs.__file__, "records": sorted(p.name for p in RESULTS_DIR.glob("*.jsonl")),
                    "split_parts": sorted(splits.get_split({DATASET!r}, "random-70-15-15", 0))}}
         try:
             perfgraphs.load_dataset({DATASET!r}, {CONFIG!r})
@@ -291,6 +294,7 @@ def test_installed_wheel_loads_without_the_checkout(released, exported, tmp_path
     result = json.loads(run.stdout.strip().splitlines()[-1])
     assert result["package"].startswith(str(venv)), result["package"]
     assert result["split_parts"] == ["test", "train", "validation"]
+    assert "dippm.jsonl" in result["records"]  # the leaderboard's committed records travel with the wheel
     assert "PERFGRAPHS_DATA_DIR" in result["unset"] and "\n" not in result["unset"]
     exported_counts = json.loads((out / "dippm" / "releases.json").read_text())["datasets"][DATASET]
     (record,) = [configs[CONFIG] for configs in exported_counts.values()]
@@ -301,3 +305,39 @@ def test_installed_wheel_loads_without_the_checkout(released, exported, tmp_path
                          cwd=outside, env=env, capture_output=True, text=True, timeout=600)
     assert cli.returncode != 0 and "Traceback" not in cli.stderr
     assert len(cli.stderr.strip().splitlines()) == 1 and "PERFGRAPHS_DATA_DIR" in cli.stderr
+
+
+def _committed_releases() -> list[tuple[str, str, str]]:
+    from perfgraphs.data.releases import read_index
+
+    index = read_index(REPO / "data" / "releases.json")
+    return [(name, version, config) for name, by_version in sorted(index.items())
+            for version in [max(by_version, key=lambda v: tuple(map(int, v.split("."))))]
+            for config in sorted(by_version[version])]
+
+
+@pytest.mark.parametrize("name,version,config", _committed_releases())
+def test_committed_release_reproduces_from_this_checkout(name, version, config, tmp_path):
+    """The latest committed release of every config, rebuilt from the checkout into an empty
+    cache: byte for byte when its sources are unchanged, else one line naming what changed."""
+    import perfgraphs
+    from perfgraphs.data.build_inputs import combined_digest
+    from perfgraphs.data.manifest import read_manifest
+    from perfgraphs.data.recipes import registry_inputs
+    from perfgraphs.data.releases import ReleaseNotReproducibleError, kept_folder, release_of
+
+    ds = get_dataset(name)
+    cfg = ds.config(config)
+    record = release_of(ds, cfg, version)
+    try:
+        now = registry_inputs(ds, cfg, tmp_path)
+    except perfgraphs.PerfgraphsError as exc:  # e.g. external files this machine does not have
+        pytest.skip(str(exc))
+    try:
+        loaded = perfgraphs.load_dataset(name, config, version=version, home=tmp_path)
+    except ReleaseNotReproducibleError as exc:
+        # only when the sources changed (the graph pool or the store grew), and it names them
+        assert combined_digest(now) != record.inputs_sha256 and "changed since the release" in str(exc)
+        return
+    assert read_manifest(kept_folder(ds, config, version, tmp_path))["content_hash"] == record.content_hash
+    assert {s: len(p) for s, p in loaded.items()} == record.row_counts
