@@ -52,7 +52,8 @@ def load_dataset(name: str, config: str | None = None, split: str | None = None,
             # shards: then every file is checked again against the new manifest, once.
             if _manifest_sha256(folder) in (None, manifest["manifest_sha256"]):
                 raise
-            return _serve(ds, cfg, folder, _release_or_current(ds, cfg, version, home, build)[1], split)
+            folder, manifest = _release_or_current(ds, cfg, version, home, build)
+            return _serve(ds, cfg, folder, manifest, split)
 
 
 def _release_or_current(ds: Dataset, cfg: Config, version: str | None, home: Path | None, build: bool
