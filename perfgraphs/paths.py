@@ -20,7 +20,9 @@ External measurement sources (timm's results, ML.ENERGY) are read from ``PERFGRA
 when set, else downloaded into the cache (:mod:`perfgraphs.loaders.sources`).
 
 Functions, not constants: a setting changed after import (a test, a ``data_dir=`` argument) is
-seen by the next call.
+seen by the next call. Two module constants kept for the tests that replace them,
+``perfgraphs.data.splits.SPLITS_DIR`` and ``perfgraphs.benchmarks.label_noise.NOISE_DIR``, are
+taken at import (the committed copies; a data directory set later does not move them).
 """
 
 from __future__ import annotations
