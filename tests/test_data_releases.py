@@ -158,7 +158,7 @@ def exported(released, tmp_path_factory):
     return out, folder
 
 
-def test_export_is_hub_ready(released, exported, tmp_path):
+def test_export_is_hub_ready(released, exported, tmp_path, monkeypatch):
     import datasets
 
     import perfgraphs
@@ -177,8 +177,10 @@ def test_export_is_hub_ready(released, exported, tmp_path):
     default = datasets.load_dataset(str(folder), cache_dir=str(tmp_path / "hf"))  # the card's default config
     assert _rows(default) == _rows(ours)
     # the export serves as a release folder, verified like a build
-    served = perfgraphs.load_dataset(DATASET, CONFIG, release_dir=out, home=tmp_path / "empty-home")
+    monkeypatch.setenv("PERFGRAPHS_HOME", str(tmp_path / "empty-home"))
+    served = perfgraphs.load_dataset(DATASET, CONFIG, release_dir=out)
     assert _rows(served) == _rows(ours)
+    assert not [p for p in out.rglob(".*")]  # loading left nothing in the folder to upload (no cache)
 
 
 def test_committed_cards_are_generated_and_current(tmp_path):
