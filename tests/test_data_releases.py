@@ -343,3 +343,17 @@ def test_committed_release_reproduces_from_this_checkout(name, version, config, 
         return
     assert read_manifest(kept_folder(ds, config, version, tmp_path))["content_hash"] == record.content_hash
     assert {s: len(p) for s, p in loaded.items()} == record.row_counts
+
+
+def test_cli_cards_check_and_release_errors(capsys, tmp_path):
+    from perfgraphs.cli import main
+
+    assert main(["datasets", "cards", "--check"]) == 0
+    main(["datasets", "cards", "--out", str(tmp_path)])
+    (tmp_path / "llm.md").write_text("hand-edited\n")
+    assert main(["datasets", "cards", "--check", "--out", str(tmp_path)]) == 1
+    assert "stale: " in capsys.readouterr().out
+    # a version never released: one line, exit 2, nothing written
+    assert main(["datasets", "export", str(tmp_path / "out"), "--dataset", "trappm"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "no release yet" in err and not (tmp_path / "out").exists()
