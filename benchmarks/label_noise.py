@@ -15,7 +15,6 @@ labels themselves move between measurements. Every results table prints it besid
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from perfgraphs import paths
 from perfgraphs.registry import PLATFORM_SEPARATOR, get_dataset

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perfgraphs.errors import PerfgraphsError
-from perfgraphs.paths import ENV_EXTERNAL_DIR, ENV_HOME  # noqa: F401  (the settings live in perfgraphs.paths)
+from perfgraphs.paths import ENV_EXTERNAL_DIR  # the settings live in perfgraphs.paths
 
 FIX_HINT = f"set {ENV_EXTERNAL_DIR} or pass --external-dir to a directory holding the pinned files"
 

@@ -49,7 +49,7 @@ def data_dir(tmp_path_factory) -> Path:
 def released(data_dir, tmp_path_factory):
     """(data dir, home, record of 0.1.0, manifest of the build it was made from)."""
     from perfgraphs.data.load import current_build
-    from perfgraphs.data.releases import release
+    from perfgraphs.data.publish import release
 
     home = tmp_path_factory.mktemp("home")
     ds = get_dataset(DATASET)
@@ -65,7 +65,8 @@ def _rows(dataset_dict) -> dict[str, list]:
 
 
 def test_release_records_the_build_by_content(released):
-    from perfgraphs.data.releases import read_index, release
+    from perfgraphs.data.publish import release
+    from perfgraphs.data.releases import read_index
 
     data_dir, home, record, manifest = released
     assert record.content_hash == manifest["content_hash"] and record.manifest_sha256 == manifest["manifest_sha256"]
@@ -126,7 +127,8 @@ def test_released_version_is_rebuilt_only_from_its_own_sources(released):
 
     # Releasing the grown content makes a new minor version; the card follows.
     from perfgraphs.data.cards import render
-    from perfgraphs.data.releases import read_index, release
+    from perfgraphs.data.publish import release
+    from perfgraphs.data.releases import read_index
 
     with paths.using(data_dir=data_dir):
         version, records = release(ds, [ds.config(CONFIG)], home=home)
@@ -149,7 +151,7 @@ def test_unknown_version_names_the_released_ones(released):
 @pytest.fixture(scope="module")
 def exported(released, tmp_path_factory):
     """An export of the latest release (after the tests above: 0.2.0 when run in order, else 0.1.0)."""
-    from perfgraphs.data.export import export_release
+    from perfgraphs.data.publish import export_release
 
     data_dir, home, _, _ = released
     out = tmp_path_factory.mktemp("export")

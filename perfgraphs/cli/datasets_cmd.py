@@ -190,7 +190,8 @@ def _splits(args) -> int:
 
 
 def _release(args) -> int:
-    from perfgraphs.data.releases import is_released, release
+    from perfgraphs.data.publish import release
+    from perfgraphs.data.releases import is_released
     from perfgraphs.registry import get_dataset
 
     ds = get_dataset(args.name)
@@ -208,7 +209,7 @@ def _release(args) -> int:
 
 
 def _export(args) -> int:
-    from perfgraphs.data.export import export_release
+    from perfgraphs.data.publish import export_release
     from perfgraphs.data.releases import read_index
     from perfgraphs.errors import PerfgraphsError
     from perfgraphs.registry import get_dataset

@@ -11,8 +11,6 @@ GPU loans this project gets each add a uniform sample of it, and a later loan re
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import yaml
 
 from perfgraphs import paths

@@ -74,7 +74,44 @@ def _release_or_current(ds: Dataset, cfg: Config, version: str | None, home: Pat
             raise DatasetNotBuiltError(f"{ds.name}/{cfg.name} {version} is not here; `load_dataset(..., version="
                                        f"{version!r})` rebuilds it if its sources are unchanged")
         return found
-    return releases.reproduce(ds, cfg, version, home)
+    return reproduce(ds, cfg, version, home)
+
+
+def reproduce(ds: Dataset, cfg: Config, version: str, home: Path | None = None) -> tuple[Path, dict]:
+    """The release's folder and manifest: found here, or the current build of the data directory's
+    sources when its rows are the release's (built if missing or stale: it is what ``version=None``
+    serves anyway); else :class:`ReleaseNotReproducibleError` naming what changed since."""
+    from perfgraphs import paths
+    from perfgraphs.data.build_inputs import combined_digest
+    from perfgraphs.data.recipes import registry_inputs
+    from perfgraphs.data.releases import ReleaseNotReproducibleError, find_release, keep, kept_folder, release_of
+
+    found = find_release(ds, cfg, version, home)
+    if found is not None:
+        return found
+    record = release_of(ds, cfg, version)
+    where = (f"load it from a release folder ({paths.ENV_RELEASE_DIR}, written by `perfgraphs datasets export`)"
+             f" or from a checkout of commit {record.source_commit[:12]}")
+    try:
+        now = registry_inputs(ds, cfg, home)
+        folder, manifest = current_build(ds, cfg, home)
+    except PerfgraphsError as exc:
+        raise ReleaseNotReproducibleError(f"{ds.name}/{cfg.name} {version} is not here and cannot be rebuilt "
+                                          f"({exc}); {where}") from None
+    if record.same_rows(manifest):  # e.g. the graph pool grew by structures this config does not use
+        keep(folder, kept_folder(ds, cfg.name, version, home))
+        return folder, manifest
+    if combined_digest(now) != record.inputs_sha256:
+        recorded = {(i.get("role"), i.get("kind")): i.get("digest") for i in record.inputs}
+        changed = [i for i in now if recorded.get((i.role, i.kind)) != i.digest] or now
+        why = f"its {', '.join(f'{i.role} ({i.location})' for i in changed)} changed since the release"
+    else:
+        generators = manifest.get("generators", {})
+        differ = [f"{k} {v} then, {generators.get(k)} now" for k, v in sorted(record.generators.items())
+                  if generators.get(k) != v]
+        why = f"built from the release's sources, its rows differ ({'; '.join(differ) or 'same generator versions'})"
+    raise ReleaseNotReproducibleError(f"{ds.name}/{cfg.name} {version} cannot be rebuilt here: {why} (content hash "
+                                      f"{manifest['content_hash'][:12]} now, {record.content_hash[:12]} released); {where}")
 
 
 def current_build(ds: Dataset, cfg: Config, home: Path | None = None, build: bool = True) -> tuple[Path, dict]:

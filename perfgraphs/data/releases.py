@@ -11,10 +11,10 @@ the latest release (a minor bump), or when a released column disappears (a major
 code breaks). A version lists every config released so far; those not rebuilt are carried over
 unchanged.
 
-Serving a release, never rebuilding it into something else: a build whose content matches the
-record is served from a release folder (``perfgraphs datasets export``), from the releases kept
-in the cache home, or from the working build; else it is rebuilt when the sources are the very
-ones the release was built from; else one line says what changed since.
+Serving a release, never rebuilding it into something else (:func:`perfgraphs.data.load.reproduce`):
+a build whose rows are the record's is served from a release folder (``perfgraphs datasets
+export``), from the releases kept in the cache home, or from the working build; else one line
+says what changed since. Making releases and exports: :mod:`perfgraphs.data.publish`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ import json
 import os
 import shutil
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 
 from perfgraphs import paths
@@ -201,39 +200,6 @@ def next_version(previous: dict[str, ConfigRelease] | None, latest: str | None,
     return f"{major + 1}.0.0" if dropped else f"{major}.{minor + 1}.0"
 
 
-def release(ds: Dataset, configs: list[Config], home: Path | None = None, index_path: Path | None = None
-            ) -> tuple[str | None, dict[str, ConfigRelease]]:
-    """Build (or reuse the current build of) ``configs`` and record a new version if any content
-    changed since the latest release; returns (new version or None, the records of this run)."""
-    from perfgraphs.data.load import current_build
-
-    index = read_index(index_path)
-    latest = latest_version(ds.name, index)
-    previous = ({c: ConfigRelease.from_record(r) for c, r in index[ds.name][latest].items()} if latest else None)
-    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    new: dict[str, ConfigRelease] = {}
-    folders: dict[str, Path] = {}
-    for cfg in configs:
-        folder, manifest = current_build(ds, cfg, home)
-        if not manifest.get("registry_defaults"):
-            raise PerfgraphsError(f"{folder} was built from other sources than the registry's; a release is "
-                                  f"built from them: `perfgraphs datasets build {ds.name} --config {cfg.name}`")
-        record = ConfigRelease.from_manifest(manifest, build_columns(folder, manifest), now)
-        if previous and cfg.name in previous and previous[cfg.name].content_hash == record.content_hash:
-            record = previous[cfg.name]  # unchanged: the record (and its date) stays as released
-        new[cfg.name] = record
-        folders[cfg.name] = folder
-    version = next_version(previous, latest, new, ds.version)
-    if version is None:
-        return None, new
-    records = {**(previous or {}), **new}
-    index.setdefault(ds.name, {})[version] = {c: r.to_record() for c, r in records.items()}
-    for name, folder in folders.items():
-        keep(folder, kept_folder(ds, name, version, home))
-    write_index(index, index_path)
-    return version, new
-
-
 # -- serving a release ----------------------------------------------------------------------------
 def kept_folder(ds: Dataset, config: str, version: str, home: Path | None = None) -> Path:
     return paths.releases_cache(home) / ds.name.split("/", 1)[1] / version / config
@@ -288,42 +254,6 @@ def find_release(ds: Dataset, cfg: Config, version: str, home: Path | None = Non
         if manifest is not None and not is_legacy(manifest) and record.same_rows(manifest):
             return folder, manifest
     return None
-
-
-def reproduce(ds: Dataset, cfg: Config, version: str, home: Path | None = None) -> tuple[Path, dict]:
-    """The release's folder and manifest: found here, or the current build of the data directory's
-    sources when its rows are the release's (built if missing or stale: it is what ``version=None``
-    serves anyway); else :class:`ReleaseNotReproducibleError` naming what changed since."""
-    from perfgraphs.data.build_inputs import combined_digest
-    from perfgraphs.data.load import current_build
-    from perfgraphs.data.recipes import registry_inputs
-
-    found = find_release(ds, cfg, version, home)
-    if found is not None:
-        return found
-    record = release_of(ds, cfg, version)
-    where = (f"load it from a release folder ({paths.ENV_RELEASE_DIR}, written by `perfgraphs datasets export`)"
-             f" or from a checkout of commit {record.source_commit[:12]}")
-    try:
-        now = registry_inputs(ds, cfg, home)
-        folder, manifest = current_build(ds, cfg, home)
-    except PerfgraphsError as exc:
-        raise ReleaseNotReproducibleError(f"{ds.name}/{cfg.name} {version} is not here and cannot be rebuilt "
-                                          f"({exc}); {where}") from None
-    if record.same_rows(manifest):  # e.g. the graph pool grew by structures this config does not use
-        keep(folder, kept_folder(ds, cfg.name, version, home))
-        return folder, manifest
-    if combined_digest(now) != record.inputs_sha256:
-        recorded = {(i.get("role"), i.get("kind")): i.get("digest") for i in record.inputs}
-        changed = [i for i in now if recorded.get((i.role, i.kind)) != i.digest] or now
-        why = f"its {', '.join(f'{i.role} ({i.location})' for i in changed)} changed since the release"
-    else:
-        generators = manifest.get("generators", {})
-        differ = [f"{k} {v} then, {generators.get(k)} now" for k, v in sorted(record.generators.items())
-                  if generators.get(k) != v]
-        why = f"built from the release's sources, its rows differ ({'; '.join(differ) or 'same generator versions'})"
-    raise ReleaseNotReproducibleError(f"{ds.name}/{cfg.name} {version} cannot be rebuilt here: {why} (content hash "
-                                      f"{manifest['content_hash'][:12]} now, {record.content_hash[:12]} released); {where}")
 
 
 def exported_index(root: Path, ds: Dataset) -> dict:
