@@ -219,9 +219,10 @@ def _site_dirs() -> list[str]:
     return list(dict.fromkeys(p for p in found if Path(p).is_dir()))
 
 
-def _wheel_build_env() -> dict:
-    """PYTHONPATH with a setuptools that builds wheels by itself (>= 70.1) when one is installed,
-    so the build needs no download."""
+def _wheel_build() -> tuple[list[str], dict]:
+    """(pip arguments, environment) that build the wheel offline when a setuptools able to build
+    wheels by itself (>= 70.1) is installed (put first on PYTHONPATH); else pip's isolated build
+    (which fetches setuptools from the package index)."""
     import os
     from importlib.metadata import distributions
 
@@ -229,8 +230,8 @@ def _wheel_build_env() -> dict:
     for folder in _site_dirs():
         for dist in distributions(path=[folder]):
             if dist.metadata["Name"] == "setuptools" and tuple(int(x) for x in dist.version.split(".")[:2]) >= (70, 1):
-                return {**env, "PYTHONPATH": folder}
-    return env
+                return ["--no-build-isolation"], {**env, "PYTHONPATH": folder}
+    return [], env
 
 
 def test_installed_wheel_loads_without_the_checkout(released, exported, tmp_path):
@@ -245,8 +246,9 @@ def test_installed_wheel_loads_without_the_checkout(released, exported, tmp_path
             if (REPO / rel).is_file():
                 (src / rel).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(REPO / rel, src / rel)
-    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
-                            str(tmp_path / "wheel"), str(src)], capture_output=True, text=True, env=_wheel_build_env(),
+    isolation, build_env = _wheel_build()
+    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", *isolation, "-q", "-w",
+                            str(tmp_path / "wheel"), str(src)], capture_output=True, text=True, env=build_env,
                            cwd=tmp_path)
     assert build.returncode == 0, build.stderr[-2000:]
     wheel, = (tmp_path / "wheel").glob("perfgraphs-*.whl")
