@@ -361,3 +361,38 @@ def test_cli_cards_check_and_release_errors(capsys, tmp_path):
     assert main(["datasets", "export", str(tmp_path / "out"), "--dataset", "trappm"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "no release yet" in err and not (tmp_path / "out").exists()
+
+
+def test_a_release_is_rebuilt_when_its_sources_grew_without_touching_it(tmp_path):
+    """The graph pool records one more failed export (of an architecture this config never
+    measured): the sources' digest differs from the release's, its rows do not, so the release
+    is rebuilt and served; nothing else would be."""
+    import perfgraphs
+    from perfgraphs.data.build_inputs import combined_digest
+    from perfgraphs.data.manifest import read_manifest
+    from perfgraphs.data.recipes import registry_inputs
+    from perfgraphs.data.releases import kept_folder, read_index, release_of
+
+    checkout = REPO / "data"
+    index = read_index(checkout / "releases.json")
+    if CONFIG not in index.get(DATASET, {}).get("0.1.0", {}):
+        pytest.skip("no committed release of the H200 config")
+    data = tmp_path / "data"
+    (data / "graphs" / "timm").mkdir(parents=True)
+    for path in (checkout / "graphs" / "timm").iterdir():
+        if path.name != "failures.jsonl":
+            (data / "graphs" / "timm" / path.name).symlink_to(path)
+    failures = (checkout / "graphs" / "timm" / "failures.jsonl").read_text()
+    (data / "graphs" / "timm" / "failures.jsonl").write_text(
+        failures + json.dumps({"structure_id": "timm:not_a_measured_arch@224", "reason": "test"}) + "\n")
+    (data / "measurements").symlink_to(checkout / "measurements", target_is_directory=True)
+    (data / "splits").symlink_to(checkout / "splits", target_is_directory=True)
+    shutil.copy2(checkout / "releases.json", data / "releases.json")
+    ds = get_dataset(DATASET)
+    with paths.using(data_dir=data):
+        record = release_of(ds, ds.config(CONFIG), "0.1.0")
+        now = registry_inputs(ds, ds.config(CONFIG), tmp_path / "home")
+    assert record.inputs_sha256 != combined_digest(now)  # the sources differ from the release's
+    loaded = perfgraphs.load_dataset(DATASET, CONFIG, version="0.1.0", data_dir=data, home=tmp_path / "home")
+    assert {s: len(p) for s, p in loaded.items()} == record.row_counts
+    assert read_manifest(kept_folder(ds, CONFIG, "0.1.0", tmp_path / "home"))["content_hash"] == record.content_hash
