@@ -32,8 +32,9 @@ def load_dataset(name: str, config: str | None = None, split: str | None = None,
     that holds the config, its latest release there is served instead, never rebuilt.
 
     ``version="X.Y.Z"``: exactly that release (:mod:`perfgraphs.data.releases`): served from a
-    release folder, the releases kept in the cache, or the working build when its content is the
-    release's; rebuilt only from the very sources it was built from; else one line says why not.
+    release folder, the releases kept in the cache, or the working build when its rows are the
+    release's; else rebuilt from the data directory, and served only if that gives exactly the
+    release's rows; else one line says why not (what changed since).
 
     Every file is checked against the manifest, and the rows are served from an Arrow copy made
     from those verified bytes and checksummed (:mod:`perfgraphs.data.arrow_cache`), so a
@@ -72,7 +73,7 @@ def _release_or_current(ds: Dataset, cfg: Config, version: str | None, home: Pat
         found = releases.find_release(ds, cfg, version, home)
         if found is None:
             raise DatasetNotBuiltError(f"{ds.name}/{cfg.name} {version} is not here; `load_dataset(..., version="
-                                       f"{version!r})` rebuilds it if its sources are unchanged")
+                                       f"{version!r})` rebuilds it if the sources here give its rows")
         return found
     return reproduce(ds, cfg, version, home)
 
