@@ -19,7 +19,7 @@ def main() -> None:
     import datasets
 
     from perfgraphs.baselines import DIPPMSage, LLMGNN, LLMXGBoost, NNLQPGNN, StaticXGBoost, static_arrays
-    from perfgraphs.data.build import DEFAULT_POOL
+    from perfgraphs.paths import graph_pool_dir
     from perfgraphs.pool.graph_pool import GraphPool
     from perfgraphs.data.load import static_features, to_pyg
     from perfgraphs.views.hf import to_hf_row
@@ -28,7 +28,7 @@ def main() -> None:
     parser.add_argument("--graphs", type=int, default=512)
     args = parser.parse_args()
 
-    pool = GraphPool(DEFAULT_POOL)
+    pool = GraphPool(graph_pool_dir())
     rows = []
     for sid in sorted(pool.rows())[: max(1, args.graphs // 8)]:
         structure = pool.structure(sid)

@@ -134,7 +134,7 @@ class StoreConfigs:
 @dataclass(frozen=True)
 class Dataset:
     name: str
-    version: str  # semver of the dataset content
+    version: str  # semver of its first release; later versions follow content (data/releases.json)
     description: str
     license: str
     configs: tuple[Config, ...]

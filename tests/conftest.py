@@ -16,13 +16,10 @@ def resnet18_template():
 
 
 def _find_external() -> str | None:
-    from pathlib import Path
+    from perfgraphs.paths import shared_external_dir
 
-    for parent in Path(__file__).resolve().parents:
-        candidate = parent / "shared" / "external"
-        if candidate.is_dir():
-            return str(candidate)
-    return None
+    found = shared_external_dir()
+    return str(found) if found else None
 
 
 # The public measurement sources are read from the shared copies beside the checkout, never

@@ -1,8 +1,9 @@
-"""``perfgraphs datasets list | info | build | verify``."""
+"""``perfgraphs datasets list | info | build | verify | splits | build-pool | release | export | cards``."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,12 +38,28 @@ def register(sub: argparse._SubParsersAction) -> None:
                       help="walk the --nnlqp/--measured list backwards, so a second builder can run "
                            "beside a first and they meet in the middle")
     pool.set_defaults(func=_build_pool)
+    rel = verbs.add_parser("release", help="record a new version of a dataset when its content changed "
+                                           "(data/releases.json), building its configs from the data directory")
+    rel.add_argument("name")
+    rel.add_argument("--config", action="append", default=None,
+                     help="release these configs (repeatable; default: every config already released, or all)")
+    rel.set_defaults(func=_release)
+    exp = verbs.add_parser("export", help="write a Hugging-Face-Hub-ready folder (Parquet + card) per released dataset")
+    exp.add_argument("dir", type=Path)
+    exp.add_argument("--dataset", action="append", default=None, help="only these datasets (repeatable)")
+    exp.add_argument("--version", default=None, help="this version (default: each dataset's latest release)")
+    exp.set_defaults(func=_export)
+    cards = verbs.add_parser("cards", help="write the dataset cards (dataset_cards/) from the registry and releases")
+    cards.add_argument("--check", action="store_true", help="only say which committed cards are stale (exit 1 if any)")
+    cards.add_argument("--out", type=Path, default=None, help="folder to write them to (default dataset_cards/)")
+    cards.set_defaults(func=_cards)
 
 
 def _list(args) -> int:
     from rich.console import Console
     from rich.table import Table
 
+    from perfgraphs.data.releases import current_version
     from perfgraphs.registry import DATASETS, get_dataset
 
     table = Table(title="perfgraphs datasets")
@@ -50,7 +67,7 @@ def _list(args) -> int:
         table.add_column(col)
     for ds in map(get_dataset, DATASETS):  # with the configs measured stores make
         for cfg in ds.configs:
-            table.add_row(ds.name, ds.version, cfg.name, cfg.kind, ", ".join(t.name for t in cfg.targets) or "-", cfg.description)
+            table.add_row(ds.name, current_version(ds), cfg.name, cfg.kind, ", ".join(t.name for t in cfg.targets) or "-", cfg.description)
     Console().print(table)
     return 0
 
@@ -61,9 +78,13 @@ def _info(args) -> int:
     from perfgraphs.data.build import build_state, dataset_folder
     from perfgraphs.registry import get_dataset
 
+    from perfgraphs.data.releases import versions
+
     ds = get_dataset(args.name)
     console = Console()
-    console.print(f"[bold]{ds.name}[/bold] {ds.version} — {ds.description}\nlicense: {ds.license}")
+    released = versions(ds.name)
+    console.print(f"[bold]{ds.name}[/bold] {released[-1] if released else ds.version + ' (not released)'} — "
+                  f"{ds.description}\nlicense: {ds.license}" + (f"\nreleases: {', '.join(released)}" if released else ""))
     if ds.family_counts:
         console.print(f"graphs per family ({sum(ds.family_counts.values()):,}): " +
                       ", ".join(f"{k} {v:,}" for k, v in sorted(ds.family_counts.items())))
@@ -113,7 +134,7 @@ def _verify(args) -> int:
 def _build_pool(args) -> int:
     from rich.progress import Progress
 
-    from perfgraphs.data.build import DEFAULT_POOL
+    from perfgraphs.paths import graph_pool_dir
     from perfgraphs.pool.graph_pool import GraphPool
     from perfgraphs.registry import DATASETS, get_dataset
 
@@ -122,12 +143,13 @@ def _build_pool(args) -> int:
 
         cap = int(args.max_memory_gb * 2**30)
         resource.setrlimit(resource.RLIMIT_AS, (cap, resource.getrlimit(resource.RLIMIT_AS)[1]))
-    pool = GraphPool(DEFAULT_POOL)
+    pool_dir = graph_pool_dir()
+    pool = GraphPool(pool_dir)
     if args.nnlqp:
         from perfgraphs.data.multiplatform import timm_rows, wanted_structures
 
         wanted = wanted_structures(timm_rows())
-        print(f"added {pool.ensure(wanted[::-1] if args.reverse else wanted)} structures to {DEFAULT_POOL}")
+        print(f"added {pool.ensure(wanted[::-1] if args.reverse else wanted)} structures to {pool_dir}")
         return 0
     if args.measured:
         from perfgraphs.collect.store import load_measurements
@@ -139,7 +161,7 @@ def _build_pool(args) -> int:
                 for r in load_measurements(root).to_pylist():
                     if r["status"] == "ok" and r["image_size"]:
                         items.add((r["family"], r["model"], int(r["image_size"])))
-        print(f"added {pool.ensure(sorted(items, reverse=args.reverse))} structures to {DEFAULT_POOL}")
+        print(f"added {pool.ensure(sorted(items, reverse=args.reverse))} structures to {pool_dir}")
         return 0
     # The quickstart's dataset's families first, so it is complete soonest; then the larger sets.
     from perfgraphs.registry import QUICKSTART_BOARD, get_dataset
@@ -157,7 +179,7 @@ def _build_pool(args) -> int:
         task = progress.add_task("exporting structures", total=None)
         for plan in plans:
             added += pool.build(plan, lambda sid, done, total: progress.update(task, completed=done, total=total))
-    print(f"added {added} structures to {DEFAULT_POOL}")
+    print(f"added {added} structures to {pool_dir}")
     return 0
 
 
@@ -166,4 +188,50 @@ def _splits(args) -> int:
 
     for path, summary in write_splits(args.name, config=args.config):
         print(f"{path}: {summary}" if path else summary)
+    return 0
+
+
+def _release(args) -> int:
+    from perfgraphs.data.publish import release
+    from perfgraphs.data.releases import is_released
+    from perfgraphs.registry import get_dataset
+
+    ds = get_dataset(args.name)
+    if args.config:
+        configs = [ds.config(c) for c in args.config]
+    else:
+        configs = [c for c in ds.configs if is_released(ds, c)] or list(ds.configs)
+    version, records = release(ds, configs)
+    hashes = ", ".join(f"{c} {r.content_hash[:12]}" for c, r in records.items())
+    if version is None:
+        print(f"nothing to release: {ds.name} has these contents already ({hashes})")
+    else:
+        print(f"released {ds.name} {version} ({hashes}); `perfgraphs datasets cards` updates the cards")
+    return 0
+
+
+def _export(args) -> int:
+    from perfgraphs.data.publish import export_release
+    from perfgraphs.data.releases import read_index
+    from perfgraphs.errors import PerfgraphsError
+    from perfgraphs.registry import get_dataset
+
+    names = args.dataset or sorted(read_index())
+    if not names:
+        raise PerfgraphsError("no dataset is released yet: `perfgraphs datasets release NAME` makes one")
+    for name in names:
+        print(export_release(args.dir, get_dataset(name), args.version))
+    return 0
+
+
+def _cards(args) -> int:
+    from perfgraphs.data.cards import stale_cards, write_cards
+
+    if args.check:
+        stale = stale_cards(args.out)
+        for path in stale:
+            print(f"stale: {path} (run `perfgraphs datasets cards`)")
+        return 1 if stale else 0
+    for path in write_cards(args.out):
+        print(path)
     return 0

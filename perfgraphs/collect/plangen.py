@@ -170,11 +170,11 @@ def export_failures() -> set[str]:
     """Structures (``timm:arch@size``) whose ONNX export already failed in the graph pool: an
     ONNX Runtime measurement would fail the same way, and a label without a graph is of no use
     to the graph datasets."""
-    from perfgraphs.paths import DEFAULT_POOL
+    from perfgraphs.paths import graph_pool_dir
     from perfgraphs.pool.graph_pool import GraphPool
 
     try:
-        return set(GraphPool(DEFAULT_POOL).failures())
+        return set(GraphPool(graph_pool_dir()).failures())
     except ValueError:  # a line half-written by a running export: read it next time
         return set()
 

@@ -11,11 +11,11 @@ GPU loans this project gets each add a uniform sample of it, and a later loan re
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import yaml
 
-SOURCE_PLAN = Path(__file__).resolve().parents[2] / "plans" / "dippm-cpu.yaml"
+from perfgraphs import paths
+
+SOURCE_PLAN = paths.plans_dir() / "dippm-cpu.yaml"
 PLATFORMS = ["cuda-torch-fp32"]
 FLOW_STYLE = True
 

@@ -38,6 +38,13 @@ def cache_key(manifest: dict, split: str) -> str:
 
 
 def cache_dir(folder: Path) -> Path:
+    from perfgraphs import paths
+
+    releases = paths.release_dir()
+    if releases is not None and Path(folder).resolve().is_relative_to(Path(releases).resolve()):
+        # a release folder is the user's (read-only, or uploaded to the Hub as it is): no cache in it
+        key = hashlib.sha256(str(Path(folder).resolve()).encode()).hexdigest()[:16]
+        return paths.cache_home() / "release-arrow-cache" / key / folder.name
     return folder.parent / ".arrow-cache" / folder.name
 
 

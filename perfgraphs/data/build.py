@@ -16,6 +16,7 @@ from typing import Callable
 import numpy as np
 import pyarrow as pa
 
+from perfgraphs import paths
 from perfgraphs.data.build_inputs import BuildInput, tree_input
 from perfgraphs.pool.graph_pool import GraphPool, iter_samples
 from perfgraphs.data.manifest import read_manifest
@@ -38,7 +39,22 @@ CPU_TIME_LABEL_COLUMNS = ("cpu_time_ms", "run_cpu_times_ms", "n_rounds", "round_
                           "cpu_time_round_spread", "latency_round_spread", "machine_id")
 # PerfGraph.static_features() keys, stored as columns so featurizers need no graph rebuild
 from perfgraphs.data.folders import STATIC_COLUMNS, dataset_folder  # noqa: F401  (public here)
-from perfgraphs.paths import DEFAULT_POOL, REPO_ROOT, perfgraphs_home  # noqa: F401  (public here)
+from perfgraphs.paths import perfgraphs_home  # noqa: F401  (public here)
+
+REPO_ROOT = paths.PACKAGE_DIR.parent  # where the package runs from; data locations: perfgraphs.paths
+
+
+def __getattr__(name: str):
+    # DEFAULT_POOL follows the data setting when read (an installed package may have none: then
+    # reading it says what to set); a test may still set it on the module.
+    if name == "DEFAULT_POOL":
+        return paths.graph_pool_dir()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def default_pool() -> Path:
+    """The graph pool registry builds read: the data directory's (or ``DEFAULT_POOL`` where set)."""
+    return globals().get("DEFAULT_POOL") or paths.graph_pool_dir()
 
 
 def _list_of_lists(flat: np.ndarray, inner: int, outer_lengths: np.ndarray) -> pa.Array:
@@ -125,7 +141,7 @@ def _write_config(folder: Path, dataset: Dataset, config: Config, pool: GraphPoo
 
 def graph_inputs(pool_root: Path | None = None) -> list[BuildInput]:
     """What an unlabeled graph config reads: the graph pool (its structures and failures)."""
-    return [tree_input("graph pool", Path(pool_root or DEFAULT_POOL).absolute())]
+    return [tree_input("graph pool", Path(pool_root or default_pool()).absolute())]
 
 
 def labeled_inputs(dataset: Dataset, config: Config, measurements: Path | None = None,
@@ -145,7 +161,7 @@ def build_graph_config(
 ) -> Path:
     """Build an unlabeled graph config (into a fresh folder, swapped in); returns its folder."""
     registry_defaults = pool is None and counts is None
-    pool = pool or GraphPool(DEFAULT_POOL)
+    pool = pool or GraphPool(default_pool())
     inputs = graph_inputs(pool.root)  # digested before the pool is read
     counts = counts or dataset.family_counts
     folder = dataset_folder(dataset, config, home)
@@ -164,7 +180,7 @@ def build_graph_config(
 def measurement_root(dataset: Dataset, config: Config) -> Path:
     if config.suite is None:
         raise PerfgraphsError(f"{dataset.name}/{config.name} is not labeled by one of our measurement suites")
-    return REPO_ROOT / "data" / "measurements" / config.suite
+    return paths.measurement_store(config.suite)
 
 
 def build_labeled_config(
@@ -185,7 +201,7 @@ def build_labeled_config(
     from perfgraphs.pool.structures import structure_id
 
     registry_defaults = pool is None and measurements is None
-    pool = pool or GraphPool(DEFAULT_POOL)
+    pool = pool or GraphPool(default_pool())
     inputs = labeled_inputs(dataset, config, measurements, pool.root)  # digested before they are read
     table = load_measurements(measurements or measurement_root(dataset, config))
     rows = [r for r in table.to_pylist() if r["status"] == "ok" and r["platform"] == config.platform]

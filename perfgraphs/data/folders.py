@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from perfgraphs.paths import perfgraphs_home
+from perfgraphs import paths
 from perfgraphs.registry import Config, Dataset
 
 STATIC_COLUMNS = ("batch_size", "num_nodes", "num_edges", "total_macs", "total_flops", "total_params",
@@ -16,4 +16,4 @@ STATIC_COLUMNS = ("batch_size", "num_nodes", "num_edges", "total_macs", "total_f
 
 def dataset_folder(dataset: Dataset, config: Config, home: Path | None = None) -> Path:
     short = dataset.name.split("/", 1)[1]
-    return (home or perfgraphs_home()) / "datasets" / short / dataset.version / config.name
+    return paths.datasets_cache(home) / short / dataset.version / config.name

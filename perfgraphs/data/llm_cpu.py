@@ -57,9 +57,9 @@ class LLMCPUBuildError(PerfgraphsError):
 
 
 def measurements_root() -> Path:
-    from perfgraphs.data.build import REPO_ROOT
+    from perfgraphs import paths
 
-    return REPO_ROOT / "data" / "measurements" / SUITE
+    return paths.measurement_store(SUITE)
 
 
 # -- model facts -------------------------------------------------------------------------------

@@ -18,30 +18,106 @@ from perfgraphs.registry import Config, Dataset, get_dataset
 
 
 def load_dataset(name: str, config: str | None = None, split: str | None = None, version: str | None = None,
-                 *, home: Path | None = None, build: bool = True):
+                 *, home: Path | None = None, build: bool = True, data_dir: Path | str | None = None,
+                 release_dir: Path | str | None = None):
     """A ``datasets.DatasetDict`` (or ``Dataset`` for one ``split``) of a registered dataset.
 
-    Builds the config into the cache on first use, and again when the sources it was built from
-    (measurements, graph pool, external files) changed; with ``build=False``, or for a config built
-    from other sources than the registry's, a changed source is refused instead. Every file is
-    checked against the manifest, and the rows are served from an Arrow copy made from those
-    verified bytes and checksummed (:mod:`perfgraphs.data.arrow_cache`), so a corrupted cache
-    anywhere either fails loudly or is rebuilt, never served.
+    ``version=None``: the current build of the sources in the data directory (``data_dir``, else
+    ``$PERFGRAPHS_DATA_DIR``, else the checkout's ``data/``; :mod:`perfgraphs.paths`): built into
+    the cache on first use, and again when the sources it was built from (measurements, graph
+    pool, external files) changed; with ``build=False``, or for a config built from other sources
+    than the registry's, a changed source is refused instead. With a release folder
+    (``release_dir`` or ``$PERFGRAPHS_RELEASE_DIR``, written by ``perfgraphs datasets export``)
+    that holds the config, its latest release there is served instead, never rebuilt.
+
+    ``version="X.Y.Z"``: exactly that release (:mod:`perfgraphs.data.releases`): served from a
+    release folder, the releases kept in the cache, or the working build when its rows are the
+    release's; else rebuilt from the data directory, and served only if that gives exactly the
+    release's rows; else one line says why not (what changed since).
+
+    Every file is checked against the manifest, and the rows are served from an Arrow copy made
+    from those verified bytes and checksummed (:mod:`perfgraphs.data.arrow_cache`), so a
+    corrupted cache anywhere either fails loudly or is rebuilt, never served.
     """
-    ds = get_dataset(name)
-    if version is not None and version != ds.version:
-        raise PerfgraphsError(f"{ds.name} version {version} is not available (this release provides {ds.version})")
-    cfg = ds.config(config)
-    folder = dataset_folder(ds, cfg, home)
-    manifest = _up_to_date_manifest(ds, cfg, folder, home, build)
+    from perfgraphs import paths
+
+    with paths.using(data_dir=data_dir, release_dir=release_dir):
+        ds = get_dataset(name)
+        cfg = ds.config(config)
+        folder, manifest = _release_or_current(ds, cfg, version, home, build)
+        try:
+            return _serve(ds, cfg, folder, manifest, split)
+        except DatasetIntegrityError:
+            # Another process may have swapped in a rebuild between reading the manifest and the
+            # shards: then every file is checked again against the new manifest, once.
+            if _manifest_sha256(folder) in (None, manifest["manifest_sha256"]):
+                raise
+            folder, manifest = _release_or_current(ds, cfg, version, home, build)
+            return _serve(ds, cfg, folder, manifest, split)
+
+
+def _release_or_current(ds: Dataset, cfg: Config, version: str | None, home: Path | None, build: bool
+                        ) -> tuple[Path, dict]:
+    """The folder to serve and its manifest: a release (named, or the release folder's latest)
+    or the current build of the data directory's sources."""
+    from perfgraphs.data import releases
+
+    if version is None:
+        version = releases.exported_version(ds, cfg)
+        if version is None:
+            return current_build(ds, cfg, home, build)
+    elif not releases.is_released(ds, cfg) and version == ds.version:
+        return current_build(ds, cfg, home, build)  # nothing released yet: the registry's version is the build
+    if not build:
+        found = releases.find_release(ds, cfg, version, home)
+        if found is None:
+            raise DatasetNotBuiltError(f"{ds.name}/{cfg.name} {version} is not here; `load_dataset(..., version="
+                                       f"{version!r})` rebuilds it if the sources here give its rows")
+        return found
+    return reproduce(ds, cfg, version, home)
+
+
+def reproduce(ds: Dataset, cfg: Config, version: str, home: Path | None = None) -> tuple[Path, dict]:
+    """The release's folder and manifest: found here, or the current build of the data directory's
+    sources when its rows are the release's (built if missing or stale: it is what ``version=None``
+    serves anyway); else :class:`ReleaseNotReproducibleError` naming what changed since."""
+    from perfgraphs import paths
+    from perfgraphs.data.build_inputs import combined_digest
+    from perfgraphs.data.recipes import registry_inputs
+    from perfgraphs.data.releases import ReleaseNotReproducibleError, find_release, keep, kept_folder, release_of
+
+    found = find_release(ds, cfg, version, home)
+    if found is not None:
+        return found
+    record = release_of(ds, cfg, version)
+    where = (f"load it from a release folder ({paths.ENV_RELEASE_DIR}, written by `perfgraphs datasets export`)"
+             f" or from a checkout of commit {record.source_commit[:12]}")
     try:
-        return _serve(ds, cfg, folder, manifest, split)
-    except DatasetIntegrityError:
-        # Another process may have swapped in a rebuild between reading the manifest and the
-        # shards: then every file is checked again against the new manifest, once.
-        if _manifest_sha256(folder) in (None, manifest["manifest_sha256"]):
-            raise
-        return _serve(ds, cfg, folder, _up_to_date_manifest(ds, cfg, folder, home, build), split)
+        now = registry_inputs(ds, cfg, home)
+        folder, manifest = current_build(ds, cfg, home)
+    except PerfgraphsError as exc:
+        raise ReleaseNotReproducibleError(f"{ds.name}/{cfg.name} {version} is not here and cannot be rebuilt "
+                                          f"({exc}); {where}") from None
+    if record.same_rows(manifest):  # e.g. the graph pool grew by structures this config does not use
+        keep(folder, kept_folder(ds, cfg.name, version, home))
+        return folder, manifest
+    if combined_digest(now) != record.inputs_sha256:
+        recorded = {(i.get("role"), i.get("kind")): i.get("digest") for i in record.inputs}
+        changed = [i for i in now if recorded.get((i.role, i.kind)) != i.digest] or now
+        why = f"its {', '.join(f'{i.role} ({i.location})' for i in changed)} changed since the release"
+    else:
+        generators = manifest.get("generators", {})
+        differ = [f"{k} {v} then, {generators.get(k)} now" for k, v in sorted(record.generators.items())
+                  if generators.get(k) != v]
+        why = f"built from the release's sources, its rows differ ({'; '.join(differ) or 'same generator versions'})"
+    raise ReleaseNotReproducibleError(f"{ds.name}/{cfg.name} {version} cannot be rebuilt here: {why} (content hash "
+                                      f"{manifest['content_hash'][:12]} now, {record.content_hash[:12]} released); {where}")
+
+
+def current_build(ds: Dataset, cfg: Config, home: Path | None = None, build: bool = True) -> tuple[Path, dict]:
+    """The working build of the current sources (built or rebuilt here if allowed) and its manifest."""
+    folder = dataset_folder(ds, cfg, home)
+    return folder, _up_to_date_manifest(ds, cfg, folder, home, build)
 
 
 def build_config(ds: Dataset, cfg: Config, home: Path | None = None, on_progress=None) -> Path:

@@ -49,7 +49,9 @@ def generator_versions() -> dict[str, str]:
 
 def source_commit() -> str:
     try:
-        root = Path(__file__).resolve().parents[2]
+        from perfgraphs.paths import PACKAGE_DIR
+
+        root = PACKAGE_DIR.parent
         return subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
                               text=True, check=True).stdout.strip()
     except Exception:

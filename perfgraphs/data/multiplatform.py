@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from perfgraphs.data.build import DEFAULT_POOL, REPO_ROOT, _shard_table, dataset_folder
+from perfgraphs import paths
+from perfgraphs.data.build import _shard_table, dataset_folder, default_pool
 from perfgraphs.pool.graph_pool import GraphPool
 from perfgraphs.data.staging import StagedBuild
 from perfgraphs.data.splits import make_split
@@ -25,7 +26,12 @@ from perfgraphs.errors import PerfgraphsError
 from perfgraphs.graph.zoo import timm_module_of
 from perfgraphs.registry import Config, Dataset
 
-MEASUREMENTS_ROOT = REPO_ROOT / "data" / "measurements"
+
+
+def __getattr__(name: str):  # MEASUREMENTS_ROOT follows the data setting (perfgraphs.paths)
+    if name == "MEASUREMENTS_ROOT":
+        return paths.measurements_dir()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def timm_rows(external_dir: Path | None = None) -> list[dict]:
@@ -44,17 +50,18 @@ def wanted_structures(rows: list[dict]) -> list[tuple[str, str, int]]:
     return sorted(items)
 
 
-def own_platform_rows(root: Path = MEASUREMENTS_ROOT) -> list[dict]:
+def own_platform_rows(root: Path | None = None) -> list[dict]:
     """Our batch-1 inference measurements on our CPU platforms (those the stores hold:
-    :func:`perfgraphs.data.platforms.cpu_store_platforms`), from every committed suite (a suite folder
-    holds one sub-folder per platform); ``store`` names the suite of each row. The label is the
-    median of the timed runs, as for every latency target; ``latency_per_sample_ms`` equals it at
-    batch 1."""
+    :func:`perfgraphs.data.platforms.cpu_store_platforms`), from every committed suite of the data
+    directory or ``root`` (a suite folder holds one sub-folder per platform); ``store`` names the
+    suite of each row. The label is the median of the timed runs, as for every latency target;
+    ``latency_per_sample_ms`` equals it at batch 1."""
     from perfgraphs.collect.store import load_measurements
     from perfgraphs.data.platforms import cpu_store_platforms
 
     own = {p.name for p in cpu_store_platforms(root)}
     out = []
+    root = Path(root or paths.measurements_dir())
     for suite in sorted(p for p in root.iterdir() if p.is_dir()) if root.exists() else []:
         if not any((suite / platform).is_dir() for platform in own):
             continue
@@ -91,8 +98,8 @@ def nnlqp_inputs(measurements_root: Path | None = None, pool_root: Path | None =
     from perfgraphs.data.build_inputs import external_input, tree_input
 
     return [external_input("timm-benchmark", external_dir),
-            tree_input("measurements", Path(measurements_root or MEASUREMENTS_ROOT).absolute()),
-            tree_input("graph pool", Path(pool_root or DEFAULT_POOL).absolute())]
+            tree_input("measurements", Path(measurements_root or paths.measurements_dir()).absolute()),
+            tree_input("graph pool", Path(pool_root or default_pool()).absolute())]
 
 
 def build_nnlqp_config(dataset: Dataset, config: Config, pool: GraphPool | None = None, home: Path | None = None,
@@ -103,8 +110,8 @@ def build_nnlqp_config(dataset: Dataset, config: Config, pool: GraphPool | None 
 
     # another external folder is another source: its files, not the pinned ones, make the build
     registry_defaults = pool is None and only is None and measurements_root is None and external_dir is None
-    pool = pool or GraphPool(DEFAULT_POOL)
-    measurements_root = measurements_root or MEASUREMENTS_ROOT
+    pool = pool or GraphPool(default_pool())
+    measurements_root = measurements_root or paths.measurements_dir()
     inputs = nnlqp_inputs(measurements_root, pool.root, external_dir)  # digested before they are read
     rows = [r for r in import_timm_benchmark(external_dir).table.to_pylist() if r["throughput_samples_per_s"]]
     if only is not None:

@@ -30,10 +30,26 @@ from functools import lru_cache
 from pathlib import Path
 
 from perfgraphs.errors import PerfgraphsError
-from perfgraphs.paths import MEASUREMENTS_DIR
+from perfgraphs import paths
 from perfgraphs.registry import DATASETS, Config, Dataset, Discovery, install_discovery
 
-MEASUREMENTS_ROOT = MEASUREMENTS_DIR  # where store discovery looks (a test may point it elsewhere)
+
+
+def __getattr__(name: str):
+    # MEASUREMENTS_ROOT, where store discovery looks, follows the data setting when read (an
+    # installed package may have none); a test may still set it on the module
+    if name == "MEASUREMENTS_ROOT":
+        return paths.measurements_dir()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _measurements_root() -> Path | None:
+    """Where our stores are; None for an installed package with no data directory set (then it
+    has no stores to discover, and the registry's configs are all there is)."""
+    try:
+        return globals().get("MEASUREMENTS_ROOT") or paths.measurements_dir()
+    except paths.DataDirNotFoundError:
+        return None
 
 TIMM_SOURCE = "timm-benchmark"  # the external source folder of timm's published results
 CPU_STORES_SOURCE = "cpu-measurement-stores"  # our stores' CPU platforms
@@ -155,7 +171,8 @@ def store_platforms(root: Path | None = None, device: str = "cpu") -> tuple[Plat
     from perfgraphs.collect.platforms import PLATFORMS
 
     holders: dict[str, list[Path]] = {}
-    for store in _stores(Path(root or MEASUREMENTS_ROOT)):
+    root = root or _measurements_root()
+    for store in _stores(Path(root)) if root is not None else []:
         for pdir in sorted(p for p in store.iterdir() if p.is_dir()):
             collector = PLATFORMS.get(pdir.name)
             if collector is not None and collector.device == device and _has_rows(pdir):
@@ -252,7 +269,10 @@ def store_configs(dataset: Dataset, root: Path | None = None) -> tuple[Config, .
     spec = dataset.store_configs
     if spec is None:
         return ()
-    root = Path(root or MEASUREMENTS_ROOT)
+    root = root or _measurements_root()
+    if root is None:
+        return ()
+    root = Path(root)
     return _store_configs(dataset.name, spec, tuple(c.suite for c in dataset.configs if c.suite),
                           tuple(c.name for c in dataset.configs), root, _signature(root))
 

@@ -17,10 +17,11 @@ from pathlib import Path
 
 import numpy as np
 
+from perfgraphs import paths
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.registry import DATASETS
 
-SPLITS_DIR = Path(__file__).resolve().parents[2] / "data" / "splits"
+SPLITS_DIR = paths.splits_dir()  # committed split files (a wheel carries them)
 # few-shot-platform's seed -> platform, committed beside the dataset's split files: seed k holds
 # out the k-th platform. Platforms are discovered from the data; this order only numbers them,
 # and a platform found later is appended (sorted), so every committed seed keeps its platform.

@@ -27,10 +27,10 @@ from perfgraphs.registry import Dataset
 
 def pool_groups(dataset: Dataset, pool=None) -> dict[str, str]:
     """Structure hash → family of every structure of a graph set (the pool must be complete)."""
-    from perfgraphs.data.build import DEFAULT_POOL
+    from perfgraphs.data.build import default_pool
     from perfgraphs.pool.graph_pool import GraphPool, iter_samples
 
-    pool = pool or GraphPool(DEFAULT_POOL)
+    pool = pool or GraphPool(default_pool())
     return {pool.structure(sid).one.structure_hash: family for family, sid, _ in iter_samples(pool, dataset.family_counts)}
 
 

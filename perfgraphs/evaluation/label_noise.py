@@ -15,11 +15,11 @@ labels themselves move between measurements. Every results table prints it besid
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
+from perfgraphs import paths
 from perfgraphs.registry import PLATFORM_SEPARATOR, get_dataset
 
-NOISE_DIR = Path(__file__).resolve().parents[2] / "data" / "measurements" / "noise-floor"
+NOISE_DIR = paths.noise_floor_dir()  # committed noise floors (a wheel carries them)
 # A first-version config's floor is the probe of the suite that measured its labels (the registry's
 # ``noise_probe_file``): stated only for the labels its two rounds measured on that suite's own
 # configurations (timings: latency and what is derived from it); another suite's probe (trappm's

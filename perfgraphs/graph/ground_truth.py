@@ -24,8 +24,9 @@ class PublishedCounts:
 def default_timm_results_dir() -> Path | None:
     env = os.environ.get("PERFGRAPHS_TIMM_RESULTS")
     candidates = [Path(env)] if env else []
-    here = Path(__file__).resolve()
-    candidates += [parent / "shared" / "external" / "timm-benchmark" for parent in here.parents]
+    from perfgraphs.paths import external_dir, shared_external_dir
+
+    candidates += [d / "timm-benchmark" for d in (external_dir(), shared_external_dir()) if d is not None]
     return next((c for c in candidates if c.is_dir() and any(c.glob("benchmark-infer-*.csv"))), None)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from perfgraphs import paths
 from perfgraphs.registry import REFERENCE_BASELINES, get_dataset, official_boards
 
 
@@ -33,7 +34,7 @@ class Board:
 # The boards and the reference baselines are registry data (each config's ``boards``; the kinds
 # each reference baseline applies to), read here in registry order.
 BOARDS: tuple[Board, ...] = tuple(Board(ds.name, cfg.name, b.target, b.why) for ds, cfg, b in official_boards())
-REFERENCE_DIR = Path(__file__).resolve().parents[2] / "leaderboard" / "reference"
+REFERENCE_DIR = paths.leaderboard_dir() / "reference"
 
 
 def official(dataset: str, config: str, target: str) -> Board | None:

@@ -18,9 +18,10 @@ import json
 import os
 from pathlib import Path
 
+from perfgraphs import paths
 from perfgraphs.errors import PerfgraphsError
 
-BUILDS_FILE = Path(__file__).resolve().parents[2] / "leaderboard" / "builds.json"
+BUILDS_FILE = paths.leaderboard_dir() / "builds.json"
 
 
 def pins_file(results_root: Path | None) -> Path:

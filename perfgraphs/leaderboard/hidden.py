@@ -18,10 +18,11 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from perfgraphs import paths
 from perfgraphs.atomic import atomic_write_table, sha256_file
 from perfgraphs.errors import PerfgraphsError
 
-COMMITMENTS_DIR = Path(__file__).resolve().parents[2] / "leaderboard" / "hidden"
+COMMITMENTS_DIR = paths.leaderboard_dir() / "hidden"
 
 
 class HiddenLabelsError(PerfgraphsError):

@@ -13,9 +13,10 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from perfgraphs import paths
 from perfgraphs.errors import PerfgraphsError
 
-RESULTS_DIR = Path(__file__).resolve().parents[2] / "leaderboard" / "results"
+RESULTS_DIR = paths.leaderboard_results_dir()
 METRICS = ("mape_pct", "rmse", "acc_10_pct", "kendall_tau")
 
 

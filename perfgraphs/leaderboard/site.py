@@ -10,13 +10,14 @@ import html
 import re
 from pathlib import Path
 
+from perfgraphs import paths
 from perfgraphs.leaderboard.boards import (BOARDS, applicable_baselines, missing_reference_entries, official,
                                           reference_method)
 from perfgraphs.leaderboard.builds import pins_file, read_pins, split_by_build
 from perfgraphs.leaderboard.records import RANK_RULE, RESULTS_DIR, Entry, rank, read_entries
 
-SITE_DIR = Path(__file__).resolve().parents[2] / "leaderboard" / "site"
-RULES = Path(__file__).resolve().parents[2] / "leaderboard" / "RULES.md"
+SITE_DIR = paths.leaderboard_dir() / "site"
+RULES = paths.leaderboard_dir() / "RULES.md"
 
 _STYLE = """body{font-family:system-ui,sans-serif;margin:2rem;max-width:75rem}
 table{border-collapse:collapse;margin:1rem 0}th,td{border:1px solid #ccc;padding:.3rem .6rem;text-align:right}

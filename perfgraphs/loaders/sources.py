@@ -28,9 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perfgraphs.errors import PerfgraphsError
+from perfgraphs.paths import ENV_EXTERNAL_DIR  # the settings live in perfgraphs.paths
 
-ENV_EXTERNAL_DIR = "PERFGRAPHS_EXTERNAL_DIR"
-ENV_HOME = "PERFGRAPHS_HOME"
 FIX_HINT = f"set {ENV_EXTERNAL_DIR} or pass --external-dir to a directory holding the pinned files"
 
 _CHUNK_BYTES = 1 << 16
@@ -79,8 +78,9 @@ class SourceFile:
 
 def perfgraphs_home() -> Path:
     """The user's cache root: ``$PERFGRAPHS_HOME`` or ``~/.cache/perfgraphs``."""
-    env = os.environ.get(ENV_HOME)
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "perfgraphs"
+    from perfgraphs.paths import cache_home
+
+    return cache_home()
 
 
 def sha256_file(path: Path) -> str:
