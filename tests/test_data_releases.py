@@ -260,8 +260,9 @@ def test_installed_wheel_loads_without_the_checkout(released, exported, tmp_path
                    "perfgraphs/committed_data/measurements/noise-floor/noise-floor-dippm-cpu.json",
                    "perfgraphs/data/card_text/dippm.md", "perfgraphs/graph/hf_configs/bert-base-uncased.json",
                    "perfgraphs/paths.py", "perfgraphs/leaderboard/__init__.py", "perfgraphs/loaders/__init__.py",
-                   "perfgraphs/leaderboard/builds.json", "perfgraphs/leaderboard/results/dippm.jsonl",
-                   "perfgraphs/leaderboard/reference/dippm-sage/predictor.py"):
+                   "perfgraphs/leaderboard_data/builds.json", "perfgraphs/leaderboard_data/results/dippm.jsonl",
+                   "perfgraphs/leaderboard_data/reference/dippm-sage/predictor.py", "perfgraphs/pool/graph_pool.py",
+                   "perfgraphs/data/recipes/graph_set.py", "perfgraphs/evaluation/protocol.py"):
         assert needed in names, needed
     assert not any("/measurements/dippm" in n or "/graphs/timm" in n for n in names)
 

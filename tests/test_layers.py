@@ -162,3 +162,14 @@ def test_no_dataset_or_config_name_outside_the_registry_and_recipes():
             continue
         found += [f"perfgraphs/{rel}:{line}: {value!r}" for line, value in name_literals(path.read_text(), forbidden)]
     assert not found, "dataset/config names outside the registry:\n" + "\n".join(found)
+
+
+def test_every_subpackage_is_in_the_wheel():
+    # pyproject lists packages by hand (three are mapped from top-level folders): a package folder
+    # left out of the list would work in a checkout and be missing from an installed wheel
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(ROOT).parts) for p in PACKAGE.rglob("__init__.py")
+             if "__pycache__" not in p.parts}
+    assert found - listed == set(), "add these to [tool.setuptools] packages in pyproject.toml"
