@@ -36,16 +36,20 @@ class Outcome:
     message: str = ""
 
 
-def _bound(campaign_pid: int, target, *args) -> None:
-    """The worker's entry point: die with the campaign, then run ``target``."""
+def _bound(campaign_pid: int, env: dict[str, str] | None, target, *args) -> None:
+    """The worker's entry point: die with the campaign, set ``env``, then run ``target``."""
     bind_to_campaign(campaign_pid)
+    os.environ.update(env or {})
     target(*args)
 
 
-def run_isolated(target, args: tuple, timeout_s: float) -> Outcome:
+def run_isolated(target, args: tuple, timeout_s: float, env: dict[str, str] | None = None) -> Outcome:
+    """``env``: variables the worker sets before running ``target``. The fork server keeps the
+    environment it started with, so what changes between calls (the GPU a Ray task was given,
+    ``CUDA_VISIBLE_DEVICES``) must travel with each call."""
     ctx = context()
     receive, send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_bound, args=(os.getpid(), target, send, *args), daemon=True)
+    proc = ctx.Process(target=_bound, args=(os.getpid(), env, target, send, *args), daemon=True)
     # read by the fork server if this start launches it (lifeline.guard_fork_server); set only
     # meanwhile, so that no other child of this process mistakes itself for the fork server
     os.environ[CAMPAIGN_ENV] = str(os.getpid())
