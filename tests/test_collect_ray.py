@@ -201,3 +201,30 @@ def test_the_local_path_and_ray_give_the_same_rows(cluster, tmp_path):
     assert filled["local"] - filled["ray"] == set()
     for name in ("local", "ray"):  # the probe ran where the measurements did: this machine
         assert MeasurementStore(tmp_path / name).hardware("cpu-torch-fp32")["machine_id"] == machine_id()
+
+
+def test_retries_are_bounded_and_end_in_an_error_row(cluster, tmp_path):
+    """A misconfigured node (it offers a platform but no measuring core) fails every task it gets:
+    the driver submits each again --ray-retries times, then stores an error row and moves on."""
+    res = node_resources(["cpu-ort-int8"], [HEAD_CORE])
+    broken = {k: v for k, v in res.items() if not k.startswith(CORE_RESOURCE)}
+    node_c = cluster.add_node(num_cpus=1, resources=broken)
+    try:
+        plan_path = write_plan(tmp_path / "plan.yaml", ["cpu-ort-int8"],
+                               [{"family": "r", "models": ["timm:resnet10t"], "input_sizes": [32]}])
+        out = tmp_path / "out"
+        store = seeded(out, ["cpu-ort-int8"])
+        result = collect(str(plan_path), "--out", str(out), "--ray", cluster.address, "--ray-retries", "1",
+                         timeout=300)
+        assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+        (row,) = store.read(latest=False).to_pylist()
+        assert row["status"] == "error" and row["attempts"] == 2
+        assert row["error"].startswith("ray: task lost 2 times") and "declares no measuring core" in row["error"]
+        (run,) = store.metadata()["runs"]
+        assert len(run["ray"]["lost"]) == 2
+        assert all(x["node"].endswith(f"/{node_c.node_id[:8]}") for x in run["ray"]["lost"])  # counted against it
+        status = collect("status", str(out))
+        assert f"/{node_c.node_id[:8]}: no rows; 2 attempt(s) lost" in status.stdout
+        assert "no node (lost on the cluster): error=1" in status.stdout
+    finally:
+        cluster.remove_node(node_c)

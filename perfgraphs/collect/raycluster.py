@@ -73,6 +73,11 @@ class ClusterMismatchError(CollectError):
     """The cluster has no node, or more than one kind of node, that can serve the plan's store."""
 
 
+class NodeTaskError(CollectError):
+    """A task that failed on its node before or around measuring (no free core, a busy core),
+    naming the node, so that the driver can count the loss against it."""
+
+
 def import_ray():
     try:
         import ray
@@ -170,17 +175,20 @@ def measure_on_node(config: ConfigSpec, graph: dict | None, spread_threshold: fl
     import ray
 
     node = node_provenance()
-    if get_platform(config.platform).is_cuda:
-        gpus = ray.get_gpu_ids()
-        env = {"CUDA_VISIBLE_DEVICES": ",".join(str(g) for g in gpus)} if gpus else None
-        row = measure_with_second_look(config, graph, spread_threshold, env)
-    else:
-        with claimed_core(node_cores()) as core:
-            config = replace(config, core=core)
-            wait_for_core(core, core_wait_s, notify=lambda _: None)
-            if config.protocol.quiet_gate:
-                wait_quiet(core, config.watch_cores, quiet_wait_s, notify=lambda _: None)
-            row = measure_with_second_look(config, graph, spread_threshold)
+    try:
+        if get_platform(config.platform).is_cuda:
+            gpus = ray.get_gpu_ids()
+            env = {"CUDA_VISIBLE_DEVICES": ",".join(str(g) for g in gpus)} if gpus else None
+            row = measure_with_second_look(config, graph, spread_threshold, env)
+        else:
+            with claimed_core(node_cores()) as core:
+                config = replace(config, core=core)
+                wait_for_core(core, core_wait_s, notify=lambda _: None)
+                if config.protocol.quiet_gate:
+                    wait_quiet(core, config.watch_cores, quiet_wait_s, notify=lambda _: None)
+                row = measure_with_second_look(config, graph, spread_threshold)
+    except Exception as exc:  # the node's fault, not the configuration's: the driver retries it
+        raise NodeTaskError(f"on node {node['node_id']} ({node['node_ip']}): {type(exc).__name__}: {exc}") from None
     row.update(node)
     return row
 
