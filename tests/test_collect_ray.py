@@ -228,3 +228,14 @@ def test_retries_are_bounded_and_end_in_an_error_row(cluster, tmp_path):
         assert "no node (lost on the cluster): error=1" in status.stdout
     finally:
         cluster.remove_node(node_c)
+
+
+def test_no_cluster_at_the_address_is_one_line_at_once(tmp_path):
+    plan = write_plan(tmp_path / "plan.yaml", ["cpu-torch-fp32"],
+                      [{"family": "r", "models": ["timm:resnet10t"], "input_sizes": [32]}])
+    started = time.monotonic()
+    result = collect(str(plan), "--out", str(tmp_path / "o"), "--ray", "127.0.0.1:1", timeout=120)
+    assert result.returncode != 0 and time.monotonic() - started < 60
+    lines = [ln for ln in result.stderr.splitlines() if ln.startswith("perfgraphs:")]
+    assert lines == [lines[0]] and "no Ray cluster answers at 127.0.0.1:1" in lines[0]
+    assert "Traceback" not in result.stderr

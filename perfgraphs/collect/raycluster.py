@@ -35,10 +35,12 @@ import fcntl
 import logging
 import os
 import re
+import socket
 import tempfile
 import time
 from collections import deque
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Callable
 
 from perfgraphs.collect.campaign import (CampaignOptions, CampaignState, NodeTally, RowSink, ensure_probe,
@@ -247,6 +249,7 @@ class RayCampaign:
         self.ray = import_ray()
         self.address = address or os.environ.get("RAY_ADDRESS") or "auto"
         self.notify = notify
+        self._check_reachable()
         try:
             self.ray.init(address=self.address, log_to_driver=False, logging_level=logging.ERROR,
                           configure_logging=True, include_dashboard=False)
@@ -261,6 +264,29 @@ class RayCampaign:
         self._facts = remote(max_retries=0, num_cpus=0)(facts_of_node)
         self._nodes_at = 0.0
         self._nodes: list[dict] = []
+
+    def _check_reachable(self, timeout_s: float = 5.0) -> None:
+        """A GCS that does not answer: one line now. ray.init retries an unreachable address for
+        many minutes (20 tries of ~40 s) before it gives up."""
+        address = self.address
+        if address == "auto":  # what ray.init("auto") reads: the last cluster started on this machine
+            recorded = Path(tempfile.gettempdir()) / "ray" / "ray_current_cluster"
+            address = recorded.read_text().strip() if recorded.exists() else ""
+        host, _, port = address.rpartition(":")
+        if address.startswith("ray://") or not host or not port.isdigit():
+            return  # Ray client addresses and anything else: ray.init says what is wrong
+        hosts = [host]
+        if host in ("127.0.0.1", "localhost", "::1"):  # Ray connects to this machine's address instead
+            hosts.append(self.ray.util.get_node_ip_address())
+        for candidate in hosts:
+            try:
+                socket.create_connection((candidate, int(port)), timeout=timeout_s).close()
+                return
+            except OSError:
+                continue
+        raise RayUnavailableError(
+            f"no Ray cluster answers at {address} (nothing accepts connections there); start one with "
+            f"`ray start --head --resources=\"$(perfgraphs collect node-resources)\"` or give its address")
 
     def nodes(self, fresh: bool = False) -> list[dict]:
         if fresh or time.monotonic() - self._nodes_at > 1.0:
