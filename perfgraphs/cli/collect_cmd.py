@@ -1,9 +1,12 @@
 """``perfgraphs collect``: run measurement plans, verify stores, probe hardware, measure noise.
 
     perfgraphs collect PLAN.yaml [--out DIR] [--limit N] [--dry-run] [--core N] [--core-wait S] [--retry-errors]
+    perfgraphs collect PLAN.yaml --ray [ADDRESS] [--machine ID] [--ray-retries N] [--node-wait S]
     perfgraphs collect noise-floor PLAN.yaml [--probe N] [--core N] [--out DIR]
     perfgraphs collect verify DIR
+    perfgraphs collect status DIR [--plan PLAN.yaml]
     perfgraphs collect hardware PLATFORM [--core N]
+    perfgraphs collect node-resources [--platform NAME ...] [--core N ...]
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from pathlib import Path
 
 from perfgraphs.collect.errors import CollectError
 
-ACTIONS = ("noise-floor", "verify", "hardware")
+ACTIONS = ("noise-floor", "verify", "status", "hardware", "node-resources")
 
 
 def _number(kind, low: float, inclusive: bool):
@@ -44,7 +47,9 @@ def register(subparsers) -> None:
                    "for GPU plans; noise-floor: data/measurements/noise-floor)")
     p.add_argument("--limit", type=_number(int, 0, True), help="measure at most N configurations this run")
     p.add_argument("--dry-run", action="store_true", help="print the plan and its time estimate only")
-    p.add_argument("--core", type=_number(int, 0, True), help="pin workers to this CPU core (default: the plan's, 1)")
+    p.add_argument("--core", type=_number(int, 0, True), action="append", dest="cores",
+                   help="pin workers to this CPU core (default: the plan's, 1); node-resources: a "
+                        "measuring core this node offers (repeatable)")
     p.add_argument("--core-wait", type=_number(float, 0, True), default=None, metavar="SECONDS",
                    help="wait at most this long for the measuring core to be free of other busy "
                         "processes (default 120)")
@@ -61,6 +66,19 @@ def register(subparsers) -> None:
     p.add_argument("--flush-every", type=_number(int, 1, True), default=25, help="compact parts into a shard every N")
     p.add_argument("--spread-threshold", type=_number(float, 0, True), default=None,
                    help="re-measure once when MAD/median exceeds this (default 0.10)")
+    p.add_argument("--ray", nargs="?", const="auto", default=None, metavar="ADDRESS",
+                   help="measure on a Ray cluster (default address: $RAY_ADDRESS, else the local "
+                        "cluster); needs the [ray] extra and nodes started with `ray start "
+                        "--resources=\"$(perfgraphs collect node-resources)\"`")
+    p.add_argument("--machine", metavar="ID",
+                   help="--ray: the hardware to measure when the cluster has several kinds for a "
+                        "platform (a machine id for CPU platforms, a GPU model slug for CUDA ones)")
+    p.add_argument("--ray-retries", type=_number(int, 0, True), default=None, metavar="N",
+                   help="--ray: submit a configuration whose task was lost at most N more times "
+                        "(default 2), then store it as an error row")
+    p.add_argument("--node-wait", type=_number(float, 0, True), default=None, metavar="SECONDS",
+                   help="--ray: how long to wait for a node of a platform when none is alive (default 300)")
+    p.add_argument("--plan", type=Path, help="status: the plan whose progress to show")
     p.add_argument("--probe", type=_number(int, 1, True), default=20,
                    help="noise-floor: number of probe configurations")
     p.add_argument("--probe-max-s", type=_number(float, 0, False), default=None,
@@ -75,7 +93,20 @@ def run(args) -> int:
         return _hardware(args)
     if args.target == "noise-floor":
         return _noise_floor(args)
+    if args.target == "status":
+        return _status(args)
+    if args.target == "node-resources":
+        return _node_resources(args)
+    args.core = _one_core(args)
     return _campaign(args)
+
+
+def _one_core(args) -> int | None:
+    if not args.cores:
+        return None
+    if len(args.cores) > 1:
+        raise CollectError("--core: one core for a campaign (several only for node-resources)")
+    return args.cores[0]
 
 
 def _fmt_s(seconds: float) -> str:
@@ -85,7 +116,11 @@ def _fmt_s(seconds: float) -> str:
 
 
 def _bar_label(name: str, state) -> str:
-    return f"{name} (re-queued {state.requeued})" if state.requeued else name
+    label = f"{name} (re-queued {state.requeued})" if state.requeued else name
+    if state.nodes:  # the Ray route: each node's measured (and lost) count
+        label += " [" + " ".join(f"{k}:{t.done}" + (f"!{t.lost}" if t.lost else "")
+                                 for k, t in sorted(state.nodes.items())) + "]"
+    return label
 
 
 def default_store(plan) -> Path:
@@ -114,6 +149,14 @@ def _campaign(args) -> int:
     # Ctrl-C / SIGINT stops a campaign cleanly (at most the configuration in flight is lost), also
     # one started in the background, where the shell hands it SIGINT ignored and Python keeps that
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    cluster = None
+    if args.ray is not None and not args.dry_run:
+        from perfgraphs.collect.raycluster import import_ray
+
+        import_ray()  # without the extra: one line saying how to install it, before anything else
+        if args.core is not None:
+            raise CollectError("--core and --ray: on a cluster the measuring cores are the nodes' "
+                               "(perfgraphs collect node-resources --core N, when a node joins)")
     plan = with_overrides(load_plan(args.target), timeout_s=args.timeout)
     out = args.out or default_store(plan)
     store = MeasurementStore(out)
@@ -148,7 +191,7 @@ def _campaign(args) -> int:
             console.print(f"recorded the {len(store.shard_files())} shards of {out} in its {META} "
                           f"(store format {FORMAT}; no data file rewritten)")
         removed = store.remove_leftovers()
-        state = prepare_campaign(plan, opts, store)
+        state = prepare_campaign(plan, opts, store, measured_here=args.ray is None)
         console.print(f"plan {plan.name}: {len(plan.configs)} configurations × {plan.rounds} round(s) in "
                       f"{len(plan.families)} families; {state.skipped_finished} already finished; "
                       f"{len(state.jobs)} measurements to make now → {out}")
@@ -160,6 +203,12 @@ def _campaign(args) -> int:
                       f"(peak {state.peak_gflops or 'unmeasured'} GFLOP/s)")
         if not state.todo:
             return 0
+        if args.ray is not None:
+            from perfgraphs.collect.raycluster import RayCampaign
+
+            cluster = RayCampaign(None if args.ray == "auto" else args.ray, notify=console.print)
+            console.print(f"Ray cluster at {cluster.address}: "
+                          f"{sum(1 for n in cluster.nodes(fresh=True) if n['Alive'])} alive node(s)")
         peak = state.peak_gflops
         estimates = {c.key: estimate_seconds(c, peak) for c in state.todo}
         total_est = sum(estimates[c.key] for c, _ in state.jobs)
@@ -175,19 +224,37 @@ def _campaign(args) -> int:
             eta = elapsed / done_est[0] * (total_est - done_est[0]) if done_est[0] else 0.0
             progress.update(task, advance=1, eta=_fmt_s(eta), description=_bar_label(plan.name, st))
             cpu = f" cpu {row['cpu_time_ms']:.2f} ms" if row.get("cpu_time_ms") is not None else ""
+            where = f" @{row['node_ip']}/{row['node_id'][:8]}" if row.get("node_id") else ""
             value = (f"{row['latency_median_ms']:.2f} ms{cpu} n={row['n_timed_runs']} "
                      f"mem={row['peak_memory_mb']:.0f} MB" if row["status"] == "ok"
                      else (row.get("error") or "")[:120])
             flag = f" [gate flagged: {row['gate_reason']}]" if row.get("gate_flagged") else ""
             progress.console.print(f"[{st.done}/{len(st.jobs)}] {row['status']:5s} "
-                                   f"{config.describe()} r{row['round']}  {value}{flag}  (eta {_fmt_s(eta)})")
+                                   f"{config.describe()} r{row['round']}{where}  {value}{flag}  (eta {_fmt_s(eta)})")
 
         with progress:
             task = progress.add_task(_bar_label(plan.name, state), total=len(state.jobs), eta="?")
-            state = run_campaign(plan, opts, state, store, on_result, notify=progress.console.print)
+            if cluster is None:
+                state = run_campaign(plan, opts, state, store, on_result, notify=progress.console.print)
+            else:
+                from perfgraphs.collect.raycluster import NODE_WAIT_S, RAY_RETRIES, run_campaign_on_ray
+
+                try:
+                    state = run_campaign_on_ray(
+                        plan, opts, state, store, cluster, on_result, notify=progress.console.print,
+                        machine=args.machine, retries=RAY_RETRIES if args.ray_retries is None else args.ray_retries,
+                        node_wait_s=NODE_WAIT_S if args.node_wait is None else args.node_wait)
+                finally:
+                    cluster.shutdown()
     summary = ", ".join(f"{k}={v}" for k, v in sorted(state.statuses.items()))
     console.print(f"done: {state.done} measurements ({summary}; re-queued by the quiet gate "
                   f"{state.requeued}, recorded flagged {state.flagged}) in {_fmt_s(time.monotonic() - started)}")
+    for label, tally in sorted(state.nodes.items()):
+        console.print(f"  node {label}: {tally.done} measured "
+                      f"({', '.join(f'{k}={v}' for k, v in sorted(tally.statuses.items())) or 'none'}), "
+                      f"{tally.lost} lost")
+    for warning in state.warnings:
+        console.print(f"[yellow]{warning}[/]")
     return 0
 
 
@@ -249,7 +316,8 @@ def _hardware(args) -> int:
 
     name = args.arg or "cpu-torch-fp32"
     get_platform(name).check_available()
-    out = run_isolated(worker.probe_main, (name, 1 if args.core is None else args.core), 300)
+    core = _one_core(args)
+    out = run_isolated(worker.probe_main, (name, 1 if core is None else core), 300)
     if out.status != "ok" or not out.value.get("ok"):
         raise CollectError(f"hardware probe failed: {out.message or out.value.get('error')}")
     json.dump(out.value["probe"], sys.stdout, indent=2)
@@ -266,8 +334,27 @@ def _noise_floor(args) -> int:
     out = args.out or Path("data/measurements") / "noise-floor"
     from perfgraphs.collect.noise import MAX_PROBE_CONFIG_S
 
-    report = noise_floor(args.arg, probe=args.probe, core=args.core, out=out,
+    report = noise_floor(args.arg, probe=args.probe, core=_one_core(args), out=out,
                          max_config_s=args.probe_max_s or MAX_PROBE_CONFIG_S)
     print(json.dumps(report.summary(), indent=2))
     print(f"saved {out / f'noise-floor-{report.plan}.json'}")
+    return 0
+
+
+def _node_resources(args) -> int:
+    from perfgraphs.collect.raycluster import node_resources
+
+    print(json.dumps(node_resources(args.platforms, args.cores), sort_keys=True))
+    return 0
+
+
+def _status(args) -> int:
+    """Per node (Ray) or per machine (local): rows by status, attempts lost; with --plan, what is
+    left. Read-only: a running campaign may hold the lock."""
+    from perfgraphs.collect.status import store_status
+
+    if not args.arg:
+        raise CollectError("usage: perfgraphs collect status DIR [--plan PLAN.yaml]")
+    for line in store_status(Path(args.arg), args.plan):
+        print(line)
     return 0

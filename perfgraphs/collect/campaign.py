@@ -73,6 +73,15 @@ class CampaignOptions:
 
 
 @dataclass
+class NodeTally:
+    """One Ray node's part of a campaign run: rows it measured (by status), attempts lost on it."""
+
+    done: int = 0
+    lost: int = 0
+    statuses: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
 class CampaignState:
     """What the progress display needs; updated after every configuration."""
 
@@ -88,6 +97,7 @@ class CampaignState:
     jobs: list[tuple[ConfigSpec, int]] = field(default_factory=list)
     requeued: int = 0  # measurements the quiet gate sent back to the queue
     flagged: int = 0  # recorded although the gate was still open after MAX_REQUEUES
+    nodes: dict[str, NodeTally] = field(default_factory=dict)  # the Ray route's, by "ip/node id"
 
 
 def calibrate(row: dict, baseline_ms: float) -> float | None:
@@ -115,9 +125,11 @@ def cost_scale(store: MeasurementStore, plan: Plan, peak_gflops: float | None) -
 
 
 def prepare_campaign(plan: Plan, opts: CampaignOptions, store: MeasurementStore,
-                     dry_run: bool = False) -> CampaignState:
+                     dry_run: bool = False, measured_here: bool = True) -> CampaignState:
     """What is left to measure, and its estimate. ``dry_run``: a platform this machine lacks is
-    reported but its configurations are still counted (planning a GPU campaign from a laptop)."""
+    reported but its configurations are still counted (planning a GPU campaign from a laptop).
+    ``measured_here`` False (the Ray route): the cluster's nodes measure, so this machine's
+    platforms do not matter."""
     planned = {c.platform for c in plan.configs}
     if opts.platforms is not None and not set(opts.platforms) <= planned:
         raise CollectError(f"plan {plan.name} has no platform {', '.join(sorted(set(opts.platforms) - planned))} "
@@ -127,7 +139,7 @@ def prepare_campaign(plan: Plan, opts: CampaignOptions, store: MeasurementStore,
             raise CollectError(f"--graphs-from {source}: no measurement store there")
     finished = store.finished_rounds(retry_errors=opts.retry_errors)
     unavailable: dict[str, str] = {}
-    for name in sorted(planned):
+    for name in sorted(planned) if measured_here else ():
         try:
             get_platform(name).check_available()
         except PlatformUnavailableError as exc:
@@ -162,15 +174,22 @@ def prepare_campaign(plan: Plan, opts: CampaignOptions, store: MeasurementStore,
         unavailable=unavailable, estimate_s=estimate, peak_gflops=peak, warnings=warnings)
 
 
-def ensure_probe(store: MeasurementStore, meta: dict, platform: str, core: int | None) -> None:
+def probe_here(platform: str, core: int | None):
+    """The hardware probe in an isolated worker on this machine."""
+    return run_isolated(worker.probe_main, (platform, core), PROBE_TIMEOUT_S)
+
+
+def ensure_probe(store: MeasurementStore, meta: dict, platform: str, core: int | None,
+                 run_probe: Callable[[str, int | None], object] = probe_here) -> None:
     """Hardware probe + baseline reference (wall and, on CPU, CPU time), once per platform and
-    output directory."""
+    output directory. ``run_probe`` returns an isolation Outcome (the Ray route probes on a node of
+    the platform, :mod:`perfgraphs.collect.raycluster`)."""
     device = get_platform(platform).device
     baselines = meta.setdefault("ref_baseline_ms", {})
     cpu_baselines = meta.setdefault("ref_baseline_cpu_ms", {})
     if store.hardware(platform) is not None and device in baselines:
         return  # a missing CPU-time baseline is set by the first row's probe (see judge)
-    out = run_isolated(worker.probe_main, (platform, core), PROBE_TIMEOUT_S)
+    out = run_probe(platform, core)
     if out.status != "ok" or not out.value.get("ok"):
         raise CollectError(f"hardware probe for {platform} failed: "
                            f"{out.message or out.value.get('error')}")
@@ -182,10 +201,10 @@ def ensure_probe(store: MeasurementStore, meta: dict, platform: str, core: int |
     store.save_metadata(meta)
 
 
-def measure_config(config: ConfigSpec, graph: dict | None) -> dict:
+def measure_config(config: ConfigSpec, graph: dict | None, env: dict[str, str] | None = None) -> dict:
     """One isolated attempt; a dead or hung worker becomes an error/oom row."""
     started = time.perf_counter()
-    out = run_isolated(worker.child_main, (config, graph), config.timeout_s)
+    out = run_isolated(worker.child_main, (config, graph), config.timeout_s, env=env)
     if out.status == "ok":
         return out.value
     row = worker.base_row(config)
@@ -204,17 +223,33 @@ def measuring_cores(todo: list[ConfigSpec]) -> list[int]:
     return sorted({core if core in allowed or not allowed else allowed[0] for core in cores})
 
 
+def measure_with_second_look(config: ConfigSpec, graph: dict | None, spread_threshold: float,
+                             env: dict[str, str] | None = None) -> dict:
+    """One configuration: measured once, and once more (the less noisy attempt kept) when its
+    spread is above ``spread_threshold``."""
+    row = measure_config(config, graph, env)
+    row["attempts"], row["remeasured"] = 1, False
+    if row["status"] == "ok" and _spread_of(row) > spread_threshold:
+        second = measure_config(config, _graph_of(row), env)
+        if second["status"] == "ok" and _spread_of(second) < _spread_of(row):
+            row = second
+        row["attempts"], row["remeasured"] = 2, True
+    return row
+
+
 def this_machine() -> str:
     """The hardware identity CPU rows measured here will carry (see store.hardware_identity)."""
     return hardware_identity({"device": "cpu", "machine_id": machine_id(), "cpu_model": cpu_model()})
 
 
-def claim_store(store: MeasurementStore, meta: dict, jobs: list[tuple[ConfigSpec, int]]) -> None:
+def claim_store(store: MeasurementStore, meta: dict, jobs: list[tuple[ConfigSpec, int]],
+                here: str | None = None) -> None:
     """A suite's rows come from one machine: refuse to add this machine's CPU rows to another's
-    store (before anything is measured), and record the identity of a store that has none yet."""
+    store (before anything is measured), and record the identity of a store that has none yet.
+    ``here``: the identity of the machine that measures (default this one; on Ray, the nodes')."""
     if not any(not get_platform(c.platform).is_cuda for c, _ in jobs):
         return  # a GPU store is claimed by its first row (the GPU model is known once measured)
-    here, owner = this_machine(), store.machine()
+    here, owner = here or this_machine(), store.machine()
     if owner and owner != here:
         raise ForeignMachineError(
             f"{store.root} holds the measurements of {owner}, and this is {here}: a suite's labels come "
@@ -266,61 +301,55 @@ def _spread_of(row: dict) -> float:
     return row["latency_spread"]
 
 
-def run_campaign(plan: Plan, opts: CampaignOptions, state: CampaignState, store: MeasurementStore,
+class RowSink:
+    """The driver's side of a campaign, shared by the local and the Ray route: it opens the
+    campaign's record in ``campaign.json``, completes each measured row (drift calibration, the
+    quiet gate's verdict) and is the only writer of the store."""
+
+    def __init__(self, plan: Plan, opts: CampaignOptions, state: CampaignState, store: MeasurementStore,
                  on_result: Callable[[ConfigSpec, dict, CampaignState], None] | None = None,
-                 notify: Callable[[str], None] = print) -> CampaignState:
-    for core in measuring_cores(state.todo):  # before anything is measured, the probe included
-        wait_for_core(core, opts.core_wait_s, notify)
-    campaign_id = uuid.uuid4().hex[:12]
-    meta = store.metadata()
-    claim_store(store, meta, state.jobs)
-    meta.setdefault("suite", plan.suite)
-    meta.setdefault("created_at_utc", utc_now_iso())
-    meta.setdefault("runs", []).append({
-        "campaign_id": campaign_id, "plan": plan.path, "started_at_utc": utc_now_iso(),
-        "plan_sha256": hashlib.sha256(Path(plan.path).read_bytes()).hexdigest() if plan.path else None,
-        "todo": len(state.jobs), "rounds": plan.rounds, "spread_threshold": opts.spread_threshold})
-    store.save_metadata(meta)
-    for platform in sorted({c.platform for c in state.todo}):
-        ensure_probe(store, meta, platform, next(c.core for c in state.todo if c.platform == platform))
-    graphs = known_graphs(store, opts.graph_sources)
-    watched = {p: tuple((store.hardware(p) or {}).get("interfering_cores") or ())
-               for p in {c.platform for c in state.todo}}
-    since_flush = 0
-    queue = deque((config, rnd, 0) for config, rnd in state.jobs)
-    while queue:
-        config, rnd, requeues = queue.popleft()
-        plat = get_platform(config.platform)
-        gated = config.protocol.quiet_gate
-        if not plat.is_cuda:
-            config = replace(config, watch_cores=watched[config.platform])
-            for core in measuring_cores([config]) if gated else ():
-                wait_quiet(core, config.watch_cores, opts.quiet_wait_s, notify)
-        graph = graphs.get((config.model, config.input_label))
-        row = measure_config(config, graph)
-        row["attempts"], row["remeasured"] = 1, False
-        if row["status"] == "ok" and _spread_of(row) > opts.spread_threshold:
-            second = measure_config(config, _graph_of(row))
-            if second["status"] == "ok" and _spread_of(second) < _spread_of(row):
-                row = second
-            row["attempts"], row["remeasured"] = 2, True
+                 here: str | None = None, run_extra: dict | None = None):
+        self.plan, self.opts, self.state, self.store, self.on_result = plan, opts, state, store, on_result
+        self.campaign_id = uuid.uuid4().hex[:12]
+        self.meta = store.metadata()
+        claim_store(store, self.meta, state.jobs, here)
+        self.meta.setdefault("suite", plan.suite)
+        self.meta.setdefault("created_at_utc", utc_now_iso())
+        self.run = {
+            "campaign_id": self.campaign_id, "plan": plan.path, "started_at_utc": utc_now_iso(),
+            "plan_sha256": hashlib.sha256(Path(plan.path).read_bytes()).hexdigest() if plan.path else None,
+            "todo": len(state.jobs), "rounds": plan.rounds, "spread_threshold": opts.spread_threshold,
+            **(run_extra or {})}
+        self.meta.setdefault("runs", []).append(self.run)
+        store.save_metadata(self.meta)
+        self.graphs: dict[tuple[str, str], dict] = {}
+        self.since_flush = 0
+
+    def probe(self, run_probe: Callable[[str, int | None], object] = probe_here) -> None:
+        for platform in sorted({c.platform for c in self.state.todo}):
+            ensure_probe(self.store, self.meta, platform,
+                         next(c.core for c in self.state.todo if c.platform == platform), run_probe)
+        self.graphs = known_graphs(self.store, self.opts.graph_sources)
+
+    def watched(self, platform: str) -> tuple[int, ...]:
+        return tuple((self.store.hardware(platform) or {}).get("interfering_cores") or ())
+
+    def judge(self, config: ConfigSpec, row: dict) -> str | None:
+        """Calibrate a measured row; the reason the quiet gate was open while it was measured."""
         if _graph_of(row).get("structure_hash"):
-            graphs[(config.model, config.input_label)] = _graph_of(row)
-        device = plat.device
-        baseline = meta["ref_baseline_ms"].get(device)
+            self.graphs[(config.model, config.input_label)] = _graph_of(row)
+        device = get_platform(config.platform).device
+        baseline = self.meta["ref_baseline_ms"].get(device)
         row["ref_baseline_ms"] = baseline
         if row["status"] == "ok" and baseline:
             row["latency_calibrated_ms"] = calibrate(row, baseline)
-        reason = judge(row, meta, device)
-        if reason and gated and requeues < opts.max_requeues:
-            # measured while the machine was not quiet: measure it again later, in a new worker
-            state.requeued += 1
-            queue.insert(min(len(queue), REQUEUE_DISTANCE), (config, rnd, requeues + 1))
-            notify(f"gate open ({reason}): {config.describe()} round {rnd} re-queued "
-                   f"({requeues + 1}/{opts.max_requeues})")
-            continue
-        row.update(campaign_id=campaign_id, plan_name=plan.name, round=rnd, gate_requeues=requeues,
+        return judge(row, self.meta, device)
+
+    def write(self, config: ConfigSpec, row: dict, rnd: int, requeues: int, reason: str | None) -> None:
+        gated = config.protocol.quiet_gate
+        row.update(campaign_id=self.campaign_id, plan_name=self.plan.name, round=rnd, gate_requeues=requeues,
                    gate_flagged=bool(reason) and gated)
+        state, store, meta = self.state, self.store, self.meta
         state.flagged += row["gate_flagged"]
         store.append(row)
         if row.get("gate_probe_drift_pct") == 0.0:
@@ -330,13 +359,49 @@ def run_campaign(plan: Plan, opts: CampaignOptions, state: CampaignState, store:
             store.save_metadata(meta)
         state.done += 1
         state.statuses[row["status"]] = state.statuses.get(row["status"], 0) + 1
-        since_flush += 1
-        if since_flush >= opts.flush_every:
-            store.compact()
-            since_flush = 0
-        if on_result:
-            on_result(config, row, state)
-    store.compact()
+        self.since_flush += 1
+        if self.since_flush >= self.opts.flush_every:
+            self.flush()
+        if self.on_result:
+            self.on_result(config, row, state)
+
+    def flush(self) -> None:
+        self.store.compact()
+        self.since_flush = 0
+
+    def save_meta(self) -> None:
+        self.store.save_metadata(self.meta)
+
+
+def run_campaign(plan: Plan, opts: CampaignOptions, state: CampaignState, store: MeasurementStore,
+                 on_result: Callable[[ConfigSpec, dict, CampaignState], None] | None = None,
+                 notify: Callable[[str], None] = print) -> CampaignState:
+    for core in measuring_cores(state.todo):  # before anything is measured, the probe included
+        wait_for_core(core, opts.core_wait_s, notify)
+    sink = RowSink(plan, opts, state, store, on_result)
+    sink.probe()
+    watched = {p: sink.watched(p) for p in {c.platform for c in state.todo}}
+    queue = deque((config, rnd, 0) for config, rnd in state.jobs)
+    while queue:
+        config, rnd, requeues = queue.popleft()
+        plat = get_platform(config.platform)
+        gated = config.protocol.quiet_gate
+        if not plat.is_cuda:
+            config = replace(config, watch_cores=watched[config.platform])
+            for core in measuring_cores([config]) if gated else ():
+                wait_quiet(core, config.watch_cores, opts.quiet_wait_s, notify)
+        graph = sink.graphs.get((config.model, config.input_label))
+        row = measure_with_second_look(config, graph, opts.spread_threshold)
+        reason = sink.judge(config, row)
+        if reason and gated and requeues < opts.max_requeues:
+            # measured while the machine was not quiet: measure it again later, in a new worker
+            state.requeued += 1
+            queue.insert(min(len(queue), REQUEUE_DISTANCE), (config, rnd, requeues + 1))
+            notify(f"gate open ({reason}): {config.describe()} round {rnd} re-queued "
+                   f"({requeues + 1}/{opts.max_requeues})")
+            continue
+        sink.write(config, row, rnd, requeues, reason)
+    sink.flush()
     return state
 
 

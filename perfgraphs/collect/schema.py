@@ -61,13 +61,15 @@ COLUMNS: list[tuple[str, pa.DataType]] = [
     # provenance of GPU rows (null on CPU platforms)
     ("gpu_name", _S), ("gpu_driver_version", _S), ("cuda_version", _S), ("cudnn_version", _S),
     ("tf32_matmul", _B), ("tf32_cudnn", _B), ("gpu_sm_clock_mhz", _F), ("gpu_temperature_c", _F),
+    # the Ray node that measured the row (perfgraphs collect PLAN --ray; null on the local path)
+    ("node_id", _S), ("node_ip", _S),
 ]
 
 SCHEMA = pa.schema(COLUMNS)
 # Columns added after the first shards were written; older files read them as null.
 ADDED_COLUMNS = frozenset({"ref_run_ms", "energy_window_s", "energy_window_runs", "energy_meter", "gpu_name",
                            "gpu_driver_version", "cuda_version", "cudnn_version", "tf32_matmul",
-                           "tf32_cudnn", "gpu_sm_clock_mhz", "gpu_temperature_c"}) | frozenset(
+                           "tf32_cudnn", "gpu_sm_clock_mhz", "gpu_temperature_c", "node_id", "node_ip"}) | frozenset(
     n for n, _ in COLUMNS if n in ("round", "latency_round_spread") or n.startswith(("cpu_time", "run_cpu", "ref_run_cpu",
                                                            "ref_baseline_cpu", "gate_", "n_rounds",
                                                            "round_")))
