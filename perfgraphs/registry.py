@@ -38,6 +38,7 @@ class Board:
 # seed's split; "cv-folds" predicts every row once from a model trained on the other folds (the
 # ``fold`` column) and scores the pooled out-of-fold predictions.
 EVALUATIONS = ("holdout", "cv-folds")
+PREDICT_MODES = ("infer", "train")
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,9 @@ class Config:
     # first-version CPU configs: the probe of their two noise-floor rounds (data/measurements/noise-floor/)
     noise_probe_file: str | None = None
     boards: tuple[Board, ...] = ()
+    # which question of ``perfgraphs.predict`` this config's labels answer: "infer" (a forward pass)
+    # or "train" (a training step); None: predict does not serve it (perfgraphs.predict.platforms)
+    predict_mode: str | None = None
 
     def target(self, name: str) -> Target:
         for t in self.targets:
@@ -214,7 +218,7 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
                    "round; the first version of our CPU labels)", "graphs",
                    (LATENCY, LATENCY_CAL, MEMORY), platform="cpu-torch-fp32", suite="dippm-cpu",
                    split_protocols=("random-70-15-15",), hardware=EPYC_VM, recipe="measured_graphs",
-                   sources=("pool", "suite:dippm-cpu"), noise_probe_file="noise-floor-dippm-cpu.json",
+                   sources=("pool", "suite:dippm-cpu"), noise_probe_file="noise-floor-dippm-cpu.json", predict_mode="infer",
                    boards=(Board("latency_ms", "DIPPM's latency, on our CPU core"),
                            Board("peak_memory_mb", "DIPPM's memory, on our CPU core"))),
             Config(f"{EPYC_VM_TAG}-torch-fp32", "CPU-time labels with PyTorch eager fp32 on one pinned core of one "
@@ -226,6 +230,7 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
                    "the research's protocol (5 warm-up + 30 timed runs), with NVML board energy", "graphs",
                    (LATENCY, MEMORY, ENERGY), platform="cuda-torch-fp32", suite="dippm-h200",
                    split_protocols=("random-70-15-15",), recipe="measured_graphs", sources=("pool", "suite:dippm-h200"),
+                   hardware="NVIDIA H200 (one GPU)", predict_mode="infer",
                    boards=(Board("latency_ms", "DIPPM's latency on a data-centre GPU (the research's setting)"),
                            Board("energy_j", "DIPPM's energy: the only measured energy label of a graph dataset here"))),
         ),
@@ -242,7 +247,7 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
             Config("cpu-torch-fp32", "training-step labels on one CPU core (wall clock, one round)", "graphs",
                    (STEP_TIME, MEMORY), platform="cpu-torch-fp32", suite="trappm-cpu",
                    split_protocols=("per-family-70-30",), hardware=EPYC_VM, recipe="measured_graphs",
-                   sources=("pool", "suite:trappm-cpu"),
+                   sources=("pool", "suite:trappm-cpu"), predict_mode="train",
                    boards=(Board("step_time_ms", "TraPPM's training-step time"),
                            Board("peak_memory_mb", "TraPPM's training memory"))),
             Config(f"{EPYC_VM_TAG}-torch-fp32", "training-step CPU-time labels on one pinned core of one machine, "
@@ -265,7 +270,7 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
                    "plus our own CPU platforms", "graphs", (PER_SAMPLE_LATENCY,),
                    split_protocols=("random-70-15-15", "leave-one-family-out", "few-shot-platform"),
                    platforms=NNLQP_PLATFORMS, recipe="multiplatform",
-                   sources=("pool", "external:timm-benchmark", "suite:*"),
+                   sources=("pool", "external:timm-benchmark", "suite:*"), predict_mode="infer",
                    boards=(Board(f"latency_per_sample_ms{PLATFORM_SEPARATOR}{NNLQP_BOARD_PLATFORM}",
                                  "one GPU platform of timm's published results (RTX 4090, AMP, torch 2.4, CUDA 12.4)"),)),
         ),
@@ -298,7 +303,7 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
                    (LATENCY, LATENCY_CAL, THROUGHPUT, MEMORY), platform="cpu-torch-fp32",
                    split_protocols=("stratified-5-fold",), hardware=EPYC_VM, recipe="encoder_measurements",
                    sources=("suite:llm-cpu",), evaluation="cv-folds", input_columns=ENCODER_INPUT_COLUMNS,
-                   noise_probe_file="noise-floor-llm-cpu.json",
+                   noise_probe_file="noise-floor-llm-cpu.json", predict_mode="infer",
                    boards=(Board("latency_ms", "encoder LLM forward latency on our CPU core"),
                            Board("throughput_samples_per_s", "the LLM paper's throughput T"),
                            Board("peak_memory_mb", "the LLM paper's peak memory M_peak"))),
