@@ -77,15 +77,18 @@ def _print(result) -> None:
     console = Console()
     g = result.graph
     table = Table(title=f"{result.source} · batch {g.batch_size} · {result.platform} ({result.mode}) · {result.hardware}")
-    for col in ("target", "predicted", "± MAPE", "Acc(10 %)", "in distribution", "predictor / error from"):
+    for col in ("target", "predicted", "± MAPE", "Acc(10 %)", "in distribution", "nearest measured"):
         table.add_column(col, justify="right" if col in ("predicted", "± MAPE", "Acc(10 %)") else "left")
     for t in result.targets:
         at = f" @b{t.batch_size}" if t.batch_size != g.batch_size else ""
+        near = f"{t.neighbours[0].name}: {fmt(t.neighbours[0].label)} {t.unit}" if t.neighbours else ""
         table.add_row(t.target + at, f"{fmt(t.value)} {t.unit}", f"{t.error.mape_pct:.1f} %",
-                      f"{t.error.acc_10_pct:.0f} %",
-                      ("yes" if t.distribution.in_distribution else "[red]no[/red]") + f": {t.distribution.reason}",
-                      f"{t.predictor}: {t.error.source}")
+                      f"{t.error.acc_10_pct:.0f} %", "yes" if t.distribution.in_distribution else "[red]no[/red]", near)
     console.print(table)
+    for t in result.targets:
+        console.print(f"[bold]{t.target}[/bold]: {t.predictor}, error from {t.error.source}; "
+                      f"{'in' if t.distribution.in_distribution else 'out of'} distribution: {t.distribution.reason}",
+                      highlight=False)
     if result.mig is not None:
         choices = ", ".join(f"{c.gpu} {c.profile or 'none fits'}" for c in result.mig.choices)
         console.print(f"MIG (peak {fmt(result.mig.peak_memory_mb)} MB + {result.mig.margin_pct:.1f} %): {choices}")
