@@ -39,11 +39,17 @@ def _cache_dir() -> Path:
 
 
 def _versions() -> str:
-    import onnx
-    import timm
-    import torch
+    """The exporters' versions, read from package metadata: a cached call must not pay for
+    importing torch and timm just to check them."""
+    from importlib.metadata import PackageNotFoundError, version
 
-    return f"v{CACHE_VERSION} torch {torch.__version__} timm {timm.__version__} onnx {onnx.__version__}"
+    def v(name: str) -> str:
+        try:
+            return version(name)
+        except PackageNotFoundError:
+            return "-"
+
+    return f"v{CACHE_VERSION} " + " ".join(f"{n} {v(n)}" for n in ("torch", "timm", "transformers", "onnx"))
 
 
 def _template_from_disk(key: str):
