@@ -225,7 +225,8 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
                    "machine: every configuration measured in two rounds under the quiet gate", "graphs",
                    (CPU_TIME, LATENCY, MEMORY), platform="cpu-torch-fp32", suite=f"dippm-cputime-{EPYC_VM_TAG}",
                    split_protocols=("random-70-15-15",), hardware=EPYC_VM, min_rounds=2,
-                   recipe="measured_graphs", sources=("pool", f"suite:dippm-cputime-{EPYC_VM_TAG}")),
+                   recipe="measured_graphs", sources=("pool", f"suite:dippm-cputime-{EPYC_VM_TAG}"),
+                   predict_mode="infer"),
             Config("h200-torch-fp32", "labels measured with PyTorch eager fp32 on one NVIDIA H200 under "
                    "the research's protocol (5 warm-up + 30 timed runs), with NVML board energy", "graphs",
                    (LATENCY, MEMORY, ENERGY), platform="cuda-torch-fp32", suite="dippm-h200",

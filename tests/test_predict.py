@@ -83,7 +83,7 @@ def test_every_config_with_labels_is_a_platform_with_trained_artifacts():
     assert ("cpu-torch-fp32", "train") in listed and ("cuda-torch-fp32", "infer") in listed
     # every platform answers at least one target from a committed artifact, with its label count
     for key, info in listed.items():
-        counts = [n for _, _, n in info.targets if n is not None]
+        counts = [n for _, _, n, _ in info.targets if n is not None]
         assert counts and min(counts) >= 30, (key, info.targets)
 
 
@@ -124,11 +124,32 @@ def test_resnet50_on_the_cpu_against_measurements_and_the_leaderboard(resnet50):
     assert sum(m for _, m in r.graph.macs_by_operator) == r.graph.total_macs
     assert r.graph.macs_by_operator[0][0] == "Conv"
     assert r.mig is None and "not a GPU" in r.mig_note
+    # the CPU-time labels answer too (the primary CPU label of the cputime store)
+    assert r["cpu_time_ms"].unit == "ms" and r["cpu_time_ms"].config != lat.config
+    # share of predicted time per operator category, from the layerwise model of the same labels
+    shares = dict(r.time_by_operator)
+    assert sum(shares.values()) == pytest.approx(1.0) and max(shares, key=shares.get) == "conv"
+    assert "layerwise-linear" in r.time_by_operator_note
     # cost: N inferences at the predicted time per sample and the committed price
     c = r.cost
     assert c.seconds == pytest.approx(lat.value / 8 * 1_000_000 / 1000)
     assert c.usd == pytest.approx(c.seconds / 3600 * c.price.usd_per_hour)
     json.dumps(r.to_dict(), default=str)
+
+
+def test_onnx_bytes_and_files_answer_as_the_zoo_name(resnet50, tmp_path):
+    from perfgraphs.predict.sources import template_of
+
+    data = template_of("timm:resnet50").model.SerializeToString()  # the export, without weights
+    from_bytes = perfgraphs.predict(data, batch=8)
+    assert from_bytes.source == "onnx-bytes"
+    assert from_bytes["latency_ms"].value == pytest.approx(resnet50["latency_ms"].value, rel=1e-12)
+    path = tmp_path / "resnet50.onnx"
+    path.write_bytes(data)
+    from_file = perfgraphs.predict(str(path), batch=8)
+    assert from_file["peak_memory_mb"].value == pytest.approx(resnet50["peak_memory_mb"].value, rel=1e-12)
+    with pytest.raises(InvalidInputSpecError, match="fixes its input shape"):
+        perfgraphs.predict(str(path), batch=8, input="3,160,160")
 
 
 def test_every_platform_answers(resnet50):

@@ -132,6 +132,7 @@ def _platforms(args) -> int:
         table.add_column(col)
     for p in platforms(**({"artifacts": args.artifacts} if args.artifacts else {})):
         table.add_row(p.name, p.mode, p.hardware,
-                      ", ".join(f"{t} ({'no artifact' if n is None else n})" for t, _, n in p.targets))
+                      ", ".join(f"{t} ({'no artifact' if n is None else n}"
+                                + (", encoder LLMs)" if kind == "tabular" else ")") for t, _, n, kind in p.targets))
     Console(width=200).print(table)
     return 0

@@ -10,7 +10,8 @@ import numpy as np
 from perfgraphs.errors import InvalidInputSpecError
 from perfgraphs.predict.artifacts import ARTIFACTS_DIR, Artifact, load_artifact, read_meta
 from perfgraphs.predict.errors import ArtifactMissingError
-from perfgraphs.predict.platforms import Platform, PlatformTarget, all_platforms, find_platform
+from perfgraphs.predict.platforms import (Platform, PlatformTarget, all_platforms, find_platform, served_targets,
+                                         trained_targets)
 from perfgraphs.predict.result import (Distribution, GraphFacts, HardwareProbe, MeasuredError, Neighbour,
                                        PlatformInfo, Prediction, TargetPrediction)
 
@@ -26,9 +27,9 @@ def platforms(artifacts: Path | str = ARTIFACTS_DIR) -> tuple[PlatformInfo, ...]
     out = []
     for p in all_platforms():
         rows = []
-        for pt in p.targets:
+        for pt in trained_targets(p):
             meta = read_meta(pt.key, Path(artifacts))
-            rows.append((pt.target, pt.column, None if meta is None else int(meta["n_labeled"])))
+            rows.append((pt.target, pt.column, None if meta is None else int(meta["n_labeled"]), pt.kind))
         out.append(PlatformInfo(p.name, p.mode, p.hardware, tuple(rows)))
     return tuple(out)
 
@@ -126,13 +127,6 @@ def _encoder_rows(source, batch: int, seq_len: int | None, platform: Platform):
     return row, encoder_features_of(row)
 
 
-def _chosen_targets(platform: Platform, tabular: bool) -> list[PlatformTarget]:
-    """One predictor per target: the encoder rows' where they answer the source, else the graphs'."""
-    tab = {pt.target for pt in platform.targets if pt.kind == "tabular"} if tabular else set()
-    return [pt for pt in platform.targets
-            if (pt.kind == "tabular" and tabular) or (pt.kind != "tabular" and pt.target not in tab)]
-
-
 def predict(source, batch: int = 1, input=None, seq_len: int | None = None, platform: str = "cpu-torch-fp32",
             mode: str = "infer", *, prices: Path | str | None = None, inferences: int = DEFAULT_INFERENCES,
             train_steps: int = DEFAULT_TRAIN_STEPS, mig_margin_pct: float | None = None,
@@ -156,8 +150,15 @@ def predict(source, batch: int = 1, input=None, seq_len: int | None = None, plat
     x_graph: dict[int, np.ndarray] = {}
     ops = set(graph.onnx_ops)
     predictions = []
-    for pt in _chosen_targets(plat, encoder is not None):
+    shares, shares_note = (), ""
+    for pt in served_targets(plat, encoder is not None):
         art = load_artifact(pt, Path(artifacts), home)
+        if art.breakdown is not None and not shares:
+            from perfgraphs.predict.artifacts import time_shares
+
+            shares = tuple(time_shares(art.breakdown, graph))
+            shares_note = (f"{pt.target}: per-operator-category linear model (layerwise-linear) of the same labels, "
+                           f"held-out MAPE {art.breakdown['heldout_mape_pct']:.1f} %; shares of its own total")
         if pt.kind == "tabular":
             x, op_set = encoder[1], None
         else:
@@ -178,7 +179,7 @@ def predict(source, batch: int = 1, input=None, seq_len: int | None = None, plat
     if not predictions:
         raise ArtifactMissingError(f"no predictor artifact for platform {platform} ({mode})")
     by_target = {p.target: p for p in predictions}
-    probe = next((pr for pr in (_probe(pt) for pt in _chosen_targets(plat, encoder is not None)) if pr), None)
+    probe = next((pr for pr in (_probe(pt) for pt in served_targets(plat, encoder is not None)) if pr), None)
 
     mig, mig_note = None, ""
     is_gpu = probe is not None and "NVIDIA" in probe.device
@@ -208,4 +209,4 @@ def predict(source, batch: int = 1, input=None, seq_len: int | None = None, plat
     name = source if isinstance(source, str) else (type(source).__name__ if not isinstance(source, (bytes, bytearray))
                                                    else "onnx-bytes")
     return Prediction(str(name), plat.name, plat.mode, plat.hardware, facts, tuple(predictions), probe, mig,
-                      mig_note, cost, cost_note)
+                      mig_note, cost, cost_note, shares, shares_note)

@@ -48,6 +48,7 @@ class Artifact:
     labels: np.ndarray  # (n,)
     in_training: np.ndarray  # (n,) bool: the row was fitted on (train + validation parts)
     names: tuple[str, ...]  # sample ids of the rows
+    breakdown: dict | None = None  # the layerwise time model of a time target (see time_shares)
 
     @property
     def mean(self) -> np.ndarray:
@@ -189,6 +190,13 @@ def train_artifact(pt: PlatformTarget, out_dir: Path = ARTIFACTS_DIR, home: Path
     names = [str(v) for v in rows["sample_id" if "sample_id" in rows.column_names else "row_id"]]
 
     out_dir.mkdir(parents=True, exist_ok=True)
+    files = []
+    breakdown = None
+    if not tabular and pt.unit == "ms":
+        breakdown = _layerwise_breakdown(train_rows, test, pt.column)
+        path = out_dir / f"{pt.key}.layerwise.json"
+        path.write_text(json.dumps(breakdown, indent=1, sort_keys=True) + "\n")
+        files.append(path)
     booster_path = out_dir / f"{pt.key}.booster.json"
     rows_path = out_dir / f"{pt.key}.rows.npz"
     booster.save_model(str(booster_path))
@@ -211,10 +219,39 @@ def train_artifact(pt: PlatformTarget, out_dir: Path = ARTIFACTS_DIR, home: Path
         "distance_threshold_how": f"{NEIGHBOUR_QUANTILE:.0%} quantile of the fitted rows' standardised distance to "
                                   f"the nearest fitted row of another {'model' if tabular else 'structure'}",
         "seen_operators": ops,
-        "files": {booster_path.name: _sha256(booster_path), rows_path.name: _sha256(rows_path)},
+        "time_breakdown": None if breakdown is None else {"predictor": "layerwise-linear",
+                                                          "heldout_mape_pct": breakdown["heldout_mape_pct"]},
+        "files": {p.name: _sha256(p) for p in (booster_path, rows_path, *files)},
     }
     (out_dir / f"{pt.key}.artifact.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
     return meta
+
+
+def _layerwise_breakdown(train_rows, test, column: str) -> dict:
+    """The per-operator-category linear model (the ``layerwise-linear`` baseline, Gianniti et al.)
+    of a time target: its coefficients split a graph's time into operator categories, which the
+    report shows as the share of predicted time per operator type."""
+    from perfgraphs.baselines.layerwise_linear import CATEGORIES, LayerwiseLinear
+    from perfgraphs.evaluate import mape_pct
+
+    model = LayerwiseLinear().fit(train_rows, np.asarray(train_rows[column], dtype=np.float64))
+    return {"categories": list(CATEGORIES), "coef": model.coef_[:, 0].tolist(), "floor": float(model.floor_[0]),
+            "heldout_mape_pct": mape_pct(np.asarray(test[column], dtype=np.float64), model.predict(test))}
+
+
+def time_shares(breakdown: dict, graph) -> list[tuple[str, float]]:
+    """(operator category, share of the layerwise model's time) of a graph, descending."""
+    from perfgraphs.baselines.layerwise_linear import layer_features
+
+    cats = breakdown["categories"]
+    k = len(cats)
+    f = layer_features([graph])[0]
+    coef = np.asarray(breakdown["coef"])
+    parts = f[:k] * coef[:k] + f[k:] * coef[k:]
+    total = parts.sum()
+    if total <= 0:
+        return []
+    return sorted(((c, float(v / total)) for c, v in zip(cats, parts) if v > 0), key=lambda cv: -cv[1])
 
 
 # -- loading ----------------------------------------------------------------------------------
@@ -267,9 +304,11 @@ def _load(key: str, directory: str, stamp: tuple) -> Artifact:
             raise ArtifactMismatchError(f"artifact {key}: {path} does not match the sha256 its artifact.json records")
     booster = xgb.Booster()
     booster.load_model(str(d / f"{key}.booster.json"))
+    layerwise = d / f"{key}.layerwise.json"
+    breakdown = json.loads(layerwise.read_text()) if layerwise.name in meta["files"] else None
     with np.load(d / f"{key}.rows.npz", allow_pickle=False) as z:
         return Artifact(key, meta, booster, z["features"], z["labels"], z["in_training"],
-                        tuple(str(n) for n in z["names"]))
+                        tuple(str(n) for n in z["names"]), breakdown)
 
 
 def load_artifact(pt: PlatformTarget, directory: Path = ARTIFACTS_DIR, home: Path | None = None) -> Artifact:
@@ -287,13 +326,13 @@ def train_all(platform: str | None = None, mode: str | None = None, out_dir: Pat
               home: Path | None = None, on_progress=None) -> list[dict]:
     """Train every platform target's artifact (of one platform / mode when given); returns the
     metas written, skipping targets with fewer than :data:`MIN_LABELS` labels."""
-    from perfgraphs.predict.platforms import all_platforms, find_platform
+    from perfgraphs.predict.platforms import all_platforms, find_platform, trained_targets
 
     chosen = [find_platform(platform, mode or "infer")] if platform else \
         [p for p in all_platforms() if mode is None or p.mode == mode]
     done: dict[str, dict | None] = {}
     for p in chosen:
-        for pt in p.targets:
+        for pt in trained_targets(p):
             if pt.key in done:
                 continue
             done[pt.key] = meta = train_artifact(pt, out_dir, home)

@@ -74,3 +74,24 @@ def find_platform(name: str, mode: str = "infer") -> Platform:
         raise UnknownPlatformError(f"platform {name!r} has labels for mode {', '.join(other_modes)} only, not {mode!r}")
     names = sorted({f"{p.name} ({p.mode})" for p in known})
     raise UnknownPlatformError(f"no labels for platform {name!r}: platforms with labels are {', '.join(names)}")
+
+
+def served_targets(platform: Platform, tabular: bool) -> list[PlatformTarget]:
+    """One predictor per target: where the encoder rows answer the source (``tabular``), theirs;
+    otherwise the first graph config of the platform with the target, in registry order (a
+    platform's first-version labels before the ones measured again under another protocol)."""
+    taken = {pt.target for pt in platform.targets if pt.kind == "tabular"} if tabular else set()
+    out = []
+    for pt in platform.targets:
+        if pt.kind == "tabular":
+            if tabular:
+                out.append(pt)
+        elif pt.target not in taken:
+            taken.add(pt.target)
+            out.append(pt)
+    return out
+
+
+def trained_targets(platform: Platform) -> list[PlatformTarget]:
+    """Every target a predictor is trained for: the graph configs' served ones and the encoder rows'."""
+    return served_targets(platform, tabular=False) + [t for t in platform.targets if t.kind == "tabular"]

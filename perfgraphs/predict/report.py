@@ -96,14 +96,18 @@ def macs_chart(p: Prediction, top: int = 10) -> str:
     total = sum(m for _, m in p.graph.macs_by_operator)
     if not total:
         return "<p class='note'>The graph has no multiply-accumulates.</p>"
-    rows = list(p.graph.macs_by_operator[:top])
-    rest = sum(m for _, m in p.graph.macs_by_operator[top:])
+    return share_bars([(op, m / total) for op, m in p.graph.macs_by_operator], "share of MACs per operator type", top)
+
+
+def share_bars(shares: list[tuple[str, float]], label: str, top: int = 10) -> str:
+    rows = [(name, s * 1.0) for name, s in shares[:top]]
+    rest = sum(s for _, s in shares[top:])
     if rest:
-        rows.append(("(other operators)", rest))
+        rows.append(("(others)", rest))
+    total = 1.0
     w, bar_h = 520, 18
     h = bar_h * len(rows) + 10
-    out = [f"<svg role='img' aria-label='share of MACs per operator type' width='{w}' height='{h}' "
-           f"viewBox='0 0 {w} {h}'>"]
+    out = [f"<svg role='img' aria-label='{_e(label)}' width='{w}' height='{h}' viewBox='0 0 {w} {h}'>"]
     for i, (op, m) in enumerate(rows):
         share = m / total
         y = 5 + i * bar_h
@@ -180,6 +184,11 @@ def body(p: Prediction) -> str:
             f"{mig_and_cost(p)}"
             f"<h2>Roofline</h2><p class='note'>Measured peaks of the labels' machine: {probe}.</p>{roofline_chart(p)}"
             f"<h2>Share of MACs per operator type</h2>{macs_chart(p)}"
+            f"<h2>Share of predicted time per operator type</h2>"
+            + (f"<p class='note'>{_e(p.time_by_operator_note)}</p>"
+               f"{share_bars(list(p.time_by_operator), 'share of predicted time per operator type')}"
+               if p.time_by_operator else "<p class='note'>No time model with a per-operator breakdown on this "
+                                          "platform.</p>") +
             f"<h2>Nearest measured models</h2>{neighbours_table(p)}")
 
 

@@ -110,6 +110,10 @@ class Prediction:
     mig_note: str  # why there is no recommendation, when there is none
     cost: CostEstimate | None
     cost_note: str
+    # share of predicted time per operator category (the layerwise-linear model of the first time
+    # target), descending; empty when no time target has one
+    time_by_operator: tuple[tuple[str, float], ...] = ()
+    time_by_operator_note: str = ""
 
     def __getitem__(self, target: str) -> TargetPrediction:
         for t in self.targets:
@@ -131,4 +135,6 @@ class PlatformInfo:
     name: str
     mode: str
     hardware: str
-    targets: tuple[tuple[str, str, int | None], ...]  # (target, label column, labeled rows)
+    # (target, label column, labeled rows, row kind: "graphs" answers any graph, "tabular" the
+    # encoder LLMs its rows describe)
+    targets: tuple[tuple[str, str, int | None, str], ...]
