@@ -413,7 +413,7 @@ def _serve(app):
     return server, thread, f"http://127.0.0.1:{port}/"
 
 
-def test_the_web_form_in_a_headless_browser(resnet50):
+def test_the_web_form_in_a_headless_browser(resnet50, tmp_path):
     pytest.importorskip("fastapi", reason="the serve extra is not installed (pip install -e '.[serve]')")
     pytest.importorskip("multipart", reason="the serve extra is not installed (pip install -e '.[serve]')")
     from test_leaderboard import BROWSER_ARGS, _chromium
@@ -440,11 +440,61 @@ def test_the_web_form_in_a_headless_browser(resnet50):
             page.wait_for_selector("#error", timeout=60_000)
             assert "not_a_model_at_all" in page.locator("#error").inner_text()
             assert page.locator("#predict-form").is_visible()
-            page.fill("#model", "timm:resnet50")
-            page.fill("#batch", "x")
+            for field, value, message in (("#batch", "x", "batch must be an integer"),
+                                          ("#input", "3,abc", "3,224,224")):
+                page.goto(url)
+                page.fill("#model", "timm:resnet50")
+                page.fill(field, value)
+                page.click("#submit")
+                page.wait_for_selector("#error")
+                assert message in page.locator("#error").inner_text()
+            # an uploaded ONNX file: the same graph as the zoo name, the same answer
+            from perfgraphs.predict.sources import template_of
+
+            good = tmp_path / "resnet50.onnx"
+            good.write_bytes(template_of("timm:resnet50").model.SerializeToString())
+            page.goto(url)
+            page.set_input_files("#onnx", str(good))
+            page.fill("#batch", "8")
+            page.click("#submit")
+            page.wait_for_selector("#predictions", timeout=120_000)
+            row = page.locator("tr.prediction[data-target='latency_ms'] .value").first.inner_text()
+            assert float(row.split()[0].replace(",", "")) == pytest.approx(resnet50["latency_ms"].value, rel=1e-3)
+            # an uploaded ONNX file that fails shape inference
+            page.goto(url)
+            page.set_input_files("#onnx", str(_bad_onnx(tmp_path / "bad.onnx")))
             page.click("#submit")
             page.wait_for_selector("#error")
-            assert "batch must be an integer" in page.locator("#error").inner_text()
+            assert "ShapeInferenceError" in page.locator("#error").inner_text()
+            # a platform without labels (not in the form's list: posted as a client could)
+            answer = page.request.post(url + "predict", multipart={"model": "timm:resnet50", "batch": "1",
+                                                                   "platform": "cpu-torch-bf16", "mode": "infer"})
+            assert answer.status == 400 and "no labels for platform" in answer.text()
+            browser.close()
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def test_the_web_form_says_when_an_artifact_is_missing(tmp_path):
+    pytest.importorskip("fastapi", reason="the serve extra is not installed (pip install -e '.[serve]')")
+    pytest.importorskip("multipart", reason="the serve extra is not installed (pip install -e '.[serve]')")
+    from test_leaderboard import BROWSER_ARGS, _chromium
+
+    chromium, playwright = _chromium()
+    from perfgraphs.predict.serve import create_app
+
+    (tmp_path / "empty").mkdir()
+    server, thread, url = _serve(create_app(artifacts=tmp_path / "empty"))
+    try:
+        with playwright.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=chromium, args=BROWSER_ARGS)
+            page = browser.new_page()
+            page.goto(url)
+            page.fill("#model", "timm:resnet50")
+            page.click("#submit")
+            page.wait_for_selector("#error", timeout=120_000)
+            assert "no predictor artifact" in page.locator("#error").inner_text()
             browser.close()
     finally:
         server.should_exit = True

@@ -2,7 +2,8 @@
 LLM id or ONNX upload), batch, input size or sequence length, platform and mode → the predictions
 and the report, or the one-line error of bad input, shown on the page."""
 
-from __future__ import annotations
+# no `from __future__ import annotations`: FastAPI reads the endpoint annotations at run time and
+# UploadFile is imported inside create_app (the serve extra is optional)
 
 import html
 
