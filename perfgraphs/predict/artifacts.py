@@ -287,7 +287,7 @@ def check_meta(meta: dict, home: Path | None = None) -> None:
     if local is not None and local != meta.get("dataset_content_hash"):
         raise ArtifactMismatchError(
             f"artifact {key} was trained on build {str(meta.get('dataset_content_hash'))[:12]} of {meta['dataset']} "
-            f"{meta['config']}, the local build is {local[:12]}: {retrain} --platform ...")
+            f"{meta['config']}, the local build is {local[:12]}: {retrain} to fit it to the local build")
 
 
 @functools.lru_cache(maxsize=128)

@@ -11,7 +11,7 @@ STYLE = """
 body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1000px;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border-bottom:1px solid #ddd;padding:.3em .6em;text-align:left;vertical-align:top}
 #predictions td:nth-child(4),#predictions td:nth-child(5){min-width:14em}
-td.num{text-align:right;font-variant-numeric:tabular-nums}.ood{color:#b00}.ok{color:#070}.note{color:#555;font-size:.9em}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}.ood{color:#b00}.ok{color:#070}.note{color:#555;font-size:.9em}
 svg text{font-size:11px;font-family:system-ui,sans-serif}h2{margin-top:1.6em}.error{color:#b00;font-weight:bold}
 """
 
