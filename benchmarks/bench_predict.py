@@ -67,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
         "in_process_repeat_s": med(first + cached, "repeat_s"),
         "targets_s": {"first_call": 10.0, "cached": 2.0},
     }
-    print(f"{args.source} batch {args.batch} on {args.platform}, median of {args.repeats} (load {result['load_average_1m']:.1f} "
+    print(f"{args.source} batch {args.batch} on {args.platform}, median of {args.repeats} "
+          f"(load {result['load_average_1m']:.1f} "
           f"on {result['cpus']} CPUs):")
     print(f"  first call, fresh export (new process, imports included): {result['first_call_s']:.2f} s "
           f"(imports {result['first_call_import_s']:.2f} s)   target < 10 s")

@@ -283,7 +283,6 @@ def test_training_writes_a_loadable_artifact(tmp_path):
 
 # -- bad input ----------------------------------------------------------------------------------
 def _bad_onnx(path: Path) -> Path:
-    import onnx
     from onnx import TensorProto, helper, numpy_helper
 
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3])
@@ -367,6 +366,25 @@ def test_a_price_file_overrides_the_committed_table(tmp_path, resnet50):
         perfgraphs.predict("timm:resnet50", batch=8, prices=path)
     committed = json.loads((ROOT / "perfgraphs" / "predict" / "prices.json").read_text())
     assert committed["as_of"] and all(p["source_url"].startswith("https://") for p in committed["platforms"].values())
+
+
+def test_the_held_out_scorer_reads_the_store_as_the_builds_do(tmp_path):
+    # mechanics only, on a committed CPU-time store of the same protocol (its rows are training
+    # rows, so the numbers are not a held-out result): labels as stored, MAPE as recomputed here
+    from perfgraphs.benchmarks.predict_heldout import score
+    from perfgraphs.collect.store import load_measurements
+
+    store = next((ROOT / "data" / "measurements").glob("dippm-cputime-*"))
+    result = score(store, tmp_path / "out.json", limit=2)
+    rows = {(r["model"], r["input"], r["batch_size"]): r for r in load_measurements(store).to_pylist()}
+    for c in result["configs"]:
+        stored = rows[(c["model"], c["input"], c["batch_size"])]
+        assert c["latency_ms"] == stored["latency_median_ms"] and c["cpu_time_ms"] == stored["cpu_time_ms"]
+        assert stored["n_rounds"] >= 2 and not stored["gate_flagged"]
+    lat = [(c["latency_ms"], c["predicted_latency_ms"]) for c in result["configs"]]
+    assert result["targets"]["latency_ms"]["mape_pct"] == pytest.approx(
+        100 * np.mean([abs(p - y) / y for y, p in lat]))
+    assert json.loads((tmp_path / "out.json").read_text())["targets"].keys() == result["targets"].keys()
 
 
 # -- report, CLI, README ------------------------------------------------------------------------

@@ -76,7 +76,8 @@ def _print(result) -> None:
 
     console = Console()
     g = result.graph
-    table = Table(title=f"{result.source} · batch {g.batch_size} · {result.platform} ({result.mode}) · {result.hardware}")
+    table = Table(title=f"{result.source} · batch {g.batch_size} · {result.platform} ({result.mode}) · "
+                        f"{result.hardware}")
     for col in ("target", "predicted", "± MAPE", "Acc(10 %)", "in distribution", "nearest measured"):
         table.add_column(col, justify="right" if col in ("predicted", "± MAPE", "Acc(10 %)") else "left")
     for t in result.targets:

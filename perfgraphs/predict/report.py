@@ -9,9 +9,11 @@ from perfgraphs.predict.result import Prediction, TargetPrediction
 
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1000px;color:#222}
-table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border-bottom:1px solid #ddd;padding:.3em .6em;text-align:left;vertical-align:top}
+table{border-collapse:collapse;margin:.5em 0 1.5em}
+td,th{border-bottom:1px solid #ddd;padding:.3em .6em;text-align:left;vertical-align:top}
 #predictions td:nth-child(4),#predictions td:nth-child(5){min-width:14em}
-td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}.ood{color:#b00}.ok{color:#070}.note{color:#555;font-size:.9em}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.ood{color:#b00}.ok{color:#070}.note{color:#555;font-size:.9em}
 svg text{font-size:11px;font-family:system-ui,sans-serif}h2{margin-top:1.6em}.error{color:#b00;font-weight:bold}
 """
 
@@ -151,7 +153,8 @@ def mig_and_cost(p: Prediction) -> str:
         out.append(f"<p class='note'>{_e(p.mig_note)}</p>")
     else:
         out.append(f"<p>For a predicted peak memory of {fmt(p.mig.peak_memory_mb)} MB plus a {p.mig.margin_pct:.1f} % "
-                   f"margin:</p><table id='mig'><tr><th>GPU</th><th>smallest profile</th><th>instances per GPU</th></tr>")
+                   f"margin:</p><table id='mig'><tr><th>GPU</th><th>smallest profile</th>"
+                   f"<th>instances per GPU</th></tr>")
         for c in p.mig.choices:
             out.append(f"<tr><td>{_e(c.gpu)}</td><td>{_e(c.profile or 'none fits')}</td>"
                        f"<td class='num'>{c.instances_per_gpu or ''}</td></tr>")
