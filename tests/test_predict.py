@@ -517,3 +517,32 @@ def test_the_web_form_says_when_an_artifact_is_missing(tmp_path):
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+def test_perfgraphs_serve_answers_on_its_port(tmp_path):
+    pytest.importorskip("fastapi", reason="the serve extra is not installed (pip install -e '.[serve]')")
+    pytest.importorskip("uvicorn", reason="the serve extra is not installed (pip install -e '.[serve]')")
+    import subprocess
+    import sys
+    import urllib.request
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "perfgraphs", "serve", "--port", str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        page = None
+        for _ in range(240):
+            try:
+                page = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2).read().decode()
+                break
+            except OSError:
+                if proc.poll() is not None:
+                    break
+                time.sleep(0.5)
+        assert page is not None, proc.stdout.read() if proc.poll() is not None else "no answer"
+        assert "id='predict-form'" in page and "cuda-torch-fp32" in page
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
