@@ -38,9 +38,18 @@ class Platform:
 
 
 def _hardware(ds: Dataset, cfg: Config, platform: str) -> str:
-    if cfg.platforms:
-        return f"{platform} ({ds.name.split('/')[-1]} platform)"
-    return cfg.hardware or platform
+    if not cfg.platforms:
+        return cfg.hardware or platform
+    if platform.startswith("timm-"):
+        # timm's result-file naming: device-precision-layout-pt<torch>[-cu<cuda>][-dynamo]
+        parts = platform.removeprefix("timm-").split("-")
+        device, precision, layout = parts[:3]
+        software = "-".join(p for p in parts[3:] if p != "dynamo")  # as timm names them (pt240-cu124)
+        compiled = ", torch.compile" if parts[-1] == "dynamo" else ""
+        name = device.upper() if device.startswith("rtx") else device.replace("_", "-")
+        return (f"{name} ({precision}, {layout}, {software}{compiled}; "
+                f"timm's published benchmark, per sample)")
+    return f"{platform}: our collector's platform ({ds.name.split('/')[-1]} per-sample labels)"
 
 
 def all_platforms() -> tuple[Platform, ...]:
