@@ -39,6 +39,7 @@ class Board:
 # seed's split; "cv-folds" predicts every row once from a model trained on the other folds (the
 # ``fold`` column) and scores the pooled out-of-fold predictions.
 EVALUATIONS = ("holdout", "cv-folds")
+PREDICT_MODES = ("infer", "train")
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,9 @@ class Config:
     # first-version CPU configs: the probe of their two noise-floor rounds (data/measurements/noise-floor/)
     noise_probe_file: str | None = None
     boards: tuple[Board, ...] = ()
+    # which question of ``perfgraphs.predict`` this config's labels answer: "infer" (a forward pass)
+    # or "train" (a training step); None: predict does not serve it (perfgraphs.predict.platforms)
+    predict_mode: str | None = None
 
     @property
     def platforms(self) -> tuple[str, ...]:
@@ -235,18 +239,20 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
                    "round; the first version of our CPU labels)", "graphs",
                    (LATENCY, LATENCY_CAL, MEMORY), platform="cpu-torch-fp32", suite="dippm-cpu",
                    split_protocols=("random-70-15-15",), hardware=EPYC_VM, recipe="measured_graphs",
-                   sources=("pool", "suite:dippm-cpu"), noise_probe_file="noise-floor-dippm-cpu.json",
+                   sources=("pool", "suite:dippm-cpu"), noise_probe_file="noise-floor-dippm-cpu.json", predict_mode="infer",
                    boards=(Board("latency_ms", "DIPPM's latency, on our CPU core"),
                            Board("peak_memory_mb", "DIPPM's memory, on our CPU core"))),
             Config(f"{EPYC_VM_TAG}-torch-fp32", "CPU-time labels with PyTorch eager fp32 on one pinned core of one "
                    "machine: every configuration measured in two rounds under the quiet gate", "graphs",
                    (CPU_TIME, LATENCY, MEMORY), platform="cpu-torch-fp32", suite=f"dippm-cputime-{EPYC_VM_TAG}",
                    split_protocols=("random-70-15-15",), hardware=EPYC_VM, min_rounds=2,
-                   recipe="measured_graphs", sources=("pool", f"suite:dippm-cputime-{EPYC_VM_TAG}")),
+                   recipe="measured_graphs", sources=("pool", f"suite:dippm-cputime-{EPYC_VM_TAG}"),
+                   predict_mode="infer"),
             Config("h200-torch-fp32", "labels measured with PyTorch eager fp32 on one NVIDIA H200 under "
                    "the research's protocol (5 warm-up + 30 timed runs), with NVML board energy", "graphs",
                    (LATENCY, MEMORY, ENERGY), platform="cuda-torch-fp32", suite="dippm-h200",
                    split_protocols=("random-70-15-15",), recipe="measured_graphs", sources=("pool", "suite:dippm-h200"),
+                   hardware="NVIDIA H200 (one GPU)", predict_mode="infer",
                    boards=(Board("latency_ms", "DIPPM's latency on a data-centre GPU (the research's setting)"),
                            Board("energy_j", "DIPPM's energy: the only measured energy label of a graph dataset here"))),
         ),
@@ -268,7 +274,7 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
             Config("cpu-torch-fp32", "training-step labels on one CPU core (wall clock, one round)", "graphs",
                    (STEP_TIME, MEMORY), platform="cpu-torch-fp32", suite="trappm-cpu",
                    split_protocols=("per-family-70-30",), hardware=EPYC_VM, recipe="measured_graphs",
-                   sources=("pool", "suite:trappm-cpu"),
+                   sources=("pool", "suite:trappm-cpu"), predict_mode="train",
                    boards=(Board("step_time_ms", "TraPPM's training-step time"),
                            Board("peak_memory_mb", "TraPPM's training memory"))),
             Config(f"{EPYC_VM_TAG}-torch-fp32", "training-step CPU-time labels on one pinned core of one machine, "
@@ -291,7 +297,7 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
                    "plus our own CPU platforms", "graphs", (PER_SAMPLE_LATENCY,),
                    split_protocols=("random-70-15-15", "leave-one-family-out", "few-shot-platform"),
                    platform_sources=NNLQP_PLATFORM_SOURCES, recipe="multiplatform",
-                   sources=("pool", "external:timm-benchmark", "suite:*"),
+                   sources=("pool", "external:timm-benchmark", "suite:*"), predict_mode="infer",
                    boards=(Board(f"latency_per_sample_ms{PLATFORM_SEPARATOR}{NNLQP_BOARD_PLATFORM}",
                                  "one GPU platform of timm's published results (RTX 4090, AMP, torch 2.4, CUDA 12.4)"),)),
         ),
@@ -324,7 +330,7 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
                    (LATENCY, LATENCY_CAL, THROUGHPUT, MEMORY), platform="cpu-torch-fp32",
                    split_protocols=("stratified-5-fold",), hardware=EPYC_VM, recipe="encoder_measurements",
                    sources=("suite:llm-cpu",), evaluation="cv-folds", input_columns=ENCODER_INPUT_COLUMNS,
-                   noise_probe_file="noise-floor-llm-cpu.json",
+                   noise_probe_file="noise-floor-llm-cpu.json", predict_mode="infer",
                    boards=(Board("latency_ms", "encoder LLM forward latency on our CPU core"),
                            Board("throughput_samples_per_s", "the LLM paper's throughput T"),
                            Board("peak_memory_mb", "the LLM paper's peak memory M_peak"))),

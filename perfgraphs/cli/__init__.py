@@ -14,7 +14,8 @@ from perfgraphs.errors import PerfgraphsError
 # Sub-command modules, in the order they appear in --help.
 COMMAND_MODULES = ("perfgraphs.cli.graph_cmd", "perfgraphs.cli.collect_cmd", "perfgraphs.cli.datasets_cmd",
                    "perfgraphs.cli.benchmark_cmd", "perfgraphs.cli.quickstart_cmd",
-                   "perfgraphs.cli.submit_cmd", "perfgraphs.cli.leaderboard_cmd")
+                   "perfgraphs.cli.submit_cmd", "perfgraphs.cli.leaderboard_cmd",
+                   "perfgraphs.cli.predict_cmd", "perfgraphs.cli.serve_cmd")
 
 
 class _Parser(argparse.ArgumentParser):

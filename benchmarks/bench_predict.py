@@ -1,0 +1,84 @@
+"""How long ``perfgraphs.predict`` takes to answer (issue 16's targets: < 2 s once the graph is
+cached, < 10 s for a first call that exports the model).
+
+    python -m perfgraphs.benchmarks.bench_predict [--source timm:resnet50] [--batch 8] [--repeats 3]
+
+Each measurement runs in a fresh Python process (imports included, as a user's first call pays
+them) with its own empty ``$PERFGRAPHS_HOME``: first call = export + predict; cached call = a new
+process whose export cache is warm; in-process repeat = a second call in a warm process. Prints a
+table and, with ``--out``, writes it as JSON. Wall clock on a shared machine: say how loaded it was.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+CHILD = r"""
+import json, sys, time
+t0 = time.perf_counter()
+import perfgraphs
+t1 = time.perf_counter()
+r = perfgraphs.predict(sys.argv[1], batch=int(sys.argv[2]), platform=sys.argv[3])
+t2 = time.perf_counter()
+perfgraphs.predict(sys.argv[1], batch=int(sys.argv[2]), platform=sys.argv[3])
+t3 = time.perf_counter()
+print(json.dumps({"import_s": t1 - t0, "call_s": t2 - t1, "total_s": t2 - t0, "repeat_s": t3 - t2,
+                  "latency_ms": r["latency_ms"].value}))
+"""
+
+
+def run_child(source: str, batch: int, platform: str, home: Path) -> dict:
+    env = {**os.environ, "PERFGRAPHS_HOME": str(home), "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
+    done = subprocess.run([sys.executable, "-c", CHILD, source, str(batch), platform], env=env, capture_output=True,
+                          text=True, timeout=600)
+    if done.returncode != 0:
+        raise SystemExit(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "child failed")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m perfgraphs.benchmarks.bench_predict")
+    p.add_argument("--source", default="timm:resnet50")
+    p.add_argument("--batch", type=int, default=8)
+    p.add_argument("--platform", default="cpu-torch-fp32")
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--out", type=Path, default=None)
+    args = p.parse_args(argv)
+    first, cached = [], []
+    for _ in range(args.repeats):
+        with tempfile.TemporaryDirectory() as home:
+            first.append(run_child(args.source, args.batch, args.platform, Path(home)))
+            cached.append(run_child(args.source, args.batch, args.platform, Path(home)))
+    med = lambda rows, k: statistics.median(r[k] for r in rows)  # noqa: E731
+    result = {
+        "date_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"), "source": args.source,
+        "batch": args.batch, "platform": args.platform, "repeats": args.repeats,
+        "load_average_1m": os.getloadavg()[0], "cpus": os.cpu_count(),
+        "first_call_s": med(first, "total_s"), "first_call_import_s": med(first, "import_s"),
+        "cached_new_process_s": med(cached, "total_s"), "cached_new_process_call_s": med(cached, "call_s"),
+        "in_process_repeat_s": med(first + cached, "repeat_s"),
+        "targets_s": {"first_call": 10.0, "cached": 2.0},
+    }
+    print(f"{args.source} batch {args.batch} on {args.platform}, median of {args.repeats} "
+          f"(load {result['load_average_1m']:.1f} "
+          f"on {result['cpus']} CPUs):")
+    print(f"  first call, fresh export (new process, imports included): {result['first_call_s']:.2f} s "
+          f"(imports {result['first_call_import_s']:.2f} s)   target < 10 s")
+    print(f"  cached graph, new process: {result['cached_new_process_s']:.2f} s "
+          f"(predict call {result['cached_new_process_call_s']:.2f} s)   target < 2 s")
+    print(f"  cached graph, same process: {result['in_process_repeat_s']:.3f} s")
+    if args.out:
+        args.out.write_text(json.dumps(result, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

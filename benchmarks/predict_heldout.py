@@ -1,0 +1,197 @@
+"""Held-out check of ``perfgraphs.predict`` on 20 timm architectures that are in no training set.
+
+1. ``plan`` (done once; the committed ``plans/predict-heldout.yaml`` is its output): architectures
+   timm builds that are not in the graph pool (every dippm / trappm / nnlqp graph), not in timm's
+   published benchmark results (the nnlqp labels) and not in any committed measurement store, at
+   their default input size and the batch sizes one core measures within the time rule — measured
+   under the same protocol as the DIPPM CPU-time plan (``dippm-cputime``, 2 rounds, quiet gate).
+2. Measure on a quiet machine (the timing is the point; never while other jobs load the CPU)::
+
+       perfgraphs collect plans/predict-heldout.yaml --dry-run
+       perfgraphs collect plans/predict-heldout.yaml --core 1
+
+   The store is ``data/measurements/predict-heldout-<machine tag>``.
+3. ``score``: predict every measured configuration on ``cpu-torch-fp32`` and compare with the
+   measured wall-clock latency (median of the rounds' medians: the label the shipped
+   ``latency_ms`` predictor was trained on), CPU time and peak memory; the acceptance is a latency
+   MAPE within 2x the predictor's leaderboard MAPE on the platform::
+
+       python -m perfgraphs.benchmarks.predict_heldout score [--store DIR]
+           [--json benchmarks/results/predict-heldout.json]
+
+   Only predictions of architectures labelled on the same machine as the training labels are
+   comparable: the score refuses a store whose hardware probe names another machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PLAN = ROOT / "plans" / "predict-heldout.yaml"
+SUITE = "predict-heldout"
+PROTOCOL = "dippm-cputime"  # the DIPPM CPU-time plan's protocol
+ROUNDS = 2
+# Candidates, in order of preference (several families: CPU-oriented CNNs, hybrid conv-attention,
+# small ViTs); the first 20 that are in no training set and build at their default size are kept.
+CANDIDATES = (
+    "cpubone_nano", "cpubone_t0", "cpubone_s0", "cpubone_b0_bfrobust", "cspnext_tiny", "cspnext_s",
+    "efficientvim_m1", "efficientvim_m2", "efficientvim_m3", "iformer_t", "iformer_s", "lcnetv2_small",
+    "lcnetv2_base", "lowformer_b0", "lowformer_b1", "lowformer_e1", "vit_tiny_patch16_dinov3_qkvb",
+    "cspnext_m", "iformer_m", "cpubone_b1_dwnorm", "lowformer_b15", "lcnetv2_large",
+    # timm's reduced test variants of CoAtNet / MaxViT / relative-position ViT: last resort
+    "test_coatnet", "test_maxvit", "test_vit_relpos",
+)
+N_ARCHITECTURES = 20
+BATCH_SIZES = (1, 2, 4, 8)
+MAX_ITERATION_S = 3.0  # one core: batch sizes whose one iteration would exceed this are dropped
+# predict's target → the store's column of the same label (wall-clock latency, CPU time, memory)
+LABELS = {"latency_ms": "latency_median_ms", "cpu_time_ms": "cpu_time_ms", "peak_memory_mb": "peak_memory_mb"}
+
+
+def seen_architectures() -> set[str]:
+    """Every timm architecture of a training set: the graph pool, timm's benchmark results (if the
+    external files are at hand), the committed measurement stores."""
+    import glob
+
+    import pyarrow.parquet as pq
+
+    from perfgraphs.collect.store import load_measurements
+    from perfgraphs.loaders.sources import ENV_EXTERNAL_DIR
+
+    seen: set[str] = set()
+    for path in glob.glob(str(ROOT / "data" / "graphs" / "timm" / "*.parquet")):
+        seen |= {s.split(":", 1)[1] for s in pq.read_table(path, columns=["source"]).column("source").to_pylist()}
+    import csv
+    import os
+
+    external = Path(os.environ.get(ENV_EXTERNAL_DIR, ROOT.parent / "shared" / "external")) / "timm-benchmark"
+    if not external.is_dir():
+        raise SystemExit(f"timm's benchmark results are needed to rule out the nnlqp architectures: set "
+                         f"{ENV_EXTERNAL_DIR} (looked in {external})")
+    for path in external.glob("*.csv"):
+        with path.open() as f:
+            seen |= {row["model"].split(".")[0] for row in csv.DictReader(f)}
+    for store in (ROOT / "data" / "measurements").iterdir():
+        if store.is_dir() and store.name != "noise-floor" and not store.name.startswith(SUITE):
+            try:
+                seen |= {m.split(":", 1)[1] for m in load_measurements(store).column("model").to_pylist()}
+            except Exception:  # a store without shards yet
+                continue
+    return seen
+
+
+def build_plan() -> dict:
+    from perfgraphs.collect.plangen import EFFECTIVE_GFLOPS, meta_gmacs
+    from perfgraphs.graph.zoo import timm_default_image_shape
+
+    seen = seen_architectures()
+    models = []
+    for arch in CANDIDATES:
+        if arch in seen or len(models) == N_ARCHITECTURES:
+            continue
+        size = timm_default_image_shape(arch)[1]
+        gmacs = meta_gmacs(arch, size)
+        if not gmacs:
+            print(f"{arch}: cannot be built at {size}px; skipped", file=sys.stderr)
+            continue
+        batches = [b for b in BATCH_SIZES if 2 * gmacs * b / EFFECTIVE_GFLOPS <= MAX_ITERATION_S] or [1]
+        models.append({"name": f"timm:{arch}", "gmacs": round(gmacs, 4), "gmacs_at": size, "input_sizes": [size],
+                       "batch_sizes": batches})
+    if len(models) < N_ARCHITECTURES:
+        raise SystemExit(f"only {len(models)} held-out architectures could be built")
+    return {"suite": SUITE, "description": "perfgraphs.predict held-out check: 20 timm architectures in no "
+            "training set, DIPPM CPU-time protocol; generated by perfgraphs.benchmarks.predict_heldout",
+            "mode": "inference", "protocol": PROTOCOL, "platforms": ["cpu-torch-fp32"], "core": 1,
+            "timeout_s": 600, "rounds": ROUNDS, "groups": [{"family": "heldout", "models": models}]}
+
+
+def write_plan(path: Path = PLAN) -> None:
+    from perfgraphs.collect.plangen import render
+
+    rule = (f"Time-budget rule (protocol {PROTOCOL}, as plans/dippm-cputime.yaml): the protocol's warm-up and "
+            f"timed runs, {ROUNDS} rounds under the quiet gate; batch sizes whose one iteration would take over "
+            f"{MAX_ITERATION_S:g} s on one core are dropped. The architectures are in no training set (graph pool, "
+            "timm benchmark results, measurement stores) when this plan was generated.")
+    path.write_text(render(build_plan(), rule, "python -m perfgraphs.benchmarks.predict_heldout plan"))
+    print(f"wrote {path}")
+
+
+def measured_configs(store: Path) -> list[dict]:
+    """One entry per configuration measured in every round and not flagged by the quiet gate, with
+    its labels as the store merges the rounds (the median of the rounds' medians), exactly as the
+    dataset builds read them."""
+    from perfgraphs.collect.store import load_measurements
+
+    rows = [r for r in load_measurements(store).to_pylist() if r["status"] == "ok" and not r.get("gate_flagged")
+            and (r.get("n_rounds") or 1) >= ROUNDS]
+    return [{"model": r["model"], "input": r["input"], "batch_size": int(r["batch_size"]),
+             "n_rounds": int(r["n_rounds"]), **{t: float(r[c]) for t, c in LABELS.items()}}
+            for r in sorted(rows, key=lambda r: (r["model"], r["input"], r["batch_size"]))]
+
+
+def score(store: Path | None = None, out: Path | None = None, limit: int | None = None) -> dict:
+    import numpy as np
+
+    import perfgraphs
+    from perfgraphs.collect.environment import machine_tag
+    from perfgraphs.registry import EPYC_VM_TAG
+
+    store = store or ROOT / "data" / "measurements" / f"{SUITE}-{machine_tag()}"
+    if not store.is_dir():
+        raise SystemExit(f"no store {store}: measure plans/predict-heldout.yaml first (see this module's docstring)")
+    if not store.name.endswith(EPYC_VM_TAG) or not store.is_dir():
+        raise SystemExit(f"{store} was not measured on the machine of the training labels ({EPYC_VM_TAG})")
+    configs = measured_configs(store)[:limit]
+    if not configs:
+        raise SystemExit(f"{store} has no configuration measured in {ROUNDS} rounds yet")
+    result: dict = {"store": str(store), "configs": [], "targets": {}}
+    preds: dict[str, list[tuple[float, float]]] = {t: [] for t in LABELS}
+    board: dict[str, float] = {}
+    for c in configs:
+        r = perfgraphs.predict(c["model"], batch=c["batch_size"], input=c["input"], platform="cpu-torch-fp32")
+        entry = dict(c)
+        for target in preds:
+            t = r[target]
+            preds[target].append((c[target], t.value))
+            board[target] = t.error.mape_pct
+            entry[f"predicted_{target}"] = t.value
+            entry[f"in_distribution_{target}"] = t.distribution.in_distribution
+        result["configs"].append(entry)
+    for target, pairs in preds.items():
+        y, p = np.array(pairs).T
+        mape = float(np.mean(np.abs(p - y) / y) * 100)
+        result["targets"][target] = {"n": len(pairs), "architectures": len({c["model"] for c in configs}),
+                                     "mape_pct": mape, "leaderboard_mape_pct": board[target],
+                                     "within_2x": bool(mape <= 2 * board[target])}
+        print(f"{target}: MAPE {mape:.1f} % on {len(pairs)} configurations of "
+              f"{result['targets'][target]['architectures']} architectures; leaderboard {board[target]:.1f} % "
+              f"-> {'within' if mape <= 2 * board[target] else 'NOT within'} 2x")
+    if out is not None:
+        out.write_text(json.dumps(result, indent=1) + "\n")
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m perfgraphs.benchmarks.predict_heldout",
+                                     description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("plan", help="write plans/predict-heldout.yaml")
+    s = sub.add_parser("score", help="score predict against the measured store")
+    s.add_argument("--store", type=Path, default=None)
+    s.add_argument("--json", type=Path, default=None)
+    s.add_argument("--limit", type=int, default=None, help="score only the first N configurations (a smoke run)")
+    args = parser.parse_args(argv)
+    if args.command == "plan":
+        write_plan()
+    else:
+        score(args.store, args.json, args.limit)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

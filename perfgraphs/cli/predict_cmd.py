@@ -1,0 +1,139 @@
+"""``perfgraphs predict <source>``: latency, memory, energy, MIG profile and cost of a model on a
+measured platform; ``perfgraphs predict train`` trains the predictors it uses;
+``perfgraphs predict platforms`` lists what can be asked."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+# words that are commands, not sources (a file of that name: give it as ./train)
+_COMMANDS = ("train", "platforms")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("predict", help="predict latency / memory / energy / MIG profile / cost of a model",
+                       description="SOURCE: timm:<arch>, torchvision:<arch>, hf:<id> or an ONNX file; "
+                                   "`perfgraphs predict train` trains the predictors, `perfgraphs predict platforms` "
+                                   "lists the platforms with labels.")
+    p.add_argument("source", help="model (timm:resnet50, hf:bert-base-uncased, model.onnx), or train / platforms")
+    p.add_argument("--batch", type=int, default=1, help="batch size (default 1)")
+    p.add_argument("--input", default=None, help="per-sample image shape C,H,W (e.g. 3,224,224)")
+    p.add_argument("--seq-len", type=int, default=None, help="sequence length (hf: models, text ONNX files)")
+    p.add_argument("--platform", default=None, help="platform with labels (default cpu-torch-fp32; "
+                                                     "`perfgraphs predict platforms` lists them)")
+    p.add_argument("--mode", default="infer", choices=("infer", "train"), help="a forward pass or a training step")
+    p.add_argument("--html", type=Path, default=None, help="write a self-contained HTML report here")
+    p.add_argument("--json", action="store_true", help="print the prediction as JSON")
+    p.add_argument("--prices", type=Path, default=None, help="price table overriding the committed one")
+    p.add_argument("--inferences", type=int, default=1_000_000, help="inferences to price (default 1,000,000)")
+    p.add_argument("--steps", type=int, default=10_000, help="training steps to price (default 10,000)")
+    p.add_argument("--artifacts", type=Path, default=None, help="predictor artifacts folder (default: the package's)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from perfgraphs.errors import InvalidInputSpecError
+
+    if args.source == "train":
+        return _train(args)
+    if args.source == "platforms":
+        return _platforms(args)
+    for name in ("inferences", "steps"):
+        if getattr(args, name) < 1:
+            raise InvalidInputSpecError(f"--{name} must be at least 1")
+    from perfgraphs.predict import predict
+
+    kwargs = {"artifacts": args.artifacts} if args.artifacts else {}
+    result = predict(args.source, batch=args.batch, input=args.input, seq_len=args.seq_len,
+                     platform=args.platform or "cpu-torch-fp32", mode=args.mode, prices=args.prices,
+                     inferences=args.inferences, train_steps=args.steps, **kwargs)
+    if args.html is not None:
+        from perfgraphs.predict.report import render_html
+
+        try:
+            args.html.write_text(render_html(result))
+        except OSError as exc:
+            from perfgraphs.errors import FileIOError
+
+            raise FileIOError(f"cannot write {args.html}: {exc.strerror or exc}") from None
+    if args.json:
+        sys.stdout.write(json.dumps(result.to_dict(), indent=1, default=str) + "\n")
+    else:
+        _print(result)
+        if args.html is not None:
+            print(f"report: {args.html}")
+    return 0
+
+
+def _print(result) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from perfgraphs.predict.report import fmt
+
+    console = Console()
+    g = result.graph
+    table = Table(title=f"{result.source} · batch {g.batch_size} · {result.platform} ({result.mode}) · "
+                        f"{result.hardware}")
+    for col in ("target", "predicted", "± MAPE", "Acc(10 %)", "in distribution", "nearest measured"):
+        table.add_column(col, justify="right" if col in ("predicted", "± MAPE", "Acc(10 %)") else "left")
+    for t in result.targets:
+        at = f" @b{t.batch_size}" if t.batch_size != g.batch_size else ""
+        near = f"{t.neighbours[0].name}: {fmt(t.neighbours[0].label)} {t.unit}" if t.neighbours else ""
+        table.add_row(t.target + at, f"{fmt(t.value)} {t.unit}", f"{t.error.mape_pct:.1f} %",
+                      f"{t.error.acc_10_pct:.0f} %", "yes" if t.distribution.in_distribution else "[red]no[/red]", near)
+    console.print(table)
+    for t in result.targets:
+        console.print(f"[bold]{t.target}[/bold]: {t.predictor}, error from {t.error.source}; "
+                      f"{'in' if t.distribution.in_distribution else 'out of'} distribution: {t.distribution.reason}",
+                      highlight=False)
+    if result.mig is not None:
+        choices = ", ".join(f"{c.gpu} {c.profile or 'none fits'}" for c in result.mig.choices)
+        console.print(f"MIG (peak {fmt(result.mig.peak_memory_mb)} MB + {result.mig.margin_pct:.1f} %): {choices}")
+        console.print(f"  caveat: {result.mig.caveat}")
+    elif result.mig_note:
+        console.print(f"MIG: {result.mig_note}")
+    if result.cost is not None:
+        c = result.cost
+        console.print(f"cost: {c.units:,} {c.unit}s ≈ ${fmt(c.usd)} ({c.price.offer}, ${c.price.usd_per_hour:g}/h, "
+                      f"{c.price.source_url}, {c.price.source_date})")
+    elif result.cost_note:
+        console.print(f"cost: {result.cost_note}")
+
+
+def _train(args) -> int:
+    from perfgraphs.predict.artifacts import ARTIFACTS_DIR, train_all
+
+    out = args.artifacts or ARTIFACTS_DIR
+
+    def progress(pt, meta):
+        if meta is None:
+            print(f"{pt.key}: fewer labeled rows than a predictor needs; skipped", flush=True)
+        else:
+            h = meta["heldout"]
+            print(f"{pt.key}: {meta['n_labeled']} labeled rows, held-out MAPE {h['mape_pct']:.1f} %, "
+                  f"Acc(10 %) {h['acc_10_pct']:.0f} %", flush=True)
+
+    metas = train_all(args.platform, args.mode if args.platform else None, out, on_progress=progress)
+    print(f"{len(metas)} artifacts in {out}")
+    return 0
+
+
+def _platforms(args) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from perfgraphs.predict import platforms
+
+    table = Table(title="platforms with labels (perfgraphs predict --platform NAME [--mode train])")
+    for col in ("platform", "mode", "hardware", "targets (labeled rows)"):
+        table.add_column(col)
+    for p in platforms(**({"artifacts": args.artifacts} if args.artifacts else {})):
+        table.add_row(p.name, p.mode, p.hardware,
+                      ", ".join(f"{t} ({'no artifact' if n is None else n}"
+                                + (", encoder LLMs)" if kind == "tabular" else ")") for t, _, n, kind in p.targets))
+    Console(width=200).print(table)
+    return 0

@@ -1,0 +1,341 @@
+"""Persisted predictors: one artifact per (config, label column), trained from the built datasets
+and written without pickle.
+
+An artifact is three files named by its key (:attr:`PlatformTarget.key`):
+
+* ``<key>.artifact.json`` — what it is: dataset, config, column, the dataset build it was trained
+  on (the manifest's content hash and the registry version), the feature version, the code commit,
+  the chosen hyper-parameters, the target transform, held-out scores, the distribution threshold,
+  the operator types seen in training and the sha256 of the two files below;
+* ``<key>.booster.json`` — the XGBoost booster (``Booster.save_model``, XGBoost's JSON format);
+* ``<key>.rows.npz`` — the features and real labels of every labeled row (``allow_pickle=False``
+  arrays), for the nearest-neighbour distance and the nearest measured models of a report.
+
+``load_artifact`` refuses an artifact whose feature version differs from this checkout's, whose
+dataset version differs from the registry's, or whose build differs from the config's local build
+when there is one: a predictor is only as meaningful as the rows it was fitted on.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import subprocess
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from perfgraphs.predict.errors import ArtifactMismatchError, ArtifactMissingError
+from perfgraphs.predict.features import feature_names, feature_version, rows_features
+from perfgraphs.predict.platforms import PlatformTarget
+
+FORMAT_VERSION = 1
+PREDICTOR = "static-xgboost"  # the leaderboard's reference baseline the artifacts are
+ARTIFACTS_DIR = Path(__file__).resolve().parent / "artifacts"
+MIN_LABELS = 30  # fewer labeled rows than this: no predictor (its held-out score would mean little)
+NEIGHBOUR_QUANTILE = 0.99  # of the training rows' distances to the nearest *other* structure
+
+
+@dataclass(frozen=True)
+class Artifact:
+    key: str
+    meta: dict
+    booster: object  # xgboost.Booster
+    features: np.ndarray  # (n, d) raw features of every labeled row
+    labels: np.ndarray  # (n,)
+    in_training: np.ndarray  # (n,) bool: the row was fitted on (train + validation parts)
+    names: tuple[str, ...]  # sample ids of the rows
+    breakdown: dict | None = None  # the layerwise time model of a time target (see time_shares)
+
+    @property
+    def mean(self) -> np.ndarray:
+        return np.asarray(self.meta["feature_mean"])
+
+    @property
+    def scale(self) -> np.ndarray:
+        return np.asarray(self.meta["feature_scale"])
+
+    @property
+    def fixed_batch_size(self) -> int | None:
+        """The one batch size every labeled graph row has (the timm platforms' per-sample latency
+        is labeled on batch-1 graphs), so a question is asked at that batch; None when rows vary."""
+        if self.meta["kind"] != "graphs" or not len(self.features):
+            return None
+        batches = self.features[:, self.meta["feature_names"].index("batch_size")]
+        return int(batches[0]) if np.all(batches == batches[0]) else None
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        import xgboost as xgb
+
+        z = self.booster.predict(xgb.DMatrix(np.asarray(X, dtype=np.float64)))
+        t = self.meta["target_transform"]
+        out = np.asarray(z, dtype=np.float64) * t["scale"] + t["mean"]
+        return np.exp(np.clip(out, -700.0, 700.0)) if t["log"] else out
+
+    def standardised(self, X: np.ndarray) -> np.ndarray:
+        return (np.asarray(X, dtype=np.float64) - self.mean) / self.scale
+
+    def nearest(self, x: np.ndarray, k: int = 3) -> list[tuple[int, float]]:
+        """(row index, distance) of the ``k`` nearest training rows in standardised feature space."""
+        train = np.flatnonzero(self.in_training)
+        d = np.linalg.norm(self.standardised(self.features[train]) - self.standardised(x.reshape(1, -1)), axis=1)
+        order = np.argsort(d, kind="stable")[:k]
+        return [(int(train[i]), float(d[i])) for i in order]
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def code_commit() -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent, capture_output=True,
+                             text=True, timeout=10)
+        return out.stdout.strip() if out.returncode == 0 else ""
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def local_build_hash(dataset: str, config: str, home: Path | None = None) -> str | None:
+    """The content hash of the config's build in the cache, None when it is not built (read only)."""
+    from perfgraphs.data.folders import dataset_folder
+    from perfgraphs.data.manifest import read_manifest
+    from perfgraphs.errors import PerfgraphsError
+    from perfgraphs.registry import get_dataset
+
+    ds = get_dataset(dataset)
+    try:
+        manifest = read_manifest(dataset_folder(ds, ds.config(config), home))
+    except PerfgraphsError:
+        return None
+    return (manifest or {}).get("content_hash") or None
+
+
+# -- training ---------------------------------------------------------------------------------
+def _other_structure_distances(Z: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """Each row's distance to the nearest row of another group (structure or model): how far a
+    new architecture typically lies from what the predictor saw."""
+    out = np.empty(len(Z))
+    for i in range(len(Z)):
+        d = np.linalg.norm(Z - Z[i], axis=1)
+        d[groups == groups[i]] = np.inf
+        out[i] = d.min() if np.isfinite(d).any() else 0.0
+    return out
+
+
+def train_artifact(pt: PlatformTarget, out_dir: Path = ARTIFACTS_DIR, home: Path | None = None,
+                   seed: int = 0) -> dict | None:
+    """Train the predictor of one platform target and write its artifact; None (and nothing
+    written) when the config has fewer than :data:`MIN_LABELS` labeled rows of it."""
+    import datasets
+
+    from perfgraphs.baselines import StaticXGBoost
+    from perfgraphs.data.load import load_dataset
+    from perfgraphs.evaluate import compute_metrics
+    from perfgraphs.evaluation.parts import labeled_parts
+    from perfgraphs.registry import get_dataset
+
+    ds = get_dataset(pt.dataset)
+    data = labeled_parts(load_dataset(ds.name, pt.config, home=home), pt.column)
+    parts = {k: v for k, v in data.items()}
+    rows_all = datasets.concatenate_datasets(list(parts.values())) if parts else None
+    if rows_all is None or len(rows_all) < MIN_LABELS:
+        return None
+    tabular = pt.kind == "tabular"
+    if tabular:
+        # cv-folds config: held-out scores are the pooled out-of-fold predictions of the official
+        # folds; the shipped booster is fitted on every row
+        from sklearn.model_selection import PredefinedSplit
+
+        rows = rows_all
+        X, y = rows_features(rows, pt.kind), np.asarray(rows[pt.column], dtype=np.float64)
+        pred = np.empty_like(y)
+        for tr, te in PredefinedSplit(np.asarray(rows["fold"])).split():
+            pred[te] = StaticXGBoost(quick=True, seed=seed).fit(X[tr], y[tr]).predict(X[te])
+        heldout = compute_metrics(y, pred)
+        heldout_how = "pooled out-of-fold predictions of the official stratified 5 folds"
+        model = StaticXGBoost(quick=True, seed=seed).fit(X, y)
+        in_training = np.ones(len(y), dtype=bool)
+        groups = np.asarray(rows["model_id"])
+        train_rows = rows
+    else:
+        train, test = parts["train"], parts["test"]
+        val = parts.get("validation")
+        X_tr, y_tr = rows_features(train, pt.kind), np.asarray(train[pt.column], dtype=np.float64)
+        if val is not None and len(val):
+            X_va, y_va = rows_features(val, pt.kind), np.asarray(val[pt.column], dtype=np.float64)
+            model = StaticXGBoost(quick=True, seed=seed).fit(X_tr, y_tr, X_va, y_va)
+            train_rows = datasets.concatenate_datasets([train, val])
+        else:
+            model = StaticXGBoost(quick=True, seed=seed).fit(X_tr, y_tr)
+            train_rows = train
+        X_te, y_te = rows_features(test, pt.kind), np.asarray(test[pt.column], dtype=np.float64)
+        heldout = compute_metrics(y_te, model.predict(X_te))
+        heldout_how = "the test part of the config's standard split (never fitted on)"
+        rows = datasets.concatenate_datasets([train_rows, test])
+        X, y = rows_features(rows, pt.kind), np.asarray(rows[pt.column], dtype=np.float64)
+        in_training = np.r_[np.ones(len(train_rows), dtype=bool), np.zeros(len(test), dtype=bool)]
+        groups = np.asarray(train_rows["structure_hash"])
+    booster = model.booster_.models_[0]
+    transform = model.booster_.target_transform_
+    X_fit = X[in_training]
+    mean, scale = X_fit.mean(axis=0), X_fit.std(axis=0)
+    scale = np.where(scale > 0, scale, 1.0)
+    Z = (X_fit - mean) / scale
+    other = _other_structure_distances(Z, groups)
+    ops = sorted({op for ops in train_rows["onnx_ops"] for op in ops}) if "onnx_ops" in train_rows.column_names else []
+    names = [str(v) for v in rows["sample_id" if "sample_id" in rows.column_names else "row_id"]]
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    files = []
+    breakdown = None
+    if not tabular and pt.unit == "ms":
+        breakdown = _layerwise_breakdown(train_rows, test, pt.column)
+        path = out_dir / f"{pt.key}.layerwise.json"
+        path.write_text(json.dumps(breakdown, indent=1, sort_keys=True) + "\n")
+        files.append(path)
+    booster_path = out_dir / f"{pt.key}.booster.json"
+    rows_path = out_dir / f"{pt.key}.rows.npz"
+    booster.save_model(str(booster_path))
+    np.savez_compressed(rows_path, features=X.astype(np.float64), labels=y, in_training=in_training,
+                        names=np.asarray(names, dtype=np.str_))
+    meta = {
+        "format_version": FORMAT_VERSION, "key": pt.key, "predictor": PREDICTOR,
+        "dataset": pt.dataset, "config": pt.config, "column": pt.column, "target": pt.target, "unit": pt.unit,
+        "kind": pt.kind, "dataset_version": ds.version,
+        "dataset_content_hash": local_build_hash(pt.dataset, pt.config, home) or "",
+        "feature_version": feature_version(pt.kind), "feature_names": feature_names(pt.kind),
+        "code_commit": code_commit(), "trained_at_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "seed": seed, "hyperparameters": model.best_params_[0], "n_labeled": int(len(y)),
+        "n_fitted": int(in_training.sum()),
+        "target_transform": {"log": bool(transform.log_target), "mean": float(transform.scaler.mean_[0]),
+                             "scale": float(transform.scaler.scale_[0])},
+        "feature_mean": mean.tolist(), "feature_scale": scale.tolist(),
+        "heldout": {**{k: float(v) for k, v in heldout.as_dict().items()}, "how": heldout_how},
+        "distance_threshold": float(np.quantile(other, NEIGHBOUR_QUANTILE)) if len(other) else 0.0,
+        "distance_threshold_how": f"{NEIGHBOUR_QUANTILE:.0%} quantile of the fitted rows' standardised distance to "
+                                  f"the nearest fitted row of another {'model' if tabular else 'structure'}",
+        "seen_operators": ops,
+        "time_breakdown": None if breakdown is None else {"predictor": "layerwise-linear",
+                                                          "heldout_mape_pct": breakdown["heldout_mape_pct"]},
+        "files": {p.name: _sha256(p) for p in (booster_path, rows_path, *files)},
+    }
+    (out_dir / f"{pt.key}.artifact.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
+    return meta
+
+
+def _layerwise_breakdown(train_rows, test, column: str) -> dict:
+    """The per-operator-category linear model (the ``layerwise-linear`` baseline, Gianniti et al.)
+    of a time target: its coefficients split a graph's time into operator categories, which the
+    report shows as the share of predicted time per operator type."""
+    from perfgraphs.baselines.layerwise_linear import CATEGORIES, LayerwiseLinear
+    from perfgraphs.evaluate import mape_pct
+
+    model = LayerwiseLinear().fit(train_rows, np.asarray(train_rows[column], dtype=np.float64))
+    return {"categories": list(CATEGORIES), "coef": model.coef_[:, 0].tolist(), "floor": float(model.floor_[0]),
+            "heldout_mape_pct": mape_pct(np.asarray(test[column], dtype=np.float64), model.predict(test))}
+
+
+def time_shares(breakdown: dict, graph) -> list[tuple[str, float]]:
+    """(operator category, share of the layerwise model's time) of a graph, descending."""
+    from perfgraphs.baselines.layerwise_linear import layer_features
+
+    cats = breakdown["categories"]
+    k = len(cats)
+    f = layer_features([graph])[0]
+    coef = np.asarray(breakdown["coef"])
+    parts = f[:k] * coef[:k] + f[k:] * coef[k:]
+    total = parts.sum()
+    if total <= 0:
+        return []
+    return sorted(((c, float(v / total)) for c, v in zip(cats, parts) if v > 0), key=lambda cv: -cv[1])
+
+
+# -- loading ----------------------------------------------------------------------------------
+def read_meta(key: str, directory: Path = ARTIFACTS_DIR) -> dict | None:
+    path = Path(directory) / f"{key}.artifact.json"
+    if not path.exists():
+        return None
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise ArtifactMismatchError(f"{path} is not a readable predictor artifact ({exc})") from None
+
+
+def check_meta(meta: dict, home: Path | None = None) -> None:
+    """Refuse an artifact this checkout would not have trained: another format, feature version,
+    dataset version or (when the config is built here) dataset build."""
+    from perfgraphs.registry import get_dataset
+
+    key = meta.get("key", "?")
+    retrain = "run `perfgraphs predict train`"
+    if meta.get("format_version") != FORMAT_VERSION:
+        raise ArtifactMismatchError(f"artifact {key} has format {meta.get('format_version')}, this version reads "
+                                    f"{FORMAT_VERSION}: {retrain}")
+    want = feature_version(meta["kind"])
+    if meta.get("feature_version") != want:
+        raise ArtifactMismatchError(f"artifact {key} was trained on features {meta.get('feature_version')}, this "
+                                    f"checkout computes {want}: {retrain}")
+    version = get_dataset(meta["dataset"]).version
+    if meta.get("dataset_version") != version:
+        raise ArtifactMismatchError(f"artifact {key} was trained on {meta['dataset']} {meta.get('dataset_version')}, "
+                                    f"the registry has {version}: {retrain}")
+    local = local_build_hash(meta["dataset"], meta["config"], home)
+    if local is not None and local != meta.get("dataset_content_hash"):
+        raise ArtifactMismatchError(
+            f"artifact {key} was trained on build {str(meta.get('dataset_content_hash'))[:12]} of {meta['dataset']} "
+            f"{meta['config']}, the local build is {local[:12]}: {retrain} to fit it to the local build")
+
+
+@functools.lru_cache(maxsize=128)
+def _load(key: str, directory: str, stamp: tuple) -> Artifact:
+    import xgboost as xgb
+
+    d = Path(directory)
+    meta = read_meta(key, d)
+    for name, digest in meta["files"].items():
+        path = d / name
+        if not path.exists():
+            raise ArtifactMissingError(f"artifact {key}: {path} is missing")
+        if _sha256(path) != digest:
+            raise ArtifactMismatchError(f"artifact {key}: {path} does not match the sha256 its artifact.json records")
+    booster = xgb.Booster()
+    booster.load_model(str(d / f"{key}.booster.json"))
+    layerwise = d / f"{key}.layerwise.json"
+    breakdown = json.loads(layerwise.read_text()) if layerwise.name in meta["files"] else None
+    with np.load(d / f"{key}.rows.npz", allow_pickle=False) as z:
+        return Artifact(key, meta, booster, z["features"], z["labels"], z["in_training"],
+                        tuple(str(n) for n in z["names"]), breakdown)
+
+
+def load_artifact(pt: PlatformTarget, directory: Path = ARTIFACTS_DIR, home: Path | None = None) -> Artifact:
+    meta = read_meta(pt.key, directory)
+    if meta is None:
+        raise ArtifactMissingError(f"no predictor artifact for {pt.column} of {pt.dataset} {pt.config} in {directory}: "
+                                   f"run `perfgraphs predict train`")
+    check_meta(meta, home)
+    path = Path(directory) / f"{pt.key}.artifact.json"
+    st = path.stat()
+    return _load(pt.key, str(Path(directory).resolve()), (st.st_mtime_ns, st.st_size))
+
+
+def train_all(platform: str | None = None, mode: str | None = None, out_dir: Path = ARTIFACTS_DIR,
+              home: Path | None = None, on_progress=None) -> list[dict]:
+    """Train every platform target's artifact (of one platform / mode when given); returns the
+    metas written, skipping targets with fewer than :data:`MIN_LABELS` labels."""
+    from perfgraphs.predict.platforms import all_platforms, find_platform, trained_targets
+
+    chosen = [find_platform(platform, mode or "infer")] if platform else \
+        [p for p in all_platforms() if mode is None or p.mode == mode]
+    done: dict[str, dict | None] = {}
+    for p in chosen:
+        for pt in trained_targets(p):
+            if pt.key in done:
+                continue
+            done[pt.key] = meta = train_artifact(pt, out_dir, home)
+            if on_progress is not None:
+                on_progress(pt, meta)
+    return [m for m in done.values() if m is not None]

@@ -1,0 +1,70 @@
+"""Cloud cost from predicted time: N inferences (``N / batch`` batches × latency) or a training
+run (steps × step time), priced per hour of the platform's hardware from a dated price table
+(``prices.json``; a user's file in the same format overrides it)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from perfgraphs.predict.errors import PriceTableError
+
+PRICES_FILE = Path(__file__).resolve().parent / "prices.json"
+
+
+@dataclass(frozen=True)
+class Price:
+    platform: str
+    offer: str
+    usd_per_hour: float
+    source_url: str
+    source_date: str
+    table: str  # the file it came from
+    table_as_of: str
+
+
+@dataclass(frozen=True)
+class CostEstimate:
+    """Cost of ``units`` (inferences or training steps) at a predicted time per unit."""
+
+    units: int
+    unit: str  # "inference" or "training step"
+    seconds: float
+    usd: float
+    price: Price
+
+    @property
+    def usd_per_million(self) -> float:
+        return self.usd / self.units * 1e6
+
+
+def read_prices(path: Path | str | None = None) -> dict:
+    path = Path(path) if path is not None else PRICES_FILE
+    try:
+        table = json.loads(path.read_text())
+        for name, p in table["platforms"].items():
+            if not (isinstance(p["usd_per_hour"], (int, float)) and p["usd_per_hour"] > 0):
+                raise ValueError(f"{name}: usd_per_hour must be a positive number")
+            str(p["source_url"]), str(p["offer"])
+    except FileNotFoundError:
+        raise PriceTableError(f"price table {path} does not exist") from None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise PriceTableError(f"price table {path} is not valid: {type(exc).__name__}: {exc} "
+                              f"(see {PRICES_FILE.name} for the format)") from None
+    table["_path"] = str(path)
+    return table
+
+
+def price_of(platform: str, prices: Path | str | None = None) -> Price | None:
+    table = read_prices(prices)
+    p = table["platforms"].get(platform)
+    if p is None:
+        return None
+    return Price(platform, p["offer"], float(p["usd_per_hour"]), p["source_url"], str(p.get("source_date", "")),
+                 table["_path"], str(table.get("as_of", "")))
+
+
+def estimate_cost(ms_per_unit: float, units: int, unit: str, price: Price) -> CostEstimate:
+    seconds = ms_per_unit * units / 1000.0
+    return CostEstimate(int(units), unit, seconds, seconds / 3600.0 * price.usd_per_hour, price)

@@ -1,0 +1,204 @@
+"""A self-contained HTML report of a :class:`Prediction`: no script, no CDN, every chart inline SVG."""
+
+from __future__ import annotations
+
+import html
+import math
+
+from perfgraphs.predict.result import Prediction, TargetPrediction
+
+STYLE = """
+body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1000px;color:#222}
+table{border-collapse:collapse;margin:.5em 0 1.5em}
+td,th{border-bottom:1px solid #ddd;padding:.3em .6em;text-align:left;vertical-align:top}
+#predictions td:nth-child(4),#predictions td:nth-child(5){min-width:14em}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.ood{color:#b00}.ok{color:#070}.note{color:#555;font-size:.9em}
+svg text{font-size:11px;font-family:system-ui,sans-serif}h2{margin-top:1.6em}.error{color:#b00;font-weight:bold}
+"""
+
+
+def _e(v) -> str:
+    return html.escape(str(v))
+
+
+def fmt(value: float) -> str:
+    if value == 0 or not math.isfinite(value):
+        return str(value)
+    digits = max(0, 3 - int(math.floor(math.log10(abs(value)))) - 1)
+    return f"{value:,.{min(digits, 6)}f}"
+
+
+def _log_axis(lo: float, hi: float, x0: float, x1: float):
+    lo, hi = math.log10(lo), math.log10(hi)
+    if hi - lo < 1e-9:
+        lo, hi = lo - 0.5, hi + 0.5
+    return lambda v: x0 + (math.log10(v) - lo) / (hi - lo) * (x1 - x0)
+
+
+def target_chart(t: TargetPrediction) -> str:
+    """The prediction with its error bar (± the platform MAPE) beside the nearest measured labels."""
+    values = [t.low, t.high, t.value] + [n.label for n in t.neighbours if n.label > 0]
+    lo, hi = min(values) / 1.3, max(values) * 1.3
+    w, h = 460, 46
+    x = _log_axis(lo, hi, 10, w - 10)
+    parts = [f"<svg role='img' aria-label='{_e(t.target)} chart' width='{w}' height='{h}' viewBox='0 0 {w} {h}'>",
+             f"<line x1='10' x2='{w - 10}' y1='30' y2='30' stroke='#bbb'/>",
+             f"<line x1='{x(t.low):.1f}' x2='{x(t.high):.1f}' y1='20' y2='20' stroke='#1f5fbf' stroke-width='2'/>",
+             f"<line x1='{x(t.low):.1f}' x2='{x(t.low):.1f}' y1='15' y2='25' stroke='#1f5fbf'/>",
+             f"<line x1='{x(t.high):.1f}' x2='{x(t.high):.1f}' y1='15' y2='25' stroke='#1f5fbf'/>",
+             f"<circle cx='{x(t.value):.1f}' cy='20' r='4' fill='#1f5fbf'><title>predicted {fmt(t.value)} {_e(t.unit)}"
+             f"</title></circle>"]
+    for n in t.neighbours:
+        if n.label > 0:
+            parts.append(f"<circle cx='{x(n.label):.1f}' cy='30' r='3.5' fill='none' stroke='#c60'><title>"
+                         f"{_e(n.name)}: measured {fmt(n.label)} {_e(t.unit)}</title></circle>")
+    parts.append(f"<text x='10' y='44'>{fmt(lo)}</text><text x='{w - 10}' y='44' text-anchor='end'>{fmt(hi)} "
+                 f"{_e(t.unit)} (log)</text></svg>")
+    return "".join(parts)
+
+
+def roofline_chart(p: Prediction) -> str:
+    """Attainable GFLOP/s = min(peak, bandwidth × intensity) of the probed machine, and the model's
+    point at its arithmetic intensity and the FLOP/s its predicted time implies."""
+    if p.probe is None:
+        return "<p class='note'>No hardware probe for this platform's measurements: no roofline.</p>"
+    peak, bw = p.probe.peak_gflops_measured, p.probe.memory_bandwidth_gbps_measured
+    ai = p.graph.arithmetic_intensity_flops_per_byte
+    time_ms = next((t.value * (p.graph.batch_size if t.target == "latency_per_sample_ms" else 1)
+                    for t in p.targets if t.target in ("latency_ms", "step_time_ms", "latency_per_sample_ms")), None)
+    flops = p.graph.total_flops * (3 if p.mode == "train" else 1)  # forward + backward ≈ 3 forwards
+    achieved = flops / (time_ms / 1000.0) / 1e9 if time_ms else None
+    ridge = peak / bw
+    ai_lo, ai_hi = min(ai, ridge) / 20, max(ai, ridge) * 20
+    y_lo = min(bw * ai_lo, achieved or peak) / 3
+    w, h, m = 520, 300, 45
+    x = _log_axis(ai_lo, ai_hi, m, w - 15)
+    ylog = _log_axis(y_lo, peak * 3, h - 30, 15)
+    pts = [(a, min(peak, bw * a)) for a in (ai_lo, ridge, ai_hi)]
+    path = " ".join(f"{'M' if i == 0 else 'L'}{x(a):.1f},{ylog(v):.1f}" for i, (a, v) in enumerate(pts))
+    out = [f"<svg role='img' aria-label='roofline' width='{w}' height='{h}' viewBox='0 0 {w} {h}'>",
+           f"<rect x='{m}' y='15' width='{w - m - 15}' height='{h - 45}' fill='none' stroke='#ccc'/>",
+           f"<path d='{path}' fill='none' stroke='#333' stroke-width='2'/>",
+           f"<text x='{x(ridge):.1f}' y='{ylog(peak) - 5:.1f}'>peak {fmt(peak)} GFLOP/s</text>",
+           f"<text x='{m + 5}' y='{h - 35}'>memory {fmt(bw)} GB/s</text>",
+           f"<line x1='{x(ai):.1f}' x2='{x(ai):.1f}' y1='15' y2='{h - 30}' stroke='#1f5fbf' stroke-dasharray='4 3'/>",
+           f"<text x='{x(ai) + 4:.1f}' y='28' fill='#1f5fbf'>model: {fmt(ai)} FLOP/byte</text>"]
+    if achieved:
+        out.append(f"<circle cx='{x(ai):.1f}' cy='{ylog(achieved):.1f}' r='5' fill='#c60'><title>predicted "
+                   f"{fmt(achieved)} GFLOP/s</title></circle><text x='{x(ai) + 7:.1f}' y='{ylog(achieved) + 4:.1f}' "
+                   f"fill='#c60'>predicted {fmt(achieved)} GFLOP/s</text>")
+    out.append(f"<text x='{w / 2:.0f}' y='{h - 8}' text-anchor='middle'>arithmetic intensity (FLOP/byte, log)"
+               f"</text><text x='12' y='{h / 2:.0f}' transform='rotate(-90 12 {h / 2:.0f})' text-anchor='middle'>"
+               f"GFLOP/s (log)</text></svg>")
+    return "".join(out)
+
+
+def macs_chart(p: Prediction, top: int = 10) -> str:
+    total = sum(m for _, m in p.graph.macs_by_operator)
+    if not total:
+        return "<p class='note'>The graph has no multiply-accumulates.</p>"
+    return share_bars([(op, m / total) for op, m in p.graph.macs_by_operator], "share of MACs per operator type", top)
+
+
+def share_bars(shares: list[tuple[str, float]], label: str, top: int = 10) -> str:
+    rows = [(name, s * 1.0) for name, s in shares[:top]]
+    rest = sum(s for _, s in shares[top:])
+    if rest:
+        rows.append(("(others)", rest))
+    total = 1.0
+    w, bar_h = 520, 18
+    h = bar_h * len(rows) + 10
+    out = [f"<svg role='img' aria-label='{_e(label)}' width='{w}' height='{h}' viewBox='0 0 {w} {h}'>"]
+    for i, (op, m) in enumerate(rows):
+        share = m / total
+        y = 5 + i * bar_h
+        out.append(f"<text x='150' y='{y + 12}' text-anchor='end'>{_e(op)}</text>"
+                   f"<rect x='155' y='{y + 2}' width='{share * 300:.1f}' height='{bar_h - 5}' fill='#1f5fbf'/>"
+                   f"<text x='{160 + share * 300:.1f}' y='{y + 12}'>{share * 100:.1f} %</text>")
+    out.append("</svg>")
+    return "".join(out)
+
+
+def predictions_table(p: Prediction) -> str:
+    rows = ["<table id='predictions'><tr><th>target</th><th>predicted</th><th>error bar (± MAPE)</th>"
+            "<th>measured error</th><th>in distribution</th><th>chart</th></tr>"]
+    for t in p.targets:
+        at = f" (at batch {t.batch_size})" if t.batch_size != p.graph.batch_size else ""
+        cls = "ok" if t.distribution.in_distribution else "ood"
+        rows.append(
+            f"<tr class='prediction' data-target='{_e(t.target)}'><td>{_e(t.target)}{_e(at)}<br><span class='note'>"
+            f"{_e(t.description)}</span></td><td class='num value'>{fmt(t.value)} {_e(t.unit)}</td>"
+            f"<td class='num'>{fmt(t.low)} – {fmt(t.high)}</td><td>MAPE {t.error.mape_pct:.1f} %, Acc(10 %) "
+            f"{t.error.acc_10_pct:.0f} %<br><span class='note'>{_e(t.predictor)}; {_e(t.error.source)}</span></td>"
+            f"<td class='{cls}'>{'yes' if t.distribution.in_distribution else 'no'}<br><span class='note'>"
+            f"{_e(t.distribution.reason)}</span></td><td>{target_chart(t)}</td></tr>")
+    rows.append("</table>")
+    return "".join(rows)
+
+
+def neighbours_table(p: Prediction) -> str:
+    rows = ["<table><tr><th>target</th><th>nearest measured rows</th><th>distance</th><th>measured</th></tr>"]
+    for t in p.targets:
+        for n in t.neighbours:
+            rows.append(f"<tr><td>{_e(t.target)}</td><td>{_e(n.name)}</td><td class='num'>{n.distance:.2f}</td>"
+                        f"<td class='num'>{fmt(n.label)} {_e(t.unit)}</td></tr>")
+    rows.append("</table>")
+    return "".join(rows)
+
+
+def mig_and_cost(p: Prediction) -> str:
+    out = ["<h2>MIG profile</h2>"]
+    if p.mig is None:
+        out.append(f"<p class='note'>{_e(p.mig_note)}</p>")
+    else:
+        out.append(f"<p>For a predicted peak memory of {fmt(p.mig.peak_memory_mb)} MB plus a {p.mig.margin_pct:.1f} % "
+                   f"margin:</p><table id='mig'><tr><th>GPU</th><th>smallest profile</th>"
+                   f"<th>instances per GPU</th></tr>")
+        for c in p.mig.choices:
+            out.append(f"<tr><td>{_e(c.gpu)}</td><td>{_e(c.profile or 'none fits')}</td>"
+                       f"<td class='num'>{c.instances_per_gpu or ''}</td></tr>")
+        out.append(f"</table><p class='note'>Caveat: {_e(p.mig.caveat)}. Profiles: {_e(p.mig.source)}.</p>")
+    out.append("<h2>Cost</h2>")
+    if p.cost is None:
+        out.append(f"<p class='note'>{_e(p.cost_note)}</p>")
+    else:
+        c = p.cost
+        out.append(f"<p id='cost'>{c.units:,} {_e(c.unit)}s ≈ {fmt(c.seconds / 3600)} hours of {_e(c.price.offer)} at "
+                   f"${c.price.usd_per_hour:g}/hour = <b>${fmt(c.usd)}</b>.</p><p class='note'>Price from "
+                   f"<a href='{_e(c.price.source_url)}'>{_e(c.price.source_url)}</a> ({_e(c.price.source_date)}; table "
+                   f"{_e(c.price.table)} as of {_e(c.price.table_as_of)}). An estimate from a predicted time and a "
+                   f"listed price, not a bill.</p>")
+    return "".join(out)
+
+
+def body(p: Prediction) -> str:
+    g = p.graph
+    inputs = ", ".join(f"{n}{list(s)}" for n, s in g.inputs)
+    probe = (f"{_e(p.probe.device)}: {fmt(p.probe.peak_gflops_measured)} GFLOP/s, "
+             f"{fmt(p.probe.memory_bandwidth_gbps_measured)} GB/s (probed {_e(p.probe.probed_at_utc)})"
+             if p.probe else "no probe")
+    return (f"<h1>{_e(p.source)} on {_e(p.platform)} ({_e(p.mode)})</h1>"
+            f"<p>{_e(p.hardware)} · batch {g.batch_size} · inputs {_e(inputs)} · {g.num_nodes:,} nodes · "
+            f"{fmt(g.total_macs / 1e9)} GMACs · {fmt(g.total_params / 1e6)} M parameters</p>"
+            f"<h2>Predictions</h2>{predictions_table(p)}"
+            f"<p class='note'>Blue: the prediction and its error bar (± the predictor's MAPE on this platform); "
+            f"orange rings: the nearest measured rows' real labels.</p>"
+            f"{mig_and_cost(p)}"
+            f"<h2>Roofline</h2><p class='note'>Measured peaks of the labels' machine: {probe}.</p>{roofline_chart(p)}"
+            f"<h2>Share of MACs per operator type</h2>{macs_chart(p)}"
+            f"<h2>Share of predicted time per operator type</h2>"
+            + (f"<p class='note'>{_e(p.time_by_operator_note)}</p>"
+               f"{share_bars(list(p.time_by_operator), 'share of predicted time per operator type')}"
+               if p.time_by_operator else "<p class='note'>No time model with a per-operator breakdown on this "
+                                          "platform.</p>") +
+            f"<h2>Nearest measured models</h2>{neighbours_table(p)}")
+
+
+def render_html(p: Prediction) -> str:
+    return page(f"perfgraphs predict: {p.source}", body(p))
+
+
+def page(title: str, content: str) -> str:
+    return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{_e(title)}</title>"
+            f"<style>{STYLE}</style></head><body>{content}</body></html>")
