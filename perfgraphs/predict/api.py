@@ -81,13 +81,16 @@ def _distribution(art: Artifact, x: np.ndarray, ops: set[str] | None) -> tuple[D
 
 
 def _probe(pt: PlatformTarget) -> HardwareProbe | None:
-    from perfgraphs.paths import MEASUREMENTS_DIR
+    from perfgraphs.paths import DataDirNotFoundError, measurement_store
     from perfgraphs.registry import get_dataset
 
     cfg = get_dataset(pt.dataset).config(pt.config)
     if not cfg.suite or not cfg.platform:
         return None
-    path = MEASUREMENTS_DIR / cfg.suite / cfg.platform / "hardware.json"
+    try:
+        path = measurement_store(cfg.suite) / cfg.platform / "hardware.json"
+    except DataDirNotFoundError:  # an installed package with no data directory: no probe to show
+        return None
     try:
         p = json.loads(path.read_text())
         device = (p.get("gpu") or {}).get("name") or p.get("cpu_model") or cfg.platform
