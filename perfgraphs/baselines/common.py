@@ -267,7 +267,9 @@ class GraphEstimator(BaselineRegressor):
     """
 
     def _hparams(self) -> dict:
-        raise NotImplementedError
+        # the supervised GNNs of the research: MSE, Adam at ``lr``, 100 epochs (quick: 30)
+        return {"epochs": resolve(self.epochs, self.quick, 100, 30), "lr": self.lr,
+                "batch_size": self.batch_size, "loss": "mse"}
 
     def _build_module(self, node_dim: int, static_dim: int, n_targets: int):
         raise NotImplementedError

@@ -42,10 +42,6 @@ class LLMGNN(GraphEstimator):
         self.seed = seed
         self.log_target = log_target
 
-    def _hparams(self) -> dict:
-        return {"epochs": resolve(self.epochs, self.quick, 100, 30), "lr": self.lr,
-                "batch_size": self.batch_size, "loss": "mse"}
-
     def _build_module(self, node_dim: int, static_dim: int, n_targets: int):
         return _module(node_dim, static_dim, n_targets, resolve(self.hidden_dim, self.quick, 512, 64),
                        resolve(self.fc_hidden_dim, self.quick, 512, 64), self.dropout)

@@ -116,10 +116,6 @@ class TraPPM(GraphEstimator):
         self.seed = seed
         self.log_target = log_target
 
-    def _hparams(self) -> dict:
-        return {"epochs": resolve(self.epochs, self.quick, 100, 30), "lr": self.lr,
-                "batch_size": self.batch_size, "loss": "mse"}
-
     # -- phase 1 ---------------------------------------------------------------------------
     def fit_autoencoder(self, pyg_dataset) -> "TraPPM":
         import torch
