@@ -31,6 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     from perfgraphs.leaderboard.runner import RunSpec, run_benchmark
@@ -42,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     if cap is not None and cap < 1:
         raise PerfgraphsError(f"--max-train-graphs must be at least 1, got {cap} (--all-graphs trains on every graph)")
     data = load_dataset(dataset, config)
-    console.print(f"{dataset} [{config}]: " + ", ".join(f"{k} {len(v):,}" for k, v in data.items()))
+    console.print(escape(f"{dataset} [{config}]: ") + ", ".join(f"{k} {len(v):,}" for k, v in data.items()))
     if cap is not None and cap < len(data["train"]):
         console.print(f"training on {cap} of the {len(data['train']):,} training graphs (family-stratified, "
                       "to keep this job short; --all-graphs for all), scoring on the whole test part")
@@ -79,5 +80,6 @@ def run(args: argparse.Namespace) -> int:
 
     note = noise_floor_note(dataset, config, target)
     if note:  # the floor the boards show beside the same labels
-        console.print(note.replace("**", "") + " Errors below it are not meaningful.")
+        note = note.replace("**", "")
+        console.print(escape(note[0].lower() + note[1:] + " Errors below it are not meaningful."))
     return 0
