@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import perfgraphs
-from perfgraphs.errors import InvalidInputSpecError, PerfgraphsError, UnknownModelError
+from perfgraphs.errors import InvalidInputSpecError, UnknownModelError
 from perfgraphs.predict import (ArtifactMismatchError, ArtifactMissingError, Prediction, PriceTableError,
                                 UnknownPlatformError)
 from perfgraphs.predict.artifacts import ARTIFACTS_DIR, load_artifact, read_meta
