@@ -187,15 +187,18 @@ def test_cpu_time_label_agrees_with_an_independent_measurement():
     """The collector's CPU time of a model (its worker code: zoo build, pinning, thread clock)
     against an independent one of the same timm model and weights (timm.create_model, the kernel's
     getrusage(RUSAGE_THREAD)), alternating in one pinned process. This VM's host makes the core
-    15-40 % slower at times, switching within a second, unseen by the guest: twelve windows of
-    0.3 s of runs are taken by each side, alternately, and each side keeps its fastest window
-    (interference only adds time; with twelve samples both sides meet the quiet state)."""
+    15-40 % slower at times, for seconds to minutes, unseen by the guest, so neither side's fastest
+    window is a fair reference (one side can meet a quiet spell the other never sees: CI once got
+    36.4 vs 39.6 ms that way). Each of our windows is paired with the independent window taken
+    right after it, in the same state of the host most of the time, and the median of the twelve
+    ratios must be 1 within 5 %; a label off by a constant factor moves every ratio."""
     for model, size in [("resnet18", 96), ("mobilenetv3_small_100", 128), ("efficientnet_b0", 96)]:
         out = subprocess.run([sys.executable, "-c", SIDE_BY_SIDE, model, str(size)], capture_output=True,
                              text=True, timeout=600, cwd=REPO)
         assert out.returncode == 0, out.stderr[-2000:]
         result = json.loads(out.stdout.strip().splitlines()[-1])
-        assert min(result["ours"]) == pytest.approx(min(result["theirs"]), rel=0.05), (model, result)
+        ratios = [t / o for o, t in zip(result["ours"], result["theirs"])]
+        assert statistics.median(ratios) == pytest.approx(1.0, rel=0.05), (model, sorted(ratios), result)
 
 
 def test_cpu_time_rows_keep_their_runs(tmp_path):
