@@ -25,35 +25,13 @@ from __future__ import annotations
 import numpy as np
 
 from perfgraphs.baselines.common import BaselineInputError, BaselineRegressor, NotFittedError, as_targets
-from perfgraphs.graph.ir import ATTRIBUTE_INDEX
-from perfgraphs.graph.operators import DIPPM_CATEGORIES, dippm_category
+from perfgraphs.features.layer_categories import (CATEGORIES, FEATURE_NAMES, graph_layer_features, node_categories,
+                                                  per_graph)
 from perfgraphs.views.hf import RAW_NODE_FEATURES
 
-CATEGORIES: tuple[str, ...] = tuple(
-    c2 for c in DIPPM_CATEGORIES for c2 in ((f"{c}_s1", f"{c}_s2") if c.startswith("pool") else (c,))
-)
-_CAT_INDEX = {c: i for i, c in enumerate(CATEGORIES)}
-FEATURE_NAMES: tuple[str, ...] = tuple(f"count_{c}" for c in CATEGORIES) + tuple(f"flops_{c}" for c in CATEGORIES)
+__all__ = ["CATEGORIES", "FEATURE_NAMES", "LayerwiseLinear", "layer_features"]
+
 _COL = {name: i for i, name in enumerate(RAW_NODE_FEATURES)}
-
-
-def _node_categories(ops, activation_matmul: np.ndarray, stride_h: np.ndarray) -> np.ndarray:
-    out = np.empty(len(ops), dtype=np.int64)
-    for i, (op, mm, s) in enumerate(zip(ops, activation_matmul, stride_h)):
-        c = dippm_category(op, bool(mm))
-        if c.startswith("pool"):
-            c += "_s2" if s > 1 else "_s1"
-        out[i] = _CAT_INDEX[c]
-    return out
-
-
-def _per_graph(cats: np.ndarray, flops: np.ndarray, graph_of_node: np.ndarray, n_graphs: int) -> np.ndarray:
-    k = len(CATEGORIES)
-    counts = np.zeros((n_graphs, k))
-    sums = np.zeros((n_graphs, k))
-    np.add.at(counts, (graph_of_node, cats), 1.0)
-    np.add.at(sums, (graph_of_node, cats), flops.astype(np.float64))
-    return np.hstack([counts, sums])
 
 
 def layer_features(graphs) -> np.ndarray:
@@ -73,17 +51,13 @@ def layer_features(graphs) -> np.ndarray:
         raw = pa.concat_arrays([c.flatten().flatten() for c in table.column("node_feat").chunks]).to_numpy()
         raw = raw.reshape(-1, len(RAW_NODE_FEATURES))
         ops = [op for chunk in table.column("onnx_ops").chunks for op in chunk.flatten().to_pylist()]
-        cats = _node_categories(ops, raw[:, _COL["activation_matmul"]], raw[:, _COL["stride_h"]])
+        cats = node_categories(ops, raw[:, _COL["activation_matmul"]], raw[:, _COL["stride_h"]])
         graph_of_node = np.repeat(np.arange(len(num_nodes)), num_nodes)
-        return _per_graph(cats, raw[:, _COL["flops"]], graph_of_node, len(num_nodes))
+        return per_graph(cats, raw[:, _COL["flops"]], graph_of_node, len(num_nodes))
     graphs = list(graphs)
     if not graphs or not hasattr(graphs[0], "onnx_ops"):
         raise BaselineInputError("layer_features needs a Hugging Face split, an Arrow table or PerfGraphs")
-    rows = []
-    for g in graphs:
-        cats = _node_categories(g.onnx_ops, g.activation_matmul, g.attributes[:, ATTRIBUTE_INDEX["stride_h"]])
-        rows.append(_per_graph(cats, g.flops, np.zeros(g.num_nodes, dtype=np.int64), 1))
-    return np.vstack(rows)
+    return np.vstack([graph_layer_features(g) for g in graphs])
 
 
 class LayerwiseLinear(BaselineRegressor):

@@ -1,6 +1,7 @@
 """``perfgraphs predict <source>``: latency, memory, energy, MIG profile and cost of a model on a
 measured platform; ``perfgraphs predict train`` trains the predictors it uses;
-``perfgraphs predict platforms`` lists what can be asked."""
+``perfgraphs predict platforms`` lists what can be asked; ``perfgraphs predict convert`` adds the ONNX
+form of the booster to artifacts trained before it was part of them."""
 
 from __future__ import annotations
 
@@ -10,15 +11,16 @@ import sys
 from pathlib import Path
 
 # words that are commands, not sources (a file of that name: give it as ./train)
-_COMMANDS = ("train", "platforms")
+_COMMANDS = ("train", "platforms", "convert")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("predict", help="predict latency / memory / energy / MIG profile / cost of a model",
                        description="SOURCE: timm:<arch>, torchvision:<arch>, hf:<id> or an ONNX file; "
                                    "`perfgraphs predict train` trains the predictors, `perfgraphs predict platforms` "
-                                   "lists the platforms with labels.")
-    p.add_argument("source", help="model (timm:resnet50, hf:bert-base-uncased, model.onnx), or train / platforms")
+                                   "lists the platforms with labels, `perfgraphs predict convert` adds the booster's ONNX form "
+                                   "to artifacts of format 1.")
+    p.add_argument("source", help="model (timm:resnet50, hf:bert-base-uncased, model.onnx), or train / platforms / convert")
     p.add_argument("--batch", type=int, default=1, help="batch size (default 1)")
     p.add_argument("--input", default=None, help="per-sample image shape C,H,W (e.g. 3,224,224)")
     p.add_argument("--seq-len", type=int, default=None, help="sequence length (hf: models, text ONNX files)")
@@ -41,6 +43,8 @@ def run(args: argparse.Namespace) -> int:
         return _train(args)
     if args.source == "platforms":
         return _platforms(args)
+    if args.source == "convert":
+        return _convert(args)
     for name in ("inferences", "steps"):
         if getattr(args, name) < 1:
             raise InvalidInputSpecError(f"--{name} must be at least 1")
@@ -118,6 +122,18 @@ def _train(args) -> int:
                   f"Acc(10 %) {h['acc_10_pct']:.0f} %", flush=True)
 
     metas = train_all(args.platform, args.mode if args.platform else None, out, on_progress=progress)
+    print(f"{len(metas)} artifacts in {out}")
+    return 0
+
+
+def _convert(args) -> int:
+    from perfgraphs.predict.artifacts import ARTIFACTS_DIR, convert_all
+
+    out = args.artifacts or ARTIFACTS_DIR
+    metas = convert_all(out)
+    for m in metas:
+        print(f"{m['key']}: ONNX booster, max relative difference from XGBoost "
+              f"{m['booster_onnx']['max_rel_diff_vs_xgboost']:.1e} on {m['booster_onnx']['rows_checked']} rows")
     print(f"{len(metas)} artifacts in {out}")
     return 0
 

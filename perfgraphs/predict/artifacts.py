@@ -1,13 +1,19 @@
 """Persisted predictors: one artifact per (config, label column), trained from the built datasets
 and written without pickle.
 
-An artifact is three files named by its key (:attr:`PlatformTarget.key`):
+An artifact is four (five with a time breakdown) files named by its key (:attr:`PlatformTarget.key`):
 
 * ``<key>.artifact.json`` — what it is: dataset, config, column, the dataset build it was trained
   on (the manifest's content hash and the registry version), the feature version, the code commit,
   the chosen hyper-parameters, the target transform, held-out scores, the distribution threshold,
   the operator types seen in training and the sha256 of the two files below;
-* ``<key>.booster.json`` — the XGBoost booster (``Booster.save_model``, XGBoost's JSON format);
+* ``<key>.booster.json`` — the XGBoost booster (``Booster.save_model``, XGBoost's JSON format),
+  the trained form;
+* ``<key>.booster.onnx`` — the same booster converted by onnxmltools to an ONNX tree ensemble, the
+  form ``predict`` runs (on onnxruntime: importing xgboost, which pulls in scikit-learn and SciPy,
+  costs a fresh process about 2 s, onnxruntime about 0.2 s); the conversion is checked against
+  XGBoost's own predictions on every labeled row before it is written;
+* ``<key>.layerwise.json`` — for a time target, the per-operator-category linear model;
 * ``<key>.rows.npz`` — the features and real labels of every labeled row (``allow_pickle=False``
   arrays), for the nearest-neighbour distance and the nearest measured models of a report.
 
@@ -32,18 +38,23 @@ from perfgraphs.predict.errors import ArtifactMismatchError, ArtifactMissingErro
 from perfgraphs.predict.features import feature_names, feature_version, rows_features
 from perfgraphs.predict.platforms import PlatformTarget
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the booster's ONNX form is part of the artifact
 PREDICTOR = "static-xgboost"  # the leaderboard's reference baseline the artifacts are
 ARTIFACTS_DIR = Path(__file__).resolve().parent / "artifacts"
 MIN_LABELS = 30  # fewer labeled rows than this: no predictor (its held-out score would mean little)
 NEIGHBOUR_QUANTILE = 0.99  # of the training rows' distances to the nearest *other* structure
+ONNX_OPSET = 15  # the newest ai.onnx opset onnxmltools' XGBoost converter writes
+ONNX_INPUT = "features"
+# the ONNX booster's predictions must equal XGBoost's to this relative tolerance: both evaluate the
+# same float32 thresholds, and only the order of summing the trees' leaves may differ
+ONNX_REL_TOL = 1e-5
 
 
 @dataclass(frozen=True)
 class Artifact:
     key: str
     meta: dict
-    booster: object  # xgboost.Booster
+    booster: object  # onnxruntime.InferenceSession of the booster's ONNX form
     features: np.ndarray  # (n, d) raw features of every labeled row
     labels: np.ndarray  # (n,)
     in_training: np.ndarray  # (n,) bool: the row was fitted on (train + validation parts)
@@ -68,12 +79,9 @@ class Artifact:
         return int(batches[0]) if np.all(batches == batches[0]) else None
 
     def predict(self, X: np.ndarray) -> np.ndarray:
-        import xgboost as xgb
-
-        z = self.booster.predict(xgb.DMatrix(np.asarray(X, dtype=np.float64)))
-        t = self.meta["target_transform"]
-        out = np.asarray(z, dtype=np.float64) * t["scale"] + t["mean"]
-        return np.exp(np.clip(out, -700.0, 700.0)) if t["log"] else out
+        # float32, as XGBoost casts its inputs: the trees' thresholds are float32
+        z = self.booster.run(None, {ONNX_INPUT: np.asarray(X, dtype=np.float32)})[0]
+        return untransform(z, self.meta["target_transform"])
 
     def standardised(self, X: np.ndarray) -> np.ndarray:
         return (np.asarray(X, dtype=np.float64) - self.mean) / self.scale
@@ -84,6 +92,45 @@ class Artifact:
         d = np.linalg.norm(self.standardised(self.features[train]) - self.standardised(x.reshape(1, -1)), axis=1)
         order = np.argsort(d, kind="stable")[:k]
         return [(int(train[i]), float(d[i])) for i in order]
+
+
+def untransform(z: np.ndarray, transform: dict) -> np.ndarray:
+    """A booster's raw output → the target in its unit (the inverse of the trained target transform)."""
+    out = np.asarray(z, dtype=np.float64).reshape(-1) * transform["scale"] + transform["mean"]
+    return np.exp(np.clip(out, -700.0, 700.0)) if transform["log"] else out
+
+
+def _onnx_session(data: bytes):
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = options.inter_op_num_threads = 1  # a few rows: threads cost more than they give
+    return ort.InferenceSession(data, sess_options=options, providers=["CPUExecutionProvider"])
+
+
+def write_onnx_booster(booster, path: Path, X: np.ndarray, transform: dict) -> dict:
+    """Convert an ``xgboost.Booster`` to ONNX (onnxmltools), check that onnxruntime predicts what
+    XGBoost predicts on the rows ``X`` (relative :data:`ONNX_REL_TOL`), write it to ``path`` and
+    return the conversion's record for the artifact's metadata."""
+    from importlib.metadata import version
+
+    import xgboost as xgb
+    from onnxmltools.convert import convert_xgboost
+    from onnxmltools.convert.common.data_types import FloatTensorType
+
+    X = np.asarray(X, dtype=np.float64)
+    model = convert_xgboost(booster, initial_types=[(ONNX_INPUT, FloatTensorType([None, X.shape[1]]))],
+                            target_opset=ONNX_OPSET)
+    data = model.SerializeToString()
+    want = untransform(booster.predict(xgb.DMatrix(X)), transform)
+    got = untransform(_onnx_session(data).run(None, {ONNX_INPUT: X.astype(np.float32)})[0], transform)
+    rel = float(np.max(np.abs(got - want) / np.maximum(np.abs(want), np.finfo(np.float64).tiny))) if len(X) else 0.0
+    if not rel <= ONNX_REL_TOL:
+        raise ArtifactMismatchError(f"the ONNX form of {path.name} predicts up to {rel:.2e} (relative) away from "
+                                    f"XGBoost on its {len(X)} rows, beyond {ONNX_REL_TOL:g}: not written")
+    path.write_bytes(data)
+    return {"file": path.name, "converter": f"onnxmltools {version('onnxmltools')}", "opset": ONNX_OPSET,
+            "xgboost": version("xgboost"), "rows_checked": int(len(X)), "max_rel_diff_vs_xgboost": rel}
 
 
 def _sha256(path: Path) -> str:
@@ -198,8 +245,12 @@ def train_artifact(pt: PlatformTarget, out_dir: Path = ARTIFACTS_DIR, home: Path
         path.write_text(json.dumps(breakdown, indent=1, sort_keys=True) + "\n")
         files.append(path)
     booster_path = out_dir / f"{pt.key}.booster.json"
+    onnx_path = out_dir / f"{pt.key}.booster.onnx"
     rows_path = out_dir / f"{pt.key}.rows.npz"
     booster.save_model(str(booster_path))
+    target_transform = {"log": bool(transform.log_target), "mean": float(transform.scaler.mean_[0]),
+                        "scale": float(transform.scaler.scale_[0])}
+    onnx_record = write_onnx_booster(booster, onnx_path, X, target_transform)
     np.savez_compressed(rows_path, features=X.astype(np.float64), labels=y, in_training=in_training,
                         names=np.asarray(names, dtype=np.str_))
     meta = {
@@ -211,8 +262,7 @@ def train_artifact(pt: PlatformTarget, out_dir: Path = ARTIFACTS_DIR, home: Path
         "code_commit": code_commit(), "trained_at_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "seed": seed, "hyperparameters": model.best_params_[0], "n_labeled": int(len(y)),
         "n_fitted": int(in_training.sum()),
-        "target_transform": {"log": bool(transform.log_target), "mean": float(transform.scaler.mean_[0]),
-                             "scale": float(transform.scaler.scale_[0])},
+        "target_transform": target_transform, "booster_onnx": onnx_record,
         "feature_mean": mean.tolist(), "feature_scale": scale.tolist(),
         "heldout": {**{k: float(v) for k, v in heldout.as_dict().items()}, "how": heldout_how},
         "distance_threshold": float(np.quantile(other, NEIGHBOUR_QUANTILE)) if len(other) else 0.0,
@@ -221,7 +271,7 @@ def train_artifact(pt: PlatformTarget, out_dir: Path = ARTIFACTS_DIR, home: Path
         "seen_operators": ops,
         "time_breakdown": None if breakdown is None else {"predictor": "layerwise-linear",
                                                           "heldout_mape_pct": breakdown["heldout_mape_pct"]},
-        "files": {p.name: _sha256(p) for p in (booster_path, rows_path, *files)},
+        "files": {p.name: _sha256(p) for p in (booster_path, onnx_path, rows_path, *files)},
     }
     (out_dir / f"{pt.key}.artifact.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
     return meta
@@ -241,11 +291,12 @@ def _layerwise_breakdown(train_rows, test, column: str) -> dict:
 
 def time_shares(breakdown: dict, graph) -> list[tuple[str, float]]:
     """(operator category, share of the layerwise model's time) of a graph, descending."""
-    from perfgraphs.baselines.layerwise_linear import layer_features
+    # the features alone: the estimator's module would import scikit-learn (seconds in a fresh process)
+    from perfgraphs.features.layer_categories import graph_layer_features
 
     cats = breakdown["categories"]
     k = len(cats)
-    f = layer_features([graph])[0]
+    f = graph_layer_features(graph)[0]
     coef = np.asarray(breakdown["coef"])
     parts = f[:k] * coef[:k] + f[k:] * coef[k:]
     total = parts.sum()
@@ -273,8 +324,10 @@ def check_meta(meta: dict, home: Path | None = None) -> None:
     key = meta.get("key", "?")
     retrain = "run `perfgraphs predict train`"
     if meta.get("format_version") != FORMAT_VERSION:
+        convert = " (or `perfgraphs predict convert` to add its booster's ONNX form)" \
+            if meta.get("format_version") == 1 else ""
         raise ArtifactMismatchError(f"artifact {key} has format {meta.get('format_version')}, this version reads "
-                                    f"{FORMAT_VERSION}: {retrain}")
+                                    f"{FORMAT_VERSION}: {retrain}{convert}")
     want = feature_version(meta["kind"])
     if meta.get("feature_version") != want:
         raise ArtifactMismatchError(f"artifact {key} was trained on features {meta.get('feature_version')}, this "
@@ -292,8 +345,6 @@ def check_meta(meta: dict, home: Path | None = None) -> None:
 
 @functools.lru_cache(maxsize=128)
 def _load(key: str, directory: str, stamp: tuple) -> Artifact:
-    import xgboost as xgb
-
     d = Path(directory)
     meta = read_meta(key, d)
     for name, digest in meta["files"].items():
@@ -302,8 +353,11 @@ def _load(key: str, directory: str, stamp: tuple) -> Artifact:
             raise ArtifactMissingError(f"artifact {key}: {path} is missing")
         if _sha256(path) != digest:
             raise ArtifactMismatchError(f"artifact {key}: {path} does not match the sha256 its artifact.json records")
-    booster = xgb.Booster()
-    booster.load_model(str(d / f"{key}.booster.json"))
+    onnx_name = (meta.get("booster_onnx") or {}).get("file", "")
+    if onnx_name not in meta["files"]:
+        raise ArtifactMismatchError(f"artifact {key} names no ONNX booster among its files: run `perfgraphs predict "
+                                    f"train`")
+    booster = _onnx_session((d / onnx_name).read_bytes())
     layerwise = d / f"{key}.layerwise.json"
     breakdown = json.loads(layerwise.read_text()) if layerwise.name in meta["files"] else None
     with np.load(d / f"{key}.rows.npz", allow_pickle=False) as z:
@@ -320,6 +374,42 @@ def load_artifact(pt: PlatformTarget, directory: Path = ARTIFACTS_DIR, home: Pat
     path = Path(directory) / f"{pt.key}.artifact.json"
     st = path.stat()
     return _load(pt.key, str(Path(directory).resolve()), (st.st_mtime_ns, st.st_size))
+
+
+def convert_artifact(key: str, directory: Path = ARTIFACTS_DIR) -> dict:
+    """Bring a format-1 artifact (XGBoost JSON only) to this format: add its booster's ONNX form,
+    checked against XGBoost on the artifact's own rows. The trained files are untouched and their
+    sha256 checked first; only the metadata gains the ONNX file."""
+    import xgboost as xgb
+
+    d = Path(directory)
+    meta = read_meta(key, d)
+    if meta is None:
+        raise ArtifactMissingError(f"no predictor artifact {key} in {d}")
+    if meta.get("format_version") == FORMAT_VERSION:
+        return meta
+    if meta.get("format_version") != 1:
+        raise ArtifactMismatchError(f"artifact {key} has format {meta.get('format_version')}: only format 1 converts; "
+                                    f"run `perfgraphs predict train`")
+    for name, digest in meta["files"].items():
+        if not (d / name).exists() or _sha256(d / name) != digest:
+            raise ArtifactMismatchError(f"artifact {key}: {d / name} is missing or does not match its sha256")
+    booster = xgb.Booster()
+    booster.load_model(str(d / f"{key}.booster.json"))
+    with np.load(d / f"{key}.rows.npz", allow_pickle=False) as z:
+        X = z["features"]
+    onnx_path = d / f"{key}.booster.onnx"
+    record = write_onnx_booster(booster, onnx_path, X, meta["target_transform"])
+    meta = {**meta, "format_version": FORMAT_VERSION, "booster_onnx": record,
+            "files": {**meta["files"], onnx_path.name: _sha256(onnx_path)}}
+    (d / f"{key}.artifact.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
+    return meta
+
+
+def convert_all(directory: Path = ARTIFACTS_DIR) -> list[dict]:
+    """:func:`convert_artifact` for every artifact of a folder."""
+    suffix = ".artifact.json"
+    return [convert_artifact(p.name[:-len(suffix)], directory) for p in sorted(Path(directory).glob(f"*{suffix}"))]
 
 
 def train_all(platform: str | None = None, mode: str | None = None, out_dir: Path = ARTIFACTS_DIR,

@@ -37,8 +37,8 @@ class Platform:
     targets: tuple[PlatformTarget, ...]
 
 
-def _hardware(ds: Dataset, cfg: Config, platform: str) -> str:
-    if not cfg.platforms:
+def _hardware(ds: Dataset, cfg: Config, platform: str, multi: tuple[str, ...]) -> str:
+    if not multi:
         return cfg.hardware or platform
     if platform.startswith("timm-"):
         # timm's result-file naming: device-precision-layout-pt<torch>[-cu<cuda>][-dynamo]
@@ -60,12 +60,13 @@ def all_platforms() -> tuple[Platform, ...]:
         for cfg in ds.configs:
             if cfg.predict_mode is None or not cfg.targets:
                 continue
-            names = cfg.platforms or ((cfg.platform,) if cfg.platform else ())
+            multi = cfg.platforms  # read once: a multi-platform config discovers its platforms on each read
+            names = multi or ((cfg.platform,) if cfg.platform else ())
             for name in names:
                 key = (name, cfg.predict_mode)
-                hardware.setdefault(key, _hardware(ds, cfg, name))
+                hardware.setdefault(key, _hardware(ds, cfg, name, multi))
                 for t in cfg.targets:
-                    column = f"{t.name}{PLATFORM_SEPARATOR}{name}" if cfg.platforms else t.name
+                    column = f"{t.name}{PLATFORM_SEPARATOR}{name}" if multi else t.name
                     found.setdefault(key, []).append(PlatformTarget(
                         ds.name, cfg.name, column, t.name, t.unit, t.description, cfg.kind))
     return tuple(Platform(n, m, hardware[(n, m)], tuple(ts)) for (n, m), ts in found.items())
