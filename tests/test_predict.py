@@ -286,6 +286,78 @@ def test_predict_train_reproduces_the_shipped_artifacts(tmp_path, capsys):
         assert fresh["heldout"]["mape_pct"] == pytest.approx(shipped["heldout"]["mape_pct"], rel=1e-9)
 
 
+def test_every_shipped_onnx_booster_predicts_what_xgboost_predicts():
+    # predict runs the boosters' ONNX form (onnxruntime); XGBoost, reading the trained JSON, is
+    # the ground truth, on the real features of every labeled row of every shipped artifact
+    xgb = pytest.importorskip("xgboost")
+    targets = {pt.key: pt for p in all_platforms() for pt in p.targets}
+    keys = sorted(p.name.removesuffix(".artifact.json") for p in ARTIFACTS_DIR.glob("*.artifact.json"))
+    assert keys and set(keys) <= set(targets)
+    for key in keys:
+        art = load_artifact(targets[key])
+        booster = xgb.Booster()
+        booster.load_model(str(ARTIFACTS_DIR / f"{key}.booster.json"))
+        t = art.meta["target_transform"]
+        z = booster.predict(xgb.DMatrix(art.features)).astype(np.float64) * t["scale"] + t["mean"]
+        want = np.exp(z) if t["log"] else z
+        got = art.predict(art.features)
+        assert len(got) == len(art.labels) > 0
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=0, err_msg=key)
+        assert art.meta["booster_onnx"]["rows_checked"] == len(art.labels)
+
+
+def test_a_tampered_onnx_booster_or_a_format_1_artifact_is_refused_and_convert_restores_it(tmp_path, capsys):
+    pytest.importorskip("onnxmltools")
+    key = "dippm--cpu-torch-fp32--latency_ms"
+    arts = _copy_artifacts(tmp_path)
+    onnx_file = arts / f"{key}.booster.onnx"
+    data = bytearray(onnx_file.read_bytes())
+    data[-1] ^= 1
+    onnx_file.write_bytes(bytes(data))
+    with pytest.raises(ArtifactMismatchError, match="sha256"):
+        perfgraphs.predict("timm:resnet50", batch=8, artifacts=arts)
+    # an artifact as trained before the ONNX form was part of it: refused in one line, then converted
+    meta_path = arts / f"{key}.artifact.json"
+    meta = json.loads(meta_path.read_text())
+    meta.pop("booster_onnx")
+    meta["files"].pop(onnx_file.name)
+    meta["format_version"] = 1
+    meta_path.write_text(json.dumps(meta))
+    onnx_file.unlink()
+    with pytest.raises(ArtifactMismatchError, match="format 1.*perfgraphs predict convert"):
+        perfgraphs.predict("timm:resnet50", batch=8, artifacts=arts)
+    rc, out, err = _cli(["predict", "convert", "--artifacts", str(arts)], capsys)
+    assert rc == 0, err
+    assert f"{len(list(ARTIFACTS_DIR.glob('*.artifact.json')))} artifacts" in out
+    assert read_meta(key, arts) == read_meta(key)  # the conversion is deterministic: the shipped metadata again
+    assert onnx_file.read_bytes() == (ARTIFACTS_DIR / onnx_file.name).read_bytes()
+    shipped = perfgraphs.predict("timm:resnet50", batch=8)
+    again = perfgraphs.predict("timm:resnet50", batch=8, artifacts=arts)
+    assert again["latency_ms"].value == shipped["latency_ms"].value
+
+
+_HEAVY = ("torch", "timm", "torchvision", "transformers", "xgboost", "sklearn", "scipy", "pandas")
+
+
+@pytest.mark.parametrize("call", [
+    "import perfgraphs; perfgraphs.predict('timm:resnet50', batch=8, platform='cpu-torch-fp32')",
+    "from perfgraphs.cli import main; assert main(['predict', 'timm:resnet50', '--batch', '8', '--platform', "
+    "'cpu-torch-fp32']) == 0",
+])
+def test_a_cached_graph_predict_in_a_fresh_interpreter_imports_no_framework(call, resnet50, own_cache):
+    # the resnet50 fixture has exported and cached the graph in this module's cache; a new process
+    # answering from it needs neither the exporters (torch, timm) nor XGBoost and scikit-learn
+    import subprocess
+    import sys
+
+    code = f"import json, sys\n{call}\nprint(json.dumps(sorted(m for m in {_HEAVY!r} if m in sys.modules)))"
+    env = {**os.environ, "PERFGRAPHS_HOME": str(own_cache)}
+    env.pop("PERFGRAPHS_EXTERNAL_DIR", None)
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
+
 # -- bad input ----------------------------------------------------------------------------------
 def _bad_onnx(path: Path) -> Path:
     from onnx import TensorProto, helper, numpy_helper

@@ -100,10 +100,15 @@ def timm_platforms(local_dir: Path | str | None = None, *, download: bool = Fals
     ``download``, the pinned files' platforms: their names alone say what they are.
     """
     from perfgraphs.loaders.sources import SourceFileMissingError
-    from perfgraphs.loaders.timm_benchmark import TIMM_INFER_FILES, import_timm_benchmark, parse_platform
+    from perfgraphs.loaders.timm_benchmark import (TIMM_INFER_FILES, discover_timm_files, import_timm_benchmark,
+                                                   parse_platform)
 
     pinned = [(parse_platform(f.name), f.sha256) for f in TIMM_INFER_FILES]
     try:
+        if not discover_timm_files(local_dir, progress=False, download=download).paths:
+            # nothing local: the pinned files stand for the source, and no table is built (an
+            # Arrow table imports pandas, most of a cached ``perfgraphs predict``'s imports)
+            return tuple(sorted((_from_timm(p, sha) for p, sha in pinned), key=lambda p: p.name))
         imported = import_timm_benchmark(local_dir, download=download, warn=False, progress=False)
     except SourceFileMissingError:
         # an external folder without timm's files (only another source's): what a build would

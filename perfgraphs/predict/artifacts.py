@@ -119,8 +119,10 @@ def write_onnx_booster(booster, path: Path, X: np.ndarray, transform: dict) -> d
     from onnxmltools.convert.common.data_types import FloatTensorType
 
     X = np.asarray(X, dtype=np.float64)
-    model = convert_xgboost(booster, initial_types=[(ONNX_INPUT, FloatTensorType([None, X.shape[1]]))],
-                            target_opset=ONNX_OPSET)
+    # named after the file: the converter's default name is a random uuid, and the same booster
+    # must convert to the same bytes (the artifact records their sha256)
+    model = convert_xgboost(booster, name=path.name.removesuffix(".onnx"),
+                            initial_types=[(ONNX_INPUT, FloatTensorType([None, X.shape[1]]))], target_opset=ONNX_OPSET)
     data = model.SerializeToString()
     want = untransform(booster.predict(xgb.DMatrix(X)), transform)
     got = untransform(_onnx_session(data).run(None, {ONNX_INPUT: X.astype(np.float32)})[0], transform)
