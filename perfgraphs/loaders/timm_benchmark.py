@@ -25,7 +25,6 @@ from functools import lru_cache
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from perfgraphs.loaders.sources import (DiscoveredFiles, ImportedFile, SkippedFile, SkippedSourceFileWarning,
                                         SourceFile, SourceFormatError, discover_source)
@@ -332,6 +331,10 @@ def cross_version_noise_floor_details(table: pa.Table) -> list[NoiseFloor]:
     stack makes on another. MAPE = mean(|a - b| / b) over all ordered pairs (a != b versions).
     Duplicate rows of one configuration within a file are averaged first.
     """
+    # imported here: pyarrow.compute builds ~300 wrappers on import (0.3 s), which discovering the
+    # platforms (every `perfgraphs predict`) does not need
+    import pyarrow.compute as pc
+
     t = table.filter(pc.is_valid(table["latency_ms"]))
     cols = [t[c].to_pylist() for c in ("arch", "img_size", "batch_size", "device", "precision",
                                         "layout", "compiled", "torch_version", "latency_ms")]
