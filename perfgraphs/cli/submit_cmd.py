@@ -10,7 +10,7 @@ from pathlib import Path
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    from perfgraphs.leaderboard.harness import Limits
+    from perfgraphs.leaderboard.limits import Limits
 
     d = Limits()
     p.add_argument("path", type=Path, help="submission folder (with submission.yaml)")

@@ -47,6 +47,7 @@ from perfgraphs.data.build import LABEL_COLUMNS, STATIC_COLUMNS
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.leaderboard import confine, isolation
 from perfgraphs.leaderboard.channel import ORDER, Message, Receiver
+from perfgraphs.leaderboard.limits import Limits  # where it is defined: the CLI reads it without this module
 
 MB = 1024 * 1024
 # The graph columns a predictor may see for test rows (as built by perfgraphs.data.build).
@@ -67,13 +68,6 @@ ID_COLUMNS = ("sample_id", "row_id")
 
 class SeedFailed(PerfgraphsError):
     """A seed's predictor process crashed, exceeded a limit or returned nothing."""
-
-
-@dataclass(frozen=True)
-class Limits:
-    time_limit_s: float = 1800.0  # fit + predict of one seed (the submission's import counts)
-    memory_mb: int = 8192  # resident set of the predictor's process tree
-    startup_s: float = 600.0  # interpreter start and data loading, before the clock starts
 
 
 @dataclass
