@@ -227,12 +227,13 @@ REFERENCE_BASELINES: dict[str, frozenset[str]] = {
 }
 
 # Reference predictors of leave-one-platform-out (perfgraphs.baselines.transfer) and the variants of
-# the protocol each applies to: the ratio rule and the source model read the test architectures'
-# labels on other platforms, so they need them visible; the static model needs none.
+# the protocol each applies to: the ratio rule and its profile-corrected form read the test
+# architectures' labels on other platforms, so they need them visible; the static model (graph
+# features + platform descriptor, adapted with the shots) is the reference where nothing is visible.
 TRANSFER_BASELINES: dict[str, tuple[str, ...]] = {
     "ratio-transfer": ("known-models", "known-models-other-devices"),
-    "source-gbm-transfer": ("known-models", "known-models-other-devices"),
-    "static-gbm-transfer": ("known-models", "unseen-models", "known-models-other-devices"),
+    "profile-transfer": ("known-models", "known-models-other-devices"),
+    "static-gbm-transfer": ("unseen-models",),
 }
 
 DATASETS: dict[str, Dataset] = {d.name: d for d in (

@@ -73,6 +73,28 @@ def _op_mix_fit(z: np.ndarray, resid: np.ndarray, alpha: float):
     return Ridge(alpha=alpha).fit(z, resid)
 
 
+N_MIX = 7  # the correction inputs' operator shares (5) and log size (2); a profile follows them
+
+
+def _profile_correction(kind: str, profile: np.ndarray, resid: np.ndarray, k: int = 7, alpha: float = 30.0):
+    """A residual correction from the architectures' profiles across the source platforms: the
+    shots whose profiles are nearest ("profile-knn", inverse-distance weights over the ``k``
+    nearest, shrunk toward 0 by one pseudo-shot) or a ridge on the profile ("profile-ridge")."""
+    if kind == "profile-ridge":
+        from sklearn.linear_model import RidgeCV
+
+        # the penalty by the shots' own (efficient) leave-one-out, inside each outer fold
+        model = RidgeCV(alphas=(0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0)).fit(profile, resid)
+        return lambda fam, zz: model.predict(zz[:, N_MIX:])
+
+    def knn(fam, zz):
+        d = np.sqrt(((zz[:, N_MIX:][:, None, :] - profile[None, :, :]) ** 2).sum(axis=2))
+        near = np.argsort(d, axis=1)[:, :k]
+        w = 1.0 / (np.take_along_axis(d, near, axis=1) + 0.05)
+        return (w * resid[near]).sum(axis=1) / (w.sum(axis=1) + w.mean(axis=1))
+    return knn
+
+
 @dataclass(frozen=True)
 class SourceMap:
     """log y(new) ≈ slope · log y(source) + offset, and its leave-one-out error on the shots."""
@@ -99,18 +121,32 @@ class RatioTransfer(RegressorMixin, BaseEstimator):
 
     def __init__(self, maps: tuple[str, ...] = ("ratio", "affine"),
                  corrections: tuple[str, ...] = ("none", "family", "op-mix"), min_coverage: float = 0.8,
-                 family_shrinkage: float = 3.0, op_mix_alpha: float = 3.0):
+                 family_shrinkage: float = 3.0, op_mix_alpha: float = 3.0, min_regression_shots: int = 16):
         self.maps = maps
         self.corrections = corrections
         self.min_coverage = min_coverage
         self.family_shrinkage = family_shrinkage
         self.op_mix_alpha = op_mix_alpha
+        self.min_regression_shots = min_regression_shots
 
     # the correction's inputs: operator shares and log size, standardised on the shots
     def _mix_features(self, table, rows: np.ndarray) -> np.ndarray:
         mix = table.op_mix()[rows]
         size = np.log1p(table.static[rows][:, [0, 2]])  # MACs, parameters
-        return np.column_stack([mix, size])
+        if getattr(self, "_profile", None) is None:
+            return np.column_stack([mix, size])
+        return np.column_stack([mix, size, self._profile[rows]])
+
+    def _profile_matrix(self, table, p: int, s: int):
+        """Each architecture's profile across the source platforms: its log label on each relative
+        to the chosen source, minus that platform's median (0 where unlabelled). Only profile
+        corrections read it."""
+        if not any(c.startswith("profile-") for c in self.corrections):
+            return None
+        logs = np.log(table.labels)
+        rel = np.delete(logs - logs[:, [s]], [p, s], axis=1)
+        rel = rel - np.nanmedian(np.where(np.isfinite(rel), rel, np.nan), axis=0, keepdims=True)
+        return np.nan_to_num(rel, nan=0.0)
 
     def _correction(self, kind: str, families, z, resid):
         if kind == "none":
@@ -118,14 +154,22 @@ class RatioTransfer(RegressorMixin, BaseEstimator):
         if kind == "family":
             offsets = _family_offsets(families, resid, self.family_shrinkage)
             return lambda fam, zz: np.array([offsets.get(f, 0.0) for f in fam])
+        # a regression's correction stays within the residuals the shots showed: a test graph far
+        # outside the shots' operator mix or profile must not be extrapolated into a wild factor
+        lo, hi = float(resid.min()), float(resid.max())
         if kind == "op-mix":
+            z = z[:, :N_MIX]
             mu, sd = z.mean(axis=0), z.std(axis=0) + 1e-9
             model = _op_mix_fit((z - mu) / sd, resid, self.op_mix_alpha)
-            return lambda fam, zz: model.predict((zz - mu) / sd)
-        raise TransferFitError(f"unknown correction {kind!r} (none, family, op-mix)")
+            return lambda fam, zz: np.clip(model.predict((zz[:, :N_MIX] - mu) / sd), lo, hi)
+        if kind.startswith("profile-"):
+            correction = _profile_correction(kind, z[:, N_MIX:], resid)
+            return lambda fam, zz: np.clip(correction(fam, zz), lo, hi)
+        raise TransferFitError(f"unknown correction {kind!r} (none, family, op-mix, profile-knn, profile-ridge)")
 
     def fit(self, table, platform: str):
         p, rows, logs = _shots(table, platform)
+        self._profile = None
         y = logs[rows, p]
         need = max(2, int(np.ceil(self.min_coverage * len(rows))))
         maps = []
@@ -150,6 +194,7 @@ class RatioTransfer(RegressorMixin, BaseEstimator):
         maps.sort(key=lambda m: (m.loo_mape, -m.coverage, m.source, m.kind))
         self.maps_ = tuple(maps)
         best = maps[0]
+        self._profile = self._profile_matrix(table, p, table.column(best.source))
         # the correction: leave-one-out of map + correction together, over the shots the best source labels
         j = table.column(best.source)
         ok = np.isfinite(logs[rows, j])
@@ -157,7 +202,9 @@ class RatioTransfer(RegressorMixin, BaseEstimator):
         fam = np.asarray(table.families)[r_rows]
         z = self._mix_features(table, r_rows)
         loo_error, loo_pred = {}, {}
-        for kind in self.corrections:
+        # regressions need shots to spare: below min_regression_shots only offsets are tried
+        kinds = [k for k in self.corrections if k in ("none", "family") or len(x) >= self.min_regression_shots]
+        for kind in kinds:
             pred = np.empty(len(x))
             for i in range(len(x)):
                 m = np.arange(len(x)) != i
@@ -167,7 +214,8 @@ class RatioTransfer(RegressorMixin, BaseEstimator):
                 pred[i] = slope * x[i] + offset + corr(fam[i:i + 1], z[i:i + 1])[0]
             loo_error[kind], loo_pred[kind] = _rel_error(pred, yy), pred
         self.loo_mape_by_correction_ = loo_error
-        self.correction_kind_ = min(self.corrections, key=lambda k: (loo_error[k], k != "none"))
+        # a correction must lower the error, not tie it within rounding
+        self.correction_kind_ = min(kinds, key=lambda k: (round(loo_error[k], 9), k != "none"))
         # each shot's prediction by the rule fitted without it (the source choice aside), for stacking
         self.loo_log_pred_ = dict(zip(r_rows.tolist(), loo_pred[self.correction_kind_].tolist()))
         base = best.slope * x + best.offset
@@ -343,9 +391,13 @@ class SourceModelTransfer(RegressorMixin, BaseEstimator):
         return np.exp(a @ self.coef_)
 
 
+# the stronger known-models rule: the ratio rule whose residual may also be explained by the
+# architecture's profile across every source platform (a ridge on its log labels there)
+PROFILE_CORRECTIONS = ("none", "family", "op-mix", "profile-ridge")
+
 # the reference transfer predictors by name (the registry's TRANSFER_BASELINES names which run where)
 TRANSFER_PREDICTORS = {
     "ratio-transfer": lambda seed: RatioTransfer(),
-    "source-gbm-transfer": lambda seed: SourceModelTransfer(use_labels=True, random_state=seed),
+    "profile-transfer": lambda seed: RatioTransfer(corrections=PROFILE_CORRECTIONS),
     "static-gbm-transfer": lambda seed: SourceModelTransfer(use_labels=False, random_state=seed),
 }

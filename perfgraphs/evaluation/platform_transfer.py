@@ -140,7 +140,7 @@ def load_platform_table(dataset: str, config: str, target: str, home: Path | Non
     return table_from_rows(pooled.to_dict(), target, platforms), manifest
 
 
-def _check_request(variant: str, shots: int) -> None:
+def check_request(variant: str, shots: int) -> None:
     from perfgraphs.data.splits import PROTOCOLS
 
     spec = PROTOCOLS[PROTOCOL]
@@ -148,6 +148,13 @@ def _check_request(variant: str, shots: int) -> None:
         raise TransferProtocolError(f"unknown variant {variant!r} of {PROTOCOL} (variants: {', '.join(spec['variants'])})")
     if shots not in spec["shots"]:
         raise TransferProtocolError(f"{PROTOCOL} is defined for K in {list(spec['shots'])}, not {shots}")
+
+
+def check_draw(draw: int) -> None:
+    from perfgraphs.data.splits import PROTOCOLS
+
+    if draw not in PROTOCOLS[PROTOCOL]["seeds"]:
+        raise TransferProtocolError(f"{PROTOCOL} is defined for draws {list(PROTOCOLS[PROTOCOL]['seeds'])}, not {draw}")
 
 
 def platform_groups(table: PlatformTable, platform: str) -> dict[str, list[str]]:
@@ -163,7 +170,7 @@ def platform_groups(table: PlatformTable, platform: str) -> dict[str, list[str]]
 def transfer_task(table: PlatformTable, platform: str, shots: int, draw: int, variant: str) -> TransferTask:
     from perfgraphs.data.splits import platform_transfer_shots
 
-    _check_request(variant, shots)
+    check_request(variant, shots)
     p = table.column(platform)
     parts = platform_transfer_shots(platform_groups(table, platform), platform, shots, draw)
     row_of = {sid: i for i, sid in enumerate(table.ids)}

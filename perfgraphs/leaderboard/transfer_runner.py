@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 
 from perfgraphs.errors import PerfgraphsError
-from perfgraphs.evaluation.platform_transfer import (PROTOCOL, PlatformTable, interval95, load_platform_table,
-                                                     score_task, transfer_task)
+from perfgraphs.evaluation.platform_transfer import (PROTOCOL, PlatformTable, check_draw, interval95,
+                                                     load_platform_table, score_task, transfer_task)
 
 METRICS = ("mape_pct", "acc_10_pct", "kendall_tau")
 
@@ -98,6 +98,12 @@ def run_transfer(spec: TransferSpec, home: Path | None = None, table: PlatformTa
     if spec.variant not in TRANSFER_BASELINES.get(spec.baseline, ()):
         raise PerfgraphsError(f"{spec.baseline} does not apply to the {spec.variant} variant "
                               f"(it needs: {', '.join(TRANSFER_BASELINES.get(spec.baseline, ())) or 'nothing registered'})")
+    from perfgraphs.evaluation.platform_transfer import check_request
+
+    for k in spec.shots:
+        check_request(spec.variant, k)
+    for d in spec.draws:
+        check_draw(d)
     ds = get_dataset(spec.dataset)
     if table is None:
         table, manifest = load_platform_table(ds.name, spec.config, spec.target, home)
