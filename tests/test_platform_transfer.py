@@ -255,3 +255,42 @@ def test_ratio_rule_on_a_real_gpu_platform():
     res = run_transfer(TransferSpec("perfgraphs/nnlqp", "timm-platforms", "latency_per_sample_ms", "ratio-transfer",
                                     "known-models", (32,), (0,), (gpu,)), table=table)
     assert res.rows[0]["n"] > 500 and res.rows[0]["mape_pct"] < 20
+
+
+def test_transfer_predictors_are_scikit_learn_estimators():
+    from sklearn.base import clone
+
+    from perfgraphs.baselines.transfer import PROFILE_CORRECTIONS, TRANSFER_PREDICTORS
+    from perfgraphs.registry import TRANSFER_BASELINES
+
+    rule = RatioTransfer(maps=("ratio",), corrections=PROFILE_CORRECTIONS, family_shrinkage=5.0)
+    assert clone(rule).get_params() == rule.get_params()
+    assert clone(SourceModelTransfer(max_iter=7)).get_params()["max_iter"] == 7
+    assert set(TRANSFER_PREDICTORS) == set(TRANSFER_BASELINES)  # every registered reference runs
+
+
+def test_profile_correction_learns_what_another_card_pair_shows():
+    """The new card (rtx4090, nhwc) combines two per-architecture effects no single source carries:
+    the 4090's (seen on gpu-b, nchw) and the layout's (seen between gpu-a and gpu-a-nhwc). The ratio
+    rule maps one source and misses the other effect; the profile correction (a ridge on the
+    architecture's labels across the sources) composes them: log new = log gpu-b + log gpu-a-nhwc
+    − log gpu-a."""
+    from perfgraphs.baselines.transfer import TRANSFER_PREDICTORS
+
+    rng = np.random.default_rng(9)
+    n = 300
+    base = np.exp(rng.uniform(-2, 4, n))
+    layout = np.where(rng.random(n) < 0.3, 1.8, 1.0)  # a third of the graphs slow down in nhwc
+    device = np.exp(rng.normal(0, 0.25, n))  # the 4090's per-architecture speed-up varies
+    noise = lambda: np.exp(rng.normal(0, 0.01, n))  # noqa: E731
+    platforms = [_platform("gpu-a", "rtx3090"), _platform("gpu-a-nhwc", "rtx3090", layout="nhwc"),
+                 _platform("gpu-b", "rtx4090"), _platform("gpu-b-nhwc", "rtx4090", layout="nhwc")]
+    labels = {"gpu-a": base * noise(), "gpu-a-nhwc": base * layout * noise(), "gpu-b": 0.6 * base * device * noise(),
+              "gpu-b-nhwc": 0.6 * base * device * layout * noise()}
+    table = synthetic_table(labels, platforms, n)
+    task = transfer_task(table, "gpu-b-nhwc", 64, 0, "known-models")
+    scores = {}
+    for name in ("ratio-transfer", "profile-transfer"):
+        pred = TRANSFER_PREDICTORS[name](0).fit(task.table, "gpu-b-nhwc").predict(task.table, task.test_rows)
+        scores[name] = np.mean(np.abs(pred - task.y_test) / task.y_test) * 100
+    assert scores["ratio-transfer"] > 8 and scores["profile-transfer"] < 4, scores

@@ -145,7 +145,9 @@ class RatioTransfer(RegressorMixin, BaseEstimator):
             return None
         logs = np.log(table.labels)
         rel = np.delete(logs - logs[:, [s]], [p, s], axis=1)
-        rel = rel - np.nanmedian(np.where(np.isfinite(rel), rel, np.nan), axis=0, keepdims=True)
+        labelled = np.isfinite(rel).any(axis=0)  # a source hidden whole (other-devices) says nothing
+        rel = rel[:, labelled]
+        rel = rel - np.nanmedian(rel, axis=0, keepdims=True)
         return np.nan_to_num(rel, nan=0.0)
 
     def _correction(self, kind: str, families, z, resid):
