@@ -294,3 +294,43 @@ def test_profile_correction_learns_what_another_card_pair_shows():
         pred = TRANSFER_PREDICTORS[name](0).fit(task.table, "gpu-b-nhwc").predict(task.table, task.test_rows)
         scores[name] = np.mean(np.abs(pred - task.y_test) / task.y_test) * 100
     assert scores["ratio-transfer"] > 8 and scores["profile-transfer"] < 4, scores
+
+
+def test_a_run_becomes_tables_and_leaderboard_records_per_k(tmp_path):
+    """Scored by the registry's Evaluator (real platform names of the config), summarised with
+    intervals over draws, written as tables and as records the site shows on a board of their own."""
+    from perfgraphs.leaderboard.records import append_entry, read_entries
+    from perfgraphs.leaderboard.site import build_site
+    from perfgraphs.leaderboard.transfer_runner import TransferSpec, run_transfer, to_entries, write_tables
+    from perfgraphs.registry import get_dataset
+
+    ds = get_dataset("nnlqp")
+    cfg = next(c for c in ds.configs if "leave-one-platform-out" in c.split_protocols)
+    names = [p for p in cfg.platforms if p.startswith("timm-rtx")][:3]
+    rng = np.random.default_rng(2)
+    n = 90
+    base = np.exp(rng.uniform(-2, 3, n))
+    platforms = [_platform(name, "rtx3090" if "3090" in name else "rtx4090") for name in names]
+    labels = {names[0]: base, names[1]: 1.5 * base * np.exp(rng.normal(0, 0.02, n)), names[2]: 0.7 * base}
+    table = synthetic_table(labels, platforms, n)
+    spec = TransferSpec(ds.name, cfg.name, "latency_per_sample_ms", "ratio-transfer", "known-models", (8, 16), (0, 1, 2))
+    res = run_transfer(spec, table=table, content_hash="c0ffee")
+    assert len(res.rows) == 3 * 2 * 3 and all(r["n"] == n - r["shots"] for r in res.rows)
+    exact = [s for s in res.summary() if s["platform"] == names[2]]  # 0.7 × names[0], exactly
+    assert all(s["mape_pct"] == pytest.approx(0.0, abs=1e-9) and s["acc_10_pct"] == 100.0 for s in exact)
+    mean = res.mean_over_platforms(16, gpu_only=True)
+    per_draw = [np.mean([r["mape_pct"] for r in res.rows if r["shots"] == 16 and r["draw"] == d]) for d in (0, 1, 2)]
+    assert mean["mape_pct"] == pytest.approx(np.mean(per_draw))
+    assert mean["mape_pct_ci95"] == pytest.approx(1.96 * np.std(per_draw, ddof=1) / np.sqrt(3))
+    csv_path, md_path = write_tables([res], tmp_path, "t", "cmd")
+    assert "K = 16" in md_path.read_text() and csv_path.read_text().count("\n") > 6
+    entries = to_entries(res)
+    assert [e.protocol for e in entries] == ["leave-one-platform-out/known-models/K8",
+                                             "leave-one-platform-out/known-models/K16"]
+    assert [s["seed"] for s in entries[1].per_seed] == [0, 1, 2]
+    assert entries[1].dataset_content_hash == "c0ffee"
+    for e in entries:
+        append_entry(e, root=tmp_path)
+    assert len(read_entries(ds.name, tmp_path)) == 2
+    site = build_site(tmp_path / "site", tmp_path)
+    assert "leave-one-platform-out/known-models/K16" in site.read_text()

@@ -193,8 +193,36 @@ def write_tables(results: list[TransferResult], out_dir: Path, stem: str, comman
                          f"{p[platform]['acc_10_pct']:.1f}, {p[platform]['kendall_tau']:.3f}" for p in per]
                 lines.append(f"| {platform} | {per[0][platform]['n_test']} | " + " | ".join(cells) + " |")
             lines.append("")
+    lines += _against_the_rule(results)
     md_path.write_text("\n".join(lines))
     return csv_path, md_path
+
+
+RULE = "ratio-transfer"  # the one-parameter rule every transfer reference is compared with
+
+
+def _against_the_rule(results: list[TransferResult]) -> list[str]:
+    """Per variant and K, each other baseline against the ratio rule on the GPU platforms: the mean
+    over them, and the platforms where it is worse than the rule beyond the rule's 95 % interval."""
+    lines = []
+    for variant in dict.fromkeys(r.spec.variant for r in results):
+        rule = next((r for r in results if r.spec.variant == variant and r.spec.baseline == RULE), None)
+        if rule is None:
+            continue
+        for other in (r for r in results if r.spec.variant == variant and r.spec.baseline != RULE):
+            if not lines:
+                lines += [f"## Against the ratio rule (GPU platforms; worse = mean MAPE above the rule's mean + its "
+                          "95 % half-width)", "", "| variant | baseline | K | mean MAPE (rule → it) | "
+                          "worse than the rule on |", "|---|---|---|---|---|"]
+            for k in sorted(set(rule.spec.shots) & set(other.spec.shots)):
+                mine = {s["platform"]: s for s in other.summary() if s["shots"] == k and s["gpu"]}
+                theirs = {s["platform"]: s for s in rule.summary() if s["shots"] == k and s["gpu"]}
+                worse = [p for p in mine if p in theirs and mine[p]["mape_pct"] >
+                         theirs[p]["mape_pct"] + theirs[p]["mape_pct_ci95"]]
+                a, b = rule.mean_over_platforms(k, True), other.mean_over_platforms(k, True)
+                lines.append(f"| {variant} | {other.spec.baseline} | {k} | {a['mape_pct']:.2f} → {b['mape_pct']:.2f} | "
+                             f"{', '.join(worse) if worse else 'none'} |")
+    return lines + [""] if lines else []
 
 
 # -- leaderboard records --------------------------------------------------------------------------------
