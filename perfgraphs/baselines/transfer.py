@@ -287,7 +287,7 @@ class SourceModelTransfer(RegressorMixin, BaseEstimator):
     descriptor model, for architectures labelled nowhere).
     """
 
-    def __init__(self, use_labels: bool = True, max_iter: int = 150, learning_rate: float = 0.1,
+    def __init__(self, use_labels: bool = True, max_iter: int = 80, learning_rate: float = 0.15,
                  max_leaf_nodes: int = 31, random_state: int = 0):
         self.use_labels = use_labels
         self.max_iter = max_iter
