@@ -334,3 +334,18 @@ def test_a_run_becomes_tables_and_leaderboard_records_per_k(tmp_path):
     assert len(read_entries(ds.name, tmp_path)) == 2
     site = build_site(tmp_path / "site", tmp_path)
     assert "leave-one-platform-out/known-models/K16" in site.read_text()
+
+
+def test_ratio_rule_uses_the_best_covering_source_when_none_covers_most_shots():
+    rng = np.random.default_rng(8)
+    n = 100
+    base = np.exp(rng.uniform(-1, 3, n))
+    partial = 2.0 * base
+    partial[::2] = np.nan  # labels only half of the architectures
+    platforms = [_platform("src", "rtx3090"), _platform("new", "rtx4090")]
+    table = synthetic_table({"src": partial, "new": base}, platforms, n)
+    task = transfer_task(table, "new", 32, 0, "known-models")
+    rule = RatioTransfer().fit(task.table, "new")
+    assert rule.maps_[0].coverage < 0.8 * 32 and np.exp(rule.maps_[0].offset) == pytest.approx(0.5)
+    labelled = task.test_rows[np.isfinite(partial[task.test_rows])]
+    np.testing.assert_allclose(rule.predict(task.table, labelled), base[labelled], rtol=1e-10)

@@ -173,7 +173,10 @@ class RatioTransfer(RegressorMixin, BaseEstimator):
         p, rows, logs = _shots(table, platform)
         self._profile = None
         y = logs[rows, p]
-        need = max(2, int(np.ceil(self.min_coverage * len(rows))))
+        # a source must label most shots; where none does (an old file's architectures, the new
+        # card's twins excluded), the best-covering sources compete on the shots they label
+        covered = [int(np.isfinite(logs[rows, j]).sum()) for j in range(logs.shape[1]) if j != p]
+        need = min(max(2, int(np.ceil(self.min_coverage * len(rows)))), max(max(covered, default=0), 2))
         maps = []
         for j, name in enumerate(table.platform_names):
             if j == p:
