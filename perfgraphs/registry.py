@@ -226,6 +226,16 @@ REFERENCE_BASELINES: dict[str, frozenset[str]] = {
     "llm-xgboost": frozenset({"tabular"}),
 }
 
+# Reference predictors of leave-one-platform-out (perfgraphs.baselines.transfer) and the variants of
+# the protocol each applies to: the ratio rule and its profile-corrected form read the test
+# architectures' labels on other platforms, so they need them visible; the static model (graph
+# features + platform descriptor, adapted with the shots) is the reference where nothing is visible.
+TRANSFER_BASELINES: dict[str, tuple[str, ...]] = {
+    "ratio-transfer": ("known-models", "known-models-other-devices"),
+    "profile-transfer": ("known-models", "known-models-other-devices"),
+    "static-gbm-transfer": ("unseen-models",),
+}
+
 DATASETS: dict[str, Dataset] = {d.name: d for d in (
     Dataset(
         name="perfgraphs/dippm",
@@ -295,7 +305,8 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
         configs=(
             Config("timm-platforms", "timm benchmark results (RTX 3090/4090, two CPUs) imported into the cache, "
                    "plus our own CPU platforms", "graphs", (PER_SAMPLE_LATENCY,),
-                   split_protocols=("random-70-15-15", "leave-one-family-out", "few-shot-platform"),
+                   split_protocols=("random-70-15-15", "leave-one-family-out", "few-shot-platform",
+                                    "leave-one-platform-out"),
                    platform_sources=NNLQP_PLATFORM_SOURCES, recipe="multiplatform",
                    sources=("pool", "external:timm-benchmark", "suite:*"), predict_mode="infer",
                    boards=(Board(f"latency_per_sample_ms{PLATFORM_SEPARATOR}{NNLQP_BOARD_PLATFORM}",

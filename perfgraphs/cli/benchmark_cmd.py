@@ -16,15 +16,59 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--protocol", default=None,
                    help="split protocol (default: the config's standard split; e.g. leave-one-family-out)")
     p.add_argument("--no-mlflow", action="store_true", help="score only, do not log")
+    transfer = p.add_argument_group("leave-one-platform-out (--protocol leave-one-platform-out; --seeds are its draws)")
+    transfer.add_argument("--variant", default="known-models",
+                          help="known-models | unseen-models | known-models-other-devices")
+    transfer.add_argument("--shots", type=int, nargs="+", default=[32], help="K labelled architectures of the held-out platform")
+    transfer.add_argument("--platforms", nargs="+", default=[], help="held-out platforms (default: every one)")
+    transfer.add_argument("--tables", default=None,
+                          help="write <TABLES>.csv and <TABLES>.md (per platform and mean over platforms)")
+    transfer.add_argument("--record", action="store_true", help="append one leaderboard record per K")
     p.set_defaults(func=run)
+
+
+def run_transfer_protocol(args: argparse.Namespace) -> int:
+    import shlex
+    import sys
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from perfgraphs.leaderboard.records import append_entry
+    from perfgraphs.leaderboard.transfer_runner import TransferSpec, run_transfer, to_entries, write_tables
+    from perfgraphs.registry import get_dataset
+
+    ds = get_dataset(args.dataset)
+    spec = TransferSpec(ds.name, ds.config(args.config).name, args.target, args.baseline, args.variant,
+                        tuple(args.shots), tuple(args.seeds), tuple(args.platforms))
+    result = run_transfer(spec)
+    console = Console()
+    for k in spec.shots:
+        for gpu_only in (True, False):
+            m = result.mean_over_platforms(k, gpu_only)
+            console.print(f"{spec.baseline} {spec.variant} K={k} mean over {m['platforms']} platforms "
+                          f"({m['n_platforms']}): MAPE {m['mape_pct']:.2f} ± {m['mape_pct_ci95']:.2f} %, "
+                          f"Acc(10 %) {m['acc_10_pct']:.1f} %, Kendall τ {m['kendall_tau']:.3f}")
+    if args.tables:
+        out = Path(args.tables)
+        command = "perfgraphs " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+        for path in write_tables([result], out.parent, out.name, command):
+            console.print(f"wrote {path}")
+    if args.record:
+        for entry in to_entries(result):
+            console.print(f"recorded {append_entry(entry)} ({entry.protocol})")
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
+    from perfgraphs.evaluation.platform_transfer import PROTOCOL
     from perfgraphs.leaderboard.runner import RunSpec, run_benchmark
 
+    if args.protocol == PROTOCOL:
+        return run_transfer_protocol(args)
     spec = RunSpec(args.dataset, args.config, args.target, args.baseline, tuple(args.seeds), args.quick,
                    protocol=args.protocol)
     result = run_benchmark(spec, log=not args.no_mlflow)

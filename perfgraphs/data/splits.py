@@ -75,6 +75,15 @@ PROTOCOLS = {
     # NNLQP's transfer to a new platform: seed k holds out platform k of the committed platform
     # order (platform_order); train on every label of the other platforms plus `shots` structures of it.
     "few-shot-platform": {"parts": ("few_shot", "test"), "shots": 32, "seeds": tuple(range(len(platform_order())))},
+    # A new platform from K labelled architectures (HELP, NNLQP's transfer, LitePred): every platform of
+    # the committed platform order is held out in turn; per K, draw d (its seed) picks the K shots
+    # (platform_transfer_shots), the rest of the platform tests. Variants say what the predictor sees
+    # of the other platforms: every label ("known-models"), none of the test architectures'
+    # ("unseen-models", HELP's setting), or every label but the same device's other files
+    # ("known-models-other-devices": no near-duplicate of the held-out card is a source).
+    "leave-one-platform-out": {"parts": ("few_shot", "test"), "shots": (8, 16, 32, 64, 128),
+                               "variants": ("known-models", "unseen-models", "known-models-other-devices"),
+                               "seeds": tuple(range(5))},
     # The LLM study's stratified 5-fold cross-validation (stratum = model) over tabular rows.
     "stratified-5-fold": {"parts": tuple(f"fold{k}" for k in range(5)), "seeds": (0,)},
 }
@@ -188,6 +197,29 @@ def few_shot_split(labeled: dict[str, dict[str, list[str]]], seed: int, shots: i
         raise UnknownSplitError(f"platform {platform}: no {shots} ids fill whole structure groups")
     return {"parts": {"few_shot": sorted(few), "test": sorted(test)}, "held_out_platform": platform, "shots": shots,
             "train_platforms": sorted(p for p, g in labeled.items() if p != platform and g)}
+
+
+def platform_transfer_shots(groups: dict[str, list[str]], platform: str, shots: int, draw: int) -> dict[str, list[str]]:
+    """leave-one-platform-out's parts for one held-out platform: ``groups`` (group key → its ids
+    labeled on ``platform``) in an order seeded by (platform, draw), whole groups becoming shots
+    until exactly ``shots`` ids are (a group that would overshoot is passed over); the other groups
+    test. The order depends only on the keys, the platform and the draw, so the parts are the
+    same on any machine and for any row order, and a draw's shots for a larger K extend its
+    shots for a smaller one whenever no group was passed over."""
+    spec = PROTOCOLS["leave-one-platform-out"]
+    if draw not in spec["seeds"]:
+        raise UnknownSplitError(f"protocol leave-one-platform-out is defined for draws {list(spec['seeds'])}, not {draw}")
+    if shots < 1:
+        raise UnknownSplitError(f"a few-shot split needs at least 1 shot, got {shots}")
+    n_ids = sum(len(ids) for ids in groups.values())
+    if n_ids <= shots:
+        raise UnknownSplitError(f"platform {platform} has {n_ids} labeled structures; a {shots}-shot split needs more")
+    few, test = [], []
+    for key in sorted(groups, key=lambda k: (_rank(f"{platform}|{k}", draw), k)):
+        (few if len(few) + len(groups[key]) <= shots else test).extend(groups[key])
+    if len(few) != shots:
+        raise UnknownSplitError(f"platform {platform}: no {shots} ids fill whole structure groups")
+    return {"few_shot": sorted(few), "test": sorted(test)}
 
 
 def split_path(dataset: str, protocol: str, seed: int, config: str | None = None) -> Path:

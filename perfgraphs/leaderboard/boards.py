@@ -72,7 +72,7 @@ def missing_reference_entries(results: Path | None = None) -> dict[Board, list[s
     by_dataset = {d: read_entries(d.split("/")[-1], results) for d in {b.dataset for b in BOARDS}}
     for board in BOARDS:
         on_board = [e for e in by_dataset[board.dataset] if (e.config, e.target) == (board.config, board.target)
-                    and e.test_set == "public"]
+                    and e.test_set == "public" and not e.protocol]
         _, current, _ = split_by_build(on_board, pins.get(f"{board.dataset} {board.config}"))
         entries = [e for e in current if e.tier == "verified"]
         absent = [b for b in applicable_baselines(board) if not any(reference_method(b, e.method) for e in entries)]

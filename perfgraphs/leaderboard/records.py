@@ -55,6 +55,10 @@ class Entry:
     # Added with isolation: how the predictor ran ("bubblewrap"; "" on records before it and on
     # self-reported entries). Timings and memory are the harness's; num_params is self-reported.
     isolation: str = ""
+    # Added with leave-one-platform-out: the protocol the entry was scored under when it is not the
+    # config's standard split ("leave-one-platform-out/<variant>/K<k>"; "" on every earlier record).
+    # Its per-seed entries are then the protocol's draws.
+    protocol: str = ""
 
     def mean_std(self, metric: str) -> tuple[float, float]:
         """Mean and sample std over the seeds whose score is defined; (nan, nan) when none is (a
@@ -81,14 +85,14 @@ class Entry:
 def entry_key(record: dict) -> tuple:
     """What makes two records the same entry: one per (method, code commit) per board."""
     return (record["method"], record["code_commit"], record["config"], record["target"],
-            record.get("test_set", "public"))
+            record.get("test_set", "public"), record.get("protocol", ""))
 
 
 def find_duplicate(dataset: str, method: str, code_commit: str, config: str, target: str,
-                   test_set: str = "public", root: Path | None = None) -> Entry | None:
+                   test_set: str = "public", root: Path | None = None, protocol: str = "") -> Entry | None:
     """The recorded entry a new submission would duplicate, if any (checked again under the lock
     when the record is appended)."""
-    key = (method, code_commit, config, target, test_set)
+    key = (method, code_commit, config, target, test_set, protocol)
     return next((e for e in read_entries(dataset, root) if entry_key(asdict(e)) == key), None)
 
 

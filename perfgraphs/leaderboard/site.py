@@ -129,7 +129,9 @@ def _entry_page(e: Entry, history: str = "") -> str:
     metrics = ("mape_pct", "rmse", "acc_10_pct", "kendall_tau")
     seeds = "".join("<tr>" + _cell(s["seed"]) + "".join(_cell(s.get(m), _num(s.get(m), ".4g")) for m in metrics)
                     + "</tr>" for s in e.per_seed)
-    fam = e.per_seed[0].get("per_family", {})
+    # a graph board's breakdown is per family; a transfer board's, per held-out platform (first draw)
+    fam = e.per_seed[0].get("per_family") or e.per_seed[0].get("per_platform", {})
+    unit = "held-out platform" if e.protocol else "family"
     fams = "".join("<tr>" + _cell(f, left=True) + _cell(v.get("n", "")) + _cell(v["mape_pct"], f"{v['mape_pct']:.2f}")
                    + _cell(v["acc_10_pct"], f"{v['acc_10_pct']:.1f}") + "</tr>" for f, v in sorted(fam.items()))
     head = "".join(f"<th>{m}</th>" for m in ("seed",) + metrics)
@@ -153,8 +155,8 @@ def _entry_page(e: Entry, history: str = "") -> str:
             f"{history}<table>{meta}</table>"
             f"<table class=sortable><caption>per seed ({scored})</caption><thead><tr>{head}</tr></thead>"
             f"<tbody>{seeds}</tbody></table>"
-            f"<table class=sortable><caption>per family (seed {e.per_seed[0]['seed']})</caption><thead><tr>"
-            f"<th class=l>family</th><th>n</th><th>MAPE %</th><th>Acc(10%) %</th></tr></thead><tbody>{fams}</tbody></table>"
+            f"<table class=sortable><caption>per {unit} (seed {e.per_seed[0]['seed']})</caption><thead><tr>"
+            f"<th class=l>{unit}</th><th>n</th><th>MAPE %</th><th>Acc(10%) %</th></tr></thead><tbody>{fams}</tbody></table>"
             + plot)
     return _page(e.method, body)
 
@@ -248,19 +250,20 @@ def build_site(out: Path | None = None, results: Path | None = None) -> Path:
     results = results or RESULTS_DIR
     out.mkdir(parents=True, exist_ok=True)
     pins = read_pins(pins_file(results))
-    groups: dict[tuple[str, str, str, str], list[Entry]] = {}
+    groups: dict[tuple[str, str, str, str, str], list[Entry]] = {}
     for path in sorted(results.glob("*.jsonl")):
         for e in read_entries(path.stem, results):
-            # entries scored on different test sets are never ranked against each other
-            groups.setdefault((e.dataset, e.config, e.target, e.test_set), []).append(e)
+            # entries scored on different test sets, or under different protocols (a transfer
+            # variant and K), are never ranked against each other
+            groups.setdefault((e.dataset, e.config, e.target, e.test_set, e.protocol), []).append(e)
     order = {b.key: i for i, b in enumerate(BOARDS)}
     # official boards in their declared order (public test set first), then every other board
-    keys = sorted(groups, key=lambda k: (k[:3] not in order, order.get(k[:3], 0), k[3] != "public", k))
+    keys = sorted(groups, key=lambda k: (k[:3] not in order or bool(k[4]), order.get(k[:3], 0), k[3] != "public", k))
     official_sections, other_sections = [], []
     missing = missing_reference_entries(results)
-    for dataset, config, target, test_set in keys:
+    for dataset, config, target, test_set, protocol in keys:
         pin = pins.get(f"{dataset} {config}")
-        _, on_build, previous = split_by_build(groups[(dataset, config, target, test_set)], pin)
+        _, on_build, previous = split_by_build(groups[(dataset, config, target, test_set, protocol)], pin)
         current, earlier = current_and_superseded(on_build)
         for e in current:
             (out / f"{entry_slug(e)}.html").write_text(_entry_page(e, _history(e, earlier[entry_slug(e)], None)))
@@ -269,13 +272,14 @@ def build_site(out: Path | None = None, results: Path | None = None) -> Path:
         for old in previous:
             (out / f"{entry_slug(old)}.html").write_text(_entry_page(old, "<p class=note><strong>Previous build</strong>: "
                                                                      "scored on an earlier dataset build; not ranked.</p>"))
-        key = f"{dataset} · {config} · {target}" + (" · hidden test set" if test_set != "public" else "")
+        key = (f"{dataset} · {config} · {target}" + (f" · {protocol}" if protocol else "")
+               + (" · hidden test set" if test_set != "public" else ""))
         public = test_set == "public"
         facts = board_facts(pin if public else None, target, current,
                             noise_floor_text(dataset, config, target) if public else None, hardware_of(dataset, config))
         table = (facts + _table(current, key, sum(map(len, earlier.values()))) if current else
                  facts + f"<p class=note>{html.escape(key)}: no entries on the current build yet.</p>") + _previous(previous)
-        board = official(dataset, config, target)
+        board = official(dataset, config, target) if not protocol else None
         if board is None:
             other_sections.append(table)
             continue
@@ -289,7 +293,7 @@ def build_site(out: Path | None = None, results: Path | None = None) -> Path:
                       else "hidden test set; every applicable reference baseline is listed")
         official_sections.append(f"<p class=note>{html.escape(board.why)} · {html.escape(status)}</p>{table}")
     for board in BOARDS:  # an official board nobody has been scored on yet still says what it lacks
-        if not any(k[:3] == board.key for k in groups):
+        if not any(k[:3] == board.key and not k[4] for k in groups):
             official_sections.append(f"<p class=note>{html.escape(' · '.join(board.key))}: {html.escape(board.why)} · "
                                      f"no entries yet (reference baselines missing: "
                                      f"{html.escape(', '.join(missing.get(board, [])))})</p>")

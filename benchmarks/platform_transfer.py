@@ -1,0 +1,86 @@
+"""Leave-one-platform-out result tables of the reference transfer predictors (issue 19).
+
+Runs every registered transfer baseline (``perfgraphs.registry.TRANSFER_BASELINES``) on every
+variant it applies to, each held-out platform in turn, and writes
+``benchmarks/results/<dataset>-<config>-<target>-leave-one-platform-out.{csv,md}``; with
+``--record``, one leaderboard record per (baseline, variant, K). Needs the built multi-platform
+config (``PERFGRAPHS_EXTERNAL_DIR`` for timm's files).
+
+    python -m benchmarks.platform_transfer --dataset nnlqp --config timm-platforms \\
+        --target latency_per_sample_ms [--record]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+RESULTS = Path(__file__).parent / "results"
+# (variant, K values): every K for the known-models variants, the issue's two for unseen models
+PLAN = (("known-models", (8, 16, 32, 64, 128)), ("known-models-other-devices", (32,)), ("unseen-models", (32, 128)))
+
+
+def main(argv: list[str] | None = None) -> int:
+    from perfgraphs.evaluation.platform_transfer import PROTOCOL, load_platform_table
+    from perfgraphs.leaderboard.records import append_entry
+    from perfgraphs.leaderboard.transfer_runner import (TransferResult, TransferSpec, run_transfer, to_entries,
+                                                        write_tables)
+    from perfgraphs.registry import TRANSFER_BASELINES, get_dataset
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dataset", required=True)
+    ap.add_argument("--config", required=True)
+    ap.add_argument("--target", required=True)
+    ap.add_argument("--draws", type=int, default=5)
+    ap.add_argument("--baselines", nargs="+", default=list(TRANSFER_BASELINES))
+    ap.add_argument("--record", action="store_true")
+    ap.add_argument("--variants", nargs="+", default=[v for v, _ in PLAN], help="run only these variants")
+    ap.add_argument("--work", default=None,
+                    help="keep each run's scores as JSON here, and write the tables from every run kept there "
+                         "(runs of several variants may then go in parallel processes)")
+    args = ap.parse_args(argv)
+    ds = get_dataset(args.dataset)
+    cfg = ds.config(args.config)
+    table, manifest = load_platform_table(ds.name, cfg.name, args.target)
+    work = Path(args.work) if args.work else None
+    results = []
+    for variant, shots in PLAN:
+        for baseline in args.baselines:
+            if variant not in TRANSFER_BASELINES[baseline] or variant not in args.variants:
+                continue
+            t0 = time.time()
+            spec = TransferSpec(ds.name, cfg.name, args.target, baseline, variant, shots, tuple(range(args.draws)))
+            res = run_transfer(spec, table=table, content_hash=manifest.get("content_hash", ""))
+            results.append(res)
+            if work is not None:
+                work.mkdir(parents=True, exist_ok=True)
+                (work / f"{baseline}--{variant}.json").write_text(json.dumps(
+                    {"spec": asdict(spec), "content_hash": res.content_hash, "rows": res.rows,
+                     "fit_seconds": res.fit_seconds, "gpu_platforms": res.gpu_platforms}))
+            summary = "; ".join(f"K={k} GPU MAPE {res.mean_over_platforms(k, True)['mape_pct']:.2f}" for k in shots)
+            print(f"{baseline} {variant}: {summary} ({time.time() - t0:.0f} s)", flush=True)
+            if args.record:
+                for entry in to_entries(res):
+                    append_entry(entry)
+    if work is not None:  # every run kept, in plan order
+        kept = {p.stem: json.loads(p.read_text()) for p in work.glob("*.json")}
+        results = [TransferResult(TransferSpec(**{k: tuple(v) if isinstance(v, list) else v
+                                                  for k, v in r["spec"].items()}), r["content_hash"], r["rows"],
+                                  r["fit_seconds"], tuple(r["gpu_platforms"]))
+                   for variant, _ in PLAN for b in TRANSFER_BASELINES
+                   if (r := kept.get(f"{b}--{variant}")) is not None]
+    stem = f"{ds.name.split('/')[-1]}-{cfg.name}-{args.target}-{PROTOCOL}"
+    command = ("python -m benchmarks.platform_transfer --dataset " + f"{args.dataset} --config {args.config} "
+               f"--target {args.target} --draws {args.draws} --record --work WORK  # one process per variant, "
+               "or all in one")
+    for path in write_tables(results, RESULTS, stem, command):
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,258 @@
+"""Leave-one-platform-out runs: a transfer predictor over every held-out platform, K and draw of
+:mod:`perfgraphs.evaluation.platform_transfer`, scored with the registry's Evaluator, summarised
+per platform and over platforms with 95 % intervals over the draws, and written as result tables
+(``benchmarks/results/``) and leaderboard records."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from perfgraphs.errors import PerfgraphsError
+from perfgraphs.evaluation.platform_transfer import (PROTOCOL, PlatformTable, check_draw, interval95,
+                                                     load_platform_table, score_task, transfer_task)
+
+METRICS = ("mape_pct", "acc_10_pct", "kendall_tau")
+
+
+@dataclass(frozen=True)
+class TransferSpec:
+    dataset: str
+    config: str
+    target: str  # the base target (one column per platform)
+    baseline: str
+    variant: str = "known-models"
+    shots: tuple[int, ...] = (32,)
+    draws: tuple[int, ...] = (0, 1, 2, 3, 4)
+    platforms: tuple[str, ...] = ()  # () = every platform of the committed order the build labels
+
+    @property
+    def identity(self) -> str:
+        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:16]
+
+
+@dataclass
+class TransferResult:
+    spec: TransferSpec
+    content_hash: str
+    rows: list[dict] = field(default_factory=list)  # one per (platform, K, draw)
+    fit_seconds: float = 0.0
+    gpu_platforms: tuple[str, ...] = ()
+
+    def summary(self) -> list[dict]:
+        """Per (platform, K): mean and 95 % half-width over draws of each metric."""
+        out = []
+        keys = sorted({(r["platform"], r["shots"]) for r in self.rows}, key=lambda k: (k[1], self._order(k[0])))
+        for platform, k in keys:
+            chosen = [r for r in self.rows if (r["platform"], r["shots"]) == (platform, k)]
+            row = {"platform": platform, "shots": k, "gpu": platform in self.gpu_platforms, "n_test": chosen[0]["n"],
+                   "draws": len(chosen)}
+            for m in METRICS:
+                row[m], row[f"{m}_ci95"], _ = interval95([r[m] for r in chosen])
+            out.append(row)
+        return out
+
+    def mean_over_platforms(self, shots: int, gpu_only: bool) -> dict:
+        """Each draw's mean over the held-out platforms, then the mean and interval over draws."""
+        rows = [r for r in self.rows if r["shots"] == shots and (r["platform"] in self.gpu_platforms or not gpu_only)]
+        out = {"shots": shots, "platforms": "GPU" if gpu_only else "all",
+               "n_platforms": len({r["platform"] for r in rows})}
+        for m in METRICS:
+            per_draw = [np.nanmean([r[m] for r in rows if r["draw"] == d]) for d in sorted({r["draw"] for r in rows})]
+            out[m], out[f"{m}_ci95"], _ = interval95(per_draw)
+        return out
+
+    def _order(self, platform: str) -> int:
+        names = list(dict.fromkeys(r["platform"] for r in self.rows))
+        return names.index(platform)
+
+
+def held_out_platforms(table: PlatformTable, dataset: str, only: tuple[str, ...] = ()) -> list[str]:
+    """The committed seed order of held-out platforms (few-shot-platform's), restricted to those
+    the build labels; ``only`` picks some (unknown names refused)."""
+    from perfgraphs.data.splits import platform_order
+
+    order = [p for p in platform_order(dataset) if p in table.platform_names]
+    order += [p for p in table.platform_names if p not in order]
+    if only:
+        unknown = [p for p in only if p not in table.platform_names]
+        if unknown:
+            raise PerfgraphsError(f"no platform {unknown[0]!r} in this build (platforms: {', '.join(order)})")
+        order = [p for p in order if p in only]
+    return order
+
+
+def run_transfer(spec: TransferSpec, home: Path | None = None, table: PlatformTable | None = None,
+                 content_hash: str = "", progress=None) -> TransferResult:
+    from perfgraphs.baselines.transfer import TRANSFER_PREDICTORS
+    from perfgraphs.registry import TRANSFER_BASELINES, get_dataset
+
+    if spec.baseline not in TRANSFER_PREDICTORS:
+        raise PerfgraphsError(f"unknown transfer baseline {spec.baseline!r} for {PROTOCOL} "
+                              f"(available: {', '.join(sorted(TRANSFER_PREDICTORS))})")
+    if spec.variant not in TRANSFER_BASELINES.get(spec.baseline, ()):
+        raise PerfgraphsError(f"{spec.baseline} does not apply to the {spec.variant} variant "
+                              f"(it needs: {', '.join(TRANSFER_BASELINES.get(spec.baseline, ())) or 'nothing registered'})")
+    from perfgraphs.evaluation.platform_transfer import check_request
+
+    for k in spec.shots:
+        check_request(spec.variant, k)
+    for d in spec.draws:
+        check_draw(d)
+    ds = get_dataset(spec.dataset)
+    if table is None:
+        table, manifest = load_platform_table(ds.name, spec.config, spec.target, home)
+        content_hash = manifest.get("content_hash", "")
+    platforms = held_out_platforms(table, ds.name, spec.platforms)
+    result = TransferResult(spec, content_hash,
+                            gpu_platforms=tuple(p.name for p in table.platforms if p.device_kind == "gpu"))
+    for platform in platforms:
+        for k in spec.shots:
+            for draw in spec.draws:
+                task = transfer_task(table, platform, k, draw, spec.variant)
+                t0 = time.perf_counter()
+                predictor = TRANSFER_PREDICTORS[spec.baseline](draw).fit(task.table, platform)
+                pred = predictor.predict(task.table, task.test_rows)
+                result.fit_seconds += time.perf_counter() - t0
+                result.rows.append(score_task(task, pred, ds.name, spec.config))
+                if progress is not None:
+                    progress(result.rows[-1])
+    return result
+
+
+# -- result tables -----------------------------------------------------------------------------------
+
+
+def _fmt(mean: float, half: float, digits: int = 2) -> str:
+    return f"{mean:.{digits}f} ± {half:.{digits}f}" if np.isfinite(mean) else "–"
+
+
+def write_tables(results: list[TransferResult], out_dir: Path, stem: str, command: str) -> tuple[Path, Path]:
+    """``<stem>.csv`` (one row per baseline × platform × K, and the means over platforms) and
+    ``<stem>.md`` (the same as tables) in ``out_dir``."""
+    import csv
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    csv_path, md_path = out_dir / f"{stem}.csv", out_dir / f"{stem}.md"
+    fields = ["baseline", "variant", "shots", "platform", "gpu", "n_test", "draws"]
+    fields += [f for m in METRICS for f in (m, f"{m}_ci95")]
+    with open(csv_path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=fields)
+        writer.writeheader()
+        for res in results:
+            for row in res.summary():
+                writer.writerow({"baseline": res.spec.baseline, "variant": res.spec.variant, **row})
+            for k in res.spec.shots:
+                for gpu_only in (True, False):
+                    mean = res.mean_over_platforms(k, gpu_only)
+                    writer.writerow({"baseline": res.spec.baseline, "variant": res.spec.variant, "shots": k,
+                                     "platform": f"mean over {mean['platforms']} platforms ({mean['n_platforms']})",
+                                     "gpu": gpu_only, "draws": len(res.spec.draws),
+                                     **{k2: v for k2, v in mean.items() if k2 in fields}})
+    first = results[0]
+    lines = [f"# {first.spec.dataset} {first.spec.config}: {PROTOCOL}, target {first.spec.target}", "",
+             f"Build content hash `{first.content_hash[:8]}`. Each held-out platform in turn; K labelled "
+             "architectures of it (whole structure groups), the rest of it tested; "
+             f"{len(first.spec.draws)} draws of the K per (platform, K). Mean ± 95 % interval over the draws "
+             "(1.96 standard errors); means over platforms: each draw's mean over the platforms, then over draws.",
+             "", "```bash", command, "```", ""]
+    for variant in dict.fromkeys(r.spec.variant for r in results):
+        group = [r for r in results if r.spec.variant == variant]
+        lines += [f"## {variant}", ""]
+        shots = sorted({k for r in group for k in r.spec.shots})
+        lines += ["### Mean over held-out platforms: MAPE % / Acc(10 %) % / Kendall τ", "",
+                  "| baseline | platforms | " + " | ".join(f"K = {k}" for k in shots) + " |",
+                  "|---|---|" + "---|" * len(shots)]
+        for r in group:
+            for gpu_only in (True, False):
+                cells = []
+                for k in shots:
+                    if k not in r.spec.shots:
+                        cells.append("–")
+                        continue
+                    m = r.mean_over_platforms(k, gpu_only)
+                    cells.append(f"{_fmt(m['mape_pct'], m['mape_pct_ci95'])} / {m['acc_10_pct']:.1f} / "
+                                 f"{m['kendall_tau']:.3f}")
+                label = f"GPU ({r.mean_over_platforms(shots[0] if shots[0] in r.spec.shots else r.spec.shots[0], True)['n_platforms']})" \
+                    if gpu_only else "all"
+                lines.append(f"| {r.spec.baseline} | {label} | " + " | ".join(cells) + " |")
+        lines.append("")
+        for k in shots:
+            present = [r for r in group if k in r.spec.shots]
+            lines += [f"### Per platform, K = {k}: MAPE % (± 95 %), Acc(10 %) %, Kendall τ", "",
+                      "| platform | n test | " + " | ".join(r.spec.baseline for r in present) + " |",
+                      "|---|---|" + "---|" * len(present)]
+            per = [{s["platform"]: s for s in r.summary() if s["shots"] == k} for r in present]
+            for platform in per[0]:
+                cells = [f"{_fmt(p[platform]['mape_pct'], p[platform]['mape_pct_ci95'])}, "
+                         f"{p[platform]['acc_10_pct']:.1f}, {p[platform]['kendall_tau']:.3f}" for p in per]
+                lines.append(f"| {platform} | {per[0][platform]['n_test']} | " + " | ".join(cells) + " |")
+            lines.append("")
+    lines += _against_the_rule(results)
+    md_path.write_text("\n".join(lines))
+    return csv_path, md_path
+
+
+RULE = "ratio-transfer"  # the one-parameter rule every transfer reference is compared with
+
+
+def _against_the_rule(results: list[TransferResult]) -> list[str]:
+    """Per variant and K, each other baseline against the ratio rule on the GPU platforms: the mean
+    over them, and the platforms where it is worse than the rule beyond the rule's 95 % interval."""
+    lines = []
+    for variant in dict.fromkeys(r.spec.variant for r in results):
+        rule = next((r for r in results if r.spec.variant == variant and r.spec.baseline == RULE), None)
+        if rule is None:
+            continue
+        for other in (r for r in results if r.spec.variant == variant and r.spec.baseline != RULE):
+            if not lines:
+                lines += [f"## Against the ratio rule (GPU platforms; worse = mean MAPE above the rule's mean + its "
+                          "95 % half-width)", "", "| variant | baseline | K | mean MAPE (rule → it) | "
+                          "worse than the rule on |", "|---|---|---|---|---|"]
+            for k in sorted(set(rule.spec.shots) & set(other.spec.shots)):
+                mine = {s["platform"]: s for s in other.summary() if s["shots"] == k and s["gpu"]}
+                theirs = {s["platform"]: s for s in rule.summary() if s["shots"] == k and s["gpu"]}
+                worse = [p for p in mine if p in theirs and mine[p]["mape_pct"] >
+                         theirs[p]["mape_pct"] + theirs[p]["mape_pct_ci95"]]
+                a, b = rule.mean_over_platforms(k, True), other.mean_over_platforms(k, True)
+                lines.append(f"| {variant} | {other.spec.baseline} | {k} | {a['mape_pct']:.2f} → {b['mape_pct']:.2f} | "
+                             f"{', '.join(worse) if worse else 'none'} |")
+    return lines + [""] if lines else []
+
+
+# -- leaderboard records --------------------------------------------------------------------------------
+
+
+def to_entries(result: TransferResult) -> list:
+    """One leaderboard record per K: its per-seed entries are the draws, each scored as the mean over
+    the GPU platforms held out (the board's headline), with every platform's scores beside it."""
+    from perfgraphs.data.manifest import source_commit
+    from perfgraphs.leaderboard.records import Entry
+    from perfgraphs.registry import get_dataset
+    from perfgraphs.tracking import environment_tags
+
+    spec = result.spec
+    ds = get_dataset(spec.dataset)
+    entries = []
+    for k in spec.shots:
+        per_seed = []
+        for d in spec.draws:
+            rows = [r for r in result.rows if r["shots"] == k and r["draw"] == d]
+            gpu = [r for r in rows if r["platform"] in result.gpu_platforms]
+            per_seed.append({"seed": d, "n": int(sum(r["n"] for r in gpu)),
+                             **{m: float(np.nanmean([r[m] for r in gpu])) for m in ("mape_pct", "rmse", "acc_10_pct",
+                                                                                      "kendall_tau")},
+                             "per_platform": {r["platform"]: {m: r[m] for m in ("n", *METRICS)} for r in rows}})
+        entries.append(Entry(
+            method=spec.baseline, dataset=ds.name, dataset_version=ds.version,
+            dataset_content_hash=result.content_hash, config=spec.config, target=spec.target, tier="verified",
+            division="closed", code_commit=source_commit(), per_seed=per_seed,
+            fit_seconds=result.fit_seconds / max(len(result.rows), 1), predictions_per_second=None, num_params=None,
+            hardware=environment_tags()["cpu"], run_identity=spec.identity,
+            protocol=f"{PROTOCOL}/{spec.variant}/K{k}"))
+    return entries
