@@ -114,8 +114,17 @@ def test_validation_search_picks_the_lowest_validation_mape(tiny_rows):
     model = LayerwiseBoost(grid=grid, seed=0).fit_features(F[::2], y[::2], F[1::2], y[1::2])
     scores = dict((p["n_estimators"], s) for p, s in model.grid_scores_)
     assert model.best_params_[0]["n_estimators"] == min(scores, key=scores.get)
+    assert len(model.grid_scores_) == 2 and scores[100] < scores[2]
+    # the selected model (the first trees of the grown booster) is the one a fresh fit of that point makes
     refit = AdditiveResidualBoost(n_additive=len(ADDITIVE_NAMES), seed=0, **model.best_params_[0]).fit(F[::2], y[::2])
     assert np.array_equal(model.predict_features(F[1::2]), refit.predict(F[1::2]))
+    grown = AdditiveResidualBoost(n_additive=len(ADDITIVE_NAMES), seed=0, n_estimators=100, subsample=0.5).fit(F, y)
+    fresh = AdditiveResidualBoost(n_additive=len(ADDITIVE_NAMES), seed=0, n_estimators=7, subsample=0.5).fit(F, y)
+    assert np.array_equal(grown.first_trees(7).predict(F), fresh.predict(F))
+    # without a validation set the selection holds out training rows, which return to the final fit
+    alone = LayerwiseBoost(grid=grid, seed=0).fit_features(F, y)
+    chosen = AdditiveResidualBoost(n_additive=len(ADDITIVE_NAMES), seed=0, **alone.best_params_[0]).fit(F, y)
+    assert np.array_equal(alone.predict_features(F), chosen.predict(F))
 
 
 def test_sklearn_contract():

@@ -19,8 +19,8 @@ Two stages, both on graph-level labels only (one platform's):
    saturates and the additive model carries the prediction.
 
 The gradient-boosting hyper-parameters are searched on the validation part (scikit-learn's
-``GridSearchCV`` over a one-split ``PredefinedSplit``, selection by MAPE), as :class:`StaticXGBoost`
-does; ``quick=True`` fits one CI-sized point.
+``ParameterGrid``, selection by validation MAPE, as :class:`StaticXGBoost` does; the tree counts of
+a grid point share one booster, scored on its first trees); ``quick=True`` fits one CI-sized point.
 
 :class:`AdditiveResidualBoost` is the model on a plain feature matrix (``X (n, d)``, its first
 ``n_additive`` columns the additive cost regressors): it passes scikit-learn's ``check_estimator``.
@@ -32,7 +32,7 @@ does; ``quick=True`` fits one CI-sized point.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.model_selection import GridSearchCV, ParameterGrid, PredefinedSplit
+from sklearn.model_selection import ParameterGrid
 
 from perfgraphs.baselines.common import (
     BaselineInputError, BaselineRegressor, NotFittedError, as_targets, squeeze_targets, validated,
@@ -63,23 +63,20 @@ _COL = {name: i for i, name in enumerate(RAW_NODE_FEATURES)}
 
 
 def _node_kinds(ops, raw: np.ndarray) -> np.ndarray:
-    """Kind index of every node (``raw``: the nodes' RAW_NODE_FEATURES rows)."""
-    memo: dict[tuple[str, bool], str] = {}
-    cats = []
-    for op, mm in zip(ops, raw[:, _COL["activation_matmul"]] > 0):
-        key = (op, bool(mm))
-        if key not in memo:
-            memo[key] = dippm_category(op, key[1])
-        cats.append(memo[key])
-    cats = np.array(cats, dtype=object)
+    """Kind index of every node (``ops``: the nodes' ONNX op types, ``raw``: their RAW_NODE_FEATURES rows)."""
+    ops = np.asarray(ops, dtype=object).astype(str)
+    matmul = raw[:, _COL["activation_matmul"]] > 0
+    names, inverse = np.unique(np.char.add(ops, np.where(matmul, "|1", "|0")), return_inverse=True)
+    cats = np.array([dippm_category(n[:-2], n.endswith("|1")) for n in names], dtype=object)[inverse].astype(str)
     groups, cin = raw[:, _COL["groups"]], raw[:, _COL["channels_in"]]
     kernel = raw[:, _COL["kernel_h"]] * np.maximum(raw[:, _COL["kernel_w"]], 1)
     strided = raw[:, _COL["stride_h"]] > 1
     conv = np.select([(groups > 1) & (groups >= cin), groups > 1, kernel <= 1, strided],
                      ["conv_depthwise", "conv_grouped", "conv_1x1", "conv_kxk_strided"], "conv_kxk")
-    pool = np.char.add(cats.astype(str), np.where(strided, "_s2", "_s1"))
-    kinds = np.where(cats == "conv", conv, np.where(np.char.startswith(cats.astype(str), "pool"), pool, cats))
-    return np.array([_KIND_INDEX[k] for k in kinds], dtype=np.int64)
+    pool = np.char.add(cats, np.where(strided, "_s2", "_s1"))
+    kinds = np.where(cats == "conv", conv, np.where(np.char.startswith(cats, "pool"), pool, cats))
+    names, inverse = np.unique(kinds, return_inverse=True)
+    return np.array([_KIND_INDEX[k] for k in names], dtype=np.int64)[inverse]
 
 
 def _graph_rows(kinds, flops, memory, params, graph_of_node, n_graphs, input_hw) -> np.ndarray:
@@ -209,6 +206,21 @@ class AdditiveResidualBoost(BaselineRegressor):
                                   num_boost_round=self.n_estimators) for t in range(y.shape[1])]
         return self
 
+    def first_trees(self, n_estimators: int) -> "AdditiveResidualBoost":
+        """A copy keeping the first ``n_estimators`` trees of each booster: the model a fit with
+        ``n_estimators`` would have made (boosting adds trees in order, each from the same seeded
+        sampler), which lets a search over tree counts train once."""
+        import copy
+
+        if not hasattr(self, "models_"):
+            raise NotFittedError(f"{type(self).__name__}.first_trees called before fit")
+        if not 1 <= n_estimators <= self.n_estimators:
+            raise BaselineInputError(f"first_trees({n_estimators}) of a model with {self.n_estimators} trees")
+        out = copy.copy(self)
+        out.n_estimators = n_estimators
+        out.models_ = [m[:n_estimators] for m in self.models_]
+        return out
+
     def predict(self, X) -> np.ndarray:
         import xgboost as xgb
 
@@ -227,8 +239,9 @@ class LayerwiseBoost(BaselineRegressor):
 
     With several grid points, each is fitted on the training rows and the one with the lowest
     validation MAPE is kept (the caller's validation set, else a seeded ``validation_fraction`` of
-    the training rows); the chosen point is refitted on the training rows. ``best_params_``,
-    ``grid_scores_`` ((params, MAPE) per point) and ``search_`` (the ``GridSearchCV``) record it."""
+    the training rows); the chosen model is the one fitted on the training rows (refitted on all of
+    them when the selection held some out). ``best_params_`` and ``grid_scores_`` ((params,
+    validation MAPE) per point) record it."""
 
     def __init__(self, grid: dict[str, tuple] | None = None, quick: bool = False, seed: int = 0, n_jobs: int = 1,
                  validation_fraction: float = 0.2):
@@ -267,29 +280,36 @@ class LayerwiseBoost(BaselineRegressor):
         if F.ndim != 2 or F.shape[1] != len(FEATURE_NAMES) or len(F) != len(y):
             raise BaselineInputError(f"expected ({len(y)}, {len(FEATURE_NAMES)}) features "
                                      f"(operator_mix_features), got {F.shape}")
-        points = list(ParameterGrid(self._grid()))
+        grid = self._grid()
         self.grid_scores_: list[tuple[dict, float]] = []
-        if len(points) == 1:
-            best = points[0]
+        if len(ParameterGrid(grid)) == 1:
+            best = list(ParameterGrid(grid))[0]
+            self.model_ = self._model(best).fit(F, y)
+            self.best_params_ = [best] * y.shape[1]
+            return self
+        if F_val is not None:
+            F_fit, y_fit, F_sel, y_sel = F, y, np.asarray(F_val, dtype=np.float64), as_targets(y_val)
         else:
-            if F_val is not None:
-                y_val = as_targets(y_val)
-                X_sel, y_sel = np.concatenate([F, np.asarray(F_val, dtype=np.float64)]), np.concatenate([y, y_val])
-                test_fold = np.r_[np.full(len(F), -1), np.zeros(len(y_val), dtype=int)]
-            else:
-                if len(F) < 2:
-                    raise BaselineInputError(f"grid selection needs at least 2 training rows, got {len(F)}")
-                X_sel, y_sel = F, y
-                test_fold = np.full(len(F), -1)
-                n_held = min(len(F) - 1, max(1, round(self.validation_fraction * len(F))))
-                test_fold[np.random.default_rng(self.seed).permutation(len(F))[:n_held]] = 0
-            search = GridSearchCV(self._model({}), self._grid(), scoring=mean_mape_score,
-                                  cv=PredefinedSplit(test_fold), refit=False, error_score="raise")
-            self.search_ = search.fit(X_sel, y_sel)
-            scores = -search.cv_results_["mean_test_score"]
-            self.grid_scores_ = [(dict(p), float(s)) for p, s in zip(search.cv_results_["params"], scores)]
-            best = self.grid_scores_[int(np.argmin(scores))][0]
-        self.model_ = self._model(best).fit(F, y)
+            if len(F) < 2:
+                raise BaselineInputError(f"grid selection needs at least 2 training rows, got {len(F)}")
+            n_held = min(len(F) - 1, max(1, round(self.validation_fraction * len(F))))
+            held = np.zeros(len(F), dtype=bool)
+            held[np.random.default_rng(self.seed).permutation(len(F))[:n_held]] = True
+            F_fit, y_fit, F_sel, y_sel = F[~held], y[~held], F[held], y[held]
+        # one booster per point of the other parameters, grown to the largest tree count; the
+        # smaller counts are its first trees (first_trees), scored without refitting
+        counts = tuple(grid["n_estimators"])
+        candidates = []
+        for point in ParameterGrid({k: v for k, v in grid.items() if k != "n_estimators"}):
+            grown = self._model({**point, "n_estimators": max(counts)}).fit(F_fit, y_fit)
+            for n in counts:
+                model = grown.first_trees(n)
+                self.grid_scores_.append(({**point, "n_estimators": n}, -mean_mape_score(model, F_sel, y_sel)))
+                candidates.append(model)
+        best_index = int(np.argmin([score for _, score in self.grid_scores_]))
+        best = self.grid_scores_[best_index][0]
+        # selected on held-out training rows: they return to the final fit
+        self.model_ = candidates[best_index] if F_val is not None else self._model(best).fit(F, y)
         self.best_params_ = [best] * y.shape[1]
         return self
 
