@@ -185,3 +185,17 @@ def test_rtx4090_board_random_split_within_the_issue_target():
     p = parts[0]
     pred = BaselinePredictor("layerwise-boost", target, seed=0, quick=True).fit(p.train, p.validation).predict(p.test)
     assert mape_pct(np.asarray(p.test[target], dtype=float), pred) <= 8.0
+
+
+def test_feature_cache_follows_the_rows(tiny_rows):
+    """Parts are remembered by their Hugging Face fingerprint: another selection of rows is another
+    entry, a cached entry equals a fresh computation, and nobody can write into it."""
+    from perfgraphs.baselines.layerwise_boost import cached_operator_mix_features
+
+    first, second = tiny_rows.select([0, 1, 2]), tiny_rows.select([3, 4, 5])
+    a, b = cached_operator_mix_features(first), cached_operator_mix_features(second)
+    assert np.array_equal(a, operator_mix_features(first)) and np.array_equal(b, operator_mix_features(second))
+    assert not np.array_equal(a, b)
+    assert cached_operator_mix_features(tiny_rows.select([0, 1, 2])) is a  # same rows, same fingerprint
+    with pytest.raises(ValueError):
+        a[0, 0] = -1.0
