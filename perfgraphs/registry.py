@@ -218,6 +218,7 @@ ENCODER_INPUT_COLUMNS = (
 # models run on either. Every official board lists each one of its config's kind.
 REFERENCE_BASELINES: dict[str, frozenset[str]] = {
     "layerwise-linear": frozenset({"graphs"}),
+    "layerwise-boost": frozenset({"graphs"}),
     "static-xgboost": frozenset({"graphs", "tabular"}),
     "static-mlp": frozenset({"graphs", "tabular"}),
     "dippm-sage": frozenset({"graphs"}),

@@ -145,6 +145,10 @@ def _chromium():
 BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                 "--disable-sync", "--no-first-run"]
 REFERENCE_BASELINES = ("static-mlp", "static-xgboost", "dippm-sage", "nnlqp-gnn", "trappm", "layerwise-linear")
+# references added after the boards were filled: each has been run on the boards listed here so far,
+# and the site names it as missing on the other boards of its kind until it is run there
+# (layerwise-boost: none yet; the nnlqp board's pinned build is not the one the current stores make)
+NEW_REFERENCES: dict[str, tuple[tuple[str, str, str], ...]] = {"layerwise-boost": ()}
 
 
 def test_site_in_a_headless_browser(tmp_path):
@@ -221,8 +225,10 @@ def test_committed_reference_entries_are_on_the_site(tmp_path):
         ever = {r["method"].removesuffix(" (quick)") for r in records
                 if (r["dataset"], r["config"], r["target"]) == board.key and r.get("test_set", "public") == "public"}
         assert ever >= set(baselines), board.key
+        new = tuple(NEW_REFERENCES) if board.key[:2] in graph_configs else ()
+        assert ever >= {b for b in new if board.key in NEW_REFERENCES[b]}, board.key
         current = {r["method"].removesuffix(" (quick)") for r in boards.get(board.key, [])}
-        absent = [b for b in baselines if b not in current]
+        absent = [b for b in baselines + new if b not in current]
         if absent:
             expected_missing[board.key] = sorted(absent)
     assert {b.key: sorted(v) for b, v in missing_reference_entries(RESULTS_DIR).items()} == expected_missing

@@ -8,7 +8,9 @@
 * graph models take ``X`` = a sequence of PyG graphs (a dataset made by
   :func:`perfgraphs.data.load.to_pyg`, or the list :func:`graph_inputs` returns with its ``y``
   for scikit-learn's utilities): :class:`DIPPMSage`, :class:`NNLQPGNN`, :class:`TraPPM`;
-* :class:`LayerwiseLinear` takes Hugging Face rows (it needs the raw node facts);
+* :class:`LayerwiseLinear` and :class:`LayerwiseBoost` take Hugging Face rows (they need the raw
+  node facts); :class:`AdditiveResidualBoost` is the latter on its feature matrix
+  (:func:`operator_mix_features`) and passes ``check_estimator``;
 * LLM study: :class:`LLMXGBoost` (model + hardware features, :func:`perfgraphs.data.llm_features`),
   :class:`LLMGNN` (its GNN baseline) and :class:`GNNLM` (GNN + language model, three stages;
   needs the ``[llm]`` extra: ``peft`` and the packaged MiniLM-L6-v2).
@@ -21,6 +23,7 @@ predictions are positive; ``quick=True`` swaps paper hyper-parameters for CI-siz
 from perfgraphs.baselines.common import graph_inputs, static_arrays
 from perfgraphs.baselines.dippm_sage import DIPPMSage
 from perfgraphs.baselines.gnn_lm import GNNLM
+from perfgraphs.baselines.layerwise_boost import AdditiveResidualBoost, LayerwiseBoost, operator_mix_features
 from perfgraphs.baselines.layerwise_linear import LayerwiseLinear, layer_features
 from perfgraphs.baselines.llm_gnn import LLMGNN
 from perfgraphs.baselines.llm_xgboost import LLMXGBoost
@@ -29,5 +32,6 @@ from perfgraphs.baselines.static_mlp import StaticMLP
 from perfgraphs.baselines.static_xgboost import StaticXGBoost
 from perfgraphs.baselines.trappm import TraPPM
 
-__all__ = ["DIPPMSage", "GNNLM", "LLMGNN", "LLMXGBoost", "LayerwiseLinear", "NNLQPGNN", "StaticMLP",
-           "StaticXGBoost", "TraPPM", "graph_inputs", "layer_features", "static_arrays"]
+__all__ = ["AdditiveResidualBoost", "DIPPMSage", "GNNLM", "LLMGNN", "LLMXGBoost", "LayerwiseBoost", "LayerwiseLinear",
+           "NNLQPGNN", "StaticMLP", "StaticXGBoost", "TraPPM", "graph_inputs", "layer_features",
+           "operator_mix_features", "static_arrays"]

@@ -26,6 +26,7 @@ BASELINES: dict[str, tuple[str, str]] = {
     "nnlqp-gnn": ("nnlqp", "graph"),
     "trappm": ("trappm", "graph"),
     "layerwise-linear": ("trappm", "rows"),
+    "layerwise-boost": ("trappm", "rows"),
     # LLM study; on the tabular llm rows (mlenergy, cpu-torch-fp32) the static kind reads the
     # model + hardware features (perfgraphs.data.llm_features) instead of a featurizer's static columns
     "llm-xgboost": ("trappm", "static"),
@@ -35,8 +36,9 @@ BASELINES: dict[str, tuple[str, str]] = {
 _FRAMEWORKS: dict[str, tuple[str, ...]] = {  # by input kind, then by baseline name
     "graph": ("torch", "torch_geometric"), "graph-text": ("torch", "torch_geometric", "transformers"),
     "static-mlp": ("torch",), "static-xgboost": ("xgboost",), "llm-xgboost": ("xgboost",),
+    "layerwise-boost": ("xgboost",),
 }
-SELECTING = ("static-xgboost", "llm-xgboost")  # use the validation part for grid selection
+SELECTING = ("static-xgboost", "llm-xgboost", "layerwise-boost")  # use the validation part for grid selection
 
 
 def make_estimator(name: str, quick: bool, seed: int):
@@ -45,6 +47,7 @@ def make_estimator(name: str, quick: bool, seed: int):
     factories = {
         "static-mlp": b.StaticMLP, "static-xgboost": b.StaticXGBoost, "dippm-sage": b.DIPPMSage,
         "nnlqp-gnn": b.NNLQPGNN, "trappm": b.TraPPM, "layerwise-linear": b.LayerwiseLinear,
+        "layerwise-boost": b.LayerwiseBoost,
         "llm-xgboost": b.LLMXGBoost, "llm-gnn": b.LLMGNN, "gnn-lm": b.GNNLM,
     }
     if name not in factories:
@@ -85,7 +88,10 @@ class BaselinePredictor:
 
         y = np.asarray(train[self.target], dtype=float)
         if self.kind == "rows":
-            self.model.fit(train, y)
+            if self.name in SELECTING and val is not None and len(val):
+                self.model.fit(train, y, val, np.asarray(val[self.target], dtype=float))
+            else:
+                self.model.fit(train, y)
         elif self.kind == "static":
             X = self._static(train)
             if self.name in SELECTING and val is not None and len(val):
