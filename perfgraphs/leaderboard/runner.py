@@ -160,4 +160,5 @@ def to_entry(result: RunResult, home: Path | None = None):
         fit_seconds=float(np.mean(result.fit_seconds)),
         predictions_per_second=float(np.mean(result.predict_per_second)),
         num_params=result.num_params, hardware=environment_tags()["cpu"], run_identity=spec.identity,
+        protocol=spec.protocol or "",
     )
