@@ -266,7 +266,7 @@ def test_committed_reference_entries_are_on_the_site(tmp_path):
         for key, old in previous.items():  # entries on earlier builds: listed, never ranked
             for e in old:
                 assert f"{e.method}</a> · build {e.dataset_content_hash[:12]}" in html, (key, e.method)
-        for (dataset, config, target), entries in hidden.items():  # hidden-set entries: a table of their own
+        for (dataset, config, target, _), entries in hidden.items():  # hidden-set entries: a table of their own
             caption = page.locator("caption", has_text=f"{dataset} · {config} · {target} · hidden test set")
             shown = page.locator("table.sortable", has=caption).locator("tbody tr td:nth-child(2)").all_inner_texts()
             assert sorted(shown) == sorted({r["method"] for r in entries})

@@ -159,7 +159,9 @@ def _entry_page(e: Entry, history: str = "") -> str:
              ("isolation", e.isolation or ("not recorded (before isolation)" if e.tier == "verified" else "–")),
              ("predictions sha256", ", ".join(str(s.get("predictions_sha256", ""))[:12] or "–" for s in e.per_seed))]
     meta = "".join(f"<tr><th class=l>{html.escape(k)}</th><td class=l>{html.escape(str(v))}</td></tr>" for k, v in about)
-    scored = f"pooled out-of-fold predictions, {CV_NOTE}" if _cross_validated(e) else "test part"
+    protocol = scoring_protocol(e.dataset, e.config, e.protocol)
+    scored = (f"pooled out-of-fold predictions, {CV_NOTES.get(protocol, protocol)}" if _cross_validated(e)
+              else "test part")
     plot = _svg_scatter(e.actual_vs_predicted, e.target).replace("{seed}", str(e.per_seed[0]["seed"]))
     body = (f"<p><a href='index.html'>← leaderboard</a></p><h1>{html.escape(e.method)}</h1>"
             f"<p>{html.escape(e.dataset)} {html.escape(e.dataset_version)} · {html.escape(e.config)} · "
