@@ -102,6 +102,8 @@ def main() -> None:
 
     cfg = get_dataset(args.dataset).config(args.config)
     unit = cfg.target(args.target).unit
+    if args.protocol is None and cfg.evaluation == "cv-folds":
+        args.protocol = cfg.official_protocol  # a cross-validated config's tables always name their folds
     protocol = f"-{args.protocol}" if args.protocol else ""
     stem = RESULTS / f"{args.dataset}-{args.config}-{args.target}{protocol}{'-quick' if args.quick else ''}"
     if args.refresh_noise_floor:
@@ -113,6 +115,10 @@ def main() -> None:
     if args.protocol == "leave-one-family-out":
         scope = ("Pooled held-out predictions of the leave-one-family-out protocol (each family predicted by the "
                  "model trained on the other families' structures)")
+    elif cfg.kind == "tabular" and args.protocol == "leave-models-out":
+        scope = (f"Pooled out-of-fold predictions of the leave-models-out protocol ({sum(len(v) for v in data.values())} "
+                 "rows in 5 folds grouped by model, each predicted by the model trained on the other four folds, "
+                 "which never saw its model)")
     elif cfg.kind == "tabular":
         scope = (f"Pooled out-of-fold predictions of the stratified 5-fold protocol ({sum(len(v) for v in data.values())} "
                  "rows, each predicted by the model trained on the other four folds)")

@@ -85,11 +85,15 @@ def test_every_committed_board_ranks_by_the_stated_rule():
     from perfgraphs.leaderboard.records import RESULTS_DIR
     from perfgraphs.leaderboard.site import current_and_superseded
 
+    from perfgraphs.leaderboard.records import scoring_protocol
+
     pins = read_pins(pins_file(RESULTS_DIR))
     boards: dict[tuple, list[Entry]] = {}
     for path in sorted(RESULTS_DIR.glob("*.jsonl")):
         for e in read_entries(path.stem, RESULTS_DIR):
-            boards.setdefault((e.dataset, e.config, e.target, e.test_set), []).append(e)
+            # one board per protocol too (perfgraphs/llm: leave-models-out official, stratified secondary)
+            boards.setdefault((e.dataset, e.config, e.target, e.test_set,
+                               scoring_protocol(e.dataset, e.config, e.protocol)), []).append(e)
     assert boards
     for key, entries in boards.items():
         current = current_and_superseded(split_by_build(entries, pins.get(f"{key[0]} {key[1]}"))[1])[0]
@@ -185,7 +189,7 @@ def test_committed_reference_entries_are_on_the_site(tmp_path):
     through ``perfgraphs submit``) are ranked on the built site, one table per board, and every
     entry page shows its per-seed table and its plot."""
     from perfgraphs.leaderboard.boards import BOARDS, missing_reference_entries
-    from perfgraphs.leaderboard.records import RESULTS_DIR
+    from perfgraphs.leaderboard.records import RESULTS_DIR, scoring_protocol
     from perfgraphs.leaderboard.site import current_and_superseded
     from perfgraphs.registry import get_dataset
 
@@ -194,9 +198,16 @@ def test_committed_reference_entries_are_on_the_site(tmp_path):
                for line in path.read_text().splitlines() if line.strip()]
     boards: dict[tuple, list[dict]] = {}
     hidden: dict[tuple, list[dict]] = {}
+    # a board is (dataset, config, target, protocol): perfgraphs/llm ranks leave-models-out
+    # officially and keeps the stratified entries on secondary boards
     for r in records:
         (boards if r.get("test_set", "public") == "public" else hidden).setdefault(
-            (r["dataset"], r["config"], r["target"]), []).append(r)
+            (r["dataset"], r["config"], r["target"], scoring_protocol(r["dataset"], r["config"], r.get("protocol", ""))),
+            []).append(r)
+
+    def caption_of(dataset, config, target, protocol):
+        several = len(get_dataset(dataset).config(config).split_protocols) > 1
+        return f"{dataset} · {config} · {target}" + (f" · {protocol}" if several else "")
     # the site ranks the entries on the board's pinned build, the latest record of each method (a
     # re-submission supersedes the older one); entries on earlier builds are listed, not ranked
     from perfgraphs.evaluation.label_noise import noise_floor_note
@@ -223,11 +234,12 @@ def test_committed_reference_entries_are_on_the_site(tmp_path):
     for board in BOARDS:
         baselines = REFERENCE_BASELINES if board.key[:2] in graph_configs else TABULAR_BASELINES
         ever = {r["method"].removesuffix(" (quick)") for r in records
-                if (r["dataset"], r["config"], r["target"]) == board.key and r.get("test_set", "public") == "public"}
+                if (r["dataset"], r["config"], r["target"]) == board.key and r.get("test_set", "public") == "public"
+                and scoring_protocol(r["dataset"], r["config"], r.get("protocol", "")) == board.protocol}
         assert ever >= set(baselines), board.key
         new = tuple(NEW_REFERENCES) if board.key[:2] in graph_configs else ()
         assert ever >= {b for b in new if board.key in NEW_REFERENCES[b]}, board.key
-        current = {r["method"].removesuffix(" (quick)") for r in boards.get(board.key, [])}
+        current = {r["method"].removesuffix(" (quick)") for r in boards.get((*board.key, board.protocol), [])}
         absent = [b for b in baselines + new if b not in current]
         if absent:
             expected_missing[board.key] = sorted(absent)
@@ -250,7 +262,7 @@ def test_committed_reference_entries_are_on_the_site(tmp_path):
         html = index.read_text()
         for board in BOARDS:  # each official board states its build, its test size and its noise floor
             pin = pins[f"{board.dataset} {board.config}"]
-            at = html.index(f"<caption>{board.dataset} · {board.config} · {board.target}")
+            at = html.index(f"<caption>{caption_of(*board.key, board.protocol)}")
             facts = html[html.rindex("<p class=facts>", 0, at):at]
             assert f"build {pin['content_hash'][:12]}" in facts and f"test n = {pin['test_n'][board.target]}" in facts
             noise = noise_floor_note(board.dataset, board.config, board.target)
@@ -260,12 +272,12 @@ def test_committed_reference_entries_are_on_the_site(tmp_path):
         for key, old in previous.items():  # entries on earlier builds: listed, never ranked
             for e in old:
                 assert f"{e.method}</a> · build {e.dataset_content_hash[:12]}" in html, (key, e.method)
-        for (dataset, config, target), entries in hidden.items():  # hidden-set entries: a table of their own
+        for (dataset, config, target, _), entries in hidden.items():  # hidden-set entries: a table of their own
             caption = page.locator("caption", has_text=f"{dataset} · {config} · {target} · hidden test set")
             shown = page.locator("table.sortable", has=caption).locator("tbody tr td:nth-child(2)").all_inner_texts()
             assert sorted(shown) == sorted({r["method"] for r in entries})
-        for (dataset, config, target), entries in boards.items():
-            caption = page.locator("caption", has_text=f"{dataset} · {config} · {target}").filter(
+        for (dataset, config, target, protocol), entries in boards.items():
+            caption = page.locator("caption", has_text=caption_of(dataset, config, target, protocol)).filter(
                 has_not_text="hidden test set")
             table = page.locator("table.sortable", has=caption)
             assert table.count() == 1, (dataset, config, target)
@@ -284,7 +296,7 @@ def test_committed_reference_entries_are_on_the_site(tmp_path):
                 seeds = [s["mape_pct"] for s in r["per_seed"]]
                 assert mape[r["method"]] == pytest.approx(sum(seeds) / len(seeds))
         energy = page.locator("table.sortable",
-                              has=page.locator("caption", has_text="mlenergy · energy_per_token_joules"))
+                              has=page.locator("caption", has_text="mlenergy · energy_per_token_joules · leave-models-out"))
         energy.locator("th", has_text="fit s").click()
         fit = [float(v) for v in energy.locator("tbody tr td:nth-child(8)").evaluate_all(
             "cells => cells.map(c => c.dataset.v)")]

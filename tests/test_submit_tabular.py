@@ -53,6 +53,9 @@ def rows(home):
 
 
 def opts(home, tmp_path, **kw) -> SubmitOptions:
+    # these tests check the harness on the rows' own ``fold`` column: the stratified protocol (since
+    # leave-models-out became the boards' default it is named; test_grouped_... covers the default)
+    kw.setdefault("protocol", "stratified-5-fold")
     return SubmitOptions(dataset="llm", config="mlenergy", target=TARGET, quick=True, home=home,
                          results_root=tmp_path / "results", **kw)
 
@@ -148,6 +151,32 @@ def test_code_submission_is_scored_on_pooled_out_of_fold_predictions(home, rows,
     assert not (tmp_path / "results").exists()  # check writes nothing
 
 
+def test_grouped_submission_is_scored_on_the_committed_leave_models_out_folds(home, rows, tmp_path):
+    """The default protocol of the llm boards: each fold's process trains on the rows of the
+    models outside its fold (the committed file, read here as plain JSON), and the entry says so."""
+    import json
+
+    from perfgraphs.data.splits import split_path
+
+    verdict = evaluate_submission(submission(tmp_path / "fold-mean", "fold-mean", FOLD_MEAN),
+                                  opts(home, tmp_path, protocol=None, seeds=(0,)))
+    assert verdict.ok, verdict.problems
+    committed = json.loads(split_path("perfgraphs/llm", "leave-models-out", 0).read_text())["parts"]
+    fold_of = {rid: int(k.removeprefix("fold")) for k, ids in committed.items() for rid in ids}
+    y, fold = np.asarray(rows[TARGET], dtype=float), np.asarray([fold_of[r] for r in rows["row_id"]])
+    assert not set(np.asarray(rows["model_id"])[fold == 0]) & set(np.asarray(rows["model_id"])[fold != 0])
+    pred = np.empty_like(y)
+    for k in set(fold.tolist()):
+        pred[fold == k] = np.exp(np.mean(np.log(y[fold != k])))
+    entry = verdict.entry
+    assert entry.protocol == "leave-models-out" and entry.per_seed[0]["n"] == len(y)
+    assert entry.per_seed[0]["mape_pct"] == pytest.approx(numpy_mape(y, pred), rel=1e-12)
+    stratified = evaluate_submission(submission(tmp_path / "fold-mean2", "fold-mean", FOLD_MEAN),
+                                     opts(home, tmp_path, seeds=(0,)))
+    assert stratified.entry.protocol == "stratified-5-fold"
+    assert stratified.entry.run_identity != entry.run_identity
+
+
 ROW_ID_LOOKUP = """
     import hashlib
 
@@ -196,7 +225,7 @@ def test_reference_predictor_in_the_sandbox_predicts_what_the_runner_predicts(ho
 def files_submission(folder: Path, home, rows, edit=None) -> Path:
     from perfgraphs.evaluation.protocol import protocol_parts
 
-    _, whole = protocol_parts("llm", "mlenergy", TARGET, home)
+    _, whole = protocol_parts("llm", "mlenergy", TARGET, home, protocol="stratified-5-fold")
     (folder / "predictions").mkdir(parents=True, exist_ok=True)
     ids, y = list(rows["row_id"]), np.asarray(rows[TARGET], dtype=float)
     for seed in range(5):

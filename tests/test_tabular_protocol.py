@@ -65,7 +65,8 @@ def test_runner_cross_validates_llm_xgboost_on_mlenergy(tmp_path):
     except ExternalSourceError as exc:
         pytest.skip(f"ML.ENERGY data not available offline: {exc}")
     target = "median_itl_ms"
-    spec = RunSpec("llm", "mlenergy", target, "llm-xgboost", seeds=(0,), quick=True)
+    # the rows' fold column is the stratified protocol's (the boards' default is leave-models-out, below)
+    spec = RunSpec("llm", "mlenergy", target, "llm-xgboost", seeds=(0,), quick=True, protocol="stratified-5-fold")
     result = run_benchmark(spec, home=tmp_path, log=False)
     scores = result.per_seed[0]
     assert scores["n"] == len(rows)  # every row predicted once, out of fold
@@ -76,6 +77,21 @@ def test_runner_cross_validates_llm_xgboost_on_mlenergy(tmp_path):
     pred = np.asarray(scores["y_pred"])
     assert scores["mape_pct"] == pytest.approx(np.mean(np.abs(y - pred) / y) * 100)
     assert scores["mape_pct"] < 0.5 * np.mean(np.abs(y - y.mean()) / y) * 100
+    # the default: the committed leave-models-out folds (read as plain JSON), pooled in fold order
+    import json
+
+    from perfgraphs.data.splits import split_path
+
+    committed = json.loads(split_path("perfgraphs/llm", "leave-models-out", 0).read_text())["parts"]
+    fold_of = {rid: int(k.removeprefix("fold")) for k, ids in committed.items() for rid in ids}
+    grouped = run_benchmark(RunSpec("llm", "mlenergy", target, "llm-xgboost", seeds=(0,), quick=True),
+                            home=tmp_path, log=False)
+    assert grouped.spec.protocol == "leave-models-out" and grouped.spec.identity != spec.identity
+    order = np.argsort(np.asarray([fold_of[r] for r in rows["row_id"]]), kind="stable")
+    y = np.asarray(rows[target], dtype=float)[order]
+    pred = np.asarray(grouped.per_seed[0]["y_pred"])
+    assert grouped.per_seed[0]["mape_pct"] == pytest.approx(np.mean(np.abs(y - pred) / y) * 100)
+    assert grouped.per_seed[0]["mape_pct"] > scores["mape_pct"]  # unseen models are harder
     # (same seed → same predictions is checked on the estimator in test_llm_baselines.py)
     with pytest.raises(TabularProtocolError, match="graphed offline"):
         run_benchmark(RunSpec("llm", "mlenergy", target, "gnn-lm", quick=True), home=tmp_path, log=False)

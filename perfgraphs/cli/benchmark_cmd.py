@@ -14,7 +14,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seeds", type=int, nargs="+", default=[0])
     p.add_argument("--quick", action="store_true", help="CI-sized hyper-parameters")
     p.add_argument("--protocol", default=None,
-                   help="split protocol (default: the config's standard split; e.g. leave-one-family-out)")
+                   help="split protocol (default: the config's official one; e.g. leave-one-family-out, or "
+                        "stratified-5-fold on a perfgraphs/llm config, whose official one is leave-models-out)")
     p.add_argument("--no-mlflow", action="store_true", help="score only, do not log")
     transfer = p.add_argument_group("leave-one-platform-out (--protocol leave-one-platform-out; --seeds are its draws)")
     transfer.add_argument("--variant", default="known-models",
@@ -72,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
     spec = RunSpec(args.dataset, args.config, args.target, args.baseline, tuple(args.seeds), args.quick,
                    protocol=args.protocol)
     result = run_benchmark(spec, log=not args.no_mlflow)
+    spec = result.spec  # with the protocol it ran under
     table = Table(title=f"{spec.baseline} on {spec.dataset}/{spec.config} → {spec.target} (run {spec.identity})")
     for col in ("metric", "mean", "std"):
         table.add_column(col)

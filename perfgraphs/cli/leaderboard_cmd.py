@@ -49,7 +49,7 @@ def _show(args) -> int:
     from rich.table import Table
 
     from perfgraphs.leaderboard.builds import pins_file, read_pins, split_by_build
-    from perfgraphs.leaderboard.records import RANK_RULE, RESULTS_DIR, rank, read_entries
+    from perfgraphs.leaderboard.records import RANK_RULE, RESULTS_DIR, rank, read_entries, scoring_protocol
     from perfgraphs.leaderboard.site import current_and_superseded, noise_floor_text
 
     results = args.results or RESULTS_DIR
@@ -57,16 +57,17 @@ def _show(args) -> int:
     groups: dict[tuple, list] = {}
     for path in sorted(results.glob("*.jsonl")):
         for e in read_entries(path.stem, results):
-            groups.setdefault((e.dataset, e.config, e.target, e.test_set), []).append(e)
+            groups.setdefault((e.dataset, e.config, e.target, scoring_protocol(e.dataset, e.config, e.protocol),
+                               e.test_set), []).append(e)
     console = Console()
-    for (dataset, config, target, test_set), entries in sorted(groups.items()):
+    for (dataset, config, target, protocol, test_set), entries in sorted(groups.items()):
         pin = pins.get(f"{dataset} {config}") if test_set == "public" else None
         build, on_build, previous = split_by_build(entries, pin)
         current = current_and_superseded(on_build)[0]
         n = (pin or {}).get("test_n", {}).get(target) or (current[0].per_seed[0].get("n") if current else None)
         noise = noise_floor_text(dataset, config, target) if test_set == "public" else None
         noise = noise or "noise floor not measured for these labels"
-        table = Table(title=f"{dataset} · {config} · {target} ({test_set}) · build {build[:12]} · "
+        table = Table(title=f"{dataset} · {config} · {target} · {protocol or 'standard split'} ({test_set}) · build {build[:12]} · "
                             f"test n = {n if n is not None else '–'}",
                       caption=noise.replace("**", "") + (f" · {len(previous)} entries on earlier builds not ranked"
                                                         if previous else ""))

@@ -25,6 +25,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--hidden-labels", type=Path, default=None,
                    help="folder with the hidden test set <dataset>-<config>.parquet (checked against its "
                         "commitment in leaderboard/hidden/)")
+    p.add_argument("--protocol", default=None, help="a cross-validated config's fold protocol (default: its official "
+                   "one, leave-models-out on perfgraphs/llm; stratified-5-fold for the secondary board)")
     p.add_argument("--results", type=Path, default=None, help="results folder (default leaderboard/results)")
     p.add_argument("--commitments", type=Path, default=None, help="commitments folder (default leaderboard/hidden)")
 
@@ -55,7 +57,7 @@ def _options(args):
     return SubmitOptions(dataset=args.dataset, config=args.config, target=args.target, seeds=tuple(args.seeds),
                          quick=args.quick, limits=Limits(time_limit_s=args.time_limit_s, memory_mb=args.memory_mb),
                          hidden_labels=args.hidden_labels, results_root=args.results,
-                         commitments_root=args.commitments)
+                         commitments_root=args.commitments, protocol=args.protocol)
 
 
 def _terminate_cleanly() -> None:

@@ -86,7 +86,13 @@ PROTOCOLS = {
                                "seeds": tuple(range(5))},
     # The LLM study's stratified 5-fold cross-validation (stratum = model) over tabular rows.
     "stratified-5-fold": {"parts": tuple(f"fold{k}" for k in range(5)), "seeds": (0,)},
+    # Unseen models: 5 folds grouped by model (scikit-learn's GroupKFold over the normalised
+    # model_id, perfgraphs.data.tabular.grouped_folds), so no fold's test model is in its training
+    # rows. The perfgraphs/llm boards' official protocol; its files are read at evaluation time.
+    "leave-models-out": {"parts": tuple(f"fold{k}" for k in range(5)), "seeds": (0,)},
 }
+# protocols whose parts are folds of tabular rows (row_id lists), each row in exactly one fold
+FOLD_PROTOCOLS = ("stratified-5-fold", "leave-models-out")
 GROUP_PROTOCOLS = ("random-70-15-15", "per-family-70-30", "leave-one-family-out")
 
 
@@ -264,6 +270,23 @@ def get_split(dataset: str, protocol: str, seed: int | None = None, config: str 
     """The committed split: part name → ids (structure hashes unless the file names another unit);
     ``config`` for a config with splits of its own (``perfgraphs/llm`` ``cpu-torch-fp32``)."""
     return split_file(dataset, protocol, seed, config)["parts"]
+
+
+def committed_test_fold(dataset: str, protocol: str, row_ids: list[str], config: str | None = None):
+    """The fold index of each row id in a committed fold protocol's file (``config``: a config with
+    split files of its own), as an int array for scikit-learn's ``PredefinedSplit``. A row the
+    file does not list is refused: the build holds rows the split was not made for."""
+    if protocol not in FOLD_PROTOCOLS:
+        raise UnknownSplitError(f"{protocol} is not a fold protocol (fold protocols: {', '.join(FOLD_PROTOCOLS)})")
+    committed = split_file(dataset, protocol, 0, config)
+    fold_of = {rid: int(part.removeprefix("fold")) for part, ids in committed["parts"].items() for rid in ids}
+    missing = [rid for rid in row_ids if rid not in fold_of]
+    if missing:
+        raise UnknownSplitError(
+            f"{len(missing)} row(s) of {dataset}{'/' + config if config else ''} are not in the committed {protocol} "
+            f"split (first: {missing[0]}): regenerate it (`perfgraphs datasets splits {dataset.split('/')[-1]}"
+            f"{' --config ' + config if config else ''}`) and commit it with the rows")
+    return np.asarray([fold_of[rid] for rid in row_ids], dtype=int)
 
 
 def fold_parts(table) -> dict[str, list[str]]:

@@ -64,6 +64,42 @@ def stratified_folds(ids: list[str], strata: list[str], n_folds: int = N_FOLDS,
     return folds
 
 
+def model_group(model_id: str) -> str:
+    """The leave-models-out group of a row's ``model_id``: a Hugging Face repository id, which the
+    Hub resolves case-insensitively and which cannot hold whitespace, so ``Qwen/Qwen3-8B`` and
+    `` qwen/QWEN3-8b `` name one model. The rows keep their ids as published; only the grouping
+    folds them."""
+    return model_id.strip().casefold()
+
+
+def grouped_folds(model_ids: list[str], n_folds: int = N_FOLDS) -> list[int]:
+    """Fold per row of the leave-models-out protocol: scikit-learn's ``GroupKFold(n_folds)`` over
+    :func:`model_group`, fold k being the k-th split's test part. ``GroupKFold`` without shuffling
+    takes the groups in sorted order and deals the largest first to the smallest fold, so the
+    folds depend only on the multiset of (group, row count), not on row order or a seed; no model
+    is in two folds, and a serving configuration measured twice (one model) stays in one."""
+    import numpy as np
+    from sklearn.model_selection import GroupKFold
+
+    groups = np.asarray([model_group(m) for m in model_ids])
+    n_models = len(set(groups.tolist()))
+    if n_models < n_folds:
+        raise PerfgraphsError(f"leave-models-out with {n_folds} folds needs at least {n_folds} models, "
+                              f"the rows have {n_models}")
+    folds = np.empty(len(groups), dtype=int)
+    for k, (_, test) in enumerate(GroupKFold(n_splits=n_folds).split(np.zeros((len(groups), 1)), groups=groups)):
+        folds[test] = k
+    return folds.tolist()
+
+
+def grouped_fold_parts(table: pa.Table) -> dict[str, list[str]]:
+    """fold<k> → row ids of the leave-models-out protocol (:func:`grouped_folds` of ``model_id``)."""
+    parts: dict[str, list[str]] = {f"fold{k}": [] for k in range(N_FOLDS)}
+    for row_id, fold in zip(table.column("row_id").to_pylist(), grouped_folds(table.column("model_id").to_pylist())):
+        parts[f"fold{fold}"].append(row_id)
+    return {p: sorted(v) for p, v in parts.items()}
+
+
 def serving_configs(table: pa.Table) -> list[tuple]:
     columns = [table.column(k).to_pylist() for k in SERVING_CONFIG]
     return list(zip(*columns))

@@ -2,11 +2,12 @@
 
 ``cv_inputs(rows, target)`` gives ``(X, y, cv)`` for ``cross_val_score`` / ``GridSearchCV``:
 ``X`` the static inputs the reference predictors and :class:`EstimatorPredictor` read (model +
-hardware features of the ``perfgraphs/llm`` rows), ``y`` the labeled target, and ``cv`` either
-the official stratified 5-fold split (the committed ``fold`` column as a ``PredefinedSplit``:
-the folds the leaderboard scores) or leave-models-out (``GroupKFold`` over ``model_id``: every
-fold's test models are absent from its training rows, the question "how well does it predict a
-model it has never seen"). Leave-models-out is an analysis protocol, not a leaderboard board.
+hardware features of the ``perfgraphs/llm`` rows), ``y`` the labeled target, and ``cv`` one of
+the two committed 5-fold splits as a ``PredefinedSplit``: ``leave-models-out`` (the official
+boards' folds, grouped by model with ``GroupKFold`` over the normalised ``model_id``: every fold's
+test models are absent from its training rows, the question "how well does it predict a model it
+has never seen") or ``stratified-5-fold`` (the LLM study's folds, the ``fold`` column: every model
+in every training fold; the secondary boards).
 """
 
 from __future__ import annotations
@@ -46,12 +47,16 @@ def official_cv(rows):
 
 
 def leave_models_out(rows, n_splits: int = 5) -> list[tuple[np.ndarray, np.ndarray]]:
-    """``GroupKFold(n_splits)`` over ``model_id``: (train, test) index pairs, no model in both."""
+    """``GroupKFold(n_splits)`` over the normalised ``model_id``
+    (:func:`perfgraphs.data.tabular.model_group`): (train, test) index pairs, no model in both. The
+    generator of the committed files; :func:`cv_inputs` reads those for a config's rows."""
     from sklearn.model_selection import GroupKFold
+
+    from perfgraphs.data.tabular import model_group
 
     if "model_id" not in rows.column_names:
         raise CrossValidationError("leave-models-out needs a model_id column (the perfgraphs/llm configs have one)")
-    groups = np.asarray(rows["model_id"])
+    groups = np.asarray([model_group(m) for m in rows["model_id"]])
     n_models = len(set(groups.tolist()))
     if n_models < n_splits:
         raise CrossValidationError(f"leave-models-out with {n_splits} folds needs at least {n_splits} models, "
@@ -59,8 +64,36 @@ def leave_models_out(rows, n_splits: int = 5) -> list[tuple[np.ndarray, np.ndarr
     return list(GroupKFold(n_splits=n_splits).split(np.zeros((len(groups), 1)), groups=groups))
 
 
+def committed_grouped_cv(rows):
+    """The committed leave-models-out folds of a config's rows as a ``PredefinedSplit`` (the folds
+    the official boards score), found by the rows' ids; None when no config's file lists them all
+    (rows of your own: :func:`leave_models_out` makes folds the same way)."""
+    from sklearn.model_selection import PredefinedSplit
+
+    from perfgraphs.data.recipes import split_config
+    from perfgraphs.data.splits import committed_test_fold, split_path
+    from perfgraphs.registry import DATASETS
+
+    if "row_id" not in rows.column_names:
+        return None
+    ids = list(rows["row_id"])
+    for ds in DATASETS.values():
+        for cfg in ds.configs:
+            if "leave-models-out" not in cfg.split_protocols:
+                continue
+            if not split_path(ds.name, "leave-models-out", 0, split_config(cfg)).exists():
+                continue
+            try:
+                return PredefinedSplit(committed_test_fold(ds.name, "leave-models-out", ids, split_config(cfg)))
+            except PerfgraphsError:
+                continue  # another config's rows
+    return None
+
+
 def cv_inputs(rows, target: str, protocol: str = "stratified-5-fold", n_splits: int = 5):
-    """``(X, y, cv)`` over the rows labeled with ``target`` (see the module docstring)."""
+    """``(X, y, cv)`` over the rows labeled with ``target`` (see the module docstring). For
+    ``leave-models-out``: the committed folds when the rows are a config's, else
+    :func:`leave_models_out` with ``n_splits``."""
     if protocol not in CV_PROTOCOLS:
         raise CrossValidationError(f"unknown cross-validation protocol {protocol!r} "
                                    f"(available: {', '.join(CV_PROTOCOLS)})")
@@ -70,5 +103,9 @@ def cv_inputs(rows, target: str, protocol: str = "stratified-5-fold", n_splits: 
     rows = rows.select(labeled)
     X = feature_matrix(rows)
     y = np.asarray(rows[target], dtype=np.float64)
-    cv = official_cv(rows) if protocol == "stratified-5-fold" else leave_models_out(rows, n_splits)
+    if protocol == "stratified-5-fold":
+        cv = official_cv(rows)
+    else:
+        cv = committed_grouped_cv(rows) if n_splits == 5 else None
+        cv = cv if cv is not None else leave_models_out(rows, n_splits)
     return X, y, cv

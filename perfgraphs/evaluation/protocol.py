@@ -117,16 +117,17 @@ def protocol_parts(dataset: str, config: str, target: str, home: Path | None = N
     and the data whose ``test`` part their concatenated predictions are scored against.
 
     Graph configs: the standard split (one part, ``whole`` is that part) or, with ``protocol``,
-    ``leave-one-family-out``. Tabular configs: the stratified 5-fold cross-validation, one part
-    per fold (train = the other folds' rows, test = the fold's rows), ``whole.test`` every row in
-    fold order (pooled out-of-fold predictions)."""
+    ``leave-one-family-out``. Tabular configs: 5-fold cross-validation under ``protocol`` (default
+    the official ``leave-models-out``; ``stratified-5-fold``), one part per fold (train = the other
+    folds' rows, test = the fold's rows), ``whole.test`` every row in fold order (pooled
+    out-of-fold predictions)."""
     from perfgraphs.registry import get_dataset
 
     cfg = get_dataset(dataset).config(config)
     if cfg.evaluation == "cv-folds":
         from perfgraphs.evaluation.tabular_protocol import fold_protocols
 
-        return fold_protocols(dataset, config, home, target=target)
+        return fold_protocols(dataset, config, home, target=target, protocol=protocol)
     if protocol == "leave-one-family-out":
         return held_out_family_folds(dataset, config, home, target=target)
     if protocol not in (None, *cfg.split_protocols[:1]):

@@ -1,10 +1,12 @@
-"""The stratified 5-fold protocol of the tabular LLM configs (``perfgraphs/llm``: ``mlenergy``,
+"""The 5-fold protocols of the tabular LLM configs (``perfgraphs/llm``: ``mlenergy``,
 ``cpu-torch-fp32``).
 
-The LLM study evaluates with stratified 5-fold cross-validation: every row is predicted once, by
-a model trained on the other four folds (the ``fold`` column of the built config, stratified by
-model). Scores are computed over the pooled out-of-fold predictions of all rows, so one run is
-one Evaluator call over the whole config, with ``row_id`` as the sample id. Family and platform:
+Every row is predicted once, by a model trained on the other four folds, and scores are computed
+over the pooled out-of-fold predictions of all rows, so one run is one Evaluator call over the
+whole config, with ``row_id`` as the sample id. Two fold protocols (registry ``split_protocols``):
+``leave-models-out``, the boards' official one (folds grouped by model, read from the committed
+split file: no test model is in its training rows), and the LLM study's ``stratified-5-fold``
+(the ``fold`` column of the built config, stratified by model: every model in every training fold). Family and platform:
 for ``mlenergy`` the model's organisation (``Qwen``, ``meta-llama``, ...) and the GPU model; for
 ``cpu-torch-fp32`` the rows' own ``family`` (bert / roberta / deberta) and ``platform`` columns.
 
@@ -78,12 +80,15 @@ def with_eval_columns(rows):
     return rows
 
 
-def folds(rows) -> list[Fold]:
-    """One :class:`Fold` per value of the ``fold`` column, in order: the splits of
-    :func:`perfgraphs.evaluation.cv.official_cv` (scikit-learn's ``PredefinedSplit``)."""
+def folds(rows, test_fold=None) -> list[Fold]:
+    """One :class:`Fold` per fold, in order: the splits of scikit-learn's ``PredefinedSplit`` on
+    ``test_fold`` (each row's fold; default the ``fold`` column,
+    :func:`perfgraphs.evaluation.cv.official_cv`)."""
+    from sklearn.model_selection import PredefinedSplit
+
     from perfgraphs.evaluation.cv import official_cv
 
-    cv = official_cv(rows)
+    cv = official_cv(rows) if test_fold is None else PredefinedSplit(np.asarray(test_fold))
     values = np.unique(cv.test_fold).tolist()
     if len(values) < 2:
         raise TabularProtocolError(f"cross-validation needs at least two folds, the rows have {values}")
@@ -128,11 +133,28 @@ def noise_floor_sentence(rows, target: str) -> str:
             f"in the data disagree{'s' if n == 1 else ''} by **{100 * float(np.mean(errors)):.1f} % MAPE**{few}.")
 
 
-def fold_protocols(dataset: str, config: str, home=None, target: str | None = None):
+def protocol_test_fold(dataset: str, config: str, protocol: str, rows):
+    """Each row's fold under ``protocol``: None for the stratified protocol (the rows' ``fold``
+    column), the committed file's folds (by ``row_id``) for leave-models-out."""
+    from perfgraphs.data.recipes import split_config
+    from perfgraphs.data.splits import committed_test_fold
+    from perfgraphs.registry import get_dataset
+
+    cfg = get_dataset(dataset).config(config)
+    if protocol not in cfg.split_protocols:
+        raise TabularProtocolError(f"{dataset}/{config} has no protocol {protocol!r} "
+                                   f"(protocols: {', '.join(cfg.split_protocols)})")
+    if protocol == "stratified-5-fold":
+        return None
+    return committed_test_fold(dataset, protocol, list(rows["row_id"]), split_config(cfg))
+
+
+def fold_protocols(dataset: str, config: str, home=None, target: str | None = None, protocol: str | None = None):
     """``(folds, whole)``: one :class:`perfgraphs.evaluation.protocol.ProtocolData` per fold
     (train = the other folds, no validation part: selection happens inside the training rows),
     and one whose ``test`` is every row in fold order (what the pooled predictions are scored
-    against). With ``target``, only rows labeled with it."""
+    against). With ``target``, only rows labeled with it; ``protocol``: one of the config's
+    ``split_protocols`` (default its official one)."""
     import datasets
 
     from perfgraphs.evaluation.parts import ProtocolData, labeled_parts
@@ -152,8 +174,9 @@ def fold_protocols(dataset: str, config: str, home=None, target: str | None = No
     rows = with_eval_columns(data["train"])
     manifest = read_manifest(dataset_folder(ds, cfg, home)) or {}
     common = dict(dataset=ds.name, config=cfg.name, version=ds.version, content_hash=manifest.get("content_hash", ""))
+    protocol = protocol or cfg.official_protocol
     try:
-        parts = folds(rows)
+        parts = folds(rows, protocol_test_fold(ds.name, cfg.name, protocol, rows))
     except TabularProtocolError as exc:
         raise TabularProtocolError(f"{ds.name}/{cfg.name}: {exc} (its measurement campaign may still be filling it)"
                                    if cfg.platform else f"{ds.name}/{cfg.name}: {exc}") from None

@@ -25,6 +25,9 @@ class Board:
     config: str
     target: str
     why: str
+    # the split protocol the board ranks: its config's official one (perfgraphs/llm:
+    # leave-models-out); entries under another protocol of the config are on a secondary board
+    protocol: str = ""
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -33,12 +36,16 @@ class Board:
 
 # The boards and the reference baselines are registry data (each config's ``boards``; the kinds
 # each reference baseline applies to), read here in registry order.
-BOARDS: tuple[Board, ...] = tuple(Board(ds.name, cfg.name, b.target, b.why) for ds, cfg, b in official_boards())
+BOARDS: tuple[Board, ...] = tuple(Board(ds.name, cfg.name, b.target, b.why, cfg.official_protocol or "")
+                                  for ds, cfg, b in official_boards())
 REFERENCE_DIR = paths.leaderboard_dir() / "reference"
 
 
-def official(dataset: str, config: str, target: str) -> Board | None:
-    return next((b for b in BOARDS if b.key == (dataset, config, target)), None)
+def official(dataset: str, config: str, target: str, protocol: str | None = None) -> Board | None:
+    """The official board of (dataset, config, target); with ``protocol`` (an entry's
+    :func:`~perfgraphs.leaderboard.records.scoring_protocol`), only if the board ranks that protocol."""
+    return next((b for b in BOARDS if b.key == (dataset, config, target)
+                 and (protocol is None or protocol == b.protocol)), None)
 
 
 def eligible_targets(dataset: str, config: str) -> list[str]:
@@ -65,14 +72,18 @@ def missing_reference_entries(results: Path | None = None) -> dict[Board, list[s
     """Per official board, the applicable reference baselines without a verified public entry on
     the board's current build (an entry on an earlier build is not ranked, so it does not count)."""
     from perfgraphs.leaderboard.builds import pins_file, read_pins, split_by_build
-    from perfgraphs.leaderboard.records import read_entries
+    from perfgraphs.leaderboard.records import read_entries, scoring_protocol
 
     missing: dict[Board, list[str]] = {}
     pins = read_pins(pins_file(results))
     by_dataset = {d: read_entries(d.split("/")[-1], results) for d in {b.dataset for b in BOARDS}}
     for board in BOARDS:
         on_board = [e for e in by_dataset[board.dataset] if (e.config, e.target) == (board.config, board.target)
+<<<<<<< HEAD
                     and e.test_set == "public" and not e.protocol]
+=======
+                    and e.test_set == "public" and scoring_protocol(e.dataset, e.config, e.protocol) == board.protocol]
+>>>>>>> llm-groups
         _, current, _ = split_by_build(on_board, pins.get(f"{board.dataset} {board.config}"))
         entries = [e for e in current if e.tier == "verified"]
         absent = [b for b in applicable_baselines(board) if not any(reference_method(b, e.method) for e in entries)]

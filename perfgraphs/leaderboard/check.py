@@ -138,10 +138,10 @@ def _close(a, b) -> bool:
 
 
 def check_duplicate(results_root: Path | None, dataset: str, method: str, commit: str, config: str, target: str,
-                    test_set: str) -> list[str]:
+                    test_set: str, protocol: str = "") -> list[str]:
     from perfgraphs.leaderboard.records import find_duplicate
 
-    found = find_duplicate(dataset, method, commit, config, target, test_set, results_root)
+    found = find_duplicate(dataset, method, commit, config, target, test_set, results_root, protocol)
     if found is not None:
         return [f"duplicate submission: {method} at commit {commit[:12]} is already ranked on "
                 f"{dataset}/{config}/{target} ({found.date_utc[:10]}): a new entry needs a new code commit"]

@@ -55,9 +55,9 @@ class Entry:
     # Added with isolation: how the predictor ran ("bubblewrap"; "" on records before it and on
     # self-reported entries). Timings and memory are the harness's; num_params is self-reported.
     isolation: str = ""
-    # Added with leave-one-platform-out: the protocol the entry was scored under when it is not the
-    # config's standard split ("leave-one-platform-out/<variant>/K<k>"; "" on every earlier record).
-    # Its per-seed entries are then the protocol's draws.
+    # Added with leave-models-out: the split protocol the entry was scored under, where its config
+    # has several (a perfgraphs/llm config); "" on a graph config's standard split and on records
+    # written before entries named it (read as the config's ``unrecorded_protocol``: scoring_protocol).
     protocol: str = ""
 
     def mean_std(self, metric: str) -> tuple[float, float]:
@@ -82,17 +82,33 @@ class Entry:
         return len(self.per_seed) > 1 and self.mean_std("mape_pct")[1] == 0.0
 
 
+def scoring_protocol(dataset: str, config: str, recorded: str = "") -> str:
+    """The protocol an entry was scored under: the one it records, else (a record from before
+    entries named it, or a graph config's standard split) the config's ``unrecorded_protocol``, else
+    its official one ("" for a config the registry no longer has)."""
+    from perfgraphs.registry import get_dataset
+
+    if recorded:
+        return recorded
+    try:
+        cfg = get_dataset(dataset).config(config)
+    except PerfgraphsError:
+        return ""
+    return cfg.unrecorded_protocol or cfg.official_protocol or ""
+
+
 def entry_key(record: dict) -> tuple:
     """What makes two records the same entry: one per (method, code commit) per board."""
     return (record["method"], record["code_commit"], record["config"], record["target"],
-            record.get("test_set", "public"), record.get("protocol", ""))
+            record.get("test_set", "public"), scoring_protocol(record["dataset"], record["config"],
+                                                               record.get("protocol", "")))
 
 
 def find_duplicate(dataset: str, method: str, code_commit: str, config: str, target: str,
                    test_set: str = "public", root: Path | None = None, protocol: str = "") -> Entry | None:
     """The recorded entry a new submission would duplicate, if any (checked again under the lock
     when the record is appended)."""
-    key = (method, code_commit, config, target, test_set, protocol)
+    key = (method, code_commit, config, target, test_set, scoring_protocol(dataset, config, protocol))
     return next((e for e in read_entries(dataset, root) if entry_key(asdict(e)) == key), None)
 
 

@@ -89,12 +89,27 @@ def _protocol_parts(spec: RunSpec, home: Path | None) -> tuple[list[ProtocolData
     return protocol_parts(spec.dataset, spec.config, spec.target, home, protocol=spec.protocol)
 
 
+def resolved(spec: RunSpec) -> RunSpec:
+    """``spec`` naming its protocol where the config has several fold protocols to choose from (a
+    cross-validated config: its official one by default), so a run's identity and record say which
+    folds scored it; a graph config's standard split stays unnamed (its earlier runs keep their identity)."""
+    from dataclasses import replace
+
+    from perfgraphs.registry import get_dataset
+
+    cfg = get_dataset(spec.dataset).config(spec.config)
+    if spec.protocol is None and cfg.evaluation == "cv-folds":
+        return replace(spec, protocol=cfg.official_protocol)
+    return spec
+
+
 def run_benchmark(spec: RunSpec, home: Path | None = None, log: bool = True) -> RunResult:
     from perfgraphs.evaluate import Evaluator
 
     if spec.baseline not in BASELINES:
         raise PerfgraphsError(f"unknown baseline {spec.baseline!r} (available: {', '.join(sorted(BASELINES))})")
     evaluator = Evaluator(spec.dataset, spec.target, spec.config)
+    spec = resolved(spec)
     parts, data = _protocol_parts(spec, home)
     if spec.max_train_graphs is not None:
         parts = [capped(part, spec.max_train_graphs) for part in parts]
@@ -145,4 +160,5 @@ def to_entry(result: RunResult, home: Path | None = None):
         fit_seconds=float(np.mean(result.fit_seconds)),
         predictions_per_second=float(np.mean(result.predict_per_second)),
         num_params=result.num_params, hardware=environment_tags()["cpu"], run_identity=spec.identity,
+        protocol=spec.protocol or "",
     )

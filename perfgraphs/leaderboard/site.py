@@ -14,7 +14,7 @@ from perfgraphs import paths
 from perfgraphs.leaderboard.boards import (BOARDS, applicable_baselines, missing_reference_entries, official,
                                           reference_method)
 from perfgraphs.leaderboard.builds import pins_file, read_pins, split_by_build
-from perfgraphs.leaderboard.records import RANK_RULE, RESULTS_DIR, Entry, rank, read_entries
+from perfgraphs.leaderboard.records import RANK_RULE, RESULTS_DIR, Entry, rank, read_entries, scoring_protocol
 
 SITE_DIR = paths.leaderboard_dir() / "site"
 RULES = paths.leaderboard_dir() / "RULES.md"
@@ -65,7 +65,22 @@ def _cross_validated(e: Entry) -> bool:
         return False
 
 
-CV_NOTE = "stratified 5-fold cross-validation: every row predicted once, by the model fitted on the other folds"
+CV_NOTES = {
+    "leave-models-out": "leave-models-out 5-fold cross-validation: every row predicted once, by the model fitted on "
+                        "the other folds, which never saw its model",
+    "stratified-5-fold": "stratified 5-fold cross-validation (every model in every training fold): every row predicted "
+                         "once, by the model fitted on the other folds",
+}
+
+
+def _config_protocols(dataset: str, config: str) -> tuple[str, ...]:
+    from perfgraphs.errors import PerfgraphsError
+    from perfgraphs.registry import get_dataset
+
+    try:
+        return get_dataset(dataset).config(config).split_protocols
+    except PerfgraphsError:  # a record of a dataset or config the registry no longer has
+        return ()
 
 
 def entry_slug(e: Entry) -> str:
@@ -131,7 +146,7 @@ def _entry_page(e: Entry, history: str = "") -> str:
                     + "</tr>" for s in e.per_seed)
     # a graph board's breakdown is per family; a transfer board's, per held-out platform (first draw)
     fam = e.per_seed[0].get("per_family") or e.per_seed[0].get("per_platform", {})
-    unit = "held-out platform" if e.protocol else "family"
+    unit = "family" if e.per_seed[0].get("per_family") else "held-out platform"
     fams = "".join("<tr>" + _cell(f, left=True) + _cell(v.get("n", "")) + _cell(v["mape_pct"], f"{v['mape_pct']:.2f}")
                    + _cell(v["acc_10_pct"], f"{v['acc_10_pct']:.1f}") + "</tr>" for f, v in sorted(fam.items()))
     head = "".join(f"<th>{m}</th>" for m in ("seed",) + metrics)
@@ -146,7 +161,9 @@ def _entry_page(e: Entry, history: str = "") -> str:
              ("isolation", e.isolation or ("not recorded (before isolation)" if e.tier == "verified" else "–")),
              ("predictions sha256", ", ".join(str(s.get("predictions_sha256", ""))[:12] or "–" for s in e.per_seed))]
     meta = "".join(f"<tr><th class=l>{html.escape(k)}</th><td class=l>{html.escape(str(v))}</td></tr>" for k, v in about)
-    scored = f"pooled out-of-fold predictions, {CV_NOTE}" if _cross_validated(e) else "test part"
+    protocol = scoring_protocol(e.dataset, e.config, e.protocol)
+    scored = (f"pooled out-of-fold predictions, {CV_NOTES.get(protocol, protocol)}" if _cross_validated(e)
+              else "test part")
     plot = _svg_scatter(e.actual_vs_predicted, e.target).replace("{seed}", str(e.per_seed[0]["seed"]))
     body = (f"<p><a href='index.html'>← leaderboard</a></p><h1>{html.escape(e.method)}</h1>"
             f"<p>{html.escape(e.dataset)} {html.escape(e.dataset_version)} · {html.escape(e.config)} · "
@@ -186,7 +203,8 @@ def _table(entries: list[Entry], key: str, superseded: int = 0) -> str:
                     + "</tr>")
     note = ""
     if entries and _cross_validated(entries[0]):
-        note += f" · {CV_NOTE}"
+        protocol = scoring_protocol(entries[0].dataset, entries[0].config, entries[0].protocol)
+        note += f" · {CV_NOTES.get(protocol, protocol)}"
     if superseded:
         note += f" · {superseded} earlier record{'s' if superseded > 1 else ''} superseded (see the entry pages)"
     zero = ("<p class=note>⁰ every seed scored the same: the method is deterministic given the data, so its "
@@ -253,17 +271,17 @@ def build_site(out: Path | None = None, results: Path | None = None) -> Path:
     groups: dict[tuple[str, str, str, str, str], list[Entry]] = {}
     for path in sorted(results.glob("*.jsonl")):
         for e in read_entries(path.stem, results):
-            # entries scored on different test sets, or under different protocols (a transfer
-            # variant and K), are never ranked against each other
-            groups.setdefault((e.dataset, e.config, e.target, e.test_set, e.protocol), []).append(e)
-    order = {b.key: i for i, b in enumerate(BOARDS)}
+            # entries scored on different test sets, or under different protocols, are never ranked together
+            groups.setdefault((e.dataset, e.config, e.target, scoring_protocol(e.dataset, e.config, e.protocol),
+                               e.test_set), []).append(e)
+    order = {(*b.key, b.protocol): i for i, b in enumerate(BOARDS)}
     # official boards in their declared order (public test set first), then every other board
-    keys = sorted(groups, key=lambda k: (k[:3] not in order or bool(k[4]), order.get(k[:3], 0), k[3] != "public", k))
+    keys = sorted(groups, key=lambda k: (k[:4] not in order, order.get(k[:4], 0), k[4] != "public", k))
     official_sections, other_sections = [], []
     missing = missing_reference_entries(results)
-    for dataset, config, target, test_set, protocol in keys:
+    for dataset, config, target, protocol, test_set in keys:
         pin = pins.get(f"{dataset} {config}")
-        _, on_build, previous = split_by_build(groups[(dataset, config, target, test_set, protocol)], pin)
+        _, on_build, previous = split_by_build(groups[(dataset, config, target, protocol, test_set)], pin)
         current, earlier = current_and_superseded(on_build)
         for e in current:
             (out / f"{entry_slug(e)}.html").write_text(_entry_page(e, _history(e, earlier[entry_slug(e)], None)))
@@ -272,14 +290,17 @@ def build_site(out: Path | None = None, results: Path | None = None) -> Path:
         for old in previous:
             (out / f"{entry_slug(old)}.html").write_text(_entry_page(old, "<p class=note><strong>Previous build</strong>: "
                                                                      "scored on an earlier dataset build; not ranked.</p>"))
-        key = (f"{dataset} · {config} · {target}" + (f" · {protocol}" if protocol else "")
+        board = official(dataset, config, target, protocol)
+        # a config with several protocols names the board's; the others are its secondary boards
+        several = len(_config_protocols(dataset, config)) > 1
+        key = (f"{dataset} · {config} · {target}" + (f" · {protocol}" if several else "")
+               + (" · secondary board" if several and board is None else "")
                + (" · hidden test set" if test_set != "public" else ""))
         public = test_set == "public"
         facts = board_facts(pin if public else None, target, current,
                             noise_floor_text(dataset, config, target) if public else None, hardware_of(dataset, config))
         table = (facts + _table(current, key, sum(map(len, earlier.values()))) if current else
                  facts + f"<p class=note>{html.escape(key)}: no entries on the current build yet.</p>") + _previous(previous)
-        board = official(dataset, config, target) if not protocol else None
         if board is None:
             other_sections.append(table)
             continue
@@ -293,11 +314,12 @@ def build_site(out: Path | None = None, results: Path | None = None) -> Path:
                       else "hidden test set; every applicable reference baseline is listed")
         official_sections.append(f"<p class=note>{html.escape(board.why)} · {html.escape(status)}</p>{table}")
     for board in BOARDS:  # an official board nobody has been scored on yet still says what it lacks
-        if not any(k[:3] == board.key and not k[4] for k in groups):
+        if not any(k[:4] == (*board.key, board.protocol) for k in groups):
             official_sections.append(f"<p class=note>{html.escape(' · '.join(board.key))}: {html.escape(board.why)} · "
                                      f"no entries yet (reference baselines missing: "
                                      f"{html.escape(', '.join(missing.get(board, [])))})</p>")
-    others = ("<h2>Additional boards</h2><p>Targets outside the official list (see the rules): recorded "
+    others = ("<h2>Additional boards</h2><p>Targets outside the official list, and official targets under a "
+              "config's secondary protocol (perfgraphs/llm's stratified folds; see the rules): recorded "
               "and ranked the same way, but not every reference baseline has been run on them.</p>"
               + "".join(other_sections)) if other_sections else ""
     body = ("<h1>perfgraphs leaderboard</h1><p>Test-part scores of predictors on measured performance "

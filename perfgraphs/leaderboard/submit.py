@@ -8,7 +8,8 @@ sandboxed process per seed (code) or the per-seed files (predictions); then scor
 process, which is the only place the test labels exist.
 
 The protocol is the benchmark runner's (:func:`perfgraphs.evaluation.protocol.protocol_parts`):
-a graph config's standard split, or a tabular config's stratified 5-fold cross-validation, where
+a graph config's standard split, or a tabular config's 5-fold cross-validation (its official
+leave-models-out folds, or ``protocol`` stratified-5-fold for the secondary board), where
 each seed runs one process per fold (trained on the other folds' rows, predicting the held-out
 fold's inputs) and the pooled out-of-fold predictions of every row are scored at once — the same
 numbers ``perfgraphs benchmark`` gives the same predictor.
@@ -69,6 +70,7 @@ class SubmitOptions:
     results_root: Path | None = None  # default leaderboard/results
     commitments_root: Path | None = None  # default leaderboard/hidden
     home: Path | None = None  # PERFGRAPHS_HOME (datasets, MLflow)
+    protocol: str | None = None  # a cross-validated config's fold protocol (default: its official one)
 
 
 @dataclass
@@ -119,8 +121,8 @@ def _test_set(data, target: str, opts: SubmitOptions, problems: list[str], tabul
     from perfgraphs.leaderboard.hidden import HiddenLabelsError, load_hidden
 
     if opts.hidden_labels is not None and tabular:
-        problems.append(f"--hidden-labels: {data.dataset}/{data.config} is a tabular config, scored by stratified "
-                        "5-fold cross-validation over all its rows; hidden test sets exist for graph configs only: "
+        problems.append(f"--hidden-labels: {data.dataset}/{data.config} is a tabular config, scored by 5-fold "
+                        "cross-validation over all its rows; hidden test sets exist for graph configs only: "
                         "drop --hidden-labels")
         return None
     if opts.hidden_labels is None:
@@ -159,13 +161,9 @@ def _input_columns(dataset: str, config: str, tabular: bool) -> tuple[tuple[str,
 
 
 def _part_name(rows, k: int, n: int) -> str:
-    """How messages name a part: ``fold 3`` (the rows' ``fold`` value) of a cross-validation."""
-    if n == 1:
-        return ""
-    table = as_table(rows)
-    if "fold" in table.column_names and table.num_rows:
-        return f"fold {table.column('fold')[0].as_py()}"
-    return f"part {k + 1} of {n}"
+    """How messages name a part: ``fold 3`` of a cross-validation (its folds come in order, under
+    either fold protocol; the rows' ``fold`` column is the stratified protocol's)."""
+    return "" if n == 1 else f"fold {k}"
 
 
 def _run_code(sub: Submission, parts: list, test: _TestSet, target: str, opts: SubmitOptions,
@@ -294,19 +292,21 @@ def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None, rec
         problems.append(f"{exc}: see `perfgraphs datasets list`")
         return verdict
     dataset = get_dataset(dataset).name
-    tabular = get_dataset(dataset).config(config).evaluation == "cv-folds"
+    cfg = get_dataset(dataset).config(config)
+    tabular = cfg.evaluation == "cv-folds"
+    protocol = (opts.protocol or cfg.official_protocol or "") if tabular else (opts.protocol or "")
     positive = evaluator.target.positive
     seeds = opts.seeds if sub.kind == "code" else tuple(sub.prediction_files())
     problems += check.check_seeds(seeds)
     method = meta.method + (" (quick)" if sub.kind == "code" and opts.quick else "")
     test_set_name = "hidden" if opts.hidden_labels is not None else "public"
     problems += check.check_duplicate(opts.results_root, dataset, method, meta.code_commit, config, target,
-                                      test_set_name)
+                                      test_set_name, protocol)
     if problems:
         return verdict
     try:
         # the benchmark runner's protocol: the standard split, or one part per cross-validation fold
-        parts, data = protocol_parts(dataset, config, target, opts.home)
+        parts, data = protocol_parts(dataset, config, target, opts.home, protocol=protocol or None)
     except PerfgraphsError as exc:
         problems.append(f"cannot load {dataset}/{config}: {exc}")
         return verdict
@@ -373,7 +373,7 @@ def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None, rec
     pps = [s["predictions_per_second"] for s in per_seed] if verified else []
     identity = _identity(method=method, commit=meta.code_commit, dataset=dataset, config=config, target=target,
                          seeds=sorted(preds), quick=opts.quick, content_hash=data.content_hash, test_set=test.name,
-                         hidden=test.sha256)
+                         hidden=test.sha256, **({"protocol": protocol} if protocol else {}))
     first = per_seed[0]
     verdict.entry = Entry(
         method=method, dataset=dataset, dataset_version=data.version, dataset_content_hash=data.content_hash,
@@ -390,6 +390,7 @@ def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None, rec
         hyperparameters=dict(meta.hyperparameters.chosen),
         peak_memory_mb=max(o.peak_memory_mb for o in outputs) if verified else None,
         actual_vs_predicted=[[float(f"{t:.4g}"), float(f"{p:.4g}")] for t, p in zip(test.y_true, first["y_pred"])],
+        protocol=protocol,
     )
     verdict.run_log = RunLog(
         run_name=f"{method}-{identity}", identity=identity, target=target,

@@ -38,6 +38,13 @@ RECIPES: dict[str, ModuleType] = {
 }
 
 
+def split_config(cfg: Config) -> str | None:
+    """The ``config`` argument of :func:`perfgraphs.data.splits.split_file` for this config's own
+    split files: its name when its recipe writes them per config (``SPLITS_PER_CONFIG``), else
+    None (the dataset's files)."""
+    return cfg.name if getattr(recipe(cfg), "SPLITS_PER_CONFIG", False) else None
+
+
 def recipe(cfg: Config) -> ModuleType:
     try:
         return RECIPES[cfg.recipe]
