@@ -79,11 +79,7 @@ def missing_reference_entries(results: Path | None = None) -> dict[Board, list[s
     by_dataset = {d: read_entries(d.split("/")[-1], results) for d in {b.dataset for b in BOARDS}}
     for board in BOARDS:
         on_board = [e for e in by_dataset[board.dataset] if (e.config, e.target) == (board.config, board.target)
-<<<<<<< HEAD
-                    and e.test_set == "public" and not e.protocol]
-=======
                     and e.test_set == "public" and scoring_protocol(e.dataset, e.config, e.protocol) == board.protocol]
->>>>>>> llm-groups
         _, current, _ = split_by_build(on_board, pins.get(f"{board.dataset} {board.config}"))
         entries = [e for e in current if e.tier == "verified"]
         absent = [b for b in applicable_baselines(board) if not any(reference_method(b, e.method) for e in entries)]

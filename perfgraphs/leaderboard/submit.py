@@ -413,7 +413,7 @@ def submit(path: str | Path, opts: SubmitOptions | None = None, log_mlflow: bool
     run is logged after the record, from the same numbers, so a rejected submission leaves neither."""
     from perfgraphs.evaluation.mlflow_log import log_run
     from perfgraphs.leaderboard.records import (DuplicateEntryError, ResultsChangedError, append_entry,
-                                                check_unchanged, results_snapshot)
+                                                results_snapshot)
 
     opts = opts or SubmitOptions()
     before = results_snapshot(opts.results_root)

@@ -211,7 +211,7 @@ def _against_the_rule(results: list[TransferResult]) -> list[str]:
             continue
         for other in (r for r in results if r.spec.variant == variant and r.spec.baseline != RULE):
             if not lines:
-                lines += [f"## Against the ratio rule (GPU platforms; worse = mean MAPE above the rule's mean + its "
+                lines += ["## Against the ratio rule (GPU platforms; worse = mean MAPE above the rule's mean + its "
                           "95 % half-width)", "", "| variant | baseline | K | mean MAPE (rule → it) | "
                           "worse than the rule on |", "|---|---|---|---|---|"]
             for k in sorted(set(rule.spec.shots) & set(other.spec.shots)):
