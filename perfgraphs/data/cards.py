@@ -70,8 +70,11 @@ def _config_table(ds: Dataset, version: str | None, records: dict, only: list[st
         if only is not None and cfg.name not in only:
             continue
         rec = records.get(cfg.name)
-        labels = cfg.hardware or cfg.platform or ("per platform: " + ", ".join(cfg.platforms[:3]) + ", …"
-                                                  if cfg.platforms else "none (graphs only)")
+        # a multi-platform config's platforms are whatever its sources hold on the machine that
+        # builds it (a cache, an external folder): the card names the sources, so it reads the same
+        # on every machine; the build's manifest lists the platforms
+        labels = cfg.hardware or cfg.platform or ("per platform, from: " + ", ".join(cfg.platform_sources)
+                                                  if cfg.platform_sources else "none (graphs only)")
         targets = ", ".join(f"`{t.name}` ({t.unit})" for t in cfg.targets) or "—"
         if rec is None:
             splits, content = ", ".join(split_names(cfg)) + " (not released)", "—"
