@@ -89,3 +89,26 @@ def tiny_labeled_home(tiny_labeled_sources, tmp_path_factory):
     build_labeled_config(ds, ds.config("cpu-torch-fp32"), pool=GraphPool(pool_dir), home=home,
                          measurements=root / "measurements")
     return home
+
+
+# Two families x two structures x 16 batches of perfgraphs/dippm's graphs: the small graph set the
+# baseline tests train on (built once per session; Hugging Face datasets are immutable).
+TINY_GRAPH_COUNTS = {"mnasnet": 32, "mobilenet": 32}
+
+
+@pytest.fixture(scope="session")
+def tiny_dippm_rows(tmp_path_factory):
+    import datasets
+
+    from perfgraphs.data.build import build_graph_config
+    from perfgraphs.data.load import load_dataset
+    from perfgraphs.pool.graph_pool import GraphPool
+    from perfgraphs.registry import get_dataset
+
+    pool = GraphPool(tmp_path_factory.mktemp("pool"))
+    pool.build(TINY_GRAPH_COUNTS)
+    home = tmp_path_factory.mktemp("home")
+    ds = get_dataset("dippm")
+    build_graph_config(ds, ds.config("graphs"), pool=pool, home=home, counts=TINY_GRAPH_COUNTS)
+    parts = load_dataset("dippm", "graphs", home=home)
+    return datasets.concatenate_datasets([parts[k] for k in sorted(parts)])

@@ -21,31 +21,20 @@ from perfgraphs.baselines import (
 )
 from perfgraphs.baselines.common import BaselineInputError, NotFittedError
 from perfgraphs.baselines.layerwise_linear import CATEGORIES
-from perfgraphs.data.build import build_graph_config
-from perfgraphs.pool.graph_pool import GraphPool
-from perfgraphs.data.load import load_dataset, to_pyg
+from perfgraphs.data.load import to_pyg
 from perfgraphs.evaluate import mape_pct
 from perfgraphs.features import get_featurizer
-from perfgraphs.registry import get_dataset
 from perfgraphs.views.hf import from_hf_row
 
 # Two families x two structures x 16 batch sizes; mnasnet and mobilenet export in ~1 s each.
-TINY = {"mnasnet": 32, "mobilenet": 32}
+TINY = {"mnasnet": 32, "mobilenet": 32}  # the families of the tiny_dippm_rows fixture (conftest)
 TARGET = "total_memory_bytes"
 GRAPH_EPOCHS = 20  # on top of quick mode; seeds 0-3 then reach 13-30 % MAPE vs 263 % for the best constant
 
 
 @pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    import datasets
-
-    pool = GraphPool(tmp_path_factory.mktemp("pool"))
-    pool.build(TINY)
-    home = tmp_path_factory.mktemp("home")
-    ds = get_dataset("dippm")
-    build_graph_config(ds, ds.config("graphs"), pool=pool, home=home, counts=TINY)
-    parts = load_dataset("dippm", "graphs", home=home)
-    rows = datasets.concatenate_datasets([parts[k] for k in sorted(parts)])
+def tiny(tiny_dippm_rows):
+    rows = tiny_dippm_rows
     pyg = to_pyg(rows, "dippm", targets=[TARGET])
     X, y = static_arrays(pyg)
     return rows, pyg, X, y[:, 0].astype(np.float64)

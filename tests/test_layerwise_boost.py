@@ -24,25 +24,11 @@ from perfgraphs.baselines.layerwise_boost import ADDITIVE_NAMES, FEATURE_NAMES, 
 from perfgraphs.evaluate import mape_pct
 from perfgraphs.views.hf import from_hf_row
 
-TINY = {"mnasnet": 32, "mobilenet": 32}  # as tests/test_baselines.py: 2 families x 2 structures x 16 batches
 
 
 @pytest.fixture(scope="module")
-def tiny_rows(tmp_path_factory):
-    import datasets
-
-    from perfgraphs.data.build import build_graph_config
-    from perfgraphs.data.load import load_dataset
-    from perfgraphs.pool.graph_pool import GraphPool
-    from perfgraphs.registry import get_dataset
-
-    pool = GraphPool(tmp_path_factory.mktemp("pool"))
-    pool.build(TINY)
-    home = tmp_path_factory.mktemp("home")
-    ds = get_dataset("dippm")
-    build_graph_config(ds, ds.config("graphs"), pool=pool, home=home, counts=TINY)
-    parts = load_dataset("dippm", "graphs", home=home)
-    return datasets.concatenate_datasets([parts[k] for k in sorted(parts)])
+def tiny_rows(tiny_dippm_rows):
+    return tiny_dippm_rows
 
 
 def _step_costs(n: int, rng) -> tuple[np.ndarray, np.ndarray]:

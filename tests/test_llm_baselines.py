@@ -22,29 +22,17 @@ import pytest
 from perfgraphs.baselines import GNNLM, LLMGNN, LLMXGBoost, static_arrays
 from perfgraphs.baselines.common import NotFittedError
 from perfgraphs.baselines.gnn_lm import DEFAULT_PROMPT, SUMMARY_PROMPT, graph_summaries
-from perfgraphs.data.build import build_graph_config
-from perfgraphs.pool.graph_pool import GraphPool
 from perfgraphs.data.llm_features import CATEGORIES, LLMFeatureError, feature_names, llm_features
 from perfgraphs.data.load import load_dataset, to_pyg
 from perfgraphs.evaluate import mape_pct
-from perfgraphs.registry import get_dataset
 
-TINY = {"mnasnet": 32, "mobilenet": 32}
 TARGET = "total_memory_bytes"
 LM_GRAPHS = 12  # graphs the GNN + LM stages train on
 
 
 @pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    import datasets
-
-    pool = GraphPool(tmp_path_factory.mktemp("pool"))
-    pool.build(TINY)
-    home = tmp_path_factory.mktemp("home")
-    ds = get_dataset("dippm")
-    build_graph_config(ds, ds.config("graphs"), pool=pool, home=home, counts=TINY)
-    parts = load_dataset("dippm", "graphs", home=home)
-    rows = datasets.concatenate_datasets([parts[k] for k in sorted(parts)])
+def tiny(tiny_dippm_rows):
+    rows = tiny_dippm_rows
     y = np.asarray(rows[TARGET], dtype=np.float64)
     return rows, y
 
