@@ -176,7 +176,13 @@ def fold_protocols(dataset: str, config: str, home=None, target: str | None = No
     common = dict(dataset=ds.name, config=cfg.name, version=ds.version, content_hash=manifest.get("content_hash", ""))
     protocol = protocol or cfg.official_protocol
     try:
-        parts = folds(rows, protocol_test_fold(ds.name, cfg.name, protocol, rows))
+        test_fold = protocol_test_fold(ds.name, cfg.name, protocol, rows)
+        if test_fold is not None:
+            # the rows a predictor sees carry the protocol's folds, not the stratified ones the
+            # dataset stores: a submission that splits its training rows by ``fold`` (an inner
+            # cross-validation) then keeps every model within one of its folds too
+            rows = rows.remove_columns("fold").add_column("fold", [int(k) for k in test_fold])
+        parts = folds(rows, test_fold)
     except TabularProtocolError as exc:
         raise TabularProtocolError(f"{ds.name}/{cfg.name}: {exc} (its measurement campaign may still be filling it)"
                                    if cfg.platform else f"{ds.name}/{cfg.name}: {exc}") from None
