@@ -199,7 +199,10 @@ def test_the_local_path_and_ray_give_the_same_rows(cluster, tmp_path):
     assert len(rows["local"]) == len(load_plan(plan_path).configs) == len(rows["ray"])
     assert ({(r["key"], r["round"], r["status"]) for r in rows["local"]}
             == {(r["key"], r["round"], r["status"]) for r in rows["ray"]})
-    filled = {name: {k for r in rs for k, v in r.items() if v is not None} for name, rs in rows.items()}
+    # gate_reason is filled only when the quiet gate saw other work during a configuration: what
+    # else ran on the machine then, not the route (the full test suite runs beside this test)
+    filled = {name: {k for r in rs for k, v in r.items() if v is not None} - {"gate_reason"}
+              for name, rs in rows.items()}
     assert filled["ray"] - filled["local"] == {"node_id", "node_ip"}
     assert filled["local"] - filled["ray"] == set()
     for name in ("local", "ray"):  # the probe ran where the measurements did: this machine

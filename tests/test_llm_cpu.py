@@ -147,7 +147,7 @@ def test_registered_as_a_tabular_config_with_measured_targets():
     assert cfg.kind == "tabular" and cfg.platform == PLATFORM
     assert [t.name for t in cfg.targets] == ["latency_ms", "latency_calibrated_ms", "throughput_samples_per_s",
                                              "peak_memory_mb"]
-    assert cfg.split_protocols == ("stratified-5-fold",)
+    assert cfg.split_protocols == ("leave-models-out", "stratified-5-fold")  # the official one first
 
 
 def test_every_successful_committed_configuration_is_a_row(committed):
@@ -284,7 +284,9 @@ def test_committed_split_file_is_written_and_enforced(snapshot, tmp_path, monkey
     monkeypatch.setattr(splits, "SPLITS_DIR", tmp_path / "splits")
     written = write_splits("llm", measurements_root=root, config=PLATFORM)
     path = split_path("perfgraphs/llm", "stratified-5-fold", 0, config=PLATFORM)
-    assert [p for p, _ in written] == [path] == [tmp_path / "splits" / "llm" / PLATFORM / "stratified-5-fold-seed0.json"]
+    grouped = split_path("perfgraphs/llm", "leave-models-out", 0, config=PLATFORM)
+    assert path == tmp_path / "splits" / "llm" / PLATFORM / "stratified-5-fold-seed0.json"
+    assert sorted(p for p, _ in written) == sorted([path, grouped])  # both protocols' files
     table, _ = encoder_rows(root)
     assert get_split("perfgraphs/llm", "stratified-5-fold", 0, config=PLATFORM) == fold_parts(table)
     assert json.loads(path.read_text())["unit"] == "row_id"
@@ -330,7 +332,8 @@ def test_runner_cross_validates_the_llm_baselines(built):
     folds = np.array([r["fold"] for r in table])
     y = np.array([r["latency_ms"] for r in table])[np.argsort(folds, kind="stable")]
     for baseline in ("llm-xgboost", "static-mlp", "static-xgboost"):
-        result = run_benchmark(RunSpec("llm", PLATFORM, "latency_ms", baseline, quick=True), home=home, log=False)
+        result = run_benchmark(RunSpec("llm", PLATFORM, "latency_ms", baseline, quick=True, protocol="stratified-5-fold"),
+                               home=home, log=False)  # the rows' own fold column is the stratified protocol's
         scores = result.per_seed[0]
         pred = np.asarray(scores["y_pred"])
         assert scores["n"] == len(table) and np.isfinite(pred).all() and (pred > 0).all()
@@ -390,8 +393,8 @@ def test_too_few_rows_for_the_folds_is_a_clear_error(snapshot, tmp_path):
     ds = get_dataset("llm")
     build_encoder_config(ds, ds.config(PLATFORM), home=tmp_path / "home", measurements=two)
     with pytest.raises(TabularProtocolError) as exc:
-        run_benchmark(RunSpec("llm", PLATFORM, "latency_ms", "llm-xgboost", quick=True), home=tmp_path / "home",
-                      log=False)
+        run_benchmark(RunSpec("llm", PLATFORM, "latency_ms", "llm-xgboost", quick=True, protocol="stratified-5-fold"),
+                      home=tmp_path / "home", log=False)
     assert "fold 0 leaves 1 training row of 2; the tabular baselines need at least 2" in _one_line(exc)
 
 
