@@ -48,20 +48,19 @@ def official_cv(rows):
 
 def leave_models_out(rows, n_splits: int = 5) -> list[tuple[np.ndarray, np.ndarray]]:
     """``GroupKFold(n_splits)`` over the normalised ``model_id``
-    (:func:`perfgraphs.data.tabular.model_group`): (train, test) index pairs, no model in both. The
-    generator of the committed files; :func:`cv_inputs` reads those for a config's rows."""
-    from sklearn.model_selection import GroupKFold
-
-    from perfgraphs.data.tabular import model_group
+    (:func:`perfgraphs.data.tabular.model_group`): (train, test) index pairs, no model in both;
+    the folds of :func:`perfgraphs.data.tabular.grouped_folds`, which writes the committed files
+    (:func:`cv_inputs` reads those for a config's rows)."""
+    from perfgraphs.data.tabular import grouped_folds
 
     if "model_id" not in rows.column_names:
         raise CrossValidationError("leave-models-out needs a model_id column (the perfgraphs/llm configs have one)")
-    groups = np.asarray([model_group(m) for m in rows["model_id"]])
-    n_models = len(set(groups.tolist()))
-    if n_models < n_splits:
-        raise CrossValidationError(f"leave-models-out with {n_splits} folds needs at least {n_splits} models, "
-                                   f"the rows have {n_models}")
-    return list(GroupKFold(n_splits=n_splits).split(np.zeros((len(groups), 1)), groups=groups))
+    try:
+        fold = np.asarray(grouped_folds(list(rows["model_id"]), n_splits))
+    except PerfgraphsError as exc:  # fewer models than folds
+        raise CrossValidationError(str(exc)) from None
+    index = np.arange(len(fold))
+    return [(index[fold != k], index[fold == k]) for k in range(n_splits)]
 
 
 def committed_grouped_cv(rows):
