@@ -25,7 +25,6 @@ when there is one: a predictor is only as meaningful as the rows it was fitted o
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import subprocess
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from perfgraphs.atomic import atomic_write_bytes, sha256_file
 from perfgraphs.predict.errors import ArtifactMismatchError, ArtifactMissingError
 from perfgraphs.predict.features import feature_names, feature_version, rows_features
 from perfgraphs.predict.platforms import PlatformTarget
@@ -130,13 +130,9 @@ def write_onnx_booster(booster, path: Path, X: np.ndarray, transform: dict) -> d
     if not rel <= ONNX_REL_TOL:
         raise ArtifactMismatchError(f"the ONNX form of {path.name} predicts up to {rel:.2e} (relative) away from "
                                     f"XGBoost on its {len(X)} rows, beyond {ONNX_REL_TOL:g}: not written")
-    path.write_bytes(data)
+    atomic_write_bytes(path, data)
     return {"file": path.name, "converter": f"onnxmltools {version('onnxmltools')}", "opset": ONNX_OPSET,
             "xgboost": version("xgboost"), "rows_checked": int(len(X)), "max_rel_diff_vs_xgboost": rel}
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def code_commit() -> str:
@@ -273,7 +269,7 @@ def train_artifact(pt: PlatformTarget, out_dir: Path = ARTIFACTS_DIR, home: Path
         "seen_operators": ops,
         "time_breakdown": None if breakdown is None else {"predictor": "layerwise-linear",
                                                           "heldout_mape_pct": breakdown["heldout_mape_pct"]},
-        "files": {p.name: _sha256(p) for p in (booster_path, onnx_path, rows_path, *files)},
+        "files": {p.name: sha256_file(p) for p in (booster_path, onnx_path, rows_path, *files)},
     }
     (out_dir / f"{pt.key}.artifact.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
     return meta
@@ -353,7 +349,7 @@ def _load(key: str, directory: str, stamp: tuple) -> Artifact:
         path = d / name
         if not path.exists():
             raise ArtifactMissingError(f"artifact {key}: {path} is missing")
-        if _sha256(path) != digest:
+        if sha256_file(path) != digest:
             raise ArtifactMismatchError(f"artifact {key}: {path} does not match the sha256 its artifact.json records")
     onnx_name = (meta.get("booster_onnx") or {}).get("file", "")
     if onnx_name not in meta["files"]:
@@ -394,7 +390,7 @@ def convert_artifact(key: str, directory: Path = ARTIFACTS_DIR) -> dict:
         raise ArtifactMismatchError(f"artifact {key} has format {meta.get('format_version')}: only format 1 converts; "
                                     f"run `perfgraphs predict train`")
     for name, digest in meta["files"].items():
-        if not (d / name).exists() or _sha256(d / name) != digest:
+        if not (d / name).exists() or sha256_file(d / name) != digest:
             raise ArtifactMismatchError(f"artifact {key}: {d / name} is missing or does not match its sha256")
     booster = xgb.Booster()
     booster.load_model(str(d / f"{key}.booster.json"))
@@ -403,8 +399,9 @@ def convert_artifact(key: str, directory: Path = ARTIFACTS_DIR) -> dict:
     onnx_path = d / f"{key}.booster.onnx"
     record = write_onnx_booster(booster, onnx_path, X, meta["target_transform"])
     meta = {**meta, "format_version": FORMAT_VERSION, "booster_onnx": record,
-            "files": {**meta["files"], onnx_path.name: _sha256(onnx_path)}}
-    (d / f"{key}.artifact.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
+            "files": {**meta["files"], onnx_path.name: sha256_file(onnx_path)}}
+    # the stored artifact is rewritten in place: atomically, so an interrupted convert leaves the old one
+    atomic_write_bytes(d / f"{key}.artifact.json", (json.dumps(meta, indent=1, sort_keys=True) + "\n").encode())
     return meta
 
 
