@@ -19,7 +19,6 @@ All work in log space: latencies span five orders of magnitude and errors are re
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -274,9 +273,6 @@ def platform_descriptor(platform, devices: tuple[str, ...]) -> np.ndarray:
                      float(platform.peak_gflop_per_s or np.nan), float(platform.memory_bandwidth_gb_per_s or np.nan)])
 
 
-_SOURCE_MODELS: dict[str, object] = {}  # fitted source models by what they were fitted on (draws share them)
-
-
 class SourceModelTransfer(RegressorMixin, BaseEstimator):
     """Gradient boosting in log space trained on all source platforms' labels, adapted with the shots.
 
@@ -311,11 +307,6 @@ class SourceModelTransfer(RegressorMixin, BaseEstimator):
     def _source_model(self, table, p: int):
         from sklearn.ensemble import HistGradientBoostingRegressor
 
-        key = hashlib.sha256(repr((self.get_params(), p, table.platform_names)).encode()
-                             + np.ascontiguousarray(np.nan_to_num(table.labels[:, [j for j in range(len(table.platforms)) if j != p]], nan=-1.0)).tobytes()
-                             + table.static.tobytes()).hexdigest()
-        if key in _SOURCE_MODELS:
-            return _SOURCE_MODELS[key]
         xs, ys = [], []
         for q in range(len(table.platforms)):
             if q == p:
@@ -328,11 +319,7 @@ class SourceModelTransfer(RegressorMixin, BaseEstimator):
             raise TransferFitError("no source platform has labels to train on")
         model = HistGradientBoostingRegressor(max_iter=self.max_iter, learning_rate=self.learning_rate,
                                               max_leaf_nodes=self.max_leaf_nodes, random_state=self.random_state)
-        model.fit(np.vstack(xs), np.concatenate(ys))
-        if len(_SOURCE_MODELS) > 64:
-            _SOURCE_MODELS.clear()
-        _SOURCE_MODELS[key] = model
-        return model
+        return model.fit(np.vstack(xs), np.concatenate(ys))
 
     def _candidates(self, base: np.ndarray, ratio: np.ndarray | None) -> dict[str, np.ndarray]:
         cols = {"model": base[:, None], "model+offset": np.column_stack([base, np.ones_like(base)]),
