@@ -30,9 +30,11 @@ import json
 import sys
 from pathlib import Path
 
+from perfgraphs.registry import HELDOUT_SUITES
+
 ROOT = Path(__file__).resolve().parents[1]
 PLAN = ROOT / "plans" / "predict-heldout.yaml"
-SUITE = "predict-heldout"
+SUITE = HELDOUT_SUITES[0]  # a held-out suite: no dataset reads its store
 PROTOCOL = "dippm-cputime"  # the DIPPM CPU-time plan's protocol
 ROUNDS = 2
 # Candidates, in order of preference (several families: CPU-oriented CNNs, hybrid conv-attention,

@@ -191,6 +191,11 @@ TOKEN_THROUGHPUT = Target("output_throughput_tokens_per_sec", "tokens/s", "gener
 EPYC_VM = "AMD EPYC (KVM guest, 2 vCPUs, 1 thread per core, 32 MiB L3), machine 23059b2f"
 EPYC_VM_TAG = "amd-epyc-23059b2f"  # perfgraphs.collect.environment.machine_tag() there
 
+# Suites measured as test sets of something else (plans/predict-heldout.yaml: 20 architectures in no
+# training set, which score ``perfgraphs.predict``). Their stores are never a source of a dataset:
+# store discovery (perfgraphs.data.platforms) skips them, so they label no config and no platform.
+HELDOUT_SUITES = ("predict-heldout",)
+
 # Family counts of the research (SPEC section 2); the registry presents them with each dataset.
 DIPPM_COUNTS = {"efficientnet": 1729, "mnasnet": 1001, "mobilenet": 1591, "resnet": 1152, "vgg": 1536,
                 "swin": 547, "vit": 520, "densenet": 768, "visformer": 768, "poolformer": 896}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -244,3 +245,30 @@ def test_nnlqp_joins_our_own_cpu_measurements(tmp_path):
     row = next(r for r in table if r["img_size"] == pick["img_size"])
     assert row[f"latency_per_sample_ms__{pick['platform']}"] == pytest.approx(pick["latency_ms"])
     assert pick["platform"] in (folder / "platforms.txt").read_text().split()
+
+
+def test_nnlqp_reads_only_wall_clock_stores_and_never_a_held_out_set(tmp_path):
+    """nnlqp's latency columns take our rows measured under a wall-clock protocol only: a CPU-time
+    suite (another protocol and label, a store that grows while its campaign runs) and the predict
+    held-out test set (registry.HELDOUT_SUITES) add nothing, and the held-out store is no platform's
+    source. The committed stores are the ground truth: each row's own ``protocol`` column."""
+    import pyarrow.parquet as pq
+
+    from perfgraphs.data.multiplatform import own_platform_rows
+    from perfgraphs.data.platforms import cpu_store_platforms
+    from perfgraphs.registry import EPYC_VM_TAG
+
+    measurements = Path(__file__).resolve().parents[1] / "data" / "measurements"
+    names = ["dippm-cpu", f"dippm-cputime-{EPYC_VM_TAG}", f"predict-heldout-{EPYC_VM_TAG}"]
+    for name in names:
+        shutil.copytree(measurements / name, tmp_path / name)
+    protocols = {name: {p for f in (tmp_path / name).glob("*/shard-*.parquet")
+                        for p in pq.read_table(f, columns=["protocol"]).column("protocol").to_pylist()}
+                 for name in names}
+    assert protocols == {names[0]: {"dippm-cpu"}, names[1]: {"dippm-cputime"}, names[2]: {"dippm-cputime"}}
+    rows = own_platform_rows(tmp_path)
+    assert rows and {r["store"] for r in rows} == {"dippm-cpu"}
+    shutil.rmtree(tmp_path / names[0])
+    assert own_platform_rows(tmp_path) == []
+    sources = {f for p in cpu_store_platforms(tmp_path) for f in p.source_files}
+    assert sources == {names[1]}  # the CPU-time store is a platform's source (dippm's config), the held-out one never

@@ -52,21 +52,26 @@ def wanted_structures(rows: list[dict]) -> list[tuple[str, str, int]]:
 
 def own_platform_rows(root: Path | None = None) -> list[dict]:
     """Our batch-1 inference measurements on our CPU platforms (those the stores hold:
-    :func:`perfgraphs.data.platforms.cpu_store_platforms`), from every committed suite of the data
-    directory or ``root`` (a suite folder holds one sub-folder per platform); ``store`` names the
-    suite of each row. The label is the median of the timed runs, as for every latency target;
+    :func:`perfgraphs.data.platforms.cpu_store_platforms`), from every store a dataset may read
+    (:func:`perfgraphs.data.platforms.dataset_stores`: not the held-out test sets) whose rows were
+    measured under a wall-clock protocol (``Protocol.label``): the CPU-time suites' rows are another
+    protocol (fewer, budgeted runs, a quiet gate) with another label, and their stores grow while a
+    campaign runs, which would change this config's build under its pinned boards. ``store`` names
+    the suite of each row. The label is the median of the timed runs, as for every latency target;
     ``latency_per_sample_ms`` equals it at batch 1."""
+    from perfgraphs.collect.protocols import PROTOCOLS
     from perfgraphs.collect.store import load_measurements
-    from perfgraphs.data.platforms import cpu_store_platforms
+    from perfgraphs.data.platforms import cpu_store_platforms, dataset_stores
 
     own = {p.name for p in cpu_store_platforms(root)}
+    wall_clock = {name for name, p in PROTOCOLS.items() if p.label == "latency_median_ms"}
     out = []
-    root = Path(root or paths.measurements_dir())
-    for suite in sorted(p for p in root.iterdir() if p.is_dir()) if root.exists() else []:
+    for suite in dataset_stores(Path(root) if root else None):
         if not any((suite / platform).is_dir() for platform in own):
             continue
         for r in load_measurements(suite).to_pylist():
             if (r["status"] == "ok" and r["platform"] in own and r["batch_size"] == 1
+                    and r.get("protocol") in wall_clock
                     and r.get("mode", "inference") == "inference" and r["image_size"]
                     and str(r["model"]).startswith("timm:")):
                 out.append({"arch": r["model"].split(":", 1)[1], "img_size": int(r["image_size"]),

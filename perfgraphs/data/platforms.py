@@ -31,7 +31,7 @@ from pathlib import Path
 
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs import paths
-from perfgraphs.registry import DATASETS, Config, Dataset, Discovery, install_discovery
+from perfgraphs.registry import DATASETS, HELDOUT_SUITES, Config, Dataset, Discovery, install_discovery
 
 
 
@@ -131,10 +131,27 @@ def _from_timm(p, sha256: str) -> Platform:
 
 
 def _stores(root: Path) -> list[Path]:
+    """The measurement stores under ``root`` a dataset may read, name-sorted: folders with a
+    campaign record, less the test sets of the registry's HELDOUT_SUITES."""
     if not root.is_dir():
         return []
     return sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")
-                  and (p / "campaign.json").is_file())
+                  and (p / "campaign.json").is_file() and _suite(p) not in HELDOUT_SUITES)
+
+
+def dataset_stores(root: Path | None = None) -> list[Path]:
+    """:func:`_stores` of the data directory (or ``root``); [] for an installed package with none."""
+    root = root or _measurements_root()
+    return _stores(Path(root)) if root is not None else []
+
+
+def _suite(store: Path) -> str | None:
+    """The suite a store's campaign record names (a store folder is ``<suite>[-<machine tag>]``)."""
+    try:
+        record = json.loads((store / "campaign.json").read_text())
+    except (OSError, json.JSONDecodeError):
+        return None
+    return record.get("suite") if isinstance(record, dict) else None
 
 
 def _has_rows(platform_dir: Path) -> bool:
