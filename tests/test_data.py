@@ -272,3 +272,7 @@ def test_nnlqp_reads_only_wall_clock_stores_and_never_a_held_out_set(tmp_path):
     assert own_platform_rows(tmp_path) == []
     sources = {f for p in cpu_store_platforms(tmp_path) for f in p.source_files}
     assert sources == {names[1]}  # the CPU-time store is a platform's source (dippm's config), the held-out one never
+    from perfgraphs.registry import DATASETS, HELDOUT_SUITES
+
+    named = [s for ds in DATASETS.values() for c in ds.configs for s in (c.suite or "", *c.sources)]
+    assert not [s for s in named for h in HELDOUT_SUITES if s.removeprefix("suite:").startswith(h)]
