@@ -83,3 +83,29 @@ def test_a_dataset_quotes_its_own_suites_noise_probe(tmp_path, monkeypatch):
     probe("llm-cpu", 6.1, 3.4, 40)
     assert "40 configurations of the llm-cpu plan" in label_noise.noise_floor_note("llm", "cpu-torch-fp32", "latency_ms")
     assert "dippm-cpu plan" in label_noise.noise_floor_note("dippm", "cpu-torch-fp32", "latency_ms")
+
+
+def test_a_transfer_board_states_its_platforms_floors():
+    """A target scored on every platform's column at once (nnlqp's transfer boards) states the range
+    of the platforms' own floors, each read from the sentence its own board shows, and names the
+    platforms without one; an extreme floor or a missing one must show in it."""
+    import re
+
+    import pytest
+
+    from perfgraphs.data.platforms import config_platforms
+    from perfgraphs.evaluation import label_noise
+    from perfgraphs.loaders.sources import ExternalSourceError
+    from perfgraphs.registry import get_dataset
+
+    cfg = get_dataset("nnlqp").config("timm-platforms")
+    try:
+        per = {p.name: label_noise.noise_floor_note("nnlqp", cfg.name, f"latency_per_sample_ms__{p.name}")
+               for p in config_platforms(cfg)}
+    except ExternalSourceError as exc:
+        pytest.skip(f"timm results not available offline: {exc}")
+    floors = {n: float(m.group(1)) for n, note in per.items() if note and (m := re.search(r"\*\*([0-9.]+) %", note))}
+    note = label_noise.noise_floor_note("nnlqp", cfg.name, "latency_per_sample_ms")
+    assert floors and f"{min(floors.values()):.1f}–{max(floors.values()):.1f} % MAPE" in note
+    assert f"{len(floors)} of {len(per)} platforms" in note
+    assert all(n in note for n in per if n not in floors)

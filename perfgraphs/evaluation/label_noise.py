@@ -15,6 +15,7 @@ labels themselves move between measurements. Every results table prints it besid
 from __future__ import annotations
 
 import json
+import re
 
 from perfgraphs import paths
 from perfgraphs.registry import PLATFORM_SEPARATOR, get_dataset
@@ -48,6 +49,8 @@ def noise_floor_note(dataset: str, config: str, target: str) -> str | None:
     platform = cfg.platform
     if PLATFORM_SEPARATOR in target:
         platform = target.split(PLATFORM_SEPARATOR, 1)[1]
+    elif cfg.platform_sources:  # every platform's column at once (the transfer boards)
+        return every_platform_floor_note(ds, cfg, target)
     if platform is None:
         return None
     if platform.startswith("timm-"):
@@ -72,6 +75,30 @@ def noise_floor_note(dataset: str, config: str, target: str) -> str | None:
     return (f"Noise floor of the labels (the same {len(noise['probe'])} configurations of the {noise['plan']} plan "
             f"measured in two independent rounds on this platform): **{noise['mape_raw_pct']:.1f} % MAPE raw, "
             f"{noise['mape_calibrated_pct']:.1f} % calibrated**.")
+
+
+def every_platform_floor_note(ds, cfg, target: str) -> str:
+    """A multi-platform target scored on every platform's column: each platform's labels have their
+    own floor (or none), so the sentence gives their range and says which have none."""
+    from perfgraphs.data.platforms import config_platforms
+
+    floors: dict[str, float] = {}
+    for p in config_platforms(cfg):
+        note = noise_floor_note(ds.name, cfg.name, f"{target}{PLATFORM_SEPARATOR}{p.name}")
+        found = _FIRST_PCT.search(note or "")
+        if found and "none is measurable" not in note:
+            floors[p.name] = float(found.group(1))
+    names = [p.name for p in config_platforms(cfg)]
+    if not floors:
+        return f"Noise floor: none of the {len(names)} platforms' labels has a measured floor."
+    low, high = min(floors, key=floors.get), max(floors, key=floors.get)
+    none = [n for n in names if n not in floors]
+    return (f"Noise floor of the labels, per platform: **{floors[low]:.1f}–{floors[high]:.1f} % MAPE** "
+            f"({low} to {high}; {len(floors)} of {len(names)} platforms, each its own floor as its board states it)"
+            + (f"; none measured for {', '.join(none)}" if none else "") + ".")
+
+
+_FIRST_PCT = re.compile(r"\*\*([0-9.]+) % MAPE")
 
 
 def rounds_floor_note(ds, cfg, target: str) -> str:
