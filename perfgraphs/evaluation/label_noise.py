@@ -15,7 +15,6 @@ labels themselves move between measurements. Every results table prints it besid
 from __future__ import annotations
 
 import json
-import re
 
 from perfgraphs import paths
 from perfgraphs.registry import PLATFORM_SEPARATOR, get_dataset
@@ -38,6 +37,13 @@ def timm_noise_group(platform: str) -> str:
 
 def noise_floor_note(dataset: str, config: str, target: str) -> str | None:
     """One Markdown sentence stating the labels' noise floor, or None when none is known."""
+    found = labels_floor(dataset, config, target)
+    return found[0] if found else None
+
+
+def labels_floor(dataset: str, config: str, target: str) -> tuple[str, float | None] | None:
+    """(the floor's sentence, its MAPE % or None where the sentence says none is measured), or None
+    when nothing is known. The number is the one the sentence shows in bold."""
     ds = get_dataset(dataset)
     cfg = ds.config(config)
     # imported rows without a platform (ML.ENERGY); a multi-platform config's platform is in its target
@@ -45,12 +51,12 @@ def noise_floor_note(dataset: str, config: str, target: str) -> str | None:
         from perfgraphs.evaluation.tabular_protocol import noise_floor_sentence
         from perfgraphs.data.load import load_dataset
 
-        return noise_floor_sentence(load_dataset(ds.name, cfg.name)["train"], target)
+        return noise_floor_sentence(load_dataset(ds.name, cfg.name)["train"], target), None
     platform = cfg.platform
     if PLATFORM_SEPARATOR in target:
         platform = target.split(PLATFORM_SEPARATOR, 1)[1]
     elif cfg.platform_sources:  # every platform's column at once (the transfer boards)
-        return every_platform_floor_note(ds, cfg, target)
+        return every_platform_floor(ds, cfg, target)
     if platform is None:
         return None
     if platform.startswith("timm-"):
@@ -60,12 +66,12 @@ def noise_floor_note(dataset: str, config: str, target: str) -> str | None:
         group = timm_noise_group(platform)
         found = {nf.group: nf for nf in cross_version_noise_floor_details(load_timm_benchmark())}.get(group)
         if found is None:
-            return f"Noise floor: timm publishes {group} under one PyTorch version only, so none is measurable."
+            return f"Noise floor: timm publishes {group} under one PyTorch version only, so none is measurable.", None
         return (f"Noise floor of the labels: the same models on {group} under PyTorch "
                 f"{' / '.join(found.torch_versions)} disagree by **{found.mape_percent:.1f} % MAPE** "
-                f"(median {found.median_ape_percent:.1f} %, {found.n_configs} configurations).")
+                f"(median {found.median_ape_percent:.1f} %, {found.n_configs} configurations)."), found.mape_percent
     if cfg.suite is not None and cfg.min_rounds > 1:
-        return rounds_floor_note(ds, cfg, target)
+        return rounds_floor(ds, cfg, target)
     if target not in PROBED_TARGETS:
         return None
     name = cfg.noise_probe_file if platform == cfg.platform else None
@@ -74,34 +80,28 @@ def noise_floor_note(dataset: str, config: str, target: str) -> str | None:
     noise = json.loads((NOISE_DIR / name).read_text())
     return (f"Noise floor of the labels (the same {len(noise['probe'])} configurations of the {noise['plan']} plan "
             f"measured in two independent rounds on this platform): **{noise['mape_raw_pct']:.1f} % MAPE raw, "
-            f"{noise['mape_calibrated_pct']:.1f} % calibrated**.")
+            f"{noise['mape_calibrated_pct']:.1f} % calibrated**."), noise["mape_raw_pct"]
 
 
-def every_platform_floor_note(ds, cfg, target: str) -> str:
+def every_platform_floor(ds, cfg, target: str) -> tuple[str, float | None]:
     """A multi-platform target scored on every platform's column: each platform's labels have their
     own floor (or none), so the sentence gives their range and says which have none."""
     from perfgraphs.data.platforms import config_platforms
 
-    floors: dict[str, float] = {}
-    for p in config_platforms(cfg):
-        note = noise_floor_note(ds.name, cfg.name, f"{target}{PLATFORM_SEPARATOR}{p.name}")
-        found = _FIRST_PCT.search(note or "")
-        if found and "none is measurable" not in note:
-            floors[p.name] = float(found.group(1))
     names = [p.name for p in config_platforms(cfg)]
+    floors = {name: pct for name in names
+              if (found := labels_floor(ds.name, cfg.name, f"{target}{PLATFORM_SEPARATOR}{name}"))
+              and (pct := found[1]) is not None}
     if not floors:
-        return f"Noise floor: none of the {len(names)} platforms' labels has a measured floor."
+        return f"Noise floor: none of the {len(names)} platforms' labels has a measured floor.", None
     low, high = min(floors, key=floors.get), max(floors, key=floors.get)
     none = [n for n in names if n not in floors]
     return (f"Noise floor of the labels, per platform: **{floors[low]:.1f}–{floors[high]:.1f} % MAPE** "
             f"({low} to {high}; {len(floors)} of {len(names)} platforms, each its own floor as its board states it)"
-            + (f"; none measured for {', '.join(none)}" if none else "") + ".")
+            + (f"; none measured for {', '.join(none)}" if none else "") + "."), None
 
 
-_FIRST_PCT = re.compile(r"\*\*([0-9.]+) % MAPE")
-
-
-def rounds_floor_note(ds, cfg, target: str) -> str:
+def rounds_floor(ds, cfg, target: str) -> tuple[str, float | None]:
     """The floor of a config measured in rounds: every configuration's rounds, from its store
     (:mod:`perfgraphs.collect.floor`); a CPU-time target states the wall-clock floor beside it."""
     from perfgraphs.collect.floor import store_floor
@@ -110,8 +110,8 @@ def rounds_floor_note(ds, cfg, target: str) -> str:
     targets = (target, "latency_ms") if target == "cpu_time_ms" else (target,)
     floors = store_floor(measurement_root(ds, cfg), targets)
     if target not in floors:
-        return f"Noise floor: no configuration of {cfg.suite} has two measurement rounds of {target} yet."
+        return f"Noise floor: no configuration of {cfg.suite} has two measurement rounds of {target} yet.", None
     text = f"Noise floor of the labels ({cfg.hardware or cfg.platform}): {floors[target].sentence()}"
     if target == "cpu_time_ms" and "latency_ms" in floors:
         text += f"; wall clock on the same rounds: {floors['latency_ms'].mape_pct:.1f} % MAPE"
-    return text + "."
+    return text + ".", floors[target].mape_pct
