@@ -3,7 +3,7 @@
 #
 #   bash plans/run-on-gpu.sh [SECONDS]    # measure for SECONDS (default 420), then stop cleanly
 #   SMOKE=0 bash plans/run-on-gpu.sh 150  # a second loan in a session: skip the smoke run
-#   ENERGY_COMPARE=1 ZEUS_SITE=shared/zeus-site bash plans/run-on-gpu.sh 120  # Zeus vs NVML first
+#   ENERGY_COMPARE=1 ZEUS_WHEELS=.whl bash plans/run-on-gpu.sh 360  # Zeus vs NVML first (carry .whl)
 #
 # The loaned machine's image has torch, timm, transformers, onnx and pynvml but not perfgraphs
 # and no network: the package is copied into a site folder (no pip). A one-configuration smoke
@@ -23,11 +23,20 @@ exec > >(tee -a "$out/run.log") 2>&1
 
 site=$(mktemp -d /tmp/perfgraphs-site.XXXX)
 cp -r perfgraphs "$site/"
-for d in loaders baselines benchmarks leaderboard; do cp -r "$d" "$site/perfgraphs/$d"; done
+# pyproject maps benchmarks/ to perfgraphs.benchmarks; data and leaderboard files are found in the checkout
+cp -r benchmarks "$site/perfgraphs/benchmarks"
+# Zeus for every measurement of the loan, the campaign's too, not only the comparison (each row
+# names its meter, energy_meter). ZEUS_WHEELS: a folder of the wheels (plans/zeus-wheels.sh),
+# installed here into ZEUS_SITE without the network.
+if [ -n "${ZEUS_WHEELS:-}" ]; then
+  ZEUS_SITE=${ZEUS_SITE:-$(mktemp -d /tmp/zeus-site.XXXX)}
+  $py -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target "$ZEUS_SITE" "$ZEUS_WHEELS"/*.whl \
+    || { echo "FAILED: installing the zeus wheels"; exit 3; }
+fi
 # NVML-based availability check: the campaign process must not initialise the CUDA driver
 # before its workers fork (they are forked from a server process, which never touches CUDA).
 # PYTHONSAFEPATH: the checkout's own perfgraphs/ (no sub-packages mapped in) must not shadow the site copy
-export PYTHONPATH="$site" PYTHONSAFEPATH=1 PYTHONUNBUFFERED=1 PYTORCH_NVML_BASED_CUDA_CHECK=1
+export PYTHONPATH="$site${ZEUS_SITE:+:$ZEUS_SITE}" PYTHONSAFEPATH=1 PYTHONUNBUFFERED=1 PYTORCH_NVML_BASED_CUDA_CHECK=1
 
 $py - <<'PY' || { echo "FAILED: environment"; exit 3; }
 import torch, timm, transformers, onnx
@@ -58,12 +67,9 @@ fi
 
 # ENERGY_COMPARE=1: first measure a few configurations with both GPU energy meters, Zeus and NVML
 # (issue 18: they must agree within 5 %; results in $out/energy-meters.json and the log). The image
-# has no zeus and no network: ZEUS_SITE names a folder holding zeus and only those of its
-# dependencies the image lacks (made beforehand on a networked machine with the image's Python,
-# e.g. pip install --target DIR --no-deps zeus httpx ...; numpy/torch must stay the image's own),
-# carried with the loan. Exit 3 of the script: a meter cannot run here (it says which).
+# has no zeus and no network: ZEUS_WHEELS (above) or ZEUS_SITE, a folder where zeus imports from.
+# Exit 3 of the script: a meter cannot run here (it says which).
 if [ "${ENERGY_COMPARE:-0}" = 1 ]; then
-  [ -n "${ZEUS_SITE:-}" ] && export PYTHONPATH="$PYTHONPATH:$ZEUS_SITE"
   timeout -s INT -k 20 300 $py plans/compare-energy-meters.py --out "$out/energy-meters.json"
   echo "energy-meter comparison exit $?"
 fi
