@@ -41,7 +41,7 @@ def _sandbox(tmp_path: Path, code: str, extra: list[str] = ()) -> list[str]:
         dirs[part] = tmp_path / part
         dirs[part].mkdir(exist_ok=True)
     argv = isolation.command(isolation.SandboxPaths(**dirs), [sys.executable, "-c", textwrap.dedent(code)])
-    cut = argv.index("--")
+    cut = len(argv) - 1 - argv[::-1].index("--")  # bwrap's own "--" (a root harness's launcher has one before)
     return argv[:cut] + list(extra) + argv[cut:]
 
 

@@ -11,7 +11,9 @@ counter lives in ``/sys``, which the sandbox does not mount. The pids controller
 A seccomp filter (handed to ``bwrap --seccomp FD``) refuses the few system calls that reach state
 shared beyond the sandbox's namespaces: the kernel keyrings (``add_key``/``keyctl``/
 ``request_key``, a store that outlives a sandbox, so one seed could leave data for the next), and
-``bpf``/``perf_event_open``/``userfaultfd`` (kernel attack surface a predictor never needs).
+``bpf``/``perf_event_open``/``userfaultfd`` (kernel attack surface a predictor never needs), every
+call that would re-shape the sandbox (new namespaces, mounts: :data:`BLOCKED_SYSCALLS`), and widening
+its CPU affinity beyond the scored cores.
 
 Usage, per seed::
 
@@ -361,11 +363,37 @@ def _keyed(text: str | None) -> dict[str, int]:
 # seccomp
 # ----------------------------------------------------------------------------------------------
 
-# Refused with EPERM inside the sandbox. Keyrings are kernel state that survives the sandbox (a
-# channel between seeds); the other three are large kernel attack surface no predictor needs.
-BLOCKED_SYSCALLS = ("add_key", "keyctl", "request_key", "bpf", "perf_event_open", "userfaultfd")
+# Refused with EPERM inside the sandbox, in three groups:
+# * kernel state that survives the sandbox (a channel between seeds): the keyrings;
+# * large kernel attack surface no predictor needs: bpf, perf_event_open, userfaultfd;
+# * re-shaping the sandbox itself: new namespaces (unshare, setns; clone's namespace flags below),
+#   and every way to mount (mount, the new mount API, pivot_root, umount2). With a nested user
+#   namespace a predictor was root over a fresh cgroup namespace, mounted cgroup2 and rewrote its
+#   own memory and task limits; bubblewrap's --disable-userns closes that too (two locks, one door).
+# * sched_setaffinity: the harness pins the predictor to the scored cores; it may not widen them.
+# The same calls Docker's default profile denies to an unprivileged container, less what a
+# predictor legitimately uses (ptrace of its own children, personality, ...).
+BLOCKED_SYSCALLS = ("add_key", "keyctl", "request_key", "bpf", "perf_event_open", "userfaultfd",
+                    "unshare", "setns", "mount", "umount2", "pivot_root", "chroot", "open_tree", "move_mount",
+                    "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr", "sched_setaffinity")
+# clone(2) with any of these flags makes a namespace: refused (the flags are clone's first argument
+# on x86-64 and arm64). CLONE_NEWTIME exists only for unshare and clone3.
+CLONE_NAMESPACE_FLAGS = {"CLONE_NEWNS": 0x00020000, "CLONE_NEWCGROUP": 0x02000000, "CLONE_NEWUTS": 0x04000000,
+                         "CLONE_NEWIPC": 0x08000000, "CLONE_NEWUSER": 0x10000000, "CLONE_NEWPID": 0x20000000,
+                         "CLONE_NEWNET": 0x40000000}
+# clone3 passes its flags in a struct that seccomp cannot read: it fails with ENOSYS, and the C
+# library falls back to clone (glibc does for threads and fork), which the rule above can check.
+# What container runtimes do for the same reason.
+ENOSYS_SYSCALLS = ("clone3",)
 
 SCMP_ACT_ALLOW = 0x7FFF0000
+SCMP_CMP_MASKED_EQ = 7  # libseccomp's enum scmp_compare: (arg & datum_a) == datum_b
+
+
+class _ArgCmp(ctypes.Structure):
+    """libseccomp's ``struct scmp_arg_cmp``."""
+    _fields_ = [("arg", ctypes.c_uint), ("op", ctypes.c_int), ("datum_a", ctypes.c_uint64),
+                ("datum_b", ctypes.c_uint64)]
 
 
 def scmp_act_errno(err: int) -> int:
@@ -388,9 +416,10 @@ def _compiled() -> tuple[bytes | None, str | None]:
     lib.seccomp_init.argtypes = [ctypes.c_uint32]
     lib.seccomp_syscall_resolve_name.restype = ctypes.c_int
     lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
-    # variadic in C (the argument comparators); with arg_cnt 0 none follow
-    lib.seccomp_rule_add.restype = ctypes.c_int
-    lib.seccomp_rule_add.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint]
+    # the array form of seccomp_rule_add: not variadic, so ctypes passes the comparators portably
+    lib.seccomp_rule_add_array.restype = ctypes.c_int
+    lib.seccomp_rule_add_array.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint,
+                                           ctypes.c_void_p]
     lib.seccomp_export_bpf.restype = ctypes.c_int
     lib.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
     lib.seccomp_release.argtypes = [ctypes.c_void_p]
@@ -400,11 +429,18 @@ def _compiled() -> tuple[bytes | None, str | None]:
     if not ctx:
         return None, "seccomp_init failed"
     try:
-        for call in BLOCKED_SYSCALLS:
+        rules = [(call, errno.EPERM, None) for call in BLOCKED_SYSCALLS]
+        rules += [(call, errno.ENOSYS, None) for call in ENOSYS_SYSCALLS]
+        rules += [("clone", errno.EPERM, flag) for flag in CLONE_NAMESPACE_FLAGS.values()]
+        for call, err, flag in rules:
             nr = lib.seccomp_syscall_resolve_name(call.encode())
             if nr == -1:  # __NR_SCMP_ERROR: libseccomp does not know the name
                 continue
-            rc = lib.seccomp_rule_add(ctx, scmp_act_errno(errno.EPERM), nr, 0)
+            if flag is None:
+                rc = lib.seccomp_rule_add_array(ctx, scmp_act_errno(err), nr, 0, None)
+            else:  # refused when (flags & flag) == flag
+                cmp = _ArgCmp(0, SCMP_CMP_MASKED_EQ, flag, flag)
+                rc = lib.seccomp_rule_add_array(ctx, scmp_act_errno(err), nr, 1, ctypes.byref(cmp))
             if rc < 0 and nr >= 0:  # a negative nr is a pseudo-number: not on this arch, skip
                 return None, f"seccomp_rule_add({call}) failed: {os.strerror(-rc)}"
         read, write = os.pipe()

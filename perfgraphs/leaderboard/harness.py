@@ -81,6 +81,11 @@ class SeedOutput:
     config: dict | None
     peak_memory_mb: float
     confinement: str = ""  # bubblewrap[+cgroup][+seccomp], or "none" (check without isolation)
+    # CPU seconds of the sandbox's processes in each phase (user + system, every thread and child):
+    # beside the wall clock, so a fit fanned over many cores shows as such
+    fit_cpu_seconds: float | None = None
+    predict_cpu_seconds: float | None = None
+    cores: int | None = None  # the size of the CPU set the predictor was pinned to
 
 
 def as_table(part) -> pa.Table:
@@ -153,8 +158,30 @@ def prepare_job(folder: Path, submission_root: Path, entry_point: str, target: s
             "address_space_mb": limits.memory_mb + ADDRESS_SPACE_HEADROOM_MB,
             "cpu_seconds": int(limits.startup_s + 2 * limits.time_limit_s + 60), "limits": asdict(limits)}
     (folder / "job" / "job.json").write_text(json.dumps(spec))
+    # the sandbox's host user is not the submitter's (isolation.sandbox_user): it reads a copy
+    copy = copy_submission(Path(submission_root), folder / "submission")
+    isolation.make_readable(folder / "job")
     return Job(folder, perm, inputs.num_rows, part, tuple(map(str, inputs.column("sample_id").to_pylist())),
-               submission_root=Path(submission_root).resolve())
+               submission_root=copy)
+
+
+def copy_submission(source: Path, dest: Path) -> Path:
+    """The submission's folders and regular files, readable by everyone; symlinks stay links (they
+    resolve inside the sandbox, where the host's files are not); anything else (a FIFO, a socket, a
+    device) is left out: opening a FIFO to copy it would block the harness."""
+    source = source.resolve()
+    dest.mkdir(parents=True, exist_ok=True)
+    for path in sorted(source.rglob("*")):
+        rel = path.relative_to(source)
+        out = dest / rel
+        if path.is_symlink():
+            out.symlink_to(os.readlink(path))
+        elif path.is_dir():
+            out.mkdir(exist_ok=True)
+        elif path.is_file():
+            shutil.copyfile(path, out)
+    isolation.make_readable(dest)
+    return dest.resolve()
 
 
 def _tree(popen: subprocess.Popen) -> list:
@@ -177,6 +204,27 @@ def _tree_rss(procs: list) -> int:
         except psutil.Error:
             pass
     return total
+
+
+def _tree_cpu_seconds(procs: list) -> float:
+    """User + system CPU seconds of a process tree: every live process's own, plus what its
+    reaped children spent (a forked worker that already exited counts through its parent)."""
+    import psutil
+
+    total = 0.0
+    for p in procs:
+        try:
+            t = p.cpu_times()
+            total += t.user + t.system + t.children_user + t.children_system
+        except psutil.Error:
+            pass
+    return total
+
+
+def scored_cores() -> set[int]:
+    """The cores a predictor is pinned to: the harness's own CPU set (run the harness under
+    ``taskset -c`` to score on fewer). Its size is recorded beside every timing."""
+    return set(os.sched_getaffinity(0))
 
 
 def _peak_rss(procs: list) -> int:
@@ -249,6 +297,8 @@ def run_seed(job: Job, seed: int, limits: Limits, code: Path | None = None) -> S
     :class:`SeedFailed` with a one-line reason. Every number of the output is measured here."""
     log = job.folder / f"seed-{seed}.log"
     inbox = Path(tempfile.mkdtemp(prefix=f"inbox-{seed}-", dir=job.folder))
+    inbox.chmod(0o755)  # the sandbox's user reads what the harness hands over
+    cores = scored_cores()
     with contextlib.ExitStack() as stack:
         box = None
         if code is not None:
@@ -268,7 +318,8 @@ def run_seed(job: Job, seed: int, limits: Limits, code: Path | None = None) -> S
                 popen = subprocess.Popen(argv, cwd=inbox, stdin=subprocess.DEVNULL, stdout=log_file,
                                          stderr=subprocess.STDOUT, env=env, start_new_session=True,
                                          pass_fds=(write_fd, go_read, *extra),
-                                         preexec_fn=box.preexec if box is not None and box.available else None)
+                                         preexec_fn=_preexec(box if box is not None and box.available else None,
+                                                             cores))
         finally:
             for fd in (write_fd, go_read, *extra):
                 os.close(fd)
@@ -282,7 +333,18 @@ def run_seed(job: Job, seed: int, limits: Limits, code: Path | None = None) -> S
                 _kill(popen)
             os.close(go_write)
         out.confinement = confinement_label(code, box, seccomp is not None)
+        out.cores = len(cores)
         return out
+
+
+def _preexec(box, cores: set[int]):
+    """The child's steps between fork and exec: into the cgroup(s), then onto the scored cores
+    (the seccomp filter refuses sched_setaffinity inside the sandbox, so it cannot widen them)."""
+    def run() -> None:
+        if box is not None:
+            box.preexec()
+        os.sched_setaffinity(0, cores)
+    return run
 
 
 def confinement_label(code: Path | None, box, seccomp: bool) -> str:
@@ -315,10 +377,14 @@ def _supervise(job: Job, seed: int, limits: Limits, popen: subprocess.Popen, rec
     started, peak = time.monotonic(), 0
     at: dict[str, float] = {}
     got: dict[str, Message] = {}
+    cgroup = box is not None and box.available
+    cpu: dict[str, float] = {}
     while "result" not in got:
         now = time.monotonic()
         procs = _tree(popen)
-        rss = _tree_rss(procs)
+        # with a memory cgroup the kernel enforces the limit and counts a page shared by forked
+        # workers once; a sum of resident sets would count it in every process
+        rss = 0 if cgroup else _tree_rss(procs)
         peak = max(peak, rss)
         if rss > limits.memory_mb * MB:
             _kill(popen)
@@ -364,6 +430,8 @@ def _supervise(job: Job, seed: int, limits: Limits, popen: subprocess.Popen, rec
             raise SeedFailed(f"{who}: the predictor process sent predictions before the harness handed over their "
                              "inputs: do not write to the harness's file descriptors")
         got[message.kind], at[message.kind] = message, message.at
+        if message.kind in ("ready", "fit_done", "pred"):
+            cpu[message.kind] = _tree_cpu_seconds(_tree(popen))
         if message.kind == "fit_done":
             at["handed_test_start"] = time.monotonic()  # the predict clock starts before the inputs are readable
             _hand_over(job, inbox, "test", go, who)
@@ -371,11 +439,13 @@ def _supervise(job: Job, seed: int, limits: Limits, popen: subprocess.Popen, rec
         elif message.kind == "pred":
             _hand_over(job, inbox, "probe", go, who)
             at["handed_probe"] = time.monotonic()
-    peak = max(peak, _peak_rss(_tree(popen)))
-    if box is not None and box.available and box.peak_memory_bytes():
-        # the kernel's accounting of the cgroup: /tmp files and memfds count, and no process inside
-        # can reset it (the resident set's high-water mark can be reset through /proc/self/clear_refs)
-        peak = max(peak, box.peak_memory_bytes())
+    if cgroup and box.peak_memory_bytes():
+        # the kernel's accounting of the cgroup: /tmp files and memfds count, shared pages once,
+        # and no process inside can reset it (a resident set's high-water mark can be reset through
+        # /proc/self/clear_refs, and the cgroup files are not mounted in the sandbox)
+        peak = box.peak_memory_bytes()
+    else:
+        peak = max(peak, _peak_rss(_tree(popen)))
     _kill(popen)  # its work is done: atexit hooks and stray children never run on
     result = got["result"].fields
     return SeedOutput(seed=seed, pred=_array(who, got["pred"]),
@@ -383,7 +453,8 @@ def _supervise(job: Job, seed: int, limits: Limits, popen: subprocess.Popen, rec
                       fit_seconds=at["fit_done"] - at["ready"], predict_seconds=at["pred"] - at["handed_test_start"],
                       num_params=_self_reported_params(result.get("num_params")),
                       config=result.get("config") if isinstance(result.get("config"), dict) else None,
-                      peak_memory_mb=peak / MB)
+                      peak_memory_mb=peak / MB,
+                      fit_cpu_seconds=cpu["fit_done"] - cpu["ready"], predict_cpu_seconds=cpu["pred"] - cpu["fit_done"])
 
 
 def _array(who: str, message: Message) -> np.ndarray:

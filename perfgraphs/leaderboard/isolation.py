@@ -5,8 +5,11 @@ the Python installation and virtual environment read-only, a *copy* of the perfg
 (Python files only, no data, no results, no reference predictions), the submission folder
 read-only, its job folder (training and validation parts) read-only, the test inputs when the
 parent hands them over, and a private ``/tmp``. It has its own PID namespace (its ``/proc`` lists
-only itself), no network, no capabilities, runs as ``nobody`` and dies with the harness
-(``--die-with-parent``; every process it forked dies with the namespace). The repository
+only itself), no network, no capabilities, no user namespace of its own (``--disable-userns``),
+runs as ``nobody`` and dies with the harness (``--die-with-parent``; every process it forked dies
+with the namespace). On the host it is never root: a harness running as root starts bubblewrap
+through :mod:`perfgraphs.leaderboard.launch`, as :data:`DEFAULT_SANDBOX_UID`. An installed
+(non-editable) perfgraphs package, whose package data holds labels, is covered by an empty tmpfs. The repository
 checkout, ``PERFGRAPHS_HOME``, the results folder and the environment variables of the parent are
 simply not there.
 
@@ -17,6 +20,7 @@ contains the data needs to foresee nothing.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
 import shutil
@@ -43,6 +47,9 @@ SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/passwd", "/etc/group", "/etc/localtime
 # Package folders of perfgraphs whose Python code a predictor may import (its featurizers and
 # reference baselines); data folders beside them (results, reference predictions, site) are left out.
 CODE_EXCLUDE = {"results", "site", "reference", "hidden", "examples", "out", "__pycache__"}
+# The host user a sandbox runs as when the harness is root: no account, file or other process of a
+# usual system has it (nobody's 65534 does: other daemons run as nobody).
+DEFAULT_SANDBOX_UID = 1_999_999
 
 
 class IsolationUnavailable(Exception):
@@ -58,6 +65,12 @@ def unavailable_reason() -> str | None:
         return "bubblewrap (bwrap) is not installed (Debian: apt-get install bubblewrap)"
     probe = [bwrap, *_namespace_flags(), *_system_binds(), "--", "/bin/true"]
     try:
+        user = sandbox_user()
+    except IsolationUnavailable as exc:
+        return str(exc)
+    if user is not None:  # as the harness will run it: dropped to the sandbox's user first
+        probe = [sys.executable, "-I", "-S", str(LAUNCHER), str(user[0]), str(user[1]), "0", "--", *probe]
+    try:
         done = subprocess.run(probe, capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"bubblewrap could not run ({type(exc).__name__})"
@@ -69,9 +82,11 @@ def unavailable_reason() -> str | None:
 
 def _namespace_flags() -> list[str]:
     # every namespace (pid, net, ipc, uts, cgroup, user, mount), an unprivileged uid, no
-    # capabilities, no controlling terminal (TIOCSTI), dead when the harness dies
-    return ["--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534", "--cap-drop", "ALL",
-            "--die-with-parent", "--new-session"]
+    # capabilities, no controlling terminal (TIOCSTI), dead when the harness dies, and no user
+    # namespace of its own (--disable-userns, bubblewrap >= 0.8: inside a nested one a predictor is
+    # root over fresh cgroup and mount namespaces; the seccomp filter refuses the calls as well)
+    return ["--unshare-all", "--unshare-user", "--disable-userns", "--uid", "65534", "--gid", "65534",
+            "--cap-drop", "ALL", "--die-with-parent", "--new-session"]
 
 
 def _system_binds() -> list[str]:
@@ -88,7 +103,7 @@ def _system_binds() -> list[str]:
     return args + ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
 
 
-def _python_binds() -> list[str]:
+def _python_roots() -> list[Path]:
     """The interpreter and its packages, read-only, at their own paths (a venv's scripts and
     ``pyvenv.cfg`` name them absolutely): the prefixes, and any other ``site-packages`` folder on
     ``sys.path`` (a venv layered on another through a ``.pth`` file). Never another ``sys.path``
@@ -101,10 +116,19 @@ def _python_binds() -> list[str]:
     for root in ordered:  # a folder inside one already bound needs no bind of its own
         if not any(root == k or k in root.parents for k in kept):
             kept.append(root)
-    args = []
-    for root in kept:
-        args += ["--ro-bind", str(root), str(root)]
-    return args
+    return kept
+
+
+def _installed_package_dirs() -> list[Path]:
+    """``perfgraphs`` folders of a regular (non-editable) install inside the bound site-packages:
+    a wheel ships package data there (the predict artifacts' labelled rows, committed splits and
+    records), which a predictor must not read. Each is covered by an empty tmpfs in the sandbox;
+    the predictor imports the staged code copy instead (``PYTHONPATH``)."""
+    found = []
+    for p in sys.path:
+        if p and Path(p).name in ("site-packages", "dist-packages") and (Path(p) / "perfgraphs").is_dir():
+            found.append((Path(p) / "perfgraphs").resolve())
+    return sorted(set(found))
 
 
 def stage_code(dest: Path) -> Path:
@@ -129,6 +153,7 @@ def stage_code(dest: Path) -> Path:
                 out = target / rel
                 out.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(path, out)
+    make_readable(dest)  # the sandbox's host user is not the harness's (sandbox_user)
     return dest
 
 
@@ -146,9 +171,49 @@ def outer_environment() -> dict[str, str]:
     return {"PATH": "/usr/bin:/bin", **{k: os.environ[k] for k in PASSED_ENV if k in os.environ}}
 
 
+def sandbox_user() -> tuple[int, int] | None:
+    """The host uid and gid a sandbox runs as when the harness is root (None otherwise: bubblewrap
+    then maps the sandbox to the harness's own, unprivileged, user). ``PERFGRAPHS_SANDBOX_UID``
+    overrides the default, a uid no account or file of a usual system has."""
+    if os.geteuid() != 0:
+        return None
+    uid = int(os.environ.get("PERFGRAPHS_SANDBOX_UID", DEFAULT_SANDBOX_UID))
+    if uid <= 0:
+        raise IsolationUnavailable(f"PERFGRAPHS_SANDBOX_UID={uid}: the sandbox's host user must not be root")
+    return uid, uid
+
+
+def _stage_root() -> Path:
+    """Empty, world-traversable folders the launcher binds root-only sources onto (in its private
+    mount namespace only, so one set serves every concurrent sandbox of this process)."""
+    global _STAGE
+    if _STAGE is None or not _STAGE.is_dir():
+        _STAGE = Path(tempfile.mkdtemp(prefix="perfgraphs-stage-", dir="/tmp"))
+        _STAGE.chmod(0o755)
+        atexit.register(shutil.rmtree, _STAGE, True)
+    return _STAGE
+
+
+_STAGE: Path | None = None
+LAUNCHER = Path(__file__).resolve().parent / "launch.py"
+
+
+def make_readable(path: Path) -> None:
+    """Give everyone read access to a folder the sandbox reads (its user is not the harness's):
+    folders r-x, files r--, added to whatever the owner has; symlinks are left alone."""
+    for p in [path, *path.rglob("*")]:
+        if p.is_symlink():
+            continue
+        mode = p.stat().st_mode
+        p.chmod(mode | (0o555 if p.is_dir() else 0o444))
+
+
 def command(paths: SandboxPaths, argv: list[str], seccomp_fd: int | None = None) -> list[str]:
-    """The bwrap command line that runs ``argv`` (a Python invocation) inside the sandbox;
-    ``seccomp_fd``: a compiled filter (:func:`perfgraphs.leaderboard.confine.seccomp_fd`)."""
+    """The command line that runs ``argv`` (a Python invocation) inside the sandbox;
+    ``seccomp_fd``: a compiled filter (:func:`perfgraphs.leaderboard.confine.seccomp_fd`). When the
+    harness is root it starts with the launcher (:mod:`perfgraphs.leaderboard.launch`), which
+    drops to :func:`sandbox_user` before bubblewrap runs; the folders of ``paths`` must then be
+    readable by that user (:func:`make_readable`)."""
     bwrap = shutil.which("bwrap")
     if bwrap is None or unavailable_reason() is not None:
         raise IsolationUnavailable(unavailable_reason() or "bubblewrap is not available")
@@ -160,14 +225,29 @@ def command(paths: SandboxPaths, argv: list[str], seccomp_fd: int | None = None)
     for name in PASSED_ENV:
         if name in os.environ:
             env += ["--setenv", name, os.environ[name]]
-    return [bwrap, *_namespace_flags(), *_system_binds(), *_python_binds(),
-            "--ro-bind", str(paths.code), CODE_MOUNT,
-            "--ro-bind", str(paths.submission), SUBMISSION_MOUNT,
-            "--ro-bind", str(paths.job), JOB_MOUNT,
-            "--ro-bind", str(paths.inbox), INBOX_MOUNT,
-            "--dir", "/tmp/home", "--dir", WORK_DIR, "--chdir", WORK_DIR,
-            *(["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []),
-            *env, "--", *argv]
+    # (source on the host, path in the sandbox): every bind besides the system's
+    binds = [*((str(r), str(r)) for r in _python_roots()), (str(paths.code), CODE_MOUNT),
+             (str(paths.submission), SUBMISSION_MOUNT), (str(paths.job), JOB_MOUNT), (str(paths.inbox), INBOX_MOUNT)]
+    user = sandbox_user()
+    staged: list[str] = []
+    if user is not None:
+        stage = _stage_root()
+        for i, (source, dest) in enumerate(binds):
+            (stage / str(i)).mkdir(mode=0o755, exist_ok=True)
+            staged += [source, str(stage / str(i))]
+            binds[i] = (str(stage / str(i)), dest)
+    masks = []
+    for package in _installed_package_dirs():
+        masks += ["--tmpfs", str(package)]
+    sandbox = [bwrap, *_namespace_flags(), *_system_binds(),
+               *(arg for source, dest in binds for arg in ("--ro-bind", source, dest)), *masks,
+               "--dir", "/tmp/home", "--dir", WORK_DIR, "--chdir", WORK_DIR,
+               *(["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []),
+               *env, "--", *argv]
+    if user is None:
+        return sandbox
+    return [sys.executable, "-I", "-S", str(LAUNCHER), str(user[0]), str(user[1]), str(len(staged) // 2),
+            *staged, "--", *sandbox]
 
 
 def staged_code_dir(parent: Path) -> Path:

@@ -1,0 +1,270 @@
+"""Issue 24, the sandbox that cannot be left or re-shaped: each attack of the red team's table, run
+for real inside the harness's own bubblewrap sandbox, and beside it a control that runs the same
+attack with the guard taken away and shows that it then works.
+
+The attacks: a nested user namespace (inside it a predictor is root over fresh mount and cgroup
+namespaces), mounting cgroup2 / cgroup v1 there (rewrite its own limits, keep state across seeds in
+a host cgroup, the release_agent path), widening its CPU set, reading the labels an installed
+perfgraphs wheel ships, running as host root when the harness is root, and timings that hide fit
+work spread over cores or count forked pages twice.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from perfgraphs.leaderboard import confine, harness, isolation
+from test_leaderboard_adversarial import env, honest_level, parts, write_submission  # noqa: F401 — fixtures
+from test_leaderboard_redteam import log_lines, run_predictor
+
+pytestmark = [pytest.mark.skipif(isolation.unavailable_reason() is not None,
+                                 reason=f"no isolation here: {isolation.unavailable_reason()}"),
+              pytest.mark.skipif(confine.seccomp_unavailable_reason() is not None,
+                                 reason=f"no seccomp here: {confine.seccomp_unavailable_reason()}")]
+
+# Each attack with ctypes, so that nothing but the kernel decides; prints one JSON line of
+# {attack: 0 (it worked) or the errno}.
+ATTACKS = """
+import ctypes, json, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_void_p]
+CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUSER = 0x20000, 0x02000000, 0x10000000
+
+def errno_of(rc):
+    return 0 if rc == 0 else ctypes.get_errno()
+
+def attacks():
+    out = {}
+    all_cores = set(range(os.cpu_count()))
+    try:
+        os.sched_setaffinity(0, all_cores)
+        out["widen_cpu_set"] = 0 if os.sched_getaffinity(0) == all_cores else -1
+    except OSError as exc:
+        out["widen_cpu_set"] = exc.errno
+    pid = os.fork()  # the namespace attacks in a child: a success must not change this process
+    if pid == 0:
+        res = {"nested_user_namespace": errno_of(libc.unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWCGROUP))}
+        os.makedirs("/tmp/cg2", exist_ok=True)
+        os.makedirs("/tmp/cg1", exist_ok=True)
+        res["mount_cgroup2"] = errno_of(libc.mount(b"none", b"/tmp/cg2", b"cgroup2", 0, None))
+        res["mount_cgroup_v1_memory"] = errno_of(libc.mount(b"none", b"/tmp/cg1", b"cgroup", 0, b"memory"))
+        res["sys_fs_cgroup_absent"] = int(not os.path.exists("/sys/fs/cgroup"))
+        with open("/tmp/child.json", "w") as f:
+            json.dump(res, f)
+        os._exit(0)
+    os.waitpid(pid, 0)
+    with open("/tmp/child.json") as f:
+        out.update(json.load(f))
+    return out
+"""
+
+GUARDED = ("nested_user_namespace", "mount_cgroup2", "mount_cgroup_v1_memory", "widen_cpu_set")
+
+
+def _sandbox_run(tmp_path: Path, *, disable_userns: bool = True, seccomp: bool = True) -> dict:
+    """Run ATTACKS in the harness's sandbox (isolation.command), optionally without a guard."""
+    dirs = {p: tmp_path / p for p in ("job", "inbox", "code", "submission")}
+    for d in dirs.values():
+        d.mkdir(parents=True, exist_ok=True)
+        d.chmod(0o755)
+    code = textwrap.dedent(ATTACKS) + "\nprint('RESULT', json.dumps(attacks()), flush=True)\n"
+    fd = confine.seccomp_fd() if seccomp else None
+    argv = isolation.command(isolation.SandboxPaths(**dirs), [sys.executable, "-c", code], fd)
+    if not disable_userns:
+        argv.remove("--disable-userns")
+
+    def pin():  # as the harness does: the predictor starts on fewer cores than the machine has
+        os.sched_setaffinity(0, {0})
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=60, env=isolation.outer_environment(),
+                              pass_fds=(fd,) if fd is not None else (), preexec_fn=pin, start_new_session=True)
+    finally:
+        if fd is not None:
+            os.close(fd)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.split("RESULT", 1)[1].splitlines()[0])
+
+
+needs_two_cores = pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one core: no CPU set to widen")
+
+
+@needs_two_cores
+def test_every_attack_fails_in_the_harness_sandbox(tmp_path):
+    result = _sandbox_run(tmp_path)
+    assert all(result[name] != 0 for name in GUARDED), result
+    assert result["sys_fs_cgroup_absent"] == 1  # no cgroup filesystem in the sandbox at all
+
+
+@needs_two_cores
+def test_control_the_attacks_work_without_the_guards(tmp_path):
+    # The same attacks with neither --disable-userns nor the seccomp filter: the kernel lets a
+    # sandboxed process make a user namespace, mount cgroup filesystems in it, and widen its cores.
+    result = _sandbox_run(tmp_path, disable_userns=False, seccomp=False)
+    assert result["nested_user_namespace"] == 0, result
+    assert result["mount_cgroup2"] == 0, result
+    assert result["widen_cpu_set"] == 0, result
+
+
+def test_each_guard_alone_stops_the_nested_namespace(tmp_path):
+    # two locks on one door: either one holds if the other is ever lost
+    only_bwrap = _sandbox_run(tmp_path / "a", seccomp=False)
+    only_seccomp = _sandbox_run(tmp_path / "b", disable_userns=False)
+    assert only_bwrap["nested_user_namespace"] != 0, only_bwrap
+    assert only_seccomp["nested_user_namespace"] != 0 and only_seccomp["mount_cgroup2"] != 0, only_seccomp
+
+
+# -- never root on the host -------------------------------------------------------------------------
+
+def _host_uids_of_a_sandbox(tmp_path: Path, argv_filter=None) -> set[int]:
+    import psutil
+
+    dirs = {p: tmp_path / p for p in ("job", "inbox", "code", "submission")}
+    for d in dirs.values():
+        d.mkdir(exist_ok=True)
+        d.chmod(0o755)
+    argv = isolation.command(isolation.SandboxPaths(**dirs), [sys.executable, "-c", "import time; time.sleep(20)"])
+    if argv_filter:
+        argv = argv_filter(argv)
+    popen = subprocess.Popen(argv, env=isolation.outer_environment(), start_new_session=True,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            tree = [psutil.Process(popen.pid)] + psutil.Process(popen.pid).children(recursive=True)
+            if any("python" in " ".join(p.cmdline()[:1]) or "sleep" in " ".join(p.cmdline()) for p in tree[1:]):
+                break
+            time.sleep(0.1)
+        return {p.uids().real for p in tree} | {p.uids().effective for p in tree}
+    finally:
+        popen.kill()
+        popen.wait()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the harness is not root here: bubblewrap maps to its own user")
+def test_a_root_harness_runs_the_sandbox_as_an_unprivileged_host_user(tmp_path):
+    uids = _host_uids_of_a_sandbox(tmp_path)
+    assert 0 not in uids and uids == {isolation.sandbox_user()[0]}, uids
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the harness is not root here")
+def test_control_without_the_launcher_the_sandbox_is_host_root(tmp_path):
+    uids = _host_uids_of_a_sandbox(tmp_path, lambda argv: argv[argv.index("--") + 1:])
+    assert 0 in uids, uids
+
+
+# -- an installed package's labels stay out ---------------------------------------------------------
+
+def _read_installed_rows(tmp_path: Path, monkeypatch, masked: bool) -> str:
+    site = tmp_path / "lib" / "site-packages"
+    artifacts = site / "perfgraphs" / "predict" / "artifacts"
+    artifacts.mkdir(parents=True)
+    (artifacts / "board.rows.npz").write_bytes(b"LABELS 1.2345 6.789")
+    isolation.make_readable(tmp_path / "lib")
+    monkeypatch.setattr(sys, "path", [*sys.path, str(site)])
+    if not masked:
+        monkeypatch.setattr(isolation, "_installed_package_dirs", lambda: [])
+    dirs = {p: tmp_path / p for p in ("job", "inbox", "code", "submission")}
+    for d in dirs.values():
+        d.mkdir(exist_ok=True)
+        d.chmod(0o755)
+    path = artifacts / "board.rows.npz"
+    code = f"import os\ntry:\n    print('READ', open({str(path)!r}).read())\nexcept OSError as e:\n    print('DENIED', e)\n"
+    done = subprocess.run(isolation.command(isolation.SandboxPaths(**dirs), [sys.executable, "-c", code]),
+                          capture_output=True, text=True, timeout=60, env=isolation.outer_environment())
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def test_an_installed_wheel_shows_no_package_data_in_the_sandbox(tmp_path, monkeypatch):
+    assert "DENIED" in _read_installed_rows(tmp_path, monkeypatch, masked=True)
+
+
+def test_control_the_wheel_data_is_readable_without_the_mask(tmp_path, monkeypatch):
+    assert "READ LABELS" in _read_installed_rows(tmp_path, monkeypatch, masked=False)
+
+
+# -- timings on a known CPU set ---------------------------------------------------------------------
+
+SPIN = """
+def attack(model):
+    import threading
+    def spin():
+        t = time.thread_time()
+        while time.thread_time() - t < 1.0:  # one CPU second each, whatever the wall clock
+            pass
+    threads = [threading.Thread(target=spin) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    print("AFFINITY", sorted(os.sched_getaffinity(0)), flush=True)
+"""
+
+
+def test_fit_is_timed_on_its_cpu_set_with_cpu_time_beside_wall_time(env, parts):
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(before)})  # the harness scores on one core: its own CPU set
+    try:
+        out, log, _ = run_predictor(env, parts, "spin", SPIN)
+    finally:
+        os.sched_setaffinity(0, before)
+    assert not isinstance(out, Exception), out
+    assert out.cores == 1
+    assert log_lines(log, "AFFINITY") == [str([min(before)])]
+    # two threads of one CPU second each on one core: about two CPU seconds and two wall seconds
+    assert 1.8 <= out.fit_cpu_seconds <= 4.0, out.fit_cpu_seconds
+    assert out.fit_seconds >= 1.8, out.fit_seconds
+    assert out.predict_cpu_seconds is not None and out.predict_cpu_seconds >= 0
+
+
+FORKED = """
+def attack(model):
+    big = np.ones(300 * 2**20 // 8)  # 300 MB, touched
+    children = []
+    for _ in range(3):
+        pid = os.fork()
+        if pid == 0:
+            big[::512].sum()  # read only: the pages stay shared with the parent
+            time.sleep(1.5)
+            os._exit(0)
+        children.append(pid)
+    for pid in children:
+        os.waitpid(pid, 0)
+"""
+
+
+@pytest.mark.skipif(not confine.Confinement(64, name="probe").__enter__().available, reason="no cgroups here")
+def test_forked_pages_count_once_in_peak_memory(env, parts):
+    out, _, _ = run_predictor(env, parts, "forked", FORKED)
+    assert not isinstance(out, Exception), out
+    assert 300 <= out.peak_memory_mb < 900, out.peak_memory_mb  # four processes share one 300 MB array
+
+
+def test_control_a_sum_of_resident_sets_counts_forked_pages_in_every_process():
+    code = textwrap.dedent("""
+        import os, sys, time
+        import numpy as np
+        big = np.ones(300 * 2**20 // 8)
+        for _ in range(3):
+            if os.fork() == 0:
+                big[::512].sum(); time.sleep(30); os._exit(0)
+        print("READY", flush=True); time.sleep(30)
+    """)
+    popen = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert popen.stdout.readline().strip() == "READY"
+        time.sleep(0.5)
+        total_mb = harness._tree_rss(harness._tree(popen)) / 2**20
+    finally:
+        for p in harness._tree(popen)[::-1]:
+            p.kill()
+        popen.wait()
+    assert total_mb > 1000, total_mb
