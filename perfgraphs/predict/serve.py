@@ -6,9 +6,41 @@ and the report, or the one-line error of bad input, shown on the page."""
 # UploadFile is imported inside create_app (the serve extra is optional)
 
 import html
+import re
+import threading
 
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.predict.report import body, page
+
+# An upload larger than this is refused before it is parsed (the largest ONNX graph the project
+# exports, without weights, is a few MB; the graph is all a prediction reads).
+MAX_UPLOAD_MB = 64
+# How long a request waits for the one export in flight before the page answers "busy": exporting
+# a model to ONNX is not re-entrant (torch.onnx's global export state), so one runs at a time.
+BUSY_WAIT_S = 30.0
+# A zoo name as typed in the form: zoo:arch, the arch letters, digits, '_', '-', '.', and for hf
+# one "org/" prefix. Never a path: the form must not read, or say anything about, the server's files.
+_MODEL_NAME = re.compile(r"^(timm|torchvision):[A-Za-z0-9_.\-]+$|^hf:([A-Za-z0-9_.\-]+/)?[A-Za-z0-9_.\-]+$")
+
+
+class ServeBusyError(PerfgraphsError):
+    """Another prediction held the form's one export slot for longer than :data:`BUSY_WAIT_S`."""
+
+
+class UploadTooLargeError(PerfgraphsError):
+    """An upload (or a whole request) over :data:`MAX_UPLOAD_MB`."""
+
+
+def checked_model_name(text: str) -> str:
+    """``text`` when it is a zoo name the form accepts; else a typed error that names the accepted
+    forms and never the server's file system (a path is refused without being looked at)."""
+    from perfgraphs.errors import UnknownModelError
+
+    name = text.strip()
+    if not _MODEL_NAME.match(name) or ".." in name:
+        raise UnknownModelError("the form takes a zoo name (timm:<arch>, torchvision:<arch>, hf:<id>) or an "
+                                f"uploaded ONNX file, got {name[:80]!r}")
+    return name
 
 
 class ServeExtraMissingError(PerfgraphsError):
@@ -52,6 +84,19 @@ def create_app(artifacts=None):
 
     kwargs = {"artifacts": artifacts} if artifacts is not None else {}
     app = FastAPI(title="perfgraphs predict")
+    export_slot = threading.Lock()  # per app: one export at a time (see BUSY_WAIT_S)
+
+    @app.middleware("http")
+    async def refuse_large_bodies(request, call_next):
+        # before the multipart body is read: a client saying it sends more is answered at once
+        from fastapi.responses import HTMLResponse as _Html
+
+        size = request.headers.get("content-length", "")
+        if size.isdigit() and int(size) > (MAX_UPLOAD_MB + 1) * 2**20:
+            error = f"the upload is {int(size) / 2**20:.0f} MB; the form takes ONNX files up to {MAX_UPLOAD_MB} MB"
+            return _Html(page(title, f"<h1>{title}</h1>{_form({}, known)}"
+                                     f"<p class='error' id='error'>error: {html.escape(error)}</p>"), status_code=413)
+        return await call_next(request)
     known = platforms(**kwargs)
     title = "perfgraphs predict"
 
@@ -66,16 +111,26 @@ def create_app(artifacts=None):
         values = {"model": model, "batch": batch, "input": input, "seq_len": seq_len, "platform": platform,
                   "mode": mode}
         try:
-            data = onnx.file.read() if onnx is not None and onnx.filename else b""
-            source = data if data else model.strip()
+            data = _read_upload(onnx)
+            if data and model.strip():
+                raise PerfgraphsError("give either a model name or an ONNX file, not both: clear one of the two")
+            source = data if data else checked_model_name(model) if model.strip() else ""
             if not source:
                 raise PerfgraphsError("give a model name (timm:resnet50, hf:bert-base-uncased) or an ONNX file")
-            result = predict(source, batch=_int(batch, "batch"), input=input.strip() or None,
-                             seq_len=_int(seq_len, "sequence length") if seq_len.strip() else None,
-                             platform=platform, mode=mode, **kwargs)
+            args = dict(batch=_int(batch, "batch"), input=input.strip() or None,
+                        seq_len=_int(seq_len, "sequence length") if seq_len.strip() else None,
+                        platform=platform, mode=mode, **kwargs)
+            if not export_slot.acquire(timeout=BUSY_WAIT_S):
+                raise ServeBusyError(f"busy: another prediction has been running for over {BUSY_WAIT_S:g} s; "
+                                     "try again in a minute")
+            try:
+                result = predict(source, **args)
+            finally:
+                export_slot.release()
             content, status = body(result), 200
         except PerfgraphsError as exc:
-            content, status = f"<p class='error' id='error'>error: {html.escape(str(exc))}</p>", 400
+            status = 503 if isinstance(exc, ServeBusyError) else 413 if isinstance(exc, UploadTooLargeError) else 400
+            content = f"<p class='error' id='error'>error: {html.escape(str(exc))}</p>"
         except Exception as exc:  # never a traceback in the page: the one line of what went wrong
             line = (str(exc).strip().splitlines() or [""])[0][:300]
             content, status = f"<p class='error' id='error'>internal error: {html.escape(type(exc).__name__)}: " \
@@ -83,6 +138,18 @@ def create_app(artifacts=None):
         return HTMLResponse(page(title, f"<h1>{title}</h1>{_form(values, known)}{content}"), status_code=status)
 
     return app
+
+
+def _read_upload(onnx) -> bytes:
+    """The uploaded file's bytes, at most :data:`MAX_UPLOAD_MB` (a chunked request has no
+    Content-Length for the middleware to check); b"" when none was chosen."""
+    if onnx is None or not onnx.filename:
+        return b""
+    data = onnx.file.read(MAX_UPLOAD_MB * 2**20 + 1)
+    if len(data) > MAX_UPLOAD_MB * 2**20:
+        raise UploadTooLargeError(f"the uploaded file is over {MAX_UPLOAD_MB} MB; the form takes ONNX files up to "
+                                  f"{MAX_UPLOAD_MB} MB (the graph without its weights is enough)")
+    return data
 
 
 def _int(text: str, what: str) -> int:
