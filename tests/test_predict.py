@@ -165,7 +165,7 @@ def test_gpu_platform_sizes_a_mig_profile_and_prices_the_h200(resnet50):
     assert r.probe is not None and r.probe.device == "NVIDIA H200"
     mem = r["peak_memory_mb"]
     assert r.mig.peak_memory_mb == mem.value and r.mig.margin_pct == pytest.approx(mem.error.mape_pct)
-    assert "upper bound" in r.mig.caveat
+    assert "allocated" in r.mig.caveat and "CUDA context" in r.mig.caveat  # what the labels are, not an upper bound
     need_gb = mem.value * (1 + mem.error.mape_pct / 100) / 1000
     for choice in r.mig.choices:
         sizes = [p["memory_gb"] for p in profile_table()["gpus"][choice.gpu]]
@@ -474,7 +474,7 @@ def test_the_html_report_is_self_contained(tmp_path, resnet50, capsys):
     page = out.read_text()
     assert "<script" not in page and " src=" not in page and "<link" not in page
     assert page.count("<svg") >= 5 and "roofline" in page and "arithmetic intensity" in page
-    assert "Conv" in page and "Nearest measured models" in page and "@224#b8" in page and "upper bound" in page
+    assert "Conv" in page and "Nearest measured models" in page and "@224#b8" in page and "CUDA context" in page
 
 
 def test_the_cli_json_answers_the_api(capsys, resnet50):
@@ -623,3 +623,19 @@ def test_perfgraphs_serve_answers_on_its_port(tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+def test_each_command_word_has_its_own_help(capsys):
+    # `perfgraphs predict train --help` printed the predict help (train is a positional word)
+    from perfgraphs.cli import main
+
+    for word, expected in (("train", "usage: perfgraphs predict train"), ("platforms", "usage: perfgraphs predict platforms"),
+                           ("convert", "usage: perfgraphs predict convert")):
+        with pytest.raises(SystemExit) as info:
+            main(["predict", word, "--help"])
+        assert info.value.code == 0
+        out = capsys.readouterr().out
+        assert out.startswith(expected) and "--inferences" not in out, out
+    with pytest.raises(SystemExit):
+        main(["predict", "timm:resnet50", "--help"])
+    assert "--inferences" in capsys.readouterr().out

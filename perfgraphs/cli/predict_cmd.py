@@ -14,12 +14,43 @@ from pathlib import Path
 _COMMANDS = ("train", "platforms", "convert")
 
 
+# what each command word takes: `perfgraphs predict train --help` says this, not the predict help
+_COMMAND_HELP = {
+    "train": "usage: perfgraphs predict train [--platform NAME [--mode infer|train]] [--artifacts DIR]\n\n"
+             "Train the predictors `perfgraphs predict` uses (one per platform and target with labels) on the\n"
+             "local dataset builds and write them to --artifacts (default: the package's artifacts folder).\n"
+             "--platform NAME (and --mode) trains that platform's only.",
+    "platforms": "usage: perfgraphs predict platforms [--artifacts DIR]\n\n"
+                 "List the platforms with labels, their hardware, targets and label counts.",
+    "convert": "usage: perfgraphs predict convert [--artifacts DIR]\n\n"
+               "Add the booster's ONNX form to predictor artifacts trained before it was part of them (format 1).",
+}
+
+
+class _Help(argparse.Action):
+    """-h/--help: the help of the command word given before it (train / platforms / convert), else
+    the predict help (argparse has read the positional source by the time it meets --help)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        text = _COMMAND_HELP.get(getattr(namespace, "source", None) or "")
+        if text is None:
+            parser.print_help()
+        else:
+            print(text)
+        parser.exit()
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("predict", help="predict latency / memory / energy / MIG profile / cost of a model",
+                       add_help=False,
                        description="SOURCE: timm:<arch>, torchvision:<arch>, hf:<id> or an ONNX file; "
                                    "`perfgraphs predict train` trains the predictors, `perfgraphs predict platforms` "
                                    "lists the platforms with labels, `perfgraphs predict convert` adds the booster's ONNX form "
                                    "to artifacts of format 1.")
+    p.add_argument("-h", "--help", action=_Help, help="show this help (after train / platforms / convert: theirs)")
     p.add_argument("source", help="model (timm:resnet50, hf:bert-base-uncased, model.onnx), or train / platforms / convert")
     p.add_argument("--batch", type=int, default=1, help="batch size (default 1)")
     p.add_argument("--input", default=None, help="per-sample image shape C,H,W (e.g. 3,224,224)")

@@ -1,10 +1,11 @@
 """MIG recommendation from predicted peak memory: the smallest profile of each GPU's table
 (``mig_profiles.json``, NVIDIA's MIG user guide) whose memory holds the prediction.
 
-The research's caveat holds: its memory predictor is trained on the peak memory the framework
-reserved, which is an *upper bound* of what the model needs (the caching allocator keeps freed
-blocks), so a recommended profile errs on the large side; and a prediction carries the
-predictor's error (the MAPE shown beside it), so :func:`recommend_mig` can add a margin.
+The research trained on the framework's *reserved* peak, an upper bound of what a model needs. Our
+GPU labels are PyTorch's peak *allocated* memory (``torch.cuda.max_memory_allocated``), without the
+CUDA context and the allocator's cached blocks, so a profile chosen from them can be too small by
+those: the caveat says so. A prediction carries the predictor's error (the MAPE shown beside it),
+which :func:`recommend_mig` adds as a margin.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PROFILES_FILE = Path(__file__).resolve().parent / "mig_profiles.json"
-CAVEAT = ("predicted peak memory is an upper bound (the framework's reserved peak, as in the research), so the "
-          "profile errs on the large side; the margin covers the predictor's measured error")
+CAVEAT = ("predicted peak memory is PyTorch's peak allocated memory (torch.cuda.max_memory_allocated: weights, "
+          "activations, workspace), without the CUDA context (several hundred MB) and the allocator's cached blocks: "
+          "leave room for them when choosing a profile; the margin covers the predictor's measured error only")
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import math
+from pathlib import Path
 
 from perfgraphs.predict.result import Prediction, TargetPrediction
 
@@ -167,7 +168,7 @@ def mig_and_cost(p: Prediction) -> str:
         out.append(f"<p id='cost'>{c.units:,} {_e(c.unit)}s ≈ {fmt(c.seconds / 3600)} hours of {_e(c.price.offer)} at "
                    f"${c.price.usd_per_hour:g}/hour = <b>${fmt(c.usd)}</b>.</p><p class='note'>Price from "
                    f"<a href='{_e(c.price.source_url)}'>{_e(c.price.source_url)}</a> ({_e(c.price.source_date)}; table "
-                   f"{_e(c.price.table)} as of {_e(c.price.table_as_of)}). An estimate from a predicted time and a "
+                   f"{_e(Path(c.price.table).name)} as of {_e(c.price.table_as_of)}). An estimate from a predicted time and a "
                    f"listed price, not a bill.</p>")
     return "".join(out)
 
