@@ -34,11 +34,12 @@ import json, sys, time
 t0 = time.perf_counter()
 import perfgraphs
 t1 = time.perf_counter()
-r = perfgraphs.predict(sys.argv[1], batch=int(sys.argv[2]), platform=sys.argv[3])
+seq = {"seq_len": int(sys.argv[5])} if sys.argv[5] else {}
+r = perfgraphs.predict(sys.argv[1], batch=int(sys.argv[2]), platform=sys.argv[3], **seq)
 t2 = time.perf_counter()
 cpu = time.process_time()
 heavy = sorted(m for m in sys.argv[4].split(",") if m in sys.modules)
-perfgraphs.predict(sys.argv[1], batch=int(sys.argv[2]), platform=sys.argv[3])
+perfgraphs.predict(sys.argv[1], batch=int(sys.argv[2]), platform=sys.argv[3], **seq)
 t3 = time.perf_counter()
 print(json.dumps({"import_s": t1 - t0, "call_s": t2 - t1, "total_s": t2 - t0, "repeat_s": t3 - t2,
                   "cpu_s": cpu, "latency_ms": r["latency_ms"].value, "heavy_modules": heavy}))
@@ -49,8 +50,9 @@ def _env(home: Path) -> dict:
     return {**os.environ, "PERFGRAPHS_HOME": str(home), "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
 
 
-def run_child(source: str, batch: int, platform: str, home: Path) -> dict:
-    done = subprocess.run([sys.executable, "-c", CHILD, source, str(batch), platform, ",".join(HEAVY)], env=_env(home),
+def run_child(source: str, batch: int, platform: str, home: Path, seq_len: int | None = None) -> dict:
+    done = subprocess.run([sys.executable, "-c", CHILD, source, str(batch), platform, ",".join(HEAVY),
+                           str(seq_len or "")], env=_env(home),
                           capture_output=True, text=True, timeout=600)
     if done.returncode != 0:
         raise SystemExit(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "child failed")
@@ -77,13 +79,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--platform", default="cpu-torch-fp32")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--out", type=Path, default=None)
+    p.add_argument("--compare", default="hf:bert-base-uncased",
+                   help="a second source whose cached call is timed in the same run, as a CPU-time ratio to --source "
+                        "(issue 26: a cached hf: call within 1.5x of a cached timm call); '' skips it")
+    p.add_argument("--compare-seq-len", type=int, default=256)
     args = p.parse_args(argv)
-    first, cached, cli = [], [], []
+    first, cached, cli, compared = [], [], [], []
     for _ in range(args.repeats):
         with tempfile.TemporaryDirectory() as home:
             first.append(run_child(args.source, args.batch, args.platform, Path(home)))
             cached.append(run_child(args.source, args.batch, args.platform, Path(home)))
             cli.append(run_cli(args.source, args.batch, args.platform, Path(home)))
+            if args.compare:  # the same round, right after: both cached calls see the same machine
+                run_child(args.compare, args.batch, args.platform, Path(home), args.compare_seq_len)
+                compared.append(run_child(args.compare, args.batch, args.platform, Path(home), args.compare_seq_len))
     med = lambda rows, k: statistics.median(r[k] for r in rows)  # noqa: E731
     result = {
         "date_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"), "source": args.source,
@@ -100,6 +109,13 @@ def main(argv: list[str] | None = None) -> int:
         "in_process_repeat_s": med(first + cached, "repeat_s"),
         "targets_s": {"first_call": 10.0, "cached": 2.0},
     }
+    if compared:
+        result.update(compare_source=args.compare, compare_seq_len=args.compare_seq_len,
+                      compare_cached_new_process_cpu_s=med(compared, "cpu_s"),
+                      compare_cached_new_process_heavy_modules=sorted({m for r in compared for m in r["heavy_modules"]}),
+                      # round by round, so both calls of a ratio saw the same load
+                      compare_cached_cpu_ratio=statistics.median(c["cpu_s"] / t["cpu_s"] for c, t in zip(compared, cached)),
+                      compare_target_ratio=1.5)
     print(f"{args.source} batch {args.batch} on {args.platform}, median of {args.repeats} "
           f"(load {result['load_average_1m']:.1f} "
           f"on {result['cpus']} CPUs):")
@@ -113,6 +129,11 @@ def main(argv: list[str] | None = None) -> int:
     heavy = ", ".join(result["cached_new_process_heavy_modules"]) or "none"
     print(f"  heavy packages a cached call imported ({', '.join(HEAVY)}): {heavy}")
     print(f"  cached graph, same process: {result['in_process_repeat_s']:.3f} s")
+    if compared:
+        print(f"  cached {args.compare} (seq {args.compare_seq_len}), new process: CPU "
+              f"{result['compare_cached_new_process_cpu_s']:.2f} s = {result['compare_cached_cpu_ratio']:.2f}x the cached "
+              f"{args.source} call (median of per-round ratios)   target <= 1.5x; heavy packages: "
+              f"{', '.join(result['compare_cached_new_process_heavy_modules']) or 'none'}")
     if args.out:
         args.out.write_text(json.dumps(result, indent=1) + "\n")
     return 0

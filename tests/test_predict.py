@@ -358,6 +358,40 @@ def test_a_cached_graph_predict_in_a_fresh_interpreter_imports_no_framework(call
     assert json.loads(done.stdout.strip().splitlines()[-1]) == []
 
 
+def test_a_cached_encoder_predict_in_a_fresh_interpreter_builds_no_model(tmp_path):
+    # an hf: call needs the encoder's facts and GMACs besides the graph: cached too, so a second
+    # process imports neither transformers nor torch (it rebuilt the model on the meta device: 7 s)
+    import subprocess
+    import sys
+
+    call = "import perfgraphs; r = perfgraphs.predict('hf:bert-base-uncased', batch=4, seq_len=128)"
+    code = (f"import json, sys\n{call}\nprint(json.dumps([sorted(m for m in {_HEAVY!r} if m in sys.modules), "
+            "[(t.target, t.value) for t in r.targets]]))")
+    env = {**os.environ, "PERFGRAPHS_HOME": str(tmp_path / "home")}
+    runs = []
+    for _ in range(2):
+        done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    (first_heavy, first), (cached_heavy, cached) = runs
+    assert "transformers" in first_heavy  # the control: the first call did build the model
+    assert not {"torch", "transformers", "timm", "torchvision"} & set(cached_heavy), cached_heavy
+    assert cached == first  # the same answer from the cache
+
+
+def test_an_encoder_sequence_beyond_its_positions_is_refused_before_any_import():
+    import subprocess
+    import sys
+
+    code = ("import sys, perfgraphs\ntry:\n    perfgraphs.predict('hf:roberta-base', seq_len=513)\n"
+            "except perfgraphs.errors.PerfgraphsError as e:\n    print(e)\n"
+            f"print(sorted(m for m in {_HEAVY!r} if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    out = done.stdout.strip().splitlines()
+    assert out[0] == "hf:roberta-base accepts at most 512 tokens, got seq_len=513", out
+    assert "transformers" not in out[1] and "torch" not in out[1], out
+
+
 # -- bad input ----------------------------------------------------------------------------------
 def _bad_onnx(path: Path) -> Path:
     from onnx import TensorProto, helper, numpy_helper

@@ -227,18 +227,28 @@ def hf_config(model_id: str):
     return config
 
 
-def _build_hf(model_id: str, seq_len: int | None):
-    import transformers
-
-    config = hf_config(model_id)
+def check_hf_seq_len(model_id: str, seq_len: int | None) -> int:
+    """The sequence length an encoder is exported at (``seq_len``, or the default), refused in one
+    line beyond the positions the model has. Reads the shipped configuration only: no import of
+    transformers, so a bad argument costs nothing (every shipped configuration names its
+    ``max_position_embeddings``)."""
+    cfg = hf_configs()[resolve_hf_id(model_id)]
     seq = HF_DEFAULT_SEQ_LEN if seq_len is None else seq_len  # 0 is refused, not replaced
-    max_pos = getattr(config, "max_position_embeddings", None)
-    if getattr(config, "model_type", "") in ("roberta", "xlm-roberta") and max_pos:
+    max_pos = cfg.get("max_position_embeddings")
+    if cfg.get("model_type", "") in ("roberta", "xlm-roberta") and max_pos:
         max_pos -= 2  # RoBERTa position ids start after the padding index
-    if max_pos and seq > max_pos and getattr(config, "position_biased_input", True):
+    if max_pos and seq > max_pos and cfg.get("position_biased_input", True):
         raise InvalidInputSpecError(
             f"hf:{model_id} accepts at most {max_pos} tokens, got seq_len={seq}"
         )
+    return seq
+
+
+def _build_hf(model_id: str, seq_len: int | None):
+    import transformers
+
+    seq = check_hf_seq_len(model_id, seq_len)
+    config = hf_config(model_id)
     with warnings.catch_warnings(), skip_weight_init():
         warnings.simplefilter("ignore")
         model = transformers.AutoModel.from_config(config, attn_implementation="eager")

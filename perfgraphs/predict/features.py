@@ -57,18 +57,42 @@ def encoder_row(model: str, batch_size: int, seq_len: int, platform: str, precis
     """The tabular row (model + hardware facts, no labels) of an encoder LLM the zoo builds, on the
     machine whose hardware probe the platform's store holds — exactly the columns the encoder
     config's rows carry (:mod:`perfgraphs.data.llm_cpu`)."""
+    from perfgraphs.data.llm_cpu import hardware_columns, measurements_root, read_probe, weight_bits
+
+    row = _encoder_model_columns(model, seq_len, batch_size)
+    row.update(batch_size=batch_size, seq_len_tokens=seq_len, gmacs_per_sequence=row["gmacs_per_forward"] / batch_size,
+               weight_bits=weight_bits(precision), **hardware_columns(read_probe(measurements_root(), platform)))
+    return row
+
+
+def _encoder_model_columns(model: str, seq_len: int, batch_size: int) -> dict:
+    """The model's own columns (its configuration's facts and the forward's GMACs), cached on disk
+    beside the graph exports: computing them builds the model on the meta device, seconds of
+    importing transformers, which a cached call must not pay (a cached timm call pays none). The
+    key holds the counting libraries' versions, read from package metadata without importing them."""
+    import json
+    import os
     from dataclasses import asdict
 
-    from perfgraphs.data.llm_cpu import (encoder_facts, forward_gmacs, hardware_columns, measurements_root,
-                                         read_probe, weight_bits)
+    from perfgraphs.predict.sources import _cache_dir, _versions
 
-    facts = encoder_facts(model)
-    gmacs = forward_gmacs(model, seq_len, batch_size)
-    row = {k: v for k, v in asdict(facts).items()}
-    row.update(batch_size=batch_size, seq_len_tokens=seq_len, gmacs_per_forward=gmacs,
-               gmacs_per_sequence=gmacs / batch_size, weight_bits=weight_bits(precision),
-               **hardware_columns(read_probe(measurements_root(), platform)))
-    return row
+    key = hashlib.sha256(repr(("encoder", model, seq_len, batch_size, _versions())).encode()).hexdigest()[:24]
+    path = _cache_dir() / f"{key}.encoder.json"
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        pass  # absent or unreadable: count again
+    from perfgraphs.data.llm_cpu import encoder_facts, forward_gmacs
+
+    columns = {**asdict(encoder_facts(model)), "gmacs_per_forward": forward_gmacs(model, seq_len, batch_size)}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+        tmp.write_text(json.dumps(columns))
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only cache only costs the next call the count
+    return columns
 
 
 def encoder_features_of(row: dict) -> np.ndarray:
