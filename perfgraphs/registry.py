@@ -192,9 +192,10 @@ EPYC_VM = "AMD EPYC (KVM guest, 2 vCPUs, 1 thread per core, 32 MiB L3), machine 
 EPYC_VM_TAG = "amd-epyc-23059b2f"  # perfgraphs.collect.environment.machine_tag() there
 
 # Suites measured as test sets of something else (plans/predict-heldout.yaml: 20 architectures in no
-# training set, which score ``perfgraphs.predict``). Their stores are never a source of a dataset:
+# training set, which score ``perfgraphs.predict``; plans/dippm-cpu-hidden.yaml: the leaderboard's
+# hidden test set, kept outside the repository). Their stores are never a source of a dataset:
 # store discovery (perfgraphs.data.platforms) skips them, so they label no config and no platform.
-HELDOUT_SUITES = ("predict-heldout",)
+HELDOUT_SUITES = ("predict-heldout", "dippm-cpu-hidden")
 
 # Family counts of the research (SPEC section 2); the registry presents them with each dataset.
 DIPPM_COUNTS = {"efficientnet": 1729, "mnasnet": 1001, "mobilenet": 1591, "resnet": 1152, "vgg": 1536,

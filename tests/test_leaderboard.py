@@ -30,7 +30,7 @@ def entry(method: str, mapes: list[float], commit: str = "c0ffee") -> Entry:
 def _append_many(args):
     root, worker = args
     for k in range(25):
-        append_entry(entry(f"m{worker}-{k}", [10.0 + k]), root=Path(root))
+        append_entry(entry(f"m{worker}-{k}", [10.0 + k] * 5), root=Path(root))
 
 
 def test_concurrent_appends_all_land_intact(tmp_path):
@@ -42,12 +42,12 @@ def test_concurrent_appends_all_land_intact(tmp_path):
 
 
 def test_duplicate_method_and_commit_is_rejected_and_nothing_written(tmp_path):
-    append_entry(entry("xgb", [10.0]), root=tmp_path)
+    append_entry(entry("xgb", [10.0] * 5), root=tmp_path)
     before = results_path("dippm", tmp_path).read_bytes()
     with pytest.raises(DuplicateEntryError, match="already ranked"):
-        append_entry(entry("xgb", [11.0]), root=tmp_path)
+        append_entry(entry("xgb", [11.0] * 5), root=tmp_path)
     assert results_path("dippm", tmp_path).read_bytes() == before
-    append_entry(entry("xgb", [11.0], commit="beef"), root=tmp_path)  # a new commit is a new entry
+    append_entry(entry("xgb", [11.0] * 5, commit="beef"), root=tmp_path)  # a new commit is a new entry
 
 
 def test_overlapping_intervals_share_a_rank():

@@ -313,21 +313,21 @@ def test_a_run_becomes_tables_and_leaderboard_records_per_k(tmp_path):
     platforms = [_platform(name, "rtx3090" if "3090" in name else "rtx4090") for name in names]
     labels = {names[0]: base, names[1]: 1.5 * base * np.exp(rng.normal(0, 0.02, n)), names[2]: 0.7 * base}
     table = synthetic_table(labels, platforms, n)
-    spec = TransferSpec(ds.name, cfg.name, "latency_per_sample_ms", "ratio-transfer", "known-models", (8, 16), (0, 1, 2))
-    res = run_transfer(spec, table=table, content_hash="c0ffee")
-    assert len(res.rows) == 3 * 2 * 3 and all(r["n"] == n - r["shots"] for r in res.rows)
+    spec = TransferSpec(ds.name, cfg.name, "latency_per_sample_ms", "ratio-transfer", "known-models", (8, 16), (0, 1, 2, 3, 4))
+    res = run_transfer(spec, table=table, content_hash="c0ffee")  # five draws: a record needs five seeds
+    assert len(res.rows) == 3 * 2 * 5 and all(r["n"] == n - r["shots"] for r in res.rows)
     exact = [s for s in res.summary() if s["platform"] == names[2]]  # 0.7 × names[0], exactly
     assert all(s["mape_pct"] == pytest.approx(0.0, abs=1e-9) and s["acc_10_pct"] == 100.0 for s in exact)
     mean = res.mean_over_platforms(16, gpu_only=True)
-    per_draw = [np.mean([r["mape_pct"] for r in res.rows if r["shots"] == 16 and r["draw"] == d]) for d in (0, 1, 2)]
+    per_draw = [np.mean([r["mape_pct"] for r in res.rows if r["shots"] == 16 and r["draw"] == d]) for d in range(5)]
     assert mean["mape_pct"] == pytest.approx(np.mean(per_draw))
-    assert mean["mape_pct_ci95"] == pytest.approx(1.96 * np.std(per_draw, ddof=1) / np.sqrt(3))
+    assert mean["mape_pct_ci95"] == pytest.approx(1.96 * np.std(per_draw, ddof=1) / np.sqrt(5))
     csv_path, md_path = write_tables([res], tmp_path, "t", "cmd")
     assert "K = 16" in md_path.read_text() and csv_path.read_text().count("\n") > 6
     entries = to_entries(res)
     assert [e.protocol for e in entries] == ["leave-one-platform-out/known-models/K8",
                                              "leave-one-platform-out/known-models/K16"]
-    assert [s["seed"] for s in entries[1].per_seed] == [0, 1, 2]
+    assert [s["seed"] for s in entries[1].per_seed] == [0, 1, 2, 3, 4]
     assert entries[1].dataset_content_hash == "c0ffee"
     for e in entries:
         append_entry(e, root=tmp_path)

@@ -49,6 +49,13 @@ def attacks():
         out["widen_cpu_set"] = 0 if os.sched_getaffinity(0) == all_cores else -1
     except OSError as exc:
         out["widen_cpu_set"] = exc.errno
+    out["io_uring_setup"] = errno_of(0 if libc.syscall(425, 8, ctypes.create_string_buffer(120)) >= 0 else -1)
+    try:  # evict a page of a shared read-only file from the host's page cache (a covert channel)
+        fd = os.open(os.__file__, os.O_RDONLY)
+        os.posix_fadvise(fd, 0, 4096, os.POSIX_FADV_DONTNEED)
+        out["evict_page_cache"] = 0
+    except OSError as exc:
+        out["evict_page_cache"] = exc.errno
     pid = os.fork()  # the namespace attacks in a child: a success must not change this process
     if pid == 0:
         res = {"nested_user_namespace": errno_of(libc.unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWCGROUP))}
@@ -66,7 +73,8 @@ def attacks():
     return out
 """
 
-GUARDED = ("nested_user_namespace", "mount_cgroup2", "mount_cgroup_v1_memory", "widen_cpu_set")
+GUARDED = ("nested_user_namespace", "mount_cgroup2", "mount_cgroup_v1_memory", "widen_cpu_set", "io_uring_setup",
+           "evict_page_cache")
 
 
 def _sandbox_run(tmp_path: Path, *, disable_userns: bool = True, seccomp: bool = True) -> dict:
@@ -111,6 +119,9 @@ def test_control_the_attacks_work_without_the_guards(tmp_path):
     assert result["nested_user_namespace"] == 0, result
     assert result["mount_cgroup2"] == 0, result
     assert result["widen_cpu_set"] == 0, result
+    assert result["evict_page_cache"] == 0, result
+    if result["io_uring_setup"] != 0:  # some hosts disable io_uring for everyone (kernel.io_uring_disabled)
+        assert result["io_uring_setup"] in (1, 38), result
 
 
 def test_each_guard_alone_stops_the_nested_namespace(tmp_path):
@@ -268,3 +279,117 @@ def test_control_a_sum_of_resident_sets_counts_forked_pages_in_every_process():
             p.kill()
         popen.wait()
     assert total_mb > 1000, total_mb
+
+
+# -- CPU seconds a predictor cannot hide ------------------------------------------------------------
+
+HIDE_CPU = """
+def attack(model):
+    import signal
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps the workers: no time for their parent
+    pids = []
+    for _ in range(2):
+        pid = os.fork()
+        if pid == 0:
+            t = time.process_time()
+            while time.process_time() - t < 1.5:
+                pass
+            os._exit(0)
+        pids.append(pid)
+    for p in pids:  # wait without reaping
+        while True:
+            try:
+                os.kill(p, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.02)
+"""
+
+
+def _cpu_accounting() -> bool:
+    with confine.Confinement(64, name="probe") as box:
+        return box.available and box.cpu_seconds() is not None
+
+
+@pytest.mark.skipif(not _cpu_accounting(), reason="no cgroup CPU accounting here")
+def test_workers_reaped_by_the_kernel_still_count_in_fit_cpu_seconds(env, parts):
+    out, _, _ = run_predictor(env, parts, "hide-cpu", HIDE_CPU)
+    assert not isinstance(out, Exception), out
+    assert out.fit_cpu_seconds >= 2.5, out.fit_cpu_seconds  # two workers of 1.5 CPU seconds each
+
+
+def test_control_a_process_tree_sum_misses_workers_reaped_by_the_kernel():
+    code = textwrap.dedent(HIDE_CPU.replace("def attack(model):", "def attack():")) + textwrap.dedent("""
+        import sys
+        print("READY", flush=True)
+        sys.stdin.readline()
+        attack()
+        print("DONE", flush=True)
+        sys.stdin.readline()
+    """)
+    popen = subprocess.Popen([sys.executable, "-c", "import os, time\n" + code], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        assert popen.stdout.readline().strip() == "READY"
+        before = harness._tree_cpu_seconds(harness._tree(popen))
+        popen.stdin.write("\n")
+        popen.stdin.flush()
+        assert popen.stdout.readline().strip() == "DONE"
+        after = harness._tree_cpu_seconds(harness._tree(popen))
+    finally:
+        popen.kill()
+        popen.wait()
+    assert after - before < 0.5, after - before  # 3 CPU seconds spent, none seen by the tree sum
+
+
+# -- the submission copy never reads through a link swapped in --------------------------------------
+
+def _host_folder(tmp_path: Path) -> Path:
+    """A folder standing for the host's private files (/etc, /root) the harness, as root, can read."""
+    host = tmp_path / "host"
+    host.mkdir()
+    (host / "shadow").write_text("root:secret\n")
+    host.chmod(0o700)
+    return host
+
+
+def _swap_after_listing(monkeypatch, folder: Path, target: Path) -> None:
+    """Replace ``folder`` by a link to ``target`` right after the copy has listed its parent: the
+    window an attacker who owns the submission folder would race for."""
+    real_scandir = os.scandir
+    swapped = []
+
+    def scandir(arg=None):
+        if not isinstance(arg, int):  # pathlib and the rest: untouched
+            return real_scandir(arg)
+        entries = list(real_scandir(arg))
+        if not swapped:
+            folder.rename(folder.with_name("moved"))
+            folder.symlink_to(target)
+            swapped.append(True)
+        return iter(entries)
+    monkeypatch.setattr(harness.os, "scandir", scandir)
+
+
+def test_a_folder_swapped_for_a_link_is_not_read_through(tmp_path, monkeypatch):
+    src = tmp_path / "sub"
+    (src / "inner").mkdir(parents=True)
+    (src / "inner" / "x.py").write_text("x = 1\n")
+    (src / "predictor.py").write_text("pass\n")
+    os.mkfifo(src / "pipe")  # opened by a plain copy, it would block the harness
+    _swap_after_listing(monkeypatch, src / "inner", _host_folder(tmp_path))
+    dest = harness.copy_submission(src, tmp_path / "copy")
+    assert (dest / "predictor.py").read_text() == "pass\n"
+    assert not (dest / "inner" / "shadow").exists() and not (dest / "pipe").exists()
+
+
+def test_control_a_plain_copy_reads_through_the_swapped_link(tmp_path, monkeypatch):
+    import shutil
+
+    src = tmp_path / "sub"
+    (src / "inner").mkdir(parents=True)
+    (src / "inner" / "x.py").write_text("x = 1\n")
+    (src / "inner").rename(src / "moved")
+    (src / "inner").symlink_to(_host_folder(tmp_path))
+    shutil.copytree(src, tmp_path / "copy", symlinks=False)
+    assert (tmp_path / "copy" / "inner" / "shadow").exists()  # the host's file, copied for the sandbox

@@ -146,7 +146,13 @@ def test_code_submission_is_scored_on_pooled_out_of_fold_predictions(home, rows,
     assert [s["seed"] for s in entry.per_seed] == [0, 1, 2, 3, 4]
     assert all(s["n"] == len(y) for s in entry.per_seed)  # every labeled row scored, once
     assert all(s["mape_pct"] == pytest.approx(expected, rel=1e-12) for s in entry.per_seed)
-    assert entry.tier == "verified" and entry.fit_seconds is not None and entry.peak_memory_mb > 0
+    assert entry.tier == "reproduced" and entry.fit_seconds is not None and entry.peak_memory_mb > 0
+    # the harness's CPU seconds of the fit (every fold's) and the CPU set it ran on, beside wall time
+    import os
+
+    assert entry.cores == len(os.sched_getaffinity(0)) and entry.fit_cpu_seconds is not None
+    assert all(s["cores"] == entry.cores and s["fit_cpu_seconds"] >= 0 and s["predict_cpu_seconds"] >= 0
+               for s in entry.per_seed)
     assert len(entry.actual_vs_predicted) == len(y)
     assert not (tmp_path / "results").exists()  # check writes nothing
 

@@ -24,13 +24,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     bh = verbs.add_parser("build-hidden", help="write DIR/<dataset>-<config>.parquet, a hidden test set, from a "
                           "measurement store kept outside the repository (then commit-hidden)")
     bh.add_argument("measurements", type=Path, help="the hidden measurement store (perfgraphs collect --out)")
-    bh.add_argument("labels_dir", type=Path, help="where the hidden test file goes (outside the repository)")
+    bh.add_argument("labels_dir", type=Path, nargs="?", default=None, help="where the hidden test file goes, outside "
+                    "the repository (default: the keeper folder $PERFGRAPHS_HIDDEN_DIR)")
     bh.add_argument("--dataset", required=True)
     bh.add_argument("--config", required=True)
     bh.set_defaults(func=_build_hidden)
     h = verbs.add_parser("commit-hidden", help="write leaderboard/hidden/<dataset>-<config>.sha256 for the hidden "
                          "test set DIR/<dataset>-<config>.parquet (commit that file before scoring)")
-    h.add_argument("labels_dir", type=Path)
+    h.add_argument("labels_dir", type=Path, nargs="?", default=None,
+                   help="the folder of the hidden test file (default: $PERFGRAPHS_HIDDEN_DIR)")
     h.add_argument("--dataset", required=True)
     h.add_argument("--config", required=True)
     h.add_argument("--commitments", type=Path, default=None, help="default leaderboard/hidden")
@@ -49,6 +51,7 @@ def _show(args) -> int:
     from rich.table import Table
 
     from perfgraphs.leaderboard.builds import pins_file, read_pins, split_by_build
+    from perfgraphs.leaderboard.hidden import compromised_hashes
     from perfgraphs.leaderboard.records import RANK_RULE, RESULTS_DIR, rank, read_entries, scoring_protocol
     from perfgraphs.leaderboard.site import current_and_superseded, noise_floor_text
 
@@ -67,16 +70,18 @@ def _show(args) -> int:
         n = (pin or {}).get("test_n", {}).get(target) or (current[0].per_seed[0].get("n") if current else None)
         noise = noise_floor_text(dataset, config, target) if test_set == "public" else None
         noise = noise or "noise floor not measured for these labels"
+        if any(e.hidden_labels_sha256 in compromised_hashes() for e in current):
+            noise += " · COMPROMISED hidden set (its architectures are in public data): reproduced, not verified"
         table = Table(title=f"{dataset} · {config} · {target} · {protocol or 'standard split'} ({test_set}) · build {build[:12]} · "
                             f"test n = {n if n is not None else '–'}",
                       caption=noise.replace("**", "") + (f" · {len(previous)} entries on earlier builds not ranked"
                                                         if previous else ""))
-        for col in ("rank", "method", "MAPE % (mean ± std)", "Kendall τ"):
+        for col in ("rank", "method", "MAPE % (mean ± std)", "Kendall τ", "tier"):
             table.add_column(col)
         for r, e in rank(current):
             mape, std = e.mean_std("mape_pct")
             tau = e.mean_std("kendall_tau")[0]
-            table.add_row(str(r), e.method, f"{mape:.2f} ± {std:.2f}", "–" if tau != tau else f"{tau:.3f}")
+            table.add_row(str(r), e.method, f"{mape:.2f} ± {std:.2f}", "–" if tau != tau else f"{tau:.3f}", e.tier)
         console.print(table)
     console.print(RANK_RULE)
     return 0
@@ -119,5 +124,6 @@ def _commit_hidden(args) -> int:
     ds = get_dataset(args.dataset)
     ds.config(args.config)  # unknown configs fail here, with the list of known ones
     path = commit_hidden(args.labels_dir, ds.name, args.config, args.commitments)
-    print(f"{path}: {path.read_text().split()[0]} (commit this file; score with --hidden-labels {args.labels_dir})")
+    print(f"{path}: {path.read_text().split()[0]} (commit this file; score with --hidden-labels "
+          f"{args.labels_dir or ''})")
     return 0

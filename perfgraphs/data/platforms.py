@@ -276,7 +276,9 @@ def _rows_protocol(platform_dir: Path) -> tuple[str | None, str | None]:
     files = sorted(platform_dir.glob("shard-*.parquet")) or sorted(platform_dir.glob("parts/*.parquet"))
     for path in files:
         try:
-            table = pq.read_table(path, columns=["protocol", "mode"])
+            # ParquetFile, not read_table: read_table goes through pyarrow.dataset, which imports
+            # pandas, and this runs in every process that resolves a dataset (predict's cached call too)
+            table = pq.ParquetFile(path).read(columns=["protocol", "mode"])
         except Exception:  # noqa: BLE001 (a damaged file is the store's verifier's to report)
             continue
         if table.num_rows:

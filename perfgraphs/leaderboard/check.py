@@ -146,3 +146,93 @@ def check_duplicate(results_root: Path | None, dataset: str, method: str, commit
         return [f"duplicate submission: {method} at commit {commit[:12]} is already ranked on "
                 f"{dataset}/{config}/{target} ({found.date_utc[:10]}): a new entry needs a new code commit"]
     return []
+
+
+# Scores a record must carry as finite numbers (record_check.SEED_METRICS plus the accuracies):
+# predictions of 1.7e308 are finite, but their errors overflow to inf, which strict JSON would store
+# as null and the tables would then drop, rank first or crash on.
+FINITE_SCORES = ("mape_pct", "rmse", "acc_5_pct", "acc_10_pct", "acc_15_pct")
+
+
+def check_scores(label: str, scores: dict, pred: np.ndarray) -> list[str]:
+    """Every score of one seed finite before anything is recorded; Kendall's τ may be undefined
+    only for the reason it is undefined, constant predictions."""
+    bad = [m for m in FINITE_SCORES if m in scores and not _finite_number(scores[m])]
+    tau = scores.get("kendall_tau")
+    if not _finite_number(tau) and not (tau is None and np.ptp(np.asarray(pred, dtype=float)) == 0):
+        bad.append("kendall_tau")
+    if bad:
+        return [f"{label}: {', '.join(bad)} {'is' if len(bad) == 1 else 'are'} not finite (the errors of these "
+                f"predictions overflow; largest prediction {float(np.max(np.abs(pred))):.3g}): predict values on "
+                "the scale of the target"]
+    return []
+
+
+def _finite_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+REFERENCE_AUTHORS = "perfgraphs reference baselines"
+
+
+def _normal(text: str) -> str:
+    return " ".join(str(text).casefold().split())
+
+
+def reserved_names(results_root: Path | None = None) -> set[str]:
+    """The reference baselines' method names, normalised: every folder of leaderboard/reference/, every
+    registered reference and transfer baseline, and every method recorded by the reference authors
+    (with its " (quick)" or other parenthesised suffix removed)."""
+    from perfgraphs.leaderboard.boards import REFERENCE_DIR
+    from perfgraphs.leaderboard.records import RESULTS_DIR, _parse_record
+    from perfgraphs.registry import REFERENCE_BASELINES, TRANSFER_BASELINES
+
+    names = set(REFERENCE_BASELINES) | set(TRANSFER_BASELINES)
+    names |= {p.name for p in REFERENCE_DIR.iterdir() if p.is_dir()} if REFERENCE_DIR.is_dir() else set()
+    for folder in {Path(results_root or RESULTS_DIR), RESULTS_DIR}:
+        for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
+            for line in path.read_text(errors="replace").splitlines():
+                record, _ = _parse_record(line) if line.strip() else (None, "")
+                if isinstance(record, dict) and _normal(record.get("authors", "")) == _normal(REFERENCE_AUTHORS) \
+                        and isinstance(record.get("method"), str):
+                    names.add(record["method"].split(" (")[0])
+    return {_normal(n) for n in names}
+
+
+def check_reserved(method: str, authors: str, root: Path, results_root: Path | None = None) -> list[str]:
+    """A submission may not take a reference baseline's name or author unless it *is* that reference:
+    the repository's own, unmodified ``leaderboard/reference/<name>`` folder. Otherwise its record
+    would replace the reference row on the site (the latest record of a method is the one ranked)."""
+    from perfgraphs.leaderboard.boards import REFERENCE_DIR
+
+    base = _normal(method.split(" (")[0])
+    taken = base in reserved_names(results_root)
+    by_reference = _normal(authors) == _normal(REFERENCE_AUTHORS) or "reference baseline" in _normal(authors)
+    if not (taken or by_reference):
+        return []
+    if _pristine_reference(Path(root), REFERENCE_DIR) == base:
+        return []
+    what = f"method {method!r} is a reference baseline's name" if taken else \
+        f"authors {authors!r} is the reference baselines' author"
+    return [f"{what}, reserved for leaderboard/reference/: choose another method name and your own authors"]
+
+
+def _pristine_reference(root: Path, reference_dir: Path) -> str | None:
+    """The normalised name of the reference folder ``root`` is, if it is one of the repository's
+    reference folders (not a symlink or copy) with no uncommitted change; else None."""
+    import subprocess
+
+    try:
+        resolved, refs = root.resolve(strict=True), reference_dir.resolve(strict=True)
+    except OSError:
+        return None
+    if resolved.parent != refs or root.is_symlink():
+        return None
+    try:
+        out = subprocess.run(["git", "-C", str(refs), "status", "--porcelain", "--", str(resolved)],
+                             capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if out.returncode != 0 or out.stdout.strip():
+        return None
+    return _normal(resolved.name)

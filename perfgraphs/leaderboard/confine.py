@@ -226,6 +226,7 @@ class Confinement:
         if (path / "memory.oom.group").exists():  # an OOM kills the whole sandbox, not one thread
             _write(path / "memory.oom.group", "1")
         _write(path / "pids.max", str(self.max_tasks))
+        self.dirs["cpu"] = path  # cpu.stat's usage_usec: in every v2 cgroup, no controller needed
 
     def _make_v1(self) -> None:
         parents = _v1_parents(_cgroup_mounts(), _own_cgroups())
@@ -239,6 +240,17 @@ class Confinement:
         if (mem / "memory.memsw.limit_in_bytes").exists():  # memory+swap: no escape into swap
             _write(mem / "memory.memsw.limit_in_bytes", str(self.memory_bytes))
         _write(self.dirs["pids"] / "pids.max", str(self.max_tasks))
+        # CPU accounting where its hierarchy is there (optional: a sandbox without it is still confined,
+        # its CPU seconds are then read from the process tree)
+        hits = [m for m in _cgroup_mounts() if m[2] == "cgroup" and "cpuacct" in m[3]]
+        own = _own_cgroups()
+        if hits and "cpuacct" in own and "ro" not in hits[0][3] and os.access(hits[0][0], os.W_OK):
+            try:
+                path = _dir_of(hits[0][0], hits[0][1], own["cpuacct"]) / self.dirname
+                path.mkdir()
+                self.dirs["cpu"] = path
+            except (OSError, _Unusable):
+                pass
 
     # -- the child's side --------------------------------------------------------------------
 
@@ -289,6 +301,21 @@ class Confinement:
         failcnt = self._value("memory", "", "memory.failcnt")
         oom = _keyed(self._value("memory", "", "memory.oom_control"))
         return bool(failcnt and int(failcnt) > 0) or oom.get("under_oom", 0) > 0 or oom.get("oom_kill", 0) > 0
+
+    def cpu_seconds(self) -> float | None:
+        """User + system CPU seconds of every task that ever ran in the cgroup, now (None without
+        CPU accounting). The kernel charges a task's time to its cgroup as it runs: a child reaped
+        by the kernel (SIGCHLD ignored), double-forked away or already gone still counts, which a
+        sum over the live process tree misses."""
+        if not self.available or "cpu" not in self.dirs:
+            return None
+        try:
+            if self.version == 2:
+                usec = _keyed(_read(self.dirs["cpu"] / "cpu.stat")).get("usage_usec")
+                return None if usec is None else usec / 1e6
+            return int(_read(self.dirs["cpu"] / "cpuacct.usage")) / 1e9
+        except (OSError, ValueError):
+            return None
 
     def task_limit_hit(self) -> bool:
         """True when a fork or thread creation was refused at ``max_tasks`` (pids.events)."""
@@ -375,7 +402,15 @@ def _keyed(text: str | None) -> dict[str, int]:
 # predictor legitimately uses (ptrace of its own children, personality, ...).
 BLOCKED_SYSCALLS = ("add_key", "keyctl", "request_key", "bpf", "perf_event_open", "userfaultfd",
                     "unshare", "setns", "mount", "umount2", "pivot_root", "chroot", "open_tree", "move_mount",
-                    "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr", "sched_setaffinity")
+                    "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr", "sched_setaffinity",
+                    "io_uring_setup", "io_uring_enter", "io_uring_register")
+# Refused with one argument value: evicting pages of a file from the host's page cache
+# (posix_fadvise DONTNEED; madvise COLD/PAGEOUT). The page cache of the read-only binds is shared
+# with the host and every later sandbox: loading a page sets a bit that a later run reads by timing
+# a read, and eviction clears it, a rewritable channel between seeds and folds (the red team's
+# second round). Refusing eviction leaves a write-once channel: see leaderboard/RULES.md.
+# (syscall, argument index, value): fadvise64(fd, offset, len, advice), madvise(addr, len, advice)
+ARGUMENT_RULES = (("fadvise64", 3, 4), ("madvise", 2, 20), ("madvise", 2, 21))
 # clone(2) with any of these flags makes a namespace: refused (the flags are clone's first argument
 # on x86-64 and arm64). CLONE_NEWTIME exists only for unshare and clone3.
 CLONE_NAMESPACE_FLAGS = {"CLONE_NEWNS": 0x00020000, "CLONE_NEWCGROUP": 0x02000000, "CLONE_NEWUTS": 0x04000000,
@@ -387,7 +422,7 @@ CLONE_NAMESPACE_FLAGS = {"CLONE_NEWNS": 0x00020000, "CLONE_NEWCGROUP": 0x0200000
 ENOSYS_SYSCALLS = ("clone3",)
 
 SCMP_ACT_ALLOW = 0x7FFF0000
-SCMP_CMP_MASKED_EQ = 7  # libseccomp's enum scmp_compare: (arg & datum_a) == datum_b
+SCMP_CMP_EQ, SCMP_CMP_MASKED_EQ = 4, 7  # libseccomp's enum scmp_compare (MASKED_EQ: (arg & a) == b)
 
 
 class _ArgCmp(ctypes.Structure):
@@ -431,15 +466,17 @@ def _compiled() -> tuple[bytes | None, str | None]:
     try:
         rules = [(call, errno.EPERM, None) for call in BLOCKED_SYSCALLS]
         rules += [(call, errno.ENOSYS, None) for call in ENOSYS_SYSCALLS]
-        rules += [("clone", errno.EPERM, flag) for flag in CLONE_NAMESPACE_FLAGS.values()]
-        for call, err, flag in rules:
+        # (call, errno, comparison or None): clone with a namespace flag, (flags & flag) == flag
+        rules += [("clone", errno.EPERM, _ArgCmp(0, SCMP_CMP_MASKED_EQ, flag, flag))
+                  for flag in CLONE_NAMESPACE_FLAGS.values()]
+        rules += [(call, errno.EPERM, _ArgCmp(arg, SCMP_CMP_EQ, value, 0)) for call, arg, value in ARGUMENT_RULES]
+        for call, err, cmp in rules:
             nr = lib.seccomp_syscall_resolve_name(call.encode())
             if nr == -1:  # __NR_SCMP_ERROR: libseccomp does not know the name
                 continue
-            if flag is None:
+            if cmp is None:
                 rc = lib.seccomp_rule_add_array(ctx, scmp_act_errno(err), nr, 0, None)
-            else:  # refused when (flags & flag) == flag
-                cmp = _ArgCmp(0, SCMP_CMP_MASKED_EQ, flag, flag)
+            else:
                 rc = lib.seccomp_rule_add_array(ctx, scmp_act_errno(err), nr, 1, ctypes.byref(cmp))
             if rc < 0 and nr >= 0:  # a negative nr is a pseudo-number: not on this arch, skip
                 return None, f"seccomp_rule_add({call}) failed: {os.strerror(-rc)}"

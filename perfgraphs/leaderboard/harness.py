@@ -32,6 +32,7 @@ import re
 import secrets
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -168,20 +169,45 @@ def prepare_job(folder: Path, submission_root: Path, entry_point: str, target: s
 def copy_submission(source: Path, dest: Path) -> Path:
     """The submission's folders and regular files, readable by everyone; symlinks stay links (they
     resolve inside the sandbox, where the host's files are not); anything else (a FIFO, a socket, a
-    device) is left out: opening a FIFO to copy it would block the harness."""
-    source = source.resolve()
+    device) is left out: opening a FIFO to copy it would block the harness.
+
+    The harness may be root and the folder someone else's: it is walked through directory
+    descriptors opened without following links (``O_NOFOLLOW``), so a folder swapped for a link
+    to ``/etc`` while the copy runs is never read through."""
     dest.mkdir(parents=True, exist_ok=True)
-    for path in sorted(source.rglob("*")):
-        rel = path.relative_to(source)
-        out = dest / rel
-        if path.is_symlink():
-            out.symlink_to(os.readlink(path))
-        elif path.is_dir():
-            out.mkdir(exist_ok=True)
-        elif path.is_file():
-            shutil.copyfile(path, out)
+    top = os.open(source, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        _copy_dir(top, dest)
+    finally:
+        os.close(top)
     isolation.make_readable(dest)
     return dest.resolve()
+
+
+_NOFOLLOW = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+
+
+def _copy_dir(dir_fd: int, dest: Path) -> None:
+    for entry in sorted(os.scandir(dir_fd), key=lambda e: e.name):
+        out = dest / entry.name
+        if entry.is_symlink():
+            out.symlink_to(os.readlink(entry.name, dir_fd=dir_fd))
+            continue
+        try:
+            fd = os.open(entry.name, _NOFOLLOW, dir_fd=dir_fd)  # fails (ELOOP) on a link swapped in
+        except OSError:
+            continue
+        try:
+            mode = os.fstat(fd).st_mode
+            if stat.S_ISDIR(mode):
+                out.mkdir(exist_ok=True)
+                _copy_dir(fd, out)
+            elif stat.S_ISREG(mode):
+                with open(out, "wb") as f:
+                    while chunk := os.read(fd, 1 << 20):
+                        f.write(chunk)
+        finally:
+            os.close(fd)
 
 
 def _tree(popen: subprocess.Popen) -> list:
@@ -379,6 +405,10 @@ def _supervise(job: Job, seed: int, limits: Limits, popen: subprocess.Popen, rec
     got: dict[str, Message] = {}
     cgroup = box is not None and box.available
     cpu: dict[str, float] = {}
+    # the cgroup's CPU accounting where there is one (a child the kernel reaps for a parent that
+    # ignores SIGCHLD adds its time to no process of the tree); else the live tree's own + reaped
+    cpu_clock = box.cpu_seconds if cgroup and box.cpu_seconds() is not None else \
+        (lambda: _tree_cpu_seconds(_tree(popen)))
     while "result" not in got:
         now = time.monotonic()
         procs = _tree(popen)
@@ -431,7 +461,7 @@ def _supervise(job: Job, seed: int, limits: Limits, popen: subprocess.Popen, rec
                              "inputs: do not write to the harness's file descriptors")
         got[message.kind], at[message.kind] = message, message.at
         if message.kind in ("ready", "fit_done", "pred"):
-            cpu[message.kind] = _tree_cpu_seconds(_tree(popen))
+            cpu[message.kind] = cpu_clock()
         if message.kind == "fit_done":
             at["handed_test_start"] = time.monotonic()  # the predict clock starts before the inputs are readable
             _hand_over(job, inbox, "test", go, who)

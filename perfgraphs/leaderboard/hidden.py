@@ -7,10 +7,22 @@ format (graph input columns + label columns), e.g. a labelled config built from 
 that were never committed. At scoring time (``--hidden-labels DIR``) the file is hashed and must
 equal the commitment, so the labels cannot be changed after the fact without it showing; the
 predictor gets its input columns only, and the parent scores against its labels.
+
+The keeper location is ``PERFGRAPHS_HIDDEN_DIR`` (the default of ``--hidden-labels`` and of the
+``build-hidden``/``commit-hidden`` folders), outside the repository: a folder inside the checkout
+is refused, since whatever is there can be committed and read.
+
+Each hidden set has a definition beside its commitment, ``<dataset>-<config>.json``: the plan its
+architectures come from, the plan entries left out of the file, and — once any of them is found in
+public data (:mod:`perfgraphs.leaderboard.exposure`) — a ``compromised`` block naming the file's
+sha256 and where each leaked. A compromised set scores nothing more, and its earlier records read
+as ``reproduced`` (:mod:`perfgraphs.leaderboard.tiers`): a fresh set must be measured and committed.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +35,7 @@ from perfgraphs.atomic import atomic_write_table, sha256_file
 from perfgraphs.errors import PerfgraphsError
 
 COMMITMENTS_DIR = paths.leaderboard_dir() / "hidden"
+KEEPER_ENV = "PERFGRAPHS_HIDDEN_DIR"
 
 
 class HiddenLabelsError(PerfgraphsError):
@@ -34,6 +47,53 @@ class HiddenTest:
     rows: pa.Table  # input columns + labels
     sha256: str
     path: Path
+
+
+def keeper_dir(given: Path | None = None) -> Path:
+    """The folder holding the hidden test files: ``given``, else ``$PERFGRAPHS_HIDDEN_DIR``; never
+    inside the repository checkout."""
+    if given is None:
+        value = os.environ.get(KEEPER_ENV, "").strip()
+        if not value:
+            raise HiddenLabelsError(f"no hidden-labels folder: pass one, or set {KEEPER_ENV} to the keeper folder "
+                                    "outside the repository (leaderboard/RULES.md, 'Hidden test sets')")
+        given = Path(value)
+    folder = Path(given).expanduser().resolve()
+    repo = paths.checkout_root()
+    if repo is not None and folder.is_relative_to(repo.resolve()):
+        raise HiddenLabelsError(f"{folder} is inside the repository checkout {repo}: hidden labels live outside it "
+                                f"(set {KEEPER_ENV} to a folder elsewhere), or they are one commit away from public")
+    return folder
+
+
+def definition_path(dataset: str, config: str, root: Path | None = None) -> Path:
+    return (root or COMMITMENTS_DIR) / f"{_stem(dataset, config)}.json"
+
+
+def read_definition(path: Path) -> dict:
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise HiddenLabelsError(f"{path} is not a readable hidden-set definition ({exc})") from None
+    if not isinstance(doc, dict):
+        raise HiddenLabelsError(f"{path} must be a JSON object (plan, left_out, compromised)")
+    return doc
+
+
+@functools.lru_cache(maxsize=8)
+def _compromised(root: Path) -> frozenset[str]:
+    found = set()
+    for path in sorted(root.glob("*.json")) if root.is_dir() else []:
+        block = read_definition(path).get("compromised") or {}
+        if isinstance(block, dict) and isinstance(block.get("sha256"), str):
+            found.add(block["sha256"].lower())
+    return frozenset(found)
+
+
+def compromised_hashes(root: Path | None = None) -> frozenset[str]:
+    """The sha256 of every hidden test file declared compromised (its architectures found in public
+    data): records scored on one are not hidden-set scores."""
+    return _compromised(Path(root or COMMITMENTS_DIR))
 
 
 def _stem(dataset: str, config: str) -> str:
@@ -50,7 +110,7 @@ def commitment_path(dataset: str, config: str, root: Path | None = None) -> Path
 
 def commit_hidden(labels_dir: Path, dataset: str, config: str, root: Path | None = None) -> Path:
     """Write the commitment of ``<labels_dir>/<dataset>-<config>.parquet`` (then commit it to git)."""
-    path = hidden_file(labels_dir, dataset, config)
+    path = hidden_file(keeper_dir(labels_dir), dataset, config)
     if not path.exists():
         raise HiddenLabelsError(f"{path} does not exist: write the hidden test rows there first")
     _read(path)  # refuse to commit to a file that cannot be scored
@@ -74,17 +134,25 @@ def _read(path: Path) -> pa.Table:
     return table
 
 
-def load_hidden(labels_dir: Path, dataset: str, config: str, target: str, root: Path | None = None) -> HiddenTest:
-    """The hidden test rows, after checking them against the published commitment."""
-    path = hidden_file(labels_dir, dataset, config)
+def load_hidden(labels_dir: Path | None, dataset: str, config: str, target: str,
+                root: Path | None = None) -> HiddenTest:
+    """The hidden test rows, after checking them against the published commitment (``labels_dir``
+    None: the keeper folder ``$PERFGRAPHS_HIDDEN_DIR``)."""
     commitment = commitment_path(dataset, config, root)
     if not commitment.exists():
         raise HiddenLabelsError(f"no published commitment {commitment}: run `perfgraphs leaderboard commit-hidden "
-                                f"{labels_dir} --dataset {dataset} --config {config}` and commit the file before scoring")
+                                f"{labels_dir or '$' + KEEPER_ENV} --dataset {dataset} --config {config}` and commit "
+                                "the file before scoring")
+    expected = commitment.read_text().split()[0].strip().lower()
+    if expected in compromised_hashes(root):
+        raise HiddenLabelsError(f"the hidden test set {_stem(dataset, config)} (sha256 {expected[:16]}...) is "
+                                f"compromised: its architectures are in public data "
+                                f"({definition_path(dataset, config, root).name}); it scores nothing more: measure a "
+                                "fresh hidden set and commit its hash (leaderboard/RULES.md, 'Re-measuring a hidden set')")
+    path = hidden_file(keeper_dir(labels_dir), dataset, config)
     if not path.exists():
         raise HiddenLabelsError(f"{path} does not exist: --hidden-labels must be the folder holding "
                                 f"{path.name}")
-    expected = commitment.read_text().split()[0].strip().lower()
     actual = sha256_file(path)
     if actual != expected:
         raise HiddenLabelsError(f"hidden labels {path} (sha256 {actual[:16]}...) do not match the published "
@@ -132,6 +200,6 @@ def build_hidden(dataset: str, config: str, measurements: Path, labels_dir: Path
     if table.num_rows == 0:
         raise HiddenLabelsError(f"every hidden structure is in the public parts of {ds.name}/{cfg.name}: measure "
                                 "architectures outside the public plan")
-    out = hidden_file(labels_dir, ds.name, cfg.name)
+    out = hidden_file(keeper_dir(labels_dir), ds.name, cfg.name)
     atomic_write_table(table.sort_by("sample_id"), out, sidecar=False)
     return out

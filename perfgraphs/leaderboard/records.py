@@ -9,6 +9,7 @@ import json
 import math
 import os
 import statistics
+import sys
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -24,6 +25,11 @@ class DuplicateEntryError(PerfgraphsError):
     """The same method at the same code commit is already on the leaderboard."""
 
 
+class InvalidRecordError(PerfgraphsError):
+    """A record that cannot be shown or ranked (a non-finite score, too few seeds, a wrong type):
+    never written."""
+
+
 @dataclass(frozen=True)
 class Entry:
     method: str
@@ -32,7 +38,9 @@ class Entry:
     dataset_content_hash: str
     config: str
     target: str
-    tier: str  # "verified" (scored by the harness) or "self-reported"
+    # "verified" (harness, hidden test set), "reproduced" (harness, public test set) or
+    # "self-reported" (predictions files); read with the tier it can claim (tiers.honest_tier)
+    tier: str
     division: str  # "closed" (provided features and splits only) or "open"
     code_commit: str
     per_seed: list[dict]  # {"seed", metrics..., "per_family": {...}}
@@ -59,6 +67,18 @@ class Entry:
     # has several (a perfgraphs/llm config); "" on a graph config's standard split and on records
     # written before entries named it (read as the config's ``unrecorded_protocol``: scoring_protocol).
     protocol: str = ""
+    # Added with the cpuset: the predictor's CPU seconds in fit (mean over seeds, every thread and
+    # child; beside fit_seconds, wall) and the size of the CPU set it was pinned to. None on
+    # records before them and on self-reported entries.
+    fit_cpu_seconds: float | None = None
+    cores: int | None = None
+
+    def __post_init__(self):
+        # a record written as "verified" on a public (or since compromised) test set reads as what
+        # it can claim; the file keeps what was written
+        from perfgraphs.leaderboard.tiers import honest_tier
+
+        object.__setattr__(self, "tier", honest_tier(self.tier, self.test_set, self.hidden_labels_sha256))
 
     def mean_std(self, metric: str) -> tuple[float, float]:
         """Mean and sample std over the seeds whose score is defined; (nan, nan) when none is (a
@@ -116,18 +136,42 @@ def results_path(dataset: str, root: Path | None = None) -> Path:
     return (root or RESULTS_DIR) / f"{dataset.split('/')[-1]}.jsonl"
 
 
-def read_entries(dataset: str, root: Path | None = None) -> list[Entry]:
+def read_entries(dataset: str, root: Path | None = None, skipped: list[str] | None = None) -> list[Entry]:
+    """The valid records of one results file, in file order. A line that is not a valid record
+    (:func:`~perfgraphs.leaderboard.record_check.record_problem`) is never shown or ranked: it is
+    left in the file untouched and reported as one ``file:line: why`` line, appended to ``skipped``
+    when given, else printed once per process as a warning on stderr."""
     path = results_path(dataset, root)
     if not path.exists():
         return []
     entries = []
-    for n, line in enumerate(path.read_text().splitlines(), 1):
-        if line.strip():
-            try:
-                entries.append(Entry(**json.loads(line)))
-            except (json.JSONDecodeError, TypeError) as exc:
-                raise PerfgraphsError(f"{path}:{n} is not a valid leaderboard record ({exc})") from None
+    for n, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+        if not line.strip():
+            continue
+        record, why = _parse_record(line)
+        if why is None:
+            entries.append(Entry(**record))
+            continue
+        message = f"{path}:{n}: skipped, not a valid leaderboard record ({why})"
+        if skipped is not None:
+            skipped.append(message)
+        elif (str(path), n, line) not in _WARNED:
+            _WARNED.add((str(path), n, line))
+            print(f"warning: {message}", file=sys.stderr)
     return entries
+
+
+_WARNED: set[tuple[str, int, str]] = set()
+
+
+def _parse_record(line: str) -> tuple[dict | None, str | None]:
+    from perfgraphs.leaderboard.record_check import record_problem
+
+    try:
+        record = json.loads(line)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        return None, f"not JSON: {str(exc)[:80]}"
+    return record, record_problem(record)
 
 
 class ResultsChangedError(PerfgraphsError):
@@ -164,21 +208,24 @@ def _valid_records(data: bytes) -> bool:
     if not data.endswith(b"\n"):
         return False
     try:
-        for line in data.decode().splitlines():
-            if line.strip():
-                Entry(**json.loads(line))
-    except (UnicodeDecodeError, json.JSONDecodeError, TypeError):
+        lines = data.decode().splitlines()
+    except UnicodeDecodeError:
         return False
-    return True
+    return all(_parse_record(line)[1] is None for line in lines if line.strip())
 
 
 def append_entry(entry: Entry, root: Path | None = None, before: dict[str, bytes] | None = None) -> Path:
     """Append one record atomically with respect to other writers (flock + single write + fsync);
     with ``before`` (:func:`results_snapshot` at the submission's start), only if
     :func:`check_unchanged` holds, checked under the lock."""
+    from perfgraphs.leaderboard.record_check import record_problem
+
+    why = record_problem(asdict(entry))
+    if why is not None:  # the last guard before the file: whatever produced the entry
+        raise InvalidRecordError(f"{entry.method}: not recorded, the record is not valid ({why})")
     path = results_path(entry.dataset, root)
     path.parent.mkdir(parents=True, exist_ok=True)
-    line = json.dumps(asdict(entry), sort_keys=True) + "\n"
+    line = json.dumps(asdict(entry), sort_keys=True, allow_nan=False) + "\n"
     with open(path, "a+") as f:
         fcntl.flock(f, fcntl.LOCK_EX)
         try:
@@ -186,8 +233,8 @@ def append_entry(entry: Entry, root: Path | None = None, before: dict[str, bytes
                 check_unchanged(before, root)
             f.seek(0)
             for existing in f.read().splitlines():
-                if existing.strip():
-                    other = json.loads(existing)
+                other, why = _parse_record(existing) if existing.strip() else (None, "blank")
+                if why is None:  # an invalid line is shown nowhere, so it cannot be duplicated
                     if entry_key(other) == entry_key(asdict(entry)):
                         raise DuplicateEntryError(
                             f"{entry.method} at commit {entry.code_commit[:12]} is already ranked on "
@@ -208,6 +255,13 @@ RANK_RULE = ("rank = 1 + the number of entries whose 95 % interval (mean ± 1.96
 def rank(entries: list[Entry], metric: str = "mape_pct") -> list[tuple[int, Entry]]:
     """Rank by :data:`RANK_RULE`, listed by mean (lower is better). Unlike chaining overlaps, the
     rule says exactly what a rank means: r − 1 entries are better beyond their combined noise."""
-    intervals = [(e, *e.interval95(metric)) for e in entries]
+    # a record without a finite interval cannot be shown (record_check); were one passed here, it
+    # ranks last instead of first (a NaN bound compares false with everything)
+    intervals = [(e, *(b if math.isfinite(b) else math.inf for b in e.interval95(metric))) for e in entries]
     ranked = [(1 + sum(1 for _, _, other_hi in intervals if other_hi < lo), e) for e, lo, _ in intervals]
-    return sorted(ranked, key=lambda re: (re[0], re[1].mean_std(metric)[0]))
+    ranked = [(r if math.isfinite(lo) else len(entries), e) for (r, e), (_, lo, _) in zip(ranked, intervals)]
+    return sorted(ranked, key=lambda re: (re[0], _or_inf(re[1].mean_std(metric)[0])))
+
+
+def _or_inf(value: float) -> float:
+    return value if math.isfinite(value) else math.inf

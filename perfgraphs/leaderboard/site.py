@@ -14,7 +14,14 @@ from perfgraphs import paths
 from perfgraphs.leaderboard.boards import (BOARDS, applicable_baselines, missing_reference_entries, official,
                                           reference_method)
 from perfgraphs.leaderboard.builds import pins_file, read_pins, split_by_build
+from perfgraphs.leaderboard.hidden import compromised_hashes
 from perfgraphs.leaderboard.records import RANK_RULE, RESULTS_DIR, Entry, rank, read_entries, scoring_protocol
+from perfgraphs.leaderboard.tiers import HARNESS_TIERS
+
+TIERS_NOTE = ("Tiers: <em>verified</em> — predictor code run by the isolated harness on a hidden test set whose "
+              "labels never left the organisers; <em>reproduced</em> — the same harness on a public test set, whose "
+              "labels are in the repository, so the score is reproduced from the code but cannot be certified "
+              "label-free; <em>self-reported</em> — predictions files, checked but not run here.")
 
 SITE_DIR = paths.leaderboard_dir() / "site"
 RULES = paths.leaderboard_dir() / "RULES.md"
@@ -144,11 +151,14 @@ def _entry_page(e: Entry, history: str = "") -> str:
     metrics = ("mape_pct", "rmse", "acc_10_pct", "kendall_tau")
     seeds = "".join("<tr>" + _cell(s["seed"]) + "".join(_cell(s.get(m), _num(s.get(m), ".4g")) for m in metrics)
                     + "</tr>" for s in e.per_seed)
-    # a graph board's breakdown is per family; a transfer board's, per held-out platform (first draw)
-    fam = e.per_seed[0].get("per_family") or e.per_seed[0].get("per_platform", {})
+    # a graph board's breakdown is per family; a transfer board's, per held-out platform (first draw);
+    # a hidden set's record has none (aggregates only), and a stale one's is not shown either
+    hidden = e.test_set == "hidden"
+    fam = {} if hidden else (e.per_seed[0].get("per_family") or e.per_seed[0].get("per_platform") or {})
     unit = "family" if e.per_seed[0].get("per_family") else "held-out platform"
-    fams = "".join("<tr>" + _cell(f, left=True) + _cell(v.get("n", "")) + _cell(v["mape_pct"], f"{v['mape_pct']:.2f}")
-                   + _cell(v["acc_10_pct"], f"{v['acc_10_pct']:.1f}") + "</tr>" for f, v in sorted(fam.items()))
+    fams = "".join("<tr>" + _cell(f, left=True) + _cell(v.get("n", "")) + _cell(v.get("mape_pct"), _num(v.get("mape_pct"), ".2f"))
+                   + _cell(v.get("acc_10_pct"), _num(v.get("acc_10_pct"), ".1f")) + "</tr>"
+                   for f, v in sorted(fam.items() if isinstance(fam, dict) else []) if isinstance(v, dict))
     head = "".join(f"<th>{m}</th>" for m in ("seed",) + metrics)
     about = [("authors", e.authors), ("code", f"{e.code_url} @ {e.code_commit}" if e.code_url else e.code_commit),
              ("paper", e.paper or "–"), ("external data", "yes" if e.external_data else "no"),
@@ -158,29 +168,32 @@ def _entry_page(e: Entry, history: str = "") -> str:
              ("peak memory", f"{e.peak_memory_mb:.0f} MB (measured by the harness)" if e.peak_memory_mb is not None
               else "not measured"),
              ("parameters", f"{e.num_params:,} (self-reported)" if e.num_params is not None else "–"),
-             ("isolation", e.isolation or ("not recorded (before isolation)" if e.tier == "verified" else "–")),
+             ("isolation", e.isolation or ("not recorded (before isolation)" if e.tier in HARNESS_TIERS else "–")),
              ("predictions sha256", ", ".join(str(s.get("predictions_sha256", ""))[:12] or "–" for s in e.per_seed))]
     meta = "".join(f"<tr><th class=l>{html.escape(k)}</th><td class=l>{html.escape(str(v))}</td></tr>" for k, v in about)
     protocol = scoring_protocol(e.dataset, e.config, e.protocol)
     scored = (f"pooled out-of-fold predictions, {CV_NOTES.get(protocol, protocol)}" if _cross_validated(e)
               else "test part")
-    plot = _svg_scatter(e.actual_vs_predicted, e.target).replace("{seed}", str(e.per_seed[0]["seed"]))
+    plot = "" if hidden else _svg_scatter(e.actual_vs_predicted, e.target).replace("{seed}", str(e.per_seed[0]["seed"]))
+    breakdown = (f"<p class=note>Hidden test set: the record carries aggregate scores only (no per-row or per-family "
+                 f"scores, which would reveal its labels).</p>" if hidden else
+                 f"<table class=sortable><caption>per {unit} (seed {e.per_seed[0]['seed']})</caption><thead><tr>"
+                 f"<th class=l>{unit}</th><th>n</th><th>MAPE %</th><th>Acc(10%) %</th></tr></thead><tbody>{fams}</tbody>"
+                 "</table>")
     body = (f"<p><a href='index.html'>← leaderboard</a></p><h1>{html.escape(e.method)}</h1>"
             f"<p>{html.escape(e.dataset)} {html.escape(e.dataset_version)} · {html.escape(e.config)} · "
             f"{html.escape(e.target)} · tier {e.tier} · division {e.division} · commit {html.escape(e.code_commit[:12])} · "
             f"run {html.escape(e.run_identity)} · {html.escape(e.hardware)} · {html.escape(e.date_utc)}</p>"
             f"{history}<table>{meta}</table>"
             f"<table class=sortable><caption>per seed ({scored})</caption><thead><tr>{head}</tr></thead>"
-            f"<tbody>{seeds}</tbody></table>"
-            f"<table class=sortable><caption>per {unit} (seed {e.per_seed[0]['seed']})</caption><thead><tr>"
-            f"<th class=l>{unit}</th><th>n</th><th>MAPE %</th><th>Acc(10%) %</th></tr></thead><tbody>{fams}</tbody></table>"
+            f"<tbody>{seeds}</tbody></table>{breakdown}"
             + plot)
     return _page(e.method, body)
 
 
 def _table(entries: list[Entry], key: str, superseded: int = 0) -> str:
     cols = ("rank", "method", "MAPE % (mean ± std)", "RMSE", "Acc(10%) %", "Kendall τ", "#params (self-reported)",
-            "fit s", "predictions/s", "hardware", "date", "tier", "division", "data")
+            "fit s", "CPU s in fit (cores)", "predictions/s", "hardware", "date", "tier", "division", "data")
     head = "".join(f"<th{' class=l' if c in ('method', 'hardware', 'date', 'tier', 'division', 'data') else ''}>{c}</th>"
                    for c in cols)
     rows = []
@@ -195,6 +208,8 @@ def _table(entries: list[Entry], key: str, superseded: int = 0) -> str:
                     + _cell(tau if tau == tau else -2, _num(tau, ".3f"))
                     + _cell(e.num_params if e.num_params is not None else -1, f"{e.num_params:,}" if e.num_params else "–")
                     + (_cell(e.fit_seconds, f"{e.fit_seconds:.1f}") if e.fit_seconds is not None else _cell(-1, "–"))
+                    + (_cell(e.fit_cpu_seconds, f"{e.fit_cpu_seconds:.1f} ({e.cores})")
+                       if e.fit_cpu_seconds is not None and e.cores is not None else _cell(-1, "–"))
                     + (_cell(e.predictions_per_second, f"{e.predictions_per_second:,.0f}")
                        if e.predictions_per_second is not None else _cell(-1, "–"))
                     + _cell(e.hardware, left=True) + _cell(e.date_utc[:10], left=True)
@@ -207,6 +222,11 @@ def _table(entries: list[Entry], key: str, superseded: int = 0) -> str:
         note += f" · {CV_NOTES.get(protocol, protocol)}"
     if superseded:
         note += f" · {superseded} earlier record{'s' if superseded > 1 else ''} superseded (see the entry pages)"
+    if any(e.test_set == "public" and e.predictions_per_second is not None for e in entries):
+        # the test graphs ship with the dataset: a predictor can predict them during fit and
+        # answer from a table (the red team's 15 → 619 predictions/s)
+        note += (" · predictions/s includes graphs the predictor could precompute: the public test graphs are "
+                 "known in advance")
     zero = ("<p class=note>⁰ every seed scored the same: the method is deterministic given the data, so its "
             "interval is a point by construction, not a measured certainty.</p>"
             if any(e.zero_spread for e in entries) else "")
@@ -312,6 +332,9 @@ def build_site(out: Path | None = None, results: Path | None = None) -> Path:
             absent = [b for b in applicable_baselines(board) if not any(reference_method(b, e.method) for e in current)]
             status = (f"hidden test set; reference baselines not yet scored on it: {', '.join(absent)}" if absent
                       else "hidden test set; every applicable reference baseline is listed")
+            if any(e.hidden_labels_sha256 in compromised_hashes() for e in current):
+                status += ("; COMPROMISED: its architectures were found in public data (leaderboard/hidden/), so "
+                           "these scores are reproduced, not verified; the set scores nothing more")
         official_sections.append(f"<p class=note>{html.escape(board.why)} · {html.escape(status)}</p>{table}")
     for board in BOARDS:  # an official board nobody has been scored on yet still says what it lacks
         if not any(k[:4] == (*board.key, board.protocol) for k in groups):
@@ -326,7 +349,7 @@ def build_site(out: Path | None = None, results: Path | None = None) -> Path:
             "labels (tabular configs: pooled out-of-fold predictions of a 5-fold cross-validation). "
             f"{html.escape(RANK_RULE[0].upper() + RANK_RULE[1:])}. Each board ranks only entries scored on its "
             "current dataset build and states its test size and the noise floor of its labels: a difference "
-            "below the floor is not a ranking. Click a column to sort. "
+            f"below the floor is not a ranking. {TIERS_NOTE} Click a column to sort. "
             "<a href='rules.html'>Rules</a>.</p>"
             + ("<h2>Official boards</h2>" + "".join(official_sections) if official_sections else "")
             + others + ("" if groups else "<p>No entries yet.</p>"))

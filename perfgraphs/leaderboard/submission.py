@@ -1,7 +1,7 @@
 """The submission format: a folder with ``submission.yaml`` and either predictor code or
 predictions files, read into typed dataclasses.
 
-Code route (tier *verified*)::
+Code route (tier *reproduced* on a public test set, *verified* on a hidden one: tiers.py)::
 
     my-method/
       submission.yaml          # metadata, below
@@ -99,10 +99,6 @@ class Submission:
     @property
     def kind(self) -> str:
         return "predictions" if self.meta.predictions is not None else "code"
-
-    @property
-    def tier(self) -> str:
-        return "self-reported" if self.kind == "predictions" else "verified"
 
     def prediction_files(self) -> dict[int, Path]:
         """seed → file, for every ``seed-<int>.parquet`` in the predictions folder."""

@@ -32,9 +32,16 @@ from perfgraphs.evaluation.scoring import score_seed
 from perfgraphs.leaderboard.harness import (INPUT_COLUMNS, Limits, SeedFailed, SeedOutput, as_table, prepare_job,
                                            run_seed)
 from perfgraphs.leaderboard.submission import Submission, SubmissionError, load_submission
+from perfgraphs.leaderboard.tiers import scored_tier
 
 KEEP = ("seed", "n", "mape_pct", "rmse", "acc_5_pct", "acc_10_pct", "acc_15_pct", "kendall_tau", "per_family",
         "predictions_sha256")
+# What the harness measured per seed, kept in the record beside the scores
+HARNESS_MEASURED = ("fit_seconds", "predictions_per_second", "peak_memory_mb", "fit_cpu_seconds",
+                    "predict_cpu_seconds", "cores")
+# A hidden-set record carries aggregate scores only: per-row pairs (in an order the public plan
+# fixes) or per-family scores of a dozen rows let a reader rebuild the hidden labels.
+PER_ROW_OR_GROUP = ("per_family", "per_platform", "y_pred")
 
 
 def predictions_sha256(ids: list[str], pred: np.ndarray) -> str:
@@ -205,8 +212,19 @@ def _run_code(sub: Submission, parts: list, test: _TestSet, target: str, opts: S
                 probe_pred=np.concatenate([r.probe_pred for r in runs]),  # each in its fold's probe order (checked)
                 fit_seconds=sum(r.fit_seconds for r in runs), predict_seconds=sum(r.predict_seconds for r in runs),
                 num_params=runs[0].num_params, config=runs[0].config,
-                peak_memory_mb=max(r.peak_memory_mb for r in runs), confinement=runs[0].confinement))
+                peak_memory_mb=max(r.peak_memory_mb for r in runs), confinement=runs[0].confinement,
+                fit_cpu_seconds=_sum_or_none(r.fit_cpu_seconds for r in runs),
+                predict_cpu_seconds=_sum_or_none(r.predict_cpu_seconds for r in runs), cores=runs[0].cores))
     return outputs
+
+
+def _mean_or_none(values: list) -> float | None:
+    return None if not values or any(v is None for v in values) else float(np.mean(values))
+
+
+def _sum_or_none(values) -> float | None:
+    values = list(values)
+    return None if any(v is None for v in values) else float(sum(values))
 
 
 def _read_predictions(sub: Submission, test: _TestSet, target: str, positive: bool,
@@ -256,6 +274,14 @@ def _read_predictions(sub: Submission, test: _TestSet, target: str, positive: bo
     return out
 
 
+def _label_data(sub: Submission, test: _TestSet, target: str) -> list[str]:
+    """Refuse a submission whose files carry the scored labels or the predict artifacts' labels."""
+    from perfgraphs.leaderboard.label_scan import LabelArray, artifact_label_arrays, scan_submission
+
+    scored = LabelArray(f"the {test.name} test labels of {target}", test.y_true)
+    return scan_submission(sub.root, [scored, *artifact_label_arrays()])
+
+
 def _identity(**fields) -> str:
     return hashlib.sha256(json.dumps(fields, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
@@ -298,6 +324,7 @@ def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None, rec
     positive = evaluator.target.positive
     seeds = opts.seeds if sub.kind == "code" else tuple(sub.prediction_files())
     problems += check.check_seeds(seeds)
+    problems += check.check_reserved(meta.method, meta.authors, sub.root, opts.results_root)
     method = meta.method + (" (quick)" if sub.kind == "code" and opts.quick else "")
     test_set_name = "hidden" if opts.hidden_labels is not None else "public"
     problems += check.check_duplicate(opts.results_root, dataset, method, meta.code_commit, config, target,
@@ -321,6 +348,9 @@ def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None, rec
         verdict.warnings.append(f"{other_build}: scores here are not comparable with the board's")
     test = _test_set(data, target, opts, problems, tabular)
     if problems or test is None:
+        return verdict
+    problems += _label_data(sub, test, target)
+    if problems:
         return verdict
 
     unisolated = None
@@ -351,9 +381,13 @@ def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None, rec
     per_seed = []
     for seed, pred in sorted(preds.items()):
         try:
-            scores = _json_safe(score_seed(evaluator, test.ids, test.y_true, pred, test.groups(), seed))
+            with np.errstate(over="ignore", invalid="ignore"):  # a score that overflows is refused below, in one line
+                scores = _json_safe(score_seed(evaluator, test.ids, test.y_true, pred, test.groups(), seed))
         except EvaluationError as exc:
             problems.append(f"seed {seed}: {exc}")
+            return verdict
+        problems += check.check_scores(f"seed {seed}", scores, pred)
+        if problems:
             return verdict
         scores["predictions_sha256"] = predictions_sha256(test.ids, pred)
         per_seed.append(scores)
@@ -362,13 +396,16 @@ def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None, rec
     if problems:
         return verdict
 
-    verified = sub.kind == "code"
+    verified = sub.kind == "code"  # the harness ran the code: timings are its own
+    tier = scored_tier(sub.kind, test.name)
+    hidden = test.name == "hidden"
     by_seed = {o.seed: o for o in outputs}
     for s in per_seed:
         if verified:
             o = by_seed[s["seed"]]
             s.update(fit_seconds=o.fit_seconds, predictions_per_second=len(test.ids) / max(o.predict_seconds, 1e-9),
-                     peak_memory_mb=o.peak_memory_mb)
+                     peak_memory_mb=o.peak_memory_mb, fit_cpu_seconds=o.fit_cpu_seconds,
+                     predict_cpu_seconds=o.predict_cpu_seconds, cores=o.cores)
     fit_s = [by_seed[s["seed"]].fit_seconds for s in per_seed] if verified else []
     pps = [s["predictions_per_second"] for s in per_seed] if verified else []
     identity = _identity(method=method, commit=meta.code_commit, dataset=dataset, config=config, target=target,
@@ -377,11 +414,13 @@ def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None, rec
     first = per_seed[0]
     verdict.entry = Entry(
         method=method, dataset=dataset, dataset_version=data.version, dataset_content_hash=data.content_hash,
-        config=config, target=target, tier=sub.tier, division=meta.division, code_commit=meta.code_commit,
-        per_seed=[{k: v for k, v in s.items() if k in KEEP or k in ("fit_seconds", "predictions_per_second",
-                                                                     "peak_memory_mb")} for s in per_seed],
+        config=config, target=target, tier=tier, division=meta.division, code_commit=meta.code_commit,
+        per_seed=[{k: v for k, v in s.items() if (k in KEEP or k in HARNESS_MEASURED)
+                   and not (hidden and k in PER_ROW_OR_GROUP)} for s in per_seed],
         isolation=outputs[0].confinement if verified else "",
         fit_seconds=float(np.mean(fit_s)) if verified else None,
+        fit_cpu_seconds=_mean_or_none([by_seed[s["seed"]].fit_cpu_seconds for s in per_seed]) if verified else None,
+        cores=outputs[0].cores if verified else None,
         predictions_per_second=float(np.mean(pps)) if verified else None,
         num_params=outputs[0].num_params if verified else None,
         hardware=environment_tags()["cpu"] if verified else "not measured (self-reported)",
@@ -389,17 +428,20 @@ def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None, rec
         code_url=meta.code_url, paper=meta.paper, external_data=meta.external_data,
         hyperparameters=dict(meta.hyperparameters.chosen),
         peak_memory_mb=max(o.peak_memory_mb for o in outputs) if verified else None,
-        actual_vs_predicted=[[float(f"{t:.4g}"), float(f"{p:.4g}")] for t, p in zip(test.y_true, first["y_pred"])],
+        actual_vs_predicted=[] if hidden else [[float(f"{t:.4g}"), float(f"{p:.4g}")]
+                                               for t, p in zip(test.y_true, first["y_pred"])],
         protocol=protocol,
     )
     verdict.run_log = RunLog(
         run_name=f"{method}-{identity}", identity=identity, target=target,
-        params={"method": method, "tier": sub.tier, "division": meta.division, "seeds": ",".join(map(str, sorted(preds))),
+        params={"method": method, "tier": tier, "division": meta.division, "seeds": ",".join(map(str, sorted(preds))),
                 "quick": opts.quick, "test_set": test.name, "time_limit_s": opts.limits.time_limit_s,
                 "memory_mb": opts.limits.memory_mb,
                 **{f"hp.{k}": v for k, v in meta.hyperparameters.chosen.items()}},
-        per_seed=per_seed, y_true=test.y_true, fit_seconds=fit_s, predictions_per_second=pps,
-        tags={"tier": sub.tier, "authors": meta.authors, "code_url": meta.code_url,
+        # the MLflow run of a hidden-set score gets its aggregates only, like the record
+        per_seed=[{k: v for k, v in s.items() if not (hidden and k in PER_ROW_OR_GROUP)} for s in per_seed],
+        y_true=np.array([]) if hidden else test.y_true, fit_seconds=fit_s, predictions_per_second=pps,
+        tags={"tier": tier, "authors": meta.authors, "code_url": meta.code_url,
               "code_commit": meta.code_commit, "division": meta.division, "external_data": str(meta.external_data),
               "test_set": test.name, "hidden_labels_sha256": test.sha256})
     return verdict
@@ -412,8 +454,8 @@ def submit(path: str | Path, opts: SubmitOptions | None = None, log_mlflow: bool
     the submission started (other submissions may have appended whole records meanwhile); the MLflow
     run is logged after the record, from the same numbers, so a rejected submission leaves neither."""
     from perfgraphs.evaluation.mlflow_log import log_run
-    from perfgraphs.leaderboard.records import (DuplicateEntryError, ResultsChangedError, append_entry,
-                                                results_snapshot)
+    from perfgraphs.leaderboard.records import (DuplicateEntryError, InvalidRecordError, ResultsChangedError,
+                                                append_entry, results_snapshot)
 
     opts = opts or SubmitOptions()
     before = results_snapshot(opts.results_root)
@@ -425,7 +467,7 @@ def submit(path: str | Path, opts: SubmitOptions | None = None, log_mlflow: bool
     except DuplicateEntryError as exc:  # another submission of the same commit landed meanwhile
         verdict.problems.append(f"duplicate submission: {exc}: a new entry needs a new code commit")
         return verdict, None
-    except ResultsChangedError as exc:
+    except (ResultsChangedError, InvalidRecordError) as exc:
         verdict.problems.append(str(exc))
         return verdict, None
     if log_mlflow:

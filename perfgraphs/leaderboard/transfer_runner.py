@@ -233,6 +233,7 @@ def to_entries(result: TransferResult) -> list:
     the GPU platforms held out (the board's headline), with every platform's scores beside it."""
     from perfgraphs.data.manifest import source_commit
     from perfgraphs.leaderboard.records import Entry
+    from perfgraphs.leaderboard.tiers import REPRODUCED  # public labels: reproduced, never verified
     from perfgraphs.registry import get_dataset
     from perfgraphs.tracking import environment_tags
 
@@ -250,7 +251,7 @@ def to_entries(result: TransferResult) -> list:
                              "per_platform": {r["platform"]: {m: r[m] for m in ("n", *METRICS)} for r in rows}})
         entries.append(Entry(
             method=spec.baseline, dataset=ds.name, dataset_version=ds.version,
-            dataset_content_hash=result.content_hash, config=spec.config, target=spec.target, tier="verified",
+            dataset_content_hash=result.content_hash, config=spec.config, target=spec.target, tier=REPRODUCED,
             division="closed", code_commit=source_commit(), per_seed=per_seed,
             fit_seconds=result.fit_seconds / max(len(result.rows), 1), predictions_per_second=None, num_params=None,
             hardware=environment_tags()["cpu"], run_identity=spec.identity,

@@ -35,14 +35,15 @@ def platforms(artifacts: Path | str = ARTIFACTS_DIR) -> tuple[PlatformInfo, ...]
 
 
 def _leaderboard_error(art: Artifact) -> MeasuredError | None:
-    """The predictor's verified public leaderboard record on this board: on the artifact's build if
+    """The predictor's harness-scored (reproduced) public leaderboard record on this board: on the artifact's build if
     recorded, else the latest."""
     from perfgraphs.leaderboard.boards import reference_method
     from perfgraphs.leaderboard.records import read_entries
+    from perfgraphs.leaderboard.tiers import HARNESS_TIERS
 
     meta = art.meta
     entries = [e for e in read_entries(meta["dataset"]) if e.config == meta["config"] and e.target == meta["column"]
-               and reference_method(meta["predictor"], e.method) and e.tier == "verified" and e.test_set == "public"]
+               and reference_method(meta["predictor"], e.method) and e.tier in HARNESS_TIERS and e.test_set == "public"]
     if not entries:
         return None
     same = [e for e in entries if e.dataset_content_hash == meta["dataset_content_hash"]]
@@ -145,6 +146,13 @@ def predict(source, batch: int = 1, input=None, seq_len: int | None = None, plat
         raise InvalidInputSpecError(f"batch must be an integer, got {batch!r}")
     plat = find_platform(platform, mode)  # before any export: a wrong platform costs nothing
     image_shape = parse_input(input)
+    from perfgraphs.graph.inputs import check_ranges
+
+    check_ranges(batch_size=int(batch), seq_len=seq_len)  # before an export imports transformers or timm
+    if isinstance(source, str) and source.startswith("hf:"):
+        from perfgraphs.graph.zoo import check_hf_seq_len
+
+        check_hf_seq_len(source.removeprefix("hf:"), seq_len)
     template = template_of(source, image_shape=image_shape, seq_len=seq_len)
     graph = graph_of(template, int(batch), seq_len)
     facts = _graph_facts(graph)

@@ -1,0 +1,213 @@
+"""Refuse a submission that carries label data: the board's test labels, or the label arrays of the
+predict artifacts (``perfgraphs/predict/artifacts/*.rows.npz``), bundled as a lookup table.
+
+The public test labels are committed in the repository, so a predictor that ships them scores 0 %
+however well it is isolated. This scan reads every regular file of the submission folder (and the
+members of zip, tar and gzip/bz2/xz archives, .npz and .pt included) as it is stored, never
+importing or unpickling anything, and collects the label values it finds:
+
+* numbers written as text (csv, json, txt, Python source…) with at least 4 significant digits,
+  matched at the digits written (a label printed to 4 digits is found; a weight of 8 digits only
+  if it *is* that label);
+* arrays of a structured format (npy/npz, Parquet) and the raw bytes of any other file (pickle,
+  torch, HDF5…) read as float64 (both byte orders) and float32 at every alignment, matched
+  exactly against each label and its 4-, 5- and 6-digit roundings: a random float equals one of a
+  few hundred given values essentially never, so model weights do not trip it.
+
+A submission is refused when its files together hold at least :data:`MIN_FRACTION` of the
+distinct values of any one label array (and at least :data:`MIN_MATCHES` of them). It is a
+tripwire against shipping the labels, not a proof of honesty: labels transformed before they are
+bundled (scaled, encrypted) pass, and the hidden test set is what removes that possibility.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import lzma
+import math
+import re
+import tarfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from perfgraphs.leaderboard.submission import _NotARegularFile, read_regular
+
+# A quarter of a label array's distinct values in the submission is far beyond chance (see the
+# module docstring) and already a large lookup advantage; MIN_MATCHES keeps tiny test sets from
+# tripping on a handful of coincidences.
+MIN_FRACTION = 0.25
+MIN_MATCHES = 5
+MAX_SCAN_BYTES = 512 * 1024 * 1024  # per file, after decompression; larger is refused unread
+MAX_DEPTH = 3  # archives inside archives
+_NUMBER = re.compile(rb"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
+
+
+@dataclass(frozen=True)
+class LabelArray:
+    name: str  # how the refusal names it: "the test labels of latency_ms", an artifact file
+    values: np.ndarray
+
+
+class LabelIndex:
+    """Every form a label value may be stored in, mapped back to the label it came from."""
+
+    def __init__(self, arrays: list[LabelArray]):
+        self.arrays = arrays
+        keys, owners = [], []
+        for k, arr in enumerate(arrays):
+            values = np.unique(np.asarray(arr.values, dtype=np.float64))
+            values = values[np.isfinite(values) & (values != 0)]
+            arrays[k] = LabelArray(arr.name, values)
+            for j, v in enumerate(values):
+                forms = {float(v)} | {float(f"{v:.{d}g}") for d in (4, 5, 6)}
+                forms |= {float(np.float32(f)) for f in forms}
+                keys += forms
+                owners += [(k, j)] * len(forms)
+        order = np.argsort(keys, kind="stable")
+        self.keys = np.asarray(keys, dtype=np.float64)[order]
+        self.owners = [owners[i] for i in order]
+        self._by_digits: dict[int, dict[float, set[tuple[int, int]]]] = {}
+
+    def exact(self, values: np.ndarray) -> set[tuple[int, int]]:
+        """(array, label) pairs whose value or rounding appears exactly among ``values``."""
+        values = np.asarray(values, dtype=np.float64).ravel()
+        values = values[np.isfinite(values)]
+        if not len(values) or not len(self.keys):
+            return set()
+        hit = np.isin(self.keys, values)
+        return {self.owners[i] for i in np.flatnonzero(hit)}
+
+    def printed(self, numbers: list[bytes]) -> set[tuple[int, int]]:
+        """Labels written as text: a number of d ≥ 4 significant digits matches a label that rounds to it."""
+        found = set()
+        by_digits: dict[int, set[float]] = {}
+        for token in numbers:
+            digits = len(re.sub(rb"^0+", b"", re.split(rb"[eE]", token)[0].lstrip(b"+-").replace(b".", b"")))
+            if digits >= 4:
+                try:
+                    by_digits.setdefault(min(digits, 17), set()).add(float(token))
+                except ValueError:
+                    continue
+        for digits, written in by_digits.items():
+            rounded = self._rounded(digits)
+            for value in written & rounded.keys():
+                found |= rounded[value]
+        return found
+
+    def _rounded(self, digits: int) -> dict[float, set[tuple[int, int]]]:
+        if digits not in self._by_digits:
+            table: dict[float, set[tuple[int, int]]] = {}
+            for k, arr in enumerate(self.arrays):
+                for j, v in enumerate(arr.values):
+                    table.setdefault(float(f"{v:.{digits}g}"), set()).add((k, j))
+            self._by_digits[digits] = table
+        return self._by_digits[digits]
+
+
+def _raw_floats(data: bytes) -> list[np.ndarray]:
+    out = []
+    for dtype, size in (("<f8", 8), (">f8", 8), ("<f4", 4)):
+        for offset in range(size):
+            usable = (len(data) - offset) // size * size
+            if usable > 0:
+                out.append(np.frombuffer(data, dtype=dtype, count=usable // size, offset=offset))
+    return out
+
+
+def _structured(data: bytes) -> list[np.ndarray]:
+    """Numeric arrays of a Parquet file (its pages are compressed, so raw bytes would miss them)."""
+    if not data.startswith(b"PAR1"):
+        return []
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(io.BytesIO(data))
+    except Exception:  # not a readable Parquet file: scanned as raw bytes only
+        return []
+    out = []
+    for column in table.columns:
+        try:
+            out.append(np.asarray(column.to_numpy(zero_copy_only=False), dtype=np.float64))
+        except (TypeError, ValueError, Exception):
+            continue
+    return out
+
+
+def _members(data: bytes) -> list[tuple[str, bytes]]:
+    """The decompressed members of an archive (empty when ``data`` is not one)."""
+    out = []
+    try:
+        if zipfile.is_zipfile(io.BytesIO(data)):
+            with zipfile.ZipFile(io.BytesIO(data)) as z:
+                for info in z.infolist():
+                    if not info.is_dir() and info.file_size <= MAX_SCAN_BYTES:
+                        out.append((info.filename, z.read(info)))
+        elif data[:3] == b"\x1f\x8b\x08":
+            out.append(("(gzip)", gzip.decompress(data)[:MAX_SCAN_BYTES]))
+        elif data[:3] == b"BZh":
+            out.append(("(bzip2)", bz2.decompress(data)[:MAX_SCAN_BYTES]))
+        elif data[:6] == b"\xfd7zXZ\x00":
+            out.append(("(xz)", lzma.decompress(data)[:MAX_SCAN_BYTES]))
+        elif len(data) > 262 and data[257:262] == b"ustar":
+            with tarfile.open(fileobj=io.BytesIO(data)) as t:
+                for m in t.getmembers():
+                    if m.isfile() and m.size <= MAX_SCAN_BYTES:
+                        out.append((m.name, t.extractfile(m).read()))
+    except (zipfile.BadZipFile, tarfile.TarError, OSError, EOFError, lzma.LZMAError, ValueError, NotImplementedError):
+        return out
+    return out
+
+
+def _found_in(data: bytes, index: LabelIndex, depth: int = 0) -> set[tuple[int, int]]:
+    found = index.printed(_NUMBER.findall(data)) if b"\x00" not in data[:65536] else set()
+    for arr in _raw_floats(data) + _structured(data):
+        found |= index.exact(arr)
+    if depth < MAX_DEPTH:
+        for _, member in _members(data):
+            found |= _found_in(member, index, depth + 1)
+    return found
+
+
+def scan_submission(root: Path, arrays: list[LabelArray]) -> list[str]:
+    """One problem line when the files under ``root`` carry label data, naming the files."""
+    index = LabelIndex(list(arrays))
+    per_file: dict[str, set[tuple[int, int]]] = {}
+    problems = []
+    for path in sorted(p for p in Path(root).rglob("*") if not p.is_dir()):
+        rel = str(path.relative_to(root))
+        try:
+            data = read_regular(path, MAX_SCAN_BYTES)
+        except _NotARegularFile as exc:
+            problems.append(f"{rel}: {exc}: a submission holds regular files only, each under "
+                            f"{MAX_SCAN_BYTES // 2**20} MB")
+            continue
+        with np.errstate(all="ignore"):  # raw bytes read as floats hold NaNs and overflows
+            found = _found_in(data, index)
+        if found:
+            per_file[rel] = found
+    for k, arr in enumerate(index.arrays):
+        hits = {j for found in per_file.values() for (a, j) in found if a == k}
+        needed = max(min(MIN_MATCHES, len(arr.values)), math.ceil(MIN_FRACTION * len(arr.values)))
+        if arr.values.size and len(hits) >= needed:
+            files = sorted(per_file, key=lambda f: -sum(1 for a, _ in per_file[f] if a == k))
+            files = [f for f in files if any(a == k for a, _ in per_file[f])]
+            problems.append(f"{', '.join(files[:3])}{' …' if len(files) > 3 else ''}: holds {len(hits)} of the "
+                            f"{len(arr.values)} distinct values of {arr.name}: a submission may not carry label "
+                            "data; remove it (the predictor gets its training data from the harness)")
+    return problems
+
+
+def artifact_label_arrays(folder: Path | None = None) -> list[LabelArray]:
+    """The label arrays of the predict artifacts (``*.rows.npz``: ``labels``)."""
+    folder = folder or Path(__file__).resolve().parents[1] / "predict" / "artifacts"
+    out = []
+    for path in sorted(folder.glob("*.rows.npz")):
+        with np.load(path, allow_pickle=False) as rows:
+            if "labels" in rows.files:
+                out.append(LabelArray(f"the labels of predict artifact {path.name}", rows["labels"]))
+    return out

@@ -1,0 +1,93 @@
+"""What a leaderboard record must be before it is written, and before it is shown or ranked.
+
+One function, :func:`record_problem`, guards both ends: ``append_entry`` refuses to write a record
+it flags, and the readers (``leaderboard build``/``show``, duplicate checks) skip a stored record it
+flags with one warning naming ``file:line``. A record is a JSON object someone could have edited
+by hand, so nothing here trusts a type: a null, an infinity (``1e999`` parses as inf), a string
+where a number goes, a missing or unknown key, an empty ``per_seed`` each give one line instead
+of a ``TypeError`` deep in the site builder or a NaN interval that ranks first.
+"""
+
+from __future__ import annotations
+
+import math
+
+from perfgraphs.leaderboard.check import MIN_SEEDS
+from perfgraphs.leaderboard.tiers import TIERS
+
+TEXT_FIELDS = ("method", "dataset", "dataset_version", "dataset_content_hash", "config", "target", "tier",
+               "division", "code_commit", "hardware", "run_identity", "date_utc", "authors", "test_set",
+               "hidden_labels_sha256", "code_url", "paper", "isolation", "protocol")
+REQUIRED = ("method", "dataset", "dataset_version", "dataset_content_hash", "config", "target", "tier", "division",
+            "code_commit", "per_seed", "fit_seconds", "predictions_per_second", "num_params", "hardware",
+            "run_identity")
+OPTIONAL_NUMBERS = ("fit_seconds", "predictions_per_second", "peak_memory_mb", "fit_cpu_seconds")
+# every seed's scores that the tables show and rank: finite numbers, always
+SEED_METRICS = ("mape_pct", "rmse", "acc_10_pct")
+# Kendall's τ is undefined (null) for constant predictions: the one score a record may lack
+OPTIONAL_SEED_METRICS = ("kendall_tau",)
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _finite(value) -> bool:
+    return _number(value) and math.isfinite(value)
+
+
+def record_problem(record) -> str | None:
+    """None for a record that can be shown and ranked; else one line saying what is wrong."""
+    from dataclasses import fields
+
+    from perfgraphs.leaderboard.records import Entry
+
+    if not isinstance(record, dict):
+        return f"a record is a JSON object, got {type(record).__name__}"
+    known = {f.name for f in fields(Entry)}
+    missing = [k for k in REQUIRED if k not in record]
+    if missing:
+        return f"missing field(s) {', '.join(missing)}"
+    unknown = sorted(set(record) - known)
+    if unknown:
+        return f"unknown field(s) {', '.join(map(str, unknown))}"
+    wrong = [k for k in TEXT_FIELDS if k in record and not isinstance(record[k], str)]
+    if wrong:
+        return f"field(s) {', '.join(wrong)} must be text"
+    if record["tier"] not in TIERS:
+        return f"tier {record['tier']!r} is not one of {', '.join(TIERS)}"
+    if record.get("test_set", "public") not in ("public", "hidden"):
+        return f"test_set {record['test_set']!r} is neither public nor hidden"
+    for k in OPTIONAL_NUMBERS:
+        if record.get(k) is not None and not (_finite(record[k]) and record[k] >= 0):
+            return f"{k} must be a finite number ≥ 0 or null, got {record[k]!r}"
+    if record["num_params"] is not None and not (isinstance(record["num_params"], int)
+                                                 and not isinstance(record["num_params"], bool)):
+        return f"num_params must be an integer or null, got {record['num_params']!r}"
+    cores = record.get("cores")
+    if cores is not None and not (isinstance(cores, int) and not isinstance(cores, bool) and cores >= 1):
+        return f"cores must be an integer ≥ 1 or null, got {cores!r}"
+    for k, kind in (("external_data", bool), ("hyperparameters", dict), ("actual_vs_predicted", list)):
+        if k in record and not isinstance(record[k], kind):
+            return f"{k} must be {kind.__name__}, got {type(record[k]).__name__}"
+    return _seeds_problem(record["per_seed"])
+
+
+def _seeds_problem(per_seed) -> str | None:
+    """Five honest seeds or no record: every seed a distinct integer with finite scores."""
+    if not isinstance(per_seed, list) or not per_seed:
+        return "per_seed must be a non-empty list of per-seed scores"
+    seeds = []
+    for s in per_seed:
+        if not isinstance(s, dict) or not (isinstance(s.get("seed"), int) and not isinstance(s.get("seed"), bool)):
+            return "every per_seed item must be an object with an integer seed"
+        seeds.append(s["seed"])
+        bad = [m for m in SEED_METRICS if not _finite(s.get(m))]
+        bad += [m for m in OPTIONAL_SEED_METRICS if s.get(m) is not None and not _finite(s[m])]
+        if bad:
+            return f"seed {s['seed']}: {', '.join(f'{m} = {s.get(m)!r}' for m in bad)} (every score must be finite)"
+    if len(set(seeds)) != len(seeds):
+        return f"seeds repeat ({seeds})"
+    if len(seeds) < MIN_SEEDS:
+        return f"{len(seeds)} seed(s); a record needs at least {MIN_SEEDS}"
+    return None
