@@ -4,6 +4,7 @@
     perfgraphs collect PLAN.yaml --ray [ADDRESS] [--machine ID] [--ray-retries N] [--node-wait S]
     perfgraphs collect noise-floor PLAN.yaml [--probe N] [--core N] [--out DIR]
     perfgraphs collect verify DIR
+    perfgraphs collect inventory DIR
     perfgraphs collect status DIR [--plan PLAN.yaml]
     perfgraphs collect hardware PLATFORM [--core N]
     perfgraphs collect node-resources [--platform NAME ...] [--core N ...]
@@ -19,7 +20,7 @@ from pathlib import Path
 
 from perfgraphs.collect.errors import CollectError
 
-ACTIONS = ("noise-floor", "verify", "status", "hardware", "node-resources")
+ACTIONS = ("noise-floor", "verify", "inventory", "status", "hardware", "node-resources")
 
 
 def _number(kind, low: float, inclusive: bool):
@@ -41,7 +42,7 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("collect", help="measure latency/memory of plan configurations",
                               description=__doc__.splitlines()[0])
     p.add_argument("target", help=f"a plan YAML file, or one of: {', '.join(ACTIONS)}")
-    p.add_argument("arg", nargs="?", help="plan (noise-floor), directory (verify), platform (hardware)")
+    p.add_argument("arg", nargs="?", help="plan (noise-floor), directory (verify, inventory), platform (hardware)")
     p.add_argument("--out", type=Path, help="output directory (default: this machine's store of the suite, "
                    "data/measurements/<suite>-<cpu>-<machine id> for CPU plans, data/measurements/<suite> "
                    "for GPU plans; noise-floor: data/measurements/noise-floor)")
@@ -89,6 +90,8 @@ def register(subparsers) -> None:
 def run(args) -> int:
     if args.target == "verify":
         return _verify(args)
+    if args.target == "inventory":
+        return _inventory(args)
     if args.target == "hardware":
         return _hardware(args)
     if args.target == "noise-floor":
@@ -265,13 +268,25 @@ def _verify(args) -> int:
         raise CollectError("usage: perfgraphs collect verify DIR")
     report = verify_store(args.arg)  # raises a one-line StoreError naming the file
     print(report.summary())
-    if report.legacy:
-        print("note: written before campaign.json recorded its shards: row counts and whole-shard "
-              "deletions are checked once a campaign has written to it")
     for note in report.notes:
         print(f"note: {note}")
     for line in rounds_summary(Path(args.arg)):
         print(line)
+    return 0
+
+
+def _inventory(args) -> int:
+    from perfgraphs.collect.inventory import record_inventory
+
+    if not args.arg:
+        raise CollectError("usage: perfgraphs collect inventory DIR")
+    written, report = record_inventory(args.arg)
+    if written:
+        print(f"recorded the {report.shards} shards of {args.arg} in its campaign.json (rows and sha256; "
+              f"no data file rewritten)")
+    else:
+        print(f"{args.arg} already records its shards in its campaign.json")
+    print(report.summary())
     return 0
 
 

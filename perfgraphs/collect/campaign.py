@@ -32,7 +32,7 @@ from perfgraphs.collect.rounds import schedule
 from perfgraphs.collect.stats import calibrated_median
 from perfgraphs.collect.environment import cpu_model, environment_columns, machine_id, utc_now_iso
 from perfgraphs.collect.errors import (CollectError, CorruptStoreFileError, ForeignMachineError,
-                                       PlatformUnavailableError)
+                                       PlatformUnavailableError, StoreError)
 from perfgraphs.collect.isolation import run_isolated
 from perfgraphs.collect.plan import ConfigSpec, Plan, estimate_seconds
 from perfgraphs.collect.platforms import get_platform
@@ -313,6 +313,9 @@ class RowSink:
         self.campaign_id = uuid.uuid4().hex[:12]
         self.meta = store.metadata()
         claim_store(store, self.meta, state.jobs, here)
+        if self.meta.get("suite") not in (None, plan.suite):  # its rows would not belong (collect.belonging)
+            raise StoreError(f"{store.root} holds the suite {self.meta['suite']!r}, and plan {plan.name} measures "
+                             f"{plan.suite!r}: measure into that suite's own store (--out DIR)")
         self.meta.setdefault("suite", plan.suite)
         self.meta.setdefault("created_at_utc", utc_now_iso())
         self.run = {

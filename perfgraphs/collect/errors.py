@@ -63,3 +63,8 @@ class CoreBusyError(CollectError):
 
 class ForeignMachineError(StoreError):
     """A row measured on other hardware than the rows already in its store."""
+
+
+class LegacyStoreError(StoreError):
+    """A store written before ``campaign.json`` recorded its shards: a shard deleted together with
+    its sidecar cannot be seen, so it cannot be verified whole (``perfgraphs collect inventory``)."""

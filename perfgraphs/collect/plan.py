@@ -19,13 +19,14 @@ import hashlib
 import json
 import math
 import random
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 import yaml
 
 from perfgraphs.collect.backends import ENERGY_WINDOW_S
 from perfgraphs.collect.errors import PlanError
+from perfgraphs.collect.plankeys import GROUP_KEYS, MODEL_KEYS, TOP_KEYS, check_keys, check_suite
 from perfgraphs.collect.platforms import DEFAULT_CPU_CORE, get_platform
 from perfgraphs.collect.protocols import PROTOCOLS, Protocol, get_protocol
 from perfgraphs.errors import PerfgraphsError
@@ -106,6 +107,7 @@ def _protocol(value, where: str) -> Protocol:
     if isinstance(value, str):
         return get_protocol(value)
     if isinstance(value, dict):
+        check_keys(value, frozenset(f.name for f in fields(Protocol)), f"{where}: protocol")
         try:
             return Protocol(**value)
         except TypeError as exc:
@@ -116,9 +118,8 @@ def _protocol(value, where: str) -> Protocol:
 def parse_plan(data: dict, name: str = "plan", path: str | None = None) -> Plan:
     if not isinstance(data, dict):
         raise PlanError(f"{name}: a plan is a YAML mapping")
-    suite = data.get("suite") or name
-    if not isinstance(suite, str) or "/" in suite:
-        raise PlanError(f"{name}: suite must be a name without '/', got {suite!r}")
+    check_keys(data, TOP_KEYS, name)
+    suite = check_suite(data.get("suite") or name, name)
     groups = data.get("groups")
     if not isinstance(groups, list) or not groups:
         raise PlanError(f"{name}: needs a non-empty 'groups' list")
@@ -127,6 +128,7 @@ def parse_plan(data: dict, name: str = "plan", path: str | None = None) -> Plan:
         where = f"{name}: groups[{gi}]"
         if not isinstance(group, dict):
             raise PlanError(f"{where} must be a mapping")
+        check_keys(group, GROUP_KEYS, where)
         merged = {k: v for k, v in data.items() if k not in ("groups", "rounds")} | group
         configs.extend(_expand_group(suite, merged, where))
     seen: dict[str, ConfigSpec] = {}
@@ -163,6 +165,7 @@ def _expand_group(suite: str, g: dict, where: str) -> list[ConfigSpec]:
         spec = {"name": m} if isinstance(m, str) else dict(m) if isinstance(m, dict) else None
         if spec is None or not isinstance(spec.get("name"), str):
             raise PlanError(f"{where}: each model is a name or a mapping with 'name', got {m!r}")
+        check_keys(spec, MODEL_KEYS, f"{where}: model {spec['name']}")
         opts = g | spec
         text = spec["name"].startswith("hf:")
         sizes_key = "seq_lens" if text else "input_sizes"

@@ -29,6 +29,7 @@ import pyarrow.parquet as pq
 
 from perfgraphs.atomic import (atomic_write_bytes, atomic_write_table, fsync_dir, is_temp, os_errors,  # noqa: F401
                                sha256_file, sidecar_of)
+from perfgraphs.collect.belonging import foreign_rows
 from perfgraphs.collect.consistency import consistency
 from perfgraphs.collect.errors import (CampaignLockedError, CorruptShardError,
                                        ForeignMachineError, IncompleteStoreError, StoreError)
@@ -202,10 +203,11 @@ class MeasurementStore:
         return []
 
     def _read_consistent(self) -> list[pa.Table]:
-        inventory = self.inventory()
+        meta, inventory = read_campaign(self.root)
         shards = {self.relative(f): (read_verified(f), read_sidecar(f)) for f in self.shard_files()}
         parts = {self.relative(f): read_verified(f) for f in self.part_files()}
         problems, _ = consistency(self.root, inventory, shards, parts)
+        problems += foreign_rows(self.root, meta, {k: t for k, (t, _) in shards.items()} | parts)
         if problems:
             raise problems[0]
         return [t for t, _ in shards.values()] + list(parts.values())

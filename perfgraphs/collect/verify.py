@@ -4,7 +4,9 @@ Checked: the path holds a store (``campaign.json``); campaign.json and every har
 their embedded checksums; every Parquet file has its sidecar and every sidecar its file; every file
 matches its sidecar and reads; every shard campaign.json records is there with the recorded row
 count and sha256, and no shard is there that it does not record; no file is there that a campaign
-does not write; two copies of one measurement (a crash between compaction steps) are identical.
+does not write; every row belongs to the store (its suite, campaign and platform folder:
+:mod:`perfgraphs.collect.belonging`); two copies of one measurement (a crash between compaction
+steps) are identical.
 
 What a crash leaves between the steps of a write (temp files, a sidecar whose file never appeared
 next to that file's temp file, a compacted shard not yet recorded while its parts remain) is a
@@ -22,9 +24,10 @@ from pathlib import Path
 import pyarrow as pa
 
 from perfgraphs.atomic import is_temp
-from perfgraphs.collect.errors import (CorruptStoreFileError, IncompleteStoreError, StoreError,
-                                       StoreNotFoundError)
+from perfgraphs.collect.errors import (CorruptStoreFileError, IncompleteStoreError, LegacyStoreError,
+                                       StoreError, StoreNotFoundError)
 from perfgraphs.collect.metafile import HARDWARE, META, read_campaign, read_hardware
+from perfgraphs.collect.belonging import foreign_rows
 from perfgraphs.collect.consistency import consistency
 from perfgraphs.collect.store import PARTS, MeasurementStore, read_sidecar, read_verified
 
@@ -57,9 +60,12 @@ def require_store(root: Path) -> None:
         raise StoreNotFoundError(f"{root} is not a measurement store: it has no {META}{hint}")
 
 
-def verify_store(root: str | Path, attempts: int = 5) -> VerifyReport:
+def verify_store(root: str | Path, attempts: int = 5, legacy_ok: bool = False) -> VerifyReport:
     """The report of a store that verifies; otherwise the first problem found, as a StoreError
-    naming how many more there are. A store a running campaign changes meanwhile is read again."""
+    naming how many more there are. A store a running campaign changes meanwhile is read again.
+
+    A store without an inventory (``legacy``) is refused unless ``legacy_ok``: a shard deleted with
+    its sidecar leaves no trace there, so "ok" would be a claim verify cannot make."""
     root = Path(root)
     require_store(root)
     store = MeasurementStore(root)
@@ -67,6 +73,11 @@ def verify_store(root: str | Path, attempts: int = 5) -> VerifyReport:
         before = store._signature()
         problems, report = _check(store)
         if not problems:
+            if report.legacy and not legacy_ok:
+                raise LegacyStoreError(
+                    f"{root}: its files verify (sha256), but it was written before {META} recorded its shards, "
+                    f"so a shard deleted with its sidecar cannot be seen: record them with "
+                    f"`perfgraphs collect inventory {root}`")
             return report
         if attempt == attempts - 1 or store._signature() == before:
             break
@@ -81,7 +92,7 @@ def _check(store: MeasurementStore) -> tuple[list[StoreError], VerifyReport]:
     root = store.root
     report = VerifyReport(root)
     try:
-        _, inventory = read_campaign(root)
+        meta, inventory = read_campaign(root)
     except StoreError as exc:
         return [exc], report
     report.legacy = inventory is None
@@ -118,6 +129,7 @@ def _check(store: MeasurementStore) -> tuple[list[StoreError], VerifyReport]:
     problems += found
     report.notes += notes
     written = {k: t for k, (t, _) in shards.items()} | parts
+    problems += foreign_rows(root, meta, written)
     problems += _copy_problems(root, written)
 
     rows = {r["measurement_id"]: r["status"] for t in written.values()

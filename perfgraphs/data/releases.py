@@ -211,8 +211,13 @@ def exported_folder(root: Path, ds: Dataset, config: str) -> Path:
 
 
 def keep(folder: Path, target: Path) -> Path:
-    """A copy of a build's files (hard links where possible: builds are replaced, never edited)
-    swapped in at ``target``; an identical copy already there is left alone."""
+    """A copy of a build's files swapped in at ``target``; an identical copy already there is left
+    alone if its files still verify, else replaced.
+
+    Copies, not hard links: a hard-linked copy shares the build's bytes, so bit rot or an in-place
+    edit of one damaged both, and after the build was repaired (rebuilt into new files) the kept
+    copy still held the damaged ones, was "identical" by its manifest, and
+    ``load_dataset(version=)`` kept failing on it."""
     from perfgraphs.data.manifest import MANIFEST, read_manifest
     from perfgraphs.data.staging import swap_in
 
@@ -221,19 +226,27 @@ def keep(folder: Path, target: Path) -> Path:
         existing = read_manifest(target)
     except PerfgraphsError:
         existing = None
-    if existing is not None and existing.get("manifest_sha256") == manifest.get("manifest_sha256"):
+    if existing is not None and existing.get("manifest_sha256") == manifest.get("manifest_sha256") and _intact(target):
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     stage = target.with_name(f".{target.name}.building-{os.getpid()}")
     shutil.rmtree(stage, ignore_errors=True)
     for rel in [*manifest["files"], MANIFEST]:
         (stage / rel).parent.mkdir(parents=True, exist_ok=True)
-        try:
-            os.link(folder / rel, stage / rel)
-        except OSError:
-            shutil.copy2(folder / rel, stage / rel)
+        shutil.copy2(folder / rel, stage / rel)
     swap_in(stage, target)
     return target
+
+
+def _intact(folder: Path) -> bool:
+    """Whether a copy's files are the bytes its manifest lists (a damaged copy is not the release)."""
+    from perfgraphs.data.manifest import verify
+
+    try:
+        verify(folder, decode_rows=False)
+    except PerfgraphsError:
+        return False
+    return True
 
 
 def find_release(ds: Dataset, cfg: Config, version: str, home: Path | None = None) -> tuple[Path, dict] | None:
@@ -251,7 +264,8 @@ def find_release(ds: Dataset, cfg: Config, version: str, home: Path | None = Non
             manifest = read_manifest(folder)
         except DatasetIntegrityError:
             continue  # a damaged copy is not the release; the next candidate may be
-        if manifest is not None and not is_legacy(manifest) and record.same_rows(manifest):
+        # a copy whose files are damaged is skipped: the next candidate, or a rebuild, serves it
+        if manifest is not None and not is_legacy(manifest) and record.same_rows(manifest) and _intact(folder):
             return folder, manifest
     return None
 

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from perfgraphs import paths
+from perfgraphs.atomic import atomic_write_bytes, os_errors
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.registry import DATASETS
 
@@ -60,9 +61,16 @@ def extended_platform_order(platforms, dataset: str | None = None) -> list[str]:
 
 def save_platform_order(dataset: str, order: list[str]) -> Path:
     path = _order_path(dataset)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(_ORDER_HEADER + "".join(f"{p}\n" for p in order))
+    _write_committed(path, _ORDER_HEADER + "".join(f"{p}\n" for p in order))
     return path
+
+
+def _write_committed(path: Path, text: str) -> None:
+    """Write a committed split file whole or not at all: a read-only or full data directory is one
+    line naming the file (it was an "internal error"), and the file already there stays intact."""
+    with os_errors(f"write the split file {path}"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(path, text.encode())
 
 
 PROTOCOLS = {
@@ -240,9 +248,8 @@ def save_split(dataset: str, protocol: str, seed: int, parts: dict[str, list[str
                config: str | None = None, **about) -> Path:
     """Write one split file; ``about`` adds descriptive fields (e.g. ``held_out_family``)."""
     path = split_path(dataset, protocol, seed, config)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"protocol": protocol, "seed": seed, "unit": unit, "parts": parts, **about},
-                               indent=0, sort_keys=True) + "\n")
+    _write_committed(path, json.dumps({"protocol": protocol, "seed": seed, "unit": unit, "parts": parts, **about},
+                                      indent=0, sort_keys=True) + "\n")
     return path
 
 

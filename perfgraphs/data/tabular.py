@@ -131,7 +131,13 @@ def build_mlenergy_config(dataset: Dataset, config: Config, home: Path | None = 
         from perfgraphs.data.splits import get_split
 
         if get_split(dataset.name, "stratified-5-fold", 0) != fold_parts(table):
-            raise PerfgraphsError(f"the ML.ENERGY rows no longer match the committed split {path}")
+            # new or changed upstream files change the rows; the split is regenerated on purpose,
+            # never silently by a build, so say which command does it
+            name = dataset.name.replace("perfgraphs/", "")
+            raise PerfgraphsError(
+                f"the ML.ENERGY rows no longer match the committed split {path} (the ML.ENERGY files "
+                f"changed): `perfgraphs datasets splits {name} --config {config.name}` writes new split "
+                f"files from them (commit them with the new files), then build again")
     with StagedBuild(dataset_folder(dataset, config, home)) as stage:
         stage.write_shard("train", 0, 1, table)
         # another external folder is another source: the files it holds make the build
