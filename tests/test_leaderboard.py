@@ -244,7 +244,8 @@ def test_committed_reference_entries_are_on_the_site(tmp_path):
         if absent:
             expected_missing[board.key] = sorted(absent)
     assert {b.key: sorted(v) for b, v in missing_reference_entries(RESULTS_DIR).items()} == expected_missing
-    assert all(r["tier"] == "verified" and len({s["seed"] for s in r["per_seed"]}) >= 5 for r in records)
+    # "verified" as written before the tiers said what they claim (read as reproduced), "reproduced" since
+    assert all(r["tier"] in ("verified", "reproduced") and len({s["seed"] for s in r["per_seed"]}) >= 5 for r in records)
     index = build_site(tmp_path / "site", RESULTS_DIR)
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=BROWSER_ARGS)

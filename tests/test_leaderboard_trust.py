@@ -101,7 +101,7 @@ def test_control_without_record_checks_the_site_breaks_and_a_null_record_ranks_f
     from perfgraphs.leaderboard.site import build_site
 
     _write_lines(tmp_path / "results", [json.dumps(good_record()), json.dumps(MALFORMED["null-metrics"])])
-    monkeypatch.setattr(record_check, "record_problem", lambda record: None)  # the guard off
+    monkeypatch.setattr(record_check, "record_problem", lambda record, *args: None)  # the guard off
     entries = read_entries("dippm", tmp_path / "results")
     assert [e.method for e in entries] == ["honest", "nulls"]
     # the ranking before it was guarded: a NaN interval compares false, so nothing "beats" it
@@ -238,7 +238,7 @@ def test_overflowing_predictions_are_refused_in_one_line(env, parts, capsys, ove
 def test_control_overflow_without_the_guards_stores_null_metrics(env, parts, capsys, monkeypatch):
     monkeypatch.setattr(check, "check_scores", lambda *a: [])
     monkeypatch.setattr(check, "check_reported", lambda *a: [])  # it cannot average nulls either
-    monkeypatch.setattr(record_check, "record_problem", lambda record: None)
+    monkeypatch.setattr(record_check, "record_problem", lambda record, *args: None)
     values = [_median(parts)] + [np.full(len(parts.test), 1.7e308)] * 4
     rc, err = _submit(predictions_folder(env["tmp"] / "overflow", parts, values), env, capsys)
     assert rc == 0, err
@@ -455,3 +455,19 @@ def test_hidden_labels_inside_the_checkout_are_refused(monkeypatch):
     monkeypatch.delenv("PERFGRAPHS_HIDDEN_DIR", raising=False)
     with pytest.raises(PerfgraphsError, match="PERFGRAPHS_HIDDEN_DIR"):
         keeper_dir(None)
+
+
+def test_only_a_marked_local_preview_folder_takes_single_seed_records(tmp_path):
+    # the quickstart's own board (one seed per baseline) is a marked preview; the committed results
+    # folder is not one, so the five-seed rule holds there
+    from perfgraphs.leaderboard.records import PREVIEW_MARKER, RESULTS_DIR, InvalidRecordError, append_entry
+
+    assert not (RESULTS_DIR / PREVIEW_MARKER).exists()
+    one_seed = good_record()
+    one_seed["per_seed"] = one_seed["per_seed"][:1]
+    with pytest.raises(InvalidRecordError, match="at least 5"):
+        append_entry(Entry(**one_seed), root=tmp_path / "board")
+    (tmp_path / "preview").mkdir()
+    (tmp_path / "preview" / PREVIEW_MARKER).write_text("local\n")
+    append_entry(Entry(**one_seed), root=tmp_path / "preview")
+    assert len(read_entries(one_seed["dataset"], tmp_path / "preview")) == 1

@@ -54,7 +54,7 @@ def _leaderboard_mean(dataset: str, config: str, column: str, content_hash: str,
     path = ROOT / "leaderboard" / "results" / f"{dataset.split('/')[-1]}.jsonl"
     records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     records = [r for r in records if r["config"] == config and r["target"] == column
-               and r["method"].startswith("static-xgboost") and r["tier"] == "verified" and r["test_set"] == "public"]
+               and r["method"].startswith("static-xgboost") and r["tier"] in ("verified", "reproduced") and r["test_set"] == "public"]
     same = [r for r in records if r["dataset_content_hash"] == content_hash]
     record = max(same or records, key=lambda r: r["date_utc"])
     return float(np.mean([s[metric] for s in record["per_seed"]]))

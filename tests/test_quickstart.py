@@ -22,6 +22,7 @@ def test_quickstart_ranks_every_baseline_and_builds_the_site(tmp_path):
     assert "training on 400 of the" in result.stdout and "400 training graphs" in result.stdout
     site = tmp_path / "leaderboard" / "site" / "index.html"
     assert site.exists() and "static-xgboost" in site.read_text()
+    assert "Local preview" in site.read_text()  # single-seed rows, never passed off as a board
     assert (tmp_path / "mlflow.db").exists()
 
 

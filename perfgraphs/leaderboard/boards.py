@@ -39,6 +39,8 @@ class Board:
 BOARDS: tuple[Board, ...] = tuple(Board(ds.name, cfg.name, b.target, b.why, cfg.official_protocol or "")
                                   for ds, cfg, b in official_boards())
 REFERENCE_DIR = paths.leaderboard_dir() / "reference"
+# the author of every reference record: reserved (perfgraphs.leaderboard.check.check_reserved)
+REFERENCE_AUTHORS = "perfgraphs reference baselines"
 
 
 def official(dataset: str, config: str, target: str, protocol: str | None = None) -> Board | None:
@@ -72,7 +74,6 @@ def missing_reference_entries(results: Path | None = None) -> dict[Board, list[s
     """Per official board, the applicable reference baselines without a harness-scored public entry on
     the board's current build (an entry on an earlier build is not ranked, so it does not count)."""
     from perfgraphs.leaderboard.builds import pins_file, read_pins, split_by_build
-    from perfgraphs.leaderboard.check import REFERENCE_AUTHORS
     from perfgraphs.leaderboard.records import read_entries, scoring_protocol
     from perfgraphs.leaderboard.tiers import HARNESS_TIERS
 

@@ -15,7 +15,8 @@ import numpy as np
 from perfgraphs.evaluation.mlflow_log import mean_std
 from perfgraphs.evaluate import IdMismatchError, check_ids
 
-MIN_SEEDS = 5
+from perfgraphs.leaderboard.boards import REFERENCE_AUTHORS  # defined with the references
+from perfgraphs.leaderboard.record_check import MIN_SEEDS  # one rule, defined with the record check
 # Shuffling the test order may reorder floating-point sums inside a batch; anything beyond this
 # relative difference means the predictions depend on the order or the ids.
 INVARIANCE_RTOL = 1e-5
@@ -172,7 +173,6 @@ def _finite_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-REFERENCE_AUTHORS = "perfgraphs reference baselines"
 
 
 def _normal(text: str) -> str:

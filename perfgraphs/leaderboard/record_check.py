@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import math
 
-from perfgraphs.leaderboard.check import MIN_SEEDS
 from perfgraphs.leaderboard.tiers import TIERS
+
+# A board's rule: five honest seeds or no record (a local preview board may ask for fewer:
+# perfgraphs.leaderboard.records.PREVIEW_MARKER)
+MIN_SEEDS = 5
 
 TEXT_FIELDS = ("method", "dataset", "dataset_version", "dataset_content_hash", "config", "target", "tier",
                "division", "code_commit", "hardware", "run_identity", "date_utc", "authors", "test_set",
@@ -36,15 +39,12 @@ def _finite(value) -> bool:
     return _number(value) and math.isfinite(value)
 
 
-def record_problem(record) -> str | None:
-    """None for a record that can be shown and ranked; else one line saying what is wrong."""
-    from dataclasses import fields
-
-    from perfgraphs.leaderboard.records import Entry
-
+def record_problem(record, known: frozenset[str], min_seeds: int = MIN_SEEDS) -> str | None:
+    """None for a record that can be shown and ranked; else one line saying what is wrong.
+    ``known``: the record's field names (the ``Entry`` dataclass's, passed in by
+    :mod:`perfgraphs.leaderboard.records`, which imports this module)."""
     if not isinstance(record, dict):
         return f"a record is a JSON object, got {type(record).__name__}"
-    known = {f.name for f in fields(Entry)}
     missing = [k for k in REQUIRED if k not in record]
     if missing:
         return f"missing field(s) {', '.join(missing)}"
@@ -70,10 +70,10 @@ def record_problem(record) -> str | None:
     for k, kind in (("external_data", bool), ("hyperparameters", dict), ("actual_vs_predicted", list)):
         if k in record and not isinstance(record[k], kind):
             return f"{k} must be {kind.__name__}, got {type(record[k]).__name__}"
-    return _seeds_problem(record["per_seed"])
+    return _seeds_problem(record["per_seed"], min_seeds)
 
 
-def _seeds_problem(per_seed) -> str | None:
+def _seeds_problem(per_seed, min_seeds: int) -> str | None:
     """Five honest seeds or no record: every seed a distinct integer with finite scores."""
     if not isinstance(per_seed, list) or not per_seed:
         return "per_seed must be a non-empty list of per-seed scores"
@@ -88,6 +88,6 @@ def _seeds_problem(per_seed) -> str | None:
             return f"seed {s['seed']}: {', '.join(f'{m} = {s.get(m)!r}' for m in bad)} (every score must be finite)"
     if len(set(seeds)) != len(seeds):
         return f"seeds repeat ({seeds})"
-    if len(seeds) < MIN_SEEDS:
-        return f"{len(seeds)} seed(s); a record needs at least {MIN_SEEDS}"
+    if len(seeds) < min_seeds:
+        return f"{len(seeds)} seed(s); a record needs at least {min_seeds}"
     return None

@@ -10,7 +10,7 @@ import math
 import os
 import statistics
 import sys
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -102,6 +102,9 @@ class Entry:
         return len(self.per_seed) > 1 and self.mean_std("mape_pct")[1] == 0.0
 
 
+_FIELDS = frozenset(f.name for f in fields(Entry))  # what a stored record may hold
+
+
 def scoring_protocol(dataset: str, config: str, recorded: str = "") -> str:
     """The protocol an entry was scored under: the one it records, else (a record from before
     entries named it, or a graph config's standard split) the config's ``unrecorded_protocol``, else
@@ -148,7 +151,7 @@ def read_entries(dataset: str, root: Path | None = None, skipped: list[str] | No
     for n, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
         if not line.strip():
             continue
-        record, why = _parse_record(line)
+        record, why = _parse_record(line, min_seeds_of(path.parent))
         if why is None:
             entries.append(Entry(**record))
             continue
@@ -164,14 +167,25 @@ def read_entries(dataset: str, root: Path | None = None, skipped: list[str] | No
 _WARNED: set[tuple[str, int, str]] = set()
 
 
-def _parse_record(line: str) -> tuple[dict | None, str | None]:
-    from perfgraphs.leaderboard.record_check import record_problem
+def _parse_record(line: str, min_seeds: int | None = None) -> tuple[dict | None, str | None]:
+    from perfgraphs.leaderboard import record_check
 
     try:
         record = json.loads(line)
     except (json.JSONDecodeError, RecursionError) as exc:
         return None, f"not JSON: {str(exc)[:80]}"
-    return record, record_problem(record)
+    return record, record_check.record_problem(record, _FIELDS, min_seeds or record_check.MIN_SEEDS)
+
+
+# A results folder holding this file is a local preview (``perfgraphs quickstart``: one seed per
+# baseline, on the user's machine), not a board: its records may have fewer than five seeds, and
+# its site says so. The committed results folder never has one (a test checks it).
+PREVIEW_MARKER = "PREVIEW"
+
+
+def min_seeds_of(folder: Path) -> int | None:
+    """1 for a local preview folder (:data:`PREVIEW_MARKER`); None (the board's rule) otherwise."""
+    return 1 if (Path(folder) / PREVIEW_MARKER).is_file() else None
 
 
 class ResultsChangedError(PerfgraphsError):
@@ -218,12 +232,12 @@ def append_entry(entry: Entry, root: Path | None = None, before: dict[str, bytes
     """Append one record atomically with respect to other writers (flock + single write + fsync);
     with ``before`` (:func:`results_snapshot` at the submission's start), only if
     :func:`check_unchanged` holds, checked under the lock."""
-    from perfgraphs.leaderboard.record_check import record_problem
+    from perfgraphs.leaderboard import record_check
 
-    why = record_problem(asdict(entry))
+    path = results_path(entry.dataset, root)
+    why = record_check.record_problem(asdict(entry), _FIELDS, min_seeds_of(path.parent) or record_check.MIN_SEEDS)
     if why is not None:  # the last guard before the file: whatever produced the entry
         raise InvalidRecordError(f"{entry.method}: not recorded, the record is not valid ({why})")
-    path = results_path(entry.dataset, root)
     path.parent.mkdir(parents=True, exist_ok=True)
     line = json.dumps(asdict(entry), sort_keys=True, allow_nan=False) + "\n"
     with open(path, "a+") as f:

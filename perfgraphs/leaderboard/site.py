@@ -15,7 +15,8 @@ from perfgraphs.leaderboard.boards import (BOARDS, applicable_baselines, missing
                                           reference_method)
 from perfgraphs.leaderboard.builds import pins_file, read_pins, split_by_build
 from perfgraphs.leaderboard.hidden import compromised_hashes
-from perfgraphs.leaderboard.records import RANK_RULE, RESULTS_DIR, Entry, rank, read_entries, scoring_protocol
+from perfgraphs.leaderboard.records import (RANK_RULE, RESULTS_DIR, Entry, min_seeds_of, rank, read_entries,
+                                            scoring_protocol)
 from perfgraphs.leaderboard.tiers import HARNESS_TIERS
 
 TIERS_NOTE = ("Tiers: <em>verified</em> — predictor code run by the isolated harness on a hidden test set whose "
@@ -353,6 +354,10 @@ def build_site(out: Path | None = None, results: Path | None = None) -> Path:
             "<a href='rules.html'>Rules</a>.</p>"
             + ("<h2>Official boards</h2>" + "".join(official_sections) if official_sections else "")
             + others + ("" if groups else "<p>No entries yet.</p>"))
+    if min_seeds_of(results) is not None:  # perfgraphs quickstart's local run, not a board
+        body = ("<p class=note id='preview'><strong>Local preview</strong>: one seed per baseline, run on this "
+                "machine by <code>perfgraphs quickstart</code>. A board's record needs five seeds and is scored "
+                "by the isolated harness; these rows are neither.</p>" + body)
     (out / "index.html").write_text(_page("perfgraphs leaderboard", body))
     rules = RULES.read_text() if RULES.exists() else "No rules file."
     (out / "rules.html").write_text(_page("rules", f"<p><a href='index.html'>← leaderboard</a></p><pre>{html.escape(rules)}</pre>"))
