@@ -471,3 +471,12 @@ def test_only_a_marked_local_preview_folder_takes_single_seed_records(tmp_path):
     (tmp_path / "preview" / PREVIEW_MARKER).write_text("local\n")
     append_entry(Entry(**one_seed), root=tmp_path / "preview")
     assert len(read_entries(one_seed["dataset"], tmp_path / "preview")) == 1
+
+
+def test_an_undefined_breakdown_score_is_stored_as_null_not_nan(tmp_path):
+    # a family of one graph has no Kendall τ: the record is still written, as strict JSON
+    record = good_record()
+    record["per_seed"][0]["per_family"] = {"vgg": {"n": 1, "mape_pct": 12.0, "kendall_tau": math.nan}}
+    path = append_entry(Entry(**record), root=tmp_path)
+    line = path.read_text().splitlines()[-1]
+    assert "NaN" not in line and json.loads(line)["per_seed"][0]["per_family"]["vgg"]["kendall_tau"] is None

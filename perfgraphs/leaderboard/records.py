@@ -228,6 +228,16 @@ def _valid_records(data: bytes) -> bool:
     return all(_parse_record(line)[1] is None for line in lines if line.strip())
 
 
+def _undefined_as_null(value):
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _undefined_as_null(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_undefined_as_null(v) for v in value]
+    return value
+
+
 def append_entry(entry: Entry, root: Path | None = None, before: dict[str, bytes] | None = None) -> Path:
     """Append one record atomically with respect to other writers (flock + single write + fsync);
     with ``before`` (:func:`results_snapshot` at the submission's start), only if
@@ -239,7 +249,9 @@ def append_entry(entry: Entry, root: Path | None = None, before: dict[str, bytes
     if why is not None:  # the last guard before the file: whatever produced the entry
         raise InvalidRecordError(f"{entry.method}: not recorded, the record is not valid ({why})")
     path.parent.mkdir(parents=True, exist_ok=True)
-    line = json.dumps(asdict(entry), sort_keys=True, allow_nan=False) + "\n"
+    # the scores the tables rank are finite (record_problem); what else may be undefined, a
+    # family's Kendall τ over one graph say, is stored as null: strict JSON, never NaN
+    line = json.dumps(_undefined_as_null(asdict(entry)), sort_keys=True, allow_nan=False) + "\n"
     with open(path, "a+") as f:
         fcntl.flock(f, fcntl.LOCK_EX)
         try:
