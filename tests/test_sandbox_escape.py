@@ -101,6 +101,16 @@ def _sandbox_run(tmp_path: Path, *, disable_userns: bool = True, seccomp: bool =
     return json.loads(done.stdout.split("RESULT", 1)[1].splitlines()[0])
 
 
+def _cgroups() -> bool:
+    with confine.Confinement(64, name="probe") as box:
+        return box.available
+
+
+def _cpu_accounting() -> bool:
+    with confine.Confinement(64, name="probe") as box:
+        return box.available and box.cpu_seconds() is not None
+
+
 needs_two_cores = pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one core: no CPU set to widen")
 
 
@@ -252,7 +262,7 @@ def attack(model):
 """
 
 
-@pytest.mark.skipif(not confine.Confinement(64, name="probe").__enter__().available, reason="no cgroups here")
+@pytest.mark.skipif(not _cgroups(), reason="no cgroups here")
 def test_forked_pages_count_once_in_peak_memory(env, parts):
     out, _, _ = run_predictor(env, parts, "forked", FORKED)
     assert not isinstance(out, Exception), out
@@ -304,11 +314,6 @@ def attack(model):
                 break
             time.sleep(0.02)
 """
-
-
-def _cpu_accounting() -> bool:
-    with confine.Confinement(64, name="probe") as box:
-        return box.available and box.cpu_seconds() is not None
 
 
 @pytest.mark.skipif(not _cpu_accounting(), reason="no cgroup CPU accounting here")

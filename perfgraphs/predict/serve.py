@@ -89,12 +89,10 @@ def create_app(artifacts=None):
     @app.middleware("http")
     async def refuse_large_bodies(request, call_next):
         # before the multipart body is read: a client saying it sends more is answered at once
-        from fastapi.responses import HTMLResponse as _Html
-
         size = request.headers.get("content-length", "")
         if size.isdigit() and int(size) > (MAX_UPLOAD_MB + 1) * 2**20:
             error = f"the upload is {int(size) / 2**20:.0f} MB; the form takes ONNX files up to {MAX_UPLOAD_MB} MB"
-            return _Html(page(title, f"<h1>{title}</h1>{_form({}, known)}"
+            return HTMLResponse(page(title, f"<h1>{title}</h1>{_form({}, known)}"
                                      f"<p class='error' id='error'>error: {html.escape(error)}</p>"), status_code=413)
         return await call_next(request)
     known = platforms(**kwargs)
