@@ -236,7 +236,12 @@ def test_cpu_time_rows_keep_their_runs(tmp_path):
     for r in store.round_rows():  # per-run values are kept beside the label; CPU time never exceeds wall time
         assert len(r["run_cpu_times_ms"]) == r["n_timed_runs"] == len(r["run_times_ms"]) == 12
         assert r["cpu_time_ms"] == pytest.approx(statistics.median(r["run_cpu_times_ms"]))
-        assert all(c <= w * 1.001 + 0.05 for c, w in zip(r["run_cpu_times_ms"], r["run_times_ms"]))
+        # The thread clock brackets the wall clock, yet the kernel's accounting can put it ahead by a
+        # fraction of a millisecond: 1,500 runs of ~5 ms on this machine kind, quiet, read CPU - wall up
+        # to +0.17 ms (CI failed a +0.05 ms bound). A unit slip (us for ms) is 1000x and still fails.
+        pairs = list(zip(r["run_cpu_times_ms"], r["run_times_ms"]))
+        assert all(c <= w * 1.01 + 0.5 for c, w in pairs), pairs
+        assert sum(c for c, _ in pairs) <= sum(w for _, w in pairs) * 1.01 + 0.5, pairs
         assert r["cpu_time_kind"] == "thread" and r["round"] in (1, 2)
         assert len(r["ref_run_cpu_ms"]) == 10  # the probe 5 times before and 5 after, not between runs
 
