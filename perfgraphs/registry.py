@@ -256,6 +256,9 @@ TRANSFER_BASELINES: dict[str, tuple[str, ...]] = {
     "ratio-transfer": ("known-models", "known-models-other-devices"),
     "profile-transfer": ("known-models", "known-models-other-devices"),
     "static-gbm-transfer": ("unseen-models",),
+    # physics alone (the roofline prior scaled by the shots): a floor on every variant
+    "roofline-prior": ("known-models", "known-models-other-devices", "unseen-models"),
+    "prior-gbm-transfer": ("unseen-models",),
 }
 
 DATASETS: dict[str, Dataset] = {d.name: d for d in (

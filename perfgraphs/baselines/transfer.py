@@ -393,3 +393,16 @@ TRANSFER_PREDICTORS = {
     "profile-transfer": lambda seed: RatioTransfer(corrections=PROFILE_CORRECTIONS),
     "static-gbm-transfer": lambda seed: SourceModelTransfer(use_labels=False, random_state=seed),
 }
+
+
+def _physics():
+    # the physics-based predictors build on this module's pieces, so they are imported when made
+    from perfgraphs.baselines import physics_transfer
+
+    return physics_transfer
+
+
+TRANSFER_PREDICTORS.update({
+    "roofline-prior": lambda seed: _physics().RooflinePrior(),
+    "prior-gbm-transfer": lambda seed: _physics().PriorResidualTransfer(random_state=seed),
+})

@@ -54,6 +54,34 @@ class PlatformTable:
     static: np.ndarray  # n × len(STATIC_COLUMNS), raw values
     labels: np.ndarray  # n × P
     platforms: tuple  # Platform records, one per label column
+    # n × P: the batch each label was measured at (NaN where unrecorded); a per-sample label of a
+    # batch-1024 GPU run amortises weights and launches over 1024 samples
+    batch_sizes: np.ndarray | None = None
+    costs: object | None = None  # perfgraphs.features.roofline.NodeCosts of the n graphs, where loaded
+
+    def roofline(self, j: int, rows: np.ndarray | None = None, batch_of: int | None = None):
+        """The analytical prior's terms (:func:`perfgraphs.features.roofline.roofline`) of ``rows``
+        (all by default) on platform column ``j``, at the batch each was measured at there (batch 1
+        where unrecorded; at column ``batch_of``'s batches where given: platform j's hardware asked
+        about another platform's workload). Computed for every row once per (costs, platform, batches): a masked
+        copy of the table shares its costs and batches, so a whole protocol run computes each
+        platform's prior once."""
+        from perfgraphs.features.hardware import descriptor_of
+        from perfgraphs.features.roofline import RooflineTerms, roofline
+
+        if self.costs is None:
+            raise TransferProtocolError("this platform table was loaded without its graphs' node costs")
+        platform = self.platforms[j]
+        b = j if batch_of is None else batch_of
+        batch = self.batch_sizes[:, b] if self.batch_sizes is not None else np.ones(len(self.ids))
+        key = (platform.name, platform.device, platform.precision, batch.tobytes())
+        terms = self.costs.memo.get(key)
+        if terms is None:
+            terms = self.costs.memo[key] = roofline(self.costs, descriptor_of(platform), platform.precision, batch)
+        if rows is None:
+            return terms
+        rows = np.asarray(rows, dtype=int)
+        return RooflineTerms(*(getattr(terms, f)[rows] for f in RooflineTerms.__dataclass_fields__))
 
     @property
     def platform_names(self) -> tuple[str, ...]:
@@ -96,9 +124,10 @@ def _group_keys(ids: list[str], hashes: list[str]) -> list[str]:
     return [key_of[sid] for sid in ids]
 
 
-def table_from_rows(rows: dict, target: str, platforms: tuple) -> PlatformTable:
+def table_from_rows(rows: dict, target: str, platforms: tuple, costs=None) -> PlatformTable:
     """A table from column → values (``structure_id``, ``sample_id``, ``structure_hash``,
-    ``family``, :data:`STATIC_COLUMNS` and ``<target>__<platform>`` for every platform)."""
+    ``family``, :data:`STATIC_COLUMNS` and ``<target>__<platform>`` for every platform; the
+    ``batch_size__<platform>`` columns where present) and the graphs' node costs, if any."""
     ids = [str(s) for s in rows["structure_id"]]
     if len(set(ids)) != len(ids):
         raise PerfgraphsError("a platform table needs one row per structure")
@@ -106,10 +135,37 @@ def table_from_rows(rows: dict, target: str, platforms: tuple) -> PlatformTable:
                                           rows[f"{target}{PLATFORM_SEPARATOR}{p.name}"]], dtype=float)
                               for p in platforms])
     static = np.column_stack([np.asarray(rows[c], dtype=float) for c in STATIC_COLUMNS])
+    batch = None
+    if all(f"batch_size{PLATFORM_SEPARATOR}{p.name}" in rows for p in platforms):
+        batch = np.column_stack([np.asarray([np.nan if v is None else v for v in
+                                             rows[f"batch_size{PLATFORM_SEPARATOR}{p.name}"]], dtype=float)
+                                 for p in platforms])
     return PlatformTable(target=target, ids=tuple(ids), sample_ids=tuple(map(str, rows["sample_id"])),
                          groups=tuple(_group_keys(ids, list(rows["structure_hash"]))),
                          families=tuple(map(str, rows["family"])), static=static, labels=labels,
-                         platforms=tuple(platforms))
+                         platforms=tuple(platforms), batch_sizes=batch, costs=costs)
+
+
+def node_costs_of(data) -> object:
+    """The node costs (:class:`perfgraphs.features.roofline.NodeCosts`) of a built graph
+    config's rows, read from the Arrow columns without a Python object per node."""
+    import pyarrow as pa
+
+    from perfgraphs.features.roofline import NodeCosts
+    from perfgraphs.views.hf import RAW_NODE_FEATURES
+
+    table = data.data.table if hasattr(data, "data") else data
+    feat = table.column("node_feat").combine_chunks()
+    if isinstance(feat, pa.ChunkedArray):
+        feat = pa.concat_arrays(feat.chunks)
+    lengths = feat.value_lengths().to_numpy(zero_copy_only=False)
+    width = len(RAW_NODE_FEATURES)
+    matrix = feat.flatten().flatten().to_numpy(zero_copy_only=False).reshape(-1, width)
+    ops = table.column("onnx_ops").combine_chunks()
+    ops = (pa.concat_arrays(ops.chunks) if isinstance(ops, pa.ChunkedArray) else ops).flatten().to_pylist()
+    col = {name: i for i, name in enumerate(RAW_NODE_FEATURES)}
+    return NodeCosts.from_columns(lengths, ops, matrix[:, col["flops"]], matrix[:, col["params"]],
+                                  matrix[:, col["memory_bytes"]])
 
 
 def load_platform_table(dataset: str, config: str, target: str, home: Path | None = None) -> tuple[PlatformTable, dict]:
@@ -133,11 +189,14 @@ def load_platform_table(dataset: str, config: str, target: str, home: Path | Non
                                     f"({', '.join(t.name for t in cfg.targets)}), not {target!r}")
     data = load_dataset(ds.name, cfg.name, home=home)
     platforms = config_platforms(cfg, home)
+    batch_columns = [f"batch_size{PLATFORM_SEPARATOR}{p.name}" for p in platforms]
     keep = ["structure_id", "sample_id", "structure_hash", "family", *STATIC_COLUMNS,
-            *(f"{target}{PLATFORM_SEPARATOR}{p.name}" for p in platforms)]
+            *(f"{target}{PLATFORM_SEPARATOR}{p.name}" for p in platforms),
+            *(c for c in batch_columns if c in data[sorted(data)[0]].column_names)]
     pooled = datasets.concatenate_datasets([data[k].select_columns(keep) for k in sorted(data)])
+    graphs = datasets.concatenate_datasets([data[k].select_columns(["node_feat", "onnx_ops"]) for k in sorted(data)])
     manifest = read_manifest(dataset_folder(ds, cfg, home)) or {}
-    return table_from_rows(pooled.to_dict(), target, platforms), manifest
+    return table_from_rows(pooled.to_dict(), target, platforms, costs=node_costs_of(graphs)), manifest
 
 
 def check_request(variant: str, shots: int) -> None:

@@ -1,0 +1,251 @@
+"""Transfer predictors that start from the hardware's physics (issue 27).
+
+Both use the roofline prior (:mod:`perfgraphs.features.roofline`) of each architecture on each
+platform, computed from its graph's operator costs and the platform's descriptor
+(:mod:`perfgraphs.features.hardware`): no platform appears by id, so a new platform is a new row
+of numbers, not an unseen category.
+
+* :class:`RooflinePrior` — physics alone: ``log y = log prior + offset`` (or a log-affine map of
+  the prior), the map chosen and fitted on the K shots by leave-one-out. It needs no other
+  platform's labels, so it is the floor every learned transfer must beat ("how far physics goes").
+* :class:`PriorResidualTransfer` — gradient boosting of ``log(label / prior)`` trained on every
+  source platform's labels at once, from the architecture's static features, its roofline terms on
+  the queried platform (compute-, memory- and launch-bound shares, kernels, batch) and the
+  platform's descriptor; queried with the new platform's descriptor, then adapted with the shots
+  as :class:`~perfgraphs.baselines.transfer.SourceModelTransfer` is (model, +offset, affine, by
+  leave-one-out). It reads no source label of the rows it predicts, so it serves unseen models.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
+
+from perfgraphs.baselines.transfer import SourceModelTransfer, TransferFitError, _rel_error, _shots
+
+# the platform attributes that are not hardware physics but change the software's efficiency
+_SOFTWARE = ("precision_amp", "precision_int8", "layout_nhwc", "framework_ort", "compiled", "torch_version",
+             "cuda_version")
+
+
+def _version(v) -> float:
+    try:
+        major, minor = (str(v).split("+")[0].split(".") + ["0"])[:2]
+        return float(major) + float(minor) / 100.0
+    except (TypeError, ValueError):
+        return np.nan
+
+
+def platform_numbers(platform) -> np.ndarray:
+    """A platform as numbers: its hardware descriptor's features, then its software's."""
+    from perfgraphs.features.hardware import descriptor_of
+
+    hw = descriptor_of(platform).as_features(platform.precision)
+    sw = (platform.precision == "amp", platform.precision == "int8", platform.layout == "nhwc",
+          platform.framework == "onnxruntime", bool(platform.compiled), _version(platform.torch_version),
+          _version(platform.cuda_version))
+    return np.array([*hw.values(), *map(float, sw)])
+
+
+def log_priors(table) -> np.ndarray:
+    """n × P: every row's log roofline prior (ms per sample) on every platform of the table."""
+    return np.column_stack([np.log(table.roofline(j).prior_ms) for j in range(len(table.platforms))])
+
+
+def _terms(table, j: int, batch_of: int | None = None) -> np.ndarray:
+    """n × 6: the prior's make-up on platform column j (log prior, its compute-, memory- and
+    launch-bound shares, log kernels, log batch), at column ``batch_of``'s batches where given."""
+    t = table.roofline(j, batch_of=batch_of)
+    b = j if batch_of is None else batch_of
+    batch = table.batch_sizes[:, b] if table.batch_sizes is not None else np.ones(len(t.prior_ms))
+    batch = np.where(np.isfinite(batch) & (batch > 0), batch, 1.0)
+    total = t.prior_ms
+    return np.column_stack([np.log(total), t.compute_ms / total, t.memory_ms / total, t.launch_ms / total,
+                            np.log1p(t.kernels), np.log(batch)])
+
+
+class RooflinePrior(RegressorMixin, BaseEstimator):
+    """The roofline prior scaled to the new platform by its K shots (``maps``: "offset", a constant
+    log ratio, the median of the shots'; "affine", least squares in log space), the map by
+    leave-one-out on the shots."""
+
+    def __init__(self, maps: tuple[str, ...] = ("offset", "affine")):
+        self.maps = maps
+
+    @staticmethod
+    def _fit_map(kind: str, x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+        if kind == "offset" or len(x) < 3 or np.ptp(x) == 0:
+            return 1.0, float(np.median(y - x))
+        slope, offset = np.polyfit(x, y, 1)
+        return float(slope), float(offset)
+
+    def fit(self, table, platform: str):
+        p, rows, logs = _shots(table, platform)
+        x = np.log(table.roofline(p, rows).prior_ms)
+        y = logs[rows, p]
+        loo = {}
+        for kind in self.maps:
+            pred = np.empty(len(y))
+            for i in range(len(y)):
+                m = np.arange(len(y)) != i
+                slope, offset = self._fit_map(kind, x[m], y[m])
+                pred[i] = slope * x[i] + offset
+            loo[kind] = _rel_error(pred, y)
+        self.loo_mape_by_map_ = loo
+        self.map_ = min(loo, key=lambda k: (round(loo[k], 9), k != "offset"))
+        self.slope_, self.offset_ = self._fit_map(self.map_, x, y)
+        self.platform_ = platform
+        return self
+
+    def predict(self, table, rows: np.ndarray) -> np.ndarray:
+        rows = np.asarray(rows, dtype=int)
+        if len(rows) == 0:
+            return np.empty(0)
+        x = np.log(table.roofline(table.column(self.platform_), rows).prior_ms)
+        return np.exp(self.slope_ * x + self.offset_)
+
+
+class PriorResidualTransfer(SourceModelTransfer):
+    """Gradient boosting of log(label / roofline prior) over every source platform, the platform as
+    its descriptor's numbers; adapted with the shots by leave-one-out (see the module)."""
+
+    def __init__(self, max_iter: int = 200, learning_rate: float = 0.1, max_leaf_nodes: int = 31,
+                 family_shrinkage: float = 2.0, correction_alpha: float = 10.0, min_correction_shots: int = 64,
+                 source_queries: bool = True, random_state: int = 0):
+        super().__init__(use_labels=False, max_iter=max_iter, learning_rate=learning_rate,
+                         max_leaf_nodes=max_leaf_nodes, random_state=random_state)
+        self.family_shrinkage = family_shrinkage
+        self.correction_alpha = correction_alpha
+        self.min_correction_shots = min_correction_shots
+        self.source_queries = source_queries
+
+    def _features(self, table, rows: np.ndarray, q: int, terms: np.ndarray) -> np.ndarray:
+        """Rows' features on platform column q; ``terms``: :func:`_terms` of those rows there."""
+        desc = np.tile(self.numbers_[q], (len(rows), 1))
+        return np.column_stack([np.log1p(table.static[rows]), table.op_mix()[rows], terms, desc,
+                                self.family_effect_[rows]])
+
+    def _family_effect(self, table, p: int) -> np.ndarray:
+        """Per row, how far its family's *other* architectures run from their prior, over every
+        platform but the held-out one (each platform's median residual removed; shrunk toward 0 by
+        ``family_shrinkage`` pseudo-architectures). A row's own structure group never counts, so a
+        training row sees what an unseen architecture will: its relatives, never itself."""
+        resid = np.log(table.labels) - np.column_stack([self._log_prior(table, j) for j in range(len(table.platforms))])
+        resid[:, p] = np.nan
+        finite = np.isfinite(resid)
+        for j in np.flatnonzero(finite.any(axis=0)):  # each platform's median residual removed
+            resid[:, j] -= np.median(resid[finite[:, j], j])
+        labelled = finite.any(axis=1)
+        row = np.where(finite, resid, 0.0).sum(axis=1) / np.maximum(finite.sum(axis=1), 1)
+        fam, grp = np.asarray(table.families), np.asarray(table.groups)
+        fam_sum, fam_n, grp_sum, grp_n = {}, {}, {}, {}
+        for f, g, v, ok in zip(fam, grp, row, labelled):
+            if ok:
+                fam_sum[f] = fam_sum.get(f, 0.0) + v
+                fam_n[f] = fam_n.get(f, 0) + 1
+                grp_sum[g] = grp_sum.get(g, 0.0) + v
+                grp_n[g] = grp_n.get(g, 0) + 1
+        return np.array([(fam_sum.get(f, 0.0) - grp_sum.get(g, 0.0))
+                         / (fam_n.get(f, 0) - grp_n.get(g, 0) + self.family_shrinkage) for f, g in zip(fam, grp)])
+
+    @staticmethod
+    def _log_prior(table, j: int) -> np.ndarray:
+        return np.log(table.roofline(j).prior_ms)
+
+    def _source_model(self, table, p: int):
+        from sklearn.ensemble import HistGradientBoostingRegressor
+
+        xs, ys = [], []
+        for q in range(len(table.platforms)):
+            if q == p:
+                continue
+            rows = np.flatnonzero(np.isfinite(table.labels[:, q]))
+            if len(rows):
+                terms = _terms(table, q)[rows]
+                xs.append(self._features(table, rows, q, terms))
+                ys.append(np.log(table.labels[rows, q]) - terms[:, 0])
+        if not xs:
+            raise TransferFitError("no source platform has labels to train on")
+        model = HistGradientBoostingRegressor(max_iter=self.max_iter, learning_rate=self.learning_rate,
+                                              max_leaf_nodes=self.max_leaf_nodes, random_state=self.random_state)
+        return model.fit(np.vstack(xs), np.concatenate(ys))
+
+    def _base(self, table, rows: np.ndarray, p: int, as_q: int | None = None) -> np.ndarray:
+        """The model's log prediction of rows on p; with ``as_q``, the model asked as source platform
+        q (its descriptor, its prior at p's batches): a source whose behaviour the shots may map to p."""
+        q = p if as_q is None else as_q
+        terms = _terms(table, q, batch_of=p)[rows]
+        return self.model_.predict(self._features(table, rows, q, terms)) + terms[:, 0]
+
+    def _bases(self, table, rows: np.ndarray, p: int) -> dict[str, np.ndarray]:
+        out = {"": self._base(table, rows, p)}
+        if self.source_queries:
+            for q, platform in enumerate(table.platforms):
+                if q != p and platform.device_kind == table.platforms[p].device_kind:
+                    out[f"as {platform.name} "] = self._base(table, rows, p, q)
+        return out
+
+    def _correction_inputs(self, table, rows: np.ndarray, p: int) -> np.ndarray:
+        """What a per-platform correction of the shots' residuals may read: the prior's make-up
+        and the operator mix (few numbers, so K shots can fit them)."""
+        return np.column_stack([_terms(table, p)[rows][:, 1:5], table.op_mix()[rows]])
+
+    def _adapters(self, z: np.ndarray, bases: dict[str, np.ndarray], y: np.ndarray) -> dict:
+        """adapter → (fit(mask) -> predictor of the masked-out rows); chosen by leave-one-out."""
+        from sklearn.linear_model import Ridge
+
+        out = {}
+        for name, b in bases.items():
+            for kind, a in self._candidates(b, None).items():
+                if name and kind == "model":
+                    continue  # another platform's prediction as is: never p's
+                out[name + kind] = lambda m, kind=kind, a=a: (lambda idx, c=self._solve(kind, a[m], y[m]): a[idx] @ c)
+        base = bases[""]
+        if len(y) >= self.min_correction_shots:
+            def ridge(m):
+                offset = float(np.mean(y[m] - base[m]))
+                mu, sd = z[m].mean(axis=0), z[m].std(axis=0) + 1e-9
+                resid = y[m] - base[m] - offset
+                model = Ridge(alpha=self.correction_alpha).fit((z[m] - mu) / sd, resid)
+                # within the residuals the shots showed: a row far outside them is not extrapolated
+                lo, hi = float(resid.min()), float(resid.max())
+                return lambda idx: base[idx] + offset + np.clip(model.predict((z[idx] - mu) / sd), lo, hi)
+            out["model+offset+ridge"] = ridge
+        return out
+
+    def fit(self, table, platform: str):
+        p, rows, logs = _shots(table, platform)
+        self.numbers_ = [platform_numbers(q) for q in table.platforms]
+        self.family_effect_ = self._family_effect(table, p)
+        self.model_ = self._source_model(table, p)
+        self.ratio_ = None
+        y = logs[rows, p]
+        bases = self._bases(table, rows, p)
+        z = self._correction_inputs(table, rows, p)
+        adapters = self._adapters(z, bases, y)
+        loo_error = {}
+        for kind, make in adapters.items():
+            pred = np.empty(len(y))
+            for i in range(len(y)):
+                m = np.arange(len(y)) != i
+                pred[i] = make(m)(np.array([i]))[0]
+            loo_error[kind] = _rel_error(pred, y)
+        self.loo_mape_by_adapter_ = loo_error
+        self.adapter_ = min(loo_error, key=lambda k: (loo_error[k], k))
+        # refit on every shot: the predictor reads the queried rows' base and correction inputs
+        self._shot_bases, self._shot_z, self._shot_y = bases, z, y
+        self.platform_ = platform
+        return self
+
+    def predict(self, table, rows: np.ndarray) -> np.ndarray:
+        rows = np.asarray(rows, dtype=int)
+        if len(rows) == 0:
+            return np.empty(0)
+        p = table.column(self.platform_)
+        queried = self._bases(table, rows, p)
+        bases = {k: np.concatenate([v, queried[k]]) for k, v in self._shot_bases.items()}
+        z = np.concatenate([self._shot_z, self._correction_inputs(table, rows, p)])
+        y = np.concatenate([self._shot_y, np.full(len(rows), np.nan)])
+        shots = np.zeros(len(y), dtype=bool)
+        shots[:len(self._shot_y)] = True
+        return np.exp(self._adapters(z, bases, y)[self.adapter_](shots)(np.flatnonzero(~shots)))
