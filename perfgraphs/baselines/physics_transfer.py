@@ -138,15 +138,18 @@ class PriorResidualTransfer(SourceModelTransfer):
         labelled = finite.any(axis=1)
         row = np.where(finite, resid, 0.0).sum(axis=1) / np.maximum(finite.sum(axis=1), 1)
         fam, grp = np.asarray(table.families), np.asarray(table.groups)
+        # a structure group may span families (one graph under two names): its rows are counted
+        # per (family, group), so what is taken out of a family is what the group put in
         fam_sum, fam_n, grp_sum, grp_n = {}, {}, {}, {}
         for f, g, v, ok in zip(fam, grp, row, labelled):
             if ok:
                 fam_sum[f] = fam_sum.get(f, 0.0) + v
                 fam_n[f] = fam_n.get(f, 0) + 1
-                grp_sum[g] = grp_sum.get(g, 0.0) + v
-                grp_n[g] = grp_n.get(g, 0) + 1
-        return np.array([(fam_sum.get(f, 0.0) - grp_sum.get(g, 0.0))
-                         / (fam_n.get(f, 0) - grp_n.get(g, 0) + self.family_shrinkage) for f, g in zip(fam, grp)])
+                grp_sum[f, g] = grp_sum.get((f, g), 0.0) + v
+                grp_n[f, g] = grp_n.get((f, g), 0) + 1
+        return np.array([(fam_sum.get(f, 0.0) - grp_sum.get((f, g), 0.0))
+                         / (fam_n.get(f, 0) - grp_n.get((f, g), 0) + self.family_shrinkage)
+                         for f, g in zip(fam, grp)])
 
     @staticmethod
     def _log_prior(table, j: int) -> np.ndarray:

@@ -123,12 +123,17 @@ def read_descriptors(path: Path | str = DESCRIPTORS_CSV) -> tuple[HardwareDescri
 
 
 @lru_cache(maxsize=4)
-def _table(path: str) -> dict[str, HardwareDescriptor]:
+def _table(path: str, stamp: tuple) -> dict[str, HardwareDescriptor]:
     return {name.lower(): d for d in read_descriptors(path) for name in (d.device, *d.aliases)}
 
 
 def find_descriptor(device: str, path: Path | str = DESCRIPTORS_CSV) -> HardwareDescriptor | None:
-    return _table(str(path)).get(str(device).strip().lower())
+    try:  # read again when the file changes: a row added is seen at once
+        st = Path(path).stat()
+        stamp = (st.st_mtime_ns, st.st_size)
+    except OSError:
+        stamp = ()
+    return _table(str(path), stamp).get(str(device).strip().lower())
 
 
 def descriptor_of(platform, path: Path | str = DESCRIPTORS_CSV) -> HardwareDescriptor:

@@ -1,0 +1,202 @@
+"""Issue 27: hardware descriptors as data, the roofline prior against hand arithmetic, and the two
+physics-based transfer predictors against tables whose true relation to the prior is known."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+
+from perfgraphs.baselines.physics_transfer import PriorResidualTransfer, RooflinePrior
+from perfgraphs.data.platforms import Platform
+from perfgraphs.evaluation.platform_transfer import STATIC_COLUMNS, table_from_rows, transfer_task
+from perfgraphs.features.hardware import (DESCRIPTORS_CSV, DescriptorTableError, UnknownHardwareError,
+                                          descriptor_of, find_descriptor, read_descriptors)
+from perfgraphs.features.roofline import LAUNCH_US, NodeCosts, roofline
+
+
+def _platform(name, device, kind="gpu", precision="amp", peak=None, bandwidth=None, torch="2.4", compiled=False):
+    return Platform(name=name, device=device, device_kind=kind, precision=precision, layout="nchw",
+                    framework="torch", framework_version=torch, torch_version=torch,
+                    cuda_version="12.4" if kind == "gpu" else None, compiled=compiled, source="test",
+                    source_files=(f"{name}.csv",), peak_gflop_per_s=peak, memory_bandwidth_gb_per_s=bandwidth)
+
+
+# -- descriptors ------------------------------------------------------------------------------------
+
+
+def test_every_platform_of_the_timm_results_and_the_serving_gpus_has_a_descriptor():
+    from perfgraphs.data.platforms import timm_platforms
+
+    for platform in timm_platforms():
+        d = descriptor_of(platform)
+        assert d.memory_bandwidth_gb_per_s > 0 and d.peak_gflop_per_s(platform.precision, True) > 0
+        assert d.source  # every figure says where it comes from
+    for gpu in ("H100", "B200", "NVIDIA H200", "NVIDIA H100 80GB HBM3"):  # ML.ENERGY's and our stores' names
+        assert find_descriptor(gpu) is not None, gpu
+    # datasheet figures, read back: the 4090's dense FP16 tensor peak, the H200's HBM3e bandwidth
+    assert find_descriptor("rtx4090").peak_gflop_per_s("amp", True) == 165200
+    assert find_descriptor("rtx4090").peak_gflop_per_s("amp", False) == 82580
+    assert find_descriptor("h200-sxm").memory_bandwidth_gb_per_s == 4800
+    assert find_descriptor("b200").peak_fp32_gflop_per_s is None  # not published there: not guessed
+
+
+def test_adding_a_device_is_a_row_of_the_table(tmp_path):
+    table = tmp_path / "descriptors.csv"
+    shutil.copy(DESCRIPTORS_CSV, table)
+    mi300 = _platform("mi300-fp16", "mi300x", precision="fp16")
+    with pytest.raises(UnknownHardwareError, match="mi300x"):
+        descriptor_of(mi300, table)
+    with table.open("a") as f:
+        f.write('mi300x,AMD Instinct MI300X,gpu,304,163400,1307400,5300,256,192,750,"AMD MI300X data sheet"\n')
+    d = descriptor_of(mi300, table)
+    assert d.peak_gflop_per_s("fp16", True) == 1307400 and d.memory_bandwidth_gb_per_s == 5300
+    assert find_descriptor("AMD Instinct MI300X", table) == d
+
+
+@pytest.mark.parametrize("row,needle", [
+    ('x1,,gpu,1,abc,,1,,,,"s"', "peak_fp32_gflop_per_s 'abc' is not a number"),
+    ('x1,,tpu,1,1,,1,,,,"s"', "is not gpu or cpu"),
+    ('x1,rtx4090,gpu,1,1,,1,,,,"s"', "rtx4090 named twice"),
+    ('x1,,gpu,1,-5,,1,,,,"s"', "must be positive"),
+    ('x1,,gpu,1,1,,1,,,,', "empty source"),
+])
+def test_a_bad_row_is_refused_with_its_line(tmp_path, row, needle):
+    table = tmp_path / "descriptors.csv"
+    shutil.copy(DESCRIPTORS_CSV, table)
+    with table.open("a") as f:
+        f.write(row + "\n")
+    with pytest.raises(DescriptorTableError, match="line") as info:
+        read_descriptors(table)
+    assert needle in str(info.value) and "\n" not in str(info.value)
+
+
+def test_the_probe_replaces_the_datasheet_where_we_measure():
+    ours = _platform("cpu-torch-fp32", "AMD EPYC", kind="cpu", precision="fp32", peak=76.7, bandwidth=13.1)
+    d = descriptor_of(ours)  # no row for our VM's CPU: the probe is the descriptor
+    assert (d.peak_fp32_gflop_per_s, d.memory_bandwidth_gb_per_s) == (76.7, 13.1) and "probe" in d.source
+    d = descriptor_of(_platform("i9-pinned", "i9_10940x", kind="cpu", precision="fp32", peak=150.0, bandwidth=20.0))
+    assert d.peak_fp32_gflop_per_s == 150.0 and d.last_level_cache_mb == 19.25  # the rest from the row
+
+
+# -- the roofline prior -----------------------------------------------------------------------------
+
+
+def test_roofline_of_a_small_graph_by_hand():
+    """One graph: a 1024×1024 Gemm (at batch 256 in half precision its weights are shared by 256
+    samples, so it just crosses the ridge into compute-bound; at batch 1 on a CPU it reads all its
+    weights per sample), a ReLU over 1024 values (memory-bound), a Reshape (a view: free). Every
+    number below is written out from the datasheet figures, independently of the code."""
+    n_in = n_out = 1024
+    flops = np.array([2 * n_in * n_out, n_out, 0])
+    params = np.array([n_in * n_out + n_out, 0, 0])
+    memory = np.array([4 * (n_in + n_in * n_out + n_out + n_out), 4 * 2 * n_out, 4 * 2 * n_out])
+    costs = NodeCosts.from_columns(np.array([3]), ["Gemm", "Relu", "Reshape"], flops, params, memory)
+    d = find_descriptor("rtx4090")
+    batch = 256
+    t = roofline(costs, d, "amp", batch)
+    gemm_compute = 2 * 1024 * 1024 / 165.2e12
+    gemm_memory = 0.5 * (4 * (1024 + 1024) + 4 * (1024 * 1024 + 1024) / batch) / 1008e9
+    relu_compute = 1024 / 82.58e12
+    relu_memory = 0.5 * 4 * 2048 / 1008e9
+    launch = 2 * 5e-6 / batch  # two kernels (the Reshape launches none)
+    assert gemm_compute > gemm_memory and relu_memory > relu_compute
+    expected_ms = (gemm_compute + relu_memory + launch) * 1e3
+    assert t.prior_ms[0] == pytest.approx(expected_ms, rel=1e-9)
+    assert t.compute_ms[0] == pytest.approx(gemm_compute * 1e3, rel=1e-9)
+    assert t.memory_ms[0] == pytest.approx(relu_memory * 1e3, rel=1e-9)
+    assert t.kernels[0] == 2 and LAUNCH_US["gpu"] == 5.0
+    # at batch 1 on a CPU in fp32 the same Gemm is still bandwidth-bound, reading all its weights
+    cpu = find_descriptor("i9_10940x")
+    t1 = roofline(costs, cpu, "fp32", 1)
+    gemm1 = 4 * (2048 + 1024 * 1024 + 1024) / 93.9e9
+    relu1 = 4 * 2048 / 93.9e9
+    assert t1.prior_ms[0] == pytest.approx((gemm1 + relu1 + 2 * 1e-6) * 1e3, rel=1e-9)
+
+
+# -- the physics-based predictors ------------------------------------------------------------------
+
+
+GPU_PLATFORMS = [_platform("g-3090", "rtx3090"), _platform("g-4090", "rtx4090"), _platform("g-h100", "h100-sxm"),
+                 _platform("g-h200", "h200-sxm"), _platform("g-3090-new", "rtx3090", torch="2.9")]
+
+
+def _costs(n: int, rng) -> NodeCosts:
+    lengths = rng.integers(5, 40, n)
+    total = int(lengths.sum())
+    ops = rng.choice(["Conv", "Relu", "Add", "Reshape", "MatMul"], total).tolist()
+    flops = rng.integers(1, 10**9, total) * np.isin(ops, ["Conv", "MatMul", "Relu", "Add"])
+    params = rng.integers(0, 10**6, total) * np.isin(ops, ["Conv", "MatMul"])
+    memory = 4 * params + rng.integers(1, 10**6, total)
+    return NodeCosts.from_columns(lengths, ops, flops, params, memory)
+
+
+def _table(n, labels_of, seed=0):
+    """n architectures with random graphs; labels from ``labels_of(prior per platform, table)``."""
+    rng = np.random.default_rng(seed)
+    costs = _costs(n, rng)
+    ids = [f"timm:arch{i}@224" for i in range(n)]
+    rows = {"structure_id": ids, "sample_id": [f"{i}#b1" for i in ids], "structure_hash": [f"h{i}" for i in range(n)],
+            "family": [f"fam{i % 6}" for i in range(n)]}
+    for c in STATIC_COLUMNS:
+        rows[c] = rng.integers(1, 1000, n).astype(float)
+    for p in GPU_PLATFORMS:
+        rows[f"latency_per_sample_ms__{p.name}"] = [1.0] * n
+        rows[f"batch_size__{p.name}"] = [256] * n
+    table = table_from_rows(rows, "latency_per_sample_ms", tuple(GPU_PLATFORMS), costs=costs)
+    priors = {p.name: table.roofline(j).prior_ms for j, p in enumerate(GPU_PLATFORMS)}
+    for p, y in labels_of(priors, table, rng).items():
+        rows[f"latency_per_sample_ms__{p}"] = y.tolist()
+    return table_from_rows(rows, "latency_per_sample_ms", tuple(GPU_PLATFORMS), costs=costs)
+
+
+def _mape(pred, y):
+    return float(np.mean(np.abs(pred - y) / y) * 100)
+
+
+def test_the_prior_alone_recovers_a_platforms_efficiency_from_its_shots():
+    """Labels = prior × a platform's efficiency: the shots set the scale, the prior does the rest."""
+    eff = {"g-3090": 1.7, "g-4090": 1.3, "g-h100": 2.5, "g-h200": 3.1, "g-3090-new": 1.5}
+    table = _table(200, lambda pri, t, rng: {k: v * eff[k] * np.exp(rng.normal(0, 0.01, len(v)))
+                                             for k, v in pri.items()})
+    task = transfer_task(table, "g-h200", 16, 0, "unseen-models")
+    model = RooflinePrior().fit(task.table, "g-h200")
+    assert _mape(model.predict(task.table, task.test_rows), task.y_test) < 2.0
+    assert np.exp(model.offset_) == pytest.approx(3.1, rel=0.02) and model.slope_ == pytest.approx(1.0, abs=0.05)
+
+
+def test_the_residual_model_learns_what_physics_misses_and_physics_alone_cannot():
+    """Labels = prior × efficiency × an architecture effect (its conv share; seen on every source
+    platform): the prior scaled by the shots keeps the architecture effect as error, the residual
+    model learns it from the sources and carries it to the held-out card."""
+    eff = {"g-3090": 1.7, "g-4090": 1.3, "g-h100": 2.5, "g-h200": 3.1, "g-3090-new": 1.5}
+
+    def labels(pri, t, rng):
+        effect = np.exp(1.5 * t.op_mix()[:, 0])
+        return {k: v * eff[k] * effect * np.exp(rng.normal(0, 0.01, len(v))) for k, v in pri.items()}
+
+    table = _table(300, labels, seed=3)
+    task = transfer_task(table, "g-4090", 32, 0, "unseen-models")
+    physics = _mape(RooflinePrior().fit(task.table, "g-4090").predict(task.table, task.test_rows), task.y_test)
+    model = PriorResidualTransfer(max_iter=150).fit(task.table, "g-4090")
+    learned = _mape(model.predict(task.table, task.test_rows), task.y_test)
+    assert physics > 10 and learned < physics / 3, (physics, learned)
+    assert model.adapter_ in model.loo_mape_by_adapter_
+
+
+def test_the_physics_predictors_are_scikit_learn_estimators():
+    from sklearn.base import clone
+
+    assert clone(RooflinePrior(maps=("offset",))).get_params() == {"maps": ("offset",)}
+    assert clone(PriorResidualTransfer(max_iter=7, family_shrinkage=4.0)).get_params()["family_shrinkage"] == 4.0
+
+
+def test_a_table_without_graphs_says_so():
+    from perfgraphs.evaluation.platform_transfer import TransferProtocolError
+
+    rows = {"structure_id": ["a@1", "b@1"], "sample_id": ["a", "b"], "structure_hash": ["x", "y"], "family": ["f", "f"],
+            **{c: [1.0, 2.0] for c in STATIC_COLUMNS}, "latency_per_sample_ms__g-3090": [1.0, 2.0]}
+    table = table_from_rows(rows, "latency_per_sample_ms", (GPU_PLATFORMS[0],))
+    with pytest.raises(TransferProtocolError, match="without its graphs"):
+        RooflinePrior().fit(table, "g-3090")
