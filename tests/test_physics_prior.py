@@ -200,3 +200,58 @@ def test_a_table_without_graphs_says_so():
     table = table_from_rows(rows, "latency_per_sample_ms", (GPU_PLATFORMS[0],))
     with pytest.raises(TransferProtocolError, match="without its graphs"):
         RooflinePrior().fit(table, "g-3090")
+
+
+# -- the LLM serving prior --------------------------------------------------------------------------
+
+
+def test_decode_step_by_hand():
+    """A dense 70B model in bf16 on 8 H100s (one replica), batch 1: the step reads 140 GB of weights
+    over 8 x 3.35 TB/s; a 100B-total / 10B-active MoE at batch 4 touches 40B parameters; with 2
+    replicas of 4 GPUs the throughput doubles and each replica reads over 4 GPUs."""
+    from perfgraphs.features.serving import decode_step
+
+    h100 = find_descriptor("H100")
+    t = decode_step([70e9, 100e9, 70e9], [70e9, 10e9, 70e9], [16, 16, 16], [1, 4, 1], [8, 8, 8], [1, 1, 2], [h100] * 3)
+    dense_s = 70e9 * 2 / (8 * 3350e9)
+    assert 2 * 70e9 / (8 * 989.4e12) < dense_s  # bandwidth-bound at batch 1
+    assert t.median_itl_ms[0] == pytest.approx(dense_s * 1e3)
+    assert t.output_throughput_tokens_per_sec[0] == pytest.approx(1 / dense_s)
+    assert t.energy_per_token_joules[0] == pytest.approx(8 * 700 * dense_s)
+    assert t.weight_ms[1] == pytest.approx(40e9 * 2 / (8 * 3350e9) * 1e3)
+    two_replicas_s = 70e9 * 2 / (4 * 3350e9)
+    assert t.median_itl_ms[2] == pytest.approx(two_replicas_s * 1e3)
+    assert t.output_throughput_tokens_per_sec[2] == pytest.approx(2 / two_replicas_s)
+
+
+def _serving_rows(n: int, rng) -> dict:
+    active = np.exp(rng.uniform(np.log(1), np.log(70), n))
+    moe = rng.random(n) < 0.4
+    return {"total_params_billions": np.where(moe, active * 8, active).tolist(), "activated_params_billions": active.tolist(),
+            "max_num_seqs": rng.choice([8, 32, 128, 512], n).tolist(), "num_gpus": [int(g) for g in rng.choice([1, 2, 4, 8], n)],
+            "tensor_parallel": [1] * n, "data_parallel": [1] * n, "expert_parallel": [1] * n,
+            "weight_precision": rng.choice(["bfloat16", "fp8"], n).tolist(),
+            "gpu_model": rng.choice(["H100", "B200"], n).tolist(),
+            "architecture": np.where(moe, "MoE", "Dense Transformer").tolist(),
+            "modality": ["llm"] * n, "task": rng.choice(["gpqa", "lm-arena-chat"], n).tolist()}
+
+
+def test_the_serving_predictors_learn_what_the_prior_misses():
+    """ITL = prior x 3 x (1.8 for MoE, a router's cost the prior leaves out): physics alone with one
+    constant keeps the MoE factor as error, the boosted residual learns it."""
+    from perfgraphs.baselines.serving_prior import ServingPrior, ServingPriorBoost, ServingPriorError, serving_terms
+    from perfgraphs.data.llm_features import llm_features
+
+    rng = np.random.default_rng(4)
+    rows = _serving_rows(400, rng)
+    X = llm_features(rows)
+    prior = serving_terms(X)[0].median_itl_ms
+    y = prior * 3.0 * np.where(np.array(rows["architecture"]) == "MoE", 1.8, 1.0) * np.exp(rng.normal(0, 0.02, 400))
+    train, test = np.arange(300), np.arange(300, 400)
+    physics = ServingPrior(target="median_itl_ms").fit(X[train], y[train]).predict(X[test])
+    learned = ServingPriorBoost(target="median_itl_ms", max_iter=200).fit(X[train], y[train]).predict(X[test])
+    assert _mape(physics, y[test]) > 15 and _mape(learned, y[test]) < 5, (_mape(physics, y[test]), _mape(learned, y[test]))
+    with pytest.raises(ServingPriorError, match="no serving prior for target"):
+        ServingPrior(target="peak_memory_mb").fit(X, y)
+    with pytest.raises(ServingPriorError, match="mlenergy features"):
+        ServingPrior().fit(X[:, :5], y)

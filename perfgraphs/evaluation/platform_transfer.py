@@ -59,11 +59,13 @@ class PlatformTable:
     batch_sizes: np.ndarray | None = None
     costs: object | None = None  # perfgraphs.features.roofline.NodeCosts of the n graphs, where loaded
 
-    def roofline(self, j: int, rows: np.ndarray | None = None, batch_of: int | None = None):
+    def roofline(self, j: int, rows: np.ndarray | None = None, batch_of: int | None = None,
+                 batch: float | None = None):
         """The analytical prior's terms (:func:`perfgraphs.features.roofline.roofline`) of ``rows``
         (all by default) on platform column ``j``, at the batch each was measured at there (batch 1
         where unrecorded; at column ``batch_of``'s batches where given: platform j's hardware asked
-        about another platform's workload). Computed for every row once per (costs, platform, batches): a masked
+        about another platform's workload; at ``batch`` for every row where given). Computed for
+        every row once per (costs, platform, batches): a masked
         copy of the table shares its costs and batches, so a whole protocol run computes each
         platform's prior once."""
         from perfgraphs.features.hardware import descriptor_of
@@ -72,8 +74,11 @@ class PlatformTable:
         if self.costs is None:
             raise TransferProtocolError("this platform table was loaded without its graphs' node costs")
         platform = self.platforms[j]
-        b = j if batch_of is None else batch_of
-        batch = self.batch_sizes[:, b] if self.batch_sizes is not None else np.ones(len(self.ids))
+        if batch is not None:  # one batch for every row: the graph's physics apart from how it was measured
+            batch = np.full(len(self.ids), float(batch))
+        else:
+            b = j if batch_of is None else batch_of
+            batch = self.batch_sizes[:, b] if self.batch_sizes is not None else np.ones(len(self.ids))
         key = (platform.name, platform.device, platform.precision, batch.tobytes())
         terms = self.costs.memo.get(key)
         if terms is None:
