@@ -260,7 +260,8 @@ def test_ratio_rule_on_a_real_gpu_platform():
 def test_transfer_predictors_are_scikit_learn_estimators():
     from sklearn.base import clone
 
-    from perfgraphs.baselines.transfer import PROFILE_CORRECTIONS, TRANSFER_PREDICTORS
+    from perfgraphs.baselines.transfer import PROFILE_CORRECTIONS
+    from perfgraphs.baselines.transfer_predictors import TRANSFER_PREDICTORS
     from perfgraphs.registry import TRANSFER_BASELINES
 
     rule = RatioTransfer(maps=("ratio",), corrections=PROFILE_CORRECTIONS, family_shrinkage=5.0)
@@ -275,7 +276,7 @@ def test_profile_correction_learns_what_another_card_pair_shows():
     rule maps one source and misses the other effect; the profile correction (a ridge on the
     architecture's labels across the sources) composes them: log new = log gpu-b + log gpu-a-nhwc
     − log gpu-a."""
-    from perfgraphs.baselines.transfer import TRANSFER_PREDICTORS
+    from perfgraphs.baselines.transfer_predictors import TRANSFER_PREDICTORS
 
     rng = np.random.default_rng(9)
     n = 300

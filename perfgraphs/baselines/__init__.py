@@ -13,7 +13,11 @@
   (:func:`operator_mix_features`) and passes ``check_estimator``;
 * LLM study: :class:`LLMXGBoost` (model + hardware features, :func:`perfgraphs.data.llm_features`),
   :class:`LLMGNN` (its GNN baseline) and :class:`GNNLM` (GNN + language model, three stages;
-  needs the ``[llm]`` extra: ``peft`` and the packaged MiniLM-L6-v2).
+  needs the ``[llm]`` extra: ``peft`` and the packaged MiniLM-L6-v2);
+* physics first (issue 27): :class:`ServingPrior` and :class:`ServingPriorBoost` on the LLM
+  serving features (the decode-step prior, :mod:`perfgraphs.features.serving`); the transfer
+  predictors of a new platform, :class:`RooflinePrior` and :class:`PriorResidualTransfer`, take a
+  platform table (:mod:`perfgraphs.baselines.transfer_predictors` names every transfer predictor).
 
 Every learned model trains positive targets in log space and predicts ``exp`` of its output, so
 predictions are positive; ``quick=True`` swaps paper hyper-parameters for CI-sized ones, and a
@@ -28,10 +32,13 @@ from perfgraphs.baselines.layerwise_linear import LayerwiseLinear, layer_feature
 from perfgraphs.baselines.llm_gnn import LLMGNN
 from perfgraphs.baselines.llm_xgboost import LLMXGBoost
 from perfgraphs.baselines.nnlqp_gnn import NNLQPGNN
+from perfgraphs.baselines.physics_transfer import PriorResidualTransfer, RooflinePrior
+from perfgraphs.baselines.serving_prior import ServingPrior, ServingPriorBoost
 from perfgraphs.baselines.static_mlp import StaticMLP
 from perfgraphs.baselines.static_xgboost import StaticXGBoost
 from perfgraphs.baselines.trappm import TraPPM
 
 __all__ = ["AdditiveResidualBoost", "DIPPMSage", "GNNLM", "LLMGNN", "LLMXGBoost", "LayerwiseBoost", "LayerwiseLinear",
-           "NNLQPGNN", "StaticMLP", "StaticXGBoost", "TraPPM", "graph_inputs", "layer_features",
+           "NNLQPGNN", "PriorResidualTransfer", "RooflinePrior", "ServingPrior", "ServingPriorBoost", "StaticMLP",
+           "StaticXGBoost", "TraPPM", "graph_inputs", "layer_features",
            "operator_mix_features", "static_arrays"]

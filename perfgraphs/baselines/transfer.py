@@ -386,23 +386,3 @@ class SourceModelTransfer(RegressorMixin, BaseEstimator):
 # the stronger known-models rule: the ratio rule whose residual may also be explained by the
 # architecture's profile across every source platform (a ridge on its log labels there)
 PROFILE_CORRECTIONS = ("none", "family", "op-mix", "profile-ridge")
-
-# the reference transfer predictors by name (the registry's TRANSFER_BASELINES names which run where)
-TRANSFER_PREDICTORS = {
-    "ratio-transfer": lambda seed: RatioTransfer(),
-    "profile-transfer": lambda seed: RatioTransfer(corrections=PROFILE_CORRECTIONS),
-    "static-gbm-transfer": lambda seed: SourceModelTransfer(use_labels=False, random_state=seed),
-}
-
-
-def _physics():
-    # the physics-based predictors build on this module's pieces, so they are imported when made
-    from perfgraphs.baselines import physics_transfer
-
-    return physics_transfer
-
-
-TRANSFER_PREDICTORS.update({
-    "roofline-prior": lambda seed: _physics().RooflinePrior(),
-    "prior-gbm-transfer": lambda seed: _physics().PriorResidualTransfer(random_state=seed),
-})

@@ -89,7 +89,7 @@ def held_out_platforms(table: PlatformTable, dataset: str, only: tuple[str, ...]
 
 def run_transfer(spec: TransferSpec, home: Path | None = None, table: PlatformTable | None = None,
                  content_hash: str = "", progress=None) -> TransferResult:
-    from perfgraphs.baselines.transfer import TRANSFER_PREDICTORS
+    from perfgraphs.baselines.transfer_predictors import TRANSFER_PREDICTORS
     from perfgraphs.registry import TRANSFER_BASELINES, get_dataset
 
     if spec.baseline not in TRANSFER_PREDICTORS:

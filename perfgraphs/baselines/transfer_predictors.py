@@ -1,0 +1,16 @@
+"""The reference transfer predictors of leave-one-platform-out by name (the registry's
+``TRANSFER_BASELINES`` names which variants each runs on): a factory of a fresh estimator per draw."""
+
+from __future__ import annotations
+
+from perfgraphs.baselines.physics_transfer import PriorResidualTransfer, RooflinePrior
+from perfgraphs.baselines.transfer import PROFILE_CORRECTIONS, RatioTransfer, SourceModelTransfer
+
+TRANSFER_PREDICTORS = {
+    "ratio-transfer": lambda seed: RatioTransfer(),
+    "profile-transfer": lambda seed: RatioTransfer(corrections=PROFILE_CORRECTIONS),
+    "static-gbm-transfer": lambda seed: SourceModelTransfer(use_labels=False, random_state=seed),
+    # physics alone: the roofline prior scaled by the shots (issue 27)
+    "roofline-prior": lambda seed: RooflinePrior(),
+    "prior-gbm-transfer": lambda seed: PriorResidualTransfer(random_state=seed),
+}
