@@ -83,6 +83,27 @@ def _terms(table, j: int, batch_of: int | None = None, feature_batches: tuple[fl
                             np.log1p(t.kernels), np.log(batch)])
 
 
+def kernel_mix_features(table) -> np.ndarray:
+    """n × 84: each graph's kernel mix, as ``layerwise-boost`` describes it
+    (:func:`perfgraphs.baselines.layerwise_boost.operator_mix_features`): per layer kind (depthwise,
+    grouped, 1x1, k x k convolutions, attention matmuls, norms, ...) its count and its shares of the
+    graph's FLOPs and bytes, and the graph's FLOPs and bytes per arithmetic-intensity bucket (log).
+    Which kernels a graph is made of is what a new architecture shares with the measured ones; the
+    five-way operator mix alone left the residual model 3 points worse (issue 27). Computed once per
+    table's graphs."""
+    from perfgraphs.baselines.layerwise_boost import FEATURE_NAMES, operator_mix_features
+
+    if getattr(table, "graphs", None) is None or table.costs is None:
+        raise TransferFitError("the kernel mix needs the platform table's graphs (load_platform_table keeps them)")
+    cached = table.costs.memo.get("kernel_mix")
+    if cached is None:
+        f = operator_mix_features(table.graphs)
+        shares = [i for i, n in enumerate(FEATURE_NAMES) if "share" in n or n.startswith("count_")]
+        sizes = [i for i, n in enumerate(FEATURE_NAMES) if n.startswith(("flops_intensity", "bytes_intensity"))]
+        cached = table.costs.memo["kernel_mix"] = np.column_stack([f[:, shares], np.log1p(f[:, sizes])])
+    return cached
+
+
 class RooflinePrior(RegressorMixin, BaseEstimator):
     """The roofline prior scaled to the new platform by its K shots (``maps``: "offset", a constant
     log ratio, the median of the shots'; "affine", least squares in log space), the map by
@@ -131,7 +152,7 @@ class PriorResidualTransfer(SourceModelTransfer):
     def __init__(self, max_iter: int = 200, learning_rate: float = 0.1, max_leaf_nodes: int = 31,
                  family_shrinkage: float = 2.0, correction_alpha: float = 10.0, min_correction_shots: int = 64,
                  source_queries: bool = True, same_kind: bool = False, feature_batches: tuple[float, ...] = (),
-                 clip_quantile: float | None = None, random_state: int = 0):
+                 clip_quantile: float | None = None, kernel_mix: bool = True, random_state: int = 0):
         super().__init__(use_labels=False, max_iter=max_iter, learning_rate=learning_rate,
                          max_leaf_nodes=max_leaf_nodes, random_state=random_state)
         self.family_shrinkage = family_shrinkage
@@ -141,12 +162,15 @@ class PriorResidualTransfer(SourceModelTransfer):
         self.same_kind = same_kind
         self.feature_batches = feature_batches
         self.clip_quantile = clip_quantile
+        self.kernel_mix = kernel_mix
 
     def _features(self, table, rows: np.ndarray, q: int, terms: np.ndarray) -> np.ndarray:
         """Rows' features on platform column q; ``terms``: :func:`_terms` of those rows there."""
         desc = np.tile(self.numbers_[q], (len(rows), 1))
-        return np.column_stack([np.log1p(table.static[rows]), table.op_mix()[rows], terms, desc,
-                                self.family_effect_[rows]])
+        parts = [np.log1p(table.static[rows]), table.op_mix()[rows], terms, desc, self.family_effect_[rows]]
+        if self.kernel_mix:
+            parts.append(kernel_mix_features(table)[rows])
+        return np.column_stack(parts)
 
     def _sources(self, table, p: int) -> list[int]:
         """The platforms the residual is learned from: every other one, or (``same_kind``) only those

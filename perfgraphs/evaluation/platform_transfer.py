@@ -58,6 +58,9 @@ class PlatformTable:
     # batch-1024 GPU run amortises weights and launches over 1024 samples
     batch_sizes: np.ndarray | None = None
     costs: object | None = None  # perfgraphs.features.roofline.NodeCosts of the n graphs, where loaded
+    # the n graphs' Arrow columns (node_feat, onnx_ops, num_nodes, input_dims), where loaded: what a
+    # predictor derives its own graph features from
+    graphs: object | None = None
 
     def roofline(self, j: int, rows: np.ndarray | None = None, batch_of: int | None = None,
                  batch: float | None = None):
@@ -129,7 +132,7 @@ def _group_keys(ids: list[str], hashes: list[str]) -> list[str]:
     return [key_of[sid] for sid in ids]
 
 
-def table_from_rows(rows: dict, target: str, platforms: tuple, costs=None) -> PlatformTable:
+def table_from_rows(rows: dict, target: str, platforms: tuple, costs=None, graphs=None) -> PlatformTable:
     """A table from column → values (``structure_id``, ``sample_id``, ``structure_hash``,
     ``family``, :data:`STATIC_COLUMNS` and ``<target>__<platform>`` for every platform; the
     ``batch_size__<platform>`` columns where present) and the graphs' node costs, if any."""
@@ -148,7 +151,7 @@ def table_from_rows(rows: dict, target: str, platforms: tuple, costs=None) -> Pl
     return PlatformTable(target=target, ids=tuple(ids), sample_ids=tuple(map(str, rows["sample_id"])),
                          groups=tuple(_group_keys(ids, list(rows["structure_hash"]))),
                          families=tuple(map(str, rows["family"])), static=static, labels=labels,
-                         platforms=tuple(platforms), batch_sizes=batch, costs=costs)
+                         platforms=tuple(platforms), batch_sizes=batch, costs=costs, graphs=graphs)
 
 
 def node_costs_of(data) -> object:
@@ -199,9 +202,11 @@ def load_platform_table(dataset: str, config: str, target: str, home: Path | Non
             *(f"{target}{PLATFORM_SEPARATOR}{p.name}" for p in platforms),
             *(c for c in batch_columns if c in data[sorted(data)[0]].column_names)]
     pooled = datasets.concatenate_datasets([data[k].select_columns(keep) for k in sorted(data)])
-    graphs = datasets.concatenate_datasets([data[k].select_columns(["node_feat", "onnx_ops"]) for k in sorted(data)])
+    graphs = datasets.concatenate_datasets([data[k].select_columns(["node_feat", "onnx_ops", "num_nodes", "input_dims"])
+                                            for k in sorted(data)])
     manifest = read_manifest(dataset_folder(ds, cfg, home)) or {}
-    return table_from_rows(pooled.to_dict(), target, platforms, costs=node_costs_of(graphs)), manifest
+    return table_from_rows(pooled.to_dict(), target, platforms, costs=node_costs_of(graphs),
+                           graphs=graphs.data.table), manifest
 
 
 def check_request(variant: str, shots: int) -> None:
