@@ -9,19 +9,20 @@ of numbers, not an unseen category.
   the prior), the map chosen and fitted on the K shots by leave-one-out. It needs no other
   platform's labels, so it is the floor every learned transfer must beat ("how far physics goes").
 * :class:`PriorResidualTransfer` — gradient boosting of ``log(label / prior)`` trained on every
-  source platform's labels at once, from the architecture's static features, its roofline terms on
-  the queried platform (compute-, memory- and launch-bound shares, kernels, batch) and the
+  source platform's labels at once, from the architecture's static features and kernel mix, its
+  roofline terms on the queried platform (compute-, memory- and launch-bound shares, kernels, batch) and the
   platform's descriptor; queried with the new platform's descriptor, then adapted with the shots
   as :class:`~perfgraphs.baselines.transfer.SourceModelTransfer` is (model, +offset, affine, by
   leave-one-out; the prior alone is a candidate too, so the shots can fall back to physics). It
   reads no source label of the rows it predicts, so it serves unseen models.
 
-Options of :class:`PriorResidualTransfer` measured and left off by default (leave-one-platform-out,
-unseen-models, 5 draws, mean MAPE over the 11 GPU platforms at K = 32 / 128; the default: 21.8 /
-16.6): residuals learned from GPU platforms only (``same_kind``), with a residual clip, 21.9 / 17.3;
-the graph's physics at fixed batches 1 and 1024 as features (``feature_batches``) 22.4 / 17.2. The
-latter cures the one platform whose batches differ from the others' (RTX 4090, torch 2.4 compiled,
-measured at batch 256 where the others go to 1024: 43 % → 20 % at K = 32) and costs the rest more.
+Measured (leave-one-platform-out, unseen-models, 5 draws, mean MAPE over the 11 GPU platforms at
+K = 32 / 128): the default 18.7 / 14.7 %; without the kernel mix 21.8 / 16.6 %. Options measured
+(before the kernel mix) and left off: residuals from GPU platforms only (``same_kind``), with a
+residual clip, 21.9 / 17.3 %; the graph's physics at fixed batches 1 and 1024 as features
+(``feature_batches``) 22.4 / 17.2 %. The latter cured the one platform whose batches differ from the
+others' (RTX 4090, torch 2.4 compiled, measured at batch 256 where the others go to 1024: 43 % →
+20 % at K = 32) and cost the rest more.
 """
 
 from __future__ import annotations
