@@ -210,7 +210,7 @@ def test_cpu_time_label_agrees_with_an_independent_measurement():
     windows (CI once failed at 7 % on a median of twelve window pairs) tests the host, not us. The
     collector's own code (zoo build, CPU clock, timed loop) and the independent model therefore
     alternate run by run, each ~10 ms run paired with its neighbour: their median ratio must be
-    1 within 3 %. The clock itself is checked against the kernel's getrusage(RUSAGE_THREAD) over the
+    1 within 15 % (two allocations: see the assertion). The clock itself is checked against the kernel's getrusage(RUSAGE_THREAD) over the
     same interval (the same work, so no host noise between them; rusage is too coarse per run on
     this kernel). The end-to-end label of ``measure`` (the row's ``cpu_time_ms``, before and after)
     is only checked to 50 %: those are windows, so they carry the host's noise, and with a busy loop
