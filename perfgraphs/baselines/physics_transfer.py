@@ -30,20 +30,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
-from perfgraphs.baselines.transfer import SourceModelTransfer, TransferFitError, _rel_error, _shots
-
-# the platform attributes that are not hardware physics but change the software's efficiency
-_SOFTWARE = ("precision_amp", "precision_int8", "layout_nhwc", "framework_ort", "compiled", "torch_version",
-             "cuda_version")
-
-
-def _version(v) -> float:
-    try:
-        major, minor = (str(v).split("+")[0].split(".") + ["0"])[:2]
-        return float(major) + float(minor) / 100.0
-    except (TypeError, ValueError):
-        return np.nan
-
+from perfgraphs.baselines.transfer import SourceModelTransfer, TransferFitError, _rel_error, _shots, version_number
 
 def platform_numbers(platform) -> np.ndarray:
     """A platform as numbers: its hardware descriptor's features, then its software's."""
@@ -51,8 +38,8 @@ def platform_numbers(platform) -> np.ndarray:
 
     hw = descriptor_of(platform).as_features(platform.precision)
     sw = (platform.precision == "amp", platform.precision == "int8", platform.layout == "nhwc",
-          platform.framework == "onnxruntime", bool(platform.compiled), _version(platform.torch_version),
-          _version(platform.cuda_version))
+          platform.framework == "onnxruntime", bool(platform.compiled), version_number(platform.torch_version),
+          version_number(platform.cuda_version))
     # unknown figures (a CPU's CUDA version, an unpublished TDP) as -1: trees split them off, and a
     # column missing for every source would otherwise be all NaN
     return np.nan_to_num(np.array([*hw.values(), *map(float, sw)]), nan=-1.0)

@@ -253,18 +253,20 @@ class RatioTransfer(RegressorMixin, BaseEstimator):
 # -- a model trained on every source platform -------------------------------------------------------
 
 
+def version_number(v) -> float:
+    """A version as a number (``2.4.1+cu124`` → 2.04); NaN where unrecorded."""
+    try:
+        major, minor = (str(v).split("+")[0].split(".") + ["0"])[:2]
+        return float(major) + float(minor) / 100.0
+    except (TypeError, ValueError):
+        return np.nan
+
+
 def platform_descriptor(platform, devices: tuple[str, ...]) -> np.ndarray:
     """A platform as numbers: device (one-hot over ``devices``), GPU or CPU, precision, layout,
     framework, compile mode, framework and CUDA versions. Built from the typed
     :class:`~perfgraphs.data.platforms.Platform` record, never from its name."""
-
-    def version(v) -> float:
-        try:
-            major, minor = (str(v).split("+")[0].split(".") + ["0"])[:2]
-            return float(major) + float(minor) / 100.0
-        except (TypeError, ValueError):
-            return np.nan
-
+    version = version_number
     onehot = [float(platform.device == d) for d in devices]
     return np.array([*onehot, float(platform.device_kind == "gpu"), float(platform.precision == "amp"),
                      float(platform.precision == "int8"), float(platform.layout == "nhwc"),
