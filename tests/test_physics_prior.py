@@ -61,6 +61,8 @@ def test_adding_a_device_is_a_row_of_the_table(tmp_path):
     ('x1,rtx4090,gpu,1,1,,1,,,,"s"', "rtx4090 named twice"),
     ('x1,,gpu,1,-5,,1,,,,"s"', "must be positive"),
     ('x1,,gpu,1,1,,1,,,,', "empty source"),
+    ('x1,,gpu,1,1,,,,,,"s"', "needs its memory bandwidth and a compute peak"),
+    ('x1,,gpu,1,,,900,,,,"s"', "needs its memory bandwidth and a compute peak"),
 ])
 def test_a_bad_row_is_refused_with_its_line(tmp_path, row, needle):
     table = tmp_path / "descriptors.csv"

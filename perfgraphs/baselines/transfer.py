@@ -266,12 +266,11 @@ def platform_descriptor(platform, devices: tuple[str, ...]) -> np.ndarray:
     """A platform as numbers: device (one-hot over ``devices``), GPU or CPU, precision, layout,
     framework, compile mode, framework and CUDA versions. Built from the typed
     :class:`~perfgraphs.data.platforms.Platform` record, never from its name."""
-    version = version_number
     onehot = [float(platform.device == d) for d in devices]
     return np.array([*onehot, float(platform.device_kind == "gpu"), float(platform.precision == "amp"),
                      float(platform.precision == "int8"), float(platform.layout == "nhwc"),
                      float(platform.framework == "onnxruntime"), float(bool(platform.compiled)),
-                     version(platform.torch_version), version(platform.cuda_version),
+                     version_number(platform.torch_version), version_number(platform.cuda_version),
                      float(platform.peak_gflop_per_s or np.nan), float(platform.memory_bandwidth_gb_per_s or np.nan)])
 
 

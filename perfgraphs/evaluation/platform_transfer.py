@@ -157,20 +157,15 @@ def table_from_rows(rows: dict, target: str, platforms: tuple, costs=None, graph
 def node_costs_of(data) -> object:
     """The node costs (:class:`perfgraphs.features.roofline.NodeCosts`) of a built graph
     config's rows, read from the Arrow columns without a Python object per node."""
-    import pyarrow as pa
-
     from perfgraphs.features.roofline import NodeCosts
     from perfgraphs.views.hf import RAW_NODE_FEATURES
 
     table = data.data.table if hasattr(data, "data") else data
-    feat = table.column("node_feat").combine_chunks()
-    if isinstance(feat, pa.ChunkedArray):
-        feat = pa.concat_arrays(feat.chunks)
+    feat = table.column("node_feat").combine_chunks()  # one Array (offsets of a slice respected)
     lengths = feat.value_lengths().to_numpy(zero_copy_only=False)
     width = len(RAW_NODE_FEATURES)
     matrix = feat.flatten().flatten().to_numpy(zero_copy_only=False).reshape(-1, width)
-    ops = table.column("onnx_ops").combine_chunks()
-    ops = (pa.concat_arrays(ops.chunks) if isinstance(ops, pa.ChunkedArray) else ops).flatten().to_pylist()
+    ops = table.column("onnx_ops").combine_chunks().flatten().to_pylist()
     col = {name: i for i, name in enumerate(RAW_NODE_FEATURES)}
     return NodeCosts.from_columns(lengths, ops, matrix[:, col["flops"]], matrix[:, col["params"]],
                                   matrix[:, col["memory_bytes"]])

@@ -112,6 +112,10 @@ def read_descriptors(path: Path | str = DESCRIPTORS_CSV) -> tuple[HardwareDescri
             if not value > 0:
                 raise DescriptorTableError(f"{path.name} line {n}: {name} must be positive, not {cell}")
             values[name] = value
+        # a row that cannot give a roofline is refused here, not as a failure deep in a prediction
+        if values["memory_bandwidth_gb_per_s"] is None or not (values["peak_fp32_gflop_per_s"]
+                                                                or values["peak_matrix_fp16_gflop_per_s"]):
+            raise DescriptorTableError(f"{path.name} line {n}: a device needs its memory bandwidth and a compute peak")
         aliases = tuple(a.strip() for a in (row.get("aliases") or "").split(";") if a.strip())
         names = {row["device"].strip().lower(), *(a.lower() for a in aliases)}
         if names & seen:
