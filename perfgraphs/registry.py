@@ -193,9 +193,11 @@ EPYC_VM_TAG = "amd-epyc-23059b2f"  # perfgraphs.collect.environment.machine_tag(
 
 # Suites measured as test sets of something else (plans/predict-heldout.yaml: 20 architectures in no
 # training set, which score ``perfgraphs.predict``; plans/dippm-cpu-hidden.yaml: the leaderboard's
-# hidden test set, kept outside the repository). Their stores are never a source of a dataset:
-# store discovery (perfgraphs.data.platforms) skips them, so they label no config and no platform.
-HELDOUT_SUITES = ("predict-heldout", "dippm-cpu-hidden")
+# hidden test set, kept outside the repository; plans/dippm-cpu-test-visits.yaml: the dippm-cpu
+# test part measured again, in visits, perfgraphs.data.visits_plan). Their stores are never a
+# source of a dataset: store discovery (perfgraphs.data.platforms) skips them, so they label no
+# config and no platform.
+HELDOUT_SUITES = ("predict-heldout", "dippm-cpu-hidden", "dippm-cpu-test-visits")
 
 # Family counts of the research (SPEC section 2); the registry presents them with each dataset.
 DIPPM_COUNTS = {"efficientnet": 1729, "mnasnet": 1001, "mobilenet": 1591, "resnet": 1152, "vgg": 1536,

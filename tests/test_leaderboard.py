@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from perfgraphs.leaderboard.records import DuplicateEntryError, Entry, append_entry, rank, read_entries, results_path
+from perfgraphs.leaderboard.ranks import rank_board
+from perfgraphs.leaderboard.records import DuplicateEntryError, Entry, append_entry, read_entries, results_path
 from perfgraphs.leaderboard.site import build_site
 
 ARTIFACTS = Path(os.environ.get("PERFGRAPHS_ARTIFACTS", Path(__file__).resolve().parents[1] / ".ci" / "artifacts"))
@@ -50,42 +51,43 @@ def test_duplicate_method_and_commit_is_rejected_and_nothing_written(tmp_path):
     append_entry(entry("xgb", [11.0] * 5, commit="beef"), root=tmp_path)  # a new commit is a new entry
 
 
-def test_overlapping_intervals_share_a_rank():
-    a = entry("a", [10.0, 10.5, 9.5, 10.2, 9.8])
-    b = entry("b", [10.3, 10.8, 9.9, 10.1, 10.6])  # overlaps a
-    c = entry("c", [20.0, 20.1, 19.9, 20.2, 19.8])  # clearly worse
-    ranks = {e.method: r for r, e in rank([c, b, a])}
-    assert ranks == {"a": 1, "b": 1, "c": 3}
-
-
-def independent_ranks(entries: list[Entry]) -> dict[str, int]:
-    """The stated rule, recomputed with numpy: 1 + the entries whose 95 % interval lies entirely
-    below this entry's interval."""
+def _paired_entry(method: str, ratios) -> Entry:
+    """A record whose seeds carry per-configuration prediction / label ratios."""
     import numpy as np
 
-    iv = {}
-    for e in entries:
-        m = np.array([s["mape_pct"] for s in e.per_seed], dtype=float)
-        half = 1.96 * (m.std(ddof=1) if len(m) > 1 else 0.0) / np.sqrt(len(m))
-        iv[e.method] = (m.mean() - half, m.mean() + half)
-    return {k: 1 + sum(hi < lo for o, (_, hi) in iv.items() if o != k) for k, (lo, _) in iv.items()}
+    e = entry(method, [float(np.mean(np.abs(np.asarray(r) - 1)) * 100) for r in ratios])
+    for s, r in zip(e.per_seed, ratios):
+        s.update(n=len(r), pred_over_label=[float(v) for v in r])
+    return e
 
 
-def test_a_rank_counts_the_entries_clearly_better_not_a_chain_of_overlaps():
-    # a overlaps b, b overlaps c, but a lies entirely below c: c is beaten by one entry
-    a = entry("a", [10.0, 10.2, 9.8, 10.1, 9.9])  # 95 % interval [9.86, 10.14]
-    b = entry("b", [9.8, 11.8, 10.0, 11.6, 10.8])  # [10.01, 11.59]
-    c = entry("c", [11.3, 11.5, 11.4, 11.35, 11.45])  # [11.33, 11.47]: the old chain rule ranked it 3
-    ranks = {e.method: r for r, e in rank([a, b, c])}
-    assert ranks == independent_ranks([a, b, c]) == {"a": 1, "b": 1, "c": 2}
+def test_records_rank_in_groups_from_their_per_configuration_errors():
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    shared = rng.normal(0, 0.2, 300)
+    seeds = lambda scale: [np.exp(scale * shared + rng.normal(0, 0.02, 300)) for _ in range(5)]  # noqa: E731
+    a, b, c = _paired_entry("a", seeds(1.0)), _paired_entry("b", seeds(1.005)), _paired_entry("c", seeds(1.5))
+    board = rank_board([c, b, a])
+    assert {row.entry.method: row.rank_text for row in board.rows} == {"a": "1", "b": "1", "c": "3"}
+    assert "ignore label noise" in " ".join(board.lines())
+    # control: with 40 configurations the same entries are listed, unranked, with the reason
+    few = [_paired_entry(m, [r[:40] for r in rs]) for m, rs in (("a", seeds(1.0)), ("c", seeds(1.5)))]
+    small = rank_board(few)
+    assert [row.rank_text for row in small.rows] == ["–", "–"] and "fewer than the 100" in " ".join(small.lines())
+
+
+def test_records_on_different_test_configurations_are_not_paired():
+    import numpy as np
+
+    board = rank_board([_paired_entry("a", [np.ones(120) * 1.1] * 5), _paired_entry("b", [np.ones(150) * 1.2] * 5)])
+    assert all(row.ranked is None for row in board.rows) and "not on the same test configurations" in board.lines()[0]
 
 
 def test_every_committed_board_ranks_by_the_stated_rule():
     from perfgraphs.leaderboard.builds import pins_file, read_pins, split_by_build
-    from perfgraphs.leaderboard.records import RESULTS_DIR
+    from perfgraphs.leaderboard.records import RESULTS_DIR, scoring_protocol
     from perfgraphs.leaderboard.site import current_and_superseded
-
-    from perfgraphs.leaderboard.records import scoring_protocol
 
     pins = read_pins(pins_file(RESULTS_DIR))
     boards: dict[tuple, list[Entry]] = {}
@@ -95,9 +97,18 @@ def test_every_committed_board_ranks_by_the_stated_rule():
             boards.setdefault((e.dataset, e.config, e.target, e.test_set,
                                scoring_protocol(e.dataset, e.config, e.protocol)), []).append(e)
     assert boards
+    ranked_boards = 0
     for key, entries in boards.items():
         current = current_and_superseded(split_by_build(entries, pins.get(f"{key[0]} {key[1]}"))[1])[0]
-        assert {e.method: r for r, e in rank(current)} == independent_ranks(current), key
+        board = rank_board(current)
+        rows = [r for r in board.rows if r.ranked is not None and r.ranked.rank > 0]
+        ranked_boards += bool(rows)
+        for row in rows:  # rank = 1 + entries significantly better, made monotone in the mean
+            better = [o for o in rows if row.ranked.name in o.ranked.better_than]
+            assert row.ranked.rank >= 1 + len(better), key
+        by_mean = sorted(rows, key=lambda r: r.ranked.mape_pct)
+        assert all(a.ranked.rank <= b.ranked.rank for a, b in zip(by_mean, by_mean[1:])), key
+    assert ranked_boards >= 5
 
 
 def test_constant_predictions_are_shown_with_an_undefined_tau(tmp_path):
@@ -311,3 +322,47 @@ def test_committed_reference_entries_are_on_the_site(tmp_path):
         dippm.locator("tbody tr td:nth-child(2) a").first.click()
         assert "per seed (test part)" in page.content() and page.locator("svg circle").count() > 0
         browser.close()
+
+
+def test_a_forged_per_configuration_vector_is_refused_when_read(tmp_path):
+    # a record whose per-configuration errors were edited to buy a rank disagrees with its own MAPE
+    import numpy as np
+
+    from perfgraphs.leaderboard.record_check import record_problem
+    from perfgraphs.leaderboard.records import _FIELDS
+
+    honest = asdict(_paired_entry("m", [np.full(120, 1.2)] * 5))
+    assert record_problem(honest, _FIELDS) is None  # control: the honest vector passes
+    forged = json.loads(json.dumps(honest))
+    forged["per_seed"][0]["pred_over_label"] = [1.0] * 120  # a perfect seed, while mape_pct stays 20
+    assert "disagree" in record_problem(forged, _FIELDS)
+    short = json.loads(json.dumps(honest))
+    short["per_seed"][1]["pred_over_label"] = [1.2] * 119
+    assert "119 values for n = 120" in record_problem(short, _FIELDS)
+    pairs = json.loads(json.dumps(honest))
+    for s in pairs["per_seed"]:
+        del s["pred_over_label"]
+    pairs["actual_vs_predicted"] = [[10.0, 10.0]] * 120  # seed-0 pairs that imply 0 % for a 20 % seed
+    assert "actual_vs_predicted implies MAPE" in record_problem(pairs, _FIELDS)
+    pairs["actual_vs_predicted"] = [[10.0, 12.0]] * 120
+    assert record_problem(pairs, _FIELDS) is None
+
+
+def test_leaderboard_show_prints_rank_groups_and_unranked_reasons(tmp_path, capsys):
+    import numpy as np
+
+    from perfgraphs.cli import main
+
+    rng = np.random.default_rng(1)
+    shared = rng.normal(0, 0.2, 300)
+    seeds = lambda scale: [np.exp(scale * shared + rng.normal(0, 0.02, 300)) for _ in range(5)]  # noqa: E731
+    for e in (_paired_entry("near-a", seeds(1.0)), _paired_entry("near-b", seeds(1.002)),
+              _paired_entry("far", seeds(1.6)), _paired_entry("smoke (quick)", seeds(0.5))):
+        append_entry(e, root=tmp_path)
+    assert main(["leaderboard", "show", "--results", str(tmp_path)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "2 rank group(s)" in out and "Holm" in out
+    assert "(quick) entry listed unranked" in out  # the official dippm latency board ranks no smoke run
+    assert "ranks ignore label noise" in out
+    # every official board without a record here says so in one line instead of an empty table
+    assert "no current entry: no entry has been scored on it yet" in out

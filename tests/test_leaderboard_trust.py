@@ -22,7 +22,8 @@ import pytest
 
 from perfgraphs.cli import main
 from perfgraphs.leaderboard import check, record_check
-from perfgraphs.leaderboard.records import (Entry, InvalidRecordError, append_entry, rank, read_entries,
+from perfgraphs.leaderboard.ranks import rank_board
+from perfgraphs.leaderboard.records import (Entry, InvalidRecordError, append_entry, read_entries,
                                             results_path)
 
 REPO = Path(__file__).resolve().parents[1]
@@ -116,8 +117,8 @@ def test_control_without_record_checks_the_site_breaks_and_a_null_record_ranks_f
 def test_rank_puts_a_record_without_a_finite_interval_last():
     honest = Entry(**good_record())
     broken = Entry(**good_record("nulls", per_seed=_seeds([None] * 5)))
-    assert [e.method for _, e in rank([broken, honest])] == ["honest", "nulls"]
-    assert dict((e.method, r) for r, e in rank([broken, honest]))["nulls"] == 2
+    rows = rank_board([broken, honest]).rows
+    assert [r.entry.method for r in rows] == ["honest", "nulls"] and rows[1].rank_text == "–"
 
 
 @pytest.mark.parametrize("shape", ["null-metrics", "infinite-metric", "one-honest-four-null", "four-seeds"])

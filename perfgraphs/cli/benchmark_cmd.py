@@ -80,5 +80,33 @@ def run(args: argparse.Namespace) -> int:
     for metric in ("mape_pct", "rmse", "acc_10_pct", "kendall_tau"):
         mean, std = result.mean_std(metric)
         table.add_row(metric, f"{mean:.4g}", f"{std:.2g}")
-    Console().print(table)
+    console = Console()
+    console.print(table)
+    for line in board_placement(result):
+        console.print(line)
     return 0
+
+
+def board_placement(result) -> list[str]:
+    """Where this run would sit among the board's recorded entries on the same build: its rank group
+    from the paired bootstrap (:mod:`perfgraphs.leaderboard.ranks`), or why it cannot be placed."""
+    from perfgraphs.leaderboard.builds import pins_file, read_pins, split_by_build
+    from perfgraphs.leaderboard.ranks import diff_text, mape_text, rank_board
+    from perfgraphs.leaderboard.records import RESULTS_DIR, read_entries, scoring_protocol
+    from perfgraphs.leaderboard.runner import to_entry
+    from perfgraphs.leaderboard.site import current_and_superseded
+
+    run = to_entry(result)
+    protocol = scoring_protocol(run.dataset, run.config, run.protocol)
+    on_board = [e for e in read_entries(run.dataset, RESULTS_DIR) if e.test_set == "public"
+                and (e.config, e.target) == (run.config, run.target)
+                and scoring_protocol(e.dataset, e.config, e.protocol) == protocol and e.method != run.method]
+    pin = read_pins(pins_file(RESULTS_DIR)).get(f"{run.dataset} {run.config}")
+    current = [e for e in current_and_superseded(split_by_build(on_board, pin)[1])[0]
+               if e.dataset_content_hash == run.dataset_content_hash]
+    if not current:
+        return [f"board placement: no recorded entry on this build ({run.dataset_content_hash[:12]}) to compare with"]
+    board = rank_board(current + [run])
+    row = next(r for r in board.rows if r.entry is run)
+    return [f"board placement among {len(current)} recorded entries (paired, this build): rank {row.rank_text}, "
+            f"MAPE {mape_text(row)}, Δ to best {diff_text(row)}"] + board.lines()

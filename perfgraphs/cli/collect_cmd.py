@@ -292,9 +292,9 @@ def _inventory(args) -> int:
 
 def rounds_summary(root: Path) -> list[str]:
     """Which machine the rows belong to (one, or the store is refused), how many configurations
-    have how many ok rounds, per family, and the floor between rounds."""
+    have how many ok rounds, per family, the floor between rounds and the split-half agreement."""
     from perfgraphs.collect.errors import ForeignMachineError
-    from perfgraphs.collect.floor import store_floor
+    from perfgraphs.collect.floor import split_half_of, store_floor
     from perfgraphs.collect.rounds import round_of
     from perfgraphs.collect.store import MeasurementStore, hardware_identity
 
@@ -318,9 +318,13 @@ def rounds_summary(root: Path) -> list[str]:
             per_family[family[key]] = per_family.get(family[key], 0) + 1
     out.append(f"configurations with two or more ok rounds: {sum(per_family.values())} "
                f"({', '.join(f'{f} {n}' for f, n in sorted(per_family.items()))})")
-    for target, floor in store_floor(root, ("cpu_time_ms", "latency_ms", "peak_memory_mb")).items():
+    targets = ("cpu_time_ms", "latency_ms", "peak_memory_mb")
+    for target, floor in store_floor(root, targets).items():
         out.append(f"noise floor {target}: {floor.mape_pct:.2f} % MAPE between rounds "
                    f"(median {floor.median_ape_pct:.2f} %, p95 {floor.p95_ape_pct:.2f} %, n={floor.n_configs})")
+    for half in filter(None, (split_half_of(rows, t) for t in targets)):
+        out.append(f"split-half agreement {half.target}: median {half.median_pct:.2f} %, mean {half.mean_pct:.2f} % "
+                   f"between the labels of the odd and the even rounds (n={half.n_configs})")
     return out
 
 

@@ -48,11 +48,14 @@ def _build(args) -> int:
 
 def _show(args) -> int:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
+    from perfgraphs.leaderboard.boards import BOARDS, official
     from perfgraphs.leaderboard.builds import pins_file, read_pins, split_by_build
     from perfgraphs.leaderboard.hidden import compromised_hashes
-    from perfgraphs.leaderboard.records import RANK_RULE, RESULTS_DIR, rank, read_entries, scoring_protocol
+    from perfgraphs.leaderboard.ranks import RANK_RULE, diff_text, label_repetitions, mape_text, rank_board
+    from perfgraphs.leaderboard.records import RESULTS_DIR, read_entries, scoring_protocol
     from perfgraphs.leaderboard.site import current_and_superseded, noise_floor_text
 
     results = args.results or RESULTS_DIR
@@ -62,28 +65,45 @@ def _show(args) -> int:
         for e in read_entries(path.stem, results):
             groups.setdefault((e.dataset, e.config, e.target, scoring_protocol(e.dataset, e.config, e.protocol),
                                e.test_set), []).append(e)
+    order = {(*b.key, b.protocol): i for i, b in enumerate(BOARDS)}
+    for board in BOARDS:  # an official board without a record is still listed, with why
+        groups.setdefault((*board.key, board.protocol, "public"), [])
     console = Console()
-    for (dataset, config, target, protocol, test_set), entries in sorted(groups.items()):
+    # official boards first, in the registry's order (public test set first), then the others
+    for key in sorted(groups, key=lambda k: (k[:4] not in order, order.get(k[:4], 0), k[4] != "public", k)):
+        dataset, config, target, protocol, test_set = key
+        entries = groups[key]
         pin = pins.get(f"{dataset} {config}") if test_set == "public" else None
         build, on_build, previous = split_by_build(entries, pin)
         current = current_and_superseded(on_build)[0]
-        n = (pin or {}).get("test_n", {}).get(target) or (current[0].per_seed[0].get("n") if current else None)
+        board = official(dataset, config, target, protocol)
+        status = "official" if board else "additional"
+        title = (f"{dataset} · {config} · {target} · {protocol or 'standard split'} ({test_set}, {status}) · "
+                 f"build {build[:12]}")
+        if not current:
+            why = (f"{len(previous)} entries are on earlier dataset builds, none on the current one (re-score them)"
+                   if previous else "no entry has been scored on it yet")
+            console.print(escape(f"{title}: no current entry: {why}"))
+            continue
+        n = (pin or {}).get("test_n", {}).get(target) or current[0].per_seed[0].get("n")
         noise = noise_floor_text(dataset, config, target) if test_set == "public" else None
         noise = noise or "noise floor not measured for these labels"
         if any(e.hidden_labels_sha256 in compromised_hashes() for e in current):
             noise += " · COMPROMISED hidden set (its architectures are in public data): reproduced, not verified"
-        table = Table(title=f"{dataset} · {config} · {target} · {protocol or 'standard split'} ({test_set}) · build {build[:12]} · "
-                            f"test n = {n if n is not None else '–'}",
-                      caption=noise.replace("**", "") + (f" · {len(previous)} entries on earlier builds not ranked"
-                                                        if previous else ""))
-        for col in ("rank", "method", "MAPE % (mean ± std)", "Kendall τ", "tier"):
+        ranked = rank_board(current, label_repetitions(dataset, config, target, test_set, protocol),
+                            official=board is not None)
+        caption = [noise.replace("**", "")] + ranked.lines() + (
+            [f"{len(previous)} entries on earlier builds not ranked"] if previous else [])
+        table = Table(title=f"{title} · test n = {n if n is not None else '–'}", caption="\n".join(caption),
+                      caption_justify="left")
+        for col in ("rank", "method", "MAPE % [95 % CI]", "Δ to best [95 % CI]", "Kendall τ", "tier"):
             table.add_column(col)
-        for r, e in rank(current):
-            mape, std = e.mean_std("mape_pct")
-            tau = e.mean_std("kendall_tau")[0]
-            table.add_row(str(r), e.method, f"{mape:.2f} ± {std:.2f}", "–" if tau != tau else f"{tau:.3f}", e.tier)
+        for row in ranked.rows:
+            tau = row.entry.mean_std("kendall_tau")[0]
+            table.add_row(row.rank_text, escape(row.entry.method), mape_text(row), diff_text(row),
+                          "–" if tau != tau else f"{tau:.3f}", row.entry.tier)
         console.print(table)
-    console.print(RANK_RULE)
+    console.print("Ranks: " + RANK_RULE)
     return 0
 
 

@@ -2,7 +2,8 @@
 
 Loads the default labeled dataset (DIPPM graphs with this project's CPU latency measurements),
 trains and scores every reference baseline in quick mode through the standard protocol, and
-prints the ranked table beside the dataset's noise floor.
+prints the rank groups of a paired bootstrap (:mod:`perfgraphs.evaluation.ranking`) beside the
+dataset's noise floor.
 """
 
 from __future__ import annotations
@@ -53,17 +54,41 @@ def run(args: argparse.Namespace) -> int:
         result = run_benchmark(spec, log=not args.no_mlflow)
         results.append((name, result))
         console.print(f"  {name}: MAPE {result.per_seed[0]['mape_pct']:.1f} %")
-    results.sort(key=lambda r: r[1].per_seed[0]["mape_pct"])
+    import numpy as np
+
+    from perfgraphs.evaluation.label_noise import noise_floor_note
+    from perfgraphs.evaluation.ranking import Contender, paired_ranking
+    from perfgraphs.evaluation.scoring import PER_CONFIG_KEY
+
+    # rank groups, not 1..n: the paired bootstrap says which differences the test part can tell
+    ranking = paired_ranking([Contender(name, np.asarray([s[PER_CONFIG_KEY] for s in result.per_seed]))
+                              for name, result in results])
+    by_name = dict(results)
     trained_on = "" if cap is None or cap >= len(data["train"]) else f", {cap} training graphs"
     table = Table(title=f"{dataset} · {config} · {target} (test part, quick mode, seed 0{trained_on})")
-    for col in ("rank", "baseline", "MAPE %", "RMSE", "Acc10 %", "Kendall τ", "fit s", "pred./s"):
+    for col in ("group", "baseline", "MAPE % [95 % CI]", "Δ to best [95 % CI]", "Acc10 %", "Kendall τ", "fit s",
+                "pred./s"):
         # names whole even in an 80-column terminal: the numeric headers wrap instead
         table.add_column(col, justify="right" if col != "baseline" else "left", no_wrap=col == "baseline")
-    for rank, (name, result) in enumerate(results, 1):
+    for r in ranking.entries:
+        result = by_name[r.name]
         s = result.per_seed[0]
-        table.add_row(str(rank), name, f"{s['mape_pct']:.1f}", f"{s['rmse']:.1f}", f"{s['acc_10_pct']:.1f}",
-                      f"{s['kendall_tau']:.3f}", f"{result.fit_seconds[0]:.1f}", f"{result.predict_per_second[0]:,.0f}")
+        diff = "best" if r.diff_to_best == 0 else f"+{r.diff_to_best:.1f} [{r.diff_ci95[0]:.1f}, {r.diff_ci95[1]:.1f}]"
+        table.add_row(str(r.rank), r.name, f"{r.mape_pct:.1f} [{r.mape_ci95[0]:.1f}, {r.mape_ci95[1]:.1f}]", diff,
+                      f"{s['acc_10_pct']:.1f}", f"{s['kendall_tau']:.3f}", f"{result.fit_seconds[0]:.1f}",
+                      f"{result.predict_per_second[0]:,.0f}")
     console.print(table)
+    groups = ranking.groups
+    console.print(escape(
+        f"{len(groups)} group(s) on {ranking.n_configs} test configurations: a baseline is in a later group only "
+        f"when a paired bootstrap shows at least one earlier baseline better beyond the sampling of the test "
+        f"configurations (Holm-adjusted, 5 %); one seed each and one measurement per label, so neither seed "
+        f"spread nor label noise is in these intervals."))
+    note = noise_floor_note(dataset, config, target)
+    if note:  # the floor the boards show beside the same labels
+        note = note.replace("**", "")
+        console.print(escape(note[0].upper() + note[1:] + " A difference between baselines smaller than the "
+                             "labels' own noise is not a ranking."))
     from perfgraphs.leaderboard.runner import to_entry
     from perfgraphs.paths import perfgraphs_home
     from perfgraphs.leaderboard.records import PREVIEW_MARKER, DuplicateEntryError, append_entry
@@ -79,11 +104,7 @@ def run(args: argparse.Namespace) -> int:
             append_entry(to_entry(result), root=board / "results")
         except DuplicateEntryError:
             pass  # this commit's reference run is already recorded
-    console.print(f"leaderboard site: {build_site(board / 'site', board / 'results')}")
-    from perfgraphs.evaluation.label_noise import noise_floor_note
-
-    note = noise_floor_note(dataset, config, target)
-    if note:  # the floor the boards show beside the same labels
-        note = note.replace("**", "")
-        console.print(escape(note[0].lower() + note[1:] + " Errors below it are not meaningful."))
+    official = build_site(board / "official-site")  # the committed records: five seeds, scored by the harness
+    console.print(f"local preview site: {build_site(board / 'site', board / 'results', official_site=official)}")
+    console.print(f"official boards: {official} (or `perfgraphs leaderboard show`)")
     return 0

@@ -150,7 +150,8 @@ def prepare_campaign(plan: Plan, opts: CampaignOptions, store: MeasurementStore,
               and (opts.platforms is None or c.platform in opts.platforms)]
     if opts.core is not None:
         wanted = [replace(c, core=opts.core) for c in wanted]
-    jobs = [(c, r) for c, r in schedule(wanted, plan.rounds) if (c.key, r) not in finished]
+    order = schedule(wanted, plan.rounds, kind=plan.schedule, seed=plan.suite, key=lambda c: c.key)
+    jobs = [(c, r) for c, r in order if (c.key, r) not in finished]
     if opts.limit is not None:
         jobs = jobs[: opts.limit]
     todo = list({c.key: c for c, _ in jobs}.values())

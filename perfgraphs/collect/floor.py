@@ -5,6 +5,9 @@ still show, because the labels themselves move between two measurements of the s
 on the same machine. Computed from the store on demand — the one place the cards, the benchmark
 tables, the quickstart and the leaderboard site read it from (through
 :func:`perfgraphs.evaluation.label_noise.noise_floor_note`), so it cannot go stale.
+
+With more rounds, :func:`split_half_of` asks how firmly a label of several rounds stands: the label
+of the odd rounds against the label of the even ones (``perfgraphs collect verify`` prints both).
 """
 
 from __future__ import annotations
@@ -65,3 +68,41 @@ def store_floor(root: str | Path, targets: tuple[str, ...] = ("cpu_time_ms", "la
 
     rows = MeasurementStore(root).round_rows()
     return {t: f for t in targets if (f := floor_of(rows, t)) is not None}
+
+
+@dataclass(frozen=True)
+class SplitHalf:
+    """How far the labels of two disjoint halves of the rounds (odd, even) lie apart."""
+
+    target: str
+    n_configs: int  # configurations with an ok round in each half
+    median_pct: float
+    mean_pct: float
+
+
+def split_half_of(rows: list[dict], target: str) -> SplitHalf | None:
+    """Per configuration, the median of its odd rounds (1, 3, ...) plays the truth and the median of
+    its even rounds (2, 4, ...) the prediction: the absolute percentage difference between the two
+    labels, summarised over configurations (``rows`` as for :func:`round_pairs`; a configuration
+    needs an ok round in each half). With two rounds this is the floor between rounds 1 and 2; with
+    four, each half is a label of two rounds, as a label of all four is of four. None when no
+    configuration has both halves."""
+    column = TARGET_COLUMNS.get(target, target)
+    halves: dict[str, tuple[list[float], list[float]]] = {}
+    for r in rows:
+        if r["status"] == "ok" and r.get(column) is not None and not r.get("gate_flagged"):
+            halves.setdefault(r["key"], ([], []))[round_of(r) % 2 == 0].append(r[column])
+    diffs = sorted(abs(statistics.median(even) / statistics.median(odd) - 1) * 100
+                   for odd, even in halves.values() if odd and even and statistics.median(odd) > 0)
+    if not diffs:
+        return None
+    return SplitHalf(target, len(diffs), statistics.median(diffs), statistics.fmean(diffs))
+
+
+def store_split_half(root: str | Path,
+                     targets: tuple[str, ...] = ("cpu_time_ms", "latency_ms")) -> dict[str, SplitHalf]:
+    """Every target's split-half agreement over a store's configurations (those with both halves)."""
+    from perfgraphs.collect.store import MeasurementStore
+
+    rows = MeasurementStore(root).round_rows()
+    return {t: h for t in targets if (h := split_half_of(rows, t)) is not None}

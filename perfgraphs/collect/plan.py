@@ -29,6 +29,7 @@ from perfgraphs.collect.errors import PlanError
 from perfgraphs.collect.plankeys import GROUP_KEYS, MODEL_KEYS, TOP_KEYS, check_keys, check_suite
 from perfgraphs.collect.platforms import DEFAULT_CPU_CORE, get_platform
 from perfgraphs.collect.protocols import PROTOCOLS, Protocol, get_protocol
+from perfgraphs.collect.rounds import SCHEDULES
 from perfgraphs.errors import PerfgraphsError
 
 MODES = ("inference", "train", "llm")
@@ -80,6 +81,9 @@ class Plan:
     # each configuration is measured this many times, in separate workers apart in time
     # (perfgraphs.collect.rounds); the label is the median of the rounds
     rounds: int = 1
+    # how the rounds are ordered (perfgraphs.collect.rounds.SCHEDULES): "blocks" of configurations
+    # round after round, or "visits": round r is one shuffled pass over all the configurations
+    schedule: str = SCHEDULES[0]
 
     @property
     def families(self) -> list[str]:
@@ -129,7 +133,7 @@ def parse_plan(data: dict, name: str = "plan", path: str | None = None) -> Plan:
         if not isinstance(group, dict):
             raise PlanError(f"{where} must be a mapping")
         check_keys(group, GROUP_KEYS, where)
-        merged = {k: v for k, v in data.items() if k not in ("groups", "rounds")} | group
+        merged = {k: v for k, v in data.items() if k not in ("groups", "rounds", "schedule")} | group
         configs.extend(_expand_group(suite, merged, where))
     seen: dict[str, ConfigSpec] = {}
     for c in configs:
@@ -139,8 +143,11 @@ def parse_plan(data: dict, name: str = "plan", path: str | None = None) -> Plan:
     rounds = data.get("rounds", 1)
     if not isinstance(rounds, int) or isinstance(rounds, bool) or not 1 <= rounds <= 10:
         raise PlanError(f"{name}: rounds must be an integer from 1 to 10, got {rounds!r}")
+    kind = data.get("schedule", SCHEDULES[0])
+    if kind not in SCHEDULES:
+        raise PlanError(f"{name}: schedule must be one of {', '.join(SCHEDULES)}, got {kind!r}")
     return Plan(name=name, suite=suite, path=path, configs=order_configs(configs),
-                description=str(data.get("description", "")), rounds=rounds)
+                description=str(data.get("description", "")), rounds=rounds, schedule=kind)
 
 
 def _expand_group(suite: str, g: dict, where: str) -> list[ConfigSpec]:

@@ -22,7 +22,7 @@ MODEL_KEYS = frozenset({"name", "input_sizes", "seq_lens", "batch_sizes", "timeo
 GROUP_KEYS = frozenset({"family", "mode", "protocol", "platforms", "timeout_s", "core", "models"}
                        | (MODEL_KEYS - {"name"}))
 # the plan's own keys, plus every group key as the default of all groups
-TOP_KEYS = frozenset({"suite", "description", "groups", "rounds"} | GROUP_KEYS)
+TOP_KEYS = frozenset({"suite", "description", "groups", "rounds", "schedule"} | GROUP_KEYS)
 
 # a folder name: starts with a letter or digit (so never "." or ".."), no separators
 _SUITE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")

@@ -7,13 +7,18 @@ varies slowly — the neighbours on the machine, the hypervisor, the process's m
 between them as it varies between two campaigns. That is the floor no predictor can beat, and it is
 measured on every configuration (:mod:`perfgraphs.collect.floor`), not on a probe set.
 
+A plan's ``schedule`` says how rounds are ordered: ``blocks`` (the default, :func:`blocks`) or
+``visits`` (:func:`visits`): round r is one pass over every configuration of the plan, so the
+rounds of one configuration lie a pass apart (tens of minutes), not a block apart.
+
 Rows written before rounds existed have ``round`` null: they read as round 1.
 """
 
 from __future__ import annotations
 
+import hashlib
 import statistics
-from typing import Iterable, TypeVar
+from typing import Callable, Iterable, TypeVar
 
 T = TypeVar("T")
 
@@ -21,13 +26,26 @@ T = TypeVar("T")
 FOLDED = ("latency_median_ms", "latency_calibrated_ms", "cpu_time_ms", "peak_memory_mb",
           "energy_j", "energy_per_sample_j", "power_w", "gpu_memory_used_mb")
 BLOCK = 24  # configurations between the rounds of one configuration
+SCHEDULES = ("blocks", "visits")  # a plan's ``schedule`` (the first is the default)
+VISIT_SPACING = 0.5  # visits: the least distance between two visits of a unit, in passes
 
 
 def round_of(row: dict) -> int:
     return row.get("round") or 1
 
 
-def schedule(units: list[T], rounds: int, block: int = BLOCK) -> list[tuple[T, int]]:
+def schedule(units: list[T], rounds: int, block: int = BLOCK, kind: str = "blocks", seed: str = "",
+             key: Callable[[T], str] = str) -> list[tuple[T, int]]:
+    """``(unit, round)`` pairs in measuring order: :func:`blocks` or, with ``kind="visits"``,
+    :func:`visits` (shuffled by ``seed`` and each unit's ``key``)."""
+    if kind == "visits":
+        return visits(units, rounds, seed, key)
+    if kind != "blocks":
+        raise ValueError(f"unknown schedule {kind!r} (known: {', '.join(SCHEDULES)})")
+    return blocks(units, rounds, block)
+
+
+def blocks(units: list[T], rounds: int, block: int = BLOCK) -> list[tuple[T, int]]:
     """``(unit, round)`` pairs: the units in blocks of ``block``, each block measured round after
     round. Two rounds of one unit are then ``block`` units apart (minutes), not back to back, and a
     campaign stopped anywhere has both rounds of all but one block."""
@@ -36,6 +54,28 @@ def schedule(units: list[T], rounds: int, block: int = BLOCK) -> list[tuple[T, i
         chunk = units[start:start + block]
         for r in range(1, rounds + 1):
             out.extend((u, r) for u in chunk)
+    return out
+
+
+def visits(units: list[T], rounds: int, seed: str, key: Callable[[T], str] = str) -> list[tuple[T, int]]:
+    """``(unit, round)`` pairs: round r is one pass (a *visit*) over all units, in an order drawn
+    from ``(seed, r)`` and each unit's ``key`` alone, so a resumed campaign (or a subset of the
+    units) keeps it. A unit is taken in that order unless its previous visit is less than
+    :data:`VISIT_SPACING` of a pass ago; then the next unit that is far enough goes first (one
+    always is). So the rounds of one unit lie at least half a pass apart, also across the boundary
+    of two rounds, and a campaign stopped anywhere has as many rounds of every unit, give or take
+    one. (A multi-platform plan's configurations of one input are no longer adjacent.)"""
+    keyed = [(key(u), u) for u in units]
+    spacing = int(VISIT_SPACING * len(keyed))
+    last: dict[str, int] = {}  # unit key -> its position in the schedule
+    out: list[tuple[T, int]] = []
+    for r in range(1, rounds + 1):
+        order = sorted(keyed, key=lambda ku: hashlib.sha256(f"{seed}:{r}:{ku[0]}".encode()).digest())
+        while order:
+            i = next((i for i, (k, _) in enumerate(order) if len(out) - last.get(k, -spacing) >= spacing), 0)
+            k, unit = order.pop(i)
+            last[k] = len(out)
+            out.append((unit, r))
     return out
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+from perfgraphs.evaluation.scoring import PER_CONFIG_KEY
 from perfgraphs.leaderboard.tiers import TIERS
 
 # A board's rule: five honest seeds or no record (a local preview board may ask for fewer:
@@ -70,7 +71,41 @@ def record_problem(record, known: frozenset[str], min_seeds: int = MIN_SEEDS) ->
     for k, kind in (("external_data", bool), ("hyperparameters", dict), ("actual_vs_predicted", list)):
         if k in record and not isinstance(record[k], kind):
             return f"{k} must be {kind.__name__}, got {type(record[k]).__name__}"
-    return _seeds_problem(record["per_seed"], min_seeds)
+    return _seeds_problem(record["per_seed"], min_seeds) or _pairs_problem(record)
+
+
+def _pairs_problem(record: dict) -> str | None:
+    """The first seed's (label, prediction) pairs, which a record without per-configuration ratios is
+    ranked on, must be the pairs that seed was scored on (4 significant digits each)."""
+    pairs = record.get("actual_vs_predicted") or []
+    first = record["per_seed"][0]
+    if not pairs or first.get(PER_CONFIG_KEY) is not None:
+        return None
+    if not all(isinstance(p, list) and len(p) == 2 and all(_finite(v) for v in p) and p[0] > 0 for p in pairs):
+        return "actual_vs_predicted must be [label > 0, prediction] pairs of finite numbers"
+    implied = math.fsum(abs(p - t) / t for t, p in pairs) / len(pairs) * 100.0
+    if abs(implied - first["mape_pct"]) > 0.05 + 5e-3 * abs(first["mape_pct"]):
+        return (f"actual_vs_predicted implies MAPE {implied:.3f} % for seed {first['seed']}, the record says "
+                f"{first['mape_pct']:.3f} %")
+    return None
+
+
+def _per_config_problem(seed: dict) -> str | None:
+    """A seed's per-configuration ratios (what the paired ranking compares) must be finite numbers,
+    one per test configuration, whose mean absolute deviation from 1 is the seed's MAPE: a vector
+    edited to buy a better rank disagrees with the score beside it."""
+    ratios = seed.get(PER_CONFIG_KEY)
+    if ratios is None:
+        return None
+    if not isinstance(ratios, list) or not ratios or not all(_finite(r) for r in ratios):
+        return f"{PER_CONFIG_KEY} must be a non-empty list of finite numbers"
+    if _number(seed.get("n")) and len(ratios) != seed["n"]:
+        return f"{PER_CONFIG_KEY} has {len(ratios)} values for n = {seed['n']} test configurations"
+    implied = math.fsum(abs(r - 1.0) for r in ratios) / len(ratios) * 100.0
+    if abs(implied - seed["mape_pct"]) > 0.01 + 1e-3 * abs(seed["mape_pct"]):
+        return (f"{PER_CONFIG_KEY} implies MAPE {implied:.4f} %, the record says {seed['mape_pct']:.4f} % "
+                "(the per-configuration errors and the score disagree)")
+    return None
 
 
 def _seeds_problem(per_seed, min_seeds: int) -> str | None:
@@ -86,6 +121,9 @@ def _seeds_problem(per_seed, min_seeds: int) -> str | None:
         bad += [m for m in OPTIONAL_SEED_METRICS if s.get(m) is not None and not _finite(s[m])]
         if bad:
             return f"seed {s['seed']}: {', '.join(f'{m} = {s.get(m)!r}' for m in bad)} (every score must be finite)"
+        why = _per_config_problem(s)
+        if why:
+            return f"seed {s['seed']}: {why}"
     if len(set(seeds)) != len(seeds):
         return f"seeds repeat ({seeds})"
     if len(seeds) < min_seeds:

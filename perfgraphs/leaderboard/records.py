@@ -271,23 +271,3 @@ def append_entry(entry: Entry, root: Path | None = None, before: dict[str, bytes
         finally:
             fcntl.flock(f, fcntl.LOCK_UN)
     return path
-
-
-RANK_RULE = ("rank = 1 + the number of entries whose 95 % interval (mean ± 1.96 standard errors over "
-             "seeds) lies entirely below this entry's interval (lower error is better); entries that no other "
-             "entry clearly beats share rank 1, and so on")
-
-
-def rank(entries: list[Entry], metric: str = "mape_pct") -> list[tuple[int, Entry]]:
-    """Rank by :data:`RANK_RULE`, listed by mean (lower is better). Unlike chaining overlaps, the
-    rule says exactly what a rank means: r − 1 entries are better beyond their combined noise."""
-    # a record without a finite interval cannot be shown (record_check); were one passed here, it
-    # ranks last instead of first (a NaN bound compares false with everything)
-    intervals = [(e, *(b if math.isfinite(b) else math.inf for b in e.interval95(metric))) for e in entries]
-    ranked = [(1 + sum(1 for _, _, other_hi in intervals if other_hi < lo), e) for e, lo, _ in intervals]
-    ranked = [(r if math.isfinite(lo) else len(entries), e) for (r, e), (_, lo, _) in zip(ranked, intervals)]
-    return sorted(ranked, key=lambda re: (re[0], _or_inf(re[1].mean_std(metric)[0])))
-
-
-def _or_inf(value: float) -> float:
-    return value if math.isfinite(value) else math.inf

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from perfgraphs.evaluation.scoring import score_seed
+from perfgraphs.evaluation.scoring import PER_CONFIG_KEY, score_seed
 from perfgraphs.evaluation.mlflow_log import RunLog, log_run, mean_std
 from perfgraphs.leaderboard.predictors import BASELINES, BaselinePredictor, make_estimator  # noqa: F401 (re-exported)
 from perfgraphs.leaderboard.tiers import REPRODUCED
@@ -150,7 +150,8 @@ def to_entry(result: RunResult, home: Path | None = None):
     spec = result.spec
     ds = get_dataset(spec.dataset)
     manifest = read_manifest(dataset_folder(ds, ds.config(spec.config), home)) or {}
-    keep = ("seed", "n", "mape_pct", "rmse", "acc_5_pct", "acc_10_pct", "acc_15_pct", "kendall_tau", "per_family")
+    keep = ("seed", "n", "mape_pct", "rmse", "acc_5_pct", "acc_10_pct", "acc_15_pct", "kendall_tau", "per_family",
+            PER_CONFIG_KEY)
     notes = (["quick"] if spec.quick else []) + (
         [f"{spec.max_train_graphs} training graphs"] if spec.max_train_graphs is not None else [])
     return Entry(

@@ -15,8 +15,8 @@ from perfgraphs.leaderboard.boards import (BOARDS, applicable_baselines, missing
                                           reference_method)
 from perfgraphs.leaderboard.builds import pins_file, read_pins, split_by_build
 from perfgraphs.leaderboard.hidden import compromised_hashes
-from perfgraphs.leaderboard.records import (RANK_RULE, RESULTS_DIR, Entry, min_seeds_of, rank, read_entries,
-                                            scoring_protocol)
+from perfgraphs.leaderboard.ranks import RANK_RULE, diff_text, label_repetitions, mape_text, rank_board
+from perfgraphs.leaderboard.records import RESULTS_DIR, Entry, min_seeds_of, read_entries, scoring_protocol
 from perfgraphs.leaderboard.tiers import HARNESS_TIERS
 
 TIERS_NOTE = ("Tiers: <em>verified</em> — predictor code run by the isolated harness on a hidden test set whose "
@@ -192,19 +192,23 @@ def _entry_page(e: Entry, history: str = "") -> str:
     return _page(e.method, body)
 
 
-def _table(entries: list[Entry], key: str, superseded: int = 0) -> str:
-    cols = ("rank", "method", "MAPE % (mean ± std)", "RMSE", "Acc(10%) %", "Kendall τ", "#params (self-reported)",
+def _table(entries: list[Entry], key: str, superseded: int = 0, repetitions=None, official_board: bool = False) -> str:
+    cols = ("rank", "method", "MAPE % [95 % CI]", "Δ to best [95 % CI]", "RMSE", "Acc(10%) %", "Kendall τ", "#params (self-reported)",
             "fit s", "CPU s in fit (cores)", "predictions/s", "hardware", "date", "tier", "division", "data")
     head = "".join(f"<th{' class=l' if c in ('method', 'hardware', 'date', 'tier', 'division', 'data') else ''}>{c}</th>"
                    for c in cols)
     rows = []
-    for r, e in rank(entries):
-        mape, std = e.mean_std("mape_pct")
+    ranked = rank_board(entries, repetitions, official=official_board)
+    for row in ranked.rows:
+        e = row.entry
+        mape = e.mean_std("mape_pct")[0]
         tau = e.mean_std("kendall_tau")[0]
-        spread = f"{mape:.2f} ± {std:.2f}" + (" ⁰" if e.zero_spread else "")
-        rows.append("<tr>" + _cell(r) + f"<td class=l data-v='{html.escape(e.method)}'>"
+        diff = row.ranked.diff_to_best if row.ranked is not None else -1
+        rows.append("<tr>" + _cell(row.ranked.rank if row.ranked and row.ranked.rank else 999, row.rank_text)
+                    + f"<td class=l data-v='{html.escape(e.method)}'>"
                     f"<a href='{entry_slug(e)}.html'>{html.escape(e.method)}</a></td>"
-                    + _cell(mape, spread) + _cell(e.mean_std("rmse")[0], f"{e.mean_std('rmse')[0]:.4g}")
+                    + _cell(mape, mape_text(row) + (" ⁰" if e.zero_spread else "")) + _cell(diff, diff_text(row))
+                    + _cell(e.mean_std("rmse")[0], f"{e.mean_std('rmse')[0]:.4g}")
                     + _cell(e.mean_std("acc_10_pct")[0], f"{e.mean_std('acc_10_pct')[0]:.1f}")
                     + _cell(tau if tau == tau else -2, _num(tau, ".3f"))
                     + _cell(e.num_params if e.num_params is not None else -1, f"{e.num_params:,}" if e.num_params else "–")
@@ -231,8 +235,9 @@ def _table(entries: list[Entry], key: str, superseded: int = 0) -> str:
     zero = ("<p class=note>⁰ every seed scored the same: the method is deterministic given the data, so its "
             "interval is a point by construction, not a measured certainty.</p>"
             if any(e.zero_spread for e in entries) else "")
+    groups = "".join(f"<p class=ranks>{html.escape(line)}</p>" for line in ranked.lines())
     return (f"<table class=sortable id='{html.escape(key)}'><caption>{html.escape(key + note)}</caption>"
-            f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>{zero}")
+            f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>{groups}{zero}")
 
 
 def noise_floor_text(dataset: str, config: str, target: str) -> str | None:
@@ -284,7 +289,8 @@ def _previous(entries: list[Entry]) -> str:
             f"scored on earlier dataset builds (not ranked)</summary><ul>{items}</ul></details>")
 
 
-def build_site(out: Path | None = None, results: Path | None = None) -> Path:
+def build_site(out: Path | None = None, results: Path | None = None, official_site: Path | None = None) -> Path:
+    """Write the site; ``official_site``: a local preview's link to the official boards' site."""
     out = out or SITE_DIR
     results = results or RESULTS_DIR
     out.mkdir(parents=True, exist_ok=True)
@@ -320,7 +326,9 @@ def build_site(out: Path | None = None, results: Path | None = None) -> Path:
         public = test_set == "public"
         facts = board_facts(pin if public else None, target, current,
                             noise_floor_text(dataset, config, target) if public else None, hardware_of(dataset, config))
-        table = (facts + _table(current, key, sum(map(len, earlier.values()))) if current else
+        repetitions = label_repetitions(dataset, config, target, test_set, protocol) if current else None
+        table = (facts + _table(current, key, sum(map(len, earlier.values())), repetitions,
+                                official_board=official(dataset, config, target, protocol) is not None) if current else
                  facts + f"<p class=note>{html.escape(key)}: no entries on the current build yet.</p>") + _previous(previous)
         if board is None:
             other_sections.append(table)
@@ -348,7 +356,7 @@ def build_site(out: Path | None = None, results: Path | None = None) -> Path:
               + "".join(other_sections)) if other_sections else ""
     body = ("<h1>perfgraphs leaderboard</h1><p>Test-part scores of predictors on measured performance "
             "labels (tabular configs: pooled out-of-fold predictions of a 5-fold cross-validation). "
-            f"{html.escape(RANK_RULE[0].upper() + RANK_RULE[1:])}. Each board ranks only entries scored on its "
+            f"Ranks: {html.escape(RANK_RULE)}. Each board ranks only entries scored on its "
             "current dataset build and states its test size and the noise floor of its labels: a difference "
             f"below the floor is not a ranking. {TIERS_NOTE} Click a column to sort. "
             "<a href='rules.html'>Rules</a>.</p>"
@@ -357,7 +365,9 @@ def build_site(out: Path | None = None, results: Path | None = None) -> Path:
     if min_seeds_of(results) is not None:  # perfgraphs quickstart's local run, not a board
         body = ("<p class=note id='preview'><strong>Local preview</strong>: one seed per baseline, run on this "
                 "machine by <code>perfgraphs quickstart</code>. A board's record needs five seeds and is scored "
-                "by the isolated harness; these rows are neither.</p>" + body)
+                "by the isolated harness; these rows are neither."
+                + (f" The official boards: <a id='official' href='{html.escape(official_site.resolve().as_uri())}'>"
+                   f"{html.escape(str(official_site))}</a>." if official_site else "") + "</p>" + body)
     (out / "index.html").write_text(_page("perfgraphs leaderboard", body))
     rules = RULES.read_text() if RULES.exists() else "No rules file."
     (out / "rules.html").write_text(_page("rules", f"<p><a href='index.html'>← leaderboard</a></p><pre>{html.escape(rules)}</pre>"))

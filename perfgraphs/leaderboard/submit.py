@@ -28,20 +28,20 @@ import pyarrow.parquet as pq
 
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.leaderboard import builds, check, isolation
-from perfgraphs.evaluation.scoring import score_seed
+from perfgraphs.evaluation.scoring import PER_CONFIG_KEY, score_seed
 from perfgraphs.leaderboard.harness import (INPUT_COLUMNS, Limits, SeedFailed, SeedOutput, as_table, prepare_job,
                                            run_seed)
 from perfgraphs.leaderboard.submission import Submission, SubmissionError, load_submission
 from perfgraphs.leaderboard.tiers import scored_tier
 
 KEEP = ("seed", "n", "mape_pct", "rmse", "acc_5_pct", "acc_10_pct", "acc_15_pct", "kendall_tau", "per_family",
-        "predictions_sha256")
+        "predictions_sha256", PER_CONFIG_KEY)
 # What the harness measured per seed, kept in the record beside the scores
 HARNESS_MEASURED = ("fit_seconds", "predictions_per_second", "peak_memory_mb", "fit_cpu_seconds",
                     "predict_cpu_seconds", "cores")
 # A hidden-set record carries aggregate scores only: per-row pairs (in an order the public plan
 # fixes) or per-family scores of a dozen rows let a reader rebuild the hidden labels.
-PER_ROW_OR_GROUP = ("per_family", "per_platform", "y_pred")
+PER_ROW_OR_GROUP = ("per_family", "per_platform", "y_pred", PER_CONFIG_KEY)
 
 
 def predictions_sha256(ids: list[str], pred: np.ndarray) -> str:

@@ -1,0 +1,212 @@
+"""Rank groups from a paired bootstrap: which entries of a board the data can tell apart.
+
+A board scores every entry on the same test configurations, so two entries are compared *paired*:
+each bootstrap resample draws the test configurations with replacement once and scores every entry
+on that same draw. Within a resample each entry also draws its seeds with replacement (the seed
+spread) and, where the labels have repetitions, every drawn configuration draws its repetitions
+(the label noise): the label becomes ``label × mean(drawn repetitions) / mean(repetitions)``. An
+entry's score is MAPE averaged over its seeds.
+
+The resampled scores are centred at each entry's point estimate (a label re-drawn from its
+repetitions adds error to every entry alike, a shift the intervals should not show). From the
+resamples, each pair of entries gets a two-sided bootstrap p-value for "their MAPEs
+differ"; the pairs are tested together with Holm's step-down procedure (family-wise error 5 %).
+An entry's rank is 1 + the number of entries significantly better than it, made monotone in the
+point estimate (no entry ranks above one with a lower mean MAPE). Entries that share a rank are a
+**rank group**: the data cannot separate them from each other's group leader. This is the rule of
+Chatbot Arena's leaderboard ("1 + models statistically better"), with a paired test in place of
+overlapping marginal intervals, so a wide interval (a noisy seed, a small test set) cannot rank an
+entry first: an entry with a higher mean never ranks above a better one.
+
+Each entry also gets its effect size, the paired difference to the best entry's MAPE with a 95 %
+percentile interval (unadjusted; the groups carry the multiple-comparison control).
+
+Everything here is numbers in, numbers out (numpy); the readers of records and the printers live
+in :mod:`perfgraphs.leaderboard.ranks`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+RESAMPLES = 4000  # enough for Holm's smallest threshold over ~45 pairs (0.05 / 45 ≈ 1 / 900)
+ALPHA = 0.05
+# Below this many test configurations a board lists its entries unranked. Read off the bootstrap
+# (benchmarks/rank_resolution.py, results/rank-resolution-dippm-*.md): on the dippm CPU latency
+# board the median 95 % half-width of a paired difference to the best entry is 1.7 MAPE points on
+# all 311 configurations, 3.0 on 100, 4.1 on 50 and 5.6 on 25; from 100 down the half-width
+# exceeds the gaps between most reference entries (1-3 points) and subsamples' groups stop agreeing
+# with the whole part's (20 % at 100 against 75 % at 150, latency; memory 95 % at 100, 55 % at 25).
+MIN_RANKED_CONFIGS = 100
+_CHUNK = 500  # resamples scored at a time (bounds memory at chunk × seeds × configurations)
+
+
+class RankingInputError(ValueError):
+    """Entries that cannot be compared paired (different test configurations, no scores)."""
+
+
+@dataclass(frozen=True)
+class Contender:
+    """One entry's per-configuration errors on a board's test configurations, as prediction /
+    label per seed: ``ratios`` has shape (seeds, configurations), every row in the same
+    configuration order as every other contender's."""
+
+    name: str
+    ratios: np.ndarray
+
+    def __post_init__(self):
+        r = np.atleast_2d(np.asarray(self.ratios, dtype=float))
+        if r.ndim != 2 or r.shape[1] == 0 or not np.isfinite(r).all():
+            raise RankingInputError(f"{self.name}: ratios must be a finite (seeds, configurations) array")
+        object.__setattr__(self, "ratios", r)
+
+    @property
+    def mape_pct(self) -> float:
+        """The point estimate: MAPE on the board's labels, averaged over seeds."""
+        return float(np.mean(np.abs(self.ratios - 1.0)) * 100.0)
+
+
+@dataclass(frozen=True)
+class Ranked:
+    name: str
+    rank: int
+    mape_pct: float
+    mape_ci95: tuple[float, float]  # the entry's own MAPE, percentile interval
+    diff_to_best: float  # MAPE points above the best entry (0 for the best)
+    diff_ci95: tuple[float, float]  # paired, percentile interval, unadjusted
+    better_than: tuple[str, ...]  # entries this one beats beyond the noise (Holm-adjusted)
+
+
+@dataclass(frozen=True)
+class Ranking:
+    entries: tuple[Ranked, ...]  # by rank, then point estimate
+    n_configs: int
+    resamples: int
+    label_noise: bool  # whether label repetitions were resampled
+    ranked: bool  # False: too few configurations (or contenders) to rank; ranks are all 1
+    reason: str  # why not ranked, or ""
+
+    @property
+    def groups(self) -> list[list[Ranked]]:
+        out: dict[int, list[Ranked]] = {}
+        for e in self.entries:
+            out.setdefault(e.rank, []).append(e)
+        return [out[r] for r in sorted(out)]
+
+    def summary(self) -> str:
+        """One line on what separates the groups."""
+        if not self.ranked:
+            return f"not ranked: {self.reason}"
+        noise = ("seeds and label repetitions resampled" if self.label_noise
+                 else "seeds resampled; the labels have no repetitions, so label noise is not in the intervals")
+        return (f"{len(self.groups)} rank group(s): entries share a rank unless a paired bootstrap over the "
+                f"{self.n_configs} test configurations ({self.resamples} resamples; {noise}) separates them "
+                f"at 5 % family-wise error (Holm); rank = 1 + entries significantly better, never above an "
+                f"entry with a lower mean")
+
+
+def _label_factors(repetitions: list[np.ndarray] | None, idx_rng: np.random.Generator, b: int,
+                   n: int) -> np.ndarray | None:
+    """(b, n) multiplicative label perturbations: mean of drawn repetitions / mean of repetitions."""
+    if repetitions is None:
+        return None
+    factors = np.ones((b, n))
+    by_k: dict[int, list[int]] = {}
+    for i, reps in enumerate(repetitions):
+        if len(reps) >= 2:
+            by_k.setdefault(len(reps), []).append(i)
+    for k, cols in by_k.items():
+        reps = np.stack([np.asarray(repetitions[i], dtype=float) for i in cols])  # (m, k)
+        draw = idx_rng.integers(0, k, size=(b, len(cols), k))
+        drawn = np.take_along_axis(np.broadcast_to(reps, (b, *reps.shape)), draw, axis=2).mean(axis=2)
+        factors[:, cols] = drawn / reps.mean(axis=1)
+    return factors
+
+
+def bootstrap_mapes(contenders: list[Contender], repetitions: list[np.ndarray] | None = None,
+                    resamples: int = RESAMPLES, seed: int = 0) -> np.ndarray:
+    """(contenders, resamples) MAPE of every contender on every paired resample."""
+    n = contenders[0].ratios.shape[1]
+    rng = np.random.default_rng(seed)
+    out = np.empty((len(contenders), resamples))
+    for start in range(0, resamples, _CHUNK):
+        b = min(_CHUNK, resamples - start)
+        counts = rng.multinomial(n, np.full(n, 1.0 / n), size=b).astype(float)  # shared: paired
+        factors = _label_factors(repetitions, rng, b, n)
+        for j, c in enumerate(contenders):
+            s = c.ratios.shape[0]
+            weights = rng.multinomial(s, np.full(s, 1.0 / s), size=b) / s  # (b, s): seeds drawn
+            if factors is None:
+                per_config = weights @ np.abs(c.ratios - 1.0)  # (b, n)
+            else:  # a perturbed label y' = y f gives prediction / y' = ratio / f
+                per_config = np.einsum("bs,bsn->bn", weights, np.abs(c.ratios[None] / factors[:, None] - 1.0))
+            out[j, start:start + b] = (counts * per_config).sum(axis=1) / n * 100.0
+    return out
+
+
+def holm(pvalues: dict[tuple[int, int], float], alpha: float = ALPHA) -> set[tuple[int, int]]:
+    """The pairs Holm's step-down procedure rejects at family-wise error ``alpha``."""
+    ordered = sorted(pvalues.items(), key=lambda kv: kv[1])
+    rejected: set[tuple[int, int]] = set()
+    for j, (pair, p) in enumerate(ordered):
+        if p > alpha / (len(ordered) - j):
+            break
+        rejected.add(pair)
+    return rejected
+
+
+def paired_ranking(contenders: list[Contender], repetitions: list[np.ndarray] | None = None,
+                   resamples: int = RESAMPLES, alpha: float = ALPHA, seed: int = 0,
+                   min_configs: int = MIN_RANKED_CONFIGS) -> Ranking:
+    """Rank groups of ``contenders`` (see the module's docstring). ``repetitions``: per test
+    configuration, the label's repeated measurements (None where the board has none)."""
+    if not contenders:
+        raise RankingInputError("nothing to rank")
+    n = contenders[0].ratios.shape[1]
+    if any(c.ratios.shape[1] != n for c in contenders):
+        raise RankingInputError("entries scored on different numbers of test configurations cannot be paired: "
+                                + ", ".join(f"{c.name} ({c.ratios.shape[1]})" for c in contenders))
+    if repetitions is not None and len(repetitions) != n:
+        raise RankingInputError(f"{len(repetitions)} label repetition lists for {n} test configurations")
+    label_noise = repetitions is not None and any(len(r) >= 2 for r in repetitions)
+    m = len(contenders)
+    # Holm's smallest threshold is alpha / pairs; a bootstrap p-value cannot go below 2 / (B + 1)
+    resamples = max(resamples, int(np.ceil(4 * max(1, m * (m - 1) // 2) / alpha)))
+    boot = bootstrap_mapes(contenders, repetitions if label_noise else None, resamples, seed)
+    point = np.array([c.mape_pct for c in contenders])
+    # Centred at the point estimates: a label drawn from its repetitions adds error to every entry
+    # (the observed label is already one draw), which would shift the distribution, not widen it.
+    boot = boot - boot.mean(axis=1, keepdims=True) + point[:, None]
+    best = int(np.argmin(point))
+    pvalues = {}
+    for a in range(m):
+        for b in range(a + 1, m):
+            d = boot[a] - boot[b]
+            tail = min((d <= 0).sum(), (d >= 0).sum())
+            pvalues[(a, b)] = min(1.0, 2.0 * (tail + 1) / (resamples + 1))
+    significant = holm(pvalues, alpha)
+    beats = {j: [] for j in range(m)}  # j -> the entries j beats significantly
+    for a, b in significant:
+        winner, loser = (a, b) if point[a] < point[b] else (b, a)
+        beats[winner].append(loser)
+    ranked = n >= min_configs
+    reason = "" if ranked else f"{n} test configurations, fewer than the {min_configs} a paired ranking needs"
+    raw = {j: 1 + sum(j in beats[k] for k in range(m)) for j in range(m)}
+    order = sorted(range(m), key=lambda j: (point[j], contenders[j].name))
+    ranks, floor = {}, 1
+    for j in order:  # monotone in the point estimate
+        floor = max(floor, raw[j]) if ranked else 1
+        ranks[j] = floor
+    entries = []
+    for j in order:
+        diff = boot[j] - boot[best]
+        entries.append(Ranked(
+            name=contenders[j].name, rank=ranks[j], mape_pct=float(point[j]),
+            mape_ci95=(float(np.percentile(boot[j], 2.5)), float(np.percentile(boot[j], 97.5))),
+            diff_to_best=float(point[j] - point[best]),
+            diff_ci95=(float(np.percentile(diff, 2.5)), float(np.percentile(diff, 97.5))),
+            better_than=tuple(sorted(contenders[k].name for k in beats[j]))))
+    return Ranking(tuple(sorted(entries, key=lambda e: (e.rank, e.mape_pct))), n, resamples, label_noise,
+                   ranked, reason)

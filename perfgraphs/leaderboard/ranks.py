@@ -1,0 +1,180 @@
+"""A board's rank groups, from its records: the paired bootstrap of
+:mod:`perfgraphs.evaluation.ranking` fed with each entry's per-configuration errors.
+
+A record keeps, per seed, every test configuration's prediction / label (``pred_over_label``, in
+the test part's order). Records written before that keep the first seed's (label, prediction)
+pairs (``actual_vs_predicted``): they are compared on that seed alone, and the board says so.
+Records with neither (a hidden test set's aggregates, a transfer protocol's per-draw scores) cannot
+be paired: they are listed below the ranked ones, unranked, with the reason.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from perfgraphs.evaluation.ranking import (MIN_RANKED_CONFIGS, Contender, Ranked, Ranking, RankingInputError,
+                                           paired_ranking)
+from perfgraphs.evaluation.scoring import PER_CONFIG_KEY
+from perfgraphs.leaderboard.records import Entry
+
+
+RANK_RULE = ("entries are compared paired, on the same test configurations: a bootstrap over the configurations, "
+             "each entry's seeds and, where the labels were measured repeatedly, their repetitions; an entry's rank "
+             "is 1 + the number of entries better than it beyond that noise (Holm-adjusted over every pair, 5 %), and "
+             "never above an entry with a lower mean MAPE, so entries the data cannot separate share a rank group; "
+             "Δ to best is the paired difference in MAPE points with its 95 % interval")
+# the build's column of each label's repeated measurements (perfgraphs.collect.rounds.fold)
+REPETITION_COLUMNS = {"latency_ms": "round_latency_ms", "cpu_time_ms": "round_cpu_time_ms"}
+
+
+@dataclass(frozen=True)
+class BoardRow:
+    entry: Entry
+    ranked: Ranked | None  # None: not paired (the reason is in BoardRanking.unranked_reason)
+    seed_zero_only: bool = False
+
+    @property
+    def rank_text(self) -> str:
+        return str(self.ranked.rank) if self.ranked is not None and self.ranked.rank > 0 else "–"
+
+
+@dataclass(frozen=True)
+class BoardRanking:
+    rows: tuple[BoardRow, ...]  # ranked rows by rank, then the others by mean MAPE
+    ranking: Ranking | None
+    notes: tuple[str, ...]  # one line each: what the ranks rest on and what they leave out
+
+    def lines(self) -> list[str]:
+        return ([self.ranking.summary()] if self.ranking is not None else []) + list(self.notes)
+
+
+def per_config_ratios(e: Entry) -> tuple[np.ndarray | None, bool]:
+    """(seeds × configurations) prediction / label of a record, and whether only seed 0 is known."""
+    seeds = [s.get(PER_CONFIG_KEY) for s in e.per_seed]
+    if all(isinstance(s, list) and s for s in seeds) and len({len(s) for s in seeds}) == 1:
+        return np.asarray(seeds, dtype=float), False
+    pairs = e.actual_vs_predicted
+    if pairs and all(isinstance(p, list) and len(p) == 2 and p[0] for p in pairs):
+        arr = np.asarray(pairs, dtype=float)
+        return (arr[:, 1] / arr[:, 0])[None, :], True
+    return None, False
+
+
+def _labels_of(e: Entry) -> np.ndarray | None:
+    return np.asarray([p[0] for p in e.actual_vs_predicted], dtype=float) if e.actual_vs_predicted else None
+
+
+def is_quick(method: str) -> bool:
+    """A CI-sized run (``--quick``: ``<method> (quick)``, ``<method> (quick, 400 training graphs)``)."""
+    return re.search(r" \(quick[,)]", method) is not None
+
+
+def rank_board(entries: list[Entry], repetitions: list[np.ndarray] | None = None,
+               min_configs: int = MIN_RANKED_CONFIGS, official: bool = False) -> BoardRanking:
+    """Rank groups of one board's current entries (one build, one test set, one protocol). On an
+    ``official`` board, CI-sized (quick) runs are smoke tests: listed, never ranked."""
+    smoke = [e for e in entries if official and is_quick(e.method)]
+    usable, unusable, seed_zero = [], [], set()
+    for e in entries:
+        if official and is_quick(e.method):
+            continue
+        ratios, zero_only = per_config_ratios(e)
+        (usable if ratios is not None else unusable).append((e, ratios))
+        if zero_only:
+            seed_zero.add(id(e))
+    notes = []
+    ranking = None
+    if usable:
+        sizes = {r.shape[1] for _, r in usable}
+        labels = [lab for e, _ in usable if (lab := _labels_of(e)) is not None]
+        aligned = len(sizes) == 1 and all(
+            lab.shape == labels[0].shape and np.allclose(lab, labels[0], rtol=2e-3) for lab in labels)
+        if not aligned:  # records of one build always agree; a hand-edited one may not
+            notes.append("not ranked: the entries' per-configuration records are not on the same test "
+                         "configurations (sizes " + ", ".join(map(str, sorted(sizes))) + ")")
+            unusable, usable = unusable + usable, []
+        else:
+            try:
+                ranking = paired_ranking([Contender(f"{i}", r) for i, (_, r) in enumerate(usable)], repetitions,
+                                         min_configs=min_configs)
+            except RankingInputError as exc:
+                notes.append(f"not ranked: {exc}")
+                unusable, usable = unusable + usable, []
+    rows = []
+    if ranking is not None:
+        for r in ranking.entries:
+            e = usable[int(r.name)][0]
+            shown = r if ranking.ranked else Ranked(r.name, 0, r.mape_pct, r.mape_ci95, r.diff_to_best,
+                                                    r.diff_ci95, r.better_than)
+            rows.append(BoardRow(e, shown, id(e) in seed_zero))
+        if seed_zero:
+            notes.append(f"{len(seed_zero)} of {len(usable)} ranked entries were recorded before per-seed "
+                         "errors were kept: they are compared on their first seed only (no seed spread)")
+        if not ranking.label_noise:
+            notes.append("the labels have one measurement each: the ranks ignore label noise (see the noise floor)")
+    for e, _ in sorted(unusable, key=lambda er: _or_inf(er[0].mean_std("mape_pct")[0])):
+        rows.append(BoardRow(e, None))
+    if unusable:
+        notes.append(f"{len(unusable)} entr{'ies' if len(unusable) > 1 else 'y'} unranked: no per-configuration "
+                     "errors in the record (hidden-set aggregates or per-draw transfer scores), so no paired "
+                     "comparison is possible")
+    for e in sorted(smoke, key=lambda e: _or_inf(e.mean_std("mape_pct")[0])):
+        rows.append(BoardRow(e, None))
+    if smoke:
+        notes.append(f"{len(smoke)} (quick) entr{'ies' if len(smoke) > 1 else 'y'} listed unranked: CI-sized "
+                     "settings are smoke tests, and an official board ranks full-strength runs only"
+                     + ("" if usable else "; no full-strength entry is on this board yet"))
+    return BoardRanking(tuple(rows), ranking, tuple(notes))
+
+
+def interval_text(lo: float, hi: float) -> str:
+    return f"[{lo:.2f}, {hi:.2f}]"
+
+
+def diff_text(row: BoardRow) -> str:
+    """The effect size: MAPE points above the board's best entry, with its paired 95 % interval."""
+    r = row.ranked
+    if r is None:
+        return "–"
+    if r.diff_to_best == 0.0:
+        return "best"
+    return f"+{r.diff_to_best:.2f} {interval_text(*r.diff_ci95)}"
+
+
+def _or_inf(value: float) -> float:
+    return value if np.isfinite(value) else np.inf
+
+
+def label_repetitions(dataset: str, config: str, target: str, test_set: str = "public",
+                      protocol: str = "") -> list[np.ndarray] | None:
+    """Each test configuration's repeated measurements of the board's label, in the test part's
+    order, where the config's labels are measured in rounds; None where they are one measurement
+    (or the test set is hidden: its labels are not here)."""
+    from perfgraphs.errors import PerfgraphsError
+    from perfgraphs.registry import get_dataset
+
+    column = REPETITION_COLUMNS.get(target)
+    try:
+        cfg = get_dataset(dataset).config(config)
+    except PerfgraphsError:
+        return None
+    if test_set != "public" or column is None or cfg.min_rounds < 2 or cfg.evaluation == "cv-folds":
+        return None
+    from perfgraphs.evaluation.protocol import protocol_parts
+
+    _, data = protocol_parts(dataset, config, target, protocol=protocol or None)
+    if column not in data.test.column_names:
+        return None
+    return [np.asarray(v if v else [], dtype=float) for v in data.test[column]]
+
+
+def mape_text(row: BoardRow) -> str:
+    """Mean MAPE over seeds and, where paired, its 95 % bootstrap interval."""
+    r = row.ranked
+    if r is None:
+        mean, std = row.entry.mean_std("mape_pct")
+        return f"{mean:.2f} ± {std:.2f} (seed std)"
+    return f"{r.mape_pct:.2f} {interval_text(*r.mape_ci95)}" + (" ¹" if row.seed_zero_only else "")

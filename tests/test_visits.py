@@ -1,0 +1,207 @@
+"""Repeated labels for a board's test part (issue 31): the visits schedule, the plan generator of a
+config's part, the split-half agreement of a store's rounds.
+
+The generator is checked against the test part as the dataset loader serves it (its rows'
+structure ids and batch sizes, not the store rows the generator maps them through), the agreement
+against values worked out by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from perfgraphs.collect.campaign import CampaignOptions, prepare_campaign, run_campaign
+from perfgraphs.collect.errors import PlanError
+from perfgraphs.collect.floor import split_half_of, store_split_half
+from perfgraphs.collect.plan import load_plan, parse_plan
+from perfgraphs.collect.rounds import VISIT_SPACING, blocks, schedule, visits
+from perfgraphs.collect.store import MeasurementStore
+
+REPO = Path(__file__).resolve().parents[1]
+VISITS_PLAN = REPO / "plans" / "dippm-cpu-test-visits.yaml"
+SOURCE_STORE = REPO / "data" / "measurements" / "dippm-cpu"
+
+
+def _plan(schedule_kind: str | None = None, rounds: int = 3, sizes=(32, 40, 48), batches=(1, 2, 4)) -> dict:
+    data = {"suite": "t-visits", "protocol": "tiny", "platforms": ["cpu-torch-fp32"], "timeout_s": 120, "core": 0,
+            "rounds": rounds, "groups": [{"family": "resnet", "models": ["timm:resnet10t"],
+                                          "input_sizes": list(sizes), "batch_sizes": list(batches)}]}
+    if schedule_kind is not None:
+        data["schedule"] = schedule_kind
+    return data
+
+
+# -- the visits schedule ---------------------------------------------------------------------------
+
+
+def test_visits_are_shuffled_passes_over_all_units():
+    units = [f"u{i:02d}" for i in range(40)]
+    jobs = visits(units, 4, "suite-a")
+    assert len(jobs) == 4 * len(units)
+    passes = [[u for u, r in jobs[i * 40:(i + 1) * 40]] for i in range(4)]
+    assert all(r == i + 1 for i in range(4) for _, r in jobs[i * 40:(i + 1) * 40])  # round r is pass r
+    assert all(sorted(p) == units for p in passes)  # each a permutation of all the units
+    assert len({tuple(p) for p in passes}) == 4 and passes[0] != units  # shuffled, differently per round
+    # deterministic, whatever order the units come in; another suite draws other orders
+    assert visits(list(reversed(units)), 4, "suite-a") == jobs == schedule(units, 4, kind="visits", seed="suite-a")
+    assert visits(units, 4, "suite-b") != jobs
+    # two visits of one unit lie at least half a pass apart, across round boundaries too
+    last, gaps = {}, []
+    for i, (u, _) in enumerate(jobs):
+        if u in last:
+            gaps.append(i - last[u])
+        last[u] = i
+    assert min(gaps) >= int(VISIT_SPACING * len(units)) == 20
+
+
+def test_a_plan_without_schedule_keeps_the_blocks(tmp_path):
+    """The control: existing plans (no ``schedule`` key) are ordered exactly as before."""
+    units = [f"u{i:02d}" for i in range(50)]
+    assert schedule(units, 2) == blocks(units, 2)
+    assert schedule(units, 2)[:72] == [(u, r) for r in (1, 2) for u in units[:24]] + [(u, 1) for u in units[24:48]]
+    for kind, expected in ((None, "blocks"), ("blocks", "blocks"), ("visits", "visits")):
+        plan = parse_plan(_plan(kind), "t")
+        assert plan.schedule == expected
+        out = tmp_path / str(kind)
+        state = prepare_campaign(plan, CampaignOptions(out=out), MeasurementStore(out), dry_run=True)
+        if expected == "blocks":
+            assert state.jobs == blocks(plan.configs, plan.rounds)
+        else:
+            assert state.jobs == visits(plan.configs, plan.rounds, plan.suite, key=lambda c: c.key)
+            assert [sorted(c.key for c, r in state.jobs if r == k) for k in (1, 2, 3)] == \
+                [sorted(c.key for c in plan.configs)] * 3
+
+
+def test_a_bad_schedule_is_one_plan_error_line(tmp_path):
+    with pytest.raises(PlanError) as err:
+        parse_plan(_plan("shuffled"), "t")
+    assert str(err.value) == "t: schedule must be one of blocks, visits, got 'shuffled'"
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(_plan("visit")))
+    result = subprocess.run([sys.executable, "-m", "perfgraphs", "collect", str(path), "--dry-run"],
+                            capture_output=True, text=True, cwd=tmp_path)
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "schedule must be one of blocks, visits" in result.stderr
+
+
+def test_a_tiny_visits_campaign_measures_in_schedule_order_and_verify_prints_the_halves(tmp_path):
+    plan = parse_plan(_plan("visits", rounds=4, sizes=(32,), batches=(1, 2)), "t")
+    out = tmp_path / "store"
+    store = MeasurementStore(out)
+    opts = CampaignOptions(out=out, quiet_wait_s=0.0)
+    state = prepare_campaign(plan, opts, store)
+    written = []
+    run_campaign(plan, opts, state, store, notify=lambda _m: None,
+                 on_result=lambda c, row, _s: written.append((c.key, row["round"])))
+    assert written == [(c.key, r) for c, r in state.jobs] and len(written) == 8
+    rows = store.round_rows()
+    assert sorted((r["key"], r["round"]) for r in rows) == sorted(written)
+    assert all(r["status"] == "ok" for r in rows)
+    verify = subprocess.run([sys.executable, "-m", "perfgraphs", "collect", "verify", str(out)],
+                            capture_output=True, text=True)
+    assert verify.returncode == 0, verify.stderr
+    half = split_half_of(rows, "latency_ms")
+    assert half.n_configs == 2 and store_split_half(out)["latency_ms"] == half
+    assert (f"split-half agreement latency_ms: median {half.median_pct:.2f} %, mean {half.mean_pct:.2f} % "
+            f"between the labels of the odd and the even rounds (n=2)") in verify.stdout
+
+
+# -- split-half agreement ------------------------------------------------------------------------
+
+
+def _row(key, rnd, ms, status="ok", **extra):
+    return {"key": key, "round": rnd, "status": status, "latency_median_ms": ms, **extra}
+
+
+def test_split_half_against_hand_computed_values():
+    rows = [
+        # odd rounds 10, 11 -> 10.5; even 12, 13 -> 12.5: 19.048 %
+        *(_row("a", r, v) for r, v in ((1, 10.0), (2, 12.0), (3, 11.0), (4, 13.0))),
+        # odd 20, 18 -> 19; even 22: 15.789 %
+        *(_row("b", r, v) for r, v in ((1, 20.0), (2, 22.0), (3, 18.0))),
+        _row("c", 1, 100.0), _row("c", 2, 101.0),  # 1 %
+        _row("d", 1, 5.0), _row("d", 3, 6.0),  # odd rounds only: no even half
+        _row("e", 1, 5.0), _row("e", 2, 9.0, gate_flagged=True),  # the flagged round does not count
+        _row("f", 1, 5.0), _row("f", 2, None, status="error"),  # nor a failed one
+        _row("g", 3, 7.0), _row("g", 4, 7.0, status="oom"),
+    ]
+    half = split_half_of(rows, "latency_ms")
+    diffs = [2 / 10.5 * 100, 3 / 19 * 100, 1.0]
+    assert half.target == "latency_ms" and half.n_configs == 3
+    assert half.median_pct == pytest.approx(statistics.median(diffs)) == pytest.approx(15.789, abs=1e-3)
+    assert half.mean_pct == pytest.approx(sum(diffs) / 3) == pytest.approx(11.946, abs=1e-3)
+    assert split_half_of(rows, "cpu_time_ms") is None  # no values of it
+    assert split_half_of([_row("a", 1, 1.0)], "latency_ms") is None
+
+
+# -- the plan of a config's test part ------------------------------------------------------------
+
+
+def _needs_sources():
+    if not SOURCE_STORE.is_dir() or not VISITS_PLAN.is_file():
+        pytest.skip("no dippm-cpu store or visits plan in this checkout")
+
+
+def test_the_visits_plan_is_exactly_the_boards_test_part():
+    _needs_sources()
+    import perfgraphs
+    from perfgraphs.pool.structures import structure_id
+
+    plan = load_plan(VISITS_PLAN)
+    source = load_plan(REPO / "plans" / "dippm-cpu.yaml")
+    test = perfgraphs.load_dataset("perfgraphs/dippm", "cpu-torch-fp32", split="test")
+    wanted = sorted(zip(test["structure_id"], test["batch_size"]))
+    got = sorted((structure_id(c.model, c.image_size, c.seq_len), c.batch_size) for c in plan.configs)
+    assert got == wanted and len(got) == len(test) == 311
+    assert plan.suite == "dippm-cpu-test-visits" and plan.rounds == 4 and plan.schedule == "visits"
+    assert {(c.protocol, c.platform, c.mode, c.core) for c in plan.configs} == \
+        {(c.protocol, c.platform, c.mode, c.core) for c in source.configs}
+    stored = set(MeasurementStore(SOURCE_STORE).read().column("key").to_pylist())
+    assert {c.key for c in plan.configs} <= stored  # every key is the key of the row it measures again
+    assert {c.key for c in plan.configs} <= {c.key for c in source.configs}
+
+
+def test_the_generator_writes_the_committed_plan():
+    _needs_sources()
+    from perfgraphs.data import visits_plan as plangen_visits
+
+    plan, facts = plangen_visits.build("perfgraphs/dippm", "cpu-torch-fp32", "test", 4)
+    assert plan == yaml.safe_load(VISITS_PLAN.read_text())
+    assert facts["rows"] == 311 and facts["suite"] == "dippm-cpu"
+    text = plangen_visits.render(plan, facts, "cmd")
+    assert yaml.safe_load(text) == plan and "Size: 311 configurations x 4 visits = 1,244 measurements" in text
+
+
+def test_cut_plan_keeps_exactly_the_keys_and_refuses_others():
+    from perfgraphs.data.visits_plan import cut_plan
+
+    source = _plan(rounds=1)
+    configs = parse_plan(source, "t").configs
+    picked = {(32, 1), (32, 4), (40, 1), (40, 4), (48, 2)}
+    chosen = {c.key for c in configs if (c.image_size, c.batch_size) in picked}
+    cut = cut_plan(source, chosen, "t-cut")
+    assert {c.key for c in parse_plan(cut, "t-cut").configs} == chosen
+    assert [(m["input_sizes"], m["batch_sizes"]) for m in cut["groups"][0]["models"]] == [([32, 40], [1, 4]), ([48], [2])]
+    with pytest.raises(PlanError, match="1 not in the source plan"):
+        cut_plan(source, chosen | {"0" * 20}, "t-cut")
+    from perfgraphs.data.visits_plan import build
+
+    with pytest.raises(PlanError, match="--visits must be from 2 to 10"):
+        build("perfgraphs/dippm", "cpu-torch-fp32", visits=1)
+
+
+def test_no_dataset_reads_the_visits_store(tmp_path):
+    """The store measures rows a dataset already has again: store discovery skips it."""
+    from perfgraphs.data.platforms import dataset_stores
+
+    for name, suite in (("dippm-cpu-test-visits-amd-epyc-23059b2f", "dippm-cpu-test-visits"), ("other", "other")):
+        (tmp_path / name / "cpu-torch-fp32").mkdir(parents=True)
+        (tmp_path / name / "campaign.json").write_text(json.dumps({"suite": suite}))
+    assert [p.name for p in dataset_stores(tmp_path)] == ["other"]
