@@ -38,7 +38,7 @@ def board_contenders(dataset: str, config: str, target: str) -> list[Contender]:
     current = current_and_superseded(split_by_build(entries, pin)[1])[0]
     out = []
     for e in current:
-        ratios, _ = per_config_ratios(e)
+        ratios = per_config_ratios(e)
         if ratios is not None:
             out.append(Contender(e.method, ratios))
     return out

@@ -141,3 +141,34 @@ def test_unpairable_inputs_are_refused():
         paired_ranking([Contender("a", np.ones((1, 5))), Contender("b", np.ones((1, 6)))])
     with pytest.raises(RankingInputError):
         Contender("nan", np.array([[1.0, np.nan]]))
+
+
+def test_entries_far_below_do_not_move_a_rank():
+    # review finding: with one Holm family over every pair, ten near-duplicate entries added below the
+    # board made the runner-up's rank 2 into a shared rank 1; each rank is now its own family
+    rng = np.random.default_rng(8)
+    shared = _errors(300, rng)
+    best, second = _predictor("best", shared, 0.85, 0.03, rng), _predictor("second", shared, 0.9, 0.03, rng)
+    alone = _ranks(paired_ranking([best, second]))
+    junk = [_predictor(f"junk{i}", shared, 1.5, 0.05, rng) for i in range(10)]
+    crowded = _ranks(paired_ranking([best, second, *junk]))
+    assert alone["second"] == 2 and crowded["second"] == 2
+    assert all(crowded[f"junk{i}"] > 2 for i in range(10))
+
+
+def test_missing_or_non_positive_label_repetitions_are_not_measurements():
+    # review finding: a NaN round made every bootstrap value NaN and every pair "significant"
+    rng = np.random.default_rng(9)
+    shared = _errors(150, rng)
+    a, b = _predictor("a", shared, 1.0, 0.03, rng), _predictor("b", shared, 1.0, 0.03, rng)
+    clean = [np.array([100.0, 101.0, 99.0]) for _ in range(150)]
+    dirty = [np.array([100.0, 101.0, 99.0, np.nan, 0.0, -3.0]) for _ in range(150)]
+    assert _ranks(paired_ranking([a, b], repetitions=dirty)) == _ranks(paired_ranking([a, b], repetitions=clean)) \
+        == {"a": 1, "b": 1}
+
+
+def test_ragged_or_empty_seed_lists_are_refused_in_one_line():
+    with pytest.raises(RankingInputError):
+        Contender("ragged", [[1.0, 1.1], [1.0]])
+    with pytest.raises(RankingInputError):
+        Contender("no seeds", np.empty((0, 5)))

@@ -91,7 +91,7 @@ def board_placement(result) -> list[str]:
     """Where this run would sit among the board's recorded entries on the same build: its rank group
     from the paired bootstrap (:mod:`perfgraphs.leaderboard.ranks`), or why it cannot be placed."""
     from perfgraphs.leaderboard.builds import pins_file, read_pins, split_by_build
-    from perfgraphs.leaderboard.ranks import diff_text, mape_text, rank_board
+    from perfgraphs.leaderboard.ranks import diff_text, label_repetitions, mape_text, rank_board
     from perfgraphs.leaderboard.records import RESULTS_DIR, read_entries, scoring_protocol
     from perfgraphs.leaderboard.runner import to_entry
     from perfgraphs.leaderboard.site import current_and_superseded
@@ -106,7 +106,8 @@ def board_placement(result) -> list[str]:
                if e.dataset_content_hash == run.dataset_content_hash]
     if not current:
         return [f"board placement: no recorded entry on this build ({run.dataset_content_hash[:12]}) to compare with"]
-    board = rank_board(current + [run])
+    # every recorded entry counts here, (quick) ones too: a placement, not the official ranking
+    board = rank_board(current + [run], label_repetitions(run.dataset, run.config, run.target, protocol=run.protocol))
     row = next(r for r in board.rows if r.entry is run)
     return [f"board placement among {len(current)} recorded entries (paired, this build): rank {row.rank_text}, "
             f"MAPE {mape_text(row)}, Δ to best {diff_text(row)}"] + board.lines()

@@ -9,14 +9,15 @@ entry's score is MAPE averaged over its seeds.
 
 The resampled scores are centred at each entry's point estimate (a label re-drawn from its
 repetitions adds error to every entry alike, a shift the intervals should not show). From the
-resamples, each pair of entries gets a two-sided bootstrap p-value for "their MAPEs
-differ"; the pairs are tested together with Holm's step-down procedure (family-wise error 5 %).
-An entry's rank is 1 + the number of entries significantly better than it, made monotone in the
-point estimate (no entry ranks above one with a lower mean MAPE). Entries that share a rank are a
-**rank group**: the data cannot separate them from each other's group leader. This is the rule of
-Chatbot Arena's leaderboard ("1 + models statistically better"), with a paired test in place of
-overlapping marginal intervals, so a wide interval (a noisy seed, a small test set) cannot rank an
-entry first: an entry with a higher mean never ranks above a better one.
+resamples, each pair of entries gets a two-sided bootstrap p-value for "their MAPEs differ". An
+entry's rank is 1 + the number of entries significantly better than it: its comparisons with the
+entries of lower mean are one family, tested with Holm's step-down procedure (family-wise error 5 %
+per rank statement), and the rank is made monotone in the point estimate (no entry ranks above one
+with a lower mean MAPE). Entries that share a rank are a **rank group**. This is the rule of Chatbot
+Arena's leaderboard ("1 + models statistically better"), with a paired test in place of overlapping
+marginal intervals. A wide interval (a noisy seed, a small test set) never puts an entry ahead of
+one with a lower mean; it can keep an entry in a group the data cannot separate it from, and the
+row shows that interval.
 
 Each entry also gets its effect size, the paired difference to the best entry's MAPE with a 95 %
 percentile interval (unadjusted; the groups carry the multiple-comparison control).
@@ -31,14 +32,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-RESAMPLES = 4000  # enough for Holm's smallest threshold over ~45 pairs (0.05 / 45 ≈ 1 / 900)
+RESAMPLES = 4000  # Holm's smallest threshold, 0.05 / (entries - 1), stays above 2 / 4001 up to 50 entries
 ALPHA = 0.05
 # Below this many test configurations a board lists its entries unranked. Read off the bootstrap
-# (benchmarks/rank_resolution.py, results/rank-resolution-dippm-*.md): on the dippm CPU latency
-# board the median 95 % half-width of a paired difference to the best entry is 1.7 MAPE points on
-# all 311 configurations, 3.0 on 100, 4.1 on 50 and 5.6 on 25; from 100 down the half-width
-# exceeds the gaps between most reference entries (1-3 points) and subsamples' groups stop agreeing
-# with the whole part's (20 % at 100 against 75 % at 150, latency; memory 95 % at 100, 55 % at 25).
+# (benchmarks/rank_resolution.py, results/rank-resolution-dippm-*.md, the four full-strength
+# references of 2026-11-28): on the dippm CPU latency board the median 95 % half-width of a paired
+# difference to the best entry is 2.2 MAPE points on all 311 configurations, 3.6 on 100, 4.6 on 50
+# and 6.0 on 25, and subsamples of 100 reproduce the whole part's groups in 75 % of draws (95 % at
+# 150, 15 % at 50; memory: 100 % at 100, 70 % at 25). Under 100 the half-width is larger than most
+# gaps between reference entries and the groups are mostly chance.
 MIN_RANKED_CONFIGS = 100
 _CHUNK = 500  # resamples scored at a time (bounds memory at chunk × seeds × configurations)
 
@@ -57,8 +59,11 @@ class Contender:
     ratios: np.ndarray
 
     def __post_init__(self):
-        r = np.atleast_2d(np.asarray(self.ratios, dtype=float))
-        if r.ndim != 2 or r.shape[1] == 0 or not np.isfinite(r).all():
+        try:
+            r = np.atleast_2d(np.asarray(self.ratios, dtype=float))
+        except (TypeError, ValueError):  # ragged seeds, text
+            raise RankingInputError(f"{self.name}: ratios must be a (seeds, configurations) array of numbers") from None
+        if r.ndim != 2 or 0 in r.shape or not np.isfinite(r).all():
             raise RankingInputError(f"{self.name}: ratios must be a finite (seeds, configurations) array")
         object.__setattr__(self, "ratios", r)
 
@@ -103,8 +108,8 @@ class Ranking:
                  else "seeds resampled; the labels have no repetitions, so label noise is not in the intervals")
         return (f"{len(self.groups)} rank group(s): entries share a rank unless a paired bootstrap over the "
                 f"{self.n_configs} test configurations ({self.resamples} resamples; {noise}) separates them "
-                f"at 5 % family-wise error (Holm); rank = 1 + entries significantly better, never above an "
-                f"entry with a lower mean")
+                f"(Holm, 5 % per rank); rank = 1 + entries significantly better, never above an entry with "
+                f"a lower mean")
 
 
 def _label_factors(repetitions: list[np.ndarray] | None, idx_rng: np.random.Generator, b: int,
@@ -118,7 +123,7 @@ def _label_factors(repetitions: list[np.ndarray] | None, idx_rng: np.random.Gene
         if len(reps) >= 2:
             by_k.setdefault(len(reps), []).append(i)
     for k, cols in by_k.items():
-        reps = np.stack([np.asarray(repetitions[i], dtype=float) for i in cols])  # (m, k)
+        reps = np.stack([repetitions[i] for i in cols])  # (m, k)
         draw = idx_rng.integers(0, k, size=(b, len(cols), k))
         drawn = np.take_along_axis(np.broadcast_to(reps, (b, *reps.shape)), draw, axis=2).mean(axis=2)
         factors[:, cols] = drawn / reps.mean(axis=1)
@@ -168,12 +173,16 @@ def paired_ranking(contenders: list[Contender], repetitions: list[np.ndarray] | 
     if any(c.ratios.shape[1] != n for c in contenders):
         raise RankingInputError("entries scored on different numbers of test configurations cannot be paired: "
                                 + ", ".join(f"{c.name} ({c.ratios.shape[1]})" for c in contenders))
-    if repetitions is not None and len(repetitions) != n:
-        raise RankingInputError(f"{len(repetitions)} label repetition lists for {n} test configurations")
+    if repetitions is not None:
+        if len(repetitions) != n:
+            raise RankingInputError(f"{len(repetitions)} label repetition lists for {n} test configurations")
+        # a missing or non-positive repetition (a failed round) is no measurement of the label
+        repetitions = [np.asarray([v for v in np.asarray(r, dtype=float).ravel() if np.isfinite(v) and v > 0])
+                       for r in repetitions]
     label_noise = repetitions is not None and any(len(r) >= 2 for r in repetitions)
     m = len(contenders)
-    # Holm's smallest threshold is alpha / pairs; a bootstrap p-value cannot go below 2 / (B + 1)
-    resamples = max(resamples, int(np.ceil(4 * max(1, m * (m - 1) // 2) / alpha)))
+    # Holm's smallest threshold is alpha / (m - 1); a bootstrap p-value cannot go below 2 / (B + 1)
+    resamples = max(resamples, int(np.ceil(4 * max(1, m - 1) / alpha)))
     boot = bootstrap_mapes(contenders, repetitions if label_noise else None, resamples, seed)
     point = np.array([c.mape_pct for c in contenders])
     # Centred at the point estimates: a label drawn from its repetitions adds error to every entry
@@ -186,11 +195,15 @@ def paired_ranking(contenders: list[Contender], repetitions: list[np.ndarray] | 
             d = boot[a] - boot[b]
             tail = min((d <= 0).sum(), (d >= 0).sum())
             pvalues[(a, b)] = min(1.0, 2.0 * (tail + 1) / (resamples + 1))
-    significant = holm(pvalues, alpha)
+    # Each entry's rank is one statement, "these entries are better than it": its family is its
+    # comparisons with the entries of lower mean, Holm-adjusted together. (One family over every
+    # pair would let entries far below an entry, or near-duplicates added to the board, loosen or
+    # tighten its rank.)
     beats = {j: [] for j in range(m)}  # j -> the entries j beats significantly
-    for a, b in significant:
-        winner, loser = (a, b) if point[a] < point[b] else (b, a)
-        beats[winner].append(loser)
+    for j in range(m):
+        family = {(i, j): pvalues[(min(i, j), max(i, j))] for i in range(m) if point[i] < point[j]}
+        for i, _ in holm(family, alpha):
+            beats[i].append(j)
     ranked = n >= min_configs
     reason = "" if ranked else f"{n} test configurations, fewer than the {min_configs} a paired ranking needs"
     raw = {j: 1 + sum(j in beats[k] for k in range(m)) for j in range(m)}

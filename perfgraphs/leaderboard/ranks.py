@@ -2,10 +2,11 @@
 :mod:`perfgraphs.evaluation.ranking` fed with each entry's per-configuration errors.
 
 A record keeps, per seed, every test configuration's prediction / label (``pred_over_label``, in
-the test part's order). Records written before that keep the first seed's (label, prediction)
-pairs (``actual_vs_predicted``): they are compared on that seed alone, and the board says so.
-Records with neither (a hidden test set's aggregates, a transfer protocol's per-draw scores) cannot
-be paired: they are listed below the ranked ones, unranked, with the reason.
+the test part's order; :mod:`perfgraphs.leaderboard.record_check` ties it to the seed's scores and
+to the first seed's (label, prediction) pairs). Records without it (written before 2026-11-28, a
+hidden test set's aggregates, a transfer protocol's per-draw scores) cannot be paired: they are
+listed below the ranked ones, unranked, with the reason. (The first seed's pairs alone are not
+used: one seed chosen by the record would stand for five.)
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ from perfgraphs.leaderboard.records import Entry
 
 RANK_RULE = ("entries are compared paired, on the same test configurations: a bootstrap over the configurations, "
              "each entry's seeds and, where the labels were measured repeatedly, their repetitions; an entry's rank "
-             "is 1 + the number of entries better than it beyond that noise (Holm-adjusted over every pair, 5 %), and "
-             "never above an entry with a lower mean MAPE, so entries the data cannot separate share a rank group; "
-             "Δ to best is the paired difference in MAPE points with its 95 % interval")
+             "is 1 + the number of entries better than it beyond that noise (its comparisons with the entries of "
+             "lower mean, Holm-adjusted, 5 %), never above an entry with a lower mean MAPE, so entries the data "
+             "cannot separate share a rank group; Δ to best is the paired difference in MAPE points with its 95 % "
+             "interval; boards under 100 test configurations and (quick) runs on official boards are not ranked")
 # the build's column of each label's repeated measurements (perfgraphs.collect.rounds.fold)
 REPETITION_COLUMNS = {"latency_ms": "round_latency_ms", "cpu_time_ms": "round_cpu_time_ms"}
 
@@ -33,8 +35,7 @@ REPETITION_COLUMNS = {"latency_ms": "round_latency_ms", "cpu_time_ms": "round_cp
 @dataclass(frozen=True)
 class BoardRow:
     entry: Entry
-    ranked: Ranked | None  # None: not paired (the reason is in BoardRanking.unranked_reason)
-    seed_zero_only: bool = False
+    ranked: Ranked | None  # None: not paired (the board's notes say why); rank 0: paired, board not ranked
 
     @property
     def rank_text(self) -> str:
@@ -51,20 +52,22 @@ class BoardRanking:
         return ([self.ranking.summary()] if self.ranking is not None else []) + list(self.notes)
 
 
-def per_config_ratios(e: Entry) -> tuple[np.ndarray | None, bool]:
-    """(seeds × configurations) prediction / label of a record, and whether only seed 0 is known."""
+def per_config_ratios(e: Entry) -> np.ndarray | None:
+    """(seeds × configurations) prediction / label of a record; None unless every seed has them."""
     seeds = [s.get(PER_CONFIG_KEY) for s in e.per_seed]
     if all(isinstance(s, list) and s for s in seeds) and len({len(s) for s in seeds}) == 1:
-        return np.asarray(seeds, dtype=float), False
-    pairs = e.actual_vs_predicted
-    if pairs and all(isinstance(p, list) and len(p) == 2 and p[0] for p in pairs):
-        arr = np.asarray(pairs, dtype=float)
-        return (arr[:, 1] / arr[:, 0])[None, :], True
-    return None, False
+        return np.asarray(seeds, dtype=float)
+    return None
 
 
 def _labels_of(e: Entry) -> np.ndarray | None:
-    return np.asarray([p[0] for p in e.actual_vs_predicted], dtype=float) if e.actual_vs_predicted else None
+    pairs = e.actual_vs_predicted
+    if pairs and all(isinstance(p, list) and len(p) == 2 for p in pairs):
+        try:
+            return np.asarray([p[0] for p in pairs], dtype=float)
+        except (TypeError, ValueError):
+            return None
+    return None
 
 
 def is_quick(method: str) -> bool:
@@ -77,14 +80,12 @@ def rank_board(entries: list[Entry], repetitions: list[np.ndarray] | None = None
     """Rank groups of one board's current entries (one build, one test set, one protocol). On an
     ``official`` board, CI-sized (quick) runs are smoke tests: listed, never ranked."""
     smoke = [e for e in entries if official and is_quick(e.method)]
-    usable, unusable, seed_zero = [], [], set()
+    usable, unusable = [], []
     for e in entries:
         if official and is_quick(e.method):
             continue
-        ratios, zero_only = per_config_ratios(e)
+        ratios = per_config_ratios(e)
         (usable if ratios is not None else unusable).append((e, ratios))
-        if zero_only:
-            seed_zero.add(id(e))
     notes = []
     ranking = None
     if usable:
@@ -105,22 +106,19 @@ def rank_board(entries: list[Entry], repetitions: list[np.ndarray] | None = None
                 unusable, usable = unusable + usable, []
     rows = []
     if ranking is not None:
+        method = {str(i): e.method for i, (e, _) in enumerate(usable)}
         for r in ranking.entries:
             e = usable[int(r.name)][0]
-            shown = r if ranking.ranked else Ranked(r.name, 0, r.mape_pct, r.mape_ci95, r.diff_to_best,
-                                                    r.diff_ci95, r.better_than)
-            rows.append(BoardRow(e, shown, id(e) in seed_zero))
-        if seed_zero:
-            notes.append(f"{len(seed_zero)} of {len(usable)} ranked entries were recorded before per-seed "
-                         "errors were kept: they are compared on their first seed only (no seed spread)")
+            rows.append(BoardRow(e, Ranked(e.method, r.rank if ranking.ranked else 0, r.mape_pct, r.mape_ci95,
+                                           r.diff_to_best, r.diff_ci95, tuple(method[b] for b in r.better_than))))
         if not ranking.label_noise:
             notes.append("the labels have one measurement each: the ranks ignore label noise (see the noise floor)")
     for e, _ in sorted(unusable, key=lambda er: _or_inf(er[0].mean_std("mape_pct")[0])):
         rows.append(BoardRow(e, None))
     if unusable:
         notes.append(f"{len(unusable)} entr{'ies' if len(unusable) > 1 else 'y'} unranked: no per-configuration "
-                     "errors in the record (hidden-set aggregates or per-draw transfer scores), so no paired "
-                     "comparison is possible")
+                     "errors for every seed in the record (recorded before 2026-11-28, hidden-set aggregates or "
+                     "per-draw transfer scores), so no paired comparison is possible")
     for e in sorted(smoke, key=lambda e: _or_inf(e.mean_std("mape_pct")[0])):
         rows.append(BoardRow(e, None))
     if smoke:
@@ -177,4 +175,4 @@ def mape_text(row: BoardRow) -> str:
     if r is None:
         mean, std = row.entry.mean_std("mape_pct")
         return f"{mean:.2f} ± {std:.2f} (seed std)"
-    return f"{r.mape_pct:.2f} {interval_text(*r.mape_ci95)}" + (" ¹" if row.seed_zero_only else "")
+    return f"{r.mape_pct:.2f} {interval_text(*r.mape_ci95)}"

@@ -75,25 +75,42 @@ def record_problem(record, known: frozenset[str], min_seeds: int = MIN_SEEDS) ->
 
 
 def _pairs_problem(record: dict) -> str | None:
-    """The first seed's (label, prediction) pairs, which a record without per-configuration ratios is
-    ranked on, must be the pairs that seed was scored on (4 significant digits each)."""
+    """The first seed's (label, prediction) pairs, which the site plots, must be [label > 0,
+    prediction] pairs of finite numbers that reproduce that seed's MAPE (4 significant digits each)
+    and, where the seed keeps its per-configuration ratios, those ratios (the same configurations in
+    the same order). Every seed keeps ratios or none does, all of one length."""
+    kept = [s.get(PER_CONFIG_KEY) is not None for s in record["per_seed"]]
+    if any(kept) and not all(kept):
+        return f"{PER_CONFIG_KEY} is kept for some seeds and not others"
+    if all(kept) and len({len(s[PER_CONFIG_KEY]) for s in record["per_seed"]}) > 1:
+        return f"the seeds' {PER_CONFIG_KEY} lists differ in length"
     pairs = record.get("actual_vs_predicted") or []
-    first = record["per_seed"][0]
-    if not pairs or first.get(PER_CONFIG_KEY) is not None:
+    if not pairs:
         return None
     if not all(isinstance(p, list) and len(p) == 2 and all(_finite(v) for v in p) and p[0] > 0 for p in pairs):
         return "actual_vs_predicted must be [label > 0, prediction] pairs of finite numbers"
+    first = record["per_seed"][0]
     implied = math.fsum(abs(p - t) / t for t, p in pairs) / len(pairs) * 100.0
     if abs(implied - first["mape_pct"]) > 0.05 + 5e-3 * abs(first["mape_pct"]):
         return (f"actual_vs_predicted implies MAPE {implied:.3f} % for seed {first['seed']}, the record says "
                 f"{first['mape_pct']:.3f} %")
+    ratios = first.get(PER_CONFIG_KEY)
+    if ratios is not None:
+        if len(ratios) != len(pairs):
+            return f"seed {first['seed']}: {len(ratios)} {PER_CONFIG_KEY} values for {len(pairs)} actual_vs_predicted pairs"
+        # both sides rounded (pairs to 4 digits, ratios to 6): 2e-3 relative covers it, a swap does not
+        off = [i for i, ((t, p), r) in enumerate(zip(pairs, ratios)) if abs(p / t - r) > 2e-3 * max(1.0, abs(r))]
+        if off:
+            return (f"seed {first['seed']}: {PER_CONFIG_KEY} disagrees with actual_vs_predicted at {len(off)} "
+                    f"configuration(s) (first: {off[0]})")
     return None
 
 
 def _per_config_problem(seed: dict) -> str | None:
     """A seed's per-configuration ratios (what the paired ranking compares) must be finite numbers,
-    one per test configuration, whose mean absolute deviation from 1 is the seed's MAPE: a vector
-    edited to buy a better rank disagrees with the score beside it."""
+    one per test configuration, that reproduce the seed's own scores: their mean absolute deviation
+    from 1 is its MAPE and the share within 5 / 10 / 15 % its Acc(δ). (They do not pin the order of
+    configurations of seeds after the first; the first is tied to its pairs, ``_pairs_problem``.)"""
     ratios = seed.get(PER_CONFIG_KEY)
     if ratios is None:
         return None
@@ -105,6 +122,15 @@ def _per_config_problem(seed: dict) -> str | None:
     if abs(implied - seed["mape_pct"]) > 0.01 + 1e-3 * abs(seed["mape_pct"]):
         return (f"{PER_CONFIG_KEY} implies MAPE {implied:.4f} %, the record says {seed['mape_pct']:.4f} % "
                 "(the per-configuration errors and the score disagree)")
+    for pct in (5, 10, 15):
+        stated = seed.get(f"acc_{pct}_pct")
+        if not _finite(stated):
+            continue
+        # a ratio kept to 6 digits may cross the threshold it sat on: one configuration either way
+        within = sum(abs(r - 1.0) <= pct / 100 for r in ratios) / len(ratios) * 100.0
+        if abs(within - stated) > 100.0 / len(ratios) + 1e-6:
+            return (f"{PER_CONFIG_KEY} puts {within:.2f} % within {pct} %, the record says Acc({pct}%) "
+                    f"{stated:.2f} %")
     return None
 
 
