@@ -37,6 +37,18 @@ def _after_first_loan(name: str) -> bool:
     return name == "parts" or (name.startswith("shard-") and int(name[6:11]) > int(LAST_SHARD[6:11]))
 
 
+def _copy_first_loan_store(store: Path, dest: Path, without_last_shard: bool = False) -> None:
+    """The H200 store as its first loan left it (optionally without that loan's last shard). The
+    committed store records every shard (campaign.json's inventory), so a copy of part of it is
+    refused as damaged; as written before the inventory, it reads as the store of that moment, and
+    a shard copied in later reads as the campaign's growth."""
+    shutil.copytree(store, dest, ignore=lambda folder, names: [
+        n for n in names if _after_first_loan(n) or (without_last_shard and n.startswith(LAST_SHARD))])
+    for path in [dest / "campaign.json", *dest.glob("*/hardware.json")]:
+        body = {k: v for k, v in json.loads(path.read_text()).items() if k not in ("sha256", "store")}
+        path.write_text(json.dumps(body, indent=2))
+
+
 @pytest.fixture(scope="module")
 def data_dir(tmp_path_factory) -> Path:
     src = paths.data_dir()
@@ -44,16 +56,7 @@ def data_dir(tmp_path_factory) -> Path:
     if not (store / "cuda-torch-fp32").is_dir() or not any((store / "cuda-torch-fp32").glob(f"{LAST_SHARD}*")):
         pytest.skip("the committed H200 store is not in this checkout")
     root = tmp_path_factory.mktemp("data")
-    shutil.copytree(store, root / "measurements" / "dippm-h200",
-                    ignore=lambda folder, names: [n for n in names
-                                                  if n.startswith(LAST_SHARD) or _after_first_loan(n)])
-    # the committed store records every shard (campaign.json's inventory), so without its last one
-    # it is refused as damaged; as written before the inventory, it reads as "before the last
-    # shard arrived", and the shard copied in later reads as the campaign's growth
-    for path in [root / "measurements" / "dippm-h200" / "campaign.json",
-                 *(root / "measurements" / "dippm-h200").glob("*/hardware.json")]:
-        body = {k: v for k, v in json.loads(path.read_text()).items() if k not in ("sha256", "store")}
-        path.write_text(json.dumps(body, indent=2))
+    _copy_first_loan_store(store, root / "measurements" / "dippm-h200", without_last_shard=True)
     (root / "graphs").symlink_to(src / "graphs", target_is_directory=True)
     (root / "splits").symlink_to(src / "splits", target_is_directory=True)
     return root
@@ -400,7 +403,12 @@ def test_a_release_is_rebuilt_when_its_sources_grew_without_touching_it(tmp_path
     failures = (checkout / "graphs" / "timm" / "failures.jsonl").read_text()
     (data / "graphs" / "timm" / "failures.jsonl").write_text(
         failures + json.dumps({"structure_id": "timm:not_a_measured_arch@224", "reason": "test"}) + "\n")
-    (data / "measurements").symlink_to(checkout / "measurements", target_is_directory=True)
+    (data / "measurements").mkdir()
+    for store in (checkout / "measurements").iterdir():  # the H200 store as released (0.1.0: the first loan)
+        if store.name == "dippm-h200":
+            _copy_first_loan_store(store, data / "measurements" / store.name)
+        else:
+            (data / "measurements" / store.name).symlink_to(store, target_is_directory=store.is_dir())
     (data / "splits").symlink_to(checkout / "splits", target_is_directory=True)
     shutil.copy2(checkout / "releases.json", data / "releases.json")
     ds = get_dataset(DATASET)

@@ -268,7 +268,7 @@ def test_a_missing_or_tampered_artifact_is_refused(tmp_path):
 
 
 def test_predict_train_reproduces_the_shipped_artifacts(tmp_path, capsys):
-    # the smallest platform (H200, 182 rows): `perfgraphs predict train` on this checkout's build
+    # the smallest platform (H200, 358 labeled rows since 2026-11-28): `perfgraphs predict train` on this checkout's build
     # gives the shipped artifacts' build, hyper-parameters and held-out scores
     pytest.importorskip("xgboost")
     rc, out, err = _cli(["predict", "train", "--platform", "cuda-torch-fp32", "--artifacts", str(tmp_path)], capsys)
