@@ -112,3 +112,27 @@ def tiny_dippm_rows(tmp_path_factory):
     build_graph_config(ds, ds.config("graphs"), pool=pool, home=home, counts=TINY_GRAPH_COUNTS)
     parts = load_dataset("dippm", "graphs", home=home)
     return datasets.concatenate_datasets([parts[k] for k in sorted(parts)])
+
+
+@pytest.fixture
+def git_commitments(tmp_path, monkeypatch):
+    """A commitments folder inside a git repository of its own, standing in for the repository's
+    ``leaderboard/hidden/``: ``commit()`` commits whatever was written there (as the organisers do
+    before scoring). Returns (folder, commit)."""
+    import subprocess
+
+    from perfgraphs.leaderboard import hidden
+
+    repo = tmp_path / "organisers"
+    folder = repo / "leaderboard" / "hidden"
+    folder.mkdir(parents=True)
+    git = ["git", "-C", str(repo), "-c", "user.name=organisers", "-c", "user.email=o@example.org"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "start"], check=True)
+
+    def commit(message: str = "hidden-set commitment") -> None:
+        subprocess.run([*git, "add", "-A"], check=True)
+        subprocess.run([*git, "commit", "-q", "-m", message], check=True)
+
+    monkeypatch.setattr(hidden, "COMMITMENTS_DIR", folder)
+    return folder, commit

@@ -255,3 +255,51 @@ def test_keyctl_works_without_the_filter(tmp_path):
     if result["keyctl"] == 1:
         pytest.skip("keyctl is already refused here without our filter (host seccomp policy)")
     assert result["keyctl"] != 1
+
+
+@needs_seccomp
+@needs_bwrap
+def test_cross_process_memory_calls_reach_the_kernel_without_the_filter(tmp_path):
+    # The control for the memory calls the filter refuses: without it the kernel answers them
+    # (here with a bad-argument error, never EPERM), so the EPERM above is the filter's.
+    names = ("process_vm_readv", "pidfd_getfd", "process_madvise")
+    numbers = {n: nr for n, nr in _syscall_numbers().items() if n in names}
+    assert numbers, "libseccomp knows none of the cross-process memory calls"
+    done = subprocess.run(_sandbox(tmp_path, f"NUMBERS = {numbers!r}\n" + textwrap.dedent(PROBE)),
+                          capture_output=True, text=True, timeout=60, env=isolation.outer_environment())
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.split("RESULT", 1)[1].splitlines()[0])
+    assert all(err != 1 for err in result.values()), result
+
+
+def _resident_pages(path: Path) -> int:
+    """How many pages of ``path`` are in the page cache (mincore of a read-only mapping)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
+    size = path.stat().st_size
+    pages = (size + os.sysconf("SC_PAGE_SIZE") - 1) // os.sysconf("SC_PAGE_SIZE")
+    with open(path, "rb") as f:
+        addr = libc.mmap(None, size, 1, 1, f.fileno(), 0)  # PROT_READ, MAP_SHARED
+        assert addr not in (None, ctypes.c_void_p(-1).value)
+        try:
+            vec = (ctypes.c_ubyte * pages)()
+            assert libc.mincore(addr, size, vec) == 0
+            return sum(b & 1 for b in vec)
+        finally:
+            libc.munmap(addr, size)
+
+
+@pytest.mark.skipif(not os.access(confine.DROP_CACHES, os.W_OK), reason="not root: the page cache cannot be dropped")
+def test_a_hidden_board_run_starts_on_an_empty_page_cache(tmp_path):
+    # the channel: a page one run loaded is still cached for the next (mincore shows what a timed
+    # read would); control first, then the drop the harness does before each hidden-board run
+    marker = tmp_path / "marker.bin"
+    marker.write_bytes(os.urandom(64 * 4096))
+    os.sync()
+    marker.read_bytes()
+    assert _resident_pages(marker) == 64  # control: nothing in between, the pages stay cached
+    assert confine.drop_page_cache() is None
+    assert _resident_pages(marker) == 0

@@ -281,3 +281,30 @@ def test_on_real_gpus_the_residual_model_beats_physics_alone_on_unseen_models():
     physics = _mape(RooflinePrior().fit(task.table, gpu).predict(task.table, task.test_rows), task.y_test)
     learned = _mape(PriorResidualTransfer().fit(task.table, gpu).predict(task.table, task.test_rows), task.y_test)
     assert len(task.test_rows) > 500 and learned < physics < 30, (physics, learned)
+
+
+def test_a_user_adds_a_device_in_a_table_of_their_own(tmp_path, monkeypatch):
+    # the user's table lives in their perfgraphs home, never in the installed package, and is read
+    # over the shipped one (a device in both takes the user's row)
+    from perfgraphs.features.hardware import user_descriptors_csv
+
+    monkeypatch.setenv("PERFGRAPHS_HOME", str(tmp_path))
+    mi300 = _platform("mi300-fp16", "mi300x", precision="fp16")
+    with pytest.raises(UnknownHardwareError) as info:
+        descriptor_of(mi300)
+    assert str(user_descriptors_csv()) in str(info.value) and "\n" not in str(info.value)
+    shipped = DESCRIPTORS_CSV.read_bytes()
+    table = user_descriptors_csv()
+    table.parent.mkdir(parents=True)
+    header = DESCRIPTORS_CSV.read_text().splitlines()[0]
+    table.write_text(header + "\n"
+                     'mi300x,AMD Instinct MI300X,gpu,304,163400,1307400,5300,256,192,750,"AMD MI300X data sheet"\n'
+                     'rtx4090,,gpu,128,82580,165200,999,72,24,450,"my own measurement"\n')
+    assert descriptor_of(mi300).memory_bandwidth_gb_per_s == 5300
+    assert find_descriptor("rtx4090").memory_bandwidth_gb_per_s == 999  # the user's row wins
+    assert find_descriptor("GeForce RTX 4090").memory_bandwidth_gb_per_s == 999  # under the shipped row's aliases too
+    assert find_descriptor("h200-sxm").memory_bandwidth_gb_per_s == 4800  # the rest of the shipped table
+    assert DESCRIPTORS_CSV.read_bytes() == shipped
+    # control: without the user's table, the shipped row
+    monkeypatch.setenv("PERFGRAPHS_HOME", str(tmp_path / "elsewhere"))
+    assert find_descriptor("rtx4090").memory_bandwidth_gb_per_s == 1008

@@ -407,11 +407,13 @@ def test_every_problem_is_one_line(parts, env, capsys):
 
 # -- the hidden test set ----------------------------------------------------------------------
 
-def test_hidden_labels_are_checked_against_their_commitment(parts, env, capsys):
+def test_hidden_labels_are_checked_against_their_commitment(parts, env, capsys, git_commitments, monkeypatch):
     from perfgraphs.leaderboard.harness import input_table
 
-    hidden_dir, commitments = env["tmp"] / "hidden-labels", env["tmp"] / "commitments"
+    commitments, commit = git_commitments
+    hidden_dir = env["tmp"] / "hidden-labels"
     hidden_dir.mkdir()
+    monkeypatch.setenv("PERFGRAPHS_HIDDEN_DIR", str(hidden_dir))
     rows = parts.test.data.table.slice(0, 5)  # a test set that differs from the public test part
     hidden_file = hidden_dir / "dippm-cpu-torch-fp32.parquet"
     pq.write_table(rows, hidden_file)
@@ -419,6 +421,12 @@ def test_hidden_labels_are_checked_against_their_commitment(parts, env, capsys):
                      "--config", "cpu-torch-fp32", "--commitments", str(commitments)], capsys)
     assert rc == 0
     committed = (commitments / "dippm-cpu-torch-fp32.sha256").read_text().split()[0]
+    hidden_args = ["--hidden-labels", "--results", str(env["results"])]
+    # a commitment written but not committed to git commits to nothing: refused
+    folder = predictions_submission(env["tmp"] / "too-early", parts, method="too-early")
+    rc, err = run_cli(["submit", str(folder), *hidden_args], capsys)
+    assert rc == 1 and len(err) == 1 and "is not committed to git" in err[0], err
+    commit()
     assert committed == hashlib.sha256(hidden_file.read_bytes()).hexdigest()
     assert not (set(LABEL_COLUMNS) | {"y"}) & set(input_table(rows).column_names)
     # predictions for exactly the hidden ids, scored against the hidden labels
@@ -434,7 +442,6 @@ def test_hidden_labels_are_checked_against_their_commitment(parts, env, capsys):
              for s in range(5)]
     meta["reported"] = {"mape_pct": {"mean": float(np.mean(mapes)), "std": float(np.std(mapes, ddof=1))}}
     (folder / "submission.yaml").write_text(yaml.safe_dump(meta))
-    hidden_args = ["--hidden-labels", str(hidden_dir), "--commitments", str(commitments), "--results", str(env["results"])]
     rc, err = run_cli(["submit", str(folder), *hidden_args], capsys)
     assert rc == 0, err
     record = json.loads((env["results"] / "dippm.jsonl").read_text())

@@ -258,9 +258,10 @@ def test_predictions_files_must_cover_every_row_once(home, rows, tmp_path):
 
 def test_hidden_labels_are_refused_on_a_tabular_config_in_one_line(home, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("PERFGRAPHS_HOME", str(home))
+    monkeypatch.setenv("PERFGRAPHS_HIDDEN_DIR", str(tmp_path))
     sub = submission(tmp_path / "fold-mean", "fold-mean", FOLD_MEAN)
     rc = main(["check", str(sub), "--dataset", "llm", "--config", "mlenergy", "--target", TARGET, "--quick",
-               "--hidden-labels", str(tmp_path)])
+               "--hidden-labels"])
     err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
     assert rc == 1 and len(err) == 1
     assert "tabular config, scored by 5-fold cross-validation" in err[0]

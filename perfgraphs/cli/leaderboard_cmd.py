@@ -138,12 +138,12 @@ def _build_hidden(args) -> int:
 
 
 def _commit_hidden(args) -> int:
-    from perfgraphs.leaderboard.hidden import commit_hidden
+    from perfgraphs.leaderboard.hidden import KEEPER_ENV, commit_hidden
     from perfgraphs.registry import get_dataset
 
     ds = get_dataset(args.dataset)
     ds.config(args.config)  # unknown configs fail here, with the list of known ones
     path = commit_hidden(args.labels_dir, ds.name, args.config, args.commitments)
-    print(f"{path}: {path.read_text().split()[0]} (commit this file; score with --hidden-labels "
-          f"{args.labels_dir or ''})")
+    print(f"{path}: {path.read_text().split()[0]} (git commit this file, then score with --hidden-labels "
+          f"and {KEEPER_ENV}={args.labels_dir or '$' + KEEPER_ENV})")
     return 0

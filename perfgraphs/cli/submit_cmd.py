@@ -9,9 +9,6 @@ import sys
 from pathlib import Path
 
 
-KEEPER = Path("$PERFGRAPHS_HIDDEN_DIR")  # --hidden-labels without a value: the keeper folder
-
-
 def _common(p: argparse.ArgumentParser) -> None:
     from perfgraphs.leaderboard.limits import Limits
 
@@ -25,14 +22,14 @@ def _common(p: argparse.ArgumentParser) -> None:
                    "is named '<method> (quick)'")
     p.add_argument("--time-limit-s", type=float, default=d.time_limit_s, help="per seed, fit + predict")
     p.add_argument("--memory-mb", type=int, default=d.memory_mb, help="resident set of the predictor process")
-    p.add_argument("--hidden-labels", type=Path, nargs="?", default=None, const=KEEPER,
-                   help="score on the hidden test set <dataset>-<config>.parquet of this folder (default, when the "
-                        "flag has no value: the keeper folder $PERFGRAPHS_HIDDEN_DIR), checked against its "
-                        "commitment in leaderboard/hidden/")
+    # no folder argument and no commitments option: labels from anywhere else, or a commitment
+    # from anywhere else, is how a scorer's own files were once recorded as "verified"
+    p.add_argument("--hidden-labels", action="store_true",
+                   help="score on the hidden test set <dataset>-<config>.parquet of the keeper folder "
+                        "$PERFGRAPHS_HIDDEN_DIR, checked against its commitment committed in leaderboard/hidden/")
     p.add_argument("--protocol", default=None, help="a cross-validated config's fold protocol (default: its official "
                    "one, leave-models-out on perfgraphs/llm; stratified-5-fold for the secondary board)")
     p.add_argument("--results", type=Path, default=None, help="results folder (default leaderboard/results)")
-    p.add_argument("--commitments", type=Path, default=None, help="commitments folder (default leaderboard/hidden)")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -58,15 +55,14 @@ def _options(args):
         from perfgraphs.errors import PerfgraphsError
 
         raise PerfgraphsError("--time-limit-s and --memory-mb must be positive")
-    hidden = args.hidden_labels
-    if hidden == KEEPER:
+    hidden = None
+    if args.hidden_labels:
         from perfgraphs.leaderboard.hidden import keeper_dir
 
         hidden = keeper_dir(None)  # one line when PERFGRAPHS_HIDDEN_DIR is unset or inside the checkout
     return SubmitOptions(dataset=args.dataset, config=args.config, target=args.target, seeds=tuple(args.seeds),
                          quick=args.quick, limits=Limits(time_limit_s=args.time_limit_s, memory_mb=args.memory_mb),
-                         hidden_labels=hidden, results_root=args.results,
-                         commitments_root=args.commitments, protocol=args.protocol)
+                         hidden_labels=hidden, results_root=args.results, protocol=args.protocol)
 
 
 def _terminate_cleanly() -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from perfgraphs import paths
+from perfgraphs.leaderboard.references import REFERENCE_AUTHORS, REFERENCE_DIR  # noqa: F401 — re-exported
 from perfgraphs.registry import REFERENCE_BASELINES, get_dataset, official_boards
 
 
@@ -38,9 +38,6 @@ class Board:
 # each reference baseline applies to), read here in registry order.
 BOARDS: tuple[Board, ...] = tuple(Board(ds.name, cfg.name, b.target, b.why, cfg.official_protocol or "")
                                   for ds, cfg, b in official_boards())
-REFERENCE_DIR = paths.leaderboard_dir() / "reference"
-# the author of every reference record: reserved (perfgraphs.leaderboard.check.check_reserved)
-REFERENCE_AUTHORS = "perfgraphs reference baselines"
 
 
 def official(dataset: str, config: str, target: str, protocol: str | None = None) -> Board | None:
@@ -71,9 +68,11 @@ def reference_method(baseline: str, entry_method: str) -> bool:
 
 
 def missing_reference_entries(results: Path | None = None) -> dict[Board, list[str]]:
-    """Per official board, the applicable reference baselines without a harness-scored public entry on
-    the board's current build (an entry on an earlier build is not ranked, so it does not count)."""
+    """Per official board, the applicable reference baselines without a harness-scored public entry at
+    full strength on the board's current build (an entry on an earlier build is not ranked, and a
+    ``(quick)`` CI run is listed but not ranked on an official board, so neither counts)."""
     from perfgraphs.leaderboard.builds import pins_file, read_pins, split_by_build
+    from perfgraphs.leaderboard.ranks import is_quick
     from perfgraphs.leaderboard.records import read_entries, scoring_protocol
     from perfgraphs.leaderboard.tiers import HARNESS_TIERS
 
@@ -86,7 +85,8 @@ def missing_reference_entries(results: Path | None = None) -> dict[Board, list[s
         _, current, _ = split_by_build(on_board, pins.get(f"{board.dataset} {board.config}"))
         # the harness ran the reference's own code (a record by anyone else under its name is refused
         # at submission, check.check_reserved; this keeps one from a hand-edited file out as well)
-        entries = [e for e in current if e.tier in HARNESS_TIERS and e.authors == REFERENCE_AUTHORS]
+        entries = [e for e in current if e.tier in HARNESS_TIERS and e.authors == REFERENCE_AUTHORS
+                   and not is_quick(e.method)]
         absent = [b for b in applicable_baselines(board) if not any(reference_method(b, e.method) for e in entries)]
         if absent:
             missing[board] = absent

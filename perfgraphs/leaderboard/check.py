@@ -15,7 +15,8 @@ import numpy as np
 from perfgraphs.evaluation.mlflow_log import mean_std
 from perfgraphs.evaluate import IdMismatchError, check_ids
 
-from perfgraphs.leaderboard.boards import REFERENCE_AUTHORS  # defined with the references
+from perfgraphs.leaderboard import names as names_mod  # names compared as people read them
+from perfgraphs.leaderboard.references import REFERENCE_AUTHORS, REFERENCE_DIR
 from perfgraphs.leaderboard.record_check import MIN_SEEDS  # one rule, defined with the record check
 # Shuffling the test order may reorder floating-point sums inside a batch; anything beyond this
 # relative difference means the predictions depend on the order or the ids.
@@ -175,15 +176,16 @@ def _finite_number(value) -> bool:
 
 
 
-def _normal(text: str) -> str:
-    return " ".join(str(text).casefold().split())
-
-
 def reserved_names(results_root: Path | None = None) -> set[str]:
-    """The reference baselines' method names, normalised: every folder of leaderboard/reference/, every
-    registered reference and transfer baseline, and every method recorded by the reference authors
-    (with its " (quick)" or other parenthesised suffix removed)."""
-    from perfgraphs.leaderboard.boards import REFERENCE_DIR
+    """The reference baselines' method names, canonical (:func:`perfgraphs.leaderboard.names.canonical`):
+    every folder of leaderboard/reference/, every registered reference and transfer baseline, and
+    every method recorded by the reference authors, or by authors that read as them (with its
+    " (quick)" or other parenthesised suffix removed)."""
+    return {names_mod.canonical(n) for n in _reserved_spellings(results_root)} - {""}
+
+
+def _reserved_spellings(results_root: Path | None = None) -> set[str]:
+    """:func:`reserved_names` as they are spelled (for messages)."""
     from perfgraphs.leaderboard.records import RESULTS_DIR, _parse_record
     from perfgraphs.registry import REFERENCE_BASELINES, TRANSFER_BASELINES
 
@@ -193,32 +195,45 @@ def reserved_names(results_root: Path | None = None) -> set[str]:
         for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
             for line in path.read_text(errors="replace").splitlines():
                 record, _ = _parse_record(line) if line.strip() else (None, "")
-                if isinstance(record, dict) and _normal(record.get("authors", "")) == _normal(REFERENCE_AUTHORS) \
+                if isinstance(record, dict) and isinstance(record.get("authors"), str) \
+                        and names_mod.same_name(record["authors"], REFERENCE_AUTHORS) \
                         and isinstance(record.get("method"), str):
                     names.add(record["method"].split(" (")[0])
-    return {_normal(n) for n in names}
+    return names
 
 
 def check_reserved(method: str, authors: str, root: Path, results_root: Path | None = None) -> list[str]:
     """A submission may not take a reference baseline's name or author unless it *is* that reference:
     the repository's own, unmodified ``leaderboard/reference/<name>`` folder. Otherwise its record
-    would replace the reference row on the site (the latest record of a method is the one ranked)."""
-    from perfgraphs.leaderboard.boards import REFERENCE_DIR
+    would replace the reference row on the site (the latest record of a method is the one ranked).
 
-    base = _normal(method.split(" (")[0])
-    taken = base in reserved_names(results_root)
-    by_reference = _normal(authors) == _normal(REFERENCE_AUTHORS) or "reference baseline" in _normal(authors)
+    Names are compared as people read them (:mod:`perfgraphs.leaderboard.names`): case, look-alike
+    characters (``ѕ`` for ``s``, fullwidth letters), separators (``-_./`` and spaces) and suffixes
+    (``/v2``, ``-v2``, `` (quick)``) do not make another name. Authors that read as the reference
+    authors without being them byte for byte are refused even from the reference folder."""
+
+    taken = names_mod.taken_name(method, _reserved_spellings(results_root))
+    lookalike = names_mod.lookalike_authors(authors)
+    by_reference = authors == REFERENCE_AUTHORS or lookalike
     if not (taken or by_reference):
         return []
-    if _pristine_reference(Path(root), REFERENCE_DIR) == base:
+    pristine = _pristine_reference(Path(root), REFERENCE_DIR)
+    if not lookalike and pristine is not None and method.split(" (")[0] == pristine:
         return []
-    what = f"method {method!r} is a reference baseline's name" if taken else \
-        f"authors {authors!r} is the reference baselines' author"
-    return [f"{what}, reserved for leaderboard/reference/: choose another method name and your own authors"]
+    if lookalike:
+        what = f"authors {authors!r} read as the reference authors {REFERENCE_AUTHORS!r}"
+        what += f" and method {method!r} takes the reference baseline name {taken!r}" if taken else ""
+    elif taken:
+        what = f"method {method!r} takes the reference baseline name {taken!r} (names are compared ignoring " \
+               "case, look-alike characters, - _ . / and spaces, and suffixes such as /v2 or (quick))"
+    else:
+        what = f"authors {authors!r} is the reference baselines' author"
+    return [f"{what}, reserved for leaderboard/reference/: choose a method name that does not start with a "
+            "reference baseline's name, and your own authors"]
 
 
 def _pristine_reference(root: Path, reference_dir: Path) -> str | None:
-    """The normalised name of the reference folder ``root`` is, if it is one of the repository's
+    """The name of the reference folder ``root`` is, if it is one of the repository's
     reference folders (not a symlink or copy) with no uncommitted change; else None."""
     import subprocess
 
@@ -235,4 +250,5 @@ def _pristine_reference(root: Path, reference_dir: Path) -> str | None:
         return None
     if out.returncode != 0 or out.stdout.strip():
         return None
-    return _normal(resolved.name)
+    return resolved.name
+

@@ -398,12 +398,18 @@ def _keyed(text: str | None) -> dict[str, int]:
 #   namespace a predictor was root over a fresh cgroup namespace, mounted cgroup2 and rewrote its
 #   own memory and task limits; bubblewrap's --disable-userns closes that too (two locks, one door).
 # * sched_setaffinity: the harness pins the predictor to the scored cores; it may not widen them.
+# * another process's memory: process_vm_readv/writev, pidfd_getfd, process_madvise (which also
+#   evicts another process's pages: the page-cache channel by the side door), process_mrelease.
+#   Inside the sandbox the only other process is its PID 1, under the same filter; no gain was
+#   found through them, but no predictor needs them. ptrace stays (a predictor's profiler of its
+#   own children), confined by the same PID namespace.
 # The same calls Docker's default profile denies to an unprivileged container, less what a
 # predictor legitimately uses (ptrace of its own children, personality, ...).
 BLOCKED_SYSCALLS = ("add_key", "keyctl", "request_key", "bpf", "perf_event_open", "userfaultfd",
                     "unshare", "setns", "mount", "umount2", "pivot_root", "chroot", "open_tree", "move_mount",
                     "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr", "sched_setaffinity",
-                    "io_uring_setup", "io_uring_enter", "io_uring_register")
+                    "io_uring_setup", "io_uring_enter", "io_uring_register",
+                    "process_vm_readv", "process_vm_writev", "pidfd_getfd", "process_madvise", "process_mrelease")
 # Refused with one argument value: evicting pages of a file from the host's page cache
 # (posix_fadvise DONTNEED; madvise COLD/PAGEOUT). The page cache of the read-only binds is shared
 # with the host and every later sandbox: loading a page sets a bit that a later run reads by timing
@@ -523,3 +529,28 @@ def seccomp_fd() -> int:
     finally:
         os.close(write)
     return read
+
+
+# ----------------------------------------------------------------------------------------------
+# the page cache between runs
+# ----------------------------------------------------------------------------------------------
+
+DROP_CACHES = Path("/proc/sys/vm/drop_caches")
+
+
+def drop_page_cache() -> str | None:
+    """Empty the host's page cache of clean pages before a run: None when done, else why not.
+
+    The read-only binds share the host's page cache, so one run can leave pages cached that a later
+    run finds by timing a read (a write-once channel, since eviction is refused inside the sandbox:
+    ARGUMENT_RULES). On a public board that carries nothing a predictor could not read anyway; on a
+    hidden board it could carry what one part saw to the next, so every hidden-board run starts on
+    an empty cache, and a harness that cannot drop it (not root) does not score hidden boards."""
+    os.sync()  # dirty pages are not dropped: write them first
+    try:
+        with open(DROP_CACHES, "w") as f:
+            f.write("1\n")
+    except OSError as exc:
+        return (f"cannot drop the page cache ({DROP_CACHES}: {exc.strerror or exc}): hidden boards are scored only "
+                "by a harness that can (root on the scoring machine), so no run sees pages an earlier one loaded")
+    return None

@@ -4,8 +4,8 @@ submission is scored on them.
 
 The hidden file ``<DIR>/<dataset>-<config>.parquet`` holds test rows in the dataset's own row
 format (graph input columns + label columns), e.g. a labelled config built from measurements
-that were never committed. At scoring time (``--hidden-labels DIR``) the file is hashed and must
-equal the commitment, so the labels cannot be changed after the fact without it showing; the
+that were never committed. At scoring time (``--hidden-labels``) the file is hashed and must
+equal the commitment, committed to git, so the labels cannot be changed after the fact without it showing; the
 predictor gets its input columns only, and the parent scores against its labels.
 
 The keeper location is ``PERFGRAPHS_HIDDEN_DIR`` (the default of ``--hidden-labels`` and of the
@@ -24,6 +24,8 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -96,6 +98,57 @@ def compromised_hashes(root: Path | None = None) -> frozenset[str]:
     return _compromised(Path(root or COMMITMENTS_DIR))
 
 
+def _git(folder: Path, *args: str) -> str | None:
+    """``git -C folder args`` output, None when git or a repository is not there."""
+    try:
+        done = subprocess.run(["git", "-C", str(folder), *args], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+_ADDED_HASH = re.compile(r"^\+([0-9a-f]{64})\b")
+
+
+@functools.lru_cache(maxsize=8)
+def _committed(root: Path, head: str) -> tuple[tuple[str, str], ...] | None:
+    log = _git(root, "log", "--reverse", "--format=@@%cI", "-p", "--unified=0", "--", "*.sha256")
+    if log is None:
+        return None
+    first: dict[str, str] = {}
+    date = ""
+    for line in log.splitlines():
+        if line.startswith("@@") and not line.startswith("@@ "):
+            date = line[2:].strip()
+        elif (m := _ADDED_HASH.match(line)) and m.group(1) not in first:
+            first[m.group(1)] = date
+    return tuple(first.items())
+
+
+def committed_commitments(root: Path | None = None) -> dict[str, str] | None:
+    """Every hidden-set commitment ever committed to git in the commitments folder: sha256 -> the
+    date of the commit that first added it (ISO 8601). None when the folder is not in a git
+    repository (an installed package): then nothing can be shown to be committed."""
+    folder = Path(root or COMMITMENTS_DIR).resolve()
+    head = _git(folder, "rev-parse", "HEAD") if folder.is_dir() else None
+    if head is None:
+        return None
+    found = _committed(folder, head.strip())  # once per commit: the history below HEAD cannot change
+    return None if found is None else dict(found)
+
+
+def _check_committed(commitment: Path) -> None:
+    """A commitment counts only once it is committed to git, unchanged: a file the scorer wrote a
+    moment ago, or edited since, commits to nothing anyone else saw before the scores."""
+    folder, name = commitment.parent, commitment.name
+    tracked = _git(folder, "ls-files", "--error-unmatch", "--", name)
+    changed = _git(folder, "diff", "--name-only", "HEAD", "--", name)
+    if tracked is None or changed is None or changed.strip():
+        raise HiddenLabelsError(f"the commitment {commitment} is not committed to git as it is now: a hidden test "
+                                "set scores only against a commitment committed (and published) before scoring "
+                                "(leaderboard/RULES.md, 'Hidden test sets')")
+
+
 def _stem(dataset: str, config: str) -> str:
     return f"{dataset.split('/')[-1]}-{config}"
 
@@ -143,6 +196,7 @@ def load_hidden(labels_dir: Path | None, dataset: str, config: str, target: str,
         raise HiddenLabelsError(f"no published commitment {commitment}: run `perfgraphs leaderboard commit-hidden "
                                 f"{labels_dir or '$' + KEEPER_ENV} --dataset {dataset} --config {config}` and commit "
                                 "the file before scoring")
+    _check_committed(commitment)
     expected = commitment.read_text().split()[0].strip().lower()
     if expected in compromised_hashes(root):
         raise HiddenLabelsError(f"the hidden test set {_stem(dataset, config)} (sha256 {expected[:16]}...) is "
@@ -151,7 +205,7 @@ def load_hidden(labels_dir: Path | None, dataset: str, config: str, target: str,
                                 "fresh hidden set and commit its hash (leaderboard/RULES.md, 'Re-measuring a hidden set')")
     path = hidden_file(keeper_dir(labels_dir), dataset, config)
     if not path.exists():
-        raise HiddenLabelsError(f"{path} does not exist: --hidden-labels must be the folder holding "
+        raise HiddenLabelsError(f"{path} does not exist: the keeper folder ${KEEPER_ENV} must hold "
                                 f"{path.name}")
     actual = sha256_file(path)
     if actual != expected:

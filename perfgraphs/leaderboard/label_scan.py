@@ -14,8 +14,14 @@ importing or unpickling anything, and collects the label values it finds:
   exactly against each label and its 4-, 5- and 6-digit roundings: a random float equals one of a
   few hundred given values essentially never, so model weights do not trip it.
 
-A submission is refused when its files together hold at least :data:`MIN_FRACTION` of the
-distinct values of any one label array (and at least :data:`MIN_MATCHES` of them). It is a
+Chance is measured, not assumed: raw bytes read at every alignment are random bit patterns, and
+a few hundred MB of them (ordinary float32 weights) hit most float32 values near a label by
+accident (an honest 200 MB predictor once matched 1102 of 1528 artifact labels). So every label
+array is scanned beside a **decoy** array, its values times :data:`DECOY_FACTOR` (the same
+magnitudes, forms and count, other digits): files that hold no labels match labels and decoys
+alike. A submission is refused when its files hold, **beyond the decoys they match**, at least
+:data:`MIN_FRACTION` of the distinct values of any one label array (and at least
+:data:`MIN_MATCHES` of them). It is a
 tripwire against shipping the labels, not a proof of honesty: labels transformed before they are
 bundled (scaled, encrypted) pass, and the hidden test set is what removes that possibility.
 """
@@ -42,6 +48,9 @@ from perfgraphs.leaderboard.submission import _NotARegularFile, read_regular
 # tripping on a handful of coincidences.
 MIN_FRACTION = 0.25
 MIN_MATCHES = 5
+# the decoys' offset from the labels: no rounding of a label to 4-6 digits is a rounding of its
+# decoy, and the magnitudes (hence the float exponents chance hits) stay the same
+DECOY_FACTOR = 1.0617
 MAX_SCAN_BYTES = 512 * 1024 * 1024  # per file, after decompression; larger is refused unread
 MAX_DEPTH = 3  # archives inside archives
 _NUMBER = re.compile(rb"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
@@ -175,7 +184,9 @@ def _found_in(data: bytes, index: LabelIndex, depth: int = 0) -> set[tuple[int, 
 
 def scan_submission(root: Path, arrays: list[LabelArray]) -> list[str]:
     """One problem line when the files under ``root`` carry label data, naming the files."""
-    index = LabelIndex(list(arrays))
+    arrays = list(arrays)
+    decoys = [LabelArray(f"decoy of {a.name}", np.asarray(a.values, dtype=np.float64) * DECOY_FACTOR) for a in arrays]
+    index = LabelIndex(arrays + decoys)
     per_file: dict[str, set[tuple[int, int]]] = {}
     problems = []
     for path in sorted(p for p in Path(root).rglob("*") if not p.is_dir()):
@@ -190,14 +201,16 @@ def scan_submission(root: Path, arrays: list[LabelArray]) -> list[str]:
             found = _found_in(data, index)
         if found:
             per_file[rel] = found
-    for k, arr in enumerate(index.arrays):
+    for k, arr in enumerate(index.arrays[:len(arrays)]):
         hits = {j for found in per_file.values() for (a, j) in found if a == k}
+        chance = {j for found in per_file.values() for (a, j) in found if a == k + len(arrays)}
         needed = max(min(MIN_MATCHES, len(arr.values)), math.ceil(MIN_FRACTION * len(arr.values)))
-        if arr.values.size and len(hits) >= needed:
+        if arr.values.size and len(hits) - len(chance) >= needed:
             files = sorted(per_file, key=lambda f: -sum(1 for a, _ in per_file[f] if a == k))
             files = [f for f in files if any(a == k for a, _ in per_file[f])]
             problems.append(f"{', '.join(files[:3])}{' …' if len(files) > 3 else ''}: holds {len(hits)} of the "
-                            f"{len(arr.values)} distinct values of {arr.name}: a submission may not carry label "
+                            f"{len(arr.values)} distinct values of {arr.name} (decoys of the same form: "
+                            f"{len(chance)}): a submission may not carry label "
                             "data; remove it (the predictor gets its training data from the harness)")
     return problems
 

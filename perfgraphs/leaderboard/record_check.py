@@ -30,6 +30,10 @@ OPTIONAL_NUMBERS = ("fit_seconds", "predictions_per_second", "peak_memory_mb", "
 SEED_METRICS = ("mape_pct", "rmse", "acc_10_pct")
 # Kendall's τ is undefined (null) for constant predictions: the one score a record may lack
 OPTIONAL_SEED_METRICS = ("kendall_tau",)
+# what the harness measured for each seed (submit.HARNESS_MEASURED): a finite number ≥ 0, or null
+# (none on a self-reported record); a NaN here was stored, shown and ranked
+SEED_MEASUREMENTS = ("fit_seconds", "predictions_per_second", "peak_memory_mb", "fit_cpu_seconds",
+                     "predict_cpu_seconds")
 
 
 def _number(value) -> bool:
@@ -147,6 +151,13 @@ def _seeds_problem(per_seed, min_seeds: int) -> str | None:
         bad += [m for m in OPTIONAL_SEED_METRICS if s.get(m) is not None and not _finite(s[m])]
         if bad:
             return f"seed {s['seed']}: {', '.join(f'{m} = {s.get(m)!r}' for m in bad)} (every score must be finite)"
+        for m in SEED_MEASUREMENTS:
+            if s.get(m) is not None and not (_finite(s[m]) and s[m] >= 0):
+                return (f"seed {s['seed']}: {m} = {s[m]!r} (a measured time, rate or memory is a finite number "
+                        "≥ 0, or null)")
+        cores = s.get("cores")
+        if cores is not None and not (isinstance(cores, int) and not isinstance(cores, bool) and cores >= 1):
+            return f"seed {s['seed']}: cores = {cores!r} (an integer ≥ 1, or null)"
         why = _per_config_problem(s)
         if why:
             return f"seed {s['seed']}: {why}"

@@ -141,9 +141,11 @@ def results_path(dataset: str, root: Path | None = None) -> Path:
 
 def read_entries(dataset: str, root: Path | None = None, skipped: list[str] | None = None) -> list[Entry]:
     """The valid records of one results file, in file order. A line that is not a valid record
-    (:func:`~perfgraphs.leaderboard.record_check.record_problem`) is never shown or ranked: it is
-    left in the file untouched and reported as one ``file:line: why`` line, appended to ``skipped``
-    when given, else printed once per process as a warning on stderr."""
+    (:func:`~perfgraphs.leaderboard.record_check.record_problem`), or whose claims do not check
+    against the evidence (:func:`perfgraphs.leaderboard.trust.trust_problem`: a hidden set nobody
+    committed to, a reference's name in other hands) is never shown or ranked: it is left in the file untouched and reported as one
+    ``file:line: why`` line, appended to ``skipped`` when given, else printed once per process as a
+    warning on stderr."""
     path = results_path(dataset, root)
     if not path.exists():
         return []
@@ -152,6 +154,10 @@ def read_entries(dataset: str, root: Path | None = None, skipped: list[str] | No
         if not line.strip():
             continue
         record, why = _parse_record(line, min_seeds_of(path.parent))
+        if why is None:
+            from perfgraphs.leaderboard.trust import trust_problem
+
+            why = trust_problem(record)
         if why is None:
             entries.append(Entry(**record))
             continue
@@ -165,6 +171,7 @@ def read_entries(dataset: str, root: Path | None = None, skipped: list[str] | No
 
 
 _WARNED: set[tuple[str, int, str]] = set()
+
 
 
 def _parse_record(line: str, min_seeds: int | None = None) -> tuple[dict | None, str | None]:

@@ -335,8 +335,8 @@ def build_site(out: Path | None = None, results: Path | None = None, official_si
             continue
         if test_set == "public":
             absent = missing.get(board, [])
-            status = (f"reference baselines missing: {', '.join(absent)}" if absent
-                      else "every applicable reference baseline is listed")
+            status = (f"reference baselines not yet at full strength: {', '.join(absent)}" if absent
+                      else "every applicable reference baseline is at full strength")
         else:  # a hidden set is scored separately: its own reference field
             absent = [b for b in applicable_baselines(board) if not any(reference_method(b, e.method) for e in current)]
             status = (f"hidden test set; reference baselines not yet scored on it: {', '.join(absent)}" if absent
@@ -348,7 +348,7 @@ def build_site(out: Path | None = None, results: Path | None = None, official_si
     for board in BOARDS:  # an official board nobody has been scored on yet still says what it lacks
         if not any(k[:4] == (*board.key, board.protocol) for k in groups):
             official_sections.append(f"<p class=note>{html.escape(' · '.join(board.key))}: {html.escape(board.why)} · "
-                                     f"no entries yet (reference baselines missing: "
+                                     f"no entries yet (reference baselines not yet at full strength: "
                                      f"{html.escape(', '.join(missing.get(board, [])))})</p>")
     others = ("<h2>Additional boards</h2><p>Targets outside the official list, and official targets under a "
               "config's secondary protocol (perfgraphs/llm's stratified folds; see the rules): recorded "

@@ -31,6 +31,7 @@ from typing import Any
 import yaml
 
 from perfgraphs.errors import PerfgraphsError
+from perfgraphs.leaderboard import names  # the method/authors character set
 
 EXAMPLE = "leaderboard/examples/ridge/submission.yaml"
 REQUIRED = ("method", "authors", "contact", "code", "paper", "external_data", "division", "hyperparameters")
@@ -248,16 +249,86 @@ def read_regular(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
         os.close(fd)
 
 
+# submission.yaml is metadata, never data. Its limits are checked while the YAML is composed
+# into nodes, before any Python object is built from them: PyYAML composes and constructs
+# recursively (50,000 nested '[' is a RecursionError) and int() refuses a literal of more than
+# 4300 digits (a ValueError), each of which was an internal error instead of one line.
+MAX_YAML_BYTES = 64 * 1024
+MAX_YAML_DEPTH = 32  # nested mappings and sequences
+MAX_YAML_NODES = 10_000  # keys and values, mappings and sequences included
+MAX_YAML_SCALAR_CHARS = 4096  # one key or value
+MAX_YAML_NUMBER_CHARS = 100  # one integer or float literal (100 digits is far beyond any hyper-parameter)
+_TAG = "tag:yaml.org,2002:"
+
+
+class _YamlLimit(Exception):
+    """submission.yaml over one of the limits above; the message is its one line."""
+
+
 class _NoAliasLoader(yaml.SafeLoader):
-    """submission.yaml without anchors and aliases: an alias bomb of a few kB expands to a record of
-    gigabytes (the metadata is copied into the record)."""
+    """submission.yaml without anchors and aliases (an alias bomb of a few kB expands to a record of
+    gigabytes: the metadata is copied into the record), within the ``MAX_YAML_*`` limits, with
+    text keys only (``1:`` or ``yes:`` as a key is an int or a bool, which no field name is), and
+    with a value that cannot be converted (``!!int abc``, the date ``2020-13-45``) reported as a
+    YAML error with its line rather than a bare ValueError."""
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self._depth = 0
+        self._nodes = 0
 
     def compose_node(self, parent, index):
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
-            raise yaml.YAMLError(f"aliases are not allowed in submission.yaml (line {event.start_mark.line + 1}): "
-                                 "write the values out")
-        return super().compose_node(parent, index)
+        event = self.peek_event()
+        line = event.start_mark.line + 1
+        if isinstance(event, yaml.AliasEvent):
+            raise yaml.YAMLError(f"aliases are not allowed in submission.yaml (line {line}): write the values out")
+        self._nodes += 1
+        if self._nodes > MAX_YAML_NODES:
+            raise _YamlLimit(f"more than {MAX_YAML_NODES} keys and values (line {line}): submission.yaml holds "
+                             "metadata, not data")
+        if not isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            return super().compose_node(parent, index)
+        if self._depth >= MAX_YAML_DEPTH:
+            raise _YamlLimit(f"nested more than {MAX_YAML_DEPTH} levels deep (line {line}): submission.yaml holds "
+                             "flat metadata")
+        self._depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def compose_scalar_node(self, anchor):
+        node = super().compose_scalar_node(anchor)
+        line = node.start_mark.line + 1
+        if node.tag in (_TAG + "int", _TAG + "float") and len(node.value) > MAX_YAML_NUMBER_CHARS:
+            raise _YamlLimit(f"a number of {len(node.value)} characters at line {line} (at most "
+                             f"{MAX_YAML_NUMBER_CHARS}): write a shorter number, or quote it to keep it as text")
+        if len(node.value) > MAX_YAML_SCALAR_CHARS:
+            raise _YamlLimit(f"a value of {len(node.value)} characters at line {line} (at most "
+                             f"{MAX_YAML_SCALAR_CHARS}): shorten it, or link to the text")
+        return node
+
+    def compose_mapping_node(self, anchor):
+        node = super().compose_mapping_node(anchor)
+        if node.tag == _TAG + "map":
+            for key, _ in node.value:
+                if key.tag in (_TAG + "str", _TAG + "merge"):
+                    continue
+                line = key.start_mark.line + 1
+                if isinstance(key, yaml.ScalarNode):
+                    raise _YamlLimit(f"the key {key.value[:40]!r} at line {line} reads as "
+                                     f"{key.tag.removeprefix(_TAG)}, not text: quote it")
+                raise _YamlLimit(f"a {key.tag.removeprefix(_TAG)} used as a key at line {line}: keys are field names")
+        return node
+
+    def construct_object(self, node, deep=False):
+        try:
+            return super().construct_object(node, deep)
+        except (ValueError, TypeError, OverflowError) as exc:
+            what = repr(node.value[:40]) if isinstance(node, yaml.ScalarNode) else "a value"
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{what} is not a valid {node.tag.removeprefix(_TAG)} ({exc}): quote it to keep it as "
+                "text", node.start_mark) from None
 
 
 def _check_code(root: Path, entry_point: str, problems: list[str]) -> None:
@@ -305,6 +376,31 @@ def _check_code(root: Path, entry_point: str, problems: list[str]) -> None:
                         "point entry_point at it ('module:ClassName')")
 
 
+def _check_predictions_folder(root: Path, predictions, problems: list[str]) -> None:
+    """``predictions`` names a folder inside the submission, relative to it: refused, before
+    anything is read there, when it is absolute or resolves (``..``, a symlink) outside the folder."""
+    fix = "name a folder inside the submission, relative to it (predictions: predictions)"
+    if not isinstance(predictions, str) or not predictions.strip():
+        problems.append(f"submission.yaml: predictions must be a folder name as text (quote a name like '2024'), "
+                        f"got {predictions!r}: {fix}")
+        return
+    if Path(predictions).is_absolute():
+        problems.append(f"submission.yaml: predictions {predictions!r} is an absolute path: {fix}")
+        return
+    try:
+        base = root.resolve()
+        folder = (root / predictions).resolve()
+    except (OSError, RuntimeError, ValueError) as exc:  # a symlink loop, a NUL character
+        problems.append(f"submission.yaml: predictions {predictions!r} is not a usable folder name ({exc}): {fix}")
+        return
+    if not folder.is_relative_to(base):
+        problems.append(f"submission.yaml: predictions {predictions!r} resolves outside the submission folder "
+                        f"(to {folder}): {fix}")
+    elif not folder.is_dir():
+        problems.append(f"submission.yaml: predictions folder {predictions!r} not found in {root}: put "
+                        "seed-<k>.parquet files there")
+
+
 def load_submission(path: str | Path) -> Submission:
     """Read and validate a submission folder (or its ``submission.yaml``)."""
     import yaml
@@ -317,14 +413,18 @@ def load_submission(path: str | Path) -> Submission:
     if not meta_path.exists():
         raise SubmissionError([f"no submission.yaml in {root}: add one (template: {EXAMPLE})"])
     try:
-        doc = yaml.load(read_regular(meta_path, 1024 * 1024).decode("utf-8", errors="replace"), Loader=_NoAliasLoader)
+        doc = yaml.load(read_regular(meta_path, MAX_YAML_BYTES).decode("utf-8", errors="replace"),
+                        Loader=_NoAliasLoader)
     except _NotARegularFile as exc:
-        raise SubmissionError([f"{exc}: submission.yaml must be a regular file under 1 MB"]) from None
+        raise SubmissionError([f"{exc}: submission.yaml must be a regular file of at most "
+                               f"{MAX_YAML_BYTES // 1024} KiB"]) from None
+    except _YamlLimit as exc:
+        raise SubmissionError([f"submission.yaml: {exc}"]) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark else ""
-        raise SubmissionError([f"submission.yaml is not valid YAML{where}: fix the syntax "
-                               f"({str(getattr(exc, 'problem', exc)).strip()})"]) from None
+        why = " ".join(str(getattr(exc, "problem", None) or exc).split())  # one line, whatever PyYAML wrote
+        raise SubmissionError([f"submission.yaml is not valid YAML{where}: fix the syntax ({why})"]) from None
     if not isinstance(doc, dict):
         raise SubmissionError([f"submission.yaml must be a mapping of fields (template: {EXAMPLE})"])
     problems: list[str] = []
@@ -336,13 +436,15 @@ def load_submission(path: str | Path) -> Submission:
         if key not in doc:
             problems.append(f"submission.yaml: missing required field '{key}' (template: {EXAMPLE})")
     method = _text(doc, "method", problems, "the name shown on the leaderboard") if "method" in doc else ""
-    if method and (len(method) > 80 or not re.fullmatch(r"[\w .+()\-/]+", method)):
-        problems.append("submission.yaml: method must be at most 80 letters, digits, spaces or . + - _ ( ) /")
+    # names.check_charset: plain ASCII letters, digits, spaces and - _ . ( ) / + , & ' @; length limits
+    problems += [f"submission.yaml: {p}" for p in names.check_charset("method", method)]
     authors = doc.get("authors")
     if isinstance(authors, list):
         authors = ", ".join(str(a) for a in authors)
     if "authors" in doc and not (isinstance(authors, str) and authors.strip()):
         problems.append("submission.yaml: 'authors' must be a name or a list of names")
+    elif isinstance(authors, str):
+        problems += [f"submission.yaml: {p}" for p in names.check_charset("authors", authors.strip())]
     contact = _text(doc, "contact", problems, "an e-mail address or URL") if "contact" in doc else ""
     code_url, commit = _parse_code(doc, root, problems)
     paper = doc.get("paper")
@@ -368,10 +470,7 @@ def load_submission(path: str | Path) -> Submission:
     if is_predictions:
         if "entry_point" in doc:
             problems.append("submission.yaml: give either 'entry_point' (code) or 'predictions' (files), not both")
-        folder = root / str(predictions)
-        if not folder.is_dir():
-            problems.append(f"submission.yaml: predictions folder {predictions!r} not found in {root}: put "
-                            "seed-<k>.parquet files there")
+        _check_predictions_folder(root, predictions, problems)
     else:
         entry_point = str(doc.get("entry_point") or DEFAULT_ENTRY_POINT)
         _check_code(root, entry_point, problems)

@@ -27,7 +27,7 @@ import numpy as np
 import pyarrow.parquet as pq
 
 from perfgraphs.errors import PerfgraphsError
-from perfgraphs.leaderboard import builds, check, isolation
+from perfgraphs.leaderboard import builds, check, confine, isolation
 from perfgraphs.evaluation.scoring import PER_CONFIG_KEY, score_seed
 from perfgraphs.leaderboard.harness import (INPUT_COLUMNS, Limits, SeedFailed, SeedOutput, as_table, prepare_job,
                                            run_seed)
@@ -75,7 +75,6 @@ class SubmitOptions:
     limits: Limits = field(default_factory=Limits)
     hidden_labels: Path | None = None
     results_root: Path | None = None  # default leaderboard/results
-    commitments_root: Path | None = None  # default leaderboard/hidden
     home: Path | None = None  # PERFGRAPHS_HOME (datasets, MLflow)
     protocol: str | None = None  # a cross-validated config's fold protocol (default: its official one)
 
@@ -137,7 +136,7 @@ def _test_set(data, target: str, opts: SubmitOptions, problems: list[str], tabul
         return _TestSet(list(map(str, test["sample_id"])), np.asarray(test[target], dtype=float),
                         list(map(str, test["family"])), test)
     try:
-        hidden = load_hidden(opts.hidden_labels, data.dataset, data.config, target, opts.commitments_root)
+        hidden = load_hidden(opts.hidden_labels, data.dataset, data.config, target)
     except HiddenLabelsError as exc:
         problems.append(str(exc))
         return None
@@ -194,6 +193,11 @@ def _run_code(sub: Submission, parts: list, test: _TestSet, target: str, opts: S
         for seed in opts.seeds:
             runs = []
             for job in jobs:
+                if opts.hidden_labels is not None:  # each run on an empty page cache (confine.drop_page_cache)
+                    why = confine.drop_page_cache()
+                    if why is not None:
+                        problems.append(why)
+                        return []
                 try:
                     out = run_seed(job, seed, opts.limits, code)
                 except SeedFailed as exc:

@@ -11,6 +11,11 @@ Records written before this vocabulary said ``verified`` for every harness score
 (never rewritten) with the tier they can honestly claim: ``verified`` on a public test set reads
 as ``reproduced``, and so does ``verified`` on a hidden set later found compromised
 (:func:`perfgraphs.leaderboard.hidden.compromised_hashes`).
+
+A tier is read from evidence, never from the word in the record (:func:`hidden_claim_problem`): a
+record on a hidden set counts only when its labels' sha256 is a commitment committed to git in
+``leaderboard/hidden/`` before the record's date; one that names no such commitment is not shown
+(a hand-written "verified" with a made-up hash, or one scored against a folder of the scorer's own).
 """
 
 from __future__ import annotations
@@ -40,3 +45,30 @@ def honest_tier(tier: str, test_set: str, hidden_labels_sha256: str = "") -> str
     from perfgraphs.leaderboard.hidden import compromised_hashes
 
     return REPRODUCED if hidden_labels_sha256 in compromised_hashes() else VERIFIED
+
+
+def hidden_claim_problem(test_set: str, hidden_labels_sha256: str, date_utc: str) -> str | None:
+    """Why a record's hidden-set claim does not check against the committed commitments (None: it
+    checks, or the record claims no hidden set). Without a git history to read (an installed
+    package) nothing can check: the record is refused too, as its claim cannot be shown."""
+    if test_set != "hidden":
+        return None
+    from datetime import datetime
+
+    from perfgraphs.leaderboard.hidden import committed_commitments
+
+    committed = committed_commitments()
+    if committed is None:
+        return "claims a hidden test set, but no git history of leaderboard/hidden/ is here to check its commitment"
+    sha = (hidden_labels_sha256 or "").lower()
+    if sha not in committed:
+        return (f"claims a hidden test set (sha256 {sha[:16] or 'none'}...) that matches no commitment ever "
+                "committed to leaderboard/hidden/")
+    try:
+        scored, committed_at = datetime.fromisoformat(date_utc), datetime.fromisoformat(committed[sha])
+    except (TypeError, ValueError):
+        return f"claims a hidden test set but its date {date_utc!r} is not an ISO 8601 time"
+    if scored.tzinfo is None or scored < committed_at:
+        return (f"scored on a hidden test set at {date_utc}, before its commitment was committed "
+                f"({committed[sha]}): a score counts only after the labels were committed to")
+    return None

@@ -4,7 +4,9 @@ Each row is a device as its vendor's datasheet states it (the ``source`` column 
 a derived figure was computed); where we measure, the hardware probe's figures (peak GFLOP/s and
 memory bandwidth of the cores we pin, :mod:`perfgraphs.collect.hardware`) replace the datasheet's,
 and a device we only probe needs no row at all. Adding a device is adding a row: nothing in the
-code names one.
+code names one. A user adds rows in a table of their own, ``<perfgraphs home>/hardware/descriptors.csv``
+(:func:`user_descriptors_csv`, the shipped table's columns), read over the shipped one: a device
+named in both takes the user's row; the installed package is never edited.
 
 Units follow the project's convention: ``_gflop_per_s``, ``_gb_per_s`` (10⁹ bytes), ``_mb``
 (10⁶ bytes of cache), ``_gb`` (memory), ``_w``. An empty cell is a figure the source does not give;
@@ -126,21 +128,51 @@ def read_descriptors(path: Path | str = DESCRIPTORS_CSV) -> tuple[HardwareDescri
     return tuple(out)
 
 
-@lru_cache(maxsize=4)
+def user_descriptors_csv() -> Path:
+    """The user's own descriptor table, read over the shipped one (it need not exist)."""
+    from perfgraphs.paths import cache_home
+
+    return cache_home() / "hardware" / "descriptors.csv"
+
+
+@lru_cache(maxsize=8)
 def _table(path: str, stamp: tuple) -> dict[str, HardwareDescriptor]:
     return {name.lower(): d for d in read_descriptors(path) for name in (d.device, *d.aliases)}
 
 
-def find_descriptor(device: str, path: Path | str = DESCRIPTORS_CSV) -> HardwareDescriptor | None:
+def _stamped(path: Path) -> dict[str, HardwareDescriptor]:
     try:  # read again when the file changes: a row added is seen at once
-        st = Path(path).stat()
+        st = path.stat()
         stamp = (st.st_mtime_ns, st.st_size)
     except OSError:
         stamp = ()
-    return _table(str(path), stamp).get(str(device).strip().lower())
+    return _table(str(path), stamp)
 
 
-def descriptor_of(platform, path: Path | str = DESCRIPTORS_CSV) -> HardwareDescriptor:
+def find_descriptor(device: str, path: Path | str | None = None) -> HardwareDescriptor | None:
+    """The row of ``device`` (a name or alias, any case): from ``path`` alone when given, else from
+    the user's table (:func:`user_descriptors_csv`) and then the shipped one."""
+    name = str(device).strip().lower()
+    if path is not None:
+        return _stamped(Path(path)).get(name)
+    user = user_descriptors_csv()
+    shipped = _stamped(DESCRIPTORS_CSV)
+    if not user.is_file():
+        return shipped.get(name)
+    mine = _stamped(user)
+    # a user's row replaces the shipped row it names, under every name of that row
+    replaced = {id(shipped[n]): mine[n] for n in mine if n in shipped}
+    found = mine.get(name) or shipped.get(name)
+    return replaced.get(id(found), found)
+
+
+def where_to_add() -> str:
+    """What a refusal says: the user's table to add a row to, and the shipped one as its template."""
+    return (f"add a row to your descriptor table {user_descriptors_csv()} (the columns of {DESCRIPTORS_CSV}, "
+            "with the figures' source)")
+
+
+def descriptor_of(platform, path: Path | str | None = None) -> HardwareDescriptor:
     """A platform's descriptor: its device's row, with the probe's measured peak and bandwidth in
     place of the datasheet's where the platform record carries them (our stores). ``platform`` is
     anything with ``device``, ``device_kind`` and optionally ``peak_gflop_per_s`` and
@@ -156,6 +188,6 @@ def descriptor_of(platform, path: Path | str = DESCRIPTORS_CSV) -> HardwareDescr
         # the probe measured the cores we pin, not the whole device: its figures win
         return replace(row, source=f"{row.source}; peak and bandwidth from our hardware probe", **probed)
     if row is None:
-        raise UnknownHardwareError(f"no hardware descriptor for device {platform.device!r}: add a row to "
-                                   f"{DESCRIPTORS_CSV.name} (with its source) or measure it with the probe")
+        raise UnknownHardwareError(f"no hardware descriptor for device {platform.device!r}: {where_to_add()}, "
+                                   "or measure it with the probe")
     return row

@@ -1,0 +1,78 @@
+"""What a record claims, checked whenever it is read: a results file is text anyone can edit, so the
+site, ``leaderboard show`` and the ranking never take a record's word for its tier or its name.
+
+* its tier: a hidden-set record counts only against a commitment committed to git before it
+  (:func:`perfgraphs.leaderboard.tiers.hidden_claim_problem`);
+* its name: a reference baseline's name only in the reference authors' hands, and their record only
+  at a commit of this repository that holds the reference's code (:func:`reserved_record_problem`).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from perfgraphs.leaderboard import names
+from perfgraphs.leaderboard.references import REFERENCE_AUTHORS, REFERENCE_DIR
+
+
+def trust_problem(record: dict) -> str | None:
+    """Why a well-formed record's claims do not hold when it is read (None: they do)."""
+    from perfgraphs.leaderboard.tiers import hidden_claim_problem
+
+    return (hidden_claim_problem(record.get("test_set", "public"), record.get("hidden_labels_sha256", ""),
+                                 record.get("date_utc", ""))
+            or reserved_record_problem(record.get("method", ""), record.get("authors", ""),
+                                       record.get("code_commit", "")))
+
+
+@functools.lru_cache(maxsize=1)
+def _reference_spellings() -> frozenset[str]:
+    """The reference baselines' names from the repository and the registry (not from records: a
+    record cannot vouch for itself)."""
+    from perfgraphs.registry import REFERENCE_BASELINES, TRANSFER_BASELINES
+
+    folders = {p.name for p in REFERENCE_DIR.iterdir() if p.is_dir()} if REFERENCE_DIR.is_dir() else set()
+    return frozenset(folders | set(REFERENCE_BASELINES) | set(TRANSFER_BASELINES))
+
+
+@functools.lru_cache(maxsize=256)
+def _reference_code_problem(base: str, commit: str) -> str | None:
+    """Why a record by the reference authors does not point at the reference's own code: its commit
+    must be in this repository's history (with the reference folder there, where it has one)."""
+    import subprocess
+
+    def git(*args: str) -> int | None:
+        try:
+            return subprocess.run(["git", "-C", str(REFERENCE_DIR.parent), *args], capture_output=True,
+                                  timeout=30).returncode
+        except (OSError, subprocess.SubprocessError):
+            return None
+
+    if git("rev-parse", "--git-dir") != 0:
+        return None  # no history here (an installed package): nothing to check against
+    if not re.fullmatch(r"[0-9a-f]{7,40}", commit or "") or git("cat-file", "-e", f"{commit}^{{commit}}") != 0:
+        return f"is recorded as a reference baseline at commit {commit!r}, which is not in this repository's history"
+    folder = REFERENCE_DIR / base
+    if folder.is_dir():
+        rel = folder.relative_to(REFERENCE_DIR.parent).as_posix()
+        if git("cat-file", "-e", f"{commit}:./{rel}/submission.yaml") != 0:
+            return f"is recorded as the reference {base!r} at commit {commit[:12]}, where leaderboard/{rel}/ does not exist"
+    return None
+
+
+def reserved_record_problem(method: str, authors: str, code_commit: str) -> str | None:
+    """Why a record read from a results file may not stand under its name (None: it may): a reference
+    baseline's name in other hands or look-alike authors (:func:`perfgraphs.leaderboard.names.reserved_taken`),
+    or a reference's record at a commit that does not hold the reference's code. The results files are text anyone can edit, so this runs on read,
+    not only in ``submit``."""
+    if not isinstance(method, str) or not isinstance(authors, str):
+        return None  # the record check names wrong types
+    why = names.reserved_taken(method, authors, set(_reference_spellings()))
+    if why is not None or authors != REFERENCE_AUTHORS:
+        return why
+    base = method.split(" (")[0]
+    if base not in _reference_spellings():
+        return None  # no reference's row to take over
+    why = _reference_code_problem(base, str(code_commit))
+    return f"method {method!r} {why}" if why else None

@@ -1,0 +1,148 @@
+"""Verified is earned, never declared (issue 32, item 2): a hidden-set score counts only against a
+commitment committed to git before it, and the tier is re-checked whenever records are read.
+
+Each attack of the issue's table runs through the CLI, with a control showing what it got before
+the guard (or what the same files get once the organisers did commit to them)."""
+
+from __future__ import annotations
+
+import json
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from perfgraphs.cli import main
+from perfgraphs.leaderboard.records import read_entries, results_path
+
+from test_leaderboard_trust import env, good_record, parts, predictions_folder  # noqa: F401 — fixtures
+
+
+def _err(capsys) -> list[str]:
+    return [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+
+
+def _exact_labels(parts) -> list[np.ndarray]:
+    # the labels, nudged past the label scan (which refuses them verbatim)
+    return [np.asarray(parts.test["latency_ms"], dtype=float) * 1.0001] * 5
+
+
+def _own_hidden_set(parts, keeper, commitments) -> str:
+    """The attacker's 'hidden' set: the public test part, with a commitment of its own hash."""
+    keeper.mkdir(exist_ok=True)
+    pq.write_table(parts.test.data.table, keeper / "dippm-cpu-torch-fp32.parquet")
+    assert main(["leaderboard", "commit-hidden", str(keeper), "--dataset", "dippm", "--config", "cpu-torch-fp32",
+                 "--commitments", str(commitments)]) == 0
+    return (commitments / "dippm-cpu-torch-fp32.sha256").read_text().split()[0]
+
+
+def test_a_scorer_s_own_labels_and_commitment_are_not_verified(env, parts, capsys, tmp_path, monkeypatch,
+                                                               git_commitments):
+    commitments, commit = git_commitments
+    keeper = tmp_path / "keeper"
+    _own_hidden_set(parts, keeper, commitments)
+    folder = predictions_folder(env["tmp"] / "lookup", parts, _exact_labels(parts), method="lookup")
+    capsys.readouterr()
+    # the old route, folders of one's own on the command line: the options are gone
+    with pytest.raises(SystemExit) as stop:
+        main(["submit", str(folder), "--hidden-labels", str(keeper), "--commitments", str(commitments),
+              "--results", str(env["results"]), "--no-mlflow"])
+    assert stop.value.code == 2 and len(_err(capsys)) == 1
+    # the keeper route with a commitment written but never committed: refused in one line
+    monkeypatch.setenv("PERFGRAPHS_HIDDEN_DIR", str(keeper))
+    rc = main(["submit", str(folder), "--hidden-labels", "--results", str(env["results"]), "--no-mlflow"])
+    err = _err(capsys)
+    assert rc == 1 and len(err) == 1 and "is not committed to git" in err[0], err
+    assert not results_path("dippm", env["results"]).exists()
+    # control: once the commitment is committed (only the organisers can do that upstream), the same
+    # files score 0.01 % on the hidden board (self-reported: predictions files; a code submission of a
+    # lookup table reads verified): the committed-commitment check is what stopped the attack
+    commit()
+    rc = main(["submit", str(folder), "--hidden-labels", "--results", str(env["results"]), "--no-mlflow"])
+    assert rc == 0, _err(capsys)
+    (entry,) = read_entries("dippm", env["results"])
+    assert entry.test_set == "hidden" and entry.tier == "self-reported" and entry.mean_std("mape_pct")[0] < 0.02
+
+
+def _write(results, *records) -> None:
+    path = results_path("dippm", results)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+
+
+def test_a_hand_written_verified_record_is_not_shown(tmp_path, capsys, git_commitments):
+    commitments, commit = git_commitments
+    results = tmp_path / "results"
+    made_up = good_record("forged", mapes=(1.0, 1.1, 0.9, 1.0, 1.0), tier="verified", test_set="hidden",
+                          hidden_labels_sha256="ab" * 32)
+    _write(results, made_up, good_record("honest"))
+    skipped: list[str] = []
+    entries = read_entries("dippm", results, skipped)
+    assert [e.method for e in entries] == ["honest"]
+    assert len(skipped) == 1 and ":1: skipped" in skipped[0] and "matches no commitment" in skipped[0]
+    # through `leaderboard show`: not on any board, one warning line naming the file and line
+    capsys.readouterr()
+    assert main(["leaderboard", "show", "--results", str(results)]) == 0
+    out, err = capsys.readouterr()
+    assert "forged" not in out and "honest" in out
+    assert len([line for line in err.splitlines() if "dippm.jsonl:1" in line]) == 1, err
+    # control: the same record on a set the organisers committed to before its date is shown, verified
+    (commitments / "dippm-cpu-torch-fp32.sha256").write_text("ab" * 32 + "  dippm-cpu-torch-fp32.parquet\n")
+    commit()
+    later = {**made_up, "date_utc": "2999-01-01T00:00:00+00:00"}
+    _write(results, later)
+    (entry,) = read_entries("dippm", results, [])
+    assert entry.tier == "verified"
+    # ... but not when it claims to have been scored before the commitment existed
+    _write(results, {**made_up, "date_utc": "2001-01-01T00:00:00+00:00"})
+    skipped = []
+    assert read_entries("dippm", results, skipped) == [] and "before its commitment" in skipped[0]
+
+
+def test_the_committed_records_all_check():
+    """Every committed record passes the read-time checks (the three hidden-set records were scored
+    35 s after their commitment was committed, and read as reproduced: the set is compromised)."""
+    from pathlib import Path
+
+    results = Path(__file__).resolve().parents[1] / "leaderboard" / "results"
+    for path in sorted(results.glob("*.jsonl")):
+        skipped: list[str] = []
+        entries = read_entries(path.stem, results, skipped)
+        assert not skipped, skipped[:3]
+        hidden = [e for e in entries if e.test_set == "hidden"]
+        assert all(e.tier == "reproduced" for e in hidden)
+        assert len(entries) == sum(1 for line in path.read_text().splitlines() if line.strip())
+
+
+
+# -- a reference's name, in a hand-written record ----------------------------------------------------
+
+REFERENCE_AUTHORS = "perfgraphs reference baselines"
+
+
+def _head() -> str:
+    import subprocess
+    from pathlib import Path
+
+    return subprocess.run(["git", "-C", str(Path(__file__).resolve().parents[1]), "rev-parse", "HEAD"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+
+
+def test_a_hand_written_record_under_a_reference_name_is_not_shown(tmp_path):
+    results = tmp_path / "results"
+    forged = [
+        # the reference's name and authors, at a commit this repository never had
+        good_record("static-xgboost (quick)", authors=REFERENCE_AUTHORS, code_commit="ab" * 20),
+        # a look-alike of the name (Cyrillic s), of the authors (Cyrillic e), a separator variant
+        good_record("\u0455tatic-xgboost", authors="someone"),
+        good_record("static-xgboost", authors="perfgraphs r\u0435ference baselines", code_commit=_head()),
+        good_record("static_xgboost/v2", authors="someone"),
+    ]
+    _write(results, *forged, good_record("honest"))
+    skipped: list[str] = []
+    assert [e.method for e in read_entries("dippm", results, skipped)] == ["honest"]
+    assert len(skipped) == len(forged), skipped
+    assert "not in this repository's history" in skipped[0]
+    # control: the same record at a commit of this repository that holds the reference is shown
+    _write(results, good_record("static-xgboost (quick)", authors=REFERENCE_AUTHORS, code_commit=_head()))
+    skipped = []
+    assert [e.method for e in read_entries("dippm", results, skipped)] == ["static-xgboost (quick)"] and not skipped
