@@ -127,14 +127,20 @@ def _committed(root: Path, head: str) -> tuple[tuple[str, str], ...] | None:
 
 def committed_commitments(root: Path | None = None) -> dict[str, str] | None:
     """Every hidden-set commitment ever committed to git in the commitments folder: sha256 -> the
-    date of the commit that first added it (ISO 8601). None when the folder is not in a git
-    repository (an installed package): then nothing can be shown to be committed."""
+    date of the commit that first added it (ISO 8601; "" in a shallow clone, which lacks the
+    history). None when the folder is not in a git repository (an installed package): then nothing
+    can be shown to be committed."""
     folder = Path(root or COMMITMENTS_DIR).resolve()
     head = _git(folder, "rev-parse", "HEAD") if folder.is_dir() else None
     if head is None:
         return None
     found = _committed(folder, head.strip())  # once per commit: the history below HEAD cannot change
-    return None if found is None else dict(found)
+    if found is None:
+        return None
+    if (_git(folder, "rev-parse", "--is-shallow-repository") or "").strip() == "true":
+        # a shallow clone shows its oldest commit adding every file: the dates are unknown ("")
+        return {sha: "" for sha, _ in found}
+    return dict(found)
 
 
 def _check_committed(commitment: Path) -> None:

@@ -64,6 +64,8 @@ def hidden_claim_problem(test_set: str, hidden_labels_sha256: str, date_utc: str
     if sha not in committed:
         return (f"claims a hidden test set (sha256 {sha[:16] or 'none'}...) that matches no commitment ever "
                 "committed to leaderboard/hidden/")
+    if not committed[sha]:
+        return None  # a shallow clone: committed, at a date its history does not show
     try:
         scored, committed_at = datetime.fromisoformat(date_utc), datetime.fromisoformat(committed[sha])
     except (TypeError, ValueError):

@@ -51,6 +51,13 @@ def _reference_code_problem(base: str, commit: str) -> str | None:
 
     if git("rev-parse", "--git-dir") != 0:
         return None  # no history here (an installed package): nothing to check against
+    try:
+        shallow = subprocess.run(["git", "-C", str(REFERENCE_DIR.parent), "rev-parse", "--is-shallow-repository"],
+                                 capture_output=True, text=True, timeout=30).stdout.strip() == "true"
+    except (OSError, subprocess.SubprocessError):
+        shallow = True
+    if shallow:
+        return None  # a shallow clone lacks the commits records name: nothing to check against
     if not re.fullmatch(r"[0-9a-f]{7,40}", commit or "") or git("cat-file", "-e", f"{commit}^{{commit}}") != 0:
         return f"is recorded as a reference baseline at commit {commit!r}, which is not in this repository's history"
     folder = REFERENCE_DIR / base
