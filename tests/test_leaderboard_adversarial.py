@@ -556,7 +556,7 @@ FORGE_EARLY_PREDICTIONS = """
         channel.send(fd, "fit_done")
         channel.send(fd, "pred", np.full(n, model.level).astype("<f8").tobytes(), shape=[n])
         channel.send = lambda *a, **k: None
-        time.sleep(5)
+        time.sleep(30)  # alive until the harness reads the early message (it kills the run then); 5 s raced under load
 """
 
 
