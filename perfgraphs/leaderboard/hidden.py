@@ -25,7 +25,6 @@ import functools
 import json
 import os
 import re
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +34,7 @@ import pyarrow.parquet as pq
 from perfgraphs import paths
 from perfgraphs.atomic import atomic_write_table, sha256_file
 from perfgraphs.errors import PerfgraphsError
+from perfgraphs.leaderboard.history import full_history, git
 
 COMMITMENTS_DIR = paths.leaderboard_dir() / "hidden"
 KEEPER_ENV = "PERFGRAPHS_HIDDEN_DIR"
@@ -98,21 +98,12 @@ def compromised_hashes(root: Path | None = None) -> frozenset[str]:
     return _compromised(Path(root or COMMITMENTS_DIR))
 
 
-def _git(folder: Path, *args: str) -> str | None:
-    """``git -C folder args`` output, None when git or a repository is not there."""
-    try:
-        done = subprocess.run(["git", "-C", str(folder), *args], capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return done.stdout if done.returncode == 0 else None
-
-
 _ADDED_HASH = re.compile(r"^\+([0-9a-f]{64})\b")
 
 
 @functools.lru_cache(maxsize=8)
 def _committed(root: Path, head: str) -> tuple[tuple[str, str], ...] | None:
-    log = _git(root, "log", "--reverse", "--format=@@%cI", "-p", "--unified=0", "--", "*.sha256")
+    log = git(root, "log", "--reverse", "--format=@@%cI", "-p", "--unified=0", "--", "*.sha256")
     if log is None:
         return None
     first: dict[str, str] = {}
@@ -131,13 +122,13 @@ def committed_commitments(root: Path | None = None) -> dict[str, str] | None:
     history). None when the folder is not in a git repository (an installed package): then nothing
     can be shown to be committed."""
     folder = Path(root or COMMITMENTS_DIR).resolve()
-    head = _git(folder, "rev-parse", "HEAD") if folder.is_dir() else None
+    head = git(folder, "rev-parse", "HEAD") if folder.is_dir() else None
     if head is None:
         return None
     found = _committed(folder, head.strip())  # once per commit: the history below HEAD cannot change
     if found is None:
         return None
-    if (_git(folder, "rev-parse", "--is-shallow-repository") or "").strip() == "true":
+    if not full_history(folder):
         # a shallow clone shows its oldest commit adding every file: the dates are unknown ("")
         return {sha: "" for sha, _ in found}
     return dict(found)
@@ -147,8 +138,8 @@ def _check_committed(commitment: Path) -> None:
     """A commitment counts only once it is committed to git, unchanged: a file the scorer wrote a
     moment ago, or edited since, commits to nothing anyone else saw before the scores."""
     folder, name = commitment.parent, commitment.name
-    tracked = _git(folder, "ls-files", "--error-unmatch", "--", name)
-    changed = _git(folder, "diff", "--name-only", "HEAD", "--", name)
+    tracked = git(folder, "ls-files", "--error-unmatch", "--", name)
+    changed = git(folder, "diff", "--name-only", "HEAD", "--", name)
     if tracked is None or changed is None or changed.strip():
         raise HiddenLabelsError(f"the commitment {commitment} is not committed to git as it is now: a hidden test "
                                 "set scores only against a commitment committed (and published) before scoring "

@@ -13,6 +13,7 @@ import functools
 import re
 
 from perfgraphs.leaderboard import names
+from perfgraphs.leaderboard.history import full_history, git
 from perfgraphs.leaderboard.references import REFERENCE_AUTHORS, REFERENCE_DIR
 
 
@@ -40,30 +41,16 @@ def _reference_spellings() -> frozenset[str]:
 def _reference_code_problem(base: str, commit: str) -> str | None:
     """Why a record by the reference authors does not point at the reference's own code: its commit
     must be in this repository's history (with the reference folder there, where it has one)."""
-    import subprocess
-
-    def git(*args: str) -> int | None:
-        try:
-            return subprocess.run(["git", "-C", str(REFERENCE_DIR.parent), *args], capture_output=True,
-                                  timeout=30).returncode
-        except (OSError, subprocess.SubprocessError):
-            return None
-
-    if git("rev-parse", "--git-dir") != 0:
-        return None  # no history here (an installed package): nothing to check against
-    try:
-        shallow = subprocess.run(["git", "-C", str(REFERENCE_DIR.parent), "rev-parse", "--is-shallow-repository"],
-                                 capture_output=True, text=True, timeout=30).stdout.strip() == "true"
-    except (OSError, subprocess.SubprocessError):
-        shallow = True
-    if shallow:
-        return None  # a shallow clone lacks the commits records name: nothing to check against
-    if not re.fullmatch(r"[0-9a-f]{7,40}", commit or "") or git("cat-file", "-e", f"{commit}^{{commit}}") != 0:
+    root = REFERENCE_DIR.parent
+    if not full_history(root):
+        return None  # an installed package or a shallow clone: no history to check against
+    well_formed = re.fullmatch(r"[0-9a-f]{7,40}", commit or "") is not None
+    if not well_formed or git(root, "cat-file", "-e", f"{commit}^{{commit}}") is None:
         return f"is recorded as a reference baseline at commit {commit!r}, which is not in this repository's history"
     folder = REFERENCE_DIR / base
     if folder.is_dir():
         rel = folder.relative_to(REFERENCE_DIR.parent).as_posix()
-        if git("cat-file", "-e", f"{commit}:./{rel}/submission.yaml") != 0:
+        if git(root, "cat-file", "-e", f"{commit}:./{rel}/submission.yaml") is None:
             return f"is recorded as the reference {base!r} at commit {commit[:12]}, where leaderboard/{rel}/ does not exist"
     return None
 
@@ -71,8 +58,8 @@ def _reference_code_problem(base: str, commit: str) -> str | None:
 def reserved_record_problem(method: str, authors: str, code_commit: str) -> str | None:
     """Why a record read from a results file may not stand under its name (None: it may): a reference
     baseline's name in other hands or look-alike authors (:func:`perfgraphs.leaderboard.names.reserved_taken`),
-    or a reference's record at a commit that does not hold the reference's code. The results files are text anyone can edit, so this runs on read,
-    not only in ``submit``."""
+    or a reference's record at a commit that does not hold the reference's code. The results files
+    are text anyone can edit, so this runs on read, not only in ``submit``."""
     if not isinstance(method, str) or not isinstance(authors, str):
         return None  # the record check names wrong types
     why = names.reserved_taken(method, authors, set(_reference_spellings()))
