@@ -52,6 +52,7 @@ BATCH_SIZES = (1, 2, 4, 8)
 MAX_ITERATION_S = 3.0  # one core: batch sizes whose one iteration would exceed this are dropped
 # predict's target → the store's column of the same label (wall-clock latency, CPU time, memory)
 LABELS = {"latency_ms": "latency_median_ms", "cpu_time_ms": "cpu_time_ms", "peak_memory_mb": "peak_memory_mb"}
+LEVELS = (0.8, 0.9)  # the stated coverages checked
 
 
 def seen_architectures() -> set[str]:
@@ -151,27 +152,53 @@ def score(store: Path | None = None, out: Path | None = None, limit: int | None 
     if not configs:
         raise SystemExit(f"{store} has no configuration measured in {ROUNDS} rounds yet")
     result: dict = {"store": str(store), "configs": [], "targets": {}}
-    preds: dict[str, list[tuple[float, float]]] = {t: [] for t in LABELS}
+    rows: dict[str, list[dict]] = {t: [] for t in LABELS}
     board: dict[str, float] = {}
     for c in configs:
         r = perfgraphs.predict(c["model"], batch=c["batch_size"], input=c["input"], platform="cpu-torch-fp32")
         entry = dict(c)
-        for target in preds:
+        for target in rows:
             t = r[target]
-            preds[target].append((c[target], t.value))
             board[target] = t.error.mape_pct
+            row = {"model": c["model"], "measured": c[target], "value": t.value, "verdict": t.distribution.verdict}
+            for level in LEVELS:
+                i = t.interval(level)
+                row[f"covered_{level:g}"] = None if i is None else bool(i.low <= c[target] <= i.high)
+            rows[target].append(row)
             entry[f"predicted_{target}"] = t.value
-            entry[f"in_distribution_{target}"] = t.distribution.in_distribution
+            entry[f"verdict_{target}"] = t.distribution.verdict
+            entry[f"reason_{target}"] = t.distribution.reason
+            for level in LEVELS:
+                i = t.interval(level)
+                entry[f"interval_{level:g}_{target}"] = None if i is None else [i.low, i.high]
         result["configs"].append(entry)
-    for target, pairs in preds.items():
-        y, p = np.array(pairs).T
-        mape = float(np.mean(np.abs(p - y) / y) * 100)
-        result["targets"][target] = {"n": len(pairs), "architectures": len({c["model"] for c in configs}),
-                                     "mape_pct": mape, "leaderboard_mape_pct": board[target],
-                                     "within_2x": bool(mape <= 2 * board[target])}
-        print(f"{target}: MAPE {mape:.1f} % on {len(pairs)} configurations of "
-              f"{result['targets'][target]['architectures']} architectures; leaderboard {board[target]:.1f} % "
-              f"-> {'within' if mape <= 2 * board[target] else 'NOT within'} 2x")
+    for target, found in rows.items():
+        answered = [x for x in found if x["value"] is not None]
+        y = np.array([x["measured"] for x in answered])
+        p = np.array([x["value"] for x in answered])
+        mape = float(np.mean(np.abs(p - y) / y) * 100) if answered else float("nan")
+        summary = {"n": len(found), "answered": len(answered), "refused": len(found) - len(answered),
+                   "architectures": len({x["model"] for x in found}),
+                   "architectures_answered": len({x["model"] for x in answered}),
+                   "mape_pct": mape, "leaderboard_mape_pct": board[target],
+                   "within_2x": bool(mape <= 2 * board[target])}
+        for level in LEVELS:
+            hits = [x[f"covered_{level:g}"] for x in answered if x[f"covered_{level:g}"] is not None]
+            by_arch: dict[str, list[bool]] = {}
+            for x in answered:
+                if x[f"covered_{level:g}"] is not None:
+                    by_arch.setdefault(x["model"], []).append(x[f"covered_{level:g}"])
+            summary[f"coverage_{level:g}"] = float(np.mean(hits)) if hits else None
+            # each architecture counts once: the share of its answered configurations covered
+            summary[f"coverage_{level:g}_per_architecture"] = \
+                float(np.mean([np.mean(v) for v in by_arch.values()])) if by_arch else None
+        result["targets"][target] = summary
+        cov = ", ".join(f"{lv:.0%} interval covers {summary[f'coverage_{lv:g}']:.0%} of configurations "
+                        f"({summary[f'coverage_{lv:g}_per_architecture']:.0%} per architecture)"
+                        for lv in LEVELS if summary[f"coverage_{lv:g}"] is not None)
+        print(f"{target}: {len(answered)} of {len(found)} configurations answered "
+              f"({summary['architectures_answered']} of {summary['architectures']} architectures), "
+              f"MAPE {mape:.1f} % (leaderboard {board[target]:.1f} %); {cov}")
     if out is not None:
         out.write_text(json.dumps(result, indent=1) + "\n")
     return result

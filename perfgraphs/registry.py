@@ -25,6 +25,16 @@ class Target:
     unit: str
     description: str
     positive: bool = True  # predictions must be > 0
+    # what the number answers, for perfgraphs.predict: targets with one question (wall-clock and CPU
+    # time of a forward pass) are alternatives, one recommended; "" is a question of its own
+    question: str = ""
+    # a time that bounds the roofline's from above (the machine cannot run the graph faster):
+    # "batch" per forward or training step of the graph at its batch, "sample" per sample
+    roofline_per: str = ""
+
+    @property
+    def asks(self) -> str:
+        return self.question or self.name
 
 
 @dataclass(frozen=True)
@@ -111,7 +121,8 @@ class Config:
                         raise UnknownDatasetError(
                             f"config {self.name!r} has no platform {platform!r} (platforms: {', '.join(platforms)}; "
                             f"found in its sources {', '.join(self.platform_sources)}, or its build's manifest)")
-                    return Target(name, t.unit, f"{t.description} on {platform}", t.positive)
+                    return Target(name, t.unit, f"{t.description} on {platform}", t.positive, t.question,
+                                  t.roofline_per)
         per_platform = f" (per platform: <target>{PLATFORM_SEPARATOR}<platform>)" if self.platform_sources else ""
         raise UnknownDatasetError(
             f"config {self.name!r} has no target {name!r} "
@@ -170,21 +181,28 @@ class Dataset:
         )
 
 
-LATENCY = Target("latency_ms", "ms", "inference latency per batch (median of timed runs)")
-LATENCY_CAL = Target("latency_calibrated_ms", "ms", "latency corrected for machine drift with a reference workload")
+FORWARD_TIME = "time of a forward pass of the batch"
+STEP = "time of a training step"
+LATENCY = Target("latency_ms", "ms", "inference latency per batch (median of timed runs)", question=FORWARD_TIME,
+                 roofline_per="batch")
+LATENCY_CAL = Target("latency_calibrated_ms", "ms", "latency corrected for machine drift with a reference workload",
+                     question=FORWARD_TIME, roofline_per="batch")
 MEMORY = Target("peak_memory_mb", "MB", "peak memory during the measured runs")
 ENERGY = Target("energy_j", "J", "GPU board energy per batch (NVML energy counter)")
-STEP_TIME = Target("step_time_ms", "ms", "training step time (forward + backward + optimizer)")
+STEP_TIME = Target("step_time_ms", "ms", "training step time (forward + backward + optimizer)", question=STEP,
+                   roofline_per="batch")
 THROUGHPUT = Target("throughput_samples_per_s", "samples/s", "samples processed per second")
 ENERGY_TOKEN = Target("energy_per_token_joules", "J/token", "GPU energy per output token")
 ITL = Target("median_itl_ms", "ms", "median inter-token latency")
 PER_SAMPLE_LATENCY = Target("latency_per_sample_ms", "ms",
-                            "latency per sample: 1000 / measured throughput (batch latency at batch 1)")
+                            "latency per sample: 1000 / measured throughput (batch latency at batch 1)",
+                            roofline_per="sample")
 CPU_TIME = Target("cpu_time_ms", "ms", "CPU time of the measuring thread per batch (median of timed runs, "
                   "median of the rounds); the primary CPU label: unlike wall time it does not count other "
-                  "processes sharing the core")
+                  "processes sharing the core", question=FORWARD_TIME, roofline_per="batch")
 CPU_STEP_TIME = Target("cpu_time_ms", "ms", "CPU time of the measuring thread per training step (forward + "
-                       "backward + optimizer; median of timed steps, median of the rounds)")
+                       "backward + optimizer; median of timed steps, median of the rounds)", question=STEP,
+                       roofline_per="batch")
 TOKEN_THROUGHPUT = Target("output_throughput_tokens_per_sec", "tokens/s", "generated tokens per second")
 
 # The one machine our first CPU campaigns ran on (all committed CPU rows: machine_id 23059b2f5925f901).

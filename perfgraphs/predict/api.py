@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -15,8 +16,6 @@ from perfgraphs.predict.platforms import (Platform, PlatformTarget, all_platform
 from perfgraphs.predict.result import (Distribution, GraphFacts, HardwareProbe, MeasuredError, Neighbour,
                                        PlatformInfo, Prediction, TargetPrediction)
 
-# the time target of a mode, per batch (or per sample, scaled by the batch), that cost is priced on
-_TIME_TARGETS = {"infer": (("latency_ms", 1), ("latency_per_sample_ms", "batch")), "train": (("step_time_ms", 1),)}
 DEFAULT_INFERENCES = 1_000_000
 DEFAULT_TRAIN_STEPS = 10_000
 
@@ -61,24 +60,58 @@ def _held_out(art: Artifact) -> MeasuredError:
     return MeasuredError(float(h["mape_pct"]), float(h["acc_10_pct"]), int(h["n"]), f"artifact held-out: {h['how']}")
 
 
-def _distribution(art: Artifact, x: np.ndarray, ops: set[str] | None) -> tuple[Distribution, tuple[Neighbour, ...]]:
-    near = art.nearest(x, k=3)
-    neighbours = tuple(Neighbour(art.names[i], d, float(art.labels[i])) for i, d in near)
-    distance = near[0][1] if near else float("inf")
-    threshold = float(art.meta["distance_threshold"])
-    seen = set(art.meta.get("seen_operators") or ())
-    unseen = tuple(sorted(ops - seen)) if (ops is not None and seen) else ()
-    reasons = []
-    if distance > threshold:
-        reasons.append(f"static features lie {distance:.2f} from the nearest training row ({neighbours[0].name}), "
-                       f"beyond {threshold:.2f} ({art.meta['distance_threshold_how']})")
-    if unseen:
-        reasons.append(f"operator types never seen in training: {', '.join(unseen)}")
-    ok = not reasons
-    if ok:
-        reasons.append(f"nearest training row {neighbours[0].name} at {distance:.2f} ≤ {threshold:.2f}"
-                       + ("; every operator type seen in training" if seen and ops is not None else ""))
-    return Distribution(ok, "; ".join(reasons), float(distance), threshold, unseen), neighbours
+def _neighbours(art: Artifact, x: np.ndarray) -> tuple[Neighbour, ...]:
+    return tuple(Neighbour(art.names[i], d, float(art.labels[i])) for i, d in art.nearest(x, k=3))
+
+
+def _roofline_bound(pt: PlatformTarget, graph, probe: HardwareProbe | None, at_batch: int) -> float | None:
+    """The least time the labels' machine can take for what the target times (registry
+    ``roofline_per``): None where it times nothing the graph's FLOPs and bytes bound."""
+    from perfgraphs.predict.verdict import roofline_ms
+
+    if pt.roofline_per not in ("batch", "sample") or graph is None:
+        return None
+    bound = roofline_ms(graph, probe)
+    if bound is None:
+        return None
+    return bound / at_batch if pt.roofline_per == "sample" else bound
+
+
+def _recommend(predictions: list[TargetPrediction]) -> list[TargetPrediction]:
+    """One answer per question: of the targets answering one question, the answered one with the
+    narrowest 80 % interval on held-out families; the others stay as secondary figures."""
+    from dataclasses import replace
+
+    by_question: dict[str, list[TargetPrediction]] = {}
+    for p in predictions:
+        by_question.setdefault(p.question, []).append(p)
+    out = {}
+    for question, group in by_question.items():
+        if len(group) == 1:
+            out[id(group[0])] = group[0]
+            continue
+
+        def width(p: TargetPrediction) -> float:
+            i = p.interval(0.8)
+            return i.half_width_pct if i is not None else float("inf")
+
+        answered = [p for p in group if not p.refused and p.interval(0.8) is not None]
+        best = min(answered, key=width) if answered else None
+        for p in group:
+            if p is best:
+                others = ", ".join(f"{o.target} ±{width(o):.0f} %" for o in answered if o is not p)
+                why = (f"recommended for the {question}: the narrowest 80 % interval on held-out families "
+                       f"(±{width(p):.0f} %" + (f"; {others}" if others else "") + ")"
+                       + (f"; refused: {', '.join(o.target for o in group if o.refused)}"
+                          if any(o.refused for o in group) else ""))
+                out[id(p)] = replace(p, recommended=True, why=why)
+            elif best is None:
+                out[id(p)] = replace(p, recommended=False, why=f"no target answers the {question} here: every one "
+                                                                  f"was refused or states no interval")
+            else:
+                out[id(p)] = replace(p, recommended=False, why=f"secondary figure for the {question}: {best.target} "
+                                                                  f"is recommended (its 80 % interval is narrower)")
+    return [out[id(p)] for p in predictions]
 
 
 def _probe(pt: PlatformTarget) -> HardwareProbe | None:
@@ -131,6 +164,35 @@ def _encoder_rows(source, batch: int, seq_len: int | None, platform: Platform):
     return row, encoder_features_of(row)
 
 
+def _cost(predictions: list[TargetPrediction], per: dict[str, str], platform: str, mode: str, batch: int, prices,
+          inferences: int, train_steps: int):
+    """The cost of N inferences or training steps at the recommended time (per batch, else per
+    sample), with the cost at its 80 % interval's bounds; never of a refused time."""
+    from perfgraphs.predict.cost import estimate_cost, price_of
+
+    times = [p for p in predictions if p.recommended and p.unit == "ms"]
+    chosen = next((p for unit in ("batch", "sample") for p in times if per.get(p.target) == unit), None)
+    if chosen is None:
+        refused = [p for p in predictions if p.unit == "ms" and p.refused]
+        if refused:
+            return None, (f"not priced: {refused[0].target} was refused ({refused[0].distribution.reason})")
+        return None, "no predicted time to price"
+    if chosen.refused:
+        return None, f"not priced: {chosen.target} was refused ({chosen.distribution.reason})"
+    price = price_of(platform, prices)
+    if price is None:
+        return None, f"the price table has no price for {platform}"
+    scale = batch if per.get(chosen.target) == "sample" else 1
+    unit, units, per_unit = ("inference", inferences, 1.0 / batch) if mode == "infer" else \
+        ("training step", train_steps, 1.0)
+    at = lambda ms: estimate_cost(ms * scale * per_unit, int(units), unit, price)  # noqa: E731
+    mid = at(chosen.value)
+    if chosen.low is None:
+        return mid, f"priced at {chosen.target}; no interval stated for it"
+    return (dataclasses.replace(mid, usd_low=at(chosen.low).usd, usd_high=at(chosen.high).usd, time_target=chosen.target),
+            f"priced at {chosen.target} (its 80 % interval gives the range)")
+
+
 def predict(source, batch: int = 1, input=None, seq_len: int | None = None, platform: str = "cpu-torch-fp32",
             mode: str = "infer", *, prices: Path | str | None = None, inferences: int = DEFAULT_INFERENCES,
             train_steps: int = DEFAULT_TRAIN_STEPS, mig_margin_pct: float | None = None,
@@ -138,9 +200,9 @@ def predict(source, batch: int = 1, input=None, seq_len: int | None = None, plat
     """Predict every target ``platform`` has labels for, for ``source`` at ``batch`` (and ``input``
     image shape C,H,W or ``seq_len``), in ``mode`` "infer" (a forward pass) or "train" (a
     training step). See the README's "Predict for your model"."""
-    from perfgraphs.predict.cost import estimate_cost, price_of
     from perfgraphs.predict.mig import recommend_mig
     from perfgraphs.predict.sources import graph_of, parse_input, template_of
+    from perfgraphs.predict.verdict import judge
 
     if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)):
         raise InvalidInputSpecError(f"batch must be an integer, got {batch!r}")
@@ -159,10 +221,12 @@ def predict(source, batch: int = 1, input=None, seq_len: int | None = None, plat
     text_seq = seq_len or (template.spec.seq_len if template.spec else None)
     encoder = _encoder_rows(source, int(batch), text_seq, plat)
     x_graph: dict[int, np.ndarray] = {}
-    ops = set(graph.onnx_ops)
+    graphs_at: dict[int, object] = {int(batch): graph}
     predictions = []
     shares, shares_note = (), ""
-    for pt in served_targets(plat, encoder is not None):
+    served = served_targets(plat, encoder is not None)
+    probe = next((pr for pr in (_probe(pt) for pt in served) if pr), None)
+    for pt in served:
         art = load_artifact(pt, Path(artifacts), home)
         if art.breakdown is not None and not shares:
             from perfgraphs.predict.artifacts import time_shares
@@ -170,53 +234,52 @@ def predict(source, batch: int = 1, input=None, seq_len: int | None = None, plat
             shares = tuple(time_shares(art.breakdown, graph))
             shares_note = (f"{pt.target}: per-operator-category linear model (layerwise-linear) of the same labels, "
                            f"held-out MAPE {art.breakdown['heldout_mape_pct']:.1f} %; shares of its own total")
+        at = art.fixed_batch_size or int(batch) if pt.kind == "graphs" else int(batch)
         if pt.kind == "tabular":
-            x, op_set = encoder[1], None
+            x, g = encoder[1], None
         else:
             from perfgraphs.predict.features import graph_features
 
-            at = art.fixed_batch_size or int(batch)
+            if at not in graphs_at:
+                graphs_at[at] = graph_of(template, at, seq_len)
             if at not in x_graph:
-                x_graph[at] = graph_features(graph if at == int(batch) else graph_of(template, at, seq_len))
-            x, op_set = x_graph[at], ops
-        value = float(art.predict(x)[0])
-        dist, neighbours = _distribution(art, x[0], op_set)
+                x_graph[at] = graph_features(graphs_at[at])
+            x, g = x_graph[at], graphs_at[at]
+        raw = float(art.predict(x)[0])
+        dist = judge(art, x[0], g, raw, roofline=_roofline_bound(pt, g, probe, at))
+        from perfgraphs.predict.intervals import interval_of
+
+        value = raw if dist.in_distribution else None
+        bounds = () if value is None else tuple(
+            i for i in (interval_of(art.meta.get("intervals"), value, lv) for lv in (0.8, 0.9)) if i is not None)
         held = _held_out(art)
         board = _leaderboard_error(art)
         predictions.append(TargetPrediction(
             pt.target, value, pt.unit, pt.description, art.meta["predictor"], pt.dataset, pt.config, pt.column,
-            board or held, held, dist, neighbours, art.key, art.meta["dataset_content_hash"], art.meta["code_commit"],
-            art.fixed_batch_size or int(batch) if pt.kind == "graphs" else int(batch)))
+            board or held, held, dist, _neighbours(art, x[0]), art.key, art.meta["dataset_content_hash"],
+            art.meta["code_commit"], at, bounds, pt.question))
     if not predictions:
         raise ArtifactMissingError(f"no predictor artifact for platform {platform} ({mode})")
+    predictions = _recommend(predictions)
     by_target = {p.target: p for p in predictions}
-    probe = next((pr for pr in (_probe(pt) for pt in served_targets(plat, encoder is not None)) if pr), None)
 
     mig, mig_note = None, ""
     is_gpu = probe is not None and "NVIDIA" in probe.device
-    if "peak_memory_mb" in by_target and is_gpu:
-        mem = by_target["peak_memory_mb"]
-        mig = recommend_mig(mem.value, mem.error.mape_pct if mig_margin_pct is None else mig_margin_pct)
-    elif "peak_memory_mb" in by_target:
+    mem = by_target.get("peak_memory_mb")
+    if mem is not None and mem.refused:
+        mig_note = f"peak memory refused: {mem.distribution.reason}"
+    elif mem is not None and is_gpu:
+        hi = mem.interval(0.9)
+        margin = (100.0 * (hi.high / mem.value - 1.0) if hi is not None else mem.error.mape_pct) \
+            if mig_margin_pct is None else mig_margin_pct
+        mig = recommend_mig(mem.value, max(margin, 0.0))
+    elif mem is not None:
         mig_note = f"{platform} is not a GPU platform: its peak memory is host memory, not GPU memory"
     else:
         mig_note = f"{platform} has no peak-memory labels to size a MIG profile from"
 
-    cost, cost_note = None, ""
-    time_ms = None
-    for target, per in _TIME_TARGETS[mode]:
-        if target in by_target:
-            time_ms = by_target[target].value * (int(batch) if per == "batch" else 1)
-            break
-    price = price_of(platform, prices)
-    if time_ms is None:
-        cost_note = "no predicted time to price"
-    elif price is None:
-        cost_note = f"the price table has no price for {platform}"
-    elif mode == "infer":
-        cost = estimate_cost(time_ms / int(batch), int(inferences), "inference", price)
-    else:
-        cost = estimate_cost(time_ms, int(train_steps), "training step", price)
+    cost, cost_note = _cost(predictions, {pt.target: pt.roofline_per for pt in served}, platform, mode, int(batch),
+                            prices, inferences, train_steps)
     name = source if isinstance(source, str) else (type(source).__name__ if not isinstance(source, (bytes, bytearray))
                                                    else "onnx-bytes")
     return Prediction(str(name), plat.name, plat.mode, plat.hardware, facts, tuple(predictions), probe, mig,

@@ -224,6 +224,7 @@ def train_artifact(pt: PlatformTarget, out_dir: Path = ARTIFACTS_DIR, home: Path
         X, y = rows_features(rows, pt.kind), np.asarray(rows[pt.column], dtype=np.float64)
         in_training = np.r_[np.ones(len(train_rows), dtype=bool), np.zeros(len(test), dtype=bool)]
         groups = np.asarray(train_rows["structure_hash"])
+    intervals = fit_artifact_intervals(rows_all, pt, model.best_params_[0], seed)
     booster = model.booster_.models_[0]
     transform = model.booster_.target_transform_
     X_fit = X[in_training]
@@ -263,6 +264,8 @@ def train_artifact(pt: PlatformTarget, out_dir: Path = ARTIFACTS_DIR, home: Path
         "target_transform": target_transform, "booster_onnx": onnx_record,
         "feature_mean": mean.tolist(), "feature_scale": scale.tolist(),
         "heldout": {**{k: float(v) for k, v in heldout.as_dict().items()}, "how": heldout_how},
+        "intervals": intervals,
+        "label_range": [float(y[in_training].min()), float(y[in_training].max())],
         "distance_threshold": float(np.quantile(other, NEIGHBOUR_QUANTILE)) if len(other) else 0.0,
         "distance_threshold_how": f"{NEIGHBOUR_QUANTILE:.0%} quantile of the fitted rows' standardised distance to "
                                   f"the nearest fitted row of another {'model' if tabular else 'structure'}",
@@ -272,6 +275,56 @@ def train_artifact(pt: PlatformTarget, out_dir: Path = ARTIFACTS_DIR, home: Path
         "files": {p.name: sha256_file(p) for p in (booster_path, onnx_path, rows_path, *files)},
     }
     (out_dir / f"{pt.key}.artifact.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
+    return meta
+
+
+def family_groups(rows, kind: str) -> np.ndarray:
+    """The unit an interval is held out by: a graph row's architecture family (the dataset's
+    ``family`` column), an encoder row's model."""
+    return np.asarray(rows["family" if kind == "graphs" else "model_id"])
+
+
+def fit_artifact_intervals(rows, pt: PlatformTarget, hyperparameters: dict, seed: int = 0) -> dict:
+    """The conformal intervals of a platform target (:mod:`perfgraphs.predict.intervals`): every
+    labeled row predicted by the artifact's predictor (its chosen hyper-parameters) fitted
+    without the row's family."""
+    from perfgraphs.baselines import StaticXGBoost
+    from perfgraphs.predict.intervals import fit_intervals, grouped_out_of_fold
+
+    X, y = rows_features(rows, pt.kind), np.asarray(rows[pt.column], dtype=np.float64)
+    groups = family_groups(rows, pt.kind)
+    grid = {k: (v,) for k, v in hyperparameters.items()}
+
+    def fit_predict(X_tr, y_tr, X_te):
+        return StaticXGBoost(grid=grid, seed=seed).fit(X_tr, y_tr).predict(X_te)
+
+    return fit_intervals(y, grouped_out_of_fold(X, y, groups, fit_predict), groups)
+
+
+def add_intervals(key: str, directory: Path = ARTIFACTS_DIR, home: Path | None = None) -> dict:
+    """Give an artifact trained before intervals existed its intervals, from the build it was
+    trained on (refused when the local build differs); the trained files are untouched."""
+    from perfgraphs.data.load import load_dataset
+    from perfgraphs.evaluation.parts import labeled_parts
+
+    d = Path(directory)
+    meta = read_meta(key, d)
+    if meta is None:
+        raise ArtifactMissingError(f"no predictor artifact {key} in {d}")
+    check_meta(meta, home)
+    if local_build_hash(meta["dataset"], meta["config"], home) is None:
+        raise ArtifactMismatchError(f"artifact {key}: {meta['dataset']} {meta['config']} is not built here: "
+                                    f"`perfgraphs build` it first")
+    import datasets
+
+    pt = PlatformTarget(meta["dataset"], meta["config"], meta["column"], meta["target"], meta["unit"], "", meta["kind"])
+    parts = labeled_parts(load_dataset(meta["dataset"], meta["config"], home=home), meta["column"])
+    rows = datasets.concatenate_datasets(list(parts.values()))
+    with np.load(d / f"{key}.rows.npz", allow_pickle=False) as z:
+        y_fit = z["labels"][z["in_training"]]
+    meta = {**meta, "intervals": fit_artifact_intervals(rows, pt, meta["hyperparameters"], int(meta.get("seed", 0))),
+            "label_range": [float(y_fit.min()), float(y_fit.max())]}
+    atomic_write_bytes(d / f"{key}.artifact.json", (json.dumps(meta, indent=1, sort_keys=True) + "\n").encode())
     return meta
 
 

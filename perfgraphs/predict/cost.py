@@ -33,6 +33,9 @@ class CostEstimate:
     seconds: float
     usd: float
     price: Price
+    usd_low: float | None = None  # at the low and high ends of the priced time's 80 % interval
+    usd_high: float | None = None
+    time_target: str = ""  # the predicted time it is priced at
 
     @property
     def usd_per_million(self) -> float:

@@ -22,6 +22,8 @@ class PlatformTarget:
     unit: str
     description: str
     kind: str  # the config's row kind: "graphs" or "tabular"
+    question: str = ""  # what it answers (registry Target.asks): targets with one question are alternatives
+    roofline_per: str = ""  # registry Target.roofline_per
 
     @property
     def key(self) -> str:
@@ -68,7 +70,7 @@ def all_platforms() -> tuple[Platform, ...]:
                 for t in cfg.targets:
                     column = f"{t.name}{PLATFORM_SEPARATOR}{name}" if multi else t.name
                     found.setdefault(key, []).append(PlatformTarget(
-                        ds.name, cfg.name, column, t.name, t.unit, t.description, cfg.kind))
+                        ds.name, cfg.name, column, t.name, t.unit, t.description, cfg.kind, t.asks, t.roofline_per))
     return tuple(Platform(n, m, hardware[(n, m)], tuple(ts)) for (n, m), ts in found.items())
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from perfgraphs.predict.cost import CostEstimate
+from perfgraphs.predict.intervals import Interval
 from perfgraphs.predict.mig import MigRecommendation
 
 
@@ -20,13 +21,16 @@ class MeasuredError:
 
 @dataclass(frozen=True)
 class Distribution:
-    """Whether the model lies where the predictor was trained, and why (not)."""
+    """Whether the model lies where the predictor was trained, and why (not): the verdict of
+    :mod:`perfgraphs.predict.verdict`."""
 
-    in_distribution: bool
+    in_distribution: bool  # the predictor may answer (verdict is not "refused")
     reason: str
     nearest_distance: float  # standardised static-feature distance to the nearest fitted row
     threshold: float  # the artifact's distance threshold
     unseen_operators: tuple[str, ...]  # operator types of the graph never seen in training
+    verdict: str = "answered"  # "answered", "answered with a caveat" or "refused"
+    unseen_share_pct: float = 0.0  # the larger of the FLOPs' and the bytes' share on unseen operator types
 
 
 @dataclass(frozen=True)
@@ -41,7 +45,7 @@ class Neighbour:
 @dataclass(frozen=True)
 class TargetPrediction:
     target: str  # unit-suffixed target name (latency_ms, peak_memory_mb, ...)
-    value: float
+    value: float | None  # None: refused (distribution.reason says why; the neighbours are measured rows)
     unit: str
     description: str
     predictor: str  # the reference baseline that made it
@@ -56,15 +60,30 @@ class TargetPrediction:
     dataset_content_hash: str
     code_commit: str
     batch_size: int  # the batch the features were computed at (the labels' own batch where they have one)
+    # conformal intervals from held-out families (perfgraphs.predict.intervals), one per stated
+    # coverage; empty when refused or when the artifact states none for the prediction's band
+    intervals: tuple[Interval, ...] = ()
+    question: str = ""  # what it answers; targets of one question are alternatives
+    recommended: bool = True  # the answer to its question (False: a secondary figure)
+    why: str = ""  # why it is (not) the recommended answer, when its question has alternatives
+
+    def interval(self, level: float = 0.8) -> Interval | None:
+        return next((i for i in self.intervals if abs(i.level - level) < 1e-9), None)
 
     @property
-    def low(self) -> float:
-        """The prediction minus its platform MAPE (the report's error bar)."""
-        return self.value / (1.0 + self.error.mape_pct / 100.0)
+    def low(self) -> float | None:
+        """The lower bound of the 80 % interval (None: refused, or no interval stated)."""
+        i = self.interval(0.8)
+        return None if i is None else i.low
 
     @property
-    def high(self) -> float:
-        return self.value * (1.0 + self.error.mape_pct / 100.0)
+    def high(self) -> float | None:
+        i = self.interval(0.8)
+        return None if i is None else i.high
+
+    @property
+    def refused(self) -> bool:
+        return self.value is None
 
 
 @dataclass(frozen=True)
@@ -114,6 +133,10 @@ class Prediction:
     # target), descending; empty when no time target has one
     time_by_operator: tuple[tuple[str, float], ...] = ()
     time_by_operator_note: str = ""
+
+    def answer(self, question: str) -> TargetPrediction | None:
+        """The recommended target of a question (None: no target answers it, or every one refused)."""
+        return next((t for t in self.targets if t.question == question and t.recommended and not t.refused), None)
 
     def __getitem__(self, target: str) -> TargetPrediction:
         for t in self.targets:
