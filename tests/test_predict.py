@@ -25,6 +25,7 @@ from perfgraphs.predict import (ArtifactMismatchError, ArtifactMissingError, Pre
                                 UnknownPlatformError)
 from perfgraphs.predict.artifacts import ARTIFACTS_DIR, load_artifact, read_meta
 from perfgraphs.predict.mig import profile_table, recommend_mig
+from perfgraphs.predict.verdict import UNSEEN_SHARE_REFUSED
 from perfgraphs.predict.platforms import all_platforms, find_platform
 from perfgraphs.registry import DATASETS
 
@@ -130,10 +131,26 @@ def test_resnet50_on_the_cpu_against_measurements_and_the_leaderboard(resnet50):
     shares = dict(r.time_by_operator)
     assert sum(shares.values()) == pytest.approx(1.0) and max(shares, key=shares.get) == "conv"
     assert "layerwise-linear" in r.time_by_operator_note
-    # cost: N inferences at the predicted time per sample and the committed price
+    # one answer per question: of the forward-time targets exactly one is recommended, the one with
+    # the narrowest 80 % interval; the others are secondary figures with their own intervals
+    forward = [t for t in r.targets if t.question == lat.question]
+    assert {t.target for t in forward} >= {"latency_ms", "cpu_time_ms"}
+    best = [t for t in forward if t.recommended]
+    assert len(best) == 1 and best[0] is r.answer(lat.question) and "narrowest" in best[0].why
+    assert all(best[0].interval(0.8).half_width_pct <= t.interval(0.8).half_width_pct for t in forward)
+    assert all("secondary" in t.why and t.interval(0.8) is not None for t in forward if not t.recommended)
+    # every answer has its 80 % and 90 % intervals, the 90 % one around the 80 % one around the value
+    for t in r.targets:
+        i80, i90 = t.interval(0.8), t.interval(0.9)
+        assert i90.low <= i80.low <= t.value <= i80.high <= i90.high, t.target
+    # cost: N inferences at the recommended time per batch and the committed price, with its range
     c = r.cost
-    assert c.seconds == pytest.approx(lat.value / 8 * 1_000_000 / 1000)
+    priced = r[c.time_target]
+    assert priced is best[0]
+    assert c.seconds == pytest.approx(priced.value / 8 * 1_000_000 / 1000)
     assert c.usd == pytest.approx(c.seconds / 3600 * c.price.usd_per_hour)
+    assert c.usd_low == pytest.approx(c.usd * priced.low / priced.value)
+    assert c.usd_high == pytest.approx(c.usd * priced.high / priced.value)
     json.dumps(r.to_dict(), default=str)
 
 
@@ -164,9 +181,11 @@ def test_gpu_platform_sizes_a_mig_profile_and_prices_the_h200(resnet50):
     assert {"latency_ms", "peak_memory_mb", "energy_j"} <= {t.target for t in r.targets}
     assert r.probe is not None and r.probe.device == "NVIDIA H200"
     mem = r["peak_memory_mb"]
-    assert r.mig.peak_memory_mb == mem.value and r.mig.margin_pct == pytest.approx(mem.error.mape_pct)
+    # the margin is the 90 % interval's upper end
+    margin = 100 * (mem.interval(0.9).high / mem.value - 1)
+    assert r.mig.peak_memory_mb == mem.value and r.mig.margin_pct == pytest.approx(margin)
     assert "allocated" in r.mig.caveat and "CUDA context" in r.mig.caveat  # what the labels are, not an upper bound
-    need_gb = mem.value * (1 + mem.error.mape_pct / 100) / 1000
+    need_gb = mem.value * (1 + margin / 100) / 1000
     for choice in r.mig.choices:
         sizes = [p["memory_gb"] for p in profile_table()["gpus"][choice.gpu]]
         assert choice.memory_gb >= need_gb and choice.memory_gb == min(s for s in sizes if s >= need_gb)
@@ -195,6 +214,11 @@ def test_an_operator_never_seen_in_training_is_out_of_distribution():
     lat = r["latency_ms"]
     assert not lat.distribution.in_distribution
     assert "GRU" in lat.distribution.unseen_operators and "GRU" in lat.distribution.reason
+    # the GRU carries the graph's work: refused, so no number, no interval, no price; the measured
+    # rows nearest to it instead
+    assert lat.distribution.verdict == "refused" and lat.value is None and lat.intervals == ()
+    assert lat.distribution.unseen_share_pct > 100 * UNSEEN_SHARE_REFUSED and len(lat.neighbours) == 3
+    assert r.cost is None and "not priced" in r.cost_note
 
 
 def test_the_encoder_rows_answer_an_encoder_llm():
@@ -267,6 +291,15 @@ def test_a_missing_or_tampered_artifact_is_refused(tmp_path):
         perfgraphs.predict("timm:resnet50", batch=8, artifacts=arts)
 
 
+def _numbers(tree) -> list[float]:
+    """The numeric leaves of a JSON tree, in order (None as NaN is not needed: offsets are finite here)."""
+    if isinstance(tree, dict):
+        return [v for k in sorted(tree) for v in _numbers(tree[k])]
+    if isinstance(tree, list):
+        return [v for item in tree for v in _numbers(item)]
+    return [float(tree)] if isinstance(tree, (int, float)) and not isinstance(tree, bool) else []
+
+
 def test_predict_train_reproduces_the_shipped_artifacts(tmp_path, capsys):
     # the smallest platform (H200, 358 labeled rows since 2026-11-28): `perfgraphs predict train` on this checkout's build
     # gives the shipped artifacts' build, hyper-parameters and held-out scores
@@ -284,6 +317,9 @@ def test_predict_train_reproduces_the_shipped_artifacts(tmp_path, capsys):
         for key in ("dataset_content_hash", "hyperparameters", "n_labeled", "feature_version", "seen_operators"):
             assert fresh[key] == shipped[key], key
         assert fresh["heldout"]["mape_pct"] == pytest.approx(shipped["heldout"]["mape_pct"], rel=1e-9)
+        # the intervals too: the same folds, the same refits, the same percentiles
+        assert _numbers(fresh["intervals"]) == pytest.approx(_numbers(shipped["intervals"]), rel=1e-9)
+        assert fresh["label_range"] == shipped["label_range"]
 
 
 def test_every_shipped_onnx_booster_predicts_what_xgboost_predicts():
@@ -469,7 +505,7 @@ def test_a_price_file_overrides_the_committed_table(tmp_path, resnet50):
     path = tmp_path / "prices.json"
     path.write_text(json.dumps(table))
     r = perfgraphs.predict("timm:resnet50", batch=8, platform="cpu-torch-fp32", prices=path, inferences=1000)
-    per_sample_s = r["latency_ms"].value / 8 / 1000
+    per_sample_s = r[r.cost.time_target].value / 8 / 1000
     assert r.cost.usd == pytest.approx(per_sample_s * 1000 * 3.6 / 3600)
     table["platforms"]["cpu-torch-fp32"]["usd_per_hour"] = -1
     path.write_text(json.dumps(table))

@@ -113,17 +113,21 @@ def _print(result) -> None:
     g = result.graph
     table = Table(title=f"{result.source} · batch {g.batch_size} · {result.platform} ({result.mode}) · "
                         f"{result.hardware}")
-    for col in ("target", "predicted", "± MAPE", "Acc(10 %)", "in distribution", "nearest measured"):
-        table.add_column(col, justify="right" if col in ("predicted", "± MAPE", "Acc(10 %)") else "left")
+    for col in ("target", "predicted", "80 % interval", "90 % interval", "verdict", "nearest measured"):
+        table.add_column(col, justify="right" if "interval" in col or col == "predicted" else "left")
     for t in result.targets:
         at = f" @b{t.batch_size}" if t.batch_size != g.batch_size else ""
+        role = "" if not t.why else (" (recommended)" if t.recommended else " (secondary)")
         near = f"{t.neighbours[0].name}: {fmt(t.neighbours[0].label)} {t.unit}" if t.neighbours else ""
-        table.add_row(t.target + at, f"{fmt(t.value)} {t.unit}", f"{t.error.mape_pct:.1f} %",
-                      f"{t.error.acc_10_pct:.0f} %", "yes" if t.distribution.in_distribution else "[red]no[/red]", near)
+        spans = [(f"{fmt(i.low)} – {fmt(i.high)}" if (i := t.interval(lv)) else "—") for lv in (0.8, 0.9)]
+        colour = {"answered": "green", "refused": "red"}.get(t.distribution.verdict, "yellow")
+        table.add_row(t.target + at + role, "refused" if t.value is None else f"{fmt(t.value)} {t.unit}", *spans,
+                      f"[{colour}]{t.distribution.verdict}[/{colour}]", near)
     console.print(table)
     for t in result.targets:
-        console.print(f"[bold]{t.target}[/bold]: {t.predictor}, error from {t.error.source}; "
-                      f"{'in' if t.distribution.in_distribution else 'out of'} distribution: {t.distribution.reason}",
+        console.print(f"[bold]{t.target}[/bold]: {t.distribution.verdict}: {t.distribution.reason}"
+                      + (f"; {t.why}" if t.why else "")
+                      + f" (predictor {t.predictor}; MAPE {t.error.mape_pct:.1f} % from {t.error.source})",
                       highlight=False)
     if result.mig is not None:
         choices = ", ".join(f"{c.gpu} {c.profile or 'none fits'}" for c in result.mig.choices)
@@ -133,8 +137,10 @@ def _print(result) -> None:
         console.print(f"MIG: {result.mig_note}")
     if result.cost is not None:
         c = result.cost
-        console.print(f"cost: {c.units:,} {c.unit}s ≈ ${fmt(c.usd)} ({c.price.offer}, ${c.price.usd_per_hour:g}/h, "
-                      f"{c.price.source_url}, {c.price.source_date})")
+        span = f" (80 % interval ${fmt(c.usd_low)} – ${fmt(c.usd_high)})" if c.usd_low is not None else ""
+        console.print(f"cost: {c.units:,} {c.unit}s ≈ ${fmt(c.usd)}{span} at the predicted {c.time_target} "
+                      f"({c.price.offer}, ${c.price.usd_per_hour:g}/h, {c.price.source_url}, {c.price.source_date})",
+                      highlight=False)
     elif result.cost_note:
         console.print(f"cost: {result.cost_note}")
 

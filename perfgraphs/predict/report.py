@@ -14,7 +14,7 @@ table{border-collapse:collapse;margin:.5em 0 1.5em}
 td,th{border-bottom:1px solid #ddd;padding:.3em .6em;text-align:left;vertical-align:top}
 #predictions td:nth-child(4),#predictions td:nth-child(5){min-width:14em}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-.ood{color:#b00}.ok{color:#070}.note{color:#555;font-size:.9em}
+.ood{color:#b00}.ok{color:#070}.caveat{color:#a60}.note{color:#555;font-size:.9em}
 svg text{font-size:11px;font-family:system-ui,sans-serif}h2{margin-top:1.6em}.error{color:#b00;font-weight:bold}
 """
 
@@ -38,18 +38,23 @@ def _log_axis(lo: float, hi: float, x0: float, x1: float):
 
 
 def target_chart(t: TargetPrediction) -> str:
-    """The prediction with its error bar (± the platform MAPE) beside the nearest measured labels."""
-    values = [t.low, t.high, t.value] + [n.label for n in t.neighbours if n.label > 0]
+    """The prediction with its 80 % interval beside the nearest measured labels (a refused
+    prediction: the measured labels only)."""
+    values = [v for v in (t.low, t.high, t.value) if v is not None] + [n.label for n in t.neighbours if n.label > 0]
+    if not values:
+        return ""
     lo, hi = min(values) / 1.3, max(values) * 1.3
     w, h = 460, 46
     x = _log_axis(lo, hi, 10, w - 10)
     parts = [f"<svg role='img' aria-label='{_e(t.target)} chart' width='{w}' height='{h}' viewBox='0 0 {w} {h}'>",
-             f"<line x1='10' x2='{w - 10}' y1='30' y2='30' stroke='#bbb'/>",
-             f"<line x1='{x(t.low):.1f}' x2='{x(t.high):.1f}' y1='20' y2='20' stroke='#1f5fbf' stroke-width='2'/>",
-             f"<line x1='{x(t.low):.1f}' x2='{x(t.low):.1f}' y1='15' y2='25' stroke='#1f5fbf'/>",
-             f"<line x1='{x(t.high):.1f}' x2='{x(t.high):.1f}' y1='15' y2='25' stroke='#1f5fbf'/>",
-             f"<circle cx='{x(t.value):.1f}' cy='20' r='4' fill='#1f5fbf'><title>predicted {fmt(t.value)} {_e(t.unit)}"
-             f"</title></circle>"]
+             f"<line x1='10' x2='{w - 10}' y1='30' y2='30' stroke='#bbb'/>"]
+    if t.low is not None:
+        parts += [f"<line x1='{x(t.low):.1f}' x2='{x(t.high):.1f}' y1='20' y2='20' stroke='#1f5fbf' stroke-width='2'/>",
+                  f"<line x1='{x(t.low):.1f}' x2='{x(t.low):.1f}' y1='15' y2='25' stroke='#1f5fbf'/>",
+                  f"<line x1='{x(t.high):.1f}' x2='{x(t.high):.1f}' y1='15' y2='25' stroke='#1f5fbf'/>"]
+    if t.value is not None:
+        parts.append(f"<circle cx='{x(t.value):.1f}' cy='20' r='4' fill='#1f5fbf'><title>predicted {fmt(t.value)} "
+                     f"{_e(t.unit)}</title></circle>")
     for n in t.neighbours:
         if n.label > 0:
             parts.append(f"<circle cx='{x(n.label):.1f}' cy='30' r='3.5' fill='none' stroke='#c60'><title>"
@@ -66,8 +71,10 @@ def roofline_chart(p: Prediction) -> str:
         return "<p class='note'>No hardware probe for this platform's measurements: no roofline.</p>"
     peak, bw = p.probe.peak_gflops_measured, p.probe.memory_bandwidth_gbps_measured
     ai = p.graph.arithmetic_intensity_flops_per_byte
-    time_ms = next((t.value * (p.graph.batch_size if t.target == "latency_per_sample_ms" else 1)
-                    for t in p.targets if t.target in ("latency_ms", "step_time_ms", "latency_per_sample_ms")), None)
+    # the predicted time the cost is priced at (the recommended answer), none when it was refused
+    timed = next((t for t in p.targets if p.cost is not None and t.target == p.cost.time_target), None)
+    time_ms = None if timed is None or timed.value is None else \
+        timed.value * (p.graph.batch_size if timed.batch_size != p.graph.batch_size else 1)
     flops = p.graph.total_flops * (3 if p.mode == "train" else 1)  # forward + backward ≈ 3 forwards
     achieved = flops / (time_ms / 1000.0) / 1e9 if time_ms else None
     ridge = peak / bw
@@ -121,18 +128,31 @@ def share_bars(shares: list[tuple[str, float]], label: str, top: int = 10) -> st
     return "".join(out)
 
 
+def interval_text(t: TargetPrediction) -> str:
+    """'low – high (80 %); low – high (90 %)', or why there is none."""
+    if t.value is None:
+        return "refused: no number"
+    if not t.intervals:
+        return "no interval stated for this size"
+    return "; ".join(f"{fmt(i.low)} – {fmt(i.high)} ({i.level:.0%})" for i in t.intervals)
+
+
 def predictions_table(p: Prediction) -> str:
-    rows = ["<table id='predictions'><tr><th>target</th><th>predicted</th><th>error bar (± MAPE)</th>"
-            "<th>measured error</th><th>in distribution</th><th>chart</th></tr>"]
+    rows = ["<table id='predictions'><tr><th>target</th><th>predicted</th><th>interval (held-out families)</th>"
+            "<th>measured error</th><th>verdict</th><th>chart</th></tr>"]
     for t in p.targets:
         at = f" (at batch {t.batch_size})" if t.batch_size != p.graph.batch_size else ""
-        cls = "ok" if t.distribution.in_distribution else "ood"
+        cls = {"answered": "ok", "refused": "ood"}.get(t.distribution.verdict, "caveat")
+        role = "" if not t.why else (f"<br><b>{'recommended' if t.recommended else 'secondary'}</b>: "
+                                     f"<span class='note'>{_e(t.why)}</span>")
+        value = "—" if t.value is None else f"{fmt(t.value)} {_e(t.unit)}"
         rows.append(
-            f"<tr class='prediction' data-target='{_e(t.target)}'><td>{_e(t.target)}{_e(at)}<br><span class='note'>"
-            f"{_e(t.description)}</span></td><td class='num value'>{fmt(t.value)} {_e(t.unit)}</td>"
-            f"<td class='num'>{fmt(t.low)} – {fmt(t.high)}</td><td>MAPE {t.error.mape_pct:.1f} %, Acc(10 %) "
+            f"<tr class='prediction' data-target='{_e(t.target)}' data-verdict='{_e(t.distribution.verdict)}' "
+            f"data-recommended='{'yes' if t.recommended else 'no'}'><td>{_e(t.target)}{_e(at)}<br><span class='note'>"
+            f"{_e(t.description)}</span>{role}</td><td class='num value'>{value}</td>"
+            f"<td class='num interval'>{_e(interval_text(t))}</td><td>MAPE {t.error.mape_pct:.1f} %, Acc(10 %) "
             f"{t.error.acc_10_pct:.0f} %<br><span class='note'>{_e(t.predictor)}; {_e(t.error.source)}</span></td>"
-            f"<td class='{cls}'>{'yes' if t.distribution.in_distribution else 'no'}<br><span class='note'>"
+            f"<td class='{cls}'>{_e(t.distribution.verdict)}<br><span class='note'>"
             f"{_e(t.distribution.reason)}</span></td><td>{target_chart(t)}</td></tr>")
     rows.append("</table>")
     return "".join(rows)
@@ -165,8 +185,10 @@ def mig_and_cost(p: Prediction) -> str:
         out.append(f"<p class='note'>{_e(p.cost_note)}</p>")
     else:
         c = p.cost
+        span = f" (80 % interval ${fmt(c.usd_low)} – ${fmt(c.usd_high)})" if c.usd_low is not None else ""
         out.append(f"<p id='cost'>{c.units:,} {_e(c.unit)}s ≈ {fmt(c.seconds / 3600)} hours of {_e(c.price.offer)} at "
-                   f"${c.price.usd_per_hour:g}/hour = <b>${fmt(c.usd)}</b>.</p><p class='note'>Price from "
+                   f"${c.price.usd_per_hour:g}/hour = <b>${fmt(c.usd)}</b>{span}, at the predicted "
+                   f"{_e(c.time_target)}.</p><p class='note'>Price from "
                    f"<a href='{_e(c.price.source_url)}'>{_e(c.price.source_url)}</a> ({_e(c.price.source_date)}; table "
                    f"{_e(Path(c.price.table).name)} as of {_e(c.price.table_as_of)}). An estimate from a predicted time and a "
                    f"listed price, not a bill.</p>")
@@ -183,8 +205,10 @@ def body(p: Prediction) -> str:
             f"<p>{_e(p.hardware)} · batch {g.batch_size} · inputs {_e(inputs)} · {g.num_nodes:,} nodes · "
             f"{fmt(g.total_macs / 1e9)} GMACs · {fmt(g.total_params / 1e6)} M parameters</p>"
             f"<h2>Predictions</h2>{predictions_table(p)}"
-            f"<p class='note'>Blue: the prediction and its error bar (± the predictor's MAPE on this platform); "
-            f"orange rings: the nearest measured rows' real labels.</p>"
+            f"<p class='note'>Blue: the prediction and its 80 % interval (split-conformal, from the predictor's "
+            f"errors on architecture families it never saw); orange rings: the nearest measured rows' real labels. "
+            f"A refused target shows no number: the model lies where the predictor cannot answer, and the "
+            f"verdict says why.</p>"
             f"{mig_and_cost(p)}"
             f"<h2>Roofline</h2><p class='note'>Measured peaks of the labels' machine: {probe}.</p>{roofline_chart(p)}"
             f"<h2>Share of MACs per operator type</h2>{macs_chart(p)}"
