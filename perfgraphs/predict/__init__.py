@@ -1,15 +1,15 @@
 """Predict for your model: latency, memory, energy, MIG profile and cost on a measured platform, from
 the datasets' trained predictors (:mod:`perfgraphs.predict.artifacts`)."""
 
-from perfgraphs.predict.api import platforms, predict
+from perfgraphs.predict.api import platforms, predict, predict_many
 from perfgraphs.predict.errors import (ArtifactMismatchError, ArtifactMissingError, PriceTableError,
                                        UnknownPlatformError)
-from perfgraphs.predict.result import (Distribution, GraphFacts, HardwareProbe, MeasuredError, Neighbour,
-                                       PlatformInfo, Prediction, TargetPrediction)
+from perfgraphs.predict.result import (Comparison, Distribution, GraphFacts, HardwareProbe, MeasuredError,
+                                       Neighbour, PlatformInfo, Prediction, TargetPrediction)
 
-__all__ = ["ArtifactMismatchError", "ArtifactMissingError", "Distribution", "GraphFacts", "HardwareProbe",
-           "MeasuredError", "Neighbour", "PlatformInfo", "Prediction", "PriceTableError", "TargetPrediction",
-           "UnknownPlatformError", "platforms", "predict"]
+__all__ = ["ArtifactMismatchError", "ArtifactMissingError", "Comparison", "Distribution", "GraphFacts",
+           "HardwareProbe", "MeasuredError", "Neighbour", "PlatformInfo", "Prediction", "PriceTableError",
+           "TargetPrediction", "UnknownPlatformError", "platforms", "predict", "predict_many"]
 
 
 class _CallableModule(type(__import__("sys"))):

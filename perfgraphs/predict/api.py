@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -108,6 +109,9 @@ def _recommend(predictions: list[TargetPrediction]) -> list[TargetPrediction]:
             elif best is None:
                 out[id(p)] = replace(p, recommended=False, why=f"no target answers the {question} here: every one "
                                                                   f"was refused or states no interval")
+            elif p.refused:
+                out[id(p)] = replace(p, recommended=False, why=f"refused (see its verdict); {best.target} answers the "
+                                                                  f"{question}")
             else:
                 out[id(p)] = replace(p, recommended=False, why=f"secondary figure for the {question}: {best.target} "
                                                                   f"is recommended (its 80 % interval is narrower)")
@@ -164,6 +168,26 @@ def _encoder_rows(source, batch: int, seq_len: int | None, platform: Platform):
     return row, encoder_features_of(row)
 
 
+def _calibration_note(cal: dict) -> str:
+    s = cal["spread"]
+    return (f"times calibrated to this machine ({cal['cpu_model']}, {cal['machine']}): x{cal['factor']:.3f} the "
+            f"platform's (ratios {s['min_ratio']:.2f}-{s['max_ratio']:.2f}, geometric sd {s['geometric_sd']:.3f}, "
+            f"{cal['n_references']} references measured {cal['measured_at_utc'][:16]}); intervals widened by the "
+            f"calibration's own error ±{cal['error_pct']:.1f} % ({cal['error_how']})")
+
+
+def _calibrated(p: TargetPrediction, cal: dict) -> TargetPrediction:
+    """A time scaled to this machine: the value times the factor, each interval times the factor
+    and widened by the calibration's own error on both sides."""
+    if p.value is None:
+        return p
+    f, e = float(cal["factor"]), float(cal["error_log"])
+    bounds = tuple(dataclasses.replace(i, low=i.low * f * math.exp(-e), high=i.high * f * math.exp(e))
+                   for i in p.intervals)
+    return dataclasses.replace(p, value=p.value * f, intervals=bounds, description=p.description
+                               + f" (calibrated to this machine: x{f:.3f})")
+
+
 def _cost(predictions: list[TargetPrediction], per: dict[str, str], platform: str, mode: str, batch: int, prices,
           inferences: int, train_steps: int):
     """The cost of N inferences or training steps at the recommended time (per batch, else per
@@ -196,10 +220,11 @@ def _cost(predictions: list[TargetPrediction], per: dict[str, str], platform: st
 def predict(source, batch: int = 1, input=None, seq_len: int | None = None, platform: str = "cpu-torch-fp32",
             mode: str = "infer", *, prices: Path | str | None = None, inferences: int = DEFAULT_INFERENCES,
             train_steps: int = DEFAULT_TRAIN_STEPS, mig_margin_pct: float | None = None,
-            artifacts: Path | str = ARTIFACTS_DIR, home: Path | None = None) -> Prediction:
+            artifacts: Path | str = ARTIFACTS_DIR, home: Path | None = None, calibrated: bool = False) -> Prediction:
     """Predict every target ``platform`` has labels for, for ``source`` at ``batch`` (and ``input``
     image shape C,H,W or ``seq_len``), in ``mode`` "infer" (a forward pass) or "train" (a
-    training step). See the README's "Predict for your model"."""
+    training step); ``calibrated``: times scaled to this machine by its ``perfgraphs predict
+    calibrate``. See the README's "Predict for your model"."""
     from perfgraphs.predict.mig import recommend_mig
     from perfgraphs.predict.sources import graph_of, parse_input, template_of
     from perfgraphs.predict.verdict import judge
@@ -207,6 +232,11 @@ def predict(source, batch: int = 1, input=None, seq_len: int | None = None, plat
     if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)):
         raise InvalidInputSpecError(f"batch must be an integer, got {batch!r}")
     plat = find_platform(platform, mode)  # before any export: a wrong platform costs nothing
+    calibration = None
+    if calibrated:
+        from perfgraphs.predict.calibration import read_calibration
+
+        calibration = read_calibration(plat.name, plat.mode, home)  # before any export too
     image_shape = parse_input(input)
     from perfgraphs.graph.inputs import check_ranges
 
@@ -261,6 +291,9 @@ def predict(source, batch: int = 1, input=None, seq_len: int | None = None, plat
     if not predictions:
         raise ArtifactMissingError(f"no predictor artifact for platform {platform} ({mode})")
     predictions = _recommend(predictions)
+    per = {pt.target: pt.roofline_per for pt in served}
+    if calibration is not None:
+        predictions = [_calibrated(p, calibration) if per.get(p.target) else p for p in predictions]
     by_target = {p.target: p for p in predictions}
 
     mig, mig_note = None, ""
@@ -278,9 +311,27 @@ def predict(source, batch: int = 1, input=None, seq_len: int | None = None, plat
     else:
         mig_note = f"{platform} has no peak-memory labels to size a MIG profile from"
 
-    cost, cost_note = _cost(predictions, {pt.target: pt.roofline_per for pt in served}, platform, mode, int(batch),
-                            prices, inferences, train_steps)
+    if calibration is None:
+        cost, cost_note = _cost(predictions, per, platform, mode, int(batch), prices, inferences, train_steps)
+    else:
+        cost, cost_note = None, "not priced: the times are calibrated to this machine, which the price table does not list"
     name = source if isinstance(source, str) else (type(source).__name__ if not isinstance(source, (bytes, bytearray))
                                                    else "onnx-bytes")
     return Prediction(str(name), plat.name, plat.mode, plat.hardware, facts, tuple(predictions), probe, mig,
-                      mig_note, cost, cost_note, shares, shares_note)
+                      mig_note, cost, cost_note, shares, shares_note,
+                      "" if calibration is None else _calibration_note(calibration))
+
+
+def predict_many(sources, batches, **kwargs):
+    """:func:`predict` for each of ``sources`` (one, or two side by side) at each of ``batches``
+    (an int, ``"1,8,32"`` or a sequence, at most :data:`~perfgraphs.predict.sweep.MAX_BATCHES`),
+    with the same ``kwargs`` (platform, mode, input, ...): a :class:`Comparison` in (source,
+    batch) order. A bad sweep (too many models or sizes, a bad or repeated size, an unknown
+    platform) is a typed error before any export; each source is exported once (:func:`predict`
+    caches its graph) and asked at every batch."""
+    from perfgraphs.predict.result import Comparison
+    from perfgraphs.predict.sweep import check_sweep
+
+    sources, batches = check_sweep(sources, batches)
+    find_platform(kwargs.get("platform", "cpu-torch-fp32"), kwargs.get("mode", "infer"))  # before any export
+    return Comparison(tuple(predict(source, batch=b, **kwargs) for source in sources for b in batches))

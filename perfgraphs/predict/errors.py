@@ -20,3 +20,7 @@ class ArtifactMismatchError(PerfgraphsError):
 
 class PriceTableError(PerfgraphsError):
     """A price table (the committed one or a user's override) that cannot be read."""
+
+
+class CalibrationError(PerfgraphsError):
+    """No calibration to this machine (or one of another machine), or too few references to fit one."""

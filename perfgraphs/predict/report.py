@@ -6,14 +6,16 @@ import html
 import math
 from pathlib import Path
 
-from perfgraphs.predict.result import Prediction, TargetPrediction
+from perfgraphs.predict.result import Comparison, Prediction, TargetPrediction
 
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1000px;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1.5em}
 td,th{border-bottom:1px solid #ddd;padding:.3em .6em;text-align:left;vertical-align:top}
-#predictions td:nth-child(4),#predictions td:nth-child(5){min-width:14em}
+table[id^=predictions] td:nth-child(4),table[id^=predictions] td:nth-child(5){min-width:14em}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+#comparison td.num{white-space:normal}#comparison td span{white-space:nowrap}#comparison th.column{text-align:right}
+.wide{overflow-x:auto}
 .ood{color:#b00}.ok{color:#070}.caveat{color:#a60}.note{color:#555;font-size:.9em}
 svg text{font-size:11px;font-family:system-ui,sans-serif}h2{margin-top:1.6em}.error{color:#b00;font-weight:bold}
 """
@@ -137,9 +139,9 @@ def interval_text(t: TargetPrediction) -> str:
     return "; ".join(f"{fmt(i.low)} – {fmt(i.high)} ({i.level:.0%})" for i in t.intervals)
 
 
-def predictions_table(p: Prediction) -> str:
-    rows = ["<table id='predictions'><tr><th>target</th><th>predicted</th><th>interval (held-out families)</th>"
-            "<th>measured error</th><th>verdict</th><th>chart</th></tr>"]
+def predictions_table(p: Prediction, id_suffix: str = "") -> str:
+    rows = [f"<table id='predictions{id_suffix}'><tr><th>target</th><th>predicted</th>"
+            "<th>interval (held-out families)</th><th>measured error</th><th>verdict</th><th>chart</th></tr>"]
     for t in p.targets:
         at = f" (at batch {t.batch_size})" if t.batch_size != p.graph.batch_size else ""
         cls = {"answered": "ok", "refused": "ood"}.get(t.distribution.verdict, "caveat")
@@ -168,13 +170,13 @@ def neighbours_table(p: Prediction) -> str:
     return "".join(rows)
 
 
-def mig_and_cost(p: Prediction) -> str:
+def mig_and_cost(p: Prediction, id_suffix: str = "") -> str:
     out = ["<h2>MIG profile</h2>"]
     if p.mig is None:
         out.append(f"<p class='note'>{_e(p.mig_note)}</p>")
     else:
         out.append(f"<p>For a predicted peak memory of {fmt(p.mig.peak_memory_mb)} MB plus a {p.mig.margin_pct:.1f} % "
-                   f"margin:</p><table id='mig'><tr><th>GPU</th><th>smallest profile</th>"
+                   f"margin:</p><table id='mig{id_suffix}'><tr><th>GPU</th><th>smallest profile</th>"
                    f"<th>instances per GPU</th></tr>")
         for c in p.mig.choices:
             out.append(f"<tr><td>{_e(c.gpu)}</td><td>{_e(c.profile or 'none fits')}</td>"
@@ -186,7 +188,8 @@ def mig_and_cost(p: Prediction) -> str:
     else:
         c = p.cost
         span = f" (80 % interval ${fmt(c.usd_low)} – ${fmt(c.usd_high)})" if c.usd_low is not None else ""
-        out.append(f"<p id='cost'>{c.units:,} {_e(c.unit)}s ≈ {fmt(c.seconds / 3600)} hours of {_e(c.price.offer)} at "
+        out.append(f"<p id='cost{id_suffix}'>{c.units:,} {_e(c.unit)}s ≈ {fmt(c.seconds / 3600)} hours of "
+                   f"{_e(c.price.offer)} at "
                    f"${c.price.usd_per_hour:g}/hour = <b>${fmt(c.usd)}</b>{span}, at the predicted "
                    f"{_e(c.time_target)}.</p><p class='note'>Price from "
                    f"<a href='{_e(c.price.source_url)}'>{_e(c.price.source_url)}</a> ({_e(c.price.source_date)}; table "
@@ -195,7 +198,8 @@ def mig_and_cost(p: Prediction) -> str:
     return "".join(out)
 
 
-def body(p: Prediction) -> str:
+def body(p: Prediction, id_suffix: str = "") -> str:
+    """The report of one prediction; ``id_suffix`` keeps element ids unique where several share a page."""
     g = p.graph
     inputs = ", ".join(f"{n}{list(s)}" for n, s in g.inputs)
     probe = (f"{_e(p.probe.device)}: {fmt(p.probe.peak_gflops_measured)} GFLOP/s, "
@@ -204,12 +208,13 @@ def body(p: Prediction) -> str:
     return (f"<h1>{_e(p.source)} on {_e(p.platform)} ({_e(p.mode)})</h1>"
             f"<p>{_e(p.hardware)} · batch {g.batch_size} · inputs {_e(inputs)} · {g.num_nodes:,} nodes · "
             f"{fmt(g.total_macs / 1e9)} GMACs · {fmt(g.total_params / 1e6)} M parameters</p>"
-            f"<h2>Predictions</h2>{predictions_table(p)}"
+            + (f"<p class='calibration'><b>Calibrated:</b> {_e(p.calibration)}</p>" if p.calibration else "") +
+            f"<h2>Predictions</h2>{predictions_table(p, id_suffix)}"
             f"<p class='note'>Blue: the prediction and its 80 % interval (split-conformal, from the predictor's "
             f"errors on architecture families it never saw); orange rings: the nearest measured rows' real labels. "
             f"A refused target shows no number: the model lies where the predictor cannot answer, and the "
             f"verdict says why.</p>"
-            f"{mig_and_cost(p)}"
+            f"{mig_and_cost(p, id_suffix)}"
             f"<h2>Roofline</h2><p class='note'>Measured peaks of the labels' machine: {probe}.</p>{roofline_chart(p)}"
             f"<h2>Share of MACs per operator type</h2>{macs_chart(p)}"
             f"<h2>Share of predicted time per operator type</h2>"
@@ -218,6 +223,103 @@ def body(p: Prediction) -> str:
                if p.time_by_operator else "<p class='note'>No time model with a per-operator breakdown on this "
                                           "platform.</p>") +
             f"<h2>Nearest measured models</h2>{neighbours_table(p)}")
+
+
+# -- a sweep / comparison: one column per (source, batch); the CLI table shows the same cells ------
+def comparison_parts(t: TargetPrediction | None, batch: int) -> list[str]:
+    """'value unit', '[low–high]' of the 80 % interval, '@bN' where the target is asked at its
+    labels' own batch, not the column's; or 'refused' (no number) or '—' (not predicted for this model)."""
+    if t is None:
+        return ["—"]
+    if t.value is None:
+        return ["refused"]
+    i = t.interval(0.8)
+    return ([f"{fmt(t.value)} {t.unit}"] + ([f"[{fmt(i.low)}–{fmt(i.high)}]"] if i is not None else [])
+            + ([f"@b{t.batch_size}"] if t.batch_size != batch else []))
+
+
+def comparison_cell(t: TargetPrediction | None, batch: int) -> str:
+    return " ".join(comparison_parts(t, batch))
+
+
+def cost_parts(p: Prediction) -> list[str]:
+    if p.cost is None:
+        return ["not priced"]
+    c = p.cost
+    return [f"${fmt(c.usd)}"] + ([f"[${fmt(c.usd_low)}–${fmt(c.usd_high)}]"] if c.usd_low is not None else [])
+
+
+def cost_cell(p: Prediction) -> str:
+    return " ".join(cost_parts(p))
+
+
+def cost_label(c: Comparison) -> str:
+    priced = next((p.cost for p in c.predictions if p.cost is not None), None)
+    return "cost" if priced is None else f"cost of {priced.units:,} {priced.unit}s"
+
+
+def comparison_rows(c: Comparison) -> list[tuple[str, str, list[TargetPrediction | None]]]:
+    """(target, role, its prediction in each column): the targets of every column in their first
+    order, those recommended in every column first; role "" (recommended everywhere),
+    "secondary" or "secondary in some columns" (the recommendation can differ by model and batch)."""
+    order: list[str] = []
+    for p in c.predictions:
+        order += [t.target for t in p.targets if t.target not in order]
+    rows = []
+    for target in order:
+        cells = [next((t for t in p.targets if t.target == target), None) for p in c.predictions]
+        flags = [t.recommended for t in cells if t is not None]
+        role = "" if all(flags) else "secondary" if not any(flags) else "secondary in some columns"
+        rows.append((target, role, cells))
+    rank = {"": 0, "secondary in some columns": 1, "secondary": 2}
+    return sorted(rows, key=lambda row: rank[row[1]])  # stable: the targets' own order within a rank
+
+
+def _spans(parts: list[str]) -> str:
+    """A cell's parts, each unbroken, the cell breaking between them (a narrow column wraps the
+    interval below the value, never inside a number)."""
+    return " ".join(f"<span>{_e(part)}</span>" for part in parts)
+
+
+def comparison_table(c: Comparison) -> str:
+    heads = "".join(f"<th class='column num' data-source='{_e(src)}' data-batch='{b}'>{_e(src)}<br>batch {b}</th>"
+                    for src, b in c.columns)
+    rows = [f"<div class='wide'><table id='comparison'><tr><th>target</th>{heads}</tr>"]
+    for target, role, cells in comparison_rows(c):
+        tds = []
+        for (_, b), t in zip(c.columns, cells):
+            verdict = "" if t is None else t.distribution.verdict
+            value = "" if t is None or t.value is None else repr(t.value)
+            cls = {"answered": "ok", "refused": "ood", "": "note"}.get(verdict, "caveat")
+            tds.append(f"<td class='num cell {cls}' data-verdict='{_e(verdict)}' data-value='{value}'>"
+                       f"{_spans(comparison_parts(t, b))}</td>")
+        label = _e(target) + (f"<br><span class='note'>{_e(role)}</span>" if role else "")
+        rows.append(f"<tr class='comparison-row' data-target='{_e(target)}' data-role='{_e(role or 'recommended')}'>"
+                    f"<td>{label}</td>{''.join(tds)}</tr>")
+    costs = "".join(f"<td class='num cost' data-usd='{'' if p.cost is None else repr(p.cost.usd)}'>"
+                    f"{_spans(cost_parts(p))}</td>" for p in c.predictions)
+    rows.append(f"<tr id='comparison-cost'><td>{_e(cost_label(c))}</td>{costs}</tr></table></div>")
+    return "".join(rows)
+
+
+def comparison_body(c: Comparison) -> str:
+    """The comparison table, then each prediction's full report in the table's column order."""
+    first = c.predictions[0]
+    sections = "".join(f"<section class='prediction-body' id='column-{i + 1}'>{body(p, f'-{i + 1}')}</section>"
+                       for i, p in enumerate(c.predictions))
+    return (f"<h1>Comparison on {_e(first.platform)} ({_e(first.mode)})</h1><p>{_e(first.hardware)}</p>"
+            f"{comparison_table(c)}"
+            f"<p class='note'>Each cell: the prediction and its 80 % interval [low–high] (split-conformal, from "
+            f"architecture families the predictor never saw); '@bN': asked at batch N, the batch its labels were "
+            f"measured at; 'refused': the model lies where the predictor cannot answer (no number; the column's "
+            f"report below says why); '—': not predicted for that model. Secondary targets answer the same "
+            f"question as a recommended one with a wider interval. Cost at the recommended time, with the range "
+            f"of its 80 % interval.</p>{sections}")
+
+
+def render_comparison_html(c: Comparison) -> str:
+    names = " vs ".join(dict.fromkeys(src for src, _ in c.columns))
+    return page(f"perfgraphs predict: {names}", comparison_body(c))
 
 
 def render_html(p: Prediction) -> str:

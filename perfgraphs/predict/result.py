@@ -133,6 +133,7 @@ class Prediction:
     # target), descending; empty when no time target has one
     time_by_operator: tuple[tuple[str, float], ...] = ()
     time_by_operator_note: str = ""
+    calibration: str = ""  # how the times were scaled to this machine ("" : the labels' machine's own)
 
     def answer(self, question: str) -> TargetPrediction | None:
         """The recommended target of a question (None: no target answers it, or every one refused)."""
@@ -148,6 +149,29 @@ class Prediction:
         out = asdict(self)
         out["graph"]["arithmetic_intensity_flops_per_byte"] = self.graph.arithmetic_intensity_flops_per_byte
         return out
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The answer of :func:`perfgraphs.predict.api.predict_many`: one :class:`Prediction` per
+    (source, batch), sources outer and batch sizes inner, on one platform and mode."""
+
+    predictions: tuple[Prediction, ...]
+
+    @property
+    def columns(self) -> tuple[tuple[str, int], ...]:
+        """(source, batch size) of each prediction, in order: the comparison table's columns."""
+        return tuple((p.source, p.graph.batch_size) for p in self.predictions)
+
+    def __getitem__(self, key: tuple[str, int]) -> Prediction:
+        for column, p in zip(self.columns, self.predictions):
+            if column == tuple(key):
+                return p
+        raise KeyError(f"{key!r} is not in the comparison ({', '.join(f'{s} @b{b}' for s, b in self.columns)})")
+
+    def to_dict(self) -> dict:
+        return {"columns": [{"source": s, "batch_size": b} for s, b in self.columns],
+                "predictions": [p.to_dict() for p in self.predictions]}
 
 
 @dataclass(frozen=True)

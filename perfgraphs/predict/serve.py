@@ -1,6 +1,8 @@
 """The web form of ``perfgraphs serve`` (FastAPI, the ``serve`` extra): a model (zoo name, encoder
-LLM id or ONNX upload), batch, input size or sequence length, platform and mode → the predictions
-and the report, or the one-line error of bad input, shown on the page."""
+LLM id or ONNX upload), batch (or a sweep "1,8,32"), an optional second model (a zoo name) to
+compare with, input size or sequence length, platform and mode → the predictions and the report
+(a comparison table first for a sweep or two models), or the one-line error of bad input, shown on
+the page."""
 
 # no `from __future__ import annotations`: FastAPI reads the endpoint annotations at run time and
 # UploadFile is imported inside create_app (the serve extra is optional)
@@ -10,7 +12,7 @@ import re
 import threading
 
 from perfgraphs.errors import PerfgraphsError
-from perfgraphs.predict.report import body, page
+from perfgraphs.predict.report import body, comparison_body, page
 
 # An upload larger than this is refused before it is parsed (the largest ONNX graph the project
 # exports, without weights, is a few MB; the graph is all a prediction reads).
@@ -63,7 +65,10 @@ def _form(values: dict, platforms) -> str:
         "<p><label>Model <input name='model' id='model' size='40' placeholder='timm:resnet50, torchvision:vgg16, "
         f"hf:bert-base-uncased' value='{v('model')}'></label> or an ONNX file <input type='file' name='onnx' "
         "id='onnx' accept='.onnx'></p>"
-        f"<p><label>Batch <input name='batch' id='batch' size='6' value='{v('batch') or 1}'></label> "
+        "<p><label>Compare with <input name='compare' id='compare' size='40' placeholder='optional: a second zoo "
+        f"name, e.g. timm:mobilenetv3_small_100' value='{v('compare')}'></label></p>"
+        f"<p><label>Batch <input name='batch' id='batch' size='12' placeholder='1 or 1,8,32' "
+        f"value='{v('batch') or 1}'></label> "
         f"<label>Input C,H,W <input name='input' id='input' size='12' placeholder='3,224,224' value='{v('input')}'>"
         f"</label> <label>or sequence length <input name='seq_len' id='seq_len' size='6' value='{v('seq_len')}'>"
         "</label></p>"
@@ -80,7 +85,8 @@ def create_app(artifacts=None):
     except ImportError as exc:
         raise ServeExtraMissingError(f"the web form needs the serve extra ({exc.name} is missing): "
                                      "pip install -e '.[serve]'") from None
-    from perfgraphs.predict.api import platforms, predict
+    from perfgraphs.predict.api import platforms, predict, predict_many
+    from perfgraphs.predict.sweep import check_sweep, parse_batches
 
     kwargs = {"artifacts": artifacts} if artifacts is not None else {}
     app = FastAPI(title="perfgraphs predict")
@@ -104,28 +110,27 @@ def create_app(artifacts=None):
 
     @app.post("/predict", response_class=HTMLResponse)
     def answer(model: str = Form(""), batch: str = Form("1"), input: str = Form(""), seq_len: str = Form(""),
-               platform: str = Form("cpu-torch-fp32"), mode: str = Form("infer"),
+               platform: str = Form("cpu-torch-fp32"), mode: str = Form("infer"), compare: str = Form(""),
                onnx: UploadFile | None = File(None)) -> HTMLResponse:
         values = {"model": model, "batch": batch, "input": input, "seq_len": seq_len, "platform": platform,
-                  "mode": mode}
+                  "mode": mode, "compare": compare}
         try:
-            data = _read_upload(onnx)
-            if data and model.strip():
-                raise PerfgraphsError("give either a model name or an ONNX file, not both: clear one of the two")
-            source = data if data else checked_model_name(model) if model.strip() else ""
-            if not source:
-                raise PerfgraphsError("give a model name (timm:resnet50, hf:bert-base-uncased) or an ONNX file")
-            args = dict(batch=_int(batch, "batch"), input=input.strip() or None,
+            sources = _sources(_read_upload(onnx), model, compare)
+            sources, batches = check_sweep(sources, parse_batches(batch))  # the API's limits, before the slot
+            args = dict(input=input.strip() or None,
                         seq_len=_int(seq_len, "sequence length") if seq_len.strip() else None,
                         platform=platform, mode=mode, **kwargs)
             if not export_slot.acquire(timeout=BUSY_WAIT_S):
                 raise ServeBusyError(f"busy: another prediction has been running for over {BUSY_WAIT_S:g} s; "
                                      "try again in a minute")
-            try:
-                result = predict(source, **args)
+            try:  # a sweep holds the slot throughout: each of its exports is one at a time too
+                if len(sources) == 1 and len(batches) == 1:
+                    content = body(predict(sources[0], batch=batches[0], **args))
+                else:
+                    content = comparison_body(predict_many(sources, batches, **args))
             finally:
                 export_slot.release()
-            content, status = body(result), 200
+            status = 200
         except PerfgraphsError as exc:
             status = 503 if isinstance(exc, ServeBusyError) else 413 if isinstance(exc, UploadTooLargeError) else 400
             content = f"<p class='error' id='error'>error: {html.escape(str(exc))}</p>"
@@ -136,6 +141,24 @@ def create_app(artifacts=None):
         return HTMLResponse(page(title, f"<h1>{title}</h1>{_form(values, known)}{content}"), status_code=status)
 
     return app
+
+
+def _sources(data: bytes, model: str, compare: str) -> list:
+    """The form's models: the uploaded file or the typed name, then the second model to compare
+    with, which is a zoo name only (one upload per request keeps the size limit one limit)."""
+    if data and model.strip():
+        raise PerfgraphsError("give either a model name or an ONNX file, not both: clear one of the two")
+    source = data if data else checked_model_name(model) if model.strip() else ""
+    if not source:
+        raise PerfgraphsError("give a model name (timm:resnet50, hf:bert-base-uncased) or an ONNX file")
+    if not compare.strip():
+        return [source]
+    from perfgraphs.errors import UnknownModelError
+
+    try:
+        return [source, checked_model_name(compare)]
+    except UnknownModelError as exc:
+        raise UnknownModelError(f"compare with: {exc} (an ONNX file compares only as the first model)") from None
 
 
 def _read_upload(onnx) -> bytes:
