@@ -25,6 +25,19 @@ _ELEMENTWISE = frozenset({
     "LessOrEqual", "GreaterOrEqual", "And", "Or", "Not", "Mod",
 })
 _REDUCE = frozenset({"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL2"})
+# operators whose work lives in a subgraph (a loop body, a branch): their FLOPs and bytes here are
+# those of the node's own inputs and outputs, never of what the body does
+SUBGRAPH_OPS = frozenset({"Loop", "If", "Scan", "SequenceMap"})
+
+
+def work_is_counted(op: str) -> bool:
+    """Whether the FLOPs and bytes this module gives a node of ``op`` bound its work: False for
+    operators with a subgraph and for any operator outside ONNX's default domain (a custom op)."""
+    if op in SUBGRAPH_OPS:
+        return False
+    import onnx.defs
+
+    return onnx.defs.has(op)
 
 
 def numel(shape: Shape | None) -> int:

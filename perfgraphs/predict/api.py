@@ -88,8 +88,8 @@ def _recommend(predictions: list[TargetPrediction]) -> list[TargetPrediction]:
         by_question.setdefault(p.question, []).append(p)
     out = {}
     for question, group in by_question.items():
-        if len(group) == 1:
-            out[id(group[0])] = group[0]
+        if len(group) == 1:  # no alternatives: it is the answer unless it was refused
+            out[id(group[0])] = replace(group[0], recommended=not group[0].refused)
             continue
 
         def width(p: TargetPrediction) -> float:
@@ -194,15 +194,17 @@ def _cost(predictions: list[TargetPrediction], per: dict[str, str], platform: st
     sample), with the cost at its 80 % interval's bounds; never of a refused time."""
     from perfgraphs.predict.cost import estimate_cost, price_of
 
-    times = [p for p in predictions if p.recommended and p.unit == "ms"]
-    chosen = next((p for unit in ("batch", "sample") for p in times if per.get(p.target) == unit), None)
-    if chosen is None:
-        refused = [p for p in predictions if p.unit == "ms" and p.refused]
-        if refused:
-            return None, (f"not priced: {refused[0].target} was refused ({refused[0].distribution.reason})")
+    # the time of the whole batch when the platform has one; a per-sample time only where it has
+    # none (a per-sample target is asked at its labels' batch: it must not price a refused batch)
+    for unit in ("batch", "sample"):
+        times = [p for p in predictions if per.get(p.target) == unit]
+        if times:
+            break
+    else:
         return None, "no predicted time to price"
-    if chosen.refused:
-        return None, f"not priced: {chosen.target} was refused ({chosen.distribution.reason})"
+    chosen = next((p for p in times if p.recommended and not p.refused), None)
+    if chosen is None:
+        return None, f"not priced: {times[0].target} was refused ({times[0].distribution.reason})"
     price = price_of(platform, prices)
     if price is None:
         return None, f"the price table has no price for {platform}"

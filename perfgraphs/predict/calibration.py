@@ -206,17 +206,38 @@ def calibrate(platform: str = "cpu-torch-fp32", mode: str = "infer", *, core: in
     return result
 
 
+def _check_calibration(data: dict) -> None:
+    """Every field ``predict`` reads, of its type and range: a factor that is a finite positive
+    number, an error that is finite and not negative (a damaged file must not scale a time to 0,
+    below 0 or to NaN, nor turn an interval inside out)."""
+    def number(v, what: str, low: float, strict: bool) -> float:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) \
+                or (v <= low if strict else v < low):
+            raise ValueError(f"{what} must be a finite number {'>' if strict else '>='} {low:g}, got {v!r}")
+        return float(v)
+
+    number(data["factor"], "factor", 0.0, True)
+    number(data["error_log"], "error_log", 0.0, False)
+    number(data["error_pct"], "error_pct", 0.0, False)
+    number(data["n_references"], "n_references", 0.0, True)
+    for k in ("min_ratio", "max_ratio", "geometric_sd"):
+        number(data["spread"][k], f"spread.{k}", 0.0, True)
+    for k in ("machine", "cpu_model", "measured_at_utc", "error_how"):
+        if not isinstance(data[k], str):
+            raise ValueError(f"{k} must be a string")
+
+
 def read_calibration(platform: str, mode: str, home: Path | None = None) -> dict:
     path = calibration_path(platform, mode, home)
     try:
         data = json.loads(path.read_text())
-        float(data["factor"]), float(data["error_log"])
+        _check_calibration(data)
     except FileNotFoundError:
         raise CalibrationError(f"no calibration of {platform} ({mode}) on this machine: run `perfgraphs predict "
                                f"calibrate --platform {platform}` first") from None
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise CalibrationError(f"{path} is not a readable calibration ({type(exc).__name__}): run `perfgraphs "
-                               f"predict calibrate` again") from None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise CalibrationError(f"{path} is not a readable calibration ({type(exc).__name__}: {exc}): run "
+                               f"`perfgraphs predict calibrate` again") from None
     from perfgraphs.collect.environment import machine_tag
 
     if data.get("machine") != machine_tag():

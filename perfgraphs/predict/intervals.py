@@ -120,6 +120,9 @@ def interval_of(intervals: dict | None, value: float, level: float) -> Interval 
     lo, hi = band["offsets"].get(f"{level:g}", (None, None))
     if lo is None or hi is None:
         return None
+    # a band's percentiles can lie on one side of 0 (the predictor under-predicts the whole band);
+    # the interval is widened to hold the stated value itself: wider keeps the coverage
+    lo, hi = min(lo, 0.0), max(hi, 0.0)
     return Interval(level, value * math.exp(lo), value * math.exp(hi), b, band["rows"], band["families"])
 
 

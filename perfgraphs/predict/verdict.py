@@ -8,7 +8,8 @@ cost; the nearest measured rows instead) when
   (the 99 % quantile of distances between fitted architectures);
 * a feature lies outside the fitted rows' range (size, nodes, batch: the trees saturate there);
 * operator types never seen in training carry a real share of the graph's work
-  (:data:`UNSEEN_SHARE_REFUSED` of its FLOPs or of its bytes);
+  (:data:`UNSEEN_SHARE_REFUSED` of its FLOPs or of its bytes), or do work the graph cannot count
+  (a ``Loop``/``If``/``Scan`` body, a custom operator: their share would read 0);
 * a time would beat the roofline of the labels' machine by more than measured rows do (its FLOPs
   at the measured peak GFLOP/s, or its bytes at the measured bandwidth, take over twice the
   prediction: :data:`ROOFLINE_SLACK`).
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from perfgraphs.graph.costs import work_is_counted
 from perfgraphs.predict.result import Distribution
 
 ANSWERED = "answered"
@@ -92,7 +94,11 @@ def judge(art, x: np.ndarray, graph, value: float, *, roofline: float | None = N
     outside = out_of_range(art, x)
     if outside:
         refused.append("outside the fitted range, where the trees only repeat their edge: " + "; ".join(outside))
-    if unseen:
+    uncounted = sorted(op for op in unseen if not work_is_counted(op))
+    if uncounted:
+        refused.append(f"operator types never seen in training whose work the graph cannot count (a subgraph or a "
+                       f"custom operator): {', '.join(uncounted)}")
+    if unseen and not uncounted:
         what = (f"operator types never seen in training ({', '.join(sorted(unseen))}) carry "
                 f"{100 * flops_share:.1f} % of the FLOPs and {100 * bytes_share:.1f} % of the bytes")
         if max(flops_share, bytes_share) >= UNSEEN_SHARE_REFUSED:
