@@ -229,6 +229,7 @@ def predict(source, batch: int = 1, input=None, seq_len: int | None = None, plat
     calibrate``. See the README's "Predict for your model"."""
     from perfgraphs.predict.mig import recommend_mig
     from perfgraphs.predict.sources import graph_of, parse_input, template_of
+    from perfgraphs.predict.intervals import interval_of
     from perfgraphs.predict.verdict import judge
 
     if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)):
@@ -279,8 +280,6 @@ def predict(source, batch: int = 1, input=None, seq_len: int | None = None, plat
             x, g = x_graph[at], graphs_at[at]
         raw = float(art.predict(x)[0])
         dist = judge(art, x[0], g, raw, roofline=_roofline_bound(pt, g, probe, at))
-        from perfgraphs.predict.intervals import interval_of
-
         value = raw if dist.in_distribution else None
         bounds = () if value is None else tuple(
             i for i in (interval_of(art.meta.get("intervals"), value, lv) for lv in (0.8, 0.9)) if i is not None)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -55,6 +55,7 @@ class LabelSource:
     label: str  # the store column the protocol labels (cpu_time_ms for the CPU-time protocols)
     min_rounds: int
     hardware: str
+    rows: tuple = field(default=(), repr=False, compare=False)  # the store's rows, read once
 
 
 def label_source(platform: str, mode: str = "infer") -> LabelSource:
@@ -78,13 +79,11 @@ def label_source(platform: str, mode: str = "infer") -> LabelSource:
     if protocol is None:
         raise CalibrationError(f"{store} has no measured row")
     return LabelSource(platform, mode, ds.name, cfg.name, store, protocol, get_protocol(protocol).label,
-                       cfg.min_rounds, cfg.hardware or platform)
+                       cfg.min_rounds, cfg.hardware or platform, tuple(rows))
 
 
 def _candidates(source: LabelSource) -> list[dict]:
-    from perfgraphs.collect.store import load_measurements
-
-    rows = [r for r in load_measurements(source.store).to_pylist()
+    rows = [r for r in source.rows
             if r["status"] == "ok" and not r.get("gate_flagged") and (r.get("n_rounds") or 1) >= source.min_rounds
             and r.get(source.label) and LABEL_RANGE_MS[0] <= r[source.label] <= LABEL_RANGE_MS[1]]
     smallest: dict[str, dict] = {}
@@ -136,8 +135,8 @@ def measure_here(rows: list[dict], source: LabelSource, store: Path, core: int, 
 
     plan = parse_plan(plan_of(rows, source, core), name=SUITE)
     wanted = {(r["model"], r["input"], int(r["batch_size"])) for r in rows}
-    plan = type(plan)(**{**plan.__dict__, "configs": [c for c in plan.configs if (c.model, c.input_label,
-                                                                                  c.batch_size) in wanted]})
+    # the plan crosses each model's sizes and batches: keep only the configurations asked for
+    plan = replace(plan, configs=[c for c in plan.configs if (c.model, c.input_label, c.batch_size) in wanted])
     ms = MeasurementStore(store)
     opts = CampaignOptions(out=store, core=core)
     with ms.lock():
