@@ -553,10 +553,13 @@ FORGE_EARLY_PREDICTIONS = """
         import perfgraphs.leaderboard.channel as channel
         fd = int(sys.argv[5])
         n = 31
-        channel.send(fd, "fit_done")
-        channel.send(fd, "pred", np.full(n, model.level).astype("<f8").tobytes(), shape=[n])
+        pred = np.full(n, model.level).astype("<f8").tobytes()
+        # both frames in one write of under PIPE_BUF bytes, which a pipe takes atomically: the
+        # forged pred is in the pipe before the harness can take fit_done, whatever the scheduling
+        os.write(fd, json.dumps({"kind": "fit_done", "bytes": 0}).encode() + b"\\n"
+                 + json.dumps({"kind": "pred", "bytes": len(pred), "shape": [n]}).encode() + b"\\n" + pred)
         channel.send = lambda *a, **k: None
-        time.sleep(30)  # alive until the harness reads the early message (it kills the run then); 5 s raced under load
+        time.sleep(30)  # alive until the harness reads the early message (it kills the run then)
 """
 
 

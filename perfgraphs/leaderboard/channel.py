@@ -13,9 +13,11 @@ Kinds, in the only order the harness accepts: ``ready`` (data loaded, the clock 
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import queue
+import termios
 import threading
 import time
 from dataclasses import dataclass, field
@@ -44,6 +46,7 @@ class Message:
     at: float  # time.monotonic() in the harness when the whole message had arrived
     fields: dict = field(default_factory=dict)
     payload: bytes = b""
+    start: int = 0  # offset of its first byte in the stream: what was written before it
 
 
 class Receiver:
@@ -53,9 +56,21 @@ class Receiver:
     def __init__(self, fd: int, max_payload: int):
         self._file = os.fdopen(fd, "rb", buffering=0)
         self._max_payload = max_payload
+        self._offset = 0  # bytes taken from the pipe so far (only the reader thread moves it)
         self.messages: queue.Queue = queue.Queue()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
+
+    def written(self) -> int:
+        """Bytes written into the channel so far: read by the thread, or still waiting in the pipe.
+        A message that starts below this mark was (at least in part) written before it was taken:
+        unlike the arrival time, which depends on when the reader thread gets to run, the mark does
+        not race. The pipe is asked first, so a read in between can only raise the mark."""
+        try:
+            pending = int.from_bytes(fcntl.ioctl(self._file.fileno(), termios.FIONREAD, b"\0" * 4), "little")
+        except (OSError, ValueError):  # the channel is closed: nothing waits in it
+            pending = 0
+        return self._offset + pending
 
     def _read_exact(self, n: int) -> bytes:
         chunks, left = [], n
@@ -63,6 +78,7 @@ class Receiver:
             chunk = self._file.read(min(left, 1 << 20))
             if not chunk:
                 raise EOFError
+            self._offset += len(chunk)
             chunks.append(chunk)
             left -= len(chunk)
         return b"".join(chunks)
@@ -73,6 +89,7 @@ class Receiver:
             ch = self._file.read(1)
             if not ch:
                 raise EOFError
+            self._offset += 1
             line += ch
             if len(line) > MAX_HEADER_BYTES:
                 raise ChannelError("a message header longer than 1 MB")
@@ -81,6 +98,7 @@ class Receiver:
     def _run(self) -> None:
         try:
             while True:
+                start = self._offset
                 header = json.loads(self._readline())
                 if not isinstance(header, dict) or not isinstance(header.get("kind"), str):
                     raise ChannelError("a message without a kind")
@@ -89,7 +107,7 @@ class Receiver:
                 if not isinstance(n, int) or not 0 <= n <= limit:
                     raise ChannelError(f"a {header['kind']!r} message of {n!r} bytes (at most {limit})")
                 payload = self._read_exact(n)
-                self.messages.put(Message(header.pop("kind"), time.monotonic(), header, payload))
+                self.messages.put(Message(header.pop("kind"), time.monotonic(), header, payload, start))
         except EOFError:
             self.messages.put(None)  # the process closed the channel (exited or was killed)
         except Exception as exc:  # noqa: BLE001 — a nesting bomb (RecursionError) too: never a silent dead reader

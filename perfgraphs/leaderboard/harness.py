@@ -403,6 +403,7 @@ def _supervise(job: Job, seed: int, limits: Limits, popen: subprocess.Popen, rec
     started, peak = time.monotonic(), 0
     at: dict[str, float] = {}
     got: dict[str, Message] = {}
+    marks: dict[str, int] = {}  # stream offset written before each hand-over
     cgroup = box is not None and box.available
     cpu: dict[str, float] = {}
     # the cgroup's CPU accounting where there is one (a child the kernel reaps for a parent that
@@ -455,7 +456,8 @@ def _supervise(job: Job, seed: int, limits: Limits, popen: subprocess.Popen, rec
             _kill(popen)
             raise SeedFailed(f"{who}: the predictor process sent {message.kind!r} on the harness channel where "
                              f"{expected!r} was due: do not write to the harness's file descriptors")
-        if message.kind in ("pred", "probe") and message.at < at[f"handed_{message.kind}"]:
+        if message.kind in ("pred", "probe") and (message.start < marks[message.kind]
+                                                  or message.at < at[f"handed_{message.kind}"]):
             _kill(popen)  # sent before its inputs existed: a forged message, to fake the prediction time
             raise SeedFailed(f"{who}: the predictor process sent predictions before the harness handed over their "
                              "inputs: do not write to the harness's file descriptors")
@@ -464,9 +466,11 @@ def _supervise(job: Job, seed: int, limits: Limits, popen: subprocess.Popen, rec
             cpu[message.kind] = cpu_clock()
         if message.kind == "fit_done":
             at["handed_test_start"] = time.monotonic()  # the predict clock starts before the inputs are readable
+            marks["pred"] = receiver.written()  # bytes already sent cannot be predictions of the inputs
             _hand_over(job, inbox, "test", go, who)
             at["handed_pred"] = time.monotonic()
         elif message.kind == "pred":
+            marks["probe"] = receiver.written()
             _hand_over(job, inbox, "probe", go, who)
             at["handed_probe"] = time.monotonic()
     if cgroup and box.peak_memory_bytes():

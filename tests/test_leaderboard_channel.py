@@ -1,0 +1,38 @@
+"""The harness channel's stream mark: what was written before a hand-over is known without racing
+the reader thread (the arrival time alone depends on when that thread gets to run)."""
+
+from __future__ import annotations
+
+import os
+
+from perfgraphs.leaderboard.channel import Receiver, send
+
+
+def _frames() -> tuple[bytes, int]:
+    r, w = os.pipe()
+    send(w, "fit_done")
+    fit_done = os.read(r, 1 << 16)
+    os.close(r), os.close(w)
+    return fit_done, len(fit_done)
+
+
+def test_bytes_waiting_in_the_pipe_count_as_written_before_the_mark():
+    r, w = os.pipe()
+    receiver = Receiver(r, max_payload=1 << 16)
+    send(w, "fit_done")
+    first = receiver.messages.get(timeout=10)
+    assert first.kind == "fit_done" and first.start == 0
+    # control: nothing written since, so the mark is where fit_done ended and a later message is after it
+    mark_quiet = receiver.written()
+    assert mark_quiet == _frames()[1]
+    send(w, "pred", b"\0" * 80, shape=[10])
+    late = receiver.messages.get(timeout=10)
+    assert late.start == mark_quiet  # written after the mark: accepted by the harness's rule
+    # the attack: a message written before the mark, however late the reader thread takes it
+    send(w, "probe", b"\0" * 80, shape=[10])
+    mark = receiver.written()
+    early = receiver.messages.get(timeout=10)
+    assert early.kind == "probe" and early.start < mark
+    os.close(w)
+    assert receiver.messages.get(timeout=10) is None
+    assert receiver.written() >= mark  # a closed channel still answers
