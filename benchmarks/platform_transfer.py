@@ -26,7 +26,7 @@ PLAN = (("known-models", (8, 16, 32, 64, 128)), ("known-models-other-devices", (
 
 def main(argv: list[str] | None = None) -> int:
     from perfgraphs.evaluation.platform_transfer import PROTOCOL, load_platform_table
-    from perfgraphs.leaderboard.records import append_entry
+    from perfgraphs.leaderboard.records.results import append_entry
     from perfgraphs.leaderboard.transfer_runner import (TransferResult, TransferSpec, run_transfer, to_entries,
                                                         write_tables)
     from perfgraphs.registry import TRANSFER_BASELINES, get_dataset

@@ -21,10 +21,10 @@ from pathlib import Path
 import numpy as np
 
 from perfgraphs.evaluation.ranking import Contender, paired_ranking
-from perfgraphs.leaderboard.builds import pins_file, read_pins, split_by_build
-from perfgraphs.leaderboard.ranks import per_config_ratios
-from perfgraphs.leaderboard.records import RESULTS_DIR, read_entries
-from perfgraphs.leaderboard.site import current_and_superseded
+from perfgraphs.leaderboard.records.builds import pins_file, read_pins, split_by_build
+from perfgraphs.leaderboard.records.ranks import per_config_ratios
+from perfgraphs.leaderboard.records.results import RESULTS_DIR, read_entries
+from perfgraphs.leaderboard.site.pages import current_and_superseded
 from perfgraphs.registry import get_dataset
 
 SIZES = (25, 50, 75, 100, 150, 200, 311)

@@ -121,7 +121,7 @@ def git_commitments(tmp_path, monkeypatch):
     before scoring). Returns (folder, commit)."""
     import subprocess
 
-    from perfgraphs.leaderboard import hidden
+    from perfgraphs.leaderboard.records import hidden
 
     repo = tmp_path / "organisers"
     folder = repo / "leaderboard" / "hidden"
@@ -140,7 +140,7 @@ def git_commitments(tmp_path, monkeypatch):
 
 def shallow_clone() -> bool:
     """This checkout lacks its history (a CI clone with --depth): commit checks have nothing to
-    check against and say so (perfgraphs.leaderboard.trust)."""
+    check against and say so (perfgraphs.leaderboard.records.trust)."""
     import subprocess
     from pathlib import Path
 

@@ -300,7 +300,7 @@ def test_installed_wheel_loads_without_the_checkout(released, exported, tmp_path
         import json, perfgraphs
         from perfgraphs.data import splits
         from perfgraphs.errors import PerfgraphsError
-        from perfgraphs.leaderboard.records import RESULTS_DIR
+        from perfgraphs.leaderboard.records.results import RESULTS_DIR
         result = {{"package": perfgraphs.__file__, "records": sorted(p.name for p in RESULTS_DIR.glob("*.jsonl")),
                    "split_parts": sorted(splits.get_split({DATASET!r}, "random-70-15-15", 0))}}
         try:

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from perfgraphs.leaderboard.ranks import rank_board
-from perfgraphs.leaderboard.records import DuplicateEntryError, Entry, append_entry, read_entries, results_path
-from perfgraphs.leaderboard.site import build_site
+from perfgraphs.leaderboard.records.ranks import rank_board
+from perfgraphs.leaderboard.records.results import DuplicateEntryError, Entry, append_entry, read_entries, results_path
+from perfgraphs.leaderboard.site.pages import build_site
 
 ARTIFACTS = Path(os.environ.get("PERFGRAPHS_ARTIFACTS", Path(__file__).resolve().parents[1] / ".ci" / "artifacts"))
 
@@ -92,9 +92,9 @@ def test_records_on_different_test_configurations_are_not_paired():
 
 
 def test_every_committed_board_ranks_by_the_stated_rule():
-    from perfgraphs.leaderboard.builds import pins_file, read_pins, split_by_build
-    from perfgraphs.leaderboard.records import RESULTS_DIR, scoring_protocol
-    from perfgraphs.leaderboard.site import current_and_superseded
+    from perfgraphs.leaderboard.records.builds import pins_file, read_pins, split_by_build
+    from perfgraphs.leaderboard.records.results import RESULTS_DIR, scoring_protocol
+    from perfgraphs.leaderboard.site.pages import current_and_superseded
 
     pins = read_pins(pins_file(RESULTS_DIR))
     boards: dict[tuple, list[Entry]] = {}
@@ -136,7 +136,7 @@ def test_a_newer_record_of_a_method_supersedes_the_older_on_the_board(tmp_path):
     stays in the results file and on its own page, marked superseded and linked both ways."""
     from dataclasses import replace
 
-    from perfgraphs.leaderboard.site import entry_slug
+    from perfgraphs.leaderboard.site.pages import entry_slug
 
     old = replace(entry("xgb-variant", [30.0, 31.0, 29.0, 30.5, 29.5], commit="aaaa"),
                   run_identity="old", date_utc="2026-11-01T10:00:00+00:00")
@@ -206,9 +206,9 @@ def test_committed_reference_entries_are_on_the_site(tmp_path):
     """The committed results (every reference baseline on every board it applies to, scored
     through ``perfgraphs submit``) are ranked on the built site, one table per board, and every
     entry page shows its per-seed table and its plot."""
-    from perfgraphs.leaderboard.boards import BOARDS, missing_reference_entries, official
-    from perfgraphs.leaderboard.records import RESULTS_DIR, scoring_protocol
-    from perfgraphs.leaderboard.site import current_and_superseded
+    from perfgraphs.leaderboard.records.boards import BOARDS, missing_reference_entries, official
+    from perfgraphs.leaderboard.records.results import RESULTS_DIR, scoring_protocol
+    from perfgraphs.leaderboard.site.pages import current_and_superseded
     from perfgraphs.registry import get_dataset
 
     chromium, playwright = _chromium()
@@ -229,7 +229,7 @@ def test_committed_reference_entries_are_on_the_site(tmp_path):
     # the site ranks the entries on the board's pinned build, the latest record of each method (a
     # re-submission supersedes the older one); entries on earlier builds are listed, not ranked
     from perfgraphs.evaluation.label_noise import noise_floor_note
-    from perfgraphs.leaderboard.builds import pins_file, read_pins, split_by_build
+    from perfgraphs.leaderboard.records.builds import pins_file, read_pins, split_by_build
 
     pins = read_pins(pins_file(RESULTS_DIR))
     previous = {board: split_by_build([Entry(**r) for r in rs], pins.get(f"{board[0]} {board[1]}"))[2]
@@ -340,8 +340,8 @@ def test_a_forged_per_configuration_vector_is_refused_when_read(tmp_path):
     # a record whose per-configuration errors were edited to buy a rank disagrees with its own MAPE
     import numpy as np
 
-    from perfgraphs.leaderboard.record_check import record_problem
-    from perfgraphs.leaderboard.records import _FIELDS
+    from perfgraphs.leaderboard.records.record_check import record_problem
+    from perfgraphs.leaderboard.records.results import _FIELDS
 
     honest = asdict(_paired_entry("m", [np.full(120, 1.2)] * 5))
     assert record_problem(honest, _FIELDS) is None  # control: the honest vector passes
@@ -385,8 +385,8 @@ def test_per_configuration_records_are_tied_to_their_scores_and_pairs():
     # seed-0 pairs), carry pairs that crash the readers, or reorder its vector; each is one line now
     import numpy as np
 
-    from perfgraphs.leaderboard.record_check import record_problem
-    from perfgraphs.leaderboard.records import _FIELDS
+    from perfgraphs.leaderboard.records.record_check import record_problem
+    from perfgraphs.leaderboard.records.results import _FIELDS
 
     rng = np.random.default_rng(3)
     labels = rng.uniform(1, 100, 120)
@@ -422,7 +422,7 @@ def test_label_repetitions_are_each_test_labels_rounds():
     import numpy as np
 
     from perfgraphs.evaluation.protocol import protocol_parts
-    from perfgraphs.leaderboard.ranks import label_repetitions
+    from perfgraphs.leaderboard.records.ranks import label_repetitions
     from perfgraphs.registry import get_dataset
 
     rounds = next(c for c in get_dataset("dippm").configs if c.min_rounds > 1)

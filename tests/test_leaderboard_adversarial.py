@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from perfgraphs.leaderboard import isolation
+from perfgraphs.leaderboard.sandbox import isolation
 
 REPO = Path(__file__).resolve().parents[1]
 BOARD = ["--dataset", "dippm", "--config", "cpu-torch-fp32", "--target", "latency_ms"]
@@ -93,7 +93,7 @@ def cheat_source(cheat: str, env: dict, held: Path, fit_hook: str = NO_FIT_HOOK)
 def _existing_record() -> str:
     from dataclasses import asdict
 
-    from perfgraphs.leaderboard.records import Entry
+    from perfgraphs.leaderboard.records.results import Entry
 
     e = Entry(method="existing", dataset="perfgraphs/dippm", dataset_version="0.1.0", dataset_content_hash="h",
               config="cpu-torch-fp32", target="latency_ms", tier="verified", division="closed", code_commit="c0ffee",
@@ -143,7 +143,7 @@ def write_submission(folder: Path, method: str, source: str) -> Path:
 
 def run_one_seed(env, parts, name: str, cheat: str, fit_hook: str = NO_FIT_HOOK, prepare=None, isolated=True):
     """One isolated seed of a cheating predictor; returns (output or SeedFailed, its stdout)."""
-    from perfgraphs.leaderboard.harness import Limits, SeedFailed, prepare_job, run_seed
+    from perfgraphs.leaderboard.sandbox.harness import Limits, SeedFailed, prepare_job, run_seed
 
     job_dir = env["tmp"] / f"job-{name}"
     sub_dir = env["tmp"] / f"sub-{name}"
@@ -429,13 +429,13 @@ FORGE_FIT_DONE = """
     def before_fit(model):
         # claim fit is done at once and silence the runner's own message, then keep fitting:
         # the time can move from fit to predict, never disappear
-        import perfgraphs.leaderboard.channel as channel
+        import perfgraphs.leaderboard.sandbox.channel as channel
         fd = int(sys.argv[5])
         channel.send(fd, "fit_done")
         channel.send = lambda *a, **k: None if a[1] == "fit_done" else ORIGINAL(*a, **k)
         time.sleep(0.8)
 
-    import perfgraphs.leaderboard.channel as _channel
+    import perfgraphs.leaderboard.sandbox.channel as _channel
     ORIGINAL = _channel.send
 """
 
@@ -454,7 +454,7 @@ GARBAGE_ON_CHANNEL = """
 
 
 def test_garbage_on_the_channel_rejects_the_run(env, parts):
-    from perfgraphs.leaderboard.harness import SeedFailed
+    from perfgraphs.leaderboard.sandbox.harness import SeedFailed
 
     out, log = run_one_seed(env, parts, "garbage", EARLY_FIT_DONE, fit_hook=GARBAGE_ON_CHANNEL)
     assert isinstance(out, SeedFailed) and "harness channel" in str(out)
@@ -550,7 +550,7 @@ FORGE_EARLY_PREDICTIONS = """
     def before_fit(model):
         # claim fit done and send constant predictions at once, before any test input exists, to
         # book a near-zero prediction time; then silence the runner's own messages
-        import perfgraphs.leaderboard.channel as channel
+        import perfgraphs.leaderboard.sandbox.channel as channel
         fd = int(sys.argv[5])
         n = 31
         pred = np.full(n, model.level).astype("<f8").tobytes()
@@ -564,7 +564,7 @@ FORGE_EARLY_PREDICTIONS = """
 
 
 def test_predictions_sent_before_their_inputs_are_rejected(env, parts):
-    from perfgraphs.leaderboard.harness import SeedFailed
+    from perfgraphs.leaderboard.sandbox.harness import SeedFailed
 
     out, log = run_one_seed(env, parts, "early", EARLY_FIT_DONE, fit_hook=FORGE_EARLY_PREDICTIONS)
     assert isinstance(out, SeedFailed) and "before the harness handed over their inputs" in str(out), out
@@ -579,7 +579,7 @@ CONSTANT = """
 def test_a_constant_predictor_is_scored_with_an_undefined_tau(env, parts, capsys, tmp_path):
     """Kendall's τ of constant predictions is undefined: recorded as null, shown as "–", and neither
     submit nor the site build stumbles on it (it crashed all three before)."""
-    from perfgraphs.leaderboard.site import build_site
+    from perfgraphs.leaderboard.site.pages import build_site
 
     sub = write_submission(tmp_path / "constant", "constant", cheat_source(CONSTANT, env, tmp_path))
     rc, err = run_cli(["submit", str(sub), *BOARD, "--quick", "--results", str(env["results"])], capsys)

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from perfgraphs.leaderboard.builds import BUILDS_FILE, mismatch, read_pins
+from perfgraphs.leaderboard.records.builds import BUILDS_FILE, mismatch, read_pins
 
 # Rebuilt from this checkout in a fresh PERFGRAPHS_HOME (the two CPU boards' configs: minutes,
 # not the GPU or external ones, which the same code path builds)
@@ -27,7 +27,7 @@ def test_a_fresh_build_is_the_pinned_build(key, tmp_path):
 
 
 def test_every_official_board_is_pinned_with_its_test_size():
-    from perfgraphs.leaderboard.boards import BOARDS
+    from perfgraphs.leaderboard.records.boards import BOARDS
 
     pins = read_pins()
     for board in BOARDS:

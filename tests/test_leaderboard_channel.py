@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from perfgraphs.leaderboard.channel import Receiver, send
+from perfgraphs.leaderboard.sandbox.channel import Receiver, send
 
 
 def _frames() -> tuple[bytes, int]:

@@ -1,4 +1,4 @@
-"""Kernel-enforced confinement of a predictor (perfgraphs.leaderboard.confine), tested for real:
+"""Kernel-enforced confinement of a predictor (perfgraphs.leaderboard.sandbox.confine), tested for real:
 real cgroups, real bubblewrap sandboxes, a real seccomp filter. Each test is skipped, with the
 reason, where this machine lacks what it needs (cgroups we may create, bwrap, libseccomp)."""
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from perfgraphs.leaderboard import confine, isolation
+from perfgraphs.leaderboard.sandbox import confine, isolation
 
 MB = 2**20
 

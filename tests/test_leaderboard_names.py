@@ -19,8 +19,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from perfgraphs.cli import main
-from perfgraphs.leaderboard import check, names
-from perfgraphs.leaderboard.boards import REFERENCE_AUTHORS
+from perfgraphs.leaderboard.records import check, names
+from perfgraphs.leaderboard.records.boards import REFERENCE_AUTHORS
 from perfgraphs.leaderboard.submission import SubmissionError, load_submission
 
 REPO = Path(__file__).resolve().parents[1]

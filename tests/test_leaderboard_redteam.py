@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from perfgraphs.leaderboard import isolation
+from perfgraphs.leaderboard.sandbox import isolation
 from test_leaderboard_adversarial import env, honest_level, parts, write_submission  # noqa: F401 — fixtures
 
 pytestmark = pytest.mark.skipif(isolation.unavailable_reason() is not None,
@@ -58,7 +58,7 @@ def run_predictor(env, parts, name: str, attack: str, limits=None):  # noqa: F81
     """One isolated seed of ``BASE`` + ``attack``; returns (SeedOutput or the exception, the log
     path, the host's time.monotonic() when run_seed returned). Any exception is returned, not
     raised: a harness that crashes on a predictor's message is a finding, not a test error."""
-    from perfgraphs.leaderboard.harness import Limits, prepare_job, run_seed
+    from perfgraphs.leaderboard.sandbox.harness import Limits, prepare_job, run_seed
 
     source = textwrap.dedent(BASE) + "\n" + textwrap.dedent(attack)
     sub = write_submission(env["tmp"] / f"sub-{name}", name, source)
@@ -87,7 +87,7 @@ def log_lines(log: Path, prefix: str) -> list[str]:
 # memory limit.
 FILL_GO = """
 def fill_go_and_claim_fit_done():
-    import perfgraphs.leaderboard.channel as channel
+    import perfgraphs.leaderboard.sandbox.channel as channel
     send = channel.send
     w = os.open(f"/proc/self/fd/{GO}", os.O_WRONLY | os.O_NONBLOCK)
     junk = 0
@@ -151,7 +151,7 @@ def attack(model):
 
 
 def test_a_stalled_hand_over_cannot_outlast_the_time_limit(env, parts):
-    from perfgraphs.leaderboard.harness import Limits, SeedFailed
+    from perfgraphs.leaderboard.sandbox.harness import Limits, SeedFailed
 
     out, log, returned = run_predictor(env, parts, "hang", HANG, Limits(time_limit_s=HANG_LIMIT_S))
     assert isinstance(out, SeedFailed), out
@@ -197,7 +197,7 @@ def attack(model):
 
 
 def _cgroups_unavailable() -> str | None:
-    from perfgraphs.leaderboard.confine import Confinement
+    from perfgraphs.leaderboard.sandbox.confine import Confinement
 
     with Confinement(64, name="probe") as box:
         return box.why_not
@@ -206,7 +206,7 @@ def _cgroups_unavailable() -> str | None:
 @pytest.mark.skipif(_cgroups_unavailable() is not None, reason="no usable cgroup here: the harness falls back to "
                     "polled resident memory, which these attacks are known to escape")
 def test_memory_outside_the_resident_set_and_task_bombs_are_limited(env, parts):
-    from perfgraphs.leaderboard.harness import Limits, SeedFailed
+    from perfgraphs.leaderboard.sandbox.harness import Limits, SeedFailed
 
     limit_mb = 700  # the sandboxed interpreter with its data needs ~300 MB
     out, log, _ = run_predictor(env, parts, "uncounted", UNCOUNTED, Limits(time_limit_s=120, memory_mb=limit_mb))
@@ -277,7 +277,7 @@ def _host_keys(token: str) -> list[int]:
     return [int(line.split()[0], 16) for line in path.read_text().splitlines() if token in line]
 
 
-@pytest.mark.skipif(__import__("perfgraphs.leaderboard.confine", fromlist=["_"]).seccomp_program() is None,
+@pytest.mark.skipif(__import__("perfgraphs.leaderboard.sandbox.confine", fromlist=["_"]).seccomp_program() is None,
                     reason="no libseccomp here: the kernel keyrings stay reachable from the sandbox")
 def test_the_sandbox_reaches_nothing_of_the_host(env, parts):
     import ctypes
@@ -350,7 +350,7 @@ def test_output_is_bounded_and_sanitized(env, parts):
 
 def test_failure_messages_carry_no_terminal_control_sequences(tmp_path):
     """The predictor's own error message (sent over the channel) reaches the operator's terminal."""
-    from perfgraphs.leaderboard.harness import Limits, _failure
+    from perfgraphs.leaderboard.sandbox.harness import Limits, _failure
 
     message = str(_failure("seed 0", {"error_kind": "crash", "message": f"RuntimeError: {ESCAPES}"}, Limits()))
     assert not CONTROL.search(message), repr(message)
@@ -360,7 +360,7 @@ def test_failure_messages_carry_no_terminal_control_sequences(tmp_path):
 
 BAD_SHAPE = """
 def attack(model):
-    import perfgraphs.leaderboard.channel as channel
+    import perfgraphs.leaderboard.sandbox.channel as channel
     send = channel.send
     def forged(fd, kind, payload=b"", **fields):
         if kind == "pred":  # no values, and a shape whose product overflows int64 to 0
@@ -371,7 +371,7 @@ def attack(model):
 
 
 def test_a_pred_message_with_an_overflowing_shape_is_a_rejection_not_a_crash(env, parts):
-    from perfgraphs.leaderboard.harness import SeedFailed
+    from perfgraphs.leaderboard.sandbox.harness import SeedFailed
 
     out, _, _ = run_predictor(env, parts, "shape", BAD_SHAPE)
     assert isinstance(out, SeedFailed), f"the harness raised {type(out).__name__}: {out}"
@@ -386,7 +386,7 @@ def attack(model):
 
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
 def test_a_header_too_deep_to_parse_is_a_broken_channel(env, parts):
-    from perfgraphs.leaderboard.harness import Limits, SeedFailed
+    from perfgraphs.leaderboard.sandbox.harness import Limits, SeedFailed
 
     out, _, _ = run_predictor(env, parts, "deep", DEEP_HEADER, Limits(time_limit_s=5))
     assert isinstance(out, SeedFailed) and "harness channel" in str(out), out

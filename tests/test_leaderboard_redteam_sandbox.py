@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from perfgraphs.leaderboard import confine, harness, isolation
+from perfgraphs.leaderboard.sandbox import confine, harness, isolation
 
 pytestmark = [pytest.mark.skipif(isolation.unavailable_reason() is not None,
                                  reason=f"no isolation here: {isolation.unavailable_reason()}"),

@@ -19,8 +19,9 @@ import pytest
 import yaml
 
 from perfgraphs.cli import main
-from perfgraphs.leaderboard import record_check, submission
-from perfgraphs.leaderboard.records import Entry, results_path
+from perfgraphs.leaderboard.records import record_check
+from perfgraphs.leaderboard import submission
+from perfgraphs.leaderboard.records.results import Entry, results_path
 from test_submit import env, metadata, parts, predictions_submission  # noqa: F401 — env, parts: fixtures
 
 REPO = Path(__file__).resolve().parents[1]

@@ -21,10 +21,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from perfgraphs.cli import main
-from perfgraphs.leaderboard import check, record_check
-from perfgraphs.leaderboard.ranks import rank_board
-from perfgraphs.leaderboard.records import (Entry, InvalidRecordError, append_entry, read_entries,
-                                            results_path)
+from perfgraphs.leaderboard.records import check, record_check
+from perfgraphs.leaderboard.records.ranks import rank_board
+from perfgraphs.leaderboard.records.results import (Entry, InvalidRecordError, append_entry, read_entries,
+                                                    results_path)
 
 REPO = Path(__file__).resolve().parents[1]
 BOARD = ["--dataset", "dippm", "--config", "cpu-torch-fp32", "--target", "latency_ms"]
@@ -100,7 +100,7 @@ def test_malformed_records_are_skipped_with_a_warning_naming_file_and_line(tmp_p
 
 
 def test_control_without_record_checks_the_site_breaks_and_a_null_record_ranks_first(tmp_path, monkeypatch):
-    from perfgraphs.leaderboard.site import build_site
+    from perfgraphs.leaderboard.site.pages import build_site
 
     _write_lines(tmp_path / "results", [json.dumps(good_record()), json.dumps(MALFORMED["null-metrics"])])
     monkeypatch.setattr(record_check, "record_problem", lambda record, *args: None)  # the guard off
@@ -130,8 +130,8 @@ def test_append_entry_refuses_a_record_it_could_not_show(tmp_path, shape):
 
 
 def test_tiers_public_harness_scores_read_as_reproduced_verified_only_on_a_live_hidden_set(tmp_path):
-    from perfgraphs.leaderboard.hidden import compromised_hashes
-    from perfgraphs.leaderboard.tiers import honest_tier, scored_tier
+    from perfgraphs.leaderboard.records.hidden import compromised_hashes
+    from perfgraphs.leaderboard.records.tiers import honest_tier, scored_tier
 
     assert scored_tier("code", "public") == "reproduced" and scored_tier("code", "hidden") == "verified"
     assert scored_tier("predictions", "hidden") == "self-reported"
@@ -258,7 +258,7 @@ def test_submission_under_a_reference_name_is_refused_before_scoring(env, parts,
     rc, err = _submit(folder, env, capsys)
     assert rc == 1 and len(err) == 1 and "reserved for leaderboard/reference/" in err[0], err
     # control: without the guard the impostor lands under the reference's name and author
-    from perfgraphs.leaderboard.boards import reference_method
+    from perfgraphs.leaderboard.records.boards import reference_method
 
     monkeypatch.setattr(check, "check_reserved", lambda *a: [])
     monkeypatch.setattr(check, "check_reported", lambda *a: [])
@@ -382,8 +382,8 @@ def test_hidden_architectures_are_in_no_public_store_split_or_artifact():
     """Every hidden set's architectures against every committed store, split and predict artifact: a
     set not declared compromised must appear nowhere; a compromised one must declare exactly where
     it leaked (so a new leak fails here until it is declared, and the set is withdrawn)."""
-    from perfgraphs.leaderboard.exposure import public_mentions
-    from perfgraphs.leaderboard.hidden import COMMITMENTS_DIR
+    from perfgraphs.leaderboard.records.exposure import public_mentions
+    from perfgraphs.leaderboard.records.hidden import COMMITMENTS_DIR
 
     definitions = sorted(COMMITMENTS_DIR.glob("*.json"))
     assert {p.stem for p in definitions} == {p.stem for p in COMMITMENTS_DIR.glob("*.sha256")}
@@ -400,7 +400,7 @@ def test_hidden_architectures_are_in_no_public_store_split_or_artifact():
 def test_control_the_dippm_hidden_set_leaks_into_public_stores():
     """The check fires on today's data: 6 of the 10 hidden architectures are measured in the public
     ort-cpu store (the issue counted 5 at batch 1), so the set had to be declared compromised."""
-    from perfgraphs.leaderboard.exposure import public_mentions
+    from perfgraphs.leaderboard.records.exposure import public_mentions
 
     definition = json.loads((REPO / "leaderboard" / "hidden" / "dippm-cpu-torch-fp32.json").read_text())
     found = public_mentions(_hidden_architectures(definition), REPO)
@@ -458,7 +458,7 @@ def test_committed_hidden_records_carry_no_per_row_or_per_family_data():
 
 def test_hidden_labels_inside_the_checkout_are_refused(monkeypatch):
     from perfgraphs.errors import PerfgraphsError
-    from perfgraphs.leaderboard.hidden import keeper_dir
+    from perfgraphs.leaderboard.records.hidden import keeper_dir
 
     with pytest.raises(PerfgraphsError, match="inside the repository"):
         keeper_dir(REPO / "leaderboard" / "hidden")
@@ -470,7 +470,7 @@ def test_hidden_labels_inside_the_checkout_are_refused(monkeypatch):
 def test_only_a_marked_local_preview_folder_takes_single_seed_records(tmp_path):
     # the quickstart's own board (one seed per baseline) is a marked preview; the committed results
     # folder is not one, so the five-seed rule holds there
-    from perfgraphs.leaderboard.records import PREVIEW_MARKER, RESULTS_DIR, InvalidRecordError, append_entry
+    from perfgraphs.leaderboard.records.results import PREVIEW_MARKER, RESULTS_DIR, InvalidRecordError, append_entry
 
     assert not (RESULTS_DIR / PREVIEW_MARKER).exists()
     one_seed = good_record()

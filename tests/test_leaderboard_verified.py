@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from perfgraphs.cli import main
-from perfgraphs.leaderboard.records import read_entries, results_path
+from perfgraphs.leaderboard.records.results import read_entries, results_path
 
 from test_leaderboard_trust import env, good_record, parts, predictions_folder  # noqa: F401 — fixtures
 

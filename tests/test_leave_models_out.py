@@ -44,7 +44,7 @@ def _committed(cfg, protocol):
 
 @pytest.mark.parametrize("cfg", CV_CONFIGS, ids=lambda c: c.name)
 def test_registry_makes_leave_models_out_official_and_keeps_stratified(cfg):
-    from perfgraphs.leaderboard.boards import BOARDS
+    from perfgraphs.leaderboard.records.boards import BOARDS
 
     assert cfg.split_protocols == ("leave-models-out", "stratified-5-fold")
     assert cfg.official_protocol == "leave-models-out" and cfg.unrecorded_protocol == "stratified-5-fold"
@@ -152,7 +152,7 @@ def test_a_row_the_committed_split_does_not_list_is_refused():
 
 
 def test_legacy_llm_records_read_as_stratified_and_new_ones_as_recorded():
-    from perfgraphs.leaderboard.records import scoring_protocol
+    from perfgraphs.leaderboard.records.results import scoring_protocol
 
     cfg = CV_CONFIGS[0]
     assert scoring_protocol(LLM.name, cfg.name, "") == "stratified-5-fold"
@@ -164,8 +164,8 @@ def test_legacy_llm_records_read_as_stratified_and_new_ones_as_recorded():
 def test_each_llm_board_has_every_tabular_reference_on_leave_models_out():
     """The official llm boards rank leave-models-out entries only; the committed records hold a
     harness-scored entry (at least the CI-sized one) of every applicable reference baseline on each."""
-    from perfgraphs.leaderboard.boards import BOARDS, applicable_baselines
-    from perfgraphs.leaderboard.records import RESULTS_DIR, read_entries
+    from perfgraphs.leaderboard.records.boards import BOARDS, applicable_baselines
+    from perfgraphs.leaderboard.records.results import RESULTS_DIR, read_entries
 
     llm_boards = [b for b in BOARDS if b.dataset == LLM.name]
     assert llm_boards

@@ -300,8 +300,8 @@ def test_profile_correction_learns_what_another_card_pair_shows():
 def test_a_run_becomes_tables_and_leaderboard_records_per_k(tmp_path):
     """Scored by the registry's Evaluator (real platform names of the config), summarised with
     intervals over draws, written as tables and as records the site shows on a board of their own."""
-    from perfgraphs.leaderboard.records import append_entry, read_entries
-    from perfgraphs.leaderboard.site import build_site
+    from perfgraphs.leaderboard.records.results import append_entry, read_entries
+    from perfgraphs.leaderboard.site.pages import build_site
     from perfgraphs.leaderboard.transfer_runner import TransferSpec, run_transfer, to_entries, write_tables
     from perfgraphs.registry import get_dataset
 

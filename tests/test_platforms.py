@@ -70,7 +70,7 @@ def test_a_new_timm_result_file_is_a_platform_with_labels_and_eligible_targets(e
     from perfgraphs.data.manifest import read_manifest
     from perfgraphs.data.multiplatform import build_nnlqp_config
     from perfgraphs.evaluate import Evaluator
-    from perfgraphs.leaderboard.boards import eligible_targets
+    from perfgraphs.leaderboard.records.boards import eligible_targets
     from perfgraphs.loaders.timm_benchmark import import_timm_benchmark
     from perfgraphs.data.platforms import TIMM_SOURCE, timm_platforms
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from perfgraphs.leaderboard import confine, harness, isolation
+from perfgraphs.leaderboard.sandbox import confine, harness, isolation
 from test_leaderboard_adversarial import env, honest_level, parts, write_submission  # noqa: F401 — fixtures
 from test_leaderboard_redteam import log_lines, run_predictor
 

@@ -135,9 +135,9 @@ INSPECTOR = """
 
 
 def test_predictor_process_never_receives_a_label_column(parts, tmp_path):
-    from perfgraphs.leaderboard.harness import INPUT_COLUMNS, Limits, input_table, prepare_job, run_seed
+    from perfgraphs.leaderboard.sandbox.harness import INPUT_COLUMNS, Limits, input_table, prepare_job, run_seed
 
-    from perfgraphs.leaderboard.isolation import staged_code_dir
+    from perfgraphs.leaderboard.sandbox.isolation import staged_code_dir
 
     sub = code_submission(tmp_path / "inspector", "inspector", textwrap.dedent(INSPECTOR))
     job = prepare_job(tmp_path / "job", sub, "predictor:Predictor", "latency_ms", True, parts.train, parts.validation,
@@ -202,7 +202,8 @@ def test_time_limit_kills_the_predictor_with_a_one_line_error(env, capsys, tmp_p
             return False
 
     left = [p for p in psutil.process_iter(["cmdline", "status"]) if p.info["status"] != psutil.STATUS_ZOMBIE
-            and "perfgraphs.leaderboard.sandbox" in " ".join(p.info["cmdline"] or []) and not another_submission(p)]
+            and "perfgraphs.leaderboard.sandbox.child" in " ".join(p.info["cmdline"] or [])
+            and not another_submission(p)]
     assert not left, left
     assert_nothing_written(env)
 
@@ -278,7 +279,7 @@ def test_syntax_error_is_reported_without_running_anything(env, capsys, tmp_path
 def test_parameters_are_counted_from_torch_modules():
     import torch
 
-    from perfgraphs.leaderboard.sandbox import count_params
+    from perfgraphs.leaderboard.sandbox.child import count_params
 
     class Holder:
         def __init__(self):
@@ -408,7 +409,7 @@ def test_every_problem_is_one_line(parts, env, capsys):
 # -- the hidden test set ----------------------------------------------------------------------
 
 def test_hidden_labels_are_checked_against_their_commitment(parts, env, capsys, git_commitments, monkeypatch):
-    from perfgraphs.leaderboard.harness import input_table
+    from perfgraphs.leaderboard.sandbox.harness import input_table
 
     commitments, commit = git_commitments
     hidden_dir = env["tmp"] / "hidden-labels"
@@ -461,7 +462,7 @@ def test_hidden_labels_are_checked_against_their_commitment(parts, env, capsys, 
 def test_two_submissions_scored_at_the_same_time_both_land(parts, env):
     from concurrent.futures import ThreadPoolExecutor
 
-    from perfgraphs.leaderboard.records import read_entries
+    from perfgraphs.leaderboard.records.results import read_entries
     from perfgraphs.leaderboard.submit import SubmitOptions, submit
 
     folders = [predictions_submission(env["tmp"] / f"c{i}", parts, method=f"concurrent-{i}") for i in range(2)]

@@ -214,7 +214,7 @@ def test_reference_predictor_in_the_sandbox_predicts_what_the_runner_predicts(ho
     from perfgraphs.leaderboard.predictors import BaselinePredictor
     from perfgraphs.evaluation.protocol import protocol_parts
     from perfgraphs.evaluation.tabular_protocol import input_columns
-    from perfgraphs.leaderboard.harness import Limits, prepare_job, run_seed
+    from perfgraphs.leaderboard.sandbox.harness import Limits, prepare_job, run_seed
 
     parts, _ = protocol_parts("llm", "mlenergy", TARGET, home)
     fold = parts[2]

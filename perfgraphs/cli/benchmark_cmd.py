@@ -35,7 +35,7 @@ def run_transfer_protocol(args: argparse.Namespace) -> int:
 
     from rich.console import Console
 
-    from perfgraphs.leaderboard.records import append_entry
+    from perfgraphs.leaderboard.records.results import append_entry
     from perfgraphs.leaderboard.transfer_runner import TransferSpec, run_transfer, to_entries, write_tables
     from perfgraphs.registry import get_dataset
 
@@ -89,12 +89,12 @@ def run(args: argparse.Namespace) -> int:
 
 def board_placement(result) -> list[str]:
     """Where this run would sit among the board's recorded entries on the same build: its rank group
-    from the paired bootstrap (:mod:`perfgraphs.leaderboard.ranks`), or why it cannot be placed."""
-    from perfgraphs.leaderboard.builds import pins_file, read_pins, split_by_build
-    from perfgraphs.leaderboard.ranks import diff_text, label_repetitions, mape_text, rank_board
-    from perfgraphs.leaderboard.records import RESULTS_DIR, read_entries, scoring_protocol
+    from the paired bootstrap (:mod:`perfgraphs.leaderboard.records.ranks`), or why it cannot be placed."""
+    from perfgraphs.leaderboard.records.builds import pins_file, read_pins, split_by_build
+    from perfgraphs.leaderboard.records.ranks import diff_text, label_repetitions, mape_text, rank_board
+    from perfgraphs.leaderboard.records.results import RESULTS_DIR, read_entries, scoring_protocol
     from perfgraphs.leaderboard.runner import to_entry
-    from perfgraphs.leaderboard.site import current_and_superseded
+    from perfgraphs.leaderboard.site.pages import current_and_superseded
 
     run = to_entry(result)
     protocol = scoring_protocol(run.dataset, run.config, run.protocol)

@@ -40,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _build(args) -> int:
-    from perfgraphs.leaderboard.site import build_site
+    from perfgraphs.leaderboard.site.pages import build_site
 
     print(build_site(args.out, args.results))
     return 0
@@ -51,12 +51,12 @@ def _show(args) -> int:
     from rich.markup import escape
     from rich.table import Table
 
-    from perfgraphs.leaderboard.boards import BOARDS, official
-    from perfgraphs.leaderboard.builds import pins_file, read_pins, split_by_build
-    from perfgraphs.leaderboard.hidden import compromised_hashes
-    from perfgraphs.leaderboard.ranks import RANK_RULE, diff_text, label_repetitions, mape_text, rank_board
-    from perfgraphs.leaderboard.records import RESULTS_DIR, read_entries, scoring_protocol
-    from perfgraphs.leaderboard.site import current_and_superseded, noise_floor_text
+    from perfgraphs.leaderboard.records.boards import BOARDS, official
+    from perfgraphs.leaderboard.records.builds import pins_file, read_pins, split_by_build
+    from perfgraphs.leaderboard.records.hidden import compromised_hashes
+    from perfgraphs.leaderboard.records.ranks import RANK_RULE, diff_text, label_repetitions, mape_text, rank_board
+    from perfgraphs.leaderboard.records.results import RESULTS_DIR, read_entries, scoring_protocol
+    from perfgraphs.leaderboard.site.pages import current_and_superseded, noise_floor_text
 
     results = args.results or RESULTS_DIR
     pins = read_pins(pins_file(results))
@@ -109,8 +109,8 @@ def _show(args) -> int:
 
 def _pin_builds(args) -> int:
     from perfgraphs.evaluation.protocol import protocol_parts
-    from perfgraphs.leaderboard.boards import BOARDS
-    from perfgraphs.leaderboard.builds import pin_from, pins_file, write_pins
+    from perfgraphs.leaderboard.records.boards import BOARDS
+    from perfgraphs.leaderboard.records.builds import pin_from, pins_file, write_pins
 
     pins: dict[str, dict] = {}
     for board in BOARDS:
@@ -129,7 +129,7 @@ def _pin_builds(args) -> int:
 def _build_hidden(args) -> int:
     import tempfile
 
-    from perfgraphs.leaderboard.hidden import build_hidden
+    from perfgraphs.leaderboard.records.hidden import build_hidden
 
     with tempfile.TemporaryDirectory(prefix="perfgraphs-hidden-") as work:
         path = build_hidden(args.dataset, args.config, args.measurements, args.labels_dir, Path(work))
@@ -138,7 +138,7 @@ def _build_hidden(args) -> int:
 
 
 def _commit_hidden(args) -> int:
-    from perfgraphs.leaderboard.hidden import KEEPER_ENV, commit_hidden
+    from perfgraphs.leaderboard.records.hidden import KEEPER_ENV, commit_hidden
     from perfgraphs.registry import get_dataset
 
     ds = get_dataset(args.dataset)

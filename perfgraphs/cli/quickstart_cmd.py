@@ -91,8 +91,8 @@ def run(args: argparse.Namespace) -> int:
                              "labels' own noise is not a ranking."))
     from perfgraphs.leaderboard.runner import to_entry
     from perfgraphs.paths import perfgraphs_home
-    from perfgraphs.leaderboard.records import PREVIEW_MARKER, DuplicateEntryError, append_entry
-    from perfgraphs.leaderboard.site import build_site
+    from perfgraphs.leaderboard.records.results import PREVIEW_MARKER, DuplicateEntryError, append_entry
+    from perfgraphs.leaderboard.site.pages import build_site
 
     board = perfgraphs_home() / "leaderboard"
     # one seed per baseline: a local preview, which the records' five-seed rule lets through only

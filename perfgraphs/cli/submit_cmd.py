@@ -10,7 +10,7 @@ from pathlib import Path
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    from perfgraphs.leaderboard.limits import Limits
+    from perfgraphs.leaderboard.sandbox.limits import Limits
 
     d = Limits()
     p.add_argument("path", type=Path, help="submission folder (with submission.yaml)")
@@ -45,7 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _options(args):
     import datasets
 
-    from perfgraphs.leaderboard.harness import Limits
+    from perfgraphs.leaderboard.sandbox.harness import Limits
     from perfgraphs.leaderboard.submit import SubmitOptions
 
     datasets.disable_progress_bars()  # stderr is for the problems, one line each
@@ -57,7 +57,7 @@ def _options(args):
         raise PerfgraphsError("--time-limit-s and --memory-mb must be positive")
     hidden = None
     if args.hidden_labels:
-        from perfgraphs.leaderboard.hidden import keeper_dir
+        from perfgraphs.leaderboard.records.hidden import keeper_dir
 
         hidden = keeper_dir(None)  # one line when PERFGRAPHS_HIDDEN_DIR is unset or inside the checkout
     return SubmitOptions(dataset=args.dataset, config=args.config, target=args.target, seeds=tuple(args.seeds),
@@ -89,7 +89,7 @@ def _summary(entry) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from perfgraphs.leaderboard.site import noise_floor_text
+    from perfgraphs.leaderboard.site.pages import noise_floor_text
 
     print(f"{entry.method} on {entry.dataset}/{entry.config} → {entry.target} "
           f"({entry.tier}, {entry.test_set} test set, {len(entry.per_seed)} seeds, test n = {entry.per_seed[0]['n']})")

@@ -272,7 +272,7 @@ def score_task(task: TransferTask, pred: np.ndarray, dataset: str, config: str) 
 
 def interval95(values) -> tuple[float, float, float]:
     """Mean and the half-width of its 95 % interval over draws (1.96 standard errors, the
-    leaderboard's convention: :func:`perfgraphs.leaderboard.records.Entry.interval95`)."""
+    leaderboard's convention: :func:`perfgraphs.leaderboard.records.results.Entry.interval95`)."""
     v = np.asarray([x for x in values if x is not None and np.isfinite(x)], dtype=float)
     if len(v) == 0:
         return float("nan"), float("nan"), 0

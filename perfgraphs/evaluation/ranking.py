@@ -23,7 +23,7 @@ Each entry also gets its effect size, the paired difference to the best entry's 
 percentile interval (unadjusted; the groups carry the multiple-comparison control).
 
 Everything here is numbers in, numbers out (numpy); the readers of records and the printers live
-in :mod:`perfgraphs.leaderboard.ranks`.
+in :mod:`perfgraphs.leaderboard.records.ranks`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Leaderboard: canonical results records, ranking and the static site."""
+"""Leaderboard: submissions checked and scored (:mod:`.submit`) in the isolated harness
+(:mod:`.sandbox`), their records and tiers (:mod:`.records`), and the static site (:mod:`.site`)."""
 
 from perfgraphs.leaderboard.estimators import estimator_submission
 

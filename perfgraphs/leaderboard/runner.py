@@ -25,7 +25,7 @@ import numpy as np
 from perfgraphs.evaluation.scoring import PER_CONFIG_KEY, score_seed
 from perfgraphs.evaluation.mlflow_log import RunLog, log_run, mean_std
 from perfgraphs.leaderboard.predictors import BASELINES, BaselinePredictor, make_estimator  # noqa: F401 (re-exported)
-from perfgraphs.leaderboard.tiers import REPRODUCED
+from perfgraphs.leaderboard.records.tiers import REPRODUCED
 from perfgraphs.evaluation.protocol import ProtocolData, capped, protocol_parts
 from perfgraphs.errors import PerfgraphsError
 
@@ -140,10 +140,10 @@ def run_benchmark(spec: RunSpec, home: Path | None = None, log: bool = True) -> 
 
 def to_entry(result: RunResult, home: Path | None = None):
     """The leaderboard record of a reference run: reproduced (the code ran here on the public test
-    set; ``verified`` is for hidden test sets, :mod:`perfgraphs.leaderboard.tiers`)."""
+    set; ``verified`` is for hidden test sets, :mod:`perfgraphs.leaderboard.records.tiers`)."""
     from perfgraphs.data.build import dataset_folder
     from perfgraphs.data.manifest import read_manifest, source_commit
-    from perfgraphs.leaderboard.records import Entry
+    from perfgraphs.leaderboard.records.results import Entry
     from perfgraphs.registry import get_dataset
     from perfgraphs.tracking import environment_tags
 

@@ -31,7 +31,7 @@ from typing import Any
 import yaml
 
 from perfgraphs.errors import PerfgraphsError
-from perfgraphs.leaderboard import names  # the method/authors character set
+from perfgraphs.leaderboard.records import names  # the method/authors character set
 
 EXAMPLE = "leaderboard/examples/ridge/submission.yaml"
 REQUIRED = ("method", "authors", "contact", "code", "paper", "external_data", "division", "hyperparameters")

@@ -27,12 +27,13 @@ import numpy as np
 import pyarrow.parquet as pq
 
 from perfgraphs.errors import PerfgraphsError
-from perfgraphs.leaderboard import builds, check, confine, isolation
+from perfgraphs.leaderboard.records import builds, check
+from perfgraphs.leaderboard.sandbox import confine, isolation
 from perfgraphs.evaluation.scoring import PER_CONFIG_KEY, score_seed
-from perfgraphs.leaderboard.harness import (INPUT_COLUMNS, Limits, SeedFailed, SeedOutput, as_table, prepare_job,
-                                           run_seed)
+from perfgraphs.leaderboard.sandbox.harness import (INPUT_COLUMNS, Limits, SeedFailed, SeedOutput, as_table,
+                                                    prepare_job, run_seed)
 from perfgraphs.leaderboard.submission import Submission, SubmissionError, load_submission
-from perfgraphs.leaderboard.tiers import scored_tier
+from perfgraphs.leaderboard.records.tiers import scored_tier
 
 KEEP = ("seed", "n", "mape_pct", "rmse", "acc_5_pct", "acc_10_pct", "acc_15_pct", "kendall_tau", "per_family",
         "predictions_sha256", PER_CONFIG_KEY)
@@ -124,7 +125,7 @@ def _resolve(sub: Submission, opts: SubmitOptions, problems: list[str]) -> tuple
 
 
 def _test_set(data, target: str, opts: SubmitOptions, problems: list[str], tabular: bool = False) -> _TestSet | None:
-    from perfgraphs.leaderboard.hidden import HiddenLabelsError, load_hidden
+    from perfgraphs.leaderboard.records.hidden import HiddenLabelsError, load_hidden
 
     if opts.hidden_labels is not None and tabular:
         problems.append(f"--hidden-labels: {data.dataset}/{data.config} is a tabular config, scored by 5-fold "
@@ -299,7 +300,7 @@ def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None, rec
     from perfgraphs.evaluation.mlflow_log import RunLog
     from perfgraphs.evaluation.protocol import protocol_parts
     from perfgraphs.evaluate import EvaluationError, Evaluator
-    from perfgraphs.leaderboard.records import Entry
+    from perfgraphs.leaderboard.records.results import Entry
     from perfgraphs.registry import get_dataset
     from perfgraphs.tracking import environment_tags
 
@@ -458,8 +459,8 @@ def submit(path: str | Path, opts: SubmitOptions | None = None, log_mlflow: bool
     the submission started (other submissions may have appended whole records meanwhile); the MLflow
     run is logged after the record, from the same numbers, so a rejected submission leaves neither."""
     from perfgraphs.evaluation.mlflow_log import log_run
-    from perfgraphs.leaderboard.records import (DuplicateEntryError, InvalidRecordError, ResultsChangedError,
-                                                append_entry, results_snapshot)
+    from perfgraphs.leaderboard.records.results import (DuplicateEntryError, InvalidRecordError, ResultsChangedError,
+                                                        append_entry, results_snapshot)
 
     opts = opts or SubmitOptions()
     before = results_snapshot(opts.results_root)

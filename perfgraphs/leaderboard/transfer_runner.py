@@ -232,8 +232,8 @@ def to_entries(result: TransferResult) -> list:
     """One leaderboard record per K: its per-seed entries are the draws, each scored as the mean over
     the GPU platforms held out (the board's headline), with every platform's scores beside it."""
     from perfgraphs.data.manifest import source_commit
-    from perfgraphs.leaderboard.records import Entry
-    from perfgraphs.leaderboard.tiers import REPRODUCED  # public labels: reproduced, never verified
+    from perfgraphs.leaderboard.records.results import Entry
+    from perfgraphs.leaderboard.records.tiers import REPRODUCED  # public labels: reproduced, never verified
     from perfgraphs.registry import get_dataset
     from perfgraphs.tracking import environment_tags
 

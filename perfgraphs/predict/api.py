@@ -13,7 +13,7 @@ from perfgraphs.errors import InvalidInputSpecError
 from perfgraphs.predict.artifacts import ARTIFACTS_DIR, Artifact, load_artifact, read_meta
 from perfgraphs.predict.errors import ArtifactMissingError
 from perfgraphs.predict.platforms import (Platform, PlatformTarget, all_platforms, find_platform, served_targets,
-                                         trained_targets)
+                                          trained_targets)
 from perfgraphs.predict.result import (Distribution, GraphFacts, HardwareProbe, MeasuredError, Neighbour,
                                        PlatformInfo, Prediction, TargetPrediction)
 
@@ -37,9 +37,9 @@ def platforms(artifacts: Path | str = ARTIFACTS_DIR) -> tuple[PlatformInfo, ...]
 def _leaderboard_error(art: Artifact) -> MeasuredError | None:
     """The predictor's harness-scored (reproduced) public leaderboard record on this board: on the artifact's build if
     recorded, else the latest."""
-    from perfgraphs.leaderboard.boards import reference_method
-    from perfgraphs.leaderboard.records import read_entries
-    from perfgraphs.leaderboard.tiers import HARNESS_TIERS
+    from perfgraphs.leaderboard.records.boards import reference_method
+    from perfgraphs.leaderboard.records.results import read_entries
+    from perfgraphs.leaderboard.records.tiers import HARNESS_TIERS
 
     meta = art.meta
     entries = [e for e in read_entries(meta["dataset"]) if e.config == meta["config"] and e.target == meta["column"]

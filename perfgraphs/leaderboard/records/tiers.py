@@ -10,7 +10,7 @@
 Records written before this vocabulary said ``verified`` for every harness score; they are read
 (never rewritten) with the tier they can honestly claim: ``verified`` on a public test set reads
 as ``reproduced``, and so does ``verified`` on a hidden set later found compromised
-(:func:`perfgraphs.leaderboard.hidden.compromised_hashes`).
+(:func:`perfgraphs.leaderboard.records.hidden.compromised_hashes`).
 
 A tier is read from evidence, never from the word in the record (:func:`hidden_claim_problem`): a
 record on a hidden set counts only when its labels' sha256 is a commitment committed to git in
@@ -42,7 +42,7 @@ def honest_tier(tier: str, test_set: str, hidden_labels_sha256: str = "") -> str
         return tier
     if test_set != "hidden":
         return REPRODUCED
-    from perfgraphs.leaderboard.hidden import compromised_hashes
+    from perfgraphs.leaderboard.records.hidden import compromised_hashes
 
     return REPRODUCED if hidden_labels_sha256 in compromised_hashes() else VERIFIED
 
@@ -55,7 +55,7 @@ def hidden_claim_problem(test_set: str, hidden_labels_sha256: str, date_utc: str
         return None
     from datetime import datetime
 
-    from perfgraphs.leaderboard.hidden import committed_commitments
+    from perfgraphs.leaderboard.records.hidden import committed_commitments
 
     committed = committed_commitments()
     if committed is None:

@@ -14,9 +14,9 @@ is refused, since whatever is there can be committed and read.
 
 Each hidden set has a definition beside its commitment, ``<dataset>-<config>.json``: the plan its
 architectures come from, the plan entries left out of the file, and — once any of them is found in
-public data (:mod:`perfgraphs.leaderboard.exposure`) — a ``compromised`` block naming the file's
+public data (:mod:`perfgraphs.leaderboard.records.exposure`) — a ``compromised`` block naming the file's
 sha256 and where each leaked. A compromised set scores nothing more, and its earlier records read
-as ``reproduced`` (:mod:`perfgraphs.leaderboard.tiers`): a fresh set must be measured and committed.
+as ``reproduced`` (:mod:`perfgraphs.leaderboard.records.tiers`): a fresh set must be measured and committed.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import pyarrow.parquet as pq
 from perfgraphs import paths
 from perfgraphs.atomic import atomic_write_table, sha256_file
 from perfgraphs.errors import PerfgraphsError
-from perfgraphs.leaderboard.history import full_history, git
+from perfgraphs.leaderboard.records.history import full_history, git
 
 COMMITMENTS_DIR = paths.leaderboard_dir() / "hidden"
 KEEPER_ENV = "PERFGRAPHS_HIDDEN_DIR"

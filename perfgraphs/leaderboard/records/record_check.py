@@ -13,10 +13,10 @@ from __future__ import annotations
 import math
 
 from perfgraphs.evaluation.scoring import PER_CONFIG_KEY
-from perfgraphs.leaderboard.tiers import TIERS
+from perfgraphs.leaderboard.records.tiers import TIERS
 
 # A board's rule: five honest seeds or no record (a local preview board may ask for fewer:
-# perfgraphs.leaderboard.records.PREVIEW_MARKER)
+# perfgraphs.leaderboard.records.results.PREVIEW_MARKER)
 MIN_SEEDS = 5
 
 TEXT_FIELDS = ("method", "dataset", "dataset_version", "dataset_content_hash", "config", "target", "tier",
@@ -47,7 +47,7 @@ def _finite(value) -> bool:
 def record_problem(record, known: frozenset[str], min_seeds: int = MIN_SEEDS) -> str | None:
     """None for a record that can be shown and ranked; else one line saying what is wrong.
     ``known``: the record's field names (the ``Entry`` dataclass's, passed in by
-    :mod:`perfgraphs.leaderboard.records`, which imports this module)."""
+    :mod:`perfgraphs.leaderboard.records.results`, which imports this module)."""
     if not isinstance(record, dict):
         return f"a record is a JSON object, got {type(record).__name__}"
     missing = [k for k in REQUIRED if k not in record]

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from perfgraphs.leaderboard.references import REFERENCE_AUTHORS, REFERENCE_DIR  # noqa: F401 — re-exported
+from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS, REFERENCE_DIR  # noqa: F401 — re-exported
 from perfgraphs.registry import REFERENCE_BASELINES, get_dataset, official_boards
 
 
@@ -42,7 +42,7 @@ BOARDS: tuple[Board, ...] = tuple(Board(ds.name, cfg.name, b.target, b.why, cfg.
 
 def official(dataset: str, config: str, target: str, protocol: str | None = None) -> Board | None:
     """The official board of (dataset, config, target); with ``protocol`` (an entry's
-    :func:`~perfgraphs.leaderboard.records.scoring_protocol`), only if the board ranks that protocol."""
+    :func:`~perfgraphs.leaderboard.records.results.scoring_protocol`), only if the board ranks that protocol."""
     return next((b for b in BOARDS if b.key == (dataset, config, target)
                  and (protocol is None or protocol == b.protocol)), None)
 
@@ -71,10 +71,10 @@ def missing_reference_entries(results: Path | None = None) -> dict[Board, list[s
     """Per official board, the applicable reference baselines without a harness-scored public entry at
     full strength on the board's current build (an entry on an earlier build is not ranked, and a
     ``(quick)`` CI run is listed but not ranked on an official board, so neither counts)."""
-    from perfgraphs.leaderboard.builds import pins_file, read_pins, split_by_build
-    from perfgraphs.leaderboard.ranks import is_quick
-    from perfgraphs.leaderboard.records import read_entries, scoring_protocol
-    from perfgraphs.leaderboard.tiers import HARNESS_TIERS
+    from perfgraphs.leaderboard.records.builds import pins_file, read_pins, split_by_build
+    from perfgraphs.leaderboard.records.ranks import is_quick
+    from perfgraphs.leaderboard.records.results import read_entries, scoring_protocol
+    from perfgraphs.leaderboard.records.tiers import HARNESS_TIERS
 
     missing: dict[Board, list[str]] = {}
     pins = read_pins(pins_file(results))

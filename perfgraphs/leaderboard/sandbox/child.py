@@ -1,13 +1,13 @@
 """The predictor's side of the harness, one process per seed and part, inside the sandbox
-(:mod:`perfgraphs.leaderboard.isolation`):
+(:mod:`perfgraphs.leaderboard.sandbox.isolation`):
 
-    python -m perfgraphs.leaderboard.sandbox <job> <inbox> <submission> <seed> <channel fd> <go fd>
+    python -m perfgraphs.leaderboard.sandbox.child <job> <inbox> <submission> <seed> <channel fd> <go fd>
 
 It lowers its own resource limits before anything else runs, loads the training and validation
 parts, imports the submitted predictor and fits it. Only then does the harness put the test inputs
 (no label column) in the inbox, and after their predictions the shuffled, re-labelled probe copy.
 Everything it reports (predictions, the self-reported parameter count and config, or the one-line
-reason it failed) goes over the channel (:mod:`perfgraphs.leaderboard.channel`); the harness keeps
+reason it failed) goes over the channel (:mod:`perfgraphs.leaderboard.sandbox.channel`); the harness keeps
 the clock. It never sees a test label: those stay in the parent, which scores.
 """
 
@@ -20,7 +20,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from perfgraphs.leaderboard import channel
+from perfgraphs.leaderboard.sandbox import channel
 
 MB = 1024 * 1024
 MAX_FILE_MB = 64

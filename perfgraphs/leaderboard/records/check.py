@@ -15,9 +15,9 @@ import numpy as np
 from perfgraphs.evaluation.mlflow_log import mean_std
 from perfgraphs.evaluate import IdMismatchError, check_ids
 
-from perfgraphs.leaderboard import names as names_mod  # names compared as people read them
-from perfgraphs.leaderboard.references import REFERENCE_AUTHORS, REFERENCE_DIR
-from perfgraphs.leaderboard.record_check import MIN_SEEDS  # one rule, defined with the record check
+from perfgraphs.leaderboard.records import names as names_mod  # names compared as people read them
+from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS, REFERENCE_DIR
+from perfgraphs.leaderboard.records.record_check import MIN_SEEDS  # one rule, defined with the record check
 # Shuffling the test order may reorder floating-point sums inside a batch; anything beyond this
 # relative difference means the predictions depend on the order or the ids.
 INVARIANCE_RTOL = 1e-5
@@ -141,7 +141,7 @@ def _close(a, b) -> bool:
 
 def check_duplicate(results_root: Path | None, dataset: str, method: str, commit: str, config: str, target: str,
                     test_set: str, protocol: str = "") -> list[str]:
-    from perfgraphs.leaderboard.records import find_duplicate
+    from perfgraphs.leaderboard.records.results import find_duplicate
 
     found = find_duplicate(dataset, method, commit, config, target, test_set, results_root, protocol)
     if found is not None:
@@ -177,7 +177,7 @@ def _finite_number(value) -> bool:
 
 
 def reserved_names(results_root: Path | None = None) -> set[str]:
-    """The reference baselines' method names, canonical (:func:`perfgraphs.leaderboard.names.canonical`):
+    """The reference baselines' method names, canonical (:func:`perfgraphs.leaderboard.records.names.canonical`):
     every folder of leaderboard/reference/, every registered reference and transfer baseline, and
     every method recorded by the reference authors, or by authors that read as them (with its
     " (quick)" or other parenthesised suffix removed)."""
@@ -186,7 +186,7 @@ def reserved_names(results_root: Path | None = None) -> set[str]:
 
 def _reserved_spellings(results_root: Path | None = None) -> set[str]:
     """:func:`reserved_names` as they are spelled (for messages)."""
-    from perfgraphs.leaderboard.records import RESULTS_DIR, _parse_record
+    from perfgraphs.leaderboard.records.results import RESULTS_DIR, _parse_record
     from perfgraphs.registry import REFERENCE_BASELINES, TRANSFER_BASELINES
 
     names = set(REFERENCE_BASELINES) | set(TRANSFER_BASELINES)
@@ -207,7 +207,7 @@ def check_reserved(method: str, authors: str, root: Path, results_root: Path | N
     the repository's own, unmodified ``leaderboard/reference/<name>`` folder. Otherwise its record
     would replace the reference row on the site (the latest record of a method is the one ranked).
 
-    Names are compared as people read them (:mod:`perfgraphs.leaderboard.names`): case, look-alike
+    Names are compared as people read them (:mod:`perfgraphs.leaderboard.records.names`): case, look-alike
     characters (``ѕ`` for ``s``, fullwidth letters), separators (``-_./`` and spaces) and suffixes
     (``/v2``, ``-v2``, `` (quick)``) do not make another name. Authors that read as the reference
     authors without being them byte for byte are refused even from the reference folder."""

@@ -27,7 +27,7 @@ BUILDS_FILE = paths.leaderboard_dir() / "builds.json"
 def pins_file(results_root: Path | None) -> Path:
     """The pins belong to a results folder and live beside it (``leaderboard/builds.json`` for
     ``leaderboard/results``): a scratch results folder has no pins unless one is written there."""
-    from perfgraphs.leaderboard.records import RESULTS_DIR
+    from perfgraphs.leaderboard.records.results import RESULTS_DIR
 
     return (results_root or RESULTS_DIR).parent / "builds.json"
 

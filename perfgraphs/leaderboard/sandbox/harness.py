@@ -3,7 +3,7 @@ time and memory limits, read back its predictions. A cross-validated (tabular) c
 folder per fold, and each seed runs one fresh process per fold: a predictor never keeps state
 from a fold whose training rows are another fold's test rows.
 
-The child runs inside bubblewrap (:mod:`perfgraphs.leaderboard.isolation`): it sees the training
+The child runs inside bubblewrap (:mod:`perfgraphs.leaderboard.sandbox.isolation`): it sees the training
 and validation parts (with labels: they are for training and model selection), then — only after
 it has reported ``fit`` done — the test part's *input* columns (an allow-list: graph columns, or
 the tabular config's own list in :mod:`perfgraphs.evaluation.tabular_protocol`, so a label column
@@ -46,9 +46,9 @@ import pyarrow.parquet as pq
 
 from perfgraphs.data.build import LABEL_COLUMNS, STATIC_COLUMNS
 from perfgraphs.errors import PerfgraphsError
-from perfgraphs.leaderboard import confine, isolation
-from perfgraphs.leaderboard.channel import ORDER, Message, Receiver
-from perfgraphs.leaderboard.limits import Limits  # where it is defined: the CLI reads it without this module
+from perfgraphs.leaderboard.sandbox import confine, isolation
+from perfgraphs.leaderboard.sandbox.channel import ORDER, Message, Receiver
+from perfgraphs.leaderboard.sandbox.limits import Limits  # where it is defined: the CLI reads it without this module
 
 MB = 1024 * 1024
 # The graph columns a predictor may see for test rows (as built by perfgraphs.data.build).
@@ -309,7 +309,7 @@ def sandbox_argv(job: Job, inbox: Path, seed: int, fd: int, go: int, code: Path 
                  seccomp: int | None = None) -> list[str]:
     """The runner's command line: inside bubblewrap when ``code`` (the staged package code) is
     given, else a plain child process (``perfgraphs check`` on a machine without bubblewrap)."""
-    runner = [sys.executable, "-m", "perfgraphs.leaderboard.sandbox"]
+    runner = [sys.executable, "-m", "perfgraphs.leaderboard.sandbox.child"]
     if code is None:
         return [*runner, str(job.folder / "job"), str(inbox), str(job.submission_root), str(seed), str(fd), str(go)]
     paths = isolation.SandboxPaths(job=job.folder / "job", inbox=inbox, code=code, submission=job.submission_root)

@@ -8,7 +8,7 @@ parent hands them over, and a private ``/tmp``. It has its own PID namespace (it
 only itself), no network, no capabilities, no user namespace of its own (``--disable-userns``),
 runs as ``nobody`` and dies with the harness (``--die-with-parent``; every process it forked dies
 with the namespace). On the host it is never root: a harness running as root starts bubblewrap
-through :mod:`perfgraphs.leaderboard.launch`, as :data:`DEFAULT_SANDBOX_UID`. An installed
+through :mod:`perfgraphs.leaderboard.sandbox.launch`, as :data:`DEFAULT_SANDBOX_UID`. An installed
 (non-editable) perfgraphs package, whose package data holds labels, is covered by an empty tmpfs. The repository
 checkout, ``PERFGRAPHS_HOME``, the results folder and the environment variables of the parent are
 simply not there.
@@ -45,7 +45,8 @@ PASSED_ENV = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "LAN
 SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/bin", "/sbin")
 SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/passwd", "/etc/group", "/etc/localtime", "/etc/nsswitch.conf")
 # Package folders of perfgraphs whose Python code a predictor may import (its featurizers and
-# reference baselines); data folders beside them (results, reference predictions, site) are left out.
+# reference baselines); data folders beside them (results, reference predictions, site) are left out,
+# and with "site" the site's code (perfgraphs/leaderboard/site/), which no predictor has a use for.
 CODE_EXCLUDE = {"results", "site", "reference", "hidden", "examples", "out", "__pycache__"}
 # The host user a sandbox runs as when the harness is root: no account, file or other process of a
 # usual system has it (nobody's 65534 does: other daemons run as nobody).
@@ -210,8 +211,8 @@ def make_readable(path: Path) -> None:
 
 def command(paths: SandboxPaths, argv: list[str], seccomp_fd: int | None = None) -> list[str]:
     """The command line that runs ``argv`` (a Python invocation) inside the sandbox;
-    ``seccomp_fd``: a compiled filter (:func:`perfgraphs.leaderboard.confine.seccomp_fd`). When the
-    harness is root it starts with the launcher (:mod:`perfgraphs.leaderboard.launch`), which
+    ``seccomp_fd``: a compiled filter (:func:`perfgraphs.leaderboard.sandbox.confine.seccomp_fd`). When the
+    harness is root it starts with the launcher (:mod:`perfgraphs.leaderboard.sandbox.launch`), which
     drops to :func:`sandbox_user` before bubblewrap runs; the folders of ``paths`` must then be
     readable by that user (:func:`make_readable`)."""
     bwrap = shutil.which("bwrap")

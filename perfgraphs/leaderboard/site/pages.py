@@ -11,13 +11,13 @@ import re
 from pathlib import Path
 
 from perfgraphs import paths
-from perfgraphs.leaderboard.boards import (BOARDS, applicable_baselines, missing_reference_entries, official,
-                                          reference_method)
-from perfgraphs.leaderboard.builds import pins_file, read_pins, split_by_build
-from perfgraphs.leaderboard.hidden import compromised_hashes
-from perfgraphs.leaderboard.ranks import RANK_RULE, diff_text, label_repetitions, mape_text, rank_board
-from perfgraphs.leaderboard.records import RESULTS_DIR, Entry, min_seeds_of, read_entries, scoring_protocol
-from perfgraphs.leaderboard.tiers import HARNESS_TIERS
+from perfgraphs.leaderboard.records.boards import (BOARDS, applicable_baselines, missing_reference_entries, official,
+                                                   reference_method)
+from perfgraphs.leaderboard.records.builds import pins_file, read_pins, split_by_build
+from perfgraphs.leaderboard.records.hidden import compromised_hashes
+from perfgraphs.leaderboard.records.ranks import RANK_RULE, diff_text, label_repetitions, mape_text, rank_board
+from perfgraphs.leaderboard.records.results import RESULTS_DIR, Entry, min_seeds_of, read_entries, scoring_protocol
+from perfgraphs.leaderboard.records.tiers import HARNESS_TIERS
 
 TIERS_NOTE = ("Tiers: <em>verified</em> — predictor code run by the isolated harness on a hidden test set whose "
               "labels never left the organisers; <em>reproduced</em> — the same harness on a public test set, whose "

@@ -76,7 +76,7 @@ class Entry:
     def __post_init__(self):
         # a record written as "verified" on a public (or since compromised) test set reads as what
         # it can claim; the file keeps what was written
-        from perfgraphs.leaderboard.tiers import honest_tier
+        from perfgraphs.leaderboard.records.tiers import honest_tier
 
         object.__setattr__(self, "tier", honest_tier(self.tier, self.test_set, self.hidden_labels_sha256))
 
@@ -141,8 +141,8 @@ def results_path(dataset: str, root: Path | None = None) -> Path:
 
 def read_entries(dataset: str, root: Path | None = None, skipped: list[str] | None = None) -> list[Entry]:
     """The valid records of one results file, in file order. A line that is not a valid record
-    (:func:`~perfgraphs.leaderboard.record_check.record_problem`), or whose claims do not check
-    against the evidence (:func:`perfgraphs.leaderboard.trust.trust_problem`: a hidden set nobody
+    (:func:`~perfgraphs.leaderboard.records.record_check.record_problem`), or whose claims do not check
+    against the evidence (:func:`perfgraphs.leaderboard.records.trust.trust_problem`: a hidden set nobody
     committed to, a reference's name in other hands) is never shown or ranked: it is left in the file untouched and reported as one
     ``file:line: why`` line, appended to ``skipped`` when given, else printed once per process as a
     warning on stderr."""
@@ -155,7 +155,7 @@ def read_entries(dataset: str, root: Path | None = None, skipped: list[str] | No
             continue
         record, why = _parse_record(line, min_seeds_of(path.parent))
         if why is None:
-            from perfgraphs.leaderboard.trust import trust_problem
+            from perfgraphs.leaderboard.records.trust import trust_problem
 
             why = trust_problem(record)
         if why is None:
@@ -175,7 +175,7 @@ _WARNED: set[tuple[str, int, str]] = set()
 
 
 def _parse_record(line: str, min_seeds: int | None = None) -> tuple[dict | None, str | None]:
-    from perfgraphs.leaderboard import record_check
+    from perfgraphs.leaderboard.records import record_check
 
     try:
         record = json.loads(line)
@@ -249,7 +249,7 @@ def append_entry(entry: Entry, root: Path | None = None, before: dict[str, bytes
     """Append one record atomically with respect to other writers (flock + single write + fsync);
     with ``before`` (:func:`results_snapshot` at the submission's start), only if
     :func:`check_unchanged` holds, checked under the lock."""
-    from perfgraphs.leaderboard import record_check
+    from perfgraphs.leaderboard.records import record_check
 
     path = results_path(entry.dataset, root)
     why = record_check.record_problem(asdict(entry), _FIELDS, min_seeds_of(path.parent) or record_check.MIN_SEEDS)

@@ -2,7 +2,7 @@
 :mod:`perfgraphs.evaluation.ranking` fed with each entry's per-configuration errors.
 
 A record keeps, per seed, every test configuration's prediction / label (``pred_over_label``, in
-the test part's order; :mod:`perfgraphs.leaderboard.record_check` ties it to the seed's scores and
+the test part's order; :mod:`perfgraphs.leaderboard.records.record_check` ties it to the seed's scores and
 to the first seed's (label, prediction) pairs). Records without it (written before 2026-11-28, a
 hidden test set's aggregates, a transfer protocol's per-draw scores) cannot be paired: they are
 listed below the ranked ones, unranked, with the reason. (The first seed's pairs alone are not
@@ -19,7 +19,7 @@ import numpy as np
 from perfgraphs.evaluation.ranking import (MIN_RANKED_CONFIGS, Contender, Ranked, Ranking, RankingInputError,
                                            paired_ranking)
 from perfgraphs.evaluation.scoring import PER_CONFIG_KEY
-from perfgraphs.leaderboard.records import Entry
+from perfgraphs.leaderboard.records.results import Entry
 
 
 RANK_RULE = ("entries are compared paired, on the same test configurations: a bootstrap over the configurations, "

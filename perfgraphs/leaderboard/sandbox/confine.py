@@ -1,6 +1,6 @@
 """Kernel-enforced limits for a predictor's sandbox: a memory cgroup, a task cap, a seccomp filter.
 
-bubblewrap (:mod:`perfgraphs.leaderboard.isolation`) decides what a predictor can *see*; it does not
+bubblewrap (:mod:`perfgraphs.leaderboard.sandbox.isolation`) decides what a predictor can *see*; it does not
 bound what it can *use*. Polling resident memory misses pages a predictor keeps in its private
 ``/tmp`` tmpfs or in a memfd, and the kernel's own per-process peak (VmHWM) can be reset by the
 process itself through ``/proc/self/clear_refs``. A memory cgroup charges every page the sandbox

@@ -1,4 +1,4 @@
-"""The sandboxed harness's limits per seed (:mod:`perfgraphs.leaderboard.harness`), in a module of
+"""The sandboxed harness's limits per seed (:mod:`perfgraphs.leaderboard.sandbox.harness`), in a module of
 their own: the command line shows their defaults in ``perfgraphs submit --help``, and building the
 parser must not import the harness (and the collector it runs on) for every ``perfgraphs`` command."""
 

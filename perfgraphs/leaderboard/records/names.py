@@ -1,7 +1,7 @@
 """Method and author names compared as people read them (issue 32, item 3).
 
 A reference baseline's method name and the reference authors are reserved
-(:func:`perfgraphs.leaderboard.check.check_reserved`). Comparing them byte for byte, or after a
+(:func:`perfgraphs.leaderboard.records.check.check_reserved`). Comparing them byte for byte, or after a
 plain lowercase, lets a look-alike through: ``static-xgbooѕt`` with a Cyrillic ``ѕ``, a fullwidth
 ``ｓ``, ``static_xgboost``, ``static.xgboost``, ``static xgboost``, ``static-xgboost/v2``, or the
 reference authors spelled with a Cyrillic ``е``. Here names are compared by their
@@ -92,7 +92,7 @@ def same_name(a: str, b: str) -> bool:
 def is_reference_authors(authors: str) -> bool:
     """Whether ``authors`` reads as the reference baselines' author: it canonicalises onto
     ``REFERENCE_AUTHORS`` or names a "reference baseline" at all. Byte-equal or look-alike."""
-    from perfgraphs.leaderboard.references import REFERENCE_AUTHORS
+    from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS
 
     if same_name(authors, REFERENCE_AUTHORS):
         return True
@@ -102,7 +102,7 @@ def is_reference_authors(authors: str) -> bool:
 
 def lookalike_authors(authors: str) -> bool:
     """Reads as the reference authors without being them byte for byte."""
-    from perfgraphs.leaderboard.references import REFERENCE_AUTHORS
+    from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS
 
     return authors != REFERENCE_AUTHORS and is_reference_authors(authors)
 
@@ -111,7 +111,7 @@ def reserved_taken(method: str, authors: str, reference_names: set[str]) -> str 
     """For a record being read: a one-line reason when its ``method`` takes one of
     ``reference_names`` (raw or canonical) but its ``authors`` are not exactly the reference
     authors, or when its authors are a look-alike of the reference authors; else None."""
-    from perfgraphs.leaderboard.references import REFERENCE_AUTHORS
+    from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS
 
     method, authors = str(method), str(authors)
     if lookalike_authors(authors):

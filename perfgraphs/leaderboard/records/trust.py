@@ -2,7 +2,7 @@
 site, ``leaderboard show`` and the ranking never take a record's word for its tier or its name.
 
 * its tier: a hidden-set record counts only against a commitment committed to git before it
-  (:func:`perfgraphs.leaderboard.tiers.hidden_claim_problem`);
+  (:func:`perfgraphs.leaderboard.records.tiers.hidden_claim_problem`);
 * its name: a reference baseline's name only in the reference authors' hands, and their record only
   at a commit of this repository that holds the reference's code (:func:`reserved_record_problem`).
 """
@@ -12,14 +12,14 @@ from __future__ import annotations
 import functools
 import re
 
-from perfgraphs.leaderboard import names
-from perfgraphs.leaderboard.history import full_history, git
-from perfgraphs.leaderboard.references import REFERENCE_AUTHORS, REFERENCE_DIR
+from perfgraphs.leaderboard.records import names
+from perfgraphs.leaderboard.records.history import full_history, git
+from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS, REFERENCE_DIR
 
 
 def trust_problem(record: dict) -> str | None:
     """Why a well-formed record's claims do not hold when it is read (None: they do)."""
-    from perfgraphs.leaderboard.tiers import hidden_claim_problem
+    from perfgraphs.leaderboard.records.tiers import hidden_claim_problem
 
     return (hidden_claim_problem(record.get("test_set", "public"), record.get("hidden_labels_sha256", ""),
                                  record.get("date_utc", ""))
@@ -57,7 +57,7 @@ def _reference_code_problem(base: str, commit: str) -> str | None:
 
 def reserved_record_problem(method: str, authors: str, code_commit: str) -> str | None:
     """Why a record read from a results file may not stand under its name (None: it may): a reference
-    baseline's name in other hands or look-alike authors (:func:`perfgraphs.leaderboard.names.reserved_taken`),
+    baseline's name in other hands or look-alike authors (:func:`perfgraphs.leaderboard.records.names.reserved_taken`),
     or a reference's record at a commit that does not hold the reference's code. The results files
     are text anyone can edit, so this runs on read, not only in ``submit``."""
     if not isinstance(method, str) or not isinstance(authors, str):

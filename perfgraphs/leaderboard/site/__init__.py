@@ -1,0 +1,1 @@
+"""The static leaderboard site, built from the records alone."""
