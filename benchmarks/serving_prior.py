@@ -27,7 +27,7 @@ PROTOCOL = "leave-models-out"
 def run(target: str, seeds: tuple[int, ...]) -> list[dict]:
     from perfgraphs.baselines.serving_prior import ServingPrior, ServingPriorBoost
     from perfgraphs.data.llm_features import llm_features
-    from perfgraphs.evaluate import Evaluator
+    from perfgraphs.evaluation.evaluator import Evaluator
     from perfgraphs.evaluation.tabular_protocol import fold_protocols, noise_floor_sentence
 
     folds, whole = fold_protocols("perfgraphs/llm", "mlenergy", target=target, protocol=PROTOCOL)

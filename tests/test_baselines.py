@@ -22,7 +22,7 @@ from perfgraphs.baselines import (
 from perfgraphs.baselines.common import BaselineInputError, NotFittedError
 from perfgraphs.baselines.layerwise_linear import CATEGORIES
 from perfgraphs.data.load import to_pyg
-from perfgraphs.evaluate import mape_pct
+from perfgraphs.evaluation.evaluator import mape_pct
 from perfgraphs.features import get_featurizer
 from perfgraphs.views.hf import from_hf_row
 

@@ -178,8 +178,8 @@ def test_mlenergy_tabular_config(tmp_path):
 
 
 def test_nnlqp_multiplatform_rows(tmp_path):
-    from perfgraphs.data.multiplatform import (build_nnlqp_config, few_shot_platform, leave_one_family_out,
-                                               timm_rows, wanted_structures)
+    from perfgraphs.data.platform_labels import (build_nnlqp_config, few_shot_platform, leave_one_family_out,
+                                                 timm_rows, wanted_structures)
     from perfgraphs.loaders.sources import ExternalSourceError
 
     try:
@@ -223,7 +223,7 @@ def test_nnlqp_multiplatform_rows(tmp_path):
 def test_nnlqp_joins_our_own_cpu_measurements(tmp_path):
     """A batch-1 measurement of a timm-benchmarked (architecture, input size) becomes that graph's
     cpu-torch-fp32 label, equal to the committed measurement's median."""
-    from perfgraphs.data.multiplatform import build_nnlqp_config, own_platform_rows, timm_rows, wanted_structures
+    from perfgraphs.data.platform_labels import build_nnlqp_config, own_platform_rows, timm_rows, wanted_structures
     from perfgraphs.loaders.sources import ExternalSourceError
 
     try:
@@ -254,7 +254,7 @@ def test_nnlqp_reads_only_wall_clock_stores_and_never_a_held_out_set(tmp_path):
     source. The committed stores are the ground truth: each row's own ``protocol`` column."""
     import pyarrow.parquet as pq
 
-    from perfgraphs.data.multiplatform import own_platform_rows
+    from perfgraphs.data.platform_labels import own_platform_rows
     from perfgraphs.data.platforms import cpu_store_platforms
     from perfgraphs.registry import EPYC_VM_TAG
 

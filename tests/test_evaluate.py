@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from perfgraphs.errors import PerfgraphsError
-from perfgraphs.evaluate import (
+from perfgraphs.evaluation.evaluator import (
     EvaluationError, Evaluator, IdMismatchError, InputFormatError, InvalidValueError, compute_metrics,
 )
 from perfgraphs.registry import UnknownDatasetError, get_dataset

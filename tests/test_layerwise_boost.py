@@ -21,7 +21,7 @@ from sklearn.base import clone
 from perfgraphs.baselines import AdditiveResidualBoost, LayerwiseBoost, LayerwiseLinear, operator_mix_features
 from perfgraphs.baselines.common import BaselineInputError, NotFittedError
 from perfgraphs.baselines.layerwise_boost import ADDITIVE_NAMES, FEATURE_NAMES, KINDS
-from perfgraphs.evaluate import mape_pct
+from perfgraphs.evaluation.evaluator import mape_pct
 from perfgraphs.views.hf import from_hf_row
 
 

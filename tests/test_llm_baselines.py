@@ -24,7 +24,7 @@ from perfgraphs.baselines.common import NotFittedError
 from perfgraphs.baselines.gnn_lm import DEFAULT_PROMPT, SUMMARY_PROMPT, graph_summaries
 from perfgraphs.data.llm_features import CATEGORIES, LLMFeatureError, feature_names, llm_features
 from perfgraphs.data.load import load_dataset, to_pyg
-from perfgraphs.evaluate import mape_pct
+from perfgraphs.evaluation.evaluator import mape_pct
 
 TARGET = "total_memory_bytes"
 LM_GRAPHS = 12  # graphs the GNN + LM stages train on

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from perfgraphs.baselines.physics_transfer import PriorResidualTransfer, RooflinePrior
-from perfgraphs.data.platforms import Platform
+from perfgraphs.data.platforms import LabelPlatform
 from perfgraphs.evaluation.platform_transfer import STATIC_COLUMNS, table_from_rows, transfer_task
 from perfgraphs.features.hardware import (DESCRIPTORS_CSV, DescriptorTableError, UnknownHardwareError,
                                           descriptor_of, find_descriptor, read_descriptors)
@@ -17,7 +17,7 @@ from perfgraphs.features.roofline import LAUNCH_US, NodeCosts, roofline
 
 
 def _platform(name, device, kind="gpu", precision="amp", peak=None, bandwidth=None, torch="2.4", compiled=False):
-    return Platform(name=name, device=device, device_kind=kind, precision=precision, layout="nchw",
+    return LabelPlatform(name=name, device=device, device_kind=kind, precision=precision, layout="nchw",
                     framework="torch", framework_version=torch, torch_version=torch,
                     cuda_version="12.4" if kind == "gpu" else None, compiled=compiled, source="test",
                     source_files=(f"{name}.csv",), peak_gflop_per_s=peak, memory_bandwidth_gb_per_s=bandwidth)

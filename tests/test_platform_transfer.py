@@ -11,15 +11,15 @@ import numpy as np
 import pytest
 
 from perfgraphs.baselines.transfer import RatioTransfer, SourceModelTransfer
-from perfgraphs.data.platforms import Platform
+from perfgraphs.data.platforms import LabelPlatform
 from perfgraphs.data.splits import PROTOCOLS, UnknownSplitError, platform_transfer_shots
 from perfgraphs.evaluation.platform_transfer import (STATIC_COLUMNS, TransferProtocolError, table_from_rows,
                                                      transfer_task)
 
 
 def _platform(name: str, device: str, kind: str = "gpu", layout: str = "nchw", compiled: bool = False,
-              torch: str = "2.4") -> Platform:
-    return Platform(name=name, device=device, device_kind=kind, precision="amp" if kind == "gpu" else "fp32",
+              torch: str = "2.4") -> LabelPlatform:
+    return LabelPlatform(name=name, device=device, device_kind=kind, precision="amp" if kind == "gpu" else "fp32",
                     layout=layout, framework="torch", framework_version=torch, torch_version=torch,
                     cuda_version="12.4" if kind == "gpu" else None, compiled=compiled, source="test",
                     source_files=(f"{name}.csv",))

@@ -68,8 +68,8 @@ def test_a_new_timm_result_file_is_a_platform_with_labels_and_eligible_targets(e
     from perfgraphs.data.build import DEFAULT_POOL
     from perfgraphs.pool.graph_pool import GraphPool
     from perfgraphs.data.manifest import read_manifest
-    from perfgraphs.data.multiplatform import build_nnlqp_config
-    from perfgraphs.evaluate import Evaluator
+    from perfgraphs.data.platform_labels import build_nnlqp_config
+    from perfgraphs.evaluation.evaluator import Evaluator
     from perfgraphs.leaderboard.records.boards import eligible_targets
     from perfgraphs.loaders.timm_benchmark import import_timm_benchmark
     from perfgraphs.data.platforms import TIMM_SOURCE, timm_platforms
@@ -277,7 +277,7 @@ def test_a_measured_gpu_store_is_a_config_like_the_hand_registered_one(tmp_path)
 
 def test_a_new_gpu_store_is_a_config_the_evaluator_accepts(tmp_path, monkeypatch):
     from perfgraphs.data import platforms
-    from perfgraphs.evaluate import Evaluator
+    from perfgraphs.evaluation.evaluator import Evaluator
 
     store = platforms.MEASUREMENTS_ROOT / "dippm-h200"
     if not store.is_dir():

@@ -231,7 +231,7 @@ def test_the_encoder_rows_answer_an_encoder_llm():
 
 # -- artifacts ------------------------------------------------------------------------------------
 def test_a_stored_booster_reproduces_its_recorded_held_out_score():
-    from perfgraphs.evaluate import compute_metrics
+    from perfgraphs.evaluation.evaluator import compute_metrics
 
     pt = next(t for t in find_platform("cpu-torch-fp32").targets if t.column == "latency_ms" and t.kind == "graphs")
     art = load_artifact(pt)

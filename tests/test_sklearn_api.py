@@ -13,7 +13,7 @@ from sklearn.utils.estimator_checks import check_estimator
 from perfgraphs.baselines import LLMXGBoost, StaticMLP, StaticXGBoost
 from perfgraphs.baselines.llm_xgboost import LLM_PAPER_GRID
 from perfgraphs.baselines.static_xgboost import PAPER_GRID, BoosterRegressor
-from perfgraphs.evaluate import mape_pct
+from perfgraphs.evaluation.evaluator import mape_pct
 
 # scikit-learn's multi-output check fits make_regression targets (signed) without honouring the
 # positive_only tag it honours elsewhere; log-space training refuses them, as it must

@@ -16,7 +16,7 @@ from sklearn.model_selection import GridSearchCV, ParameterGrid, PredefinedSplit
 from perfgraphs.baselines.common import (
     BaselineInputError, BaselineRegressor, NotFittedError, TargetTransform, as_targets, squeeze_targets, validated,
 )
-from perfgraphs.evaluate import mape_pct
+from perfgraphs.evaluation.evaluator import mape_pct
 
 PAPER_GRID: dict[str, tuple] = {
     "n_estimators": (500, 1000, 2000),

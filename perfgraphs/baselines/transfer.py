@@ -265,7 +265,7 @@ def version_number(v) -> float:
 def platform_descriptor(platform, devices: tuple[str, ...]) -> np.ndarray:
     """A platform as numbers: device (one-hot over ``devices``), GPU or CPU, precision, layout,
     framework, compile mode, framework and CUDA versions. Built from the typed
-    :class:`~perfgraphs.data.platforms.Platform` record, never from its name."""
+    :class:`~perfgraphs.data.platforms.LabelPlatform` record, never from its name."""
     onehot = [float(platform.device == d) for d in devices]
     return np.array([*onehot, float(platform.device_kind == "gpu"), float(platform.precision == "amp"),
                      float(platform.precision == "int8"), float(platform.layout == "nhwc"),

@@ -146,7 +146,7 @@ def _build_pool(args) -> int:
     pool_dir = graph_pool_dir()
     pool = GraphPool(pool_dir)
     if args.nnlqp:
-        from perfgraphs.data.multiplatform import timm_rows, wanted_structures
+        from perfgraphs.data.platform_labels import timm_rows, wanted_structures
 
         wanted = wanted_structures(timm_rows())
         print(f"added {pool.ensure(wanted[::-1] if args.reverse else wanted)} structures to {pool_dir}")

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable, ContextManager
 
 from perfgraphs.collect.errors import CollectError
-from perfgraphs.collect.platforms import Platform
+from perfgraphs.collect.platforms import CollectorPlatform
 
 WEIGHT_SEED = 0
 WEIGHT_STD = 0.02
@@ -70,7 +70,7 @@ def _first_tensor(out):
     return out.last_hidden_state  # transformers ModelOutput
 
 
-def prepare(platform: Platform, mode: str, model_name: str, image_size: int | None,
+def prepare(platform: CollectorPlatform, mode: str, model_name: str, image_size: int | None,
             seq_len: int | None, batch_size: int) -> Prepared:
     if mode == "llm" and not model_name.startswith("hf:"):
         raise CollectError(f"mode 'llm' needs an hf: model, got {model_name}")

@@ -16,7 +16,7 @@ DEFAULT_CPU_CORE = 1  # core 0 is left to the OS and to the campaign's bookkeepi
 
 
 @dataclass(frozen=True)
-class Platform:
+class CollectorPlatform:
     name: str
     runtime: str  # "torch" | "ort"
     device: str  # "cpu" | "cuda"
@@ -43,20 +43,20 @@ class Platform:
                 )
 
 
-PLATFORMS: dict[str, Platform] = {
+PLATFORMS: dict[str, CollectorPlatform] = {
     p.name: p
     for p in (
-        Platform("cpu-torch-fp32", "torch", "cpu", "fp32"),
-        Platform("cpu-torch-bf16", "torch", "cpu", "bf16"),
-        Platform("cpu-ort-fp32", "ort", "cpu", "fp32"),
-        Platform("cpu-ort-int8", "ort", "cpu", "int8"),
-        Platform("cuda-torch-fp32", "torch", "cuda", "fp32"),
-        Platform("cuda-torch-fp16", "torch", "cuda", "fp16"),
+        CollectorPlatform("cpu-torch-fp32", "torch", "cpu", "fp32"),
+        CollectorPlatform("cpu-torch-bf16", "torch", "cpu", "bf16"),
+        CollectorPlatform("cpu-ort-fp32", "ort", "cpu", "fp32"),
+        CollectorPlatform("cpu-ort-int8", "ort", "cpu", "int8"),
+        CollectorPlatform("cuda-torch-fp32", "torch", "cuda", "fp32"),
+        CollectorPlatform("cuda-torch-fp16", "torch", "cuda", "fp16"),
     )
 }
 
 
-def get_platform(name: str) -> Platform:
+def get_platform(name: str) -> CollectorPlatform:
     try:
         return PLATFORMS[name]
     except KeyError:
@@ -65,7 +65,7 @@ def get_platform(name: str) -> Platform:
         ) from None
 
 
-def pin_process(platform: Platform, core: int | None) -> int | None:
+def pin_process(platform: CollectorPlatform, core: int | None) -> int | None:
     """Pin this process to one core and fix the intra-op thread count; returns the core used.
 
     A core that this process may not run on (e.g. core 1 on a 1-core container) falls back to

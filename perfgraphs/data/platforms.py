@@ -1,6 +1,6 @@
 """Platforms as data: where a label was measured, read from the sources that hold the labels.
 
-A :class:`Platform` is a record of provenance (device, precision, layout, framework versions,
+A :class:`LabelPlatform` is a record of provenance (device, precision, layout, framework versions,
 compile mode, source), discovered, never listed by hand:
 
 * an imported result file names its platform (timm's ``benchmark-infer-<precision>-<layout>-
@@ -53,11 +53,11 @@ def _measurements_root() -> Path | None:
 
 TIMM_SOURCE = "timm-benchmark"  # the external source folder of timm's published results
 CPU_STORES_SOURCE = "cpu-measurement-stores"  # our stores' CPU platforms
-STORE_SOURCE = "measurement-store"  # Platform.source of a platform of our stores
+STORE_SOURCE = "measurement-store"  # LabelPlatform.source of a platform of our stores
 
 
 @dataclass(frozen=True)
-class Platform:
+class LabelPlatform:
     """Where one label column was measured. Versions are as recorded (``None``: not recorded)."""
 
     name: str  # the column suffix: latency_per_sample_ms__<name>
@@ -81,7 +81,7 @@ class Platform:
         return asdict(self) | {"source_files": list(self.source_files)}
 
     @classmethod
-    def from_record(cls, record: dict) -> "Platform":
+    def from_record(cls, record: dict) -> "LabelPlatform":
         known = {f.name for f in fields(cls)}
         try:
             return cls(**{k: v for k, v in record.items() if k in known}
@@ -93,7 +93,7 @@ class Platform:
 # -- imported result files -------------------------------------------------------------------------
 
 
-def timm_platforms(local_dir: Path | str | None = None, *, download: bool = False) -> tuple[Platform, ...]:
+def timm_platforms(local_dir: Path | str | None = None, *, download: bool = False) -> tuple[LabelPlatform, ...]:
     """One platform per timm result file of the source folder that parses (name-sorted).
 
     With nothing local (no ``local_dir``, ``$PERFGRAPHS_EXTERNAL_DIR`` or cached copy) and no
@@ -120,8 +120,8 @@ def timm_platforms(local_dir: Path | str | None = None, *, download: bool = Fals
     return tuple(sorted((_from_timm(p, sha) for p, sha in pairs), key=lambda p: p.name))
 
 
-def _from_timm(p, sha256: str) -> Platform:
-    return Platform(name=p.name, device=p.device, device_kind=p.device_kind, precision=p.precision,
+def _from_timm(p, sha256: str) -> LabelPlatform:
+    return LabelPlatform(name=p.name, device=p.device, device_kind=p.device_kind, precision=p.precision,
                     layout=p.layout, framework="torch", framework_version=p.torch_version,
                     torch_version=p.torch_version, cuda_version=p.cuda_version, compiled=p.compiled,
                     source=TIMM_SOURCE, source_files=(p.source_file,), sha256=sha256)
@@ -166,7 +166,7 @@ def _probe(platform_dir: Path) -> dict:
     return probe if isinstance(probe, dict) else {}
 
 
-def _from_store(collector, stores: list[Path], probe: dict) -> Platform:
+def _from_store(collector, stores: list[Path], probe: dict) -> LabelPlatform:
     """A platform of our collectors (perfgraphs.collect.platforms) as measured in ``stores``."""
     software = probe.get("software") or {}
     framework = {"ort": "onnxruntime"}.get(collector.runtime, collector.runtime)
@@ -176,7 +176,7 @@ def _from_store(collector, stores: list[Path], probe: dict) -> Platform:
     else:
         device = probe.get("cpu_model") or "cpu"
         hardware = f"cpu {device} (machine {probe['machine_id']})" if probe.get("machine_id") else None
-    return Platform(name=collector.name, device=device, device_kind="gpu" if collector.is_cuda else "cpu",
+    return LabelPlatform(name=collector.name, device=device, device_kind="gpu" if collector.is_cuda else "cpu",
                     precision=collector.precision, layout=None, framework=framework,
                     framework_version=software.get(f"{framework}_version"),
                     torch_version=software.get("torch_version"), cuda_version=software.get("cuda_version"),
@@ -186,7 +186,7 @@ def _from_store(collector, stores: list[Path], probe: dict) -> Platform:
                     memory_bandwidth_gb_per_s=probe.get("memory_bandwidth_gbps_measured"))
 
 
-def store_platforms(root: Path | None = None, device: str = "cpu") -> tuple[Platform, ...]:
+def store_platforms(root: Path | None = None, device: str = "cpu") -> tuple[LabelPlatform, ...]:
     """Our collector platforms on ``device`` ("cpu" / "cuda") that some store under ``root`` holds
     measurements of, name-sorted; each lists the stores holding it and the hardware probe of the
     first of them (where recorded)."""
@@ -203,7 +203,7 @@ def store_platforms(root: Path | None = None, device: str = "cpu") -> tuple[Plat
                  for name, stores in sorted(holders.items()))
 
 
-def cpu_store_platforms(root: Path | None = None) -> tuple[Platform, ...]:
+def cpu_store_platforms(root: Path | None = None) -> tuple[LabelPlatform, ...]:
     return store_platforms(root, "cpu")
 
 
@@ -217,9 +217,9 @@ SOURCES = {
 
 
 def discover_platforms(sources: tuple[str, ...], measurements_root: Path | None = None,
-                       external_dir: Path | str | None = None) -> tuple[Platform, ...]:
+                       external_dir: Path | str | None = None) -> tuple[LabelPlatform, ...]:
     """The platforms ``sources`` hold now, source by source, each name-sorted."""
-    out: list[Platform] = []
+    out: list[LabelPlatform] = []
     for source in sources:
         if source not in SOURCES:
             raise PerfgraphsError(f"unknown platform source {source!r} (known: {', '.join(SOURCES)})")
@@ -233,7 +233,7 @@ def dataset_of(config: Config) -> Dataset | None:
     return next((ds for ds in DATASETS.values() if any(c is config for c in ds.configs)), None)
 
 
-def built_platforms(config: Config, home: Path | None = None) -> tuple[Platform, ...] | None:
+def built_platforms(config: Config, home: Path | None = None) -> tuple[LabelPlatform, ...] | None:
     """The platforms a built config's manifest records; None when it is not built (or was built by
     a version that did not record them)."""
     from perfgraphs.data.folders import dataset_folder
@@ -249,10 +249,10 @@ def built_platforms(config: Config, home: Path | None = None) -> tuple[Platform,
     records = (manifest or {}).get("platforms")
     if not isinstance(records, list):
         return None
-    return tuple(Platform.from_record(r) for r in records if isinstance(r, dict))
+    return tuple(LabelPlatform.from_record(r) for r in records if isinstance(r, dict))
 
 
-def config_platforms(config: Config, home: Path | None = None) -> tuple[Platform, ...]:
+def config_platforms(config: Config, home: Path | None = None) -> tuple[LabelPlatform, ...]:
     """A multi-platform config's platforms: those its build recorded, else its sources' now."""
     if not config.platform_sources:
         return ()

@@ -2,7 +2,7 @@
 
 A multi-platform config (one graph per architecture, a label per platform) becomes a
 :class:`PlatformTable`: per architecture its static graph features and its label on every platform,
-with each platform's provenance record (:class:`perfgraphs.data.platforms.Platform`, the
+with each platform's provenance record (:class:`perfgraphs.data.platforms.LabelPlatform`, the
 predictor's platform descriptor). :func:`transfer_task` masks that table for one held-out
 platform, K, draw and variant (:data:`perfgraphs.data.splits.PROTOCOLS` ``leave-one-platform-out``):
 
@@ -53,7 +53,7 @@ class PlatformTable:
     families: tuple[str, ...]
     static: np.ndarray  # n × len(STATIC_COLUMNS), raw values
     labels: np.ndarray  # n × P
-    platforms: tuple  # Platform records, one per label column
+    platforms: tuple  # LabelPlatform records, one per label column
     # n × P: the batch each label was measured at (NaN where unrecorded); a per-sample label of a
     # batch-1024 GPU run amortises weights and launches over 1024 samples
     batch_sizes: np.ndarray | None = None
@@ -259,7 +259,7 @@ def transfer_task(table: PlatformTable, platform: str, shots: int, draw: int, va
 
 def score_task(task: TransferTask, pred: np.ndarray, dataset: str, config: str) -> dict:
     """The Evaluator's scores of a task's test predictions, with the task's coordinates."""
-    from perfgraphs.evaluate import Evaluator
+    from perfgraphs.evaluation.evaluator import Evaluator
 
     target = f"{task.table.target}{PLATFORM_SEPARATOR}{task.platform}"
     ids = [task.table.sample_ids[i] for i in task.test_rows]

@@ -7,7 +7,7 @@ import numpy as np
 
 
 def score_seed(evaluator, ids: list[str], y_true, pred, groups: dict, seed: int) -> dict:
-    """The :class:`perfgraphs.evaluate.Evaluator`'s scores of ``pred`` (in ``ids`` order, which
+    """The :class:`perfgraphs.evaluation.evaluator.Evaluator`'s scores of ``pred`` (in ``ids`` order, which
     must be the test part's), with the seed, the predictions themselves and each one's ratio to
     its label (:data:`PER_CONFIG_KEY`)."""
     scores = evaluator.eval({"sample_id": ids, "y_true": y_true, "y_pred": pred, **groups}, expected_ids=ids)

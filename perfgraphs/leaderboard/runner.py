@@ -2,7 +2,7 @@
 
 ``run_benchmark(RunSpec(...))`` trains a reference baseline on the protocol's training part (the
 validation part only for model selection), predicts the test part, scores it with the official
-:class:`perfgraphs.evaluate.Evaluator`, and logs parameters, per-seed metrics, the per-family
+:class:`perfgraphs.evaluation.evaluator.Evaluator`, and logs parameters, per-seed metrics, the per-family
 table and two plots to MLflow with the dataset's name, version and content hash, the git commit,
 package versions and hardware. The run identity is the hash of its arguments.
 
@@ -105,7 +105,7 @@ def resolved(spec: RunSpec) -> RunSpec:
 
 
 def run_benchmark(spec: RunSpec, home: Path | None = None, log: bool = True) -> RunResult:
-    from perfgraphs.evaluate import Evaluator
+    from perfgraphs.evaluation.evaluator import Evaluator
 
     if spec.baseline not in BASELINES:
         raise PerfgraphsError(f"unknown baseline {spec.baseline!r} (available: {', '.join(sorted(BASELINES))})")

@@ -299,7 +299,7 @@ def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None, rec
     it as a plain child process, with a warning: the user is checking their own code."""
     from perfgraphs.evaluation.mlflow_log import RunLog
     from perfgraphs.evaluation.protocol import protocol_parts
-    from perfgraphs.evaluate import EvaluationError, Evaluator
+    from perfgraphs.evaluation.evaluator import EvaluationError, Evaluator
     from perfgraphs.leaderboard.records.results import Entry
     from perfgraphs.registry import get_dataset
     from perfgraphs.tracking import environment_tags

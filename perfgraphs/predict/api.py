@@ -12,8 +12,8 @@ import numpy as np
 from perfgraphs.errors import InvalidInputSpecError
 from perfgraphs.predict.artifacts import ARTIFACTS_DIR, Artifact, load_artifact, read_meta
 from perfgraphs.predict.errors import ArtifactMissingError
-from perfgraphs.predict.platforms import (Platform, PlatformTarget, all_platforms, find_platform, served_targets,
-                                          trained_targets)
+from perfgraphs.predict.platforms import (PlatformTarget, PredictablePlatform, all_platforms, find_platform,
+                                          served_targets, trained_targets)
 from perfgraphs.predict.result import (Distribution, GraphFacts, HardwareProbe, MeasuredError, Neighbour,
                                        PlatformInfo, Prediction, TargetPrediction)
 
@@ -149,7 +149,7 @@ def _graph_facts(graph) -> GraphFacts:
                       int(s["total_memory_bytes"]), shares, graph.structure_hash)
 
 
-def _encoder_rows(source, batch: int, seq_len: int | None, platform: Platform):
+def _encoder_rows(source, batch: int, seq_len: int | None, platform: PredictablePlatform):
     """The tabular row of an encoder LLM the encoder config can answer, or None."""
     from perfgraphs.errors import PerfgraphsError
     from perfgraphs.predict.features import encoder_features_of, encoder_row

@@ -179,7 +179,7 @@ def train_artifact(pt: PlatformTarget, out_dir: Path = ARTIFACTS_DIR, home: Path
 
     from perfgraphs.baselines import StaticXGBoost
     from perfgraphs.data.load import load_dataset
-    from perfgraphs.evaluate import compute_metrics
+    from perfgraphs.evaluation.evaluator import compute_metrics
     from perfgraphs.evaluation.parts import labeled_parts
     from perfgraphs.registry import get_dataset
 
@@ -333,7 +333,7 @@ def _layerwise_breakdown(train_rows, test, column: str) -> dict:
     of a time target: its coefficients split a graph's time into operator categories, which the
     report shows as the share of predicted time per operator type."""
     from perfgraphs.baselines.layerwise_linear import CATEGORIES, LayerwiseLinear
-    from perfgraphs.evaluate import mape_pct
+    from perfgraphs.evaluation.evaluator import mape_pct
 
     model = LayerwiseLinear().fit(train_rows, np.asarray(train_rows[column], dtype=np.float64))
     return {"categories": list(CATEGORIES), "coef": model.coef_[:, 0].tolist(), "floor": float(model.floor_[0]),

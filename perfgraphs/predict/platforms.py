@@ -32,7 +32,7 @@ class PlatformTarget:
 
 
 @dataclass(frozen=True)
-class Platform:
+class PredictablePlatform:
     name: str
     mode: str  # "infer" or "train"
     hardware: str
@@ -54,7 +54,7 @@ def _hardware(ds: Dataset, cfg: Config, platform: str, multi: tuple[str, ...]) -
     return f"{platform}: our collector's platform ({ds.name.split('/')[-1]} per-sample labels)"
 
 
-def all_platforms() -> tuple[Platform, ...]:
+def all_platforms() -> tuple[PredictablePlatform, ...]:
     """Every (platform, mode) with labels, in registry order."""
     found: dict[tuple[str, str], list] = {}
     hardware: dict[tuple[str, str], str] = {}
@@ -71,10 +71,10 @@ def all_platforms() -> tuple[Platform, ...]:
                     column = f"{t.name}{PLATFORM_SEPARATOR}{name}" if multi else t.name
                     found.setdefault(key, []).append(PlatformTarget(
                         ds.name, cfg.name, column, t.name, t.unit, t.description, cfg.kind, t.asks, t.roofline_per))
-    return tuple(Platform(n, m, hardware[(n, m)], tuple(ts)) for (n, m), ts in found.items())
+    return tuple(PredictablePlatform(n, m, hardware[(n, m)], tuple(ts)) for (n, m), ts in found.items())
 
 
-def find_platform(name: str, mode: str = "infer") -> Platform:
+def find_platform(name: str, mode: str = "infer") -> PredictablePlatform:
     if mode not in PREDICT_MODES:
         raise UnknownPlatformError(f"mode must be one of {', '.join(PREDICT_MODES)}, got {mode!r}")
     known = all_platforms()
@@ -88,7 +88,7 @@ def find_platform(name: str, mode: str = "infer") -> Platform:
     raise UnknownPlatformError(f"no labels for platform {name!r}: platforms with labels are {', '.join(names)}")
 
 
-def served_targets(platform: Platform, tabular: bool) -> list[PlatformTarget]:
+def served_targets(platform: PredictablePlatform, tabular: bool) -> list[PlatformTarget]:
     """One predictor per target: where the encoder rows answer the source (``tabular``), theirs;
     otherwise the first graph config of the platform with the target, in registry order (a
     platform's first-version labels before the ones measured again under another protocol)."""
@@ -104,6 +104,6 @@ def served_targets(platform: Platform, tabular: bool) -> list[PlatformTarget]:
     return out
 
 
-def trained_targets(platform: Platform) -> list[PlatformTarget]:
+def trained_targets(platform: PredictablePlatform) -> list[PlatformTarget]:
     """Every target a predictor is trained for: the graph configs' served ones and the encoder rows'."""
     return served_targets(platform, tabular=False) + [t for t in platform.targets if t.kind == "tabular"]

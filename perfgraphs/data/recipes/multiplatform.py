@@ -10,20 +10,20 @@ from pathlib import Path
 
 
 def build(ds, cfg, ctx) -> Path:
-    from perfgraphs.data.multiplatform import build_nnlqp_config
+    from perfgraphs.data.platform_labels import build_nnlqp_config
 
     return build_nnlqp_config(ds, cfg, home=ctx.home)
 
 
 def inputs(ds, cfg, home: Path | None) -> list:
     """timm's result files (each imported file's name and sha256), every measurement store, the pool."""
-    from perfgraphs.data.multiplatform import nnlqp_inputs
+    from perfgraphs.data.platform_labels import nnlqp_inputs
 
     return nnlqp_inputs()
 
 
 def write_splits(ds, cfg, ctx) -> None:
-    from perfgraphs.data.multiplatform import own_platform_rows, timm_rows
+    from perfgraphs.data.platform_labels import own_platform_rows, timm_rows
     from perfgraphs.data.splits import (PROTOCOLS, UnknownSplitError, extended_platform_order, few_shot_split,
                                         save_platform_order)
     from perfgraphs.data.standard_splits import leave_one_family_out, nnlqp_units, pool_hashes

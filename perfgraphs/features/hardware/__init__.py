@@ -176,7 +176,7 @@ def descriptor_of(platform, path: Path | str | None = None) -> HardwareDescripto
     """A platform's descriptor: its device's row, with the probe's measured peak and bandwidth in
     place of the datasheet's where the platform record carries them (our stores). ``platform`` is
     anything with ``device``, ``device_kind`` and optionally ``peak_gflop_per_s`` and
-    ``memory_bandwidth_gb_per_s`` (a :class:`perfgraphs.data.platforms.Platform`)."""
+    ``memory_bandwidth_gb_per_s`` (a :class:`perfgraphs.data.platforms.LabelPlatform`)."""
     row = find_descriptor(platform.device, path)
     peak = getattr(platform, "peak_gflop_per_s", None)
     bandwidth = getattr(platform, "memory_bandwidth_gb_per_s", None)

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from perfgraphs.evaluation.mlflow_log import mean_std
-from perfgraphs.evaluate import IdMismatchError, check_ids
+from perfgraphs.evaluation.evaluator import IdMismatchError, check_ids
 
 from perfgraphs.leaderboard.records import names as names_mod  # names compared as people read them
 from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS, REFERENCE_DIR

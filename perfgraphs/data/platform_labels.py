@@ -81,7 +81,7 @@ def own_platform_rows(root: Path | None = None) -> list[dict]:
 
 
 def built_platform_records(rows: list[dict], timm: tuple, root: Path) -> list[dict]:
-    """The provenance of every platform the rows label (perfgraphs.data.platforms.Platform records, by
+    """The provenance of every platform the rows label (perfgraphs.data.platforms.LabelPlatform records, by
     name): a timm platform from its result file, one of ours from the stores its rows came from."""
     from dataclasses import replace
 
