@@ -447,7 +447,3 @@ QUICKSTART_BASELINES = ("layerwise-linear", "static-xgboost", "static-mlp", "dip
 def official_boards() -> list[tuple[Dataset, Config, Board]]:
     """Every official board, in registry order."""
     return [(ds, cfg, b) for ds in DATASETS.values() for cfg in ds.configs for b in cfg.boards]
-
-
-def configs_with_recipe(recipe: str) -> list[tuple[Dataset, Config]]:
-    return [(ds, cfg) for ds in DATASETS.values() for cfg in ds.configs if cfg.recipe == recipe]

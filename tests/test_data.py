@@ -178,8 +178,7 @@ def test_mlenergy_tabular_config(tmp_path):
 
 
 def test_nnlqp_multiplatform_rows(tmp_path):
-    from perfgraphs.data.platform_labels import (build_nnlqp_config, few_shot_platform, leave_one_family_out,
-                                                 timm_rows, wanted_structures)
+    from perfgraphs.data.platform_labels import build_nnlqp_config, timm_rows, wanted_structures
     from perfgraphs.loaders.sources import ExternalSourceError
 
     try:
@@ -212,12 +211,6 @@ def test_nnlqp_multiplatform_rows(tmp_path):
     row = next(r for r in table if r["source"] == "timm:resnet18" and r["img_size"] == src[0]["img_size"])
     assert row[f"latency_per_sample_ms__{timm_platform}"] == pytest.approx(1000 / src[0]["throughput_samples_per_s"])
     assert row["y"][0][platforms.index(timm_platform)] == pytest.approx(1000 / src[0]["throughput_samples_per_s"])
-    families = {r["structure_hash"]: r["family"] for r in table}
-    lofo = leave_one_family_out(families, "resnet")
-    assert lofo["test"] and not set(lofo["test"]) & set(lofo["train"])
-    labeled = {p: [r["structure_hash"] for r in table if r[f"latency_per_sample_ms__{p}"] is not None] for p in platforms}
-    shot = few_shot_platform(labeled, platforms[0], shots=1)
-    assert len(shot["few_shot"]) == 1 and platforms[0] not in shot["train_platforms"]
 
 
 def test_nnlqp_joins_our_own_cpu_measurements(tmp_path):

@@ -45,11 +45,6 @@ def platform_numbers(platform) -> np.ndarray:
     return np.nan_to_num(np.array([*hw.values(), *map(float, sw)]), nan=-1.0)
 
 
-def log_priors(table) -> np.ndarray:
-    """n × P: every row's log roofline prior (ms per sample) on every platform of the table."""
-    return np.column_stack([np.log(table.roofline(j).prior_ms) for j in range(len(table.platforms))])
-
-
 def _terms(table, j: int, batch_of: int | None = None, feature_batches: tuple[float, ...] = ()) -> np.ndarray:
     """The prior's make-up on platform column j, at the measured batch (column ``batch_of``'s where
     given): log prior, its compute-, memory- and launch-bound shares, log kernels, log batch. With

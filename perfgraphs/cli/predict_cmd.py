@@ -12,9 +12,6 @@ import os
 import sys
 from pathlib import Path
 
-# words that are commands, not sources (a file of that name: give it as ./train)
-_COMMANDS = ("train", "platforms", "convert", "calibrate")
-
 
 # what each command word takes: `perfgraphs predict train --help` says this, not the predict help
 _COMMAND_HELP = {

@@ -74,7 +74,6 @@ ADDED_COLUMNS = frozenset({"ref_run_ms", "energy_window_s", "energy_window_runs"
                                                            "ref_baseline_cpu", "gate_", "n_rounds",
                                                            "round_")))
 COLUMN_NAMES = [n for n, _ in COLUMNS]
-STATUSES = ("ok", "oom", "error")
 
 
 def to_table(rows: list[dict]) -> pa.Table:

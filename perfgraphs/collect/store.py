@@ -42,7 +42,6 @@ __all__ = ["MeasurementStore", "atomic_write_table", "load_measurements", "read_
 
 LOCK = ".campaign.lock"
 STATUS_RANK = {"ok": 0, "oom": 1, "error": 2}
-_fsync_dir = fsync_dir  # the name older callers import
 
 
 def hardware_identity(row: dict) -> str | None:

@@ -13,7 +13,6 @@ import math
 import warnings
 from pathlib import Path
 
-import numpy as np
 import pyarrow as pa
 
 from perfgraphs import paths
@@ -25,13 +24,6 @@ from perfgraphs.pool.structures import structure_id
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.graph.zoo import timm_module_of
 from perfgraphs.registry import Config, Dataset
-
-
-
-def __getattr__(name: str):  # MEASUREMENTS_ROOT follows the data setting (perfgraphs.paths)
-    if name == "MEASUREMENTS_ROOT":
-        return paths.measurements_dir()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def timm_rows(external_dir: Path | None = None) -> list[dict]:
@@ -173,24 +165,3 @@ def build_nnlqp_config(dataset: Dataset, config: Config, pool: GraphPool | None 
         return stage.commit(dataset.name, dataset.version, config.name, inputs, registry_defaults,
                             {"left_out": {"not_exported_yet": not_exported, "export_failed": export_failed},
                              "platforms": records})
-
-
-def leave_one_family_out(families: dict[str, str], held_out: str) -> dict[str, list[str]]:
-    """Structure hash → family; the held-out family is the test part ("unseen structure")."""
-    if held_out not in set(families.values()):
-        raise PerfgraphsError(f"no family {held_out!r} to hold out")
-    return {"train": sorted(h for h, f in families.items() if f != held_out),
-            "test": sorted(h for h, f in families.items() if f == held_out)}
-
-
-def few_shot_platform(labeled: dict[str, list[str]], platform: str, shots: int = 32, seed: int = 0) -> dict:
-    """Platform → structure hashes labeled on it. Train on every other platform plus ``shots``
-    structures of ``platform``; test on the rest of ``platform``."""
-    if platform not in labeled:
-        raise PerfgraphsError(f"unknown platform {platform!r}")
-    rng = np.random.default_rng(seed)
-    target = sorted(labeled[platform])
-    chosen = sorted(rng.choice(target, size=min(shots, len(target)), replace=False).tolist())
-    return {"held_out_platform": platform, "few_shot": chosen,
-            "test": sorted(set(target) - set(chosen)),
-            "train_platforms": sorted(p for p in labeled if p != platform)}

@@ -268,8 +268,3 @@ def find_release(ds: Dataset, cfg: Config, version: str, home: Path | None = Non
         if manifest is not None and not is_legacy(manifest) and record.same_rows(manifest) and _intact(folder):
             return folder, manifest
     return None
-
-
-def exported_index(root: Path, ds: Dataset) -> dict:
-    """The release records an export carries for one dataset (``<root>/<short>/releases.json``)."""
-    return read_index(Path(root) / ds.name.split("/", 1)[1] / RELEASE_INDEX)

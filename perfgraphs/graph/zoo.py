@@ -28,10 +28,6 @@ class ModelName:
     zoo: str
     arch: str
 
-    @property
-    def qualified(self) -> str:
-        return f"{self.zoo}:{self.arch}"
-
 
 def parse_model_name(name: str) -> ModelName:
     zoo, sep, arch = name.partition(":")

@@ -301,33 +301,6 @@ def fit_artifact_intervals(rows, pt: PlatformTarget, hyperparameters: dict, seed
     return fit_intervals(y, grouped_out_of_fold(X, y, groups, fit_predict), groups)
 
 
-def add_intervals(key: str, directory: Path = ARTIFACTS_DIR, home: Path | None = None) -> dict:
-    """Give an artifact trained before intervals existed its intervals, from the build it was
-    trained on (refused when the local build differs); the trained files are untouched."""
-    from perfgraphs.data.load import load_dataset
-    from perfgraphs.evaluation.parts import labeled_parts
-
-    d = Path(directory)
-    meta = read_meta(key, d)
-    if meta is None:
-        raise ArtifactMissingError(f"no predictor artifact {key} in {d}")
-    check_meta(meta, home)
-    if local_build_hash(meta["dataset"], meta["config"], home) is None:
-        raise ArtifactMismatchError(f"artifact {key}: {meta['dataset']} {meta['config']} is not built here: "
-                                    f"`perfgraphs build` it first")
-    import datasets
-
-    pt = PlatformTarget(meta["dataset"], meta["config"], meta["column"], meta["target"], meta["unit"], "", meta["kind"])
-    parts = labeled_parts(load_dataset(meta["dataset"], meta["config"], home=home), meta["column"])
-    rows = datasets.concatenate_datasets(list(parts.values()))
-    with np.load(d / f"{key}.rows.npz", allow_pickle=False) as z:
-        y_fit = z["labels"][z["in_training"]]
-    meta = {**meta, "intervals": fit_artifact_intervals(rows, pt, meta["hyperparameters"], int(meta.get("seed", 0))),
-            "label_range": [float(y_fit.min()), float(y_fit.max())]}
-    atomic_write_bytes(d / f"{key}.artifact.json", (json.dumps(meta, indent=1, sort_keys=True) + "\n").encode())
-    return meta
-
-
 def _layerwise_breakdown(train_rows, test, column: str) -> dict:
     """The per-operator-category linear model (the ``layerwise-linear`` baseline, Gianniti et al.)
     of a time target: its coefficients split a graph's time into operator categories, which the

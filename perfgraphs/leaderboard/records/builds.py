@@ -32,10 +32,6 @@ def pins_file(results_root: Path | None) -> Path:
     return (results_root or RESULTS_DIR).parent / "builds.json"
 
 
-class BuildMismatchError(PerfgraphsError):
-    """The local dataset build is not the build the board ranks."""
-
-
 def _key(dataset: str, config: str) -> str:
     return f"{dataset} {config}"
 
