@@ -16,7 +16,9 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from perfgraphs.collect.errors import CollectError
 
@@ -138,21 +140,16 @@ def default_store(plan) -> Path:
 
 
 def _campaign(args) -> int:
-    from rich.console import Console
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                               TimeElapsedColumn)
-
-    from perfgraphs.collect.campaign import CampaignOptions, prepare_campaign, run_campaign
-    from perfgraphs.collect.plan import estimate_seconds, load_plan, with_overrides
-    from perfgraphs.collect.metafile import FORMAT, META
-    from perfgraphs.collect.store import MeasurementStore
-
     import signal
+
+    from rich.console import Console
+
+    from perfgraphs.collect.plan import load_plan, with_overrides
+    from perfgraphs.collect.store import MeasurementStore
 
     # Ctrl-C / SIGINT stops a campaign cleanly (at most the configuration in flight is lost), also
     # one started in the background, where the shell hands it SIGINT ignored and Python keeps that
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    cluster = None
     if args.ray is not None and not args.dry_run:
         from perfgraphs.collect.raycluster import import_ray
 
@@ -163,92 +160,16 @@ def _campaign(args) -> int:
     plan = with_overrides(load_plan(args.target), timeout_s=args.timeout)
     out = args.out or default_store(plan)
     store = MeasurementStore(out)
-    opts = CampaignOptions(out=out, limit=args.limit, retry_errors=args.retry_errors,
-                           flush_every=args.flush_every, core=args.core,
-                           platforms=tuple(args.platforms) if args.platforms else None,
-                           graph_sources=tuple(args.graphs_from))
-    if args.spread_threshold is not None:
-        opts.spread_threshold = args.spread_threshold
-    if args.core_wait is not None:
-        opts.core_wait_s = args.core_wait
-    if args.quiet_wait is not None:
-        opts.quiet_wait_s = args.quiet_wait
+    opts = _campaign_options(args, out)
     # A log file (nohup) gets one unwrapped line per configuration; a terminal gets the bar too.
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 240)
     if args.dry_run:
-        # read-only: no lock (a running campaign may hold it; the store's reads tolerate its
-        # compactions), nothing created or removed
-        state = prepare_campaign(plan, opts, store, dry_run=True)
-        console.print(f"plan {plan.name}: {len(plan.configs)} configurations × {plan.rounds} round(s) in "
-                      f"{len(plan.families)} families; {state.skipped_finished} already finished; "
-                      f"{len(state.jobs)} measurements to make → {out}")
-        for name, reason in state.unavailable.items():
-            console.print(f"[yellow]platform {name} is not available on this machine: {reason}[/]")
-        for warning in state.warnings:
-            print(f"perfgraphs: warning: {warning}", file=sys.stderr)
-        console.print(f"estimated machine time: {_fmt_s(state.estimate_s)} "
-                      f"(peak {state.peak_gflops or 'unmeasured'} GFLOP/s)")
-        return 0
+        return _dry_run(plan, opts, store, console)
     with store.lock():
-        if store.upgrade() and store.shard_files():  # a store older than the shard record
-            console.print(f"recorded the {len(store.shard_files())} shards of {out} in its {META} "
-                          f"(store format {FORMAT}; no data file rewritten)")
-        removed = store.remove_leftovers()
-        state = prepare_campaign(plan, opts, store, measured_here=args.ray is None)
-        console.print(f"plan {plan.name}: {len(plan.configs)} configurations × {plan.rounds} round(s) in "
-                      f"{len(plan.families)} families; {state.skipped_finished} already finished; "
-                      f"{len(state.jobs)} measurements to make now → {out}")
-        for name, reason in state.unavailable.items():
-            console.print(f"[yellow]skipping platform {name}: {reason}[/]")
-        if removed:
-            console.print(f"removed {removed} leftover temp file(s) of an interrupted write")
-        console.print(f"estimated machine time: {_fmt_s(state.estimate_s)} "
-                      f"(peak {state.peak_gflops or 'unmeasured'} GFLOP/s)")
+        state = _prepare_locked(args, plan, opts, store, console)
         if not state.todo:
             return 0
-        if args.ray is not None:
-            from perfgraphs.collect.raycluster import RayCampaign
-
-            cluster = RayCampaign(None if args.ray == "auto" else args.ray, notify=console.print)
-            console.print(f"Ray cluster at {cluster.address}: "
-                          f"{sum(1 for n in cluster.nodes(fresh=True) if n['Alive'])} alive node(s)")
-        peak = state.peak_gflops
-        estimates = {c.key: estimate_seconds(c, peak) for c in state.todo}
-        total_est = sum(estimates[c.key] for c, _ in state.jobs)
-        started = time.monotonic()
-        done_est = [0.0]
-        progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                            TimeElapsedColumn(), TextColumn("eta {task.fields[eta]}"),
-                            console=console, transient=False)
-
-        def on_result(config, row, st) -> None:
-            done_est[0] += estimates[config.key]
-            elapsed = time.monotonic() - started
-            eta = elapsed / done_est[0] * (total_est - done_est[0]) if done_est[0] else 0.0
-            progress.update(task, advance=1, eta=_fmt_s(eta), description=_bar_label(plan.name, st))
-            cpu = f" cpu {row['cpu_time_ms']:.2f} ms" if row.get("cpu_time_ms") is not None else ""
-            where = f" @{row['node_ip']}/{row['node_id'][:8]}" if row.get("node_id") else ""
-            value = (f"{row['latency_median_ms']:.2f} ms{cpu} n={row['n_timed_runs']} "
-                     f"mem={row['peak_memory_mb']:.0f} MB" if row["status"] == "ok"
-                     else (row.get("error") or "")[:120])
-            flag = f" [gate flagged: {row['gate_reason']}]" if row.get("gate_flagged") else ""
-            progress.console.print(f"[{st.done}/{len(st.jobs)}] {row['status']:5s} "
-                                   f"{config.describe()} r{row['round']}{where}  {value}{flag}  (eta {_fmt_s(eta)})")
-
-        with progress:
-            task = progress.add_task(_bar_label(plan.name, state), total=len(state.jobs), eta="?")
-            if cluster is None:
-                state = run_campaign(plan, opts, state, store, on_result, notify=progress.console.print)
-            else:
-                from perfgraphs.collect.raycluster import NODE_WAIT_S, RAY_RETRIES, run_campaign_on_ray
-
-                try:
-                    state = run_campaign_on_ray(
-                        plan, opts, state, store, cluster, on_result, notify=progress.console.print,
-                        machine=args.machine, retries=RAY_RETRIES if args.ray_retries is None else args.ray_retries,
-                        node_wait_s=NODE_WAIT_S if args.node_wait is None else args.node_wait)
-                finally:
-                    cluster.shutdown()
+        state, started = _measure(args, plan, opts, state, store, console)
     summary = ", ".join(f"{k}={v}" for k, v in sorted(state.statuses.items()))
     console.print(f"done: {state.done} measurements ({summary}; re-queued by the quiet gate "
                   f"{state.requeued}, recorded flagged {state.flagged}) in {_fmt_s(time.monotonic() - started)}")
@@ -259,6 +180,130 @@ def _campaign(args) -> int:
     for warning in state.warnings:
         console.print(f"[yellow]{warning}[/]")
     return 0
+
+
+def _campaign_options(args, out):
+    from perfgraphs.collect.campaign import CampaignOptions
+
+    opts = CampaignOptions(out=out, limit=args.limit, retry_errors=args.retry_errors,
+                           flush_every=args.flush_every, core=args.core,
+                           platforms=tuple(args.platforms) if args.platforms else None,
+                           graph_sources=tuple(args.graphs_from))
+    if args.spread_threshold is not None:
+        opts.spread_threshold = args.spread_threshold
+    if args.core_wait is not None:
+        opts.core_wait_s = args.core_wait
+    if args.quiet_wait is not None:
+        opts.quiet_wait_s = args.quiet_wait
+    return opts
+
+
+def _dry_run(plan, opts, store, console) -> int:
+    """What a campaign would measure, read-only: no lock (a running campaign may hold it; the
+    store's reads tolerate its compactions), nothing created or removed."""
+    from perfgraphs.collect.campaign import prepare_campaign
+
+    state = prepare_campaign(plan, opts, store, dry_run=True)
+    console.print(f"plan {plan.name}: {len(plan.configs)} configurations × {plan.rounds} round(s) in "
+                  f"{len(plan.families)} families; {state.skipped_finished} already finished; "
+                  f"{len(state.jobs)} measurements to make → {opts.out}")
+    for name, reason in state.unavailable.items():
+        console.print(f"[yellow]platform {name} is not available on this machine: {reason}[/]")
+    for warning in state.warnings:
+        print(f"perfgraphs: warning: {warning}", file=sys.stderr)
+    console.print(f"estimated machine time: {_fmt_s(state.estimate_s)} "
+                  f"(peak {state.peak_gflops or 'unmeasured'} GFLOP/s)")
+    return 0
+
+
+def _prepare_locked(args, plan, opts, store, console):
+    """Under the store's lock: upgrade its record, clear leftovers, and plan what to measure now."""
+    from perfgraphs.collect.campaign import prepare_campaign
+    from perfgraphs.collect.metafile import FORMAT, META
+
+    if store.upgrade() and store.shard_files():  # a store older than the shard record
+        console.print(f"recorded the {len(store.shard_files())} shards of {opts.out} in its {META} "
+                      f"(store format {FORMAT}; no data file rewritten)")
+    removed = store.remove_leftovers()
+    state = prepare_campaign(plan, opts, store, measured_here=args.ray is None)
+    console.print(f"plan {plan.name}: {len(plan.configs)} configurations × {plan.rounds} round(s) in "
+                  f"{len(plan.families)} families; {state.skipped_finished} already finished; "
+                  f"{len(state.jobs)} measurements to make now → {opts.out}")
+    for name, reason in state.unavailable.items():
+        console.print(f"[yellow]skipping platform {name}: {reason}[/]")
+    if removed:
+        console.print(f"removed {removed} leftover temp file(s) of an interrupted write")
+    console.print(f"estimated machine time: {_fmt_s(state.estimate_s)} "
+                  f"(peak {state.peak_gflops or 'unmeasured'} GFLOP/s)")
+    return state
+
+
+@dataclass
+class _ResultLine:
+    """Called with each finished measurement: moves the bar (and its eta, weighted by the
+    estimated seconds of what is done) on and prints one line for it."""
+
+    plan_name: str
+    progress: Any
+    task: Any
+    estimates: dict[str, float]
+    total_est: float
+    started: float
+    done_est: float = 0.0
+
+    def __call__(self, config, row, st) -> None:
+        self.done_est += self.estimates[config.key]
+        elapsed = time.monotonic() - self.started
+        eta = elapsed / self.done_est * (self.total_est - self.done_est) if self.done_est else 0.0
+        self.progress.update(self.task, advance=1, eta=_fmt_s(eta), description=_bar_label(self.plan_name, st))
+        cpu = f" cpu {row['cpu_time_ms']:.2f} ms" if row.get("cpu_time_ms") is not None else ""
+        where = f" @{row['node_ip']}/{row['node_id'][:8]}" if row.get("node_id") else ""
+        value = (f"{row['latency_median_ms']:.2f} ms{cpu} n={row['n_timed_runs']} "
+                 f"mem={row['peak_memory_mb']:.0f} MB" if row["status"] == "ok"
+                 else (row.get("error") or "")[:120])
+        flag = f" [gate flagged: {row['gate_reason']}]" if row.get("gate_flagged") else ""
+        self.progress.console.print(f"[{st.done}/{len(st.jobs)}] {row['status']:5s} "
+                                    f"{config.describe()} r{row['round']}{where}  {value}{flag}  (eta {_fmt_s(eta)})")
+
+
+def _measure(args, plan, opts, state, store, console):
+    """Measure what ``state`` has to do, here or on the Ray cluster, under a progress bar;
+    returns the final state and the monotonic time measuring started."""
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                               TimeElapsedColumn)
+
+    from perfgraphs.collect.campaign import run_campaign
+    from perfgraphs.collect.plan import estimate_seconds
+
+    cluster = None
+    if args.ray is not None:
+        from perfgraphs.collect.raycluster import RayCampaign
+
+        cluster = RayCampaign(None if args.ray == "auto" else args.ray, notify=console.print)
+        console.print(f"Ray cluster at {cluster.address}: "
+                      f"{sum(1 for n in cluster.nodes(fresh=True) if n['Alive'])} alive node(s)")
+    estimates = {c.key: estimate_seconds(c, state.peak_gflops) for c in state.todo}
+    total_est = sum(estimates[c.key] for c, _ in state.jobs)
+    started = time.monotonic()
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TimeElapsedColumn(), TextColumn("eta {task.fields[eta]}"),
+                        console=console, transient=False)
+    with progress:
+        task = progress.add_task(_bar_label(plan.name, state), total=len(state.jobs), eta="?")
+        on_result = _ResultLine(plan.name, progress, task, estimates, total_est, started)
+        if cluster is None:
+            state = run_campaign(plan, opts, state, store, on_result, notify=progress.console.print)
+        else:
+            from perfgraphs.collect.raycluster import NODE_WAIT_S, RAY_RETRIES, run_campaign_on_ray
+
+            try:
+                state = run_campaign_on_ray(
+                    plan, opts, state, store, cluster, on_result, notify=progress.console.print,
+                    machine=args.machine, retries=RAY_RETRIES if args.ray_retries is None else args.ray_retries,
+                    node_wait_s=NODE_WAIT_S if args.node_wait is None else args.node_wait)
+            finally:
+                cluster.shutdown()
+    return state, started
 
 
 def _verify(args) -> int:

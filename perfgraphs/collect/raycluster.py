@@ -384,17 +384,130 @@ class Job:
     submitted: float = 0.0
 
 
+@dataclass
+class _RayDispatch:
+    """The driver's loop on the Ray route: the jobs queued, the tasks in flight, the platforms
+    waiting for a node (or given up on), and where each result or lost attempt goes."""
+
+    cluster: RayCampaign
+    targets: dict[str, Target]
+    sink: RowSink
+    opts: CampaignOptions
+    state: CampaignState
+    queue: deque[Job]
+    watched: dict[str, tuple[int, ...]]
+    stuck_after: dict[str, float]
+    lost_log: list[dict]
+    notify: Callable[[str], None]
+    retries: int
+    node_wait_s: float
+    in_flight: dict[object, Job] = field(default_factory=dict)
+    starved_since: dict[str, float] = field(default_factory=dict)
+    given_up: set[str] = field(default_factory=set)
+
+    def lose(self, job: Job, why: str, node_id: str | None) -> None:
+        label = node_label(_ip_of(self.cluster, node_id), node_id) if node_id else "?"
+        self.state.nodes.setdefault(label, NodeTally()).lost += 1
+        job.failures.append(why)
+        self.lost_log.append({"key": job.config.key, "round": job.rnd, "node": label, "reason": why,
+                              "at_utc": utc_now_iso()})
+        self.sink.save_meta()
+        if len(job.failures) <= self.retries:
+            self.notify(f"lost on node {label}: {job.config.describe()} round {job.rnd} ({why}); "
+                        f"submitting again ({len(job.failures)}/{self.retries})")
+            self.queue.appendleft(job)
+            return
+        self.notify(f"lost {len(job.failures)} times: {job.config.describe()} round {job.rnd}; stored as error")
+        row = _lost_row(job)
+        self.sink.judge(job.config, row)
+        self.sink.write(job.config, row, job.rnd, job.requeues, None)
+
+    def top_up(self, nodes: list[dict]) -> None:
+        """Each platform gets as many tasks as its alive nodes run at once, plus one waiting in
+        Ray's queue so a node never idles between two configurations."""
+        for platform, target in self.targets.items():
+            if platform in self.given_up:
+                continue
+            capacity = target.capacity(nodes)
+            if capacity == 0 and any(j.config.platform == platform for j in self.queue):
+                self._wait_for_node(platform)
+                continue
+            self.starved_since.pop(platform, None)
+            running = sum(1 for j in self.in_flight.values() if j.config.platform == platform)
+            for job in [j for j in self.queue if j.config.platform == platform][: max(0, capacity + 1 - running)]:
+                self.queue.remove(job)
+                config = job.config
+                if not get_platform(platform).is_cuda:
+                    config = replace(config, watch_cores=self.watched[platform])
+                job.submitted = time.monotonic()
+                ref = self.cluster.submit(target, config, self.sink.graphs.get((config.model, config.input_label)),
+                                          self.opts)
+                self.in_flight[ref] = job
+
+    def _wait_for_node(self, platform: str) -> None:
+        """No alive node offers ``platform``: wait up to ``node_wait_s``, then drop its jobs with a warning."""
+        if platform not in self.starved_since:
+            self.notify(f"no alive node offers {platform}: waiting up to {self.node_wait_s:g} s for one")
+        since = self.starved_since.setdefault(platform, time.monotonic())
+        if time.monotonic() - since > self.node_wait_s:
+            left = [j for j in self.queue if j.config.platform == platform]
+            for j in left:
+                self.queue.remove(j)
+            self.given_up.add(platform)
+            self.state.warnings.append(f"{platform}: no alive node for {self.node_wait_s:g} s; "
+                                       f"{len(left)} measurements left to do (run the plan again)")
+            self.notify(self.state.warnings[-1])
+
+    def collect(self, ready: list) -> None:
+        """Store the rows of the finished tasks (or re-queue those the quiet gate flags)."""
+        for ref in ready:
+            job = self.in_flight.pop(ref)
+            try:
+                row = self.cluster.ray.get(ref)
+            except Exception as exc:  # a lost node or worker, a cancelled or failed task
+                self.lose(job, _first_line(exc), _node_of(exc))
+                continue
+            label = node_label(row.get("node_ip"), row.get("node_id"))
+            reason = self.sink.judge(job.config, row)
+            if reason and job.config.protocol.quiet_gate and job.requeues < self.opts.max_requeues:
+                self.state.requeued += 1
+                job.requeues += 1
+                self.queue.append(job)
+                self.notify(f"gate open on {label} ({reason}): {job.config.describe()} round {job.rnd} "
+                            f"re-queued ({job.requeues}/{self.opts.max_requeues})")
+                continue
+            tally = self.state.nodes.setdefault(label, NodeTally())
+            tally.done += 1
+            tally.statuses[row["status"]] = tally.statuses.get(row["status"], 0) + 1
+            self.sink.write(job.config, row, job.rnd, job.requeues, reason)
+
+    def cancel_stuck(self) -> None:
+        now = time.monotonic()
+        for ref, job in list(self.in_flight.items()):
+            if now - job.submitted > self.stuck_after[job.config.key]:
+                self.cluster.ray.cancel(ref, force=True)
+                self.in_flight.pop(ref)
+                self.lose(job, f"no result {now - job.submitted:.0f} s after submission: cancelled", None)
+
+    def close(self) -> None:
+        for ref in self.in_flight:  # Ctrl-C: nothing of this run keeps measuring
+            with contextlib.suppress(Exception):
+                self.cluster.ray.cancel(ref, force=True)
+        self.sink.run["ray"]["nodes"] = {k: {"done": v.done, "lost": v.lost, "statuses": v.statuses}
+                                         for k, v in self.state.nodes.items()}
+        self.sink.save_meta()
+        self.sink.flush()
+
+
 def run_campaign_on_ray(plan: Plan, opts: CampaignOptions, state: CampaignState, store: MeasurementStore,
                         cluster: RayCampaign, on_result: Callable[[ConfigSpec, dict, CampaignState], None] | None = None,
                         notify: Callable[[str], None] = print, machine: str | None = None,
                         retries: int = RAY_RETRIES, node_wait_s: float = NODE_WAIT_S) -> CampaignState:
     """The Ray route of :func:`perfgraphs.collect.campaign.run_campaign`: same rows, same store."""
-    ray = cluster.ray
     platforms = sorted({c.platform for c in state.todo})
     targets = cluster.targets(platforms, store, machine)
     cpu_targets = [t for t in targets.values() if not get_platform(t.platform).is_cuda]
     here = cluster.identity(cpu_targets[0]) if cpu_targets else None
-    tallies = state.nodes
     lost_log: list[dict] = []
     sink = RowSink(plan, opts, state, store, on_result, here=here,
                    run_extra={"ray": {"address": cluster.address, "lost": lost_log,
@@ -403,102 +516,25 @@ def run_campaign_on_ray(plan: Plan, opts: CampaignOptions, state: CampaignState,
     for platform, target in targets.items():
         ensure_probe(store, sink.meta, platform, None, cluster.probe(target))
     sink.graphs = known_graphs(store, opts.graph_sources)
-    watched = {p: sink.watched(p) for p in platforms}
-    queue = deque(Job(c, r) for c, r in state.jobs)
-    in_flight: dict[object, Job] = {}
-    stuck_after = {c.key: 2 * c.timeout_s + opts.core_wait_s + opts.quiet_wait_s + STUCK_SLACK_S
-                   for c in state.todo}
-    starved_since: dict[str, float] = {}
-    given_up: set[str] = set()
-
-    def lose(job: Job, why: str, node_id: str | None) -> None:
-        label = node_label(_ip_of(cluster, node_id), node_id) if node_id else "?"
-        tallies.setdefault(label, NodeTally()).lost += 1
-        job.failures.append(why)
-        lost_log.append({"key": job.config.key, "round": job.rnd, "node": label, "reason": why,
-                         "at_utc": utc_now_iso()})
-        sink.save_meta()
-        if len(job.failures) <= retries:
-            notify(f"lost on node {label}: {job.config.describe()} round {job.rnd} ({why}); "
-                   f"submitting again ({len(job.failures)}/{retries})")
-            queue.appendleft(job)
-            return
-        notify(f"lost {len(job.failures)} times: {job.config.describe()} round {job.rnd}; stored as error")
-        row = _lost_row(job)
-        sink.judge(job.config, row)
-        sink.write(job.config, row, job.rnd, job.requeues, None)
-
+    dispatch = _RayDispatch(
+        cluster=cluster, targets=targets, sink=sink, opts=opts, state=state,
+        queue=deque(Job(c, r) for c, r in state.jobs),
+        watched={p: sink.watched(p) for p in platforms},
+        stuck_after={c.key: 2 * c.timeout_s + opts.core_wait_s + opts.quiet_wait_s + STUCK_SLACK_S
+                     for c in state.todo},
+        lost_log=lost_log, notify=notify, retries=retries, node_wait_s=node_wait_s)
     try:
-        while queue or in_flight:
-            nodes = cluster.nodes()
-            # top up: each platform gets as many tasks as its alive nodes run at once, plus one
-            # waiting in Ray's queue so a node never idles between two configurations
-            for platform, target in targets.items():
-                if platform in given_up:
-                    continue
-                capacity = target.capacity(nodes)
-                if capacity == 0 and any(j.config.platform == platform for j in queue):
-                    if platform not in starved_since:
-                        notify(f"no alive node offers {platform}: waiting up to {node_wait_s:g} s for one")
-                    since = starved_since.setdefault(platform, time.monotonic())
-                    if time.monotonic() - since > node_wait_s:
-                        left = [j for j in queue if j.config.platform == platform]
-                        for j in left:
-                            queue.remove(j)
-                        given_up.add(platform)
-                        state.warnings.append(f"{platform}: no alive node for {node_wait_s:g} s; "
-                                              f"{len(left)} measurements left to do (run the plan again)")
-                        notify(state.warnings[-1])
-                    continue
-                starved_since.pop(platform, None)
-                running = sum(1 for j in in_flight.values() if j.config.platform == platform)
-                for job in [j for j in queue if j.config.platform == platform][: max(0, capacity + 1 - running)]:
-                    queue.remove(job)
-                    config = job.config
-                    if not get_platform(platform).is_cuda:
-                        config = replace(config, watch_cores=watched[platform])
-                    job.submitted = time.monotonic()
-                    ref = cluster.submit(target, config, sink.graphs.get((config.model, config.input_label)), opts)
-                    in_flight[ref] = job
-            if not in_flight:
-                if queue:
+        while dispatch.queue or dispatch.in_flight:
+            dispatch.top_up(cluster.nodes())
+            if not dispatch.in_flight:
+                if dispatch.queue:
                     time.sleep(1.0)
                 continue
-            ready, _ = ray.wait(list(in_flight), num_returns=1, timeout=1.0)
-            for ref in ready:
-                job = in_flight.pop(ref)
-                try:
-                    row = ray.get(ref)
-                except Exception as exc:  # a lost node or worker, a cancelled or failed task
-                    lose(job, _first_line(exc), _node_of(exc))
-                    continue
-                label = node_label(row.get("node_ip"), row.get("node_id"))
-                reason = sink.judge(job.config, row)
-                if reason and job.config.protocol.quiet_gate and job.requeues < opts.max_requeues:
-                    state.requeued += 1
-                    job.requeues += 1
-                    queue.append(job)
-                    notify(f"gate open on {label} ({reason}): {job.config.describe()} round {job.rnd} "
-                           f"re-queued ({job.requeues}/{opts.max_requeues})")
-                    continue
-                tally = tallies.setdefault(label, NodeTally())
-                tally.done += 1
-                tally.statuses[row["status"]] = tally.statuses.get(row["status"], 0) + 1
-                sink.write(job.config, row, job.rnd, job.requeues, reason)
-            now = time.monotonic()
-            for ref, job in list(in_flight.items()):
-                if now - job.submitted > stuck_after[job.config.key]:
-                    ray.cancel(ref, force=True)
-                    in_flight.pop(ref)
-                    lose(job, f"no result {now - job.submitted:.0f} s after submission: cancelled", None)
+            ready, _ = cluster.ray.wait(list(dispatch.in_flight), num_returns=1, timeout=1.0)
+            dispatch.collect(ready)
+            dispatch.cancel_stuck()
     finally:
-        for ref in in_flight:  # Ctrl-C: nothing of this run keeps measuring
-            with contextlib.suppress(Exception):
-                ray.cancel(ref, force=True)
-        sink.run["ray"]["nodes"] = {k: {"done": v.done, "lost": v.lost, "statuses": v.statuses}
-                                    for k, v in tallies.items()}
-        sink.save_meta()
-        sink.flush()
+        dispatch.close()
     return state
 
 

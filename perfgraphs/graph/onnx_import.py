@@ -7,6 +7,7 @@ outside the vocabulary are kept too and counted in the ``other`` bucket.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -236,130 +237,168 @@ def _attribute_row(op: str, attrs: dict, inputs: list, first_rank: int, second_i
     return row
 
 
-def import_graph(model: onnx.ModelProto, name: str | None = None, batch_size: int | None = None) -> PerfGraph:
-    """Build the IR from a model whose shapes have been inferred (see :func:`with_concrete_inputs`)."""
-    meta = _metadata(model)
-    name = name or meta.get(META_SOURCE) or model.graph.name or "onnx"
+@dataclass
+class _Tensors:
+    """What the import knows about each tensor while it walks the nodes: its type, whether it is
+    a weight (and which parameters it derives from), and the Identity aliases elided so far."""
+
+    table: dict[str, tuple[tuple[int, ...], int]]
+    weights: set[str]
+    origin: dict[str, frozenset[str]]
+    alias: dict[str, str] = field(default_factory=dict)
+
+    def resolve(self, tensor: str) -> str:
+        while tensor in self.alias:
+            tensor = self.alias[tensor]
+        return tensor
+
+    def shape_of(self, tensor: str):
+        entry = self.table.get(tensor)
+        return entry[0] if entry else None
+
+    def bytes_of(self, tensor: str) -> int:
+        entry = self.table.get(tensor)
+        return numel(entry[0]) * _itemsize(entry[1]) if entry else 0
+
+
+@dataclass
+class _Columns:
+    """The per-node columns of the :class:`PerfGraph`, filled one kept node at a time."""
+
+    seen_tensors: set[str]
+    ops: list[str] = field(default_factory=list)
+    attributes: list[list[int]] = field(default_factory=list)
+    in_shapes: list[list[int]] = field(default_factory=list)
+    out_shapes: list[list[int]] = field(default_factory=list)
+    macs: list[int] = field(default_factory=list)
+    flops: list[int] = field(default_factory=list)
+    params: list[int] = field(default_factory=list)
+    memory: list[int] = field(default_factory=list)
+    act_mm: list[bool] = field(default_factory=list)
+    edges: set[tuple[int, int]] = field(default_factory=set)
+    producer: dict[str, int] = field(default_factory=dict)
+    used_params: set[str] = field(default_factory=set)
+    unknown: int = 0
+
+
+def _tensors_of(model: onnx.ModelProto, data_inputs: list[str]) -> _Tensors:
     table = _tensor_table(model)
-    data_inputs = data_input_names(model)
     graph_inputs = {i.name for i in model.graph.input}
     initializers = {t.name for t in model.graph.initializer}
     constants = {o for n in model.graph.node if n.op_type == "Constant" for o in n.output}
     weights = initializers | (graph_inputs - set(data_inputs)) | constants
     parameters = _parameter_names(model, table, weights)
-
-    alias: dict[str, str] = {}
-
-    def resolve(tensor: str) -> str:
-        while tensor in alias:
-            tensor = alias[tensor]
-        return tensor
-
-    def shape_of(tensor: str):
-        entry = table.get(tensor)
-        return entry[0] if entry else None
-
-    def bytes_of(tensor: str) -> int:
-        entry = table.get(tensor)
-        return numel(entry[0]) * _itemsize(entry[1]) if entry else 0
-
-    producer: dict[str, int] = {}
-    ops: list[str] = []
-    attributes, in_shapes, out_shapes = [], [], []
-    macs, flops, params, memory, act_mm = [], [], [], [], []
-    edges: set[tuple[int, int]] = set()
-    used_params: set[str] = set()
-    seen_tensors: set[str] = set(data_inputs)
-    unknown = 0
-
     # Tensors that derive only from weights (e.g. the Transpose the exporter puts on a Linear
     # weight when weights are graph inputs) are weights too: runtimes fold them ahead of time.
     # ``origin`` maps each such tensor to the parameters it derives from.
     origin: dict[str, frozenset[str]] = {p: frozenset({p}) for p in parameters}
+    return _Tensors(table=table, weights=weights, origin=origin)
 
+
+def _add_node(columns: _Columns, tensors: _Tensors, node: onnx.NodeProto, name: str) -> None:
+    """Append one kept node's row to every column, and its edges from the nodes feeding it."""
+    shape_of, weights = tensors.shape_of, tensors.weights
+    index = len(columns.ops)
+    op = node.op_type if node.domain in ("", "ai.onnx") else f"{node.domain}.{node.op_type}"
+    inputs = [tensors.resolve(t) for t in node.input]
+    present = [t for t in inputs if t]
+    data = [t for t in present if t not in weights]
+    in_dims = [shape_of(t) for t in inputs]
+    out_dims = [shape_of(t) for t in node.output]
+    attrs = _attr_dict(node)
+    node_mac = node_macs(op, in_dims, out_dims, attrs)
+    first = shape_of(data[0]) if data else (shape_of(present[0]) if present else None)
+    out = out_dims[0] if out_dims else None
+    if out is None or any(d < 0 for d in out):
+        columns.unknown += 1
+    columns.ops.append(op)
+    _check_conv_weight(op, in_dims, len(first or ()), f"{name}: {op} node {node.name or index}")
+    columns.attributes.append(_attribute_row(op, attrs, in_dims, len(first or ()),
+                                             len(inputs) > 1 and inputs[1] in weights))
+    columns.in_shapes.append(_padded(first))
+    columns.out_shapes.append(_padded(out))
+    columns.macs.append(node_mac)
+    columns.flops.append(node_flops(op, node_mac, in_dims, out_dims, attrs))
+    node_params = {p for t in present if t in weights for p in tensors.origin.get(t, ())}
+    columns.used_params.update(node_params)
+    columns.params.append(sum(numel(shape_of(p)) for p in node_params))
+    columns.memory.append(sum(tensors.bytes_of(t) for t in present)
+                          + sum(tensors.bytes_of(t) for t in node.output if t))
+    columns.act_mm.append(op == "MatMul" and len(present) == 2 and all(t not in weights for t in present))
+    columns.seen_tensors.update(present)
+    columns.seen_tensors.update(t for t in node.output if t)
+    for tensor in present:
+        if tensor in columns.producer:
+            columns.edges.add((columns.producer[tensor], index))
+    for tensor in node.output:
+        if tensor:
+            columns.producer[tensor] = index
+
+
+def _walk_nodes(model: onnx.ModelProto, tensors: _Tensors, data_inputs: list[str], name: str) -> _Columns:
+    """Elide Constant/Identity nodes, fold nodes computed from weights alone into the weights,
+    and add every other node to the columns."""
+    columns = _Columns(seen_tensors=set(data_inputs))
     for node in model.graph.node:
         if node.op_type in ELIDED_OPERATORS and node.domain in ("", "ai.onnx"):
             if node.op_type == "Identity":
-                alias[node.output[0]] = resolve(node.input[0])
+                tensors.alias[node.output[0]] = tensors.resolve(node.input[0])
             continue
-        sources = [resolve(t) for t in node.input if t]
-        if sources and all(t in weights for t in sources):
-            derived = frozenset().union(*(origin.get(t, frozenset()) for t in sources))
+        sources = [tensors.resolve(t) for t in node.input if t]
+        if sources and all(t in tensors.weights for t in sources):
+            derived = frozenset().union(*(tensors.origin.get(t, frozenset()) for t in sources))
             for out in node.output:
                 if out:
-                    weights.add(out)
+                    tensors.weights.add(out)
                     if derived:
-                        origin[out] = derived
+                        tensors.origin[out] = derived
             continue
-        index = len(ops)
-        op = node.op_type if node.domain in ("", "ai.onnx") else f"{node.domain}.{node.op_type}"
-        inputs = [resolve(t) for t in node.input]
-        present = [t for t in inputs if t]
-        data = [t for t in present if t not in weights]
-        in_dims = [shape_of(t) for t in inputs]
-        out_dims = [shape_of(t) for t in node.output]
-        attrs = _attr_dict(node)
-        node_mac = node_macs(op, in_dims, out_dims, attrs)
-        first = shape_of(data[0]) if data else (shape_of(present[0]) if present else None)
-        out = out_dims[0] if out_dims else None
-        if out is None or any(d < 0 for d in out):
-            unknown += 1
-        ops.append(op)
-        _check_conv_weight(op, in_dims, len(first or ()), f"{name}: {op} node {node.name or index}")
-        attributes.append(_attribute_row(op, attrs, in_dims, len(first or ()),
-                                         len(inputs) > 1 and inputs[1] in weights))
-        in_shapes.append(_padded(first))
-        out_shapes.append(_padded(out))
-        macs.append(node_mac)
-        flops.append(node_flops(op, node_mac, in_dims, out_dims, attrs))
-        node_params = {p for t in present if t in weights for p in origin.get(t, ())}
-        used_params.update(node_params)
-        params.append(sum(numel(shape_of(p)) for p in node_params))
-        memory.append(sum(bytes_of(t) for t in present) + sum(bytes_of(t) for t in node.output if t))
-        act_mm.append(op == "MatMul" and len(present) == 2 and all(t not in weights for t in present))
-        seen_tensors.update(present)
-        seen_tensors.update(t for t in node.output if t)
-        for tensor in present:
-            if tensor in producer:
-                edges.add((producer[tensor], index))
-        for tensor in node.output:
-            if tensor:
-                producer[tensor] = index
-
-    if not ops:
+        _add_node(columns, tensors, node, name)
+    if not columns.ops:
         raise InvalidModelError(f"{name}: the graph has no operators after removing Constant/Identity nodes")
-    edge_index = np.array(sorted(edges), dtype=np.int64).T.reshape(2, -1)
-    dims = {n: shape_of(n) or () for n in data_inputs}
+    return columns
+
+
+def _int64(values, what: str, name: str) -> np.ndarray:
+    # Each ONNX dim fits in int64, but the counts multiplied from them need not.
+    try:
+        return np.array(values, dtype=np.int64)
+    except OverflowError:
+        raise InvalidModelError(f"{name}: its {what} do not fit in 64-bit integers "
+                                f"(tensor dims too large?)") from None
+
+
+def import_graph(model: onnx.ModelProto, name: str | None = None, batch_size: int | None = None) -> PerfGraph:
+    """Build the IR from a model whose shapes have been inferred (see :func:`with_concrete_inputs`)."""
+    meta = _metadata(model)
+    name = name or meta.get(META_SOURCE) or model.graph.name or "onnx"
+    data_inputs = data_input_names(model)
+    tensors = _tensors_of(model, data_inputs)
+    columns = _walk_nodes(model, tensors, data_inputs, name)
+    edge_index = np.array(sorted(columns.edges), dtype=np.int64).T.reshape(2, -1)
+    dims = {n: tensors.shape_of(n) or () for n in data_inputs}
     if batch_size is None:
         first_dims = next(iter(dims.values()), ())
         batch_size = int(first_dims[0]) if first_dims and first_dims[0] > 0 else 1
-
-    def int64(values, what: str) -> np.ndarray:
-        # Each ONNX dim fits in int64, but the counts multiplied from them need not.
-        try:
-            return np.array(values, dtype=np.int64)
-        except OverflowError:
-            raise InvalidModelError(f"{name}: its {what} do not fit in 64-bit integers "
-                                    f"(tensor dims too large?)") from None
-
-    totals = int64([sum(numel(shape_of(t)) for t in used_params), sum(bytes_of(t) for t in seen_tensors)],
-                   "parameter and memory totals")
+    totals = _int64([sum(numel(tensors.shape_of(t)) for t in columns.used_params),
+                     sum(tensors.bytes_of(t) for t in columns.seen_tensors)],
+                    "parameter and memory totals", name)
+    opset = max((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), default=0)
     return PerfGraph(
         name=name,
         batch_size=batch_size,
         input_shapes=tuple((n, tuple(int(d) for d in s)) for n, s in dims.items()),
-        onnx_ops=tuple(ops),
-        attributes=int64(attributes, "attributes"),
-        node_input_shape=np.array(in_shapes, dtype=np.int64),
-        node_output_shape=np.array(out_shapes, dtype=np.int64),
-        macs=int64(macs, "MACs"),
-        flops=int64(flops, "FLOPs"),
-        params=int64(params, "parameter counts"),
-        memory_bytes=int64(memory, "memory sizes"),
-        activation_matmul=np.array(act_mm, dtype=np.bool_),
+        onnx_ops=tuple(columns.ops),
+        attributes=_int64(columns.attributes, "attributes", name),
+        node_input_shape=np.array(columns.in_shapes, dtype=np.int64),
+        node_output_shape=np.array(columns.out_shapes, dtype=np.int64),
+        macs=_int64(columns.macs, "MACs", name),
+        flops=_int64(columns.flops, "FLOPs", name),
+        params=_int64(columns.params, "parameter counts", name),
+        memory_bytes=_int64(columns.memory, "memory sizes", name),
+        activation_matmul=np.array(columns.act_mm, dtype=np.bool_),
         edge_index=edge_index,
         total_params=int(totals[0]),
         total_memory_bytes=int(totals[1]),
-        metadata=(("opset", str(max((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), default=0))),
-                  ("unknown_shape_nodes", str(unknown))),
+        metadata=(("opset", str(opset)), ("unknown_shape_nodes", str(columns.unknown))),
     )

@@ -401,12 +401,10 @@ def _check_predictions_folder(root: Path, predictions, problems: list[str]) -> N
                         "seed-<k>.parquet files there")
 
 
-def load_submission(path: str | Path) -> Submission:
-    """Read and validate a submission folder (or its ``submission.yaml``)."""
+def _read_yaml(root: Path) -> dict:
+    """The fields of ``root``'s submission.yaml, read with the size and alias limits."""
     import yaml
 
-    path = Path(path)
-    root = path.parent if path.name == "submission.yaml" else path
     meta_path = root / "submission.yaml"
     if not root.exists():
         raise SubmissionError([f"{root} does not exist: give the folder that holds submission.yaml"])
@@ -427,14 +425,11 @@ def load_submission(path: str | Path) -> Submission:
         raise SubmissionError([f"submission.yaml is not valid YAML{where}: fix the syntax ({why})"]) from None
     if not isinstance(doc, dict):
         raise SubmissionError([f"submission.yaml must be a mapping of fields (template: {EXAMPLE})"])
-    problems: list[str] = []
-    unknown = sorted(set(doc) - set(REQUIRED) - set(OPTIONAL))
-    if unknown:
-        problems.append(f"submission.yaml: unknown field(s) {', '.join(unknown)} (allowed: "
-                        + ", ".join(REQUIRED + OPTIONAL) + ")")
-    for key in REQUIRED:
-        if key not in doc:
-            problems.append(f"submission.yaml: missing required field '{key}' (template: {EXAMPLE})")
+    return doc
+
+
+def _parse_people(doc: dict, problems: list[str]) -> tuple[str, object, str]:
+    """(method, authors, contact): who the entry is, as the leaderboard shows it."""
     method = _text(doc, "method", problems, "the name shown on the leaderboard") if "method" in doc else ""
     # names.check_charset: plain ASCII letters, digits, spaces and - _ . ( ) / + , & ' @; length limits
     problems += [f"submission.yaml: {p}" for p in names.check_charset("method", method)]
@@ -446,7 +441,11 @@ def load_submission(path: str | Path) -> Submission:
     elif isinstance(authors, str):
         problems += [f"submission.yaml: {p}" for p in names.check_charset("authors", authors.strip())]
     contact = _text(doc, "contact", problems, "an e-mail address or URL") if "contact" in doc else ""
-    code_url, commit = _parse_code(doc, root, problems)
+    return method, authors, contact
+
+
+def _parse_declarations(doc: dict, problems: list[str]) -> tuple[object, object, object]:
+    """(paper, external_data, division) as declared."""
     paper = doc.get("paper")
     if "paper" in doc and paper is not None and not isinstance(paper, str):
         problems.append("submission.yaml: paper must be a URL or citation, or null when there is none")
@@ -461,6 +460,25 @@ def load_submission(path: str | Path) -> Submission:
     if division == "closed" and external is True:
         problems.append("submission.yaml: the closed division allows no external data: set division: open, "
                         "or external_data: false")
+    return paper, external, division
+
+
+def load_submission(path: str | Path) -> Submission:
+    """Read and validate a submission folder (or its ``submission.yaml``)."""
+    path = Path(path)
+    root = path.parent if path.name == "submission.yaml" else path
+    doc = _read_yaml(root)
+    problems: list[str] = []
+    unknown = sorted(set(doc) - set(REQUIRED) - set(OPTIONAL))
+    if unknown:
+        problems.append(f"submission.yaml: unknown field(s) {', '.join(unknown)} (allowed: "
+                        + ", ".join(REQUIRED + OPTIONAL) + ")")
+    for key in REQUIRED:
+        if key not in doc:
+            problems.append(f"submission.yaml: missing required field '{key}' (template: {EXAMPLE})")
+    method, authors, contact = _parse_people(doc, problems)
+    code_url, commit = _parse_code(doc, root, problems)
+    paper, external, division = _parse_declarations(doc, problems)
     hyper = _parse_hyperparameters(doc, problems)
     predictions = doc.get("predictions")
     is_predictions = predictions is not None

@@ -5,7 +5,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -219,6 +221,92 @@ def _cost(predictions: list[TargetPrediction], per: dict[str, str], platform: st
             f"priced at {chosen.target} (its 80 % interval gives the range)")
 
 
+@dataclass
+class _ModelInputs:
+    """The model asked about, exported at the asked batch and at each batch an artifact is fixed
+    to (each exported and featurised once), and its encoder row where the encoder config answers."""
+
+    template: Any
+    batch: int
+    seq_len: int | None
+    encoder: tuple[dict, np.ndarray] | None
+    graphs_at: dict[int, Any]
+    x_graph: dict[int, np.ndarray] = field(default_factory=dict)
+
+    @property
+    def graph(self):
+        return self.graphs_at[self.batch]
+
+    def features(self, pt: PlatformTarget, art: Artifact) -> tuple[int, np.ndarray, Any]:
+        """(the batch the artifact predicts at, its feature row, the graph at that batch or None)."""
+        at = art.fixed_batch_size or self.batch if pt.kind == "graphs" else self.batch
+        if pt.kind == "tabular":
+            return at, self.encoder[1], None
+        from perfgraphs.predict.features import graph_features
+        from perfgraphs.predict.sources import graph_of
+
+        if at not in self.graphs_at:
+            self.graphs_at[at] = graph_of(self.template, at, self.seq_len)
+        if at not in self.x_graph:
+            self.x_graph[at] = graph_features(self.graphs_at[at])
+        return at, self.x_graph[at], self.graphs_at[at]
+
+
+def _model_inputs(source, batch: int, image_shape, seq_len: int | None, plat: Platform) -> _ModelInputs:
+    from perfgraphs.graph.inputs import check_ranges
+    from perfgraphs.predict.sources import graph_of, template_of
+
+    check_ranges(batch_size=batch, seq_len=seq_len)  # before an export imports transformers or timm
+    if isinstance(source, str) and source.startswith("hf:"):
+        from perfgraphs.graph.zoo import check_hf_seq_len
+
+        check_hf_seq_len(source.removeprefix("hf:"), seq_len)
+    template = template_of(source, image_shape=image_shape, seq_len=seq_len)
+    graph = graph_of(template, batch, seq_len)
+    text_seq = seq_len or (template.spec.seq_len if template.spec else None)
+    return _ModelInputs(template=template, batch=batch, seq_len=seq_len,
+                        encoder=_encoder_rows(source, batch, text_seq, plat), graphs_at={batch: graph})
+
+
+def _target_prediction(pt: PlatformTarget, art: Artifact, inputs: _ModelInputs,
+                       probe: HardwareProbe | None) -> TargetPrediction:
+    """One target's prediction, refused (value None) outside the artifact's training distribution."""
+    from perfgraphs.predict.intervals import interval_of
+    from perfgraphs.predict.verdict import judge
+
+    at, x, g = inputs.features(pt, art)
+    raw = float(art.predict(x)[0])
+    dist = judge(art, x[0], g, raw, roofline=_roofline_bound(pt, g, probe, at))
+    value = raw if dist.in_distribution else None
+    bounds = () if value is None else tuple(
+        i for i in (interval_of(art.meta.get("intervals"), value, lv) for lv in (0.8, 0.9)) if i is not None)
+    held = _held_out(art)
+    board = _leaderboard_error(art)
+    return TargetPrediction(
+        pt.target, value, pt.unit, pt.description, art.meta["predictor"], pt.dataset, pt.config, pt.column,
+        board or held, held, dist, _neighbours(art, x[0]), art.key, art.meta["dataset_content_hash"],
+        art.meta["code_commit"], at, bounds, pt.question)
+
+
+def _mig_profile(by_target: dict[str, TargetPrediction], probe: HardwareProbe | None, platform: str,
+                 mig_margin_pct: float | None):
+    """The MIG profile the predicted peak memory fits (with a margin), or why there is none."""
+    from perfgraphs.predict.mig import recommend_mig
+
+    is_gpu = probe is not None and "NVIDIA" in probe.device
+    mem = by_target.get("peak_memory_mb")
+    if mem is not None and mem.refused:
+        return None, f"peak memory refused: {mem.distribution.reason}"
+    if mem is not None and is_gpu:
+        hi = mem.interval(0.9)
+        margin = (100.0 * (hi.high / mem.value - 1.0) if hi is not None else mem.error.mape_pct) \
+            if mig_margin_pct is None else mig_margin_pct
+        return recommend_mig(mem.value, max(margin, 0.0)), ""
+    if mem is not None:
+        return None, f"{platform} is not a GPU platform: its peak memory is host memory, not GPU memory"
+    return None, f"{platform} has no peak-memory labels to size a MIG profile from"
+
+
 def predict(source, batch: int = 1, input=None, seq_len: int | None = None, platform: str = "cpu-torch-fp32",
             mode: str = "infer", *, prices: Path | str | None = None, inferences: int = DEFAULT_INFERENCES,
             train_steps: int = DEFAULT_TRAIN_STEPS, mig_margin_pct: float | None = None,
@@ -227,10 +315,7 @@ def predict(source, batch: int = 1, input=None, seq_len: int | None = None, plat
     image shape C,H,W or ``seq_len``), in ``mode`` "infer" (a forward pass) or "train" (a
     training step); ``calibrated``: times scaled to this machine by its ``perfgraphs predict
     calibrate``. See the README's "Predict for your model"."""
-    from perfgraphs.predict.mig import recommend_mig
-    from perfgraphs.predict.sources import graph_of, parse_input, template_of
-    from perfgraphs.predict.intervals import interval_of
-    from perfgraphs.predict.verdict import judge
+    from perfgraphs.predict.sources import parse_input
 
     if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)):
         raise InvalidInputSpecError(f"batch must be an integer, got {batch!r}")
@@ -240,78 +325,28 @@ def predict(source, batch: int = 1, input=None, seq_len: int | None = None, plat
         from perfgraphs.predict.calibration import read_calibration
 
         calibration = read_calibration(plat.name, plat.mode, home)  # before any export too
-    image_shape = parse_input(input)
-    from perfgraphs.graph.inputs import check_ranges
-
-    check_ranges(batch_size=int(batch), seq_len=seq_len)  # before an export imports transformers or timm
-    if isinstance(source, str) and source.startswith("hf:"):
-        from perfgraphs.graph.zoo import check_hf_seq_len
-
-        check_hf_seq_len(source.removeprefix("hf:"), seq_len)
-    template = template_of(source, image_shape=image_shape, seq_len=seq_len)
-    graph = graph_of(template, int(batch), seq_len)
-    facts = _graph_facts(graph)
-    text_seq = seq_len or (template.spec.seq_len if template.spec else None)
-    encoder = _encoder_rows(source, int(batch), text_seq, plat)
-    x_graph: dict[int, np.ndarray] = {}
-    graphs_at: dict[int, object] = {int(batch): graph}
+    inputs = _model_inputs(source, int(batch), parse_input(input), seq_len, plat)
+    facts = _graph_facts(inputs.graph)
     predictions = []
     shares, shares_note = (), ""
-    served = served_targets(plat, encoder is not None)
+    served = served_targets(plat, inputs.encoder is not None)
     probe = next((pr for pr in (_probe(pt) for pt in served) if pr), None)
     for pt in served:
         art = load_artifact(pt, Path(artifacts), home)
         if art.breakdown is not None and not shares:
             from perfgraphs.predict.artifacts import time_shares
 
-            shares = tuple(time_shares(art.breakdown, graph))
+            shares = tuple(time_shares(art.breakdown, inputs.graph))
             shares_note = (f"{pt.target}: per-operator-category linear model (layerwise-linear) of the same labels, "
                            f"held-out MAPE {art.breakdown['heldout_mape_pct']:.1f} %; shares of its own total")
-        at = art.fixed_batch_size or int(batch) if pt.kind == "graphs" else int(batch)
-        if pt.kind == "tabular":
-            x, g = encoder[1], None
-        else:
-            from perfgraphs.predict.features import graph_features
-
-            if at not in graphs_at:
-                graphs_at[at] = graph_of(template, at, seq_len)
-            if at not in x_graph:
-                x_graph[at] = graph_features(graphs_at[at])
-            x, g = x_graph[at], graphs_at[at]
-        raw = float(art.predict(x)[0])
-        dist = judge(art, x[0], g, raw, roofline=_roofline_bound(pt, g, probe, at))
-        value = raw if dist.in_distribution else None
-        bounds = () if value is None else tuple(
-            i for i in (interval_of(art.meta.get("intervals"), value, lv) for lv in (0.8, 0.9)) if i is not None)
-        held = _held_out(art)
-        board = _leaderboard_error(art)
-        predictions.append(TargetPrediction(
-            pt.target, value, pt.unit, pt.description, art.meta["predictor"], pt.dataset, pt.config, pt.column,
-            board or held, held, dist, _neighbours(art, x[0]), art.key, art.meta["dataset_content_hash"],
-            art.meta["code_commit"], at, bounds, pt.question))
+        predictions.append(_target_prediction(pt, art, inputs, probe))
     if not predictions:
         raise ArtifactMissingError(f"no predictor artifact for platform {platform} ({mode})")
     predictions = _recommend(predictions)
     per = {pt.target: pt.roofline_per for pt in served}
     if calibration is not None:
         predictions = [_calibrated(p, calibration) if per.get(p.target) else p for p in predictions]
-    by_target = {p.target: p for p in predictions}
-
-    mig, mig_note = None, ""
-    is_gpu = probe is not None and "NVIDIA" in probe.device
-    mem = by_target.get("peak_memory_mb")
-    if mem is not None and mem.refused:
-        mig_note = f"peak memory refused: {mem.distribution.reason}"
-    elif mem is not None and is_gpu:
-        hi = mem.interval(0.9)
-        margin = (100.0 * (hi.high / mem.value - 1.0) if hi is not None else mem.error.mape_pct) \
-            if mig_margin_pct is None else mig_margin_pct
-        mig = recommend_mig(mem.value, max(margin, 0.0))
-    elif mem is not None:
-        mig_note = f"{platform} is not a GPU platform: its peak memory is host memory, not GPU memory"
-    else:
-        mig_note = f"{platform} has no peak-memory labels to size a MIG profile from"
-
+    mig, mig_note = _mig_profile({p.target: p for p in predictions}, probe, platform, mig_margin_pct)
     if calibration is None:
         cost, cost_note = _cost(predictions, per, platform, mode, int(batch), prices, inferences, train_steps)
     else:

@@ -30,6 +30,7 @@ import subprocess
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -171,15 +172,86 @@ def _other_structure_distances(Z: np.ndarray, groups: np.ndarray) -> np.ndarray:
     return out
 
 
+@dataclass(frozen=True)
+class _Fitted:
+    """The booster an artifact ships and the rows it was fitted and scored on."""
+
+    model: Any  # the fitted StaticXGBoost
+    heldout: Any  # its held-out metrics
+    heldout_how: str
+    rows: Any  # every labeled row, in the order of X and y
+    X: np.ndarray
+    y: np.ndarray
+    in_training: np.ndarray  # which of the rows the shipped booster was fitted on
+    groups: np.ndarray  # of the fitted rows: what "another structure" is for the distance threshold
+    train_rows: Any
+    test: Any | None  # the held-out part of a standard split; None for a cv-folds config
+
+
+@dataclass(frozen=True)
+class _Written:
+    """What writing the artifact's model files produced, for its record."""
+
+    paths: tuple[Path, ...]
+    target_transform: dict
+    onnx_record: dict
+    breakdown: dict | None
+
+
+def _fit_on_folds(rows, pt: PlatformTarget, seed: int) -> _Fitted:
+    """A cv-folds config: held-out scores are the pooled out-of-fold predictions of the official
+    folds; the shipped booster is fitted on every row."""
+    from sklearn.model_selection import PredefinedSplit
+
+    from perfgraphs.baselines import StaticXGBoost
+    from perfgraphs.evaluation.evaluator import compute_metrics
+
+    X, y = rows_features(rows, pt.kind), np.asarray(rows[pt.column], dtype=np.float64)
+    pred = np.empty_like(y)
+    for tr, te in PredefinedSplit(np.asarray(rows["fold"])).split():
+        pred[te] = StaticXGBoost(quick=True, seed=seed).fit(X[tr], y[tr]).predict(X[te])
+    return _Fitted(model=StaticXGBoost(quick=True, seed=seed).fit(X, y), heldout=compute_metrics(y, pred),
+                   heldout_how="pooled out-of-fold predictions of the official stratified 5 folds",
+                   rows=rows, X=X, y=y, in_training=np.ones(len(y), dtype=bool),
+                   groups=np.asarray(rows["model_id"]), train_rows=rows, test=None)
+
+
+def _fit_on_split(parts: dict, pt: PlatformTarget, seed: int) -> _Fitted:
+    """A config with a standard split: fitted on train (validation for early stopping, then as
+    training rows too), scored on test."""
+    import datasets
+
+    from perfgraphs.baselines import StaticXGBoost
+    from perfgraphs.evaluation.evaluator import compute_metrics
+
+    train, test = parts["train"], parts["test"]
+    val = parts.get("validation")
+    X_tr, y_tr = rows_features(train, pt.kind), np.asarray(train[pt.column], dtype=np.float64)
+    if val is not None and len(val):
+        X_va, y_va = rows_features(val, pt.kind), np.asarray(val[pt.column], dtype=np.float64)
+        model = StaticXGBoost(quick=True, seed=seed).fit(X_tr, y_tr, X_va, y_va)
+        train_rows = datasets.concatenate_datasets([train, val])
+    else:
+        model = StaticXGBoost(quick=True, seed=seed).fit(X_tr, y_tr)
+        train_rows = train
+    X_te, y_te = rows_features(test, pt.kind), np.asarray(test[pt.column], dtype=np.float64)
+    heldout = compute_metrics(y_te, model.predict(X_te))
+    rows = datasets.concatenate_datasets([train_rows, test])
+    X, y = rows_features(rows, pt.kind), np.asarray(rows[pt.column], dtype=np.float64)
+    return _Fitted(model=model, heldout=heldout,
+                   heldout_how="the test part of the config's standard split (never fitted on)",
+                   rows=rows, X=X, y=y,
+                   in_training=np.r_[np.ones(len(train_rows), dtype=bool), np.zeros(len(test), dtype=bool)],
+                   groups=np.asarray(train_rows["structure_hash"]), train_rows=train_rows, test=test)
+
+
 def train_artifact(pt: PlatformTarget, out_dir: Path = ARTIFACTS_DIR, home: Path | None = None,
                    seed: int = 0) -> dict | None:
     """Train the predictor of one platform target and write its artifact; None (and nothing
     written) when the config has fewer than :data:`MIN_LABELS` labeled rows of it."""
     import datasets
 
-    from perfgraphs.baselines import StaticXGBoost
     from perfgraphs.data.load import load_dataset
-    from perfgraphs.evaluation.evaluator import compute_metrics
     from perfgraphs.evaluation.parts import labeled_parts
     from perfgraphs.registry import get_dataset
 
@@ -189,69 +261,14 @@ def train_artifact(pt: PlatformTarget, out_dir: Path = ARTIFACTS_DIR, home: Path
     rows_all = datasets.concatenate_datasets(list(parts.values())) if parts else None
     if rows_all is None or len(rows_all) < MIN_LABELS:
         return None
-    tabular = pt.kind == "tabular"
-    if tabular:
-        # cv-folds config: held-out scores are the pooled out-of-fold predictions of the official
-        # folds; the shipped booster is fitted on every row
-        from sklearn.model_selection import PredefinedSplit
-
-        rows = rows_all
-        X, y = rows_features(rows, pt.kind), np.asarray(rows[pt.column], dtype=np.float64)
-        pred = np.empty_like(y)
-        for tr, te in PredefinedSplit(np.asarray(rows["fold"])).split():
-            pred[te] = StaticXGBoost(quick=True, seed=seed).fit(X[tr], y[tr]).predict(X[te])
-        heldout = compute_metrics(y, pred)
-        heldout_how = "pooled out-of-fold predictions of the official stratified 5 folds"
-        model = StaticXGBoost(quick=True, seed=seed).fit(X, y)
-        in_training = np.ones(len(y), dtype=bool)
-        groups = np.asarray(rows["model_id"])
-        train_rows = rows
-    else:
-        train, test = parts["train"], parts["test"]
-        val = parts.get("validation")
-        X_tr, y_tr = rows_features(train, pt.kind), np.asarray(train[pt.column], dtype=np.float64)
-        if val is not None and len(val):
-            X_va, y_va = rows_features(val, pt.kind), np.asarray(val[pt.column], dtype=np.float64)
-            model = StaticXGBoost(quick=True, seed=seed).fit(X_tr, y_tr, X_va, y_va)
-            train_rows = datasets.concatenate_datasets([train, val])
-        else:
-            model = StaticXGBoost(quick=True, seed=seed).fit(X_tr, y_tr)
-            train_rows = train
-        X_te, y_te = rows_features(test, pt.kind), np.asarray(test[pt.column], dtype=np.float64)
-        heldout = compute_metrics(y_te, model.predict(X_te))
-        heldout_how = "the test part of the config's standard split (never fitted on)"
-        rows = datasets.concatenate_datasets([train_rows, test])
-        X, y = rows_features(rows, pt.kind), np.asarray(rows[pt.column], dtype=np.float64)
-        in_training = np.r_[np.ones(len(train_rows), dtype=bool), np.zeros(len(test), dtype=bool)]
-        groups = np.asarray(train_rows["structure_hash"])
-    intervals = fit_artifact_intervals(rows_all, pt, model.best_params_[0], seed)
-    booster = model.booster_.models_[0]
-    transform = model.booster_.target_transform_
-    X_fit = X[in_training]
+    fitted = _fit_on_folds(rows_all, pt, seed) if pt.kind == "tabular" else _fit_on_split(parts, pt, seed)
+    intervals = fit_artifact_intervals(rows_all, pt, fitted.model.best_params_[0], seed)
+    X_fit = fitted.X[fitted.in_training]
     mean, scale = X_fit.mean(axis=0), X_fit.std(axis=0)
     scale = np.where(scale > 0, scale, 1.0)
-    Z = (X_fit - mean) / scale
-    other = _other_structure_distances(Z, groups)
-    ops = sorted({op for ops in train_rows["onnx_ops"] for op in ops}) if "onnx_ops" in train_rows.column_names else []
-    names = [str(v) for v in rows["sample_id" if "sample_id" in rows.column_names else "row_id"]]
-
-    out_dir.mkdir(parents=True, exist_ok=True)
-    files = []
-    breakdown = None
-    if not tabular and pt.unit == "ms":
-        breakdown = _layerwise_breakdown(train_rows, test, pt.column)
-        path = out_dir / f"{pt.key}.layerwise.json"
-        path.write_text(json.dumps(breakdown, indent=1, sort_keys=True) + "\n")
-        files.append(path)
-    booster_path = out_dir / f"{pt.key}.booster.json"
-    onnx_path = out_dir / f"{pt.key}.booster.onnx"
-    rows_path = out_dir / f"{pt.key}.rows.npz"
-    booster.save_model(str(booster_path))
-    target_transform = {"log": bool(transform.log_target), "mean": float(transform.scaler.mean_[0]),
-                        "scale": float(transform.scaler.scale_[0])}
-    onnx_record = write_onnx_booster(booster, onnx_path, X, target_transform)
-    np.savez_compressed(rows_path, features=X.astype(np.float64), labels=y, in_training=in_training,
-                        names=np.asarray(names, dtype=np.str_))
+    other = _other_structure_distances((X_fit - mean) / scale, fitted.groups)
+    written = _write_model_files(pt, fitted, out_dir)
+    y, in_training, tabular = fitted.y, fitted.in_training, pt.kind == "tabular"
     meta = {
         "format_version": FORMAT_VERSION, "key": pt.key, "predictor": PREDICTOR,
         "dataset": pt.dataset, "config": pt.config, "column": pt.column, "target": pt.target, "unit": pt.unit,
@@ -259,23 +276,56 @@ def train_artifact(pt: PlatformTarget, out_dir: Path = ARTIFACTS_DIR, home: Path
         "dataset_content_hash": local_build_hash(pt.dataset, pt.config, home) or "",
         "feature_version": feature_version(pt.kind), "feature_names": feature_names(pt.kind),
         "code_commit": code_commit(), "trained_at_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "seed": seed, "hyperparameters": model.best_params_[0], "n_labeled": int(len(y)),
+        "seed": seed, "hyperparameters": fitted.model.best_params_[0], "n_labeled": int(len(y)),
         "n_fitted": int(in_training.sum()),
-        "target_transform": target_transform, "booster_onnx": onnx_record,
+        "target_transform": written.target_transform, "booster_onnx": written.onnx_record,
         "feature_mean": mean.tolist(), "feature_scale": scale.tolist(),
-        "heldout": {**{k: float(v) for k, v in heldout.as_dict().items()}, "how": heldout_how},
+        "heldout": {**{k: float(v) for k, v in fitted.heldout.as_dict().items()}, "how": fitted.heldout_how},
         "intervals": intervals,
         "label_range": [float(y[in_training].min()), float(y[in_training].max())],
         "distance_threshold": float(np.quantile(other, NEIGHBOUR_QUANTILE)) if len(other) else 0.0,
         "distance_threshold_how": f"{NEIGHBOUR_QUANTILE:.0%} quantile of the fitted rows' standardised distance to "
                                   f"the nearest fitted row of another {'model' if tabular else 'structure'}",
-        "seen_operators": ops,
-        "time_breakdown": None if breakdown is None else {"predictor": "layerwise-linear",
-                                                          "heldout_mape_pct": breakdown["heldout_mape_pct"]},
-        "files": {p.name: sha256_file(p) for p in (booster_path, onnx_path, rows_path, *files)},
+        "seen_operators": _seen_operators(fitted.train_rows),
+        "time_breakdown": None if written.breakdown is None else {
+            "predictor": "layerwise-linear", "heldout_mape_pct": written.breakdown["heldout_mape_pct"]},
+        "files": {p.name: sha256_file(p) for p in written.paths},
     }
     (out_dir / f"{pt.key}.artifact.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
     return meta
+
+
+def _seen_operators(train_rows) -> list[str]:
+    if "onnx_ops" not in train_rows.column_names:
+        return []
+    return sorted({op for ops in train_rows["onnx_ops"] for op in ops})
+
+
+def _write_model_files(pt: PlatformTarget, fitted: _Fitted, out_dir: Path) -> _Written:
+    """The booster (JSON and ONNX), the rows, and for a time target the layerwise breakdown."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    files = []
+    breakdown = None
+    if pt.kind != "tabular" and pt.unit == "ms":
+        breakdown = _layerwise_breakdown(fitted.train_rows, fitted.test, pt.column)
+        path = out_dir / f"{pt.key}.layerwise.json"
+        path.write_text(json.dumps(breakdown, indent=1, sort_keys=True) + "\n")
+        files.append(path)
+    booster_path = out_dir / f"{pt.key}.booster.json"
+    onnx_path = out_dir / f"{pt.key}.booster.onnx"
+    rows_path = out_dir / f"{pt.key}.rows.npz"
+    booster = fitted.model.booster_.models_[0]
+    transform = fitted.model.booster_.target_transform_
+    booster.save_model(str(booster_path))
+    target_transform = {"log": bool(transform.log_target), "mean": float(transform.scaler.mean_[0]),
+                        "scale": float(transform.scaler.scale_[0])}
+    onnx_record = write_onnx_booster(booster, onnx_path, fitted.X, target_transform)
+    rows = fitted.rows
+    names = [str(v) for v in rows["sample_id" if "sample_id" in rows.column_names else "row_id"]]
+    np.savez_compressed(rows_path, features=fitted.X.astype(np.float64), labels=fitted.y,
+                        in_training=fitted.in_training, names=np.asarray(names, dtype=np.str_))
+    return _Written(paths=(booster_path, onnx_path, rows_path, *files), target_transform=target_transform,
+                    onnx_record=onnx_record, breakdown=breakdown)
 
 
 def family_groups(rows, kind: str) -> np.ndarray:

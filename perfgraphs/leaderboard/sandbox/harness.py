@@ -37,8 +37,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import pyarrow as pa
@@ -396,33 +397,53 @@ def _hand_over(job: Job, inbox: Path, name: str, go: int, who: str) -> None:
                          "harness's file descriptors") from None
 
 
-def _supervise(job: Job, seed: int, limits: Limits, popen: subprocess.Popen, receiver: Receiver, inbox: Path,
-               go: int, log: Path, box=None) -> SeedOutput:
-    """Enforce the limits and the message order; time each phase on this process's clock."""
-    who = job.who(seed)
-    started, peak = time.monotonic(), 0
-    at: dict[str, float] = {}
-    got: dict[str, Message] = {}
-    marks: dict[str, int] = {}  # stream offset written before each hand-over
-    cgroup = box is not None and box.available
-    cpu: dict[str, float] = {}
-    # the cgroup's CPU accounting where there is one (a child the kernel reaps for a parent that
-    # ignores SIGCHLD adds its time to no process of the tree); else the live tree's own + reaped
-    cpu_clock = box.cpu_seconds if cgroup and box.cpu_seconds() is not None else \
-        (lambda: _tree_cpu_seconds(_tree(popen)))
-    while "result" not in got:
-        now = time.monotonic()
+@dataclass
+class _SeedWatch:
+    """What the supervision of one seed has seen so far: the messages in order, the time of each
+    (this process's clock), the channel's byte offset written before each hand-over, the CPU
+    time at each phase and the memory peak."""
+
+    job: Job
+    seed: int
+    limits: Limits
+    popen: subprocess.Popen
+    receiver: Receiver
+    inbox: Path
+    go: int
+    log: Path
+    box: object | None
+    started: float
+    peak: int = 0
+    at: dict[str, float] = field(default_factory=dict)
+    got: dict[str, Message] = field(default_factory=dict)
+    marks: dict[str, int] = field(default_factory=dict)  # stream offset written before each hand-over
+    cpu: dict[str, float] = field(default_factory=dict)
+    who: str = field(init=False)
+    cgroup: bool = field(init=False)
+    cpu_clock: Callable[[], float | None] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.who = self.job.who(self.seed)
+        self.cgroup = self.box is not None and self.box.available
+        # the cgroup's CPU accounting where there is one (a child the kernel reaps for a parent that
+        # ignores SIGCHLD adds its time to no process of the tree); else the live tree's own + reaped
+        self.cpu_clock = self.box.cpu_seconds if self.cgroup and self.box.cpu_seconds() is not None else \
+            (lambda: _tree_cpu_seconds(_tree(self.popen)))
+
+    def check_limits(self, now: float) -> None:
+        """Stop the predictor past the memory limit, the startup time or the fit + predict time."""
+        who, limits, popen, at = self.who, self.limits, self.popen, self.at
         procs = _tree(popen)
         # with a memory cgroup the kernel enforces the limit and counts a page shared by forked
         # workers once; a sum of resident sets would count it in every process
-        rss = 0 if cgroup else _tree_rss(procs)
-        peak = max(peak, rss)
+        rss = 0 if self.cgroup else _tree_rss(procs)
+        self.peak = max(self.peak, rss)
         if rss > limits.memory_mb * MB:
             _kill(popen)
             raise SeedFailed(f"{who}: the predictor exceeded the memory limit of {limits.memory_mb} MB "
                              f"(resident set {rss / MB:.0f} MB) and was stopped: use less memory or ask for a "
                              "larger --memory-mb")
-        if "ready" not in at and now - started > limits.startup_s:
+        if "ready" not in at and now - self.started > limits.startup_s:
             _kill(popen)
             raise SeedFailed(f"{who}: the predictor process did not load its data within "
                              f"{limits.startup_s:g} s: the machine is overloaded, retry later")
@@ -431,27 +452,30 @@ def _supervise(job: Job, seed: int, limits: Limits, popen: subprocess.Popen, rec
             raise SeedFailed(f"{who}: fit + predict exceeded the time limit of {limits.time_limit_s:g} s and "
                              "the predictor was stopped: make it faster (--quick runs CI-sized settings) or ask "
                              "for a larger --time-limit-s")
-        fast = now - started < POLL_FAST_FOR_S or ("ready" in at and now - at["ready"] < POLL_FAST_FOR_S)
-        try:
-            message = receiver.messages.get(timeout=POLL_FIRST_S if fast else POLL_MAX_S)
-        except queue.Empty:
-            continue
-        if message is None or isinstance(message, Exception):
-            if message is None:  # the channel closed: give the process a moment to exit on its own
-                try:
-                    popen.wait(timeout=5)
-                except subprocess.TimeoutExpired:
-                    pass
-            _kill(popen)
-            if message is None and box is not None and box.available and box.memory_limit_hit():
-                raise SeedFailed(f"{who}: the predictor was stopped at the memory limit of {limits.memory_mb} MB "
-                                 "(its processes, their /tmp files and memfds count): use less memory or ask for a "
-                                 "larger --memory-mb")
-            raise _ended(who, popen, message, log, limits)
+
+    def channel_ended(self, message: Exception | None) -> SeedFailed:
+        """The channel closed (None) or broke (an exception) before the result: the failure to raise."""
+        popen, box = self.popen, self.box
+        if message is None:  # the channel closed: give the process a moment to exit on its own
+            try:
+                popen.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+        _kill(popen)
+        if message is None and box is not None and box.available and box.memory_limit_hit():
+            return SeedFailed(f"{self.who}: the predictor was stopped at the memory limit of {self.limits.memory_mb} "
+                              "MB (its processes, their /tmp files and memfds count): use less memory or ask for a "
+                              "larger --memory-mb")
+        return _ended(self.who, popen, message, self.log, self.limits)
+
+    def accept(self, message: Message) -> None:
+        """Check one message (an error, out of order, or sent before its inputs were handed over:
+        the predictor is stopped), record it, and hand over the next inputs it calls for."""
+        who, popen, at, marks = self.who, self.popen, self.at, self.marks
         if message.kind == "error":
             _kill(popen)
-            raise _failure(who, message.fields, limits)
-        expected = ORDER[len(got)]
+            raise _failure(who, message.fields, self.limits)
+        expected = ORDER[len(self.got)]
         if message.kind != expected:
             _kill(popen)
             raise SeedFailed(f"{who}: the predictor process sent {message.kind!r} on the harness channel where "
@@ -461,34 +485,59 @@ def _supervise(job: Job, seed: int, limits: Limits, popen: subprocess.Popen, rec
             _kill(popen)  # sent before its inputs existed: a forged message, to fake the prediction time
             raise SeedFailed(f"{who}: the predictor process sent predictions before the harness handed over their "
                              "inputs: do not write to the harness's file descriptors")
-        got[message.kind], at[message.kind] = message, message.at
+        self.got[message.kind], at[message.kind] = message, message.at
         if message.kind in ("ready", "fit_done", "pred"):
-            cpu[message.kind] = cpu_clock()
+            self.cpu[message.kind] = self.cpu_clock()
         if message.kind == "fit_done":
             at["handed_test_start"] = time.monotonic()  # the predict clock starts before the inputs are readable
-            marks["pred"] = receiver.written()  # bytes already sent cannot be predictions of the inputs
-            _hand_over(job, inbox, "test", go, who)
+            marks["pred"] = self.receiver.written()  # bytes already sent cannot be predictions of the inputs
+            _hand_over(self.job, self.inbox, "test", self.go, who)
             at["handed_pred"] = time.monotonic()
         elif message.kind == "pred":
-            marks["probe"] = receiver.written()
-            _hand_over(job, inbox, "probe", go, who)
+            marks["probe"] = self.receiver.written()
+            _hand_over(self.job, self.inbox, "probe", self.go, who)
             at["handed_probe"] = time.monotonic()
-    if cgroup and box.peak_memory_bytes():
-        # the kernel's accounting of the cgroup: /tmp files and memfds count, shared pages once,
-        # and no process inside can reset it (a resident set's high-water mark can be reset through
-        # /proc/self/clear_refs, and the cgroup files are not mounted in the sandbox)
-        peak = box.peak_memory_bytes()
-    else:
-        peak = max(peak, _peak_rss(_tree(popen)))
-    _kill(popen)  # its work is done: atexit hooks and stray children never run on
-    result = got["result"].fields
-    return SeedOutput(seed=seed, pred=_array(who, got["pred"]),
-                      probe_pred=_array(who, got["probe"]),
-                      fit_seconds=at["fit_done"] - at["ready"], predict_seconds=at["pred"] - at["handed_test_start"],
-                      num_params=_self_reported_params(result.get("num_params")),
-                      config=result.get("config") if isinstance(result.get("config"), dict) else None,
-                      peak_memory_mb=peak / MB,
-                      fit_cpu_seconds=cpu["fit_done"] - cpu["ready"], predict_cpu_seconds=cpu["pred"] - cpu["fit_done"])
+
+    def output(self) -> SeedOutput:
+        """The seed's predictions, times and peak memory, once its result has come."""
+        box, at, cpu, who = self.box, self.at, self.cpu, self.who
+        if self.cgroup and box.peak_memory_bytes():
+            # the kernel's accounting of the cgroup: /tmp files and memfds count, shared pages once,
+            # and no process inside can reset it (a resident set's high-water mark can be reset through
+            # /proc/self/clear_refs, and the cgroup files are not mounted in the sandbox)
+            peak = box.peak_memory_bytes()
+        else:
+            peak = max(self.peak, _peak_rss(_tree(self.popen)))
+        _kill(self.popen)  # its work is done: atexit hooks and stray children never run on
+        result = self.got["result"].fields
+        return SeedOutput(seed=self.seed, pred=_array(who, self.got["pred"]),
+                          probe_pred=_array(who, self.got["probe"]),
+                          fit_seconds=at["fit_done"] - at["ready"], predict_seconds=at["pred"] - at["handed_test_start"],
+                          num_params=_self_reported_params(result.get("num_params")),
+                          config=result.get("config") if isinstance(result.get("config"), dict) else None,
+                          peak_memory_mb=peak / MB,
+                          fit_cpu_seconds=cpu["fit_done"] - cpu["ready"],
+                          predict_cpu_seconds=cpu["pred"] - cpu["fit_done"])
+
+
+def _supervise(job: Job, seed: int, limits: Limits, popen: subprocess.Popen, receiver: Receiver, inbox: Path,
+               go: int, log: Path, box=None) -> SeedOutput:
+    """Enforce the limits and the message order; time each phase on this process's clock."""
+    watch = _SeedWatch(job=job, seed=seed, limits=limits, popen=popen, receiver=receiver, inbox=inbox, go=go,
+                       log=log, box=box, started=time.monotonic())
+    while "result" not in watch.got:
+        now = time.monotonic()
+        watch.check_limits(now)
+        at = watch.at
+        fast = now - watch.started < POLL_FAST_FOR_S or ("ready" in at and now - at["ready"] < POLL_FAST_FOR_S)
+        try:
+            message = receiver.messages.get(timeout=POLL_FIRST_S if fast else POLL_MAX_S)
+        except queue.Empty:
+            continue
+        if message is None or isinstance(message, Exception):
+            raise watch.channel_ended(message)
+        watch.accept(message)
+    return watch.output()
 
 
 def _array(who: str, message: Message) -> np.ndarray:

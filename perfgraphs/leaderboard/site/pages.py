@@ -289,67 +289,71 @@ def _previous(entries: list[Entry]) -> str:
             f"scored on earlier dataset builds (not ranked)</summary><ul>{items}</ul></details>")
 
 
-def build_site(out: Path | None = None, results: Path | None = None, official_site: Path | None = None) -> Path:
-    """Write the site; ``official_site``: a local preview's link to the official boards' site."""
-    out = out or SITE_DIR
-    results = results or RESULTS_DIR
-    out.mkdir(parents=True, exist_ok=True)
-    pins = read_pins(pins_file(results))
+def _grouped_entries(results: Path) -> dict[tuple[str, str, str, str, str], list[Entry]]:
+    """Every entry by (dataset, config, target, scoring protocol, test set): the entries one board ranks."""
     groups: dict[tuple[str, str, str, str, str], list[Entry]] = {}
     for path in sorted(results.glob("*.jsonl")):
         for e in read_entries(path.stem, results):
             # entries scored on different test sets, or under different protocols, are never ranked together
             groups.setdefault((e.dataset, e.config, e.target, scoring_protocol(e.dataset, e.config, e.protocol),
                                e.test_set), []).append(e)
-    order = {(*b.key, b.protocol): i for i, b in enumerate(BOARDS)}
-    # official boards in their declared order (public test set first), then every other board
-    keys = sorted(groups, key=lambda k: (k[:4] not in order, order.get(k[:4], 0), k[4] != "public", k))
-    official_sections, other_sections = [], []
-    missing = missing_reference_entries(results)
-    for dataset, config, target, protocol, test_set in keys:
-        pin = pins.get(f"{dataset} {config}")
-        _, on_build, previous = split_by_build(groups[(dataset, config, target, protocol, test_set)], pin)
-        current, earlier = current_and_superseded(on_build)
-        for e in current:
-            (out / f"{entry_slug(e)}.html").write_text(_entry_page(e, _history(e, earlier[entry_slug(e)], None)))
-            for old in earlier[entry_slug(e)]:
-                (out / f"{entry_slug(old)}.html").write_text(_entry_page(old, _history(old, [], e)))
-        for old in previous:
-            (out / f"{entry_slug(old)}.html").write_text(_entry_page(old, "<p class=note><strong>Previous build</strong>: "
-                                                                     "scored on an earlier dataset build; not ranked.</p>"))
-        board = official(dataset, config, target, protocol)
-        # a config with several protocols names the board's; the others are its secondary boards
-        several = len(_config_protocols(dataset, config)) > 1
-        key = (f"{dataset} · {config} · {target}" + (f" · {protocol}" if several else "")
-               + (" · secondary board" if several and board is None else "")
-               + (" · hidden test set" if test_set != "public" else ""))
-        public = test_set == "public"
-        facts = board_facts(pin if public else None, target, current,
-                            noise_floor_text(dataset, config, target) if public else None, hardware_of(dataset, config))
-        repetitions = label_repetitions(dataset, config, target, test_set, protocol) if current else None
-        table = (facts + _table(current, key, sum(map(len, earlier.values())), repetitions,
-                                official_board=official(dataset, config, target, protocol) is not None) if current else
-                 facts + f"<p class=note>{html.escape(key)}: no entries on the current build yet.</p>") + _previous(previous)
-        if board is None:
-            other_sections.append(table)
-            continue
-        if test_set == "public":
-            absent = missing.get(board, [])
-            status = (f"reference baselines not yet at full strength: {', '.join(absent)}" if absent
-                      else "every applicable reference baseline is at full strength")
-        else:  # a hidden set is scored separately: its own reference field
-            absent = [b for b in applicable_baselines(board) if not any(reference_method(b, e.method) for e in current)]
-            status = (f"hidden test set; reference baselines not yet scored on it: {', '.join(absent)}" if absent
-                      else "hidden test set; every applicable reference baseline is listed")
-            if any(e.hidden_labels_sha256 in compromised_hashes() for e in current):
-                status += ("; COMPROMISED: its architectures were found in public data (leaderboard/hidden/), so "
-                           "these scores are reproduced, not verified; the set scores nothing more")
-        official_sections.append(f"<p class=note>{html.escape(board.why)} · {html.escape(status)}</p>{table}")
-    for board in BOARDS:  # an official board nobody has been scored on yet still says what it lacks
-        if not any(k[:4] == (*board.key, board.protocol) for k in groups):
-            official_sections.append(f"<p class=note>{html.escape(' · '.join(board.key))}: {html.escape(board.why)} · "
-                                     f"no entries yet (reference baselines not yet at full strength: "
-                                     f"{html.escape(', '.join(missing.get(board, [])))})</p>")
+    return groups
+
+
+def _write_entry_pages(out: Path, current: list[Entry], earlier: dict[str, list[Entry]], previous: list[Entry]) -> None:
+    for e in current:
+        (out / f"{entry_slug(e)}.html").write_text(_entry_page(e, _history(e, earlier[entry_slug(e)], None)))
+        for old in earlier[entry_slug(e)]:
+            (out / f"{entry_slug(old)}.html").write_text(_entry_page(old, _history(old, [], e)))
+    for old in previous:
+        (out / f"{entry_slug(old)}.html").write_text(_entry_page(old, "<p class=note><strong>Previous build</strong>: "
+                                                                 "scored on an earlier dataset build; not ranked.</p>"))
+
+
+def _board_status(board, test_set: str, current: list[Entry], missing: dict) -> str:
+    """Which reference baselines an official board still lacks (a hidden set: its own field)."""
+    if test_set == "public":
+        absent = missing.get(board, [])
+        return (f"reference baselines not yet at full strength: {', '.join(absent)}" if absent
+                else "every applicable reference baseline is at full strength")
+    # a hidden set is scored separately: its own reference field
+    absent = [b for b in applicable_baselines(board) if not any(reference_method(b, e.method) for e in current)]
+    status = (f"hidden test set; reference baselines not yet scored on it: {', '.join(absent)}" if absent
+              else "hidden test set; every applicable reference baseline is listed")
+    if any(e.hidden_labels_sha256 in compromised_hashes() for e in current):
+        status += ("; COMPROMISED: its architectures were found in public data (leaderboard/hidden/), so "
+                   "these scores are reproduced, not verified; the set scores nothing more")
+    return status
+
+
+def _board_section(out: Path, group: tuple[str, str, str, str, str], entries: list[Entry], pin,
+                   missing: dict) -> tuple[object | None, str]:
+    """(the official board or None, the HTML section) of one group of entries; writes their pages."""
+    dataset, config, target, protocol, test_set = group
+    _, on_build, previous = split_by_build(entries, pin)
+    current, earlier = current_and_superseded(on_build)
+    _write_entry_pages(out, current, earlier, previous)
+    board = official(dataset, config, target, protocol)
+    # a config with several protocols names the board's; the others are its secondary boards
+    several = len(_config_protocols(dataset, config)) > 1
+    key = (f"{dataset} · {config} · {target}" + (f" · {protocol}" if several else "")
+           + (" · secondary board" if several and board is None else "")
+           + (" · hidden test set" if test_set != "public" else ""))
+    public = test_set == "public"
+    facts = board_facts(pin if public else None, target, current,
+                        noise_floor_text(dataset, config, target) if public else None, hardware_of(dataset, config))
+    repetitions = label_repetitions(dataset, config, target, test_set, protocol) if current else None
+    table = (facts + _table(current, key, sum(map(len, earlier.values())), repetitions,
+                            official_board=official(dataset, config, target, protocol) is not None) if current else
+             facts + f"<p class=note>{html.escape(key)}: no entries on the current build yet.</p>") + _previous(previous)
+    if board is None:
+        return None, table
+    status = _board_status(board, test_set, current, missing)
+    return board, f"<p class=note>{html.escape(board.why)} · {html.escape(status)}</p>{table}"
+
+
+def _index_body(official_sections: list[str], other_sections: list[str], any_entries: bool, results: Path,
+                official_site: Path | None) -> str:
     others = ("<h2>Additional boards</h2><p>Targets outside the official list, and official targets under a "
               "config's secondary protocol (perfgraphs/llm's stratified folds; see the rules): recorded "
               "and ranked the same way, but not every reference baseline has been run on them.</p>"
@@ -361,13 +365,37 @@ def build_site(out: Path | None = None, results: Path | None = None, official_si
             f"below the floor is not a ranking. {TIERS_NOTE} Click a column to sort. "
             "<a href='rules.html'>Rules</a>.</p>"
             + ("<h2>Official boards</h2>" + "".join(official_sections) if official_sections else "")
-            + others + ("" if groups else "<p>No entries yet.</p>"))
+            + others + ("" if any_entries else "<p>No entries yet.</p>"))
     if min_seeds_of(results) is not None:  # perfgraphs quickstart's local run, not a board
         body = ("<p class=note id='preview'><strong>Local preview</strong>: one seed per baseline, run on this "
                 "machine by <code>perfgraphs quickstart</code>. A board's record needs five seeds and is scored "
                 "by the isolated harness; these rows are neither."
                 + (f" The official boards: <a id='official' href='{html.escape(official_site.resolve().as_uri())}'>"
                    f"{html.escape(str(official_site))}</a>." if official_site else "") + "</p>" + body)
+    return body
+
+
+def build_site(out: Path | None = None, results: Path | None = None, official_site: Path | None = None) -> Path:
+    """Write the site; ``official_site``: a local preview's link to the official boards' site."""
+    out = out or SITE_DIR
+    results = results or RESULTS_DIR
+    out.mkdir(parents=True, exist_ok=True)
+    pins = read_pins(pins_file(results))
+    groups = _grouped_entries(results)
+    order = {(*b.key, b.protocol): i for i, b in enumerate(BOARDS)}
+    # official boards in their declared order (public test set first), then every other board
+    keys = sorted(groups, key=lambda k: (k[:4] not in order, order.get(k[:4], 0), k[4] != "public", k))
+    official_sections, other_sections = [], []
+    missing = missing_reference_entries(results)
+    for group in keys:
+        board, section = _board_section(out, group, groups[group], pins.get(f"{group[0]} {group[1]}"), missing)
+        (other_sections if board is None else official_sections).append(section)
+    for board in BOARDS:  # an official board nobody has been scored on yet still says what it lacks
+        if not any(k[:4] == (*board.key, board.protocol) for k in groups):
+            official_sections.append(f"<p class=note>{html.escape(' · '.join(board.key))}: {html.escape(board.why)} · "
+                                     f"no entries yet (reference baselines not yet at full strength: "
+                                     f"{html.escape(', '.join(missing.get(board, [])))})</p>")
+    body = _index_body(official_sections, other_sections, bool(groups), results, official_site)
     (out / "index.html").write_text(_page("perfgraphs leaderboard", body))
     rules = RULES.read_text() if RULES.exists() else "No rules file."
     (out / "rules.html").write_text(_page("rules", f"<p><a href='index.html'>← leaderboard</a></p><pre>{html.escape(rules)}</pre>"))
