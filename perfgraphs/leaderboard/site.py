@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from perfgraphs import paths
+from perfgraphs.errors import PerfgraphsError
 from perfgraphs.leaderboard.boards import (BOARDS, applicable_baselines, missing_reference_entries, official,
                                           reference_method)
 from perfgraphs.leaderboard.builds import pins_file, read_pins, split_by_build
@@ -18,6 +19,7 @@ from perfgraphs.leaderboard.hidden import compromised_hashes
 from perfgraphs.leaderboard.ranks import RANK_RULE, diff_text, label_repetitions, mape_text, rank_board
 from perfgraphs.leaderboard.records import RESULTS_DIR, Entry, min_seeds_of, read_entries, scoring_protocol
 from perfgraphs.leaderboard.tiers import HARNESS_TIERS
+from perfgraphs.registry import Task
 
 TIERS_NOTE = ("Tiers: <em>verified</em> — predictor code run by the isolated harness on a hidden test set whose "
               "labels never left the organisers; <em>reproduced</em> — the same harness on a public test set, whose "
@@ -64,7 +66,6 @@ def _cell(value, text: str | None = None, left: bool = False) -> str:
 
 def _cross_validated(e: Entry) -> bool:
     """Cross-validated configs are scored on pooled out-of-fold predictions, not on a test part."""
-    from perfgraphs.errors import PerfgraphsError
     from perfgraphs.registry import get_dataset
 
     try:
@@ -82,7 +83,6 @@ CV_NOTES = {
 
 
 def _config_protocols(dataset: str, config: str) -> tuple[str, ...]:
-    from perfgraphs.errors import PerfgraphsError
     from perfgraphs.registry import get_dataset
 
     try:
@@ -240,22 +240,30 @@ def _table(entries: list[Entry], key: str, superseded: int = 0, repetitions=None
             f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>{groups}{zero}")
 
 
-def noise_floor_text(dataset: str, config: str, target: str) -> str | None:
+def noise_floor_text(board: Task) -> str | None:
     """The labels' noise-floor sentence as plain text, derived from the measurements each time
     (:func:`perfgraphs.evaluation.label_noise.noise_floor_note`); None when none is measured."""
     from perfgraphs.evaluation.label_noise import noise_floor_note
-    from perfgraphs.errors import PerfgraphsError
 
     try:
-        note = noise_floor_note(dataset, config, target)
-    except PerfgraphsError:  # a record of a config the registry no longer has
+        note = noise_floor_note(board)
+    except PerfgraphsError:  # sources the floor is read from that cannot be read here
         return None
     return re.sub(r"\*\*(.+?)\*\*", r"\1", note) if note else None
 
 
+def recorded_board(dataset: str, config: str, target: str) -> Task | None:
+    """The board records name, resolved against the registry; None for one it no longer has."""
+    from perfgraphs.registry import task
+
+    try:
+        return task(dataset, config, target)
+    except PerfgraphsError:
+        return None
+
+
 def hardware_of(dataset: str, config: str) -> str | None:
     """The registry's name for the hardware of a config's labels (None if it names none)."""
-    from perfgraphs.errors import PerfgraphsError
     from perfgraphs.registry import get_dataset
 
     try:
@@ -289,6 +297,60 @@ def _previous(entries: list[Entry]) -> str:
             f"scored on earlier dataset builds (not ranked)</summary><ul>{items}</ul></details>")
 
 
+def _board_section(out: Path, group: tuple[str, str, str, str, str], entries: list[Entry], pin: dict | None,
+                   missing: dict) -> tuple[object | None, str]:
+    """(the official board of a group of entries or None, its HTML section); the entries' own
+    pages are written to ``out``."""
+    dataset, config, target, protocol, test_set = group
+    _, on_build, previous = split_by_build(entries, pin)
+    current, earlier = current_and_superseded(on_build)
+    _write_entry_pages(out, current, earlier, previous)
+    board = official(dataset, config, target, protocol)
+    # a config with several protocols names the board's; the others are its secondary boards
+    several = len(_config_protocols(dataset, config)) > 1
+    key = (f"{dataset} · {config} · {target}" + (f" · {protocol}" if several else "")
+           + (" · secondary board" if several and board is None else "")
+           + (" · hidden test set" if test_set != "public" else ""))
+    public = test_set == "public"
+    recorded = recorded_board(dataset, config, target)
+    facts = board_facts(pin if public else None, target, current,
+                        noise_floor_text(recorded) if recorded and public else None, hardware_of(dataset, config))
+    repetitions = label_repetitions(recorded, test_set, protocol) if current and recorded else None
+    table = (facts + _table(current, key, sum(map(len, earlier.values())), repetitions,
+                            official_board=board is not None) if current else
+             facts + f"<p class=note>{html.escape(key)}: no entries on the current build yet.</p>") + _previous(previous)
+    if board is None:
+        return None, table
+    status = _reference_status(board, test_set, current, missing)
+    return board, f"<p class=note>{html.escape(board.why)} · {html.escape(status)}</p>{table}"
+
+
+def _write_entry_pages(out: Path, current: list[Entry], earlier: dict, previous: list[Entry]) -> None:
+    for e in current:
+        (out / f"{entry_slug(e)}.html").write_text(_entry_page(e, _history(e, earlier[entry_slug(e)], None)))
+        for old in earlier[entry_slug(e)]:
+            (out / f"{entry_slug(old)}.html").write_text(_entry_page(old, _history(old, [], e)))
+    for old in previous:
+        (out / f"{entry_slug(old)}.html").write_text(_entry_page(old, "<p class=note><strong>Previous build</strong>: "
+                                                                 "scored on an earlier dataset build; not ranked.</p>"))
+
+
+def _reference_status(board, test_set: str, current: list[Entry], missing: dict) -> str:
+    """Which reference baselines an official board still lacks."""
+    if test_set == "public":
+        absent = missing.get(board, [])
+        return (f"reference baselines not yet at full strength: {', '.join(absent)}" if absent
+                else "every applicable reference baseline is at full strength")
+    # a hidden set is scored separately: its own reference field
+    absent = [b for b in applicable_baselines(board) if not any(reference_method(b, e.method) for e in current)]
+    status = (f"hidden test set; reference baselines not yet scored on it: {', '.join(absent)}" if absent
+              else "hidden test set; every applicable reference baseline is listed")
+    if any(e.hidden_labels_sha256 in compromised_hashes() for e in current):
+        status += ("; COMPROMISED: its architectures were found in public data (leaderboard/hidden/), so "
+                   "these scores are reproduced, not verified; the set scores nothing more")
+    return status
+
+
 def build_site(out: Path | None = None, results: Path | None = None, official_site: Path | None = None) -> Path:
     """Write the site; ``official_site``: a local preview's link to the official boards' site."""
     out = out or SITE_DIR
@@ -306,45 +368,9 @@ def build_site(out: Path | None = None, results: Path | None = None, official_si
     keys = sorted(groups, key=lambda k: (k[:4] not in order, order.get(k[:4], 0), k[4] != "public", k))
     official_sections, other_sections = [], []
     missing = missing_reference_entries(results)
-    for dataset, config, target, protocol, test_set in keys:
-        pin = pins.get(f"{dataset} {config}")
-        _, on_build, previous = split_by_build(groups[(dataset, config, target, protocol, test_set)], pin)
-        current, earlier = current_and_superseded(on_build)
-        for e in current:
-            (out / f"{entry_slug(e)}.html").write_text(_entry_page(e, _history(e, earlier[entry_slug(e)], None)))
-            for old in earlier[entry_slug(e)]:
-                (out / f"{entry_slug(old)}.html").write_text(_entry_page(old, _history(old, [], e)))
-        for old in previous:
-            (out / f"{entry_slug(old)}.html").write_text(_entry_page(old, "<p class=note><strong>Previous build</strong>: "
-                                                                     "scored on an earlier dataset build; not ranked.</p>"))
-        board = official(dataset, config, target, protocol)
-        # a config with several protocols names the board's; the others are its secondary boards
-        several = len(_config_protocols(dataset, config)) > 1
-        key = (f"{dataset} · {config} · {target}" + (f" · {protocol}" if several else "")
-               + (" · secondary board" if several and board is None else "")
-               + (" · hidden test set" if test_set != "public" else ""))
-        public = test_set == "public"
-        facts = board_facts(pin if public else None, target, current,
-                            noise_floor_text(dataset, config, target) if public else None, hardware_of(dataset, config))
-        repetitions = label_repetitions(dataset, config, target, test_set, protocol) if current else None
-        table = (facts + _table(current, key, sum(map(len, earlier.values())), repetitions,
-                                official_board=official(dataset, config, target, protocol) is not None) if current else
-                 facts + f"<p class=note>{html.escape(key)}: no entries on the current build yet.</p>") + _previous(previous)
-        if board is None:
-            other_sections.append(table)
-            continue
-        if test_set == "public":
-            absent = missing.get(board, [])
-            status = (f"reference baselines not yet at full strength: {', '.join(absent)}" if absent
-                      else "every applicable reference baseline is at full strength")
-        else:  # a hidden set is scored separately: its own reference field
-            absent = [b for b in applicable_baselines(board) if not any(reference_method(b, e.method) for e in current)]
-            status = (f"hidden test set; reference baselines not yet scored on it: {', '.join(absent)}" if absent
-                      else "hidden test set; every applicable reference baseline is listed")
-            if any(e.hidden_labels_sha256 in compromised_hashes() for e in current):
-                status += ("; COMPROMISED: its architectures were found in public data (leaderboard/hidden/), so "
-                           "these scores are reproduced, not verified; the set scores nothing more")
-        official_sections.append(f"<p class=note>{html.escape(board.why)} · {html.escape(status)}</p>{table}")
+    for key in keys:
+        board, section = _board_section(out, key, groups[key], pins.get(f"{key[0]} {key[1]}"), missing)
+        (other_sections if board is None else official_sections).append(section)
     for board in BOARDS:  # an official board nobody has been scored on yet still says what it lacks
         if not any(k[:4] == (*board.key, board.protocol) for k in groups):
             official_sections.append(f"<p class=note>{html.escape(' · '.join(board.key))}: {html.escape(board.why)} · "
