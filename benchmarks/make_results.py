@@ -77,8 +77,39 @@ def refresh_noise_floor(path: Path, note: str | None) -> bool:
 
 
 def main() -> None:
-    from perfgraphs.data.load import load_dataset
+    from perfgraphs.data.load import load_build
+    from perfgraphs.registry import task
 
+    args = _arguments()
+    board = task(args.dataset, args.config, args.target)
+    if args.protocol is None and board.cross_validated:
+        args.protocol = board.config.official_protocol  # a cross-validated config's tables always name their folds
+    protocol = f"-{args.protocol}" if args.protocol else ""
+    stem = RESULTS / f"{args.dataset}-{args.config}-{args.target}{protocol}{'-quick' if args.quick else ''}"
+    if args.refresh_noise_floor:
+        changed = refresh_noise_floor(stem.with_suffix(".md"), noise_floor_note(board))
+        print(f"{stem.with_suffix('.md')}: noise floor {'updated' if changed else 'already current'}")
+        return
+    scope = _scope(args, board, load_build(board.dataset, board.config).data)
+    rows, not_applicable, unavailable = _run_baselines(args, stem)
+    rows.sort(key=lambda r: r["mape_pct_mean"])
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    buffer = io.StringIO()  # rendered first: a failure must not leave a truncated table behind
+    writer = csv.DictWriter(buffer, fieldnames=list(ROW_FIELDS))
+    writer.writeheader()
+    writer.writerows(rows)
+    lines = _table_lines(args, board, scope, rows)
+    if not_applicable:
+        reason = NOT_GRAPH_ROWS if board.config.platform else GRAPHLESS_REASON
+        lines += ["", f"Not applicable here: {', '.join(not_applicable)} (graph baselines): {reason}."]
+    if unavailable:
+        lines += ["", "Not run:", *unavailable]
+    stem.with_suffix(".csv").write_text(buffer.getvalue(), newline="")
+    stem.with_suffix(".md").write_text("\n".join(lines + kept_reading(stem.with_suffix(".md"))) + "\n")
+    print(stem.with_suffix(".md"))
+
+
+def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", default="dippm")
     parser.add_argument("--config", default="cpu-torch-fp32")
@@ -97,33 +128,26 @@ def main() -> None:
     unknown = sorted(set(args.rerun or []) - set(BASELINES))
     if unknown:
         parser.error(f"unknown baseline(s) for --rerun: {', '.join(unknown)} (available: {', '.join(sorted(BASELINES))})")
+    return args
 
-    from perfgraphs.registry import get_dataset
 
-    cfg = get_dataset(args.dataset).config(args.config)
-    unit = cfg.target(args.target).unit
-    if args.protocol is None and cfg.evaluation == "cv-folds":
-        args.protocol = cfg.official_protocol  # a cross-validated config's tables always name their folds
-    protocol = f"-{args.protocol}" if args.protocol else ""
-    stem = RESULTS / f"{args.dataset}-{args.config}-{args.target}{protocol}{'-quick' if args.quick else ''}"
-    if args.refresh_noise_floor:
-        changed = refresh_noise_floor(stem.with_suffix(".md"), noise_floor_note(args.dataset, args.config, args.target))
-        print(f"{stem.with_suffix('.md')}: noise floor {'updated' if changed else 'already current'}")
-        return
-    data = load_dataset(args.dataset, args.config)
-    sizes = ", ".join(f"{k} {len(v)}" for k, v in data.items())
+def _scope(args: argparse.Namespace, board, data) -> str:
+    """What the table scores, in words."""
     if args.protocol == "leave-one-family-out":
-        scope = ("Pooled held-out predictions of the leave-one-family-out protocol (each family predicted by the "
-                 "model trained on the other families' structures)")
-    elif cfg.kind == "tabular" and args.protocol == "leave-models-out":
-        scope = (f"Pooled out-of-fold predictions of the leave-models-out protocol ({sum(len(v) for v in data.values())} "
-                 "rows in 5 folds grouped by model, each predicted by the model trained on the other four folds, "
-                 "which never saw its model)")
-    elif cfg.kind == "tabular":
-        scope = (f"Pooled out-of-fold predictions of the stratified 5-fold protocol ({sum(len(v) for v in data.values())} "
-                 "rows, each predicted by the model trained on the other four folds)")
-    else:
-        scope = f"Test part of the standard split ({sizes})"
+        return ("Pooled held-out predictions of the leave-one-family-out protocol (each family predicted by the "
+                "model trained on the other families' structures)")
+    if board.config.kind == "tabular" and args.protocol == "leave-models-out":
+        return (f"Pooled out-of-fold predictions of the leave-models-out protocol ({sum(len(v) for v in data.values())} "
+                "rows in 5 folds grouped by model, each predicted by the model trained on the other four folds, "
+                "which never saw its model)")
+    if board.config.kind == "tabular":
+        return (f"Pooled out-of-fold predictions of the stratified 5-fold protocol ({sum(len(v) for v in data.values())} "
+                "rows, each predicted by the model trained on the other four folds)")
+    return f"Test part of the standard split ({', '.join(f'{k} {len(v)}' for k, v in data.items())})"
+
+
+def _run_baselines(args: argparse.Namespace, stem: Path) -> tuple[list[dict], list[str], list[str]]:
+    """(one row per baseline run or kept, baselines that do not apply, baselines that could not run)."""
     from perfgraphs.baselines.soft_prompt_lm import LanguageModelError
 
     rows, not_applicable, unavailable = [], [], []
@@ -152,14 +176,11 @@ def main() -> None:
         row["n_scored"] = result.per_seed[0]["n"]
         rows.append(row)
         print(row, flush=True)
-    rows.sort(key=lambda r: r["mape_pct_mean"])
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    buffer = io.StringIO()  # rendered first: a failure must not leave a truncated table behind
-    writer = csv.DictWriter(buffer, fieldnames=list(ROW_FIELDS))
-    writer.writeheader()
-    writer.writerows(rows)
-    noise = noise_floor_note(args.dataset, args.config, args.target)
-    reading = kept_reading(stem.with_suffix(".md"))
+    return rows, not_applicable, unavailable
+
+
+def _table_lines(args: argparse.Namespace, board, scope: str, rows: list[dict]) -> list[str]:
+    """The Markdown table's heading, command, noise floor and one line per baseline."""
     lines = [f"# {args.dataset} · {args.config} · {args.target}{' · ' + args.protocol if args.protocol else ''}"
              f"{' (quick mode)' if args.quick else ''}", "",
              f"{scope}; seeds {', '.join(map(str, args.seeds))}. "
@@ -168,20 +189,13 @@ def main() -> None:
              f"{' --protocol ' + args.protocol if args.protocol else ''}"
              f"{' --baselines ' + ' '.join(args.baselines) if sorted(args.baselines) != sorted(BASELINES) else ''}`. "
              f"Scored samples: {rows[0]['n_scored']}.", ""]
-    lines += [noise or f"{NOISE_LINE}: no repeated measurements of these labels exist yet.", ""]
-    lines += [f"| baseline | MAPE % | RMSE ({unit}) | Acc(10%) % | Kendall τ | predictions/s | wall clock s |",
+    lines += [noise_floor_note(board) or f"{NOISE_LINE}: no repeated measurements of these labels exist yet.", ""]
+    lines += [f"| baseline | MAPE % | RMSE ({board.target.unit}) | Acc(10%) % | Kendall τ | predictions/s | wall clock s |",
               "|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['baseline']} | {r['mape_pct_mean']:.1f} ± {r['mape_pct_std']:.1f} | {r['rmse_mean']:.4g} | "
                      f"{r['acc_10_pct_mean']:.1f} | {r['kendall_tau_mean']:.3f} | {r['predictions_per_s']:,} | {r['wall_clock_s']} |")
-    if not_applicable:
-        reason = NOT_GRAPH_ROWS if cfg.platform else GRAPHLESS_REASON
-        lines += ["", f"Not applicable here: {', '.join(not_applicable)} (graph baselines): {reason}."]
-    if unavailable:
-        lines += ["", "Not run:", *unavailable]
-    stem.with_suffix(".csv").write_text(buffer.getvalue(), newline="")
-    stem.with_suffix(".md").write_text("\n".join(lines + reading) + "\n")
-    print(stem.with_suffix(".md"))
+    return lines
 
 
 if __name__ == "__main__":

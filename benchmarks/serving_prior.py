@@ -29,8 +29,11 @@ def run(target: str, seeds: tuple[int, ...]) -> list[dict]:
     from perfgraphs.data.llm_features import llm_features
     from perfgraphs.evaluation.evaluator import Evaluator
     from perfgraphs.evaluation.tabular_protocol import fold_protocols, noise_floor_sentence
+    from perfgraphs.registry import task
 
-    folds, whole = fold_protocols("perfgraphs/llm", "mlenergy", target=target, protocol=PROTOCOL)
+    board = task("perfgraphs/llm", "mlenergy", target)
+    evaluator = Evaluator.for_task(board)
+    folds, whole = fold_protocols(board, protocol=PROTOCOL)
     out = []
     for name, make in (("serving-prior", lambda s: ServingPrior(target=target)),
                        ("serving-prior-boost", lambda s: ServingPriorBoost(target=target, seed=s))):
@@ -42,7 +45,7 @@ def run(target: str, seeds: tuple[int, ...]) -> list[dict]:
                 y_pred.append(model.predict(llm_features(f.test)))
                 y_true.append(np.asarray(f.test[target], float))
                 ids += list(f.test["sample_id"])
-            per_seed.append(Evaluator("perfgraphs/llm", target, "mlenergy").eval(
+            per_seed.append(evaluator.eval(
                 {"sample_id": ids, "y_true": np.concatenate(y_true), "y_pred": np.concatenate(y_pred)},
                 expected_ids=list(whole.test["sample_id"])))
         row = {"baseline": name, "seeds": len(seeds), "wall_clock_s": round(time.perf_counter() - t0, 1),

@@ -100,6 +100,12 @@ class Config:
         """The protocol the config's boards rank (its first split protocol)."""
         return self.split_protocols[0] if self.split_protocols else None
 
+    def scoring_protocol(self, recorded: str = "") -> str:
+        """The protocol an entry of this config was scored under: the one it records, else (a
+        record from before entries named it, or a graph config's standard split) the config's
+        ``unrecorded_protocol``, else its official one."""
+        return recorded or self.unrecorded_protocol or self.official_protocol or ""
+
     @property
     def platforms(self) -> tuple[str, ...]:
         """The platform names of a multi-platform config: its build's, else its sources' now
@@ -411,6 +417,62 @@ def get_dataset(name: str) -> Dataset:
         return ds
     found = discovery().store_configs(ds)
     return replace(ds, configs=ds.configs + found) if found else ds
+
+
+@dataclass(frozen=True)
+class Task:
+    """One board's question, resolved once: the registry's dataset, config and target objects, and
+    what code below the edges would otherwise derive from their names again. The facts that need
+    the data (the build, the labels' noise floor) are read from it by the layers that can see the
+    data (:func:`perfgraphs.evaluation.protocol.protocol_parts`,
+    :func:`perfgraphs.evaluation.label_noise.labels_floor`)."""
+
+    dataset: Dataset
+    config: Config
+    target: Target
+
+    @property
+    def name(self) -> str:
+        """``<dataset>/<config> → <target>``, as messages name a board."""
+        return f"{self.dataset.name}/{self.config.name} → {self.target.name}"
+
+    @property
+    def cross_validated(self) -> bool:
+        """Scored on pooled out-of-fold predictions (``cv-folds``), not on a test part."""
+        return self.config.evaluation == "cv-folds"
+
+    def protocol(self, requested: str | None = None) -> str:
+        """The protocol a run asked for ``requested`` is scored under, as records name it: a
+        cross-validated config's requested or official fold protocol; a graph config's requested
+        one, "" for its standard split."""
+        if self.cross_validated:
+            return requested or self.config.official_protocol or ""
+        return requested or ""
+
+    @property
+    def label_columns(self) -> tuple[str, ...]:
+        """Every label column of the config (what a predictor must never see of held-out rows)."""
+        return tuple(t.name for t in self.config.targets)
+
+
+def task(dataset: str, config: str | None, target: str) -> Task:
+    """The board ``dataset``/``config``/``target`` resolved against the registry, once; a name it
+    does not know raises :class:`UnknownDatasetError` in one line. ``config=None``: the dataset's
+    first config that has ``target``."""
+    ds = get_dataset(dataset)
+    cfg = ds.config(config) if config is not None else _config_with_target(ds, target)
+    return Task(ds, cfg, cfg.target(target))
+
+
+def _config_with_target(ds: Dataset, target: str) -> Config:
+    for cfg in ds.configs:
+        try:
+            cfg.target(target)  # also resolves per-platform names such as latency_per_sample_ms__<p>
+            return cfg
+        except UnknownDatasetError:
+            continue
+    known = sorted({t.name for c in ds.configs for t in c.targets})
+    raise UnknownDatasetError(f"dataset {ds.name} has no target {target!r} (targets: {', '.join(known) or 'none'})")
 
 
 @dataclass(frozen=True)

@@ -91,12 +91,13 @@ def test_build_takes_configurations_with_both_rounds(campaign, tmp_path):
 
 def test_floor_note_reads_the_rounds(campaign, monkeypatch):
     from perfgraphs.evaluation import label_noise
+    from perfgraphs.registry import task
     from perfgraphs.collect.floor import store_floor
     from perfgraphs.data import build
 
     monkeypatch.setattr(build, "measurement_root", lambda ds, cfg: campaign)
     floors = store_floor(campaign)
-    note = label_noise.noise_floor_note("dippm", "amd-epyc-23059b2f-torch-fp32", "cpu_time_ms")
+    note = label_noise.noise_floor_note(task("dippm", "amd-epyc-23059b2f-torch-fp32", "cpu_time_ms"))
     assert f"{floors['cpu_time_ms'].mape_pct:.1f} % MAPE" in note
     assert f"all {floors['cpu_time_ms'].n_configs} configurations measured twice" in note
     assert f"wall clock on the same rounds: {floors['latency_ms'].mape_pct:.1f} %" in note

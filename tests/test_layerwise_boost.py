@@ -164,10 +164,10 @@ def test_rtx4090_board_random_split_within_the_issue_target():
     here; the committed 5-seed table is full size)."""
     from perfgraphs.leaderboard.predictors import BaselinePredictor
     from perfgraphs.evaluation.protocol import protocol_parts
-    from perfgraphs.registry import NNLQP_BOARD_PLATFORM
+    from perfgraphs.registry import NNLQP_BOARD_PLATFORM, task
 
     target = f"latency_per_sample_ms__{NNLQP_BOARD_PLATFORM}"
-    parts, _ = protocol_parts("nnlqp", "timm-platforms", target)
+    parts, _ = protocol_parts(task("nnlqp", "timm-platforms", target))
     p = parts[0]
     pred = BaselinePredictor("layerwise-boost", target, seed=0, quick=True).fit(p.train, p.validation).predict(p.test)
     assert mape_pct(np.asarray(p.test[target], dtype=float), pred) <= 8.0

@@ -230,6 +230,7 @@ def test_committed_reference_entries_are_on_the_site(tmp_path):
     # re-submission supersedes the older one); entries on earlier builds are listed, not ranked
     from perfgraphs.evaluation.label_noise import noise_floor_note
     from perfgraphs.leaderboard.records.builds import pins_file, read_pins, split_by_build
+    from perfgraphs.registry import task
 
     pins = read_pins(pins_file(RESULTS_DIR))
     previous = {board: split_by_build([Entry(**r) for r in rs], pins.get(f"{board[0]} {board[1]}"))[2]
@@ -285,7 +286,7 @@ def test_committed_reference_entries_are_on_the_site(tmp_path):
             at = html.index(f"<caption>{caption_of(*board.key, board.protocol)}")
             facts = html[html.rindex("<p class=facts>", 0, at):at]
             assert f"build {pin['content_hash'][:12]}" in facts and f"test n = {pin['test_n'][board.target]}" in facts
-            noise = noise_floor_note(board.dataset, board.config, board.target)
+            noise = noise_floor_note(task(*board.key))
             assert ("oise floor of the labels" in facts) if noise else ("not measured for these labels" in facts)
             hardware = get_dataset(board.dataset).config(board.config).hardware
             assert (f"measured on {hardware}" in facts) if hardware else ("measured on" not in facts)
@@ -423,13 +424,14 @@ def test_label_repetitions_are_each_test_labels_rounds():
 
     from perfgraphs.evaluation.protocol import protocol_parts
     from perfgraphs.leaderboard.records.ranks import label_repetitions
-    from perfgraphs.registry import get_dataset
+    from perfgraphs.registry import get_dataset, task
 
     rounds = next(c for c in get_dataset("dippm").configs if c.min_rounds > 1)
-    reps = label_repetitions("perfgraphs/dippm", rounds.name, "latency_ms")
-    labels = np.asarray(protocol_parts("perfgraphs/dippm", rounds.name, "latency_ms")[1].test["latency_ms"])
+    board = task("perfgraphs/dippm", rounds.name, "latency_ms")
+    reps = label_repetitions(board)
+    labels = np.asarray(protocol_parts(board)[1].test["latency_ms"])
     assert len(reps) == len(labels) and all(len(r) >= 2 for r in reps)
     assert np.allclose([np.median(r) for r in reps], labels)
     # control: one measurement per label, and a hidden test set, give none
-    assert label_repetitions("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms") is None
-    assert label_repetitions("perfgraphs/dippm", rounds.name, "latency_ms", test_set="hidden") is None
+    assert label_repetitions(task("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms")) is None
+    assert label_repetitions(board, test_set="hidden") is None

@@ -68,6 +68,7 @@ def test_a_dataset_quotes_its_own_suites_noise_probe(tmp_path, monkeypatch):
     import json
 
     from perfgraphs.evaluation import label_noise
+    from perfgraphs.registry import task
 
     def probe(plan: str, raw: float, cal: float, n: int) -> None:
         report = {"plan": plan, "probe": [{}] * n, "mape_raw_pct": raw, "mape_calibrated_pct": cal}
@@ -75,14 +76,14 @@ def test_a_dataset_quotes_its_own_suites_noise_probe(tmp_path, monkeypatch):
 
     monkeypatch.setattr(label_noise, "NOISE_DIR", tmp_path)
     probe("dippm-cpu", 24.9, 13.2, 100)
-    assert label_noise.noise_floor_note("llm", "cpu-torch-fp32", "latency_ms") is None
-    dippm = label_noise.noise_floor_note("dippm", "cpu-torch-fp32", "latency_ms")
+    assert label_noise.noise_floor_note(task("llm", "cpu-torch-fp32", "latency_ms")) is None
+    dippm = label_noise.noise_floor_note(task("dippm", "cpu-torch-fp32", "latency_ms"))
     assert "100 configurations of the dippm-cpu plan" in dippm and "24.9 % MAPE raw, 13.2 % calibrated" in dippm
-    assert label_noise.noise_floor_note("dippm", "cpu-torch-fp32", "peak_memory_mb") is None
-    assert label_noise.noise_floor_note("trappm", "cpu-torch-fp32", "step_time_ms") is None
+    assert label_noise.noise_floor_note(task("dippm", "cpu-torch-fp32", "peak_memory_mb")) is None
+    assert label_noise.noise_floor_note(task("trappm", "cpu-torch-fp32", "step_time_ms")) is None
     probe("llm-cpu", 6.1, 3.4, 40)
-    assert "40 configurations of the llm-cpu plan" in label_noise.noise_floor_note("llm", "cpu-torch-fp32", "latency_ms")
-    assert "dippm-cpu plan" in label_noise.noise_floor_note("dippm", "cpu-torch-fp32", "latency_ms")
+    assert "40 configurations of the llm-cpu plan" in label_noise.noise_floor_note(task("llm", "cpu-torch-fp32", "latency_ms"))
+    assert "dippm-cpu plan" in label_noise.noise_floor_note(task("dippm", "cpu-torch-fp32", "latency_ms"))
 
 
 def test_a_transfer_board_states_its_platforms_floors():
@@ -96,16 +97,16 @@ def test_a_transfer_board_states_its_platforms_floors():
     from perfgraphs.data.platforms import config_platforms
     from perfgraphs.evaluation import label_noise
     from perfgraphs.loaders.sources import ExternalSourceError
-    from perfgraphs.registry import get_dataset
+    from perfgraphs.registry import get_dataset, task
 
     cfg = get_dataset("nnlqp").config("timm-platforms")
     try:
-        per = {p.name: label_noise.noise_floor_note("nnlqp", cfg.name, f"latency_per_sample_ms__{p.name}")
+        per = {p.name: label_noise.noise_floor_note(task("nnlqp", cfg.name, f"latency_per_sample_ms__{p.name}"))
                for p in config_platforms(cfg)}
     except ExternalSourceError as exc:
         pytest.skip(f"timm results not available offline: {exc}")
     floors = {n: float(m.group(1)) for n, note in per.items() if note and (m := re.search(r"\*\*([0-9.]+) %", note))}
-    note = label_noise.noise_floor_note("nnlqp", cfg.name, "latency_per_sample_ms")
+    note = label_noise.noise_floor_note(task("nnlqp", cfg.name, "latency_per_sample_ms"))
     assert floors and f"{min(floors.values()):.1f}–{max(floors.values()):.1f} % MAPE" in note
     assert f"{len(floors)} of {len(per)} platforms" in note
     assert all(n in note for n in per if n not in floors)

@@ -92,18 +92,19 @@ def test_input_columns_hold_every_feature_and_no_outcome():
     schemas = {"mlenergy": set(MLENERGY_SCHEMA.names), "cpu-torch-fp32": set(llm_cpu.SCHEMA.names)}
     features = {"mlenergy": {c for c, _ in llm_features.NUMERIC} | set(llm_features.CATEGORIES) | {"weight_precision"},
                 "cpu-torch-fp32": {c for c, _ in llm_features.ENCODER_NUMERIC}}
-    assert {c.name for c in get_dataset("llm").configs if c.input_columns} == set(schemas)
+    llm = get_dataset("llm")
+    assert {c.name for c in llm.configs if c.input_columns} == set(schemas)
     for config, schema in schemas.items():
-        columns = set(input_columns("llm", config))
+        columns = set(input_columns(llm, llm.config(config)))
         targets = {t.name for t in get_dataset("llm").config(config).targets}
         assert columns - {"sample_id", "family", "platform"} <= schema | {"row_id", "fold"}, config
         assert features[config] <= columns, config  # the reference predictors' features all cross
         assert not columns & targets, config
-    assert not set(input_columns("llm", "mlenergy")) & set(MLENERGY_OUTCOMES)
+    assert not set(input_columns(llm, llm.config("mlenergy"))) & set(MLENERGY_OUTCOMES)
     cpu_measured = set(llm_cpu.MEASUREMENT_COLUMNS.values()) - {"structure_hash", "graph_gmacs_per_sample_batch1",
                                                                  "torch_version", "transformers_version",
                                                                  "python_version"}
-    assert not set(input_columns("llm", "cpu-torch-fp32")) & cpu_measured
+    assert not set(input_columns(llm, llm.config("cpu-torch-fp32"))) & cpu_measured
 
 
 # -- code submissions --------------------------------------------------------------------------
@@ -215,12 +216,14 @@ def test_reference_predictor_in_the_sandbox_predicts_what_the_runner_predicts(ho
     from perfgraphs.evaluation.protocol import protocol_parts
     from perfgraphs.evaluation.tabular_protocol import input_columns
     from perfgraphs.leaderboard.sandbox.harness import Limits, prepare_job, run_seed
+    from perfgraphs.registry import task
 
-    parts, _ = protocol_parts("llm", "mlenergy", TARGET, home)
+    board = task("llm", "mlenergy", TARGET)
+    parts, _ = protocol_parts(board, home)
     fold = parts[2]
     job = prepare_job(tmp_path / "job", REPO / "leaderboard" / "reference" / "llm-xgboost", "predictor:Predictor",
                       TARGET, True, fold.train, fold.validation, fold.test, Limits(),
-                      input_columns=input_columns("llm", "mlenergy"), label_columns=(TARGET,))
+                      input_columns=input_columns(board.dataset, board.config), label_columns=(TARGET,))
     out = run_seed(job, 3, Limits())
     ref = BaselinePredictor("llm-xgboost", TARGET, seed=3, quick=True).fit(fold.train, fold.validation)
     np.testing.assert_array_equal(out.pred, ref.predict(fold.test))
@@ -230,8 +233,9 @@ def test_reference_predictor_in_the_sandbox_predicts_what_the_runner_predicts(ho
 
 def files_submission(folder: Path, home, rows, edit=None) -> Path:
     from perfgraphs.evaluation.protocol import protocol_parts
+    from perfgraphs.registry import task
 
-    _, whole = protocol_parts("llm", "mlenergy", TARGET, home, protocol="stratified-5-fold")
+    _, whole = protocol_parts(task("llm", "mlenergy", TARGET), home, protocol="stratified-5-fold")
     (folder / "predictions").mkdir(parents=True, exist_ok=True)
     ids, y = list(rows["row_id"]), np.asarray(rows[TARGET], dtype=float)
     for seed in range(5):

@@ -97,7 +97,7 @@ def board_placement(result) -> list[str]:
     from perfgraphs.leaderboard.site.pages import current_and_superseded
 
     run = to_entry(result)
-    protocol = scoring_protocol(run.dataset, run.config, run.protocol)
+    protocol = result.board.config.scoring_protocol(run.protocol)
     on_board = [e for e in read_entries(run.dataset, RESULTS_DIR) if e.test_set == "public"
                 and (e.config, e.target) == (run.config, run.target)
                 and scoring_protocol(e.dataset, e.config, e.protocol) == protocol and e.method != run.method]
@@ -107,7 +107,7 @@ def board_placement(result) -> list[str]:
     if not current:
         return [f"board placement: no recorded entry on this build ({run.dataset_content_hash[:12]}) to compare with"]
     # every recorded entry counts here, (quick) ones too: a placement, not the official ranking
-    board = rank_board(current + [run], label_repetitions(run.dataset, run.config, run.target, protocol=run.protocol))
+    board = rank_board(current + [run], label_repetitions(result.board, protocol=run.protocol))
     row = next(r for r in board.rows if r.entry is run)
     return [f"board placement among {len(current)} recorded entries (paired, this build): rank {row.rank_text}, "
             f"MAPE {mape_text(row)}, Δ to best {diff_text(row)}"] + board.lines()

@@ -56,7 +56,7 @@ def _show(args) -> int:
     from perfgraphs.leaderboard.records.hidden import compromised_hashes
     from perfgraphs.leaderboard.records.ranks import RANK_RULE, diff_text, label_repetitions, mape_text, rank_board
     from perfgraphs.leaderboard.records.results import RESULTS_DIR, read_entries, scoring_protocol
-    from perfgraphs.leaderboard.site.pages import current_and_superseded, noise_floor_text
+    from perfgraphs.leaderboard.site.pages import current_and_superseded, noise_floor_text, recorded_board
 
     results = args.results or RESULTS_DIR
     pins = read_pins(pins_file(results))
@@ -86,11 +86,12 @@ def _show(args) -> int:
             console.print(escape(f"{title}: no current entry: {why}"))
             continue
         n = (pin or {}).get("test_n", {}).get(target) or current[0].per_seed[0].get("n")
-        noise = noise_floor_text(dataset, config, target) if test_set == "public" else None
+        recorded = recorded_board(dataset, config, target)
+        noise = noise_floor_text(recorded) if recorded and test_set == "public" else None
         noise = noise or "noise floor not measured for these labels"
         if any(e.hidden_labels_sha256 in compromised_hashes() for e in current):
             noise += " · COMPROMISED hidden set (its architectures are in public data): reproduced, not verified"
-        ranked = rank_board(current, label_repetitions(dataset, config, target, test_set, protocol),
+        ranked = rank_board(current, label_repetitions(recorded, test_set, protocol) if recorded else None,
                             official=board is not None)
         caption = [noise.replace("**", "")] + ranked.lines() + (
             [f"{len(previous)} entries on earlier builds not ranked"] if previous else [])
@@ -111,10 +112,11 @@ def _pin_builds(args) -> int:
     from perfgraphs.evaluation.protocol import protocol_parts
     from perfgraphs.leaderboard.records.boards import BOARDS
     from perfgraphs.leaderboard.records.builds import pin_from, pins_file, write_pins
+    from perfgraphs.registry import task
 
     pins: dict[str, dict] = {}
     for board in BOARDS:
-        _, whole = protocol_parts(board.dataset, board.config, board.target)  # the rows a board scores
+        _, whole = protocol_parts(task(board.dataset, board.config, board.target))  # the rows a board scores
         key = f"{board.dataset} {board.config}"
         pin = pins.setdefault(key, pin_from(whole))
         if pin["content_hash"] != whole.content_hash:  # cannot happen within one checkout: a tripwire

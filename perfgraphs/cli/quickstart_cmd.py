@@ -33,17 +33,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.markup import escape
-    from rich.table import Table
 
+    from perfgraphs.data.load import load_build
+    from perfgraphs.evaluation.label_noise import noise_floor_note
     from perfgraphs.leaderboard.runner import RunSpec, run_benchmark
-    from perfgraphs.data.load import load_dataset
+    from perfgraphs.registry import task
 
     console = Console()
     dataset, config, target = QUICKSTART_BOARD
     cap = None if args.all_graphs else args.max_train_graphs
     if cap is not None and cap < 1:
         raise PerfgraphsError(f"--max-train-graphs must be at least 1, got {cap} (--all-graphs trains on every graph)")
-    data = load_dataset(dataset, config)
+    board = task(dataset, config, target)
+    data = load_build(board.dataset, board.config).data
     console.print(escape(f"{dataset} [{config}]: ") + ", ".join(f"{k} {len(v):,}" for k, v in data.items()))
     if cap is not None and cap < len(data["train"]):
         console.print(f"training on {cap} of the {len(data['train']):,} training graphs (family-stratified, "
@@ -54,18 +56,31 @@ def run(args: argparse.Namespace) -> int:
         result = run_benchmark(spec, log=not args.no_mlflow)
         results.append((name, result))
         console.print(f"  {name}: MAPE {result.per_seed[0]['mape_pct']:.1f} %")
-    import numpy as np
+    trained_on = "" if cap is None or cap >= len(data["train"]) else f", {cap} training graphs"
+    _print_ranking(console, results, f"{dataset} · {config} · {target} (test part, quick mode, seed 0{trained_on})")
+    note = noise_floor_note(board)
+    if note:  # the floor the boards show beside the same labels
+        note = note.replace("**", "")
+        console.print(escape(note[0].upper() + note[1:] + " A difference between baselines smaller than the "
+                             "labels' own noise is not a ranking."))
+    _preview_site(console, results)
+    return 0
 
-    from perfgraphs.evaluation.label_noise import noise_floor_note
+
+def _print_ranking(console, results: list, title: str) -> None:
+    """The baselines' rank groups, not 1..n: the paired bootstrap says which differences the test
+    part can tell."""
+    import numpy as np
+    from rich.markup import escape
+    from rich.table import Table
+
     from perfgraphs.evaluation.ranking import Contender, paired_ranking
     from perfgraphs.evaluation.scoring import PER_CONFIG_KEY
 
-    # rank groups, not 1..n: the paired bootstrap says which differences the test part can tell
     ranking = paired_ranking([Contender(name, np.asarray([s[PER_CONFIG_KEY] for s in result.per_seed]))
                               for name, result in results])
     by_name = dict(results)
-    trained_on = "" if cap is None or cap >= len(data["train"]) else f", {cap} training graphs"
-    table = Table(title=f"{dataset} · {config} · {target} (test part, quick mode, seed 0{trained_on})")
+    table = Table(title=title)
     for col in ("group", "baseline", "MAPE % [95 % CI]", "Δ to best [95 % CI]", "Acc10 %", "Kendall τ", "fit s",
                 "pred./s"):
         # names whole even in an 80-column terminal: the numeric headers wrap instead
@@ -84,11 +99,10 @@ def run(args: argparse.Namespace) -> int:
         f"when a paired bootstrap shows at least one earlier baseline better beyond the sampling of the test "
         f"configurations (Holm-adjusted, 5 %); one seed each and one measurement per label, so neither seed "
         f"spread nor label noise is in these intervals."))
-    note = noise_floor_note(dataset, config, target)
-    if note:  # the floor the boards show beside the same labels
-        note = note.replace("**", "")
-        console.print(escape(note[0].upper() + note[1:] + " A difference between baselines smaller than the "
-                             "labels' own noise is not a ranking."))
+
+
+def _preview_site(console, results: list) -> None:
+    """The runs recorded in a local preview folder, and its site beside the official one."""
     from perfgraphs.leaderboard.runner import to_entry
     from perfgraphs.paths import perfgraphs_home
     from perfgraphs.leaderboard.records.results import PREVIEW_MARKER, DuplicateEntryError, append_entry
@@ -107,4 +121,3 @@ def run(args: argparse.Namespace) -> int:
     official = build_site(board / "official-site")  # the committed records: five seeds, scored by the harness
     console.print(f"local preview site: {build_site(board / 'site', board / 'results', official_site=official)}")
     console.print(f"official boards: {official} (or `perfgraphs leaderboard show`)")
-    return 0

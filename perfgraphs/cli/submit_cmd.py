@@ -85,15 +85,16 @@ def _reject(command: str, problems: list[str]) -> int:
     return 1
 
 
-def _summary(entry) -> None:
+def _summary(verdict) -> None:
     from rich.console import Console
     from rich.table import Table
 
     from perfgraphs.leaderboard.site.pages import noise_floor_text
 
-    print(f"{entry.method} on {entry.dataset}/{entry.config} → {entry.target} "
+    entry = verdict.entry
+    print(f"{entry.method} on {verdict.task.name} "
           f"({entry.tier}, {entry.test_set} test set, {len(entry.per_seed)} seeds, test n = {entry.per_seed[0]['n']})")
-    noise = noise_floor_text(entry.dataset, entry.config, entry.target) or "Noise floor: not measured for these labels"
+    noise = noise_floor_text(verdict.task) or "Noise floor: not measured for these labels"
     print(noise.replace("**", ""))
     table = Table()
     for col in ("metric", "mean", "std"):
@@ -114,7 +115,7 @@ def run_check(args) -> int:
     verdict = evaluate_submission(args.path, _options(args))
     if not verdict.ok:
         return _reject("check", verdict.problems or ["nothing was scored"])
-    _summary(verdict.entry)
+    _summary(verdict)
     for warning in verdict.warnings:
         print(f"perfgraphs check: warning: {warning}", file=sys.stderr)
     print(f"OK: {verdict.entry.method} passes every check (nothing written; `perfgraphs submit` records it)")
@@ -127,7 +128,7 @@ def run_submit(args) -> int:
     verdict, written = submit(args.path, _options(args), log_mlflow=not args.no_mlflow)
     if written is None:
         return _reject("submit", verdict.problems or ["nothing was scored"])
-    _summary(verdict.entry)
+    _summary(verdict)
     for warning in verdict.warnings:
         print(f"perfgraphs submit: warning: {warning}", file=sys.stderr)
     print(f"recorded in {written} (run {verdict.entry.run_identity}); `perfgraphs leaderboard build` updates the site")

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -43,17 +44,32 @@ def load_dataset(name: str, config: str | None = None, split: str | None = None,
 
     with paths.using(data_dir=data_dir, release_dir=release_dir):
         ds = get_dataset(name)
-        cfg = ds.config(config)
+        return load_build(ds, ds.config(config), split, version, home=home, build=build).data
+
+
+@dataclass(frozen=True)
+class LoadedBuild:
+    """What :func:`load_build` served: the rows and the manifest of the build they were read from
+    (its content hash and generator versions identify the rows a score was computed on)."""
+
+    data: object  # datasets.DatasetDict, or one split's datasets.Dataset
+    manifest: dict
+
+
+def load_build(ds: Dataset, cfg: Config, split: str | None = None, version: str | None = None, *,
+               home: Path | None = None, build: bool = True) -> LoadedBuild:
+    """:func:`load_dataset` of a config already resolved against the registry, with the manifest
+    of the build it served (read once)."""
+    folder, manifest = _release_or_current(ds, cfg, version, home, build)
+    try:
+        return LoadedBuild(_serve(ds, cfg, folder, manifest, split), manifest)
+    except DatasetIntegrityError:
+        # Another process may have swapped in a rebuild between reading the manifest and the
+        # shards: then every file is checked again against the new manifest, once.
+        if _manifest_sha256(folder) in (None, manifest["manifest_sha256"]):
+            raise
         folder, manifest = _release_or_current(ds, cfg, version, home, build)
-        try:
-            return _serve(ds, cfg, folder, manifest, split)
-        except DatasetIntegrityError:
-            # Another process may have swapped in a rebuild between reading the manifest and the
-            # shards: then every file is checked again against the new manifest, once.
-            if _manifest_sha256(folder) in (None, manifest["manifest_sha256"]):
-                raise
-            folder, manifest = _release_or_current(ds, cfg, version, home, build)
-            return _serve(ds, cfg, folder, manifest, split)
+        return LoadedBuild(_serve(ds, cfg, folder, manifest, split), manifest)
 
 
 def _release_or_current(ds: Dataset, cfg: Config, version: str | None, home: Path | None, build: bool

@@ -24,7 +24,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from perfgraphs.errors import PerfgraphsError
-from perfgraphs.registry import Config, Dataset, Target, UnknownDatasetError, get_dataset
+from perfgraphs.registry import Config, Dataset, Target, Task, task
 
 ACC_THRESHOLDS_PCT: tuple[int, ...] = (5, 10, 15)
 _SHOW = 3  # ids shown in an id-mismatch message
@@ -125,24 +125,21 @@ class Evaluator:
 
     def __init__(self, dataset: str, target: str, config: str | None = None,
                  expected_ids: Sequence[str] | None = None):
-        self.dataset: Dataset = get_dataset(dataset)
-        self.config: Config = self._pick_config(target, config)
-        self.target: Target = self.config.target(target)
-        self.expected_ids = None if expected_ids is None else [str(i) for i in expected_ids]
+        self._bind(task(dataset, config, target), expected_ids)
 
-    def _pick_config(self, target: str, config: str | None) -> Config:
-        if config is not None:
-            return self.dataset.config(config)
-        for cfg in self.dataset.configs:
-            try:
-                cfg.target(target)  # also resolves per-platform names such as latency_per_sample_ms__<p>
-                return cfg
-            except UnknownDatasetError:
-                continue
-        known = sorted({t.name for c in self.dataset.configs for t in c.targets})
-        raise UnknownDatasetError(
-            f"dataset {self.dataset.name} has no target {target!r} (targets: {', '.join(known) or 'none'})"
-        )
+    @classmethod
+    def for_task(cls, resolved: Task, expected_ids: Sequence[str] | None = None) -> "Evaluator":
+        """The Evaluator of a board already resolved (:func:`perfgraphs.registry.task`)."""
+        evaluator = cls.__new__(cls)
+        evaluator._bind(resolved, expected_ids)
+        return evaluator
+
+    def _bind(self, resolved: Task, expected_ids: Sequence[str] | None) -> None:
+        self.task = resolved
+        self.dataset: Dataset = resolved.dataset
+        self.config: Config = resolved.config
+        self.target: Target = resolved.target
+        self.expected_ids = None if expected_ids is None else [str(i) for i in expected_ids]
 
     @property
     def expected_input_format(self) -> str:

@@ -15,9 +15,10 @@ labels themselves move between measurements. Every results table prints it besid
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from perfgraphs import paths
-from perfgraphs.registry import PLATFORM_SEPARATOR, get_dataset
+from perfgraphs.registry import PLATFORM_SEPARATOR, Task
 
 NOISE_DIR = paths.noise_floor_dir()  # committed noise floors (a wheel carries them)
 # A first-version config's floor is the probe of the suite that measured its labels (the registry's
@@ -35,28 +36,27 @@ def timm_noise_group(platform: str) -> str:
     return f"{device}/{precision}/{layout}" + ("/dynamo" if platform.endswith("-dynamo") else "")
 
 
-def noise_floor_note(dataset: str, config: str, target: str) -> str | None:
+def noise_floor_note(task: Task) -> str | None:
     """One Markdown sentence stating the labels' noise floor, or None when none is known."""
-    found = labels_floor(dataset, config, target)
+    found = labels_floor(task)
     return found[0] if found else None
 
 
-def labels_floor(dataset: str, config: str, target: str) -> tuple[str, float | None] | None:
+def labels_floor(task: Task) -> tuple[str, float | None] | None:
     """(the floor's sentence, its MAPE % or None where the sentence says none is measured), or None
     when nothing is known. The number is the one the sentence shows in bold."""
-    ds = get_dataset(dataset)
-    cfg = ds.config(config)
+    ds, cfg, target = task.dataset, task.config, task.target.name
     # imported rows without a platform (ML.ENERGY); a multi-platform config's platform is in its target
     if cfg.platform is None and not cfg.platform_sources and cfg.source("external") is not None:
         from perfgraphs.evaluation.tabular_protocol import noise_floor_sentence
-        from perfgraphs.data.load import load_dataset
+        from perfgraphs.data.load import load_build
 
-        return noise_floor_sentence(load_dataset(ds.name, cfg.name)["train"], target), None
+        return noise_floor_sentence(load_build(ds, cfg).data["train"], target), None
     platform = cfg.platform
     if PLATFORM_SEPARATOR in target:
         platform = target.split(PLATFORM_SEPARATOR, 1)[1]
     elif cfg.platform_sources:  # every platform's column at once (the transfer boards)
-        return every_platform_floor(ds, cfg, target)
+        return every_platform_floor(task)
     if platform is None:
         return None
     if platform.startswith("timm-"):
@@ -83,14 +83,15 @@ def labels_floor(dataset: str, config: str, target: str) -> tuple[str, float | N
             f"{noise['mape_calibrated_pct']:.1f} % calibrated**."), noise["mape_raw_pct"]
 
 
-def every_platform_floor(ds, cfg, target: str) -> tuple[str, float | None]:
+def every_platform_floor(task: Task) -> tuple[str, float | None]:
     """A multi-platform target scored on every platform's column: each platform's labels have their
     own floor (or none), so the sentence gives their range and says which have none."""
     from perfgraphs.data.platforms import config_platforms
 
+    cfg, target = task.config, task.target.name
     names = [p.name for p in config_platforms(cfg)]
     floors = {name: pct for name in names
-              if (found := labels_floor(ds.name, cfg.name, f"{target}{PLATFORM_SEPARATOR}{name}"))
+              if (found := labels_floor(replace(task, target=cfg.target(f"{target}{PLATFORM_SEPARATOR}{name}"))))
               and (pct := found[1]) is not None}
     if not floors:
         return f"Noise floor: none of the {len(names)} platforms' labels has a measured floor.", None

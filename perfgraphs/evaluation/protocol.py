@@ -16,29 +16,32 @@ import numpy as np
 
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.evaluation.parts import ProtocolData, labeled_parts  # noqa: F401  (public here)
+from perfgraphs.registry import Config, Dataset, Target, Task
 
 
 def load_protocol(dataset: str, config: str, home: Path | None = None, target: str | None = None) -> ProtocolData:
     """Load (building on first use) a config and split it into the protocol's parts; with
     ``target``, only the rows labeled with it."""
-    from perfgraphs.data.build import dataset_folder
-    from perfgraphs.data.load import load_dataset
-    from perfgraphs.data.manifest import read_manifest
     from perfgraphs.registry import get_dataset
 
     ds = get_dataset(dataset)
     cfg = ds.config(config)
-    data = load_dataset(ds.name, cfg.name, home=home)
-    if target is not None:
-        cfg.target(target)  # unknown target: the registry's one-line error
-        data = labeled_parts(data, target)
+    return protocol_data(ds, cfg, home, None if target is None else cfg.target(target))
+
+
+def protocol_data(ds: Dataset, cfg: Config, home: Path | None = None, target: Target | None = None) -> ProtocolData:
+    """:func:`load_protocol` of a config already resolved against the registry: the parts, and the
+    version, content hash and generators of the build they were read from."""
+    from perfgraphs.data.load import load_build
+
+    loaded = load_build(ds, cfg, home=home)
+    data = loaded.data if target is None else labeled_parts(loaded.data, target.name)
     if "train" not in data or "test" not in data:
         raise PerfgraphsError(f"{ds.name}/{cfg.name} has no train/test parts yet")
-    manifest = read_manifest(dataset_folder(ds, cfg, home)) or {}
     return ProtocolData(
-        dataset=ds.name, config=cfg.name, version=ds.version, content_hash=manifest.get("content_hash", ""),
+        dataset=ds.name, config=cfg.name, version=ds.version, content_hash=loaded.manifest.get("content_hash", ""),
         train=data["train"], validation=data["validation"] if "validation" in data else None, test=data["test"],
-        generators=dict(manifest.get("generators", {})))
+        generators=dict(loaded.manifest.get("generators", {})))
 
 
 def _regroup(data, parts: dict[str, list[str]], unit: str = "structure_hash") -> dict:
@@ -55,8 +58,7 @@ def _regroup(data, parts: dict[str, list[str]], unit: str = "structure_hash") ->
     return {name: pooled.select(idx) for name, idx in rows.items() if idx}
 
 
-def held_out_family_folds(dataset: str, config: str, home: Path | None = None,
-                          target: str | None = None) -> tuple[list[ProtocolData], ProtocolData]:
+def held_out_family_folds(task: Task, home: Path | None = None) -> tuple[list[ProtocolData], ProtocolData]:
     """Leave-one-family-out ("unseen structure"): one ProtocolData per committed fold, and the
     pooled data whose ``test`` is every fold's test part in fold order (the folds' test families
     are disjoint, so each structure is scored once, by the model that never saw its family)."""
@@ -64,13 +66,13 @@ def held_out_family_folds(dataset: str, config: str, home: Path | None = None,
 
     from perfgraphs.data.splits import PROTOCOLS, split_file
 
-    base = load_protocol(dataset, config, home, target=target)
+    base = protocol_data(task.dataset, task.config, home, task.target)
     loaded = {k: v for k, v in (("train", base.train), ("validation", base.validation), ("test", base.test))
               if v is not None}
     n_families = len({f for part in loaded.values() for f in part["family"]})
     folds = []
     for fold in PROTOCOLS["leave-one-family-out"]["seeds"][:n_families]:
-        committed = split_file(dataset, "leave-one-family-out", fold)
+        committed = split_file(task.dataset.name, "leave-one-family-out", fold)
         parts = _regroup(loaded, committed["parts"], committed["unit"])
         if "train" not in parts or "test" not in parts:
             continue  # the target has no labels in this fold's family
@@ -78,7 +80,8 @@ def held_out_family_folds(dataset: str, config: str, home: Path | None = None,
                                   content_hash=base.content_hash, train=parts["train"],
                                   validation=parts.get("validation"), test=parts["test"]))
     if not folds:
-        raise PerfgraphsError(f"{dataset}/{config} has no leave-one-family-out fold with {target} labels")
+        raise PerfgraphsError(f"{base.dataset}/{base.config} has no leave-one-family-out fold with "
+                              f"{task.target.name} labels")
     pooled_test = datasets.concatenate_datasets([f.test for f in folds])
     return folds, ProtocolData(dataset=base.dataset, config=base.config, version=base.version,
                                content_hash=base.content_hash, train=base.train, validation=base.validation,
@@ -111,7 +114,7 @@ def capped(data: ProtocolData, max_train_graphs: int) -> ProtocolData:
                    validation=stratified_subset(data.validation, max(1, max_train_graphs // 4)))
 
 
-def protocol_parts(dataset: str, config: str, target: str, home: Path | None = None,
+def protocol_parts(task: Task, home: Path | None = None,
                    protocol: str | None = None) -> tuple[list[ProtocolData], ProtocolData]:
     """``(parts, whole)``: the parts a predictor is fitted on and predicts, one after the other,
     and the data whose ``test`` part their concatenated predictions are scored against.
@@ -121,17 +124,15 @@ def protocol_parts(dataset: str, config: str, target: str, home: Path | None = N
     the official ``leave-models-out``; ``stratified-5-fold``), one part per fold (train = the other
     folds' rows, test = the fold's rows), ``whole.test`` every row in fold order (pooled
     out-of-fold predictions)."""
-    from perfgraphs.registry import get_dataset
-
-    cfg = get_dataset(dataset).config(config)
-    if cfg.evaluation == "cv-folds":
+    cfg = task.config
+    if task.cross_validated:
         from perfgraphs.evaluation.tabular_protocol import fold_protocols
 
-        return fold_protocols(dataset, config, home, target=target, protocol=protocol)
+        return fold_protocols(task, home, protocol=protocol)
     if protocol == "leave-one-family-out":
-        return held_out_family_folds(dataset, config, home, target=target)
+        return held_out_family_folds(task, home)
     if protocol not in (None, *cfg.split_protocols[:1]):
-        raise PerfgraphsError(f"protocol {protocol!r} is not runnable for {dataset}/{config} "
+        raise PerfgraphsError(f"protocol {protocol!r} is not runnable for {task.dataset.name}/{cfg.name} "
                               f"(runnable: {cfg.split_protocols[0]}, leave-one-family-out)")
-    data = load_protocol(dataset, config, home, target=target)
+    data = protocol_data(task.dataset, cfg, home, task.target)
     return [data], data

@@ -24,6 +24,7 @@ import numpy as np
 
 from perfgraphs.data.tabular import SERVING_CONFIG
 from perfgraphs.errors import PerfgraphsError
+from perfgraphs.registry import Config, Dataset, Task
 
 GRAPHLESS_REASON = (
     "the perfgraphs/llm mlenergy rows are ML.ENERGY serving runs of decoder LLMs (Qwen3, Llama 3/4, "
@@ -54,14 +55,10 @@ class Fold:
     test: Any  # datasets.Dataset: this fold
 
 
-def input_columns(dataset: str, config: str) -> tuple[str, ...]:
+def input_columns(ds: Dataset, cfg: Config) -> tuple[str, ...]:
     """The columns of a tabular config's held-out rows that a submitted predictor may see."""
-    from perfgraphs.registry import get_dataset
-
-    ds = get_dataset(dataset)
-    cfg = ds.config(config)
     if not cfg.input_columns:
-        raise TabularProtocolError(f"{ds.name}/{config} has no input-column list for the leaderboard harness: add "
+        raise TabularProtocolError(f"{ds.name}/{cfg.name} has no input-column list for the leaderboard harness: add "
                                    "its input_columns to the registry")
     return ID_COLUMNS + cfg.input_columns
 
@@ -133,50 +130,43 @@ def noise_floor_sentence(rows, target: str) -> str:
             f"in the data disagree{'s' if n == 1 else ''} by **{100 * float(np.mean(errors)):.1f} % MAPE**{few}.")
 
 
-def protocol_test_fold(dataset: str, config: str, protocol: str, rows):
+def protocol_test_fold(task: Task, protocol: str, rows):
     """Each row's fold under ``protocol``: None for the stratified protocol (the rows' ``fold``
     column), the committed file's folds (by ``row_id``) for leave-models-out."""
     from perfgraphs.data.recipes import split_config
     from perfgraphs.data.splits import committed_test_fold
-    from perfgraphs.registry import get_dataset
 
-    cfg = get_dataset(dataset).config(config)
+    cfg = task.config
     if protocol not in cfg.split_protocols:
-        raise TabularProtocolError(f"{dataset}/{config} has no protocol {protocol!r} "
+        raise TabularProtocolError(f"{task.dataset.name}/{cfg.name} has no protocol {protocol!r} "
                                    f"(protocols: {', '.join(cfg.split_protocols)})")
     if protocol == "stratified-5-fold":
         return None
-    return committed_test_fold(dataset, protocol, list(rows["row_id"]), split_config(cfg))
+    return committed_test_fold(task.dataset.name, protocol, list(rows["row_id"]), split_config(cfg))
 
 
-def fold_protocols(dataset: str, config: str, home=None, target: str | None = None, protocol: str | None = None):
+def fold_protocols(task: Task, home=None, protocol: str | None = None):
     """``(folds, whole)``: one :class:`perfgraphs.evaluation.protocol.ProtocolData` per fold
     (train = the other folds, no validation part: selection happens inside the training rows),
     and one whose ``test`` is every row in fold order (what the pooled predictions are scored
-    against). With ``target``, only rows labeled with it; ``protocol``: one of the config's
+    against), of the rows labeled with the task's target; ``protocol``: one of the config's
     ``split_protocols`` (default its official one)."""
     import datasets
 
     from perfgraphs.evaluation.parts import ProtocolData, labeled_parts
-    from perfgraphs.data.build import dataset_folder
-    from perfgraphs.data.load import load_dataset
-    from perfgraphs.data.manifest import read_manifest
-    from perfgraphs.registry import get_dataset
+    from perfgraphs.data.load import load_build
 
-    ds = get_dataset(dataset)
-    cfg = ds.config(config)
-    data = load_dataset(ds.name, cfg.name, home=home)
-    if target is not None:
-        cfg.target(target)
-        data = labeled_parts(data, target)
+    ds, cfg, target = task.dataset, task.config, task.target.name
+    loaded = load_build(ds, cfg, home=home)
+    data = labeled_parts(loaded.data, target)
     if "train" not in data:
-        raise TabularProtocolError(f"{ds.name}/{cfg.name} has no rows{' labeled with ' + target if target else ''}")
+        raise TabularProtocolError(f"{ds.name}/{cfg.name} has no rows labeled with {target}")
     rows = with_eval_columns(data["train"])
-    manifest = read_manifest(dataset_folder(ds, cfg, home)) or {}
-    common = dict(dataset=ds.name, config=cfg.name, version=ds.version, content_hash=manifest.get("content_hash", ""))
+    common = dict(dataset=ds.name, config=cfg.name, version=ds.version,
+                  content_hash=loaded.manifest.get("content_hash", ""))
     protocol = protocol or cfg.official_protocol
     try:
-        test_fold = protocol_test_fold(ds.name, cfg.name, protocol, rows)
+        test_fold = protocol_test_fold(task, protocol, rows)
         if test_fold is not None:
             # the rows a predictor sees carry the protocol's folds, not the stratified ones the
             # dataset stores: a submission that splits its training rows by ``fold`` (an inner

@@ -2,7 +2,7 @@
 
 ``run_benchmark(RunSpec(...))`` trains a reference baseline on the protocol's training part (the
 validation part only for model selection), predicts the test part, scores it with the official
-:class:`perfgraphs.evaluation.evaluator.Evaluator`, and logs parameters, per-seed metrics, the per-family
+:class:`perfgraphs.evaluate.Evaluator`, and logs parameters, per-seed metrics, the per-family
 table and two plots to MLflow with the dataset's name, version and content hash, the git commit,
 package versions and hardware. The run identity is the hash of its arguments.
 
@@ -28,6 +28,7 @@ from perfgraphs.leaderboard.predictors import BASELINES, BaselinePredictor, make
 from perfgraphs.leaderboard.records.tiers import REPRODUCED
 from perfgraphs.evaluation.protocol import ProtocolData, capped, protocol_parts
 from perfgraphs.errors import PerfgraphsError
+from perfgraphs.registry import Task, task
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,8 @@ class RunSpec:
 @dataclass
 class RunResult:
     spec: RunSpec
+    board: Task  # the spec's board, resolved
+    content_hash: str  # of the build the run was scored on
     per_seed: list[dict[str, Any]] = field(default_factory=list)
     fit_seconds: list[float] = field(default_factory=list)
     predict_per_second: list[float] = field(default_factory=list)
@@ -74,33 +77,28 @@ def _fit_predict(predictor: BaselinePredictor, data: ProtocolData) -> tuple[np.n
     return pred, fit_s, len(data.test) / max(time.perf_counter() - t1, 1e-9)
 
 
-def _protocol_parts(spec: RunSpec, home: Path | None) -> tuple[list[ProtocolData], ProtocolData]:
+def _protocol_parts(spec: RunSpec, board: Task, home: Path | None) -> tuple[list[ProtocolData], ProtocolData]:
     """The parts to fit/predict, and the data whose ``test`` the concatenated predictions score
     (:func:`perfgraphs.evaluation.protocol.protocol_parts`, shared with the leaderboard harness),
     after refusing a graph baseline on a tabular config."""
-    from perfgraphs.registry import get_dataset
-
-    cfg = get_dataset(spec.dataset).config(spec.config)
+    cfg = board.config
     if cfg.kind == "tabular":
         from perfgraphs.evaluation.tabular_protocol import GRAPHLESS_REASON, NOT_GRAPH_ROWS, check_baseline
 
         tabular = [b for b, (_, kind) in BASELINES.items() if kind == "static"]
         check_baseline(spec.baseline, BASELINES[spec.baseline][1], tabular,
                        NOT_GRAPH_ROWS if cfg.platform else GRAPHLESS_REASON)
-    return protocol_parts(spec.dataset, spec.config, spec.target, home, protocol=spec.protocol)
+    return protocol_parts(board, home, protocol=spec.protocol)
 
 
-def resolved(spec: RunSpec) -> RunSpec:
+def resolved(spec: RunSpec, board: Task) -> RunSpec:
     """``spec`` naming its protocol where the config has several fold protocols to choose from (a
     cross-validated config: its official one by default), so a run's identity and record say which
     folds scored it; a graph config's standard split stays unnamed (its earlier runs keep their identity)."""
     from dataclasses import replace
 
-    from perfgraphs.registry import get_dataset
-
-    cfg = get_dataset(spec.dataset).config(spec.config)
-    if spec.protocol is None and cfg.evaluation == "cv-folds":
-        return replace(spec, protocol=cfg.official_protocol)
+    if spec.protocol is None and board.cross_validated:
+        return replace(spec, protocol=board.config.official_protocol)
     return spec
 
 
@@ -109,12 +107,13 @@ def run_benchmark(spec: RunSpec, home: Path | None = None, log: bool = True) -> 
 
     if spec.baseline not in BASELINES:
         raise PerfgraphsError(f"unknown baseline {spec.baseline!r} (available: {', '.join(sorted(BASELINES))})")
-    evaluator = Evaluator(spec.dataset, spec.target, spec.config)
-    spec = resolved(spec)
-    parts, data = _protocol_parts(spec, home)
+    board = task(spec.dataset, spec.config, spec.target)
+    evaluator = Evaluator.for_task(board)
+    spec = resolved(spec, board)
+    parts, data = _protocol_parts(spec, board, home)
     if spec.max_train_graphs is not None:
         parts = [capped(part, spec.max_train_graphs) for part in parts]
-    result = RunResult(spec)
+    result = RunResult(spec, board, data.content_hash)
     y_true = np.asarray(data.test[spec.target], dtype=float)
     for seed in spec.seeds:
         pred, fit_s, pps = [], 0.0, 0.0
@@ -138,25 +137,21 @@ def run_benchmark(spec: RunSpec, home: Path | None = None, log: bool = True) -> 
     return result
 
 
-def to_entry(result: RunResult, home: Path | None = None):
+def to_entry(result: RunResult):
     """The leaderboard record of a reference run: reproduced (the code ran here on the public test
     set; ``verified`` is for hidden test sets, :mod:`perfgraphs.leaderboard.records.tiers`)."""
-    from perfgraphs.data.build import dataset_folder
-    from perfgraphs.data.manifest import read_manifest, source_commit
+    from perfgraphs.data.manifest import source_commit
     from perfgraphs.leaderboard.records.results import Entry
-    from perfgraphs.registry import get_dataset
     from perfgraphs.tracking import environment_tags
 
-    spec = result.spec
-    ds = get_dataset(spec.dataset)
-    manifest = read_manifest(dataset_folder(ds, ds.config(spec.config), home)) or {}
+    spec, ds = result.spec, result.board.dataset
     keep = ("seed", "n", "mape_pct", "rmse", "acc_5_pct", "acc_10_pct", "acc_15_pct", "kendall_tau", "per_family",
             PER_CONFIG_KEY)
     notes = (["quick"] if spec.quick else []) + (
         [f"{spec.max_train_graphs} training graphs"] if spec.max_train_graphs is not None else [])
     return Entry(
         method=spec.baseline + (f" ({', '.join(notes)})" if notes else ""),
-        dataset=ds.name, dataset_version=ds.version, dataset_content_hash=manifest.get("content_hash", ""),
+        dataset=ds.name, dataset_version=ds.version, dataset_content_hash=result.content_hash,
         config=spec.config, target=spec.target, tier=REPRODUCED, division="closed",
         code_commit=source_commit(),
         per_seed=[{k: v for k, v in s.items() if k in keep} for s in result.per_seed],

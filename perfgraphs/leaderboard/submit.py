@@ -27,11 +27,11 @@ import numpy as np
 import pyarrow.parquet as pq
 
 from perfgraphs.errors import PerfgraphsError
-from perfgraphs.leaderboard.records import builds, check
-from perfgraphs.leaderboard.sandbox import confine, isolation
+from perfgraphs.registry import Task, task
+from perfgraphs.leaderboard.records import builds, check, confine, isolation
 from perfgraphs.evaluation.scoring import PER_CONFIG_KEY, score_seed
-from perfgraphs.leaderboard.sandbox.harness import (INPUT_COLUMNS, Limits, SeedFailed, SeedOutput, as_table,
-                                                    prepare_job, run_seed)
+from perfgraphs.leaderboard.sandbox.harness import (INPUT_COLUMNS, Limits, SeedFailed, SeedOutput, as_table, prepare_job,
+                                           run_seed)
 from perfgraphs.leaderboard.submission import Submission, SubmissionError, load_submission
 from perfgraphs.leaderboard.records.tiers import scored_tier
 
@@ -88,6 +88,7 @@ class Verdict:
     run_log: object | None = None  # mlflow_log.RunLog when accepted
     data: object | None = None  # ProtocolData
     warnings: list[str] = field(default_factory=list)
+    task: Task | None = None  # the board it is scored on, resolved once
 
     @property
     def ok(self) -> bool:
@@ -113,21 +114,30 @@ class _TestSet:
         return out
 
 
-def _resolve(sub: Submission, opts: SubmitOptions, problems: list[str]) -> tuple[str, str, str]:
+def _board(sub: Submission, opts: SubmitOptions, problems: list[str]) -> Task | None:
+    """The board the submission is scored on (the options, else submission.yaml's dataset block),
+    resolved against the registry once."""
     ref = sub.meta.dataset
-    out = []
+    names = []
     for key, flag in (("name", "dataset"), ("config", "config"), ("target", "target")):
         value = getattr(opts, flag) or getattr(ref, key)
         if not value:
             problems.append(f"no {flag} given: pass --{flag} or set dataset.{key} in submission.yaml")
-        out.append(value or "")
-    return tuple(out)  # type: ignore[return-value]
+        names.append(value)
+    if problems:
+        return None
+    try:
+        return task(*names)
+    except PerfgraphsError as exc:
+        problems.append(f"{exc}: see `perfgraphs datasets list`")
+        return None
 
 
-def _test_set(data, target: str, opts: SubmitOptions, problems: list[str], tabular: bool = False) -> _TestSet | None:
+def _test_set(data, board: Task, opts: SubmitOptions, problems: list[str]) -> _TestSet | None:
     from perfgraphs.leaderboard.records.hidden import HiddenLabelsError, load_hidden
 
-    if opts.hidden_labels is not None and tabular:
+    target = board.target.name
+    if opts.hidden_labels is not None and board.cross_validated:
         problems.append(f"--hidden-labels: {data.dataset}/{data.config} is a tabular config, scored by 5-fold "
                         "cross-validation over all its rows; hidden test sets exist for graph configs only: "
                         "drop --hidden-labels")
@@ -155,16 +165,14 @@ def _test_set(data, target: str, opts: SubmitOptions, problems: list[str], tabul
                     [str(f) for f in rows.column("family").to_pylist()], rows, "hidden", hidden.sha256)
 
 
-def _input_columns(dataset: str, config: str, tabular: bool) -> tuple[tuple[str, ...], tuple[str, ...] | None]:
+def _input_columns(board: Task) -> tuple[tuple[str, ...], tuple[str, ...] | None]:
     """The test-input allow-list and the config's label columns (a tripwire on the allow-list;
     None: the graph configs' measurement columns)."""
-    if not tabular:
+    if not board.cross_validated:
         return INPUT_COLUMNS, None
     from perfgraphs.evaluation.tabular_protocol import input_columns
-    from perfgraphs.registry import get_dataset
 
-    labels = tuple(t.name for t in get_dataset(dataset).config(config).targets)
-    return input_columns(dataset, config), labels
+    return input_columns(board.dataset, board.config), board.label_columns
 
 
 def _part_name(rows, k: int, n: int) -> str:
@@ -291,142 +299,207 @@ def _identity(**fields) -> str:
     return hashlib.sha256(json.dumps(fields, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
+@dataclass(frozen=True)
+class _Scoring:
+    """What every step after the cheap checks needs: the board, its scorer, the protocol the
+    entry is scored under and the entry's method name."""
+
+    board: Task
+    evaluator: object  # perfgraphs.evaluate.Evaluator of the board
+    protocol: str  # "" for a graph config's standard split
+    method: str
+
+
 def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None, record: bool = False) -> Verdict:
     """Every check, and the scores; writes nothing. ``verdict.problems`` lists what to fix.
 
     ``record``: the scores are for a verified record (``submit``), so submitted code must run
     isolated; without bubblewrap it is refused before it runs. ``check`` (record False) then runs
     it as a plain child process, with a warning: the user is checking their own code."""
-    from perfgraphs.evaluation.mlflow_log import RunLog
-    from perfgraphs.evaluation.protocol import protocol_parts
-    from perfgraphs.evaluation.evaluator import EvaluationError, Evaluator
-    from perfgraphs.leaderboard.records.results import Entry
-    from perfgraphs.registry import get_dataset
-    from perfgraphs.tracking import environment_tags
-
     opts = opts or SubmitOptions()
     verdict = Verdict()
-    problems = verdict.problems
     try:
         sub = load_submission(path)
     except SubmissionError as exc:
-        problems.extend(exc.problems)
+        verdict.problems.extend(exc.problems)
         return verdict
     verdict.submission = sub
+    verdict.task = _board(sub, opts, verdict.problems)
+    if verdict.task is None:
+        return verdict
+    scoring = _admitted(sub, verdict.task, opts, verdict.problems)
+    if scoring is None:
+        return verdict
+    loaded = _scored_data(sub, scoring, opts, record, verdict)
+    if loaded is None:
+        return verdict
+    parts, test = loaded
+    outputs, preds = _predictions(sub, scoring, parts, test, opts, record, verdict)
+    if verdict.problems:
+        return verdict
+    per_seed = _seed_scores(sub, scoring, test, preds, verdict.problems)
+    if verdict.problems:
+        return verdict
+    verdict.entry, verdict.run_log = _recorded(sub, scoring, verdict.data, test, outputs, per_seed, opts)
+    return verdict
+
+
+def _admitted(sub: Submission, board: Task, opts: SubmitOptions, problems: list[str]) -> _Scoring | None:
+    """The cheap checks, before any data is loaded or code runs: seeds, reserved names, duplicate."""
+    from perfgraphs.evaluation.evaluator import Evaluator
+
     meta = sub.meta
-    dataset, config, target = _resolve(sub, opts, problems)
-    if problems:
-        return verdict
-    try:
-        evaluator = Evaluator(dataset, target, config)
-    except PerfgraphsError as exc:
-        problems.append(f"{exc}: see `perfgraphs datasets list`")
-        return verdict
-    dataset = get_dataset(dataset).name
-    cfg = get_dataset(dataset).config(config)
-    tabular = cfg.evaluation == "cv-folds"
-    protocol = (opts.protocol or cfg.official_protocol or "") if tabular else (opts.protocol or "")
-    positive = evaluator.target.positive
-    seeds = opts.seeds if sub.kind == "code" else tuple(sub.prediction_files())
-    problems += check.check_seeds(seeds)
+    protocol = board.protocol(opts.protocol)
+    problems += check.check_seeds(opts.seeds if sub.kind == "code" else tuple(sub.prediction_files()))
     problems += check.check_reserved(meta.method, meta.authors, sub.root, opts.results_root)
     method = meta.method + (" (quick)" if sub.kind == "code" and opts.quick else "")
     test_set_name = "hidden" if opts.hidden_labels is not None else "public"
-    problems += check.check_duplicate(opts.results_root, dataset, method, meta.code_commit, config, target,
-                                      test_set_name, protocol)
-    if problems:
-        return verdict
+    problems += check.check_duplicate(opts.results_root, board, method, meta.code_commit, test_set_name, protocol)
+    return None if problems else _Scoring(board, Evaluator.for_task(board), protocol, method)
+
+
+def _scored_data(sub: Submission, scoring: _Scoring, opts: SubmitOptions, record: bool,
+                 verdict: Verdict) -> tuple[list, _TestSet] | None:
+    """The protocol's parts and the scored test set (``verdict.data``: the loaded protocol), once
+    the submission agrees with the build: submission.yaml's dataset block, the board's pinned
+    build, no scored labels in its files."""
+    from perfgraphs.evaluation.protocol import protocol_parts
+
+    problems, board = verdict.problems, scoring.board
     try:
         # the benchmark runner's protocol: the standard split, or one part per cross-validation fold
-        parts, data = protocol_parts(dataset, config, target, opts.home, protocol=protocol or None)
+        parts, data = protocol_parts(board, opts.home, protocol=scoring.protocol or None)
     except PerfgraphsError as exc:
-        problems.append(f"cannot load {dataset}/{config}: {exc}")
-        return verdict
+        problems.append(f"cannot load {board.dataset.name}/{board.config.name}: {exc}")
+        return None
     verdict.data = data
-    problems += check.check_dataset_ref(meta.dataset, dataset, config, target, data.version, data.content_hash)
-    other_build = builds.mismatch(dataset, config, data.content_hash, data.generators,
+    problems += check.check_dataset_ref(sub.meta.dataset, board, data.version, data.content_hash)
+    other_build = builds.mismatch(board.dataset.name, board.config.name, data.content_hash, data.generators,
                                   builds.pins_file(opts.results_root))
     if other_build and record:
         problems.append(f"{other_build}: an entry on another build would not be ranked; rebuild from a clean "
                         "checkout of this commit (`perfgraphs datasets build`) with the board's generator versions")
     elif other_build:
         verdict.warnings.append(f"{other_build}: scores here are not comparable with the board's")
-    test = _test_set(data, target, opts, problems, tabular)
+    test = _test_set(data, board, opts, problems)
     if problems or test is None:
-        return verdict
-    problems += _label_data(sub, test, target)
-    if problems:
-        return verdict
+        return None
+    problems += _label_data(sub, test, board.target.name)
+    return None if problems else (parts, test)
 
-    unisolated = None
-    if sub.kind == "code":
-        try:
-            columns = _input_columns(dataset, config, tabular)
-        except PerfgraphsError as exc:
-            problems.append(str(exc))
-            return verdict
-        unisolated = isolation.unavailable_reason()
-        if unisolated and record:
-            problems.append(f"cannot record a verified entry: the predictor must run isolated and {unisolated}; "
-                            "install bubblewrap, or submit predictions files (self-reported tier)")
-            return verdict
-        if unisolated:
-            verdict.warnings.append(f"the predictor ran without isolation ({unisolated}): "
-                                    "`perfgraphs submit` will refuse to record it here")
-        runs = ([(p.train, p.validation, p.test) for p in parts] if test.name == "public"
-                else [(data.train, data.validation, test.rows)])
-        outputs = _run_code(sub, runs, test, target, opts, positive, problems, columns, not unisolated)
-        preds = {o.seed: o.pred for o in outputs}
-    else:
-        outputs = []
-        preds = _read_predictions(sub, test, target, positive, problems)
-    if problems:
-        return verdict
+
+def _predictions(sub: Submission, scoring: _Scoring, parts: list, test: _TestSet, opts: SubmitOptions,
+                 record: bool, verdict: Verdict) -> tuple[list, dict[int, np.ndarray]]:
+    """(the harness's outputs, seed → predictions of the test set): the code run in the sandbox, one
+    process per seed and part, or the submitted prediction files."""
+    problems, target = verdict.problems, scoring.board.target
+    if sub.kind != "code":
+        return [], _read_predictions(sub, test, target.name, target.positive, problems)
+    try:
+        columns = _input_columns(scoring.board)
+    except PerfgraphsError as exc:
+        problems.append(str(exc))
+        return [], {}
+    unisolated = isolation.unavailable_reason()
+    if unisolated and record:
+        problems.append(f"cannot record a verified entry: the predictor must run isolated and {unisolated}; "
+                        "install bubblewrap, or submit predictions files (self-reported tier)")
+        return [], {}
+    if unisolated:
+        verdict.warnings.append(f"the predictor ran without isolation ({unisolated}): "
+                                "`perfgraphs submit` will refuse to record it here")
+    data = verdict.data
+    runs = ([(p.train, p.validation, p.test) for p in parts] if test.name == "public"
+            else [(data.train, data.validation, test.rows)])
+    outputs = _run_code(sub, runs, test, target.name, opts, target.positive, problems, columns, not unisolated)
+    return outputs, {o.seed: o.pred for o in outputs}
+
+
+def _seed_scores(sub: Submission, scoring: _Scoring, test: _TestSet, preds: dict[int, np.ndarray],
+                 problems: list[str]) -> list[dict]:
+    """Every seed's scores (by the board's Evaluator), each finite, and agreeing with the scores
+    submission.yaml reports."""
+    from perfgraphs.evaluation.evaluator import EvaluationError
 
     per_seed = []
     for seed, pred in sorted(preds.items()):
         try:
             with np.errstate(over="ignore", invalid="ignore"):  # a score that overflows is refused below, in one line
-                scores = _json_safe(score_seed(evaluator, test.ids, test.y_true, pred, test.groups(), seed))
+                scores = _json_safe(score_seed(scoring.evaluator, test.ids, test.y_true, pred, test.groups(), seed))
         except EvaluationError as exc:
             problems.append(f"seed {seed}: {exc}")
-            return verdict
+            return []
         problems += check.check_scores(f"seed {seed}", scores, pred)
         if problems:
-            return verdict
+            return []
         scores["predictions_sha256"] = predictions_sha256(test.ids, pred)
         per_seed.append(scores)
-    if meta.reported is not None:
-        problems += check.check_reported(meta.reported, [s["mape_pct"] for s in per_seed])
-    if problems:
-        return verdict
+    if sub.meta.reported is not None:
+        problems += check.check_reported(sub.meta.reported, [s["mape_pct"] for s in per_seed])
+    return per_seed
 
+
+def _recorded(sub: Submission, scoring: _Scoring, data, test: _TestSet, outputs: list, per_seed: list[dict],
+              opts: SubmitOptions) -> tuple:
+    """The record and the MLflow run of the scored submission; a code submission's seeds carry
+    what the harness measured of them."""
+    from perfgraphs.evaluation.mlflow_log import RunLog
+
+    meta, board = sub.meta, scoring.board
     verified = sub.kind == "code"  # the harness ran the code: timings are its own
-    tier = scored_tier(sub.kind, test.name)
-    hidden = test.name == "hidden"
-    by_seed = {o.seed: o for o in outputs}
-    for s in per_seed:
-        if verified:
-            o = by_seed[s["seed"]]
-            s.update(fit_seconds=o.fit_seconds, predictions_per_second=len(test.ids) / max(o.predict_seconds, 1e-9),
-                     peak_memory_mb=o.peak_memory_mb, fit_cpu_seconds=o.fit_cpu_seconds,
-                     predict_cpu_seconds=o.predict_cpu_seconds, cores=o.cores)
-    fit_s = [by_seed[s["seed"]].fit_seconds for s in per_seed] if verified else []
+    runs = {o.seed: o for o in outputs}
+    for s in per_seed if verified else []:
+        o = runs[s["seed"]]
+        s.update(fit_seconds=o.fit_seconds, predictions_per_second=len(test.ids) / max(o.predict_seconds, 1e-9),
+                 peak_memory_mb=o.peak_memory_mb, fit_cpu_seconds=o.fit_cpu_seconds,
+                 predict_cpu_seconds=o.predict_cpu_seconds, cores=o.cores)
+    fit_s = [runs[s["seed"]].fit_seconds for s in per_seed] if verified else []
     pps = [s["predictions_per_second"] for s in per_seed] if verified else []
-    identity = _identity(method=method, commit=meta.code_commit, dataset=dataset, config=config, target=target,
-                         seeds=sorted(preds), quick=opts.quick, content_hash=data.content_hash, test_set=test.name,
-                         hidden=test.sha256, **({"protocol": protocol} if protocol else {}))
-    first = per_seed[0]
-    verdict.entry = Entry(
-        method=method, dataset=dataset, dataset_version=data.version, dataset_content_hash=data.content_hash,
-        config=config, target=target, tier=tier, division=meta.division, code_commit=meta.code_commit,
+    seeds = [s["seed"] for s in per_seed]
+    identity = _identity(method=scoring.method, commit=meta.code_commit, dataset=board.dataset.name,
+                         config=board.config.name, target=board.target.name, seeds=seeds, quick=opts.quick,
+                         content_hash=data.content_hash, test_set=test.name, hidden=test.sha256,
+                         **({"protocol": scoring.protocol} if scoring.protocol else {}))
+    entry = _entry(sub, scoring, data, test, outputs, per_seed, identity)
+    hidden = test.name == "hidden"
+    run_log = RunLog(
+        run_name=f"{scoring.method}-{identity}", identity=identity, target=board.target.name,
+        params={"method": scoring.method, "tier": entry.tier, "division": meta.division,
+                "seeds": ",".join(map(str, seeds)), "quick": opts.quick, "test_set": test.name,
+                "time_limit_s": opts.limits.time_limit_s, "memory_mb": opts.limits.memory_mb,
+                **{f"hp.{k}": v for k, v in meta.hyperparameters.chosen.items()}},
+        # the MLflow run of a hidden-set score gets its aggregates only, like the record
+        per_seed=[{k: v for k, v in s.items() if not (hidden and k in PER_ROW_OR_GROUP)} for s in per_seed],
+        y_true=np.array([]) if hidden else test.y_true, fit_seconds=fit_s, predictions_per_second=pps,
+        tags={"tier": entry.tier, "authors": meta.authors, "code_url": meta.code_url,
+              "code_commit": meta.code_commit, "division": meta.division, "external_data": str(meta.external_data),
+              "test_set": test.name, "hidden_labels_sha256": test.sha256})
+    return entry, run_log
+
+
+def _entry(sub: Submission, scoring: _Scoring, data, test: _TestSet, outputs: list, per_seed: list[dict],
+           identity: str):
+    """The leaderboard record (:class:`perfgraphs.leaderboard.records.Entry`); a hidden-set record
+    keeps aggregate scores only (:data:`PER_ROW_OR_GROUP`)."""
+    from perfgraphs.leaderboard.records.results import Entry
+    from perfgraphs.tracking import environment_tags
+
+    meta, board = sub.meta, scoring.board
+    verified = sub.kind == "code"
+    hidden = test.name == "hidden"
+    runs = {o.seed: o for o in outputs}
+    seed_runs = [runs[s["seed"]] for s in per_seed] if verified else []
+    return Entry(
+        method=scoring.method, dataset=board.dataset.name, dataset_version=data.version,
+        dataset_content_hash=data.content_hash, config=board.config.name, target=board.target.name,
+        tier=scored_tier(sub.kind, test.name), division=meta.division, code_commit=meta.code_commit,
         per_seed=[{k: v for k, v in s.items() if (k in KEEP or k in HARNESS_MEASURED)
                    and not (hidden and k in PER_ROW_OR_GROUP)} for s in per_seed],
         isolation=outputs[0].confinement if verified else "",
-        fit_seconds=float(np.mean(fit_s)) if verified else None,
-        fit_cpu_seconds=_mean_or_none([by_seed[s["seed"]].fit_cpu_seconds for s in per_seed]) if verified else None,
+        fit_seconds=float(np.mean([o.fit_seconds for o in seed_runs])) if verified else None,
+        fit_cpu_seconds=_mean_or_none([o.fit_cpu_seconds for o in seed_runs]) if verified else None,
         cores=outputs[0].cores if verified else None,
-        predictions_per_second=float(np.mean(pps)) if verified else None,
+        predictions_per_second=float(np.mean([s["predictions_per_second"] for s in per_seed])) if verified else None,
         num_params=outputs[0].num_params if verified else None,
         hardware=environment_tags()["cpu"] if verified else "not measured (self-reported)",
         run_identity=identity, authors=meta.authors, test_set=test.name, hidden_labels_sha256=test.sha256,
@@ -434,22 +507,9 @@ def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None, rec
         hyperparameters=dict(meta.hyperparameters.chosen),
         peak_memory_mb=max(o.peak_memory_mb for o in outputs) if verified else None,
         actual_vs_predicted=[] if hidden else [[float(f"{t:.4g}"), float(f"{p:.4g}")]
-                                               for t, p in zip(test.y_true, first["y_pred"])],
-        protocol=protocol,
+                                               for t, p in zip(test.y_true, per_seed[0]["y_pred"])],
+        protocol=scoring.protocol,
     )
-    verdict.run_log = RunLog(
-        run_name=f"{method}-{identity}", identity=identity, target=target,
-        params={"method": method, "tier": tier, "division": meta.division, "seeds": ",".join(map(str, sorted(preds))),
-                "quick": opts.quick, "test_set": test.name, "time_limit_s": opts.limits.time_limit_s,
-                "memory_mb": opts.limits.memory_mb,
-                **{f"hp.{k}": v for k, v in meta.hyperparameters.chosen.items()}},
-        # the MLflow run of a hidden-set score gets its aggregates only, like the record
-        per_seed=[{k: v for k, v in s.items() if not (hidden and k in PER_ROW_OR_GROUP)} for s in per_seed],
-        y_true=np.array([]) if hidden else test.y_true, fit_seconds=fit_s, predictions_per_second=pps,
-        tags={"tier": tier, "authors": meta.authors, "code_url": meta.code_url,
-              "code_commit": meta.code_commit, "division": meta.division, "external_data": str(meta.external_data),
-              "test_set": test.name, "hidden_labels_sha256": test.sha256})
-    return verdict
 
 
 def submit(path: str | Path, opts: SubmitOptions | None = None, log_mlflow: bool = True) -> tuple[Verdict, Path | None]:
@@ -460,7 +520,7 @@ def submit(path: str | Path, opts: SubmitOptions | None = None, log_mlflow: bool
     run is logged after the record, from the same numbers, so a rejected submission leaves neither."""
     from perfgraphs.evaluation.mlflow_log import log_run
     from perfgraphs.leaderboard.records.results import (DuplicateEntryError, InvalidRecordError, ResultsChangedError,
-                                                        append_entry, results_snapshot)
+                                                append_entry, results_snapshot)
 
     opts = opts or SubmitOptions()
     before = results_snapshot(opts.results_root)

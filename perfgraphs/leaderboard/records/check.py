@@ -14,6 +14,7 @@ import numpy as np
 
 from perfgraphs.evaluation.mlflow_log import mean_std
 from perfgraphs.evaluation.evaluator import IdMismatchError, check_ids
+from perfgraphs.registry import Task
 
 from perfgraphs.leaderboard.records import names as names_mod  # names compared as people read them
 from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS, REFERENCE_DIR
@@ -33,8 +34,9 @@ def check_seeds(seeds) -> list[str]:
     return []
 
 
-def check_dataset_ref(ref, dataset: str, config: str, target: str, version: str, content_hash: str) -> list[str]:
+def check_dataset_ref(ref, board: Task, version: str, content_hash: str) -> list[str]:
     """Fields of submission.yaml's ``dataset`` block that disagree with the data being scored."""
+    dataset, config, target = board.dataset.name, board.config.name, board.target.name
     problems = []
     short = dataset.split("/")[-1]
     if ref.name and ref.name.split("/")[-1] != short:
@@ -139,14 +141,15 @@ def _close(a, b) -> bool:
         return False
 
 
-def check_duplicate(results_root: Path | None, dataset: str, method: str, commit: str, config: str, target: str,
-                    test_set: str, protocol: str = "") -> list[str]:
+def check_duplicate(results_root: Path | None, board: Task, method: str, commit: str, test_set: str,
+                    protocol: str = "") -> list[str]:
     from perfgraphs.leaderboard.records.results import find_duplicate
 
-    found = find_duplicate(dataset, method, commit, config, target, test_set, results_root, protocol)
+    found = find_duplicate(board, method, commit, test_set, results_root, protocol)
     if found is not None:
         return [f"duplicate submission: {method} at commit {commit[:12]} is already ranked on "
-                f"{dataset}/{config}/{target} ({found.date_utc[:10]}): a new entry needs a new code commit"]
+                f"{board.dataset.name}/{board.config.name}/{board.target.name} ({found.date_utc[:10]}): a new entry "
+                "needs a new code commit"]
     return []
 
 
@@ -177,7 +180,7 @@ def _finite_number(value) -> bool:
 
 
 def reserved_names(results_root: Path | None = None) -> set[str]:
-    """The reference baselines' method names, canonical (:func:`perfgraphs.leaderboard.records.names.canonical`):
+    """The reference baselines' method names, canonical (:func:`perfgraphs.leaderboard.names.canonical`):
     every folder of leaderboard/reference/, every registered reference and transfer baseline, and
     every method recorded by the reference authors, or by authors that read as them (with its
     " (quick)" or other parenthesised suffix removed)."""

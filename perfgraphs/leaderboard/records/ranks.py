@@ -20,6 +20,7 @@ from perfgraphs.evaluation.ranking import (MIN_RANKED_CONFIGS, Contender, Ranked
                                            paired_ranking)
 from perfgraphs.evaluation.scoring import PER_CONFIG_KEY
 from perfgraphs.leaderboard.records.results import Entry
+from perfgraphs.registry import Task
 
 
 RANK_RULE = ("entries are compared paired, on the same test configurations: a bootstrap over the configurations, "
@@ -146,24 +147,16 @@ def _or_inf(value: float) -> float:
     return value if np.isfinite(value) else np.inf
 
 
-def label_repetitions(dataset: str, config: str, target: str, test_set: str = "public",
-                      protocol: str = "") -> list[np.ndarray] | None:
+def label_repetitions(board: Task, test_set: str = "public", protocol: str = "") -> list[np.ndarray] | None:
     """Each test configuration's repeated measurements of the board's label, in the test part's
     order, where the config's labels are measured in rounds; None where they are one measurement
     (or the test set is hidden: its labels are not here)."""
-    from perfgraphs.errors import PerfgraphsError
-    from perfgraphs.registry import get_dataset
-
-    column = REPETITION_COLUMNS.get(target)
-    try:
-        cfg = get_dataset(dataset).config(config)
-    except PerfgraphsError:
-        return None
-    if test_set != "public" or column is None or cfg.min_rounds < 2 or cfg.evaluation == "cv-folds":
+    column = REPETITION_COLUMNS.get(board.target.name)
+    if test_set != "public" or column is None or board.config.min_rounds < 2 or board.cross_validated:
         return None
     from perfgraphs.evaluation.protocol import protocol_parts
 
-    _, data = protocol_parts(dataset, config, target, protocol=protocol or None)
+    _, data = protocol_parts(board, protocol=protocol or None)
     if column not in data.test.column_names:
         return None
     return [np.asarray(v if v else [], dtype=float) for v in data.test[column]]

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from perfgraphs import paths
 from perfgraphs.errors import PerfgraphsError
+from perfgraphs.registry import Task
 
 RESULTS_DIR = paths.leaderboard_results_dir()
 METRICS = ("mape_pct", "rmse", "acc_10_pct", "kendall_tau")
@@ -106,9 +107,8 @@ _FIELDS = frozenset(f.name for f in fields(Entry))  # what a stored record may h
 
 
 def scoring_protocol(dataset: str, config: str, recorded: str = "") -> str:
-    """The protocol an entry was scored under: the one it records, else (a record from before
-    entries named it, or a graph config's standard split) the config's ``unrecorded_protocol``, else
-    its official one ("" for a config the registry no longer has)."""
+    """The protocol a record of ``dataset``/``config`` was scored under
+    (:meth:`perfgraphs.registry.Config.scoring_protocol`; "" for a config the registry no longer has)."""
     from perfgraphs.registry import get_dataset
 
     if recorded:
@@ -117,7 +117,7 @@ def scoring_protocol(dataset: str, config: str, recorded: str = "") -> str:
         cfg = get_dataset(dataset).config(config)
     except PerfgraphsError:
         return ""
-    return cfg.unrecorded_protocol or cfg.official_protocol or ""
+    return cfg.scoring_protocol(recorded)
 
 
 def entry_key(record: dict) -> tuple:
@@ -127,12 +127,13 @@ def entry_key(record: dict) -> tuple:
                                                                record.get("protocol", "")))
 
 
-def find_duplicate(dataset: str, method: str, code_commit: str, config: str, target: str,
-                   test_set: str = "public", root: Path | None = None, protocol: str = "") -> Entry | None:
-    """The recorded entry a new submission would duplicate, if any (checked again under the lock
-    when the record is appended)."""
-    key = (method, code_commit, config, target, test_set, scoring_protocol(dataset, config, protocol))
-    return next((e for e in read_entries(dataset, root) if entry_key(asdict(e)) == key), None)
+def find_duplicate(board: Task, method: str, code_commit: str, test_set: str = "public", root: Path | None = None,
+                   protocol: str = "") -> Entry | None:
+    """The recorded entry a new submission to ``board`` would duplicate, if any (checked again under
+    the lock when the record is appended)."""
+    key = (method, code_commit, board.config.name, board.target.name, test_set,
+           board.config.scoring_protocol(protocol))
+    return next((e for e in read_entries(board.dataset.name, root) if entry_key(asdict(e)) == key), None)
 
 
 def results_path(dataset: str, root: Path | None = None) -> Path:

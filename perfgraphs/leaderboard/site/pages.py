@@ -11,13 +11,15 @@ import re
 from pathlib import Path
 
 from perfgraphs import paths
+from perfgraphs.errors import PerfgraphsError
 from perfgraphs.leaderboard.records.boards import (BOARDS, applicable_baselines, missing_reference_entries, official,
-                                                   reference_method)
+                                          reference_method)
 from perfgraphs.leaderboard.records.builds import pins_file, read_pins, split_by_build
 from perfgraphs.leaderboard.records.hidden import compromised_hashes
 from perfgraphs.leaderboard.records.ranks import RANK_RULE, diff_text, label_repetitions, mape_text, rank_board
 from perfgraphs.leaderboard.records.results import RESULTS_DIR, Entry, min_seeds_of, read_entries, scoring_protocol
 from perfgraphs.leaderboard.records.tiers import HARNESS_TIERS
+from perfgraphs.registry import Task
 
 TIERS_NOTE = ("Tiers: <em>verified</em> — predictor code run by the isolated harness on a hidden test set whose "
               "labels never left the organisers; <em>reproduced</em> — the same harness on a public test set, whose "
@@ -64,7 +66,6 @@ def _cell(value, text: str | None = None, left: bool = False) -> str:
 
 def _cross_validated(e: Entry) -> bool:
     """Cross-validated configs are scored on pooled out-of-fold predictions, not on a test part."""
-    from perfgraphs.errors import PerfgraphsError
     from perfgraphs.registry import get_dataset
 
     try:
@@ -82,7 +83,6 @@ CV_NOTES = {
 
 
 def _config_protocols(dataset: str, config: str) -> tuple[str, ...]:
-    from perfgraphs.errors import PerfgraphsError
     from perfgraphs.registry import get_dataset
 
     try:
@@ -240,22 +240,30 @@ def _table(entries: list[Entry], key: str, superseded: int = 0, repetitions=None
             f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>{groups}{zero}")
 
 
-def noise_floor_text(dataset: str, config: str, target: str) -> str | None:
+def noise_floor_text(board: Task) -> str | None:
     """The labels' noise-floor sentence as plain text, derived from the measurements each time
     (:func:`perfgraphs.evaluation.label_noise.noise_floor_note`); None when none is measured."""
     from perfgraphs.evaluation.label_noise import noise_floor_note
-    from perfgraphs.errors import PerfgraphsError
 
     try:
-        note = noise_floor_note(dataset, config, target)
-    except PerfgraphsError:  # a record of a config the registry no longer has
+        note = noise_floor_note(board)
+    except PerfgraphsError:  # sources the floor is read from that cannot be read here
         return None
     return re.sub(r"\*\*(.+?)\*\*", r"\1", note) if note else None
 
 
+def recorded_board(dataset: str, config: str, target: str) -> Task | None:
+    """The board records name, resolved against the registry; None for one it no longer has."""
+    from perfgraphs.registry import task
+
+    try:
+        return task(dataset, config, target)
+    except PerfgraphsError:
+        return None
+
+
 def hardware_of(dataset: str, config: str) -> str | None:
     """The registry's name for the hardware of a config's labels (None if it names none)."""
-    from perfgraphs.errors import PerfgraphsError
     from perfgraphs.registry import get_dataset
 
     try:
@@ -289,18 +297,35 @@ def _previous(entries: list[Entry]) -> str:
             f"scored on earlier dataset builds (not ranked)</summary><ul>{items}</ul></details>")
 
 
-def _grouped_entries(results: Path) -> dict[tuple[str, str, str, str, str], list[Entry]]:
-    """Every entry by (dataset, config, target, scoring protocol, test set): the entries one board ranks."""
-    groups: dict[tuple[str, str, str, str, str], list[Entry]] = {}
-    for path in sorted(results.glob("*.jsonl")):
-        for e in read_entries(path.stem, results):
-            # entries scored on different test sets, or under different protocols, are never ranked together
-            groups.setdefault((e.dataset, e.config, e.target, scoring_protocol(e.dataset, e.config, e.protocol),
-                               e.test_set), []).append(e)
-    return groups
+def _board_section(out: Path, group: tuple[str, str, str, str, str], entries: list[Entry], pin: dict | None,
+                   missing: dict) -> tuple[object | None, str]:
+    """(the official board of a group of entries or None, its HTML section); the entries' own
+    pages are written to ``out``."""
+    dataset, config, target, protocol, test_set = group
+    _, on_build, previous = split_by_build(entries, pin)
+    current, earlier = current_and_superseded(on_build)
+    _write_entry_pages(out, current, earlier, previous)
+    board = official(dataset, config, target, protocol)
+    # a config with several protocols names the board's; the others are its secondary boards
+    several = len(_config_protocols(dataset, config)) > 1
+    key = (f"{dataset} · {config} · {target}" + (f" · {protocol}" if several else "")
+           + (" · secondary board" if several and board is None else "")
+           + (" · hidden test set" if test_set != "public" else ""))
+    public = test_set == "public"
+    recorded = recorded_board(dataset, config, target)
+    facts = board_facts(pin if public else None, target, current,
+                        noise_floor_text(recorded) if recorded and public else None, hardware_of(dataset, config))
+    repetitions = label_repetitions(recorded, test_set, protocol) if current and recorded else None
+    table = (facts + _table(current, key, sum(map(len, earlier.values())), repetitions,
+                            official_board=board is not None) if current else
+             facts + f"<p class=note>{html.escape(key)}: no entries on the current build yet.</p>") + _previous(previous)
+    if board is None:
+        return None, table
+    status = _reference_status(board, test_set, current, missing)
+    return board, f"<p class=note>{html.escape(board.why)} · {html.escape(status)}</p>{table}"
 
 
-def _write_entry_pages(out: Path, current: list[Entry], earlier: dict[str, list[Entry]], previous: list[Entry]) -> None:
+def _write_entry_pages(out: Path, current: list[Entry], earlier: dict, previous: list[Entry]) -> None:
     for e in current:
         (out / f"{entry_slug(e)}.html").write_text(_entry_page(e, _history(e, earlier[entry_slug(e)], None)))
         for old in earlier[entry_slug(e)]:
@@ -310,8 +335,8 @@ def _write_entry_pages(out: Path, current: list[Entry], earlier: dict[str, list[
                                                                  "scored on an earlier dataset build; not ranked.</p>"))
 
 
-def _board_status(board, test_set: str, current: list[Entry], missing: dict) -> str:
-    """Which reference baselines an official board still lacks (a hidden set: its own field)."""
+def _reference_status(board, test_set: str, current: list[Entry], missing: dict) -> str:
+    """Which reference baselines an official board still lacks."""
     if test_set == "public":
         absent = missing.get(board, [])
         return (f"reference baselines not yet at full strength: {', '.join(absent)}" if absent
@@ -326,34 +351,31 @@ def _board_status(board, test_set: str, current: list[Entry], missing: dict) -> 
     return status
 
 
-def _board_section(out: Path, group: tuple[str, str, str, str, str], entries: list[Entry], pin,
-                   missing: dict) -> tuple[object | None, str]:
-    """(the official board or None, the HTML section) of one group of entries; writes their pages."""
-    dataset, config, target, protocol, test_set = group
-    _, on_build, previous = split_by_build(entries, pin)
-    current, earlier = current_and_superseded(on_build)
-    _write_entry_pages(out, current, earlier, previous)
-    board = official(dataset, config, target, protocol)
-    # a config with several protocols names the board's; the others are its secondary boards
-    several = len(_config_protocols(dataset, config)) > 1
-    key = (f"{dataset} · {config} · {target}" + (f" · {protocol}" if several else "")
-           + (" · secondary board" if several and board is None else "")
-           + (" · hidden test set" if test_set != "public" else ""))
-    public = test_set == "public"
-    facts = board_facts(pin if public else None, target, current,
-                        noise_floor_text(dataset, config, target) if public else None, hardware_of(dataset, config))
-    repetitions = label_repetitions(dataset, config, target, test_set, protocol) if current else None
-    table = (facts + _table(current, key, sum(map(len, earlier.values())), repetitions,
-                            official_board=official(dataset, config, target, protocol) is not None) if current else
-             facts + f"<p class=note>{html.escape(key)}: no entries on the current build yet.</p>") + _previous(previous)
-    if board is None:
-        return None, table
-    status = _board_status(board, test_set, current, missing)
-    return board, f"<p class=note>{html.escape(board.why)} · {html.escape(status)}</p>{table}"
-
-
-def _index_body(official_sections: list[str], other_sections: list[str], any_entries: bool, results: Path,
-                official_site: Path | None) -> str:
+def build_site(out: Path | None = None, results: Path | None = None, official_site: Path | None = None) -> Path:
+    """Write the site; ``official_site``: a local preview's link to the official boards' site."""
+    out = out or SITE_DIR
+    results = results or RESULTS_DIR
+    out.mkdir(parents=True, exist_ok=True)
+    pins = read_pins(pins_file(results))
+    groups: dict[tuple[str, str, str, str, str], list[Entry]] = {}
+    for path in sorted(results.glob("*.jsonl")):
+        for e in read_entries(path.stem, results):
+            # entries scored on different test sets, or under different protocols, are never ranked together
+            groups.setdefault((e.dataset, e.config, e.target, scoring_protocol(e.dataset, e.config, e.protocol),
+                               e.test_set), []).append(e)
+    order = {(*b.key, b.protocol): i for i, b in enumerate(BOARDS)}
+    # official boards in their declared order (public test set first), then every other board
+    keys = sorted(groups, key=lambda k: (k[:4] not in order, order.get(k[:4], 0), k[4] != "public", k))
+    official_sections, other_sections = [], []
+    missing = missing_reference_entries(results)
+    for key in keys:
+        board, section = _board_section(out, key, groups[key], pins.get(f"{key[0]} {key[1]}"), missing)
+        (other_sections if board is None else official_sections).append(section)
+    for board in BOARDS:  # an official board nobody has been scored on yet still says what it lacks
+        if not any(k[:4] == (*board.key, board.protocol) for k in groups):
+            official_sections.append(f"<p class=note>{html.escape(' · '.join(board.key))}: {html.escape(board.why)} · "
+                                     f"no entries yet (reference baselines not yet at full strength: "
+                                     f"{html.escape(', '.join(missing.get(board, [])))})</p>")
     others = ("<h2>Additional boards</h2><p>Targets outside the official list, and official targets under a "
               "config's secondary protocol (perfgraphs/llm's stratified folds; see the rules): recorded "
               "and ranked the same way, but not every reference baseline has been run on them.</p>"
@@ -365,37 +387,13 @@ def _index_body(official_sections: list[str], other_sections: list[str], any_ent
             f"below the floor is not a ranking. {TIERS_NOTE} Click a column to sort. "
             "<a href='rules.html'>Rules</a>.</p>"
             + ("<h2>Official boards</h2>" + "".join(official_sections) if official_sections else "")
-            + others + ("" if any_entries else "<p>No entries yet.</p>"))
+            + others + ("" if groups else "<p>No entries yet.</p>"))
     if min_seeds_of(results) is not None:  # perfgraphs quickstart's local run, not a board
         body = ("<p class=note id='preview'><strong>Local preview</strong>: one seed per baseline, run on this "
                 "machine by <code>perfgraphs quickstart</code>. A board's record needs five seeds and is scored "
                 "by the isolated harness; these rows are neither."
                 + (f" The official boards: <a id='official' href='{html.escape(official_site.resolve().as_uri())}'>"
                    f"{html.escape(str(official_site))}</a>." if official_site else "") + "</p>" + body)
-    return body
-
-
-def build_site(out: Path | None = None, results: Path | None = None, official_site: Path | None = None) -> Path:
-    """Write the site; ``official_site``: a local preview's link to the official boards' site."""
-    out = out or SITE_DIR
-    results = results or RESULTS_DIR
-    out.mkdir(parents=True, exist_ok=True)
-    pins = read_pins(pins_file(results))
-    groups = _grouped_entries(results)
-    order = {(*b.key, b.protocol): i for i, b in enumerate(BOARDS)}
-    # official boards in their declared order (public test set first), then every other board
-    keys = sorted(groups, key=lambda k: (k[:4] not in order, order.get(k[:4], 0), k[4] != "public", k))
-    official_sections, other_sections = [], []
-    missing = missing_reference_entries(results)
-    for group in keys:
-        board, section = _board_section(out, group, groups[group], pins.get(f"{group[0]} {group[1]}"), missing)
-        (other_sections if board is None else official_sections).append(section)
-    for board in BOARDS:  # an official board nobody has been scored on yet still says what it lacks
-        if not any(k[:4] == (*board.key, board.protocol) for k in groups):
-            official_sections.append(f"<p class=note>{html.escape(' · '.join(board.key))}: {html.escape(board.why)} · "
-                                     f"no entries yet (reference baselines not yet at full strength: "
-                                     f"{html.escape(', '.join(missing.get(board, [])))})</p>")
-    body = _index_body(official_sections, other_sections, bool(groups), results, official_site)
     (out / "index.html").write_text(_page("perfgraphs leaderboard", body))
     rules = RULES.read_text() if RULES.exists() else "No rules file."
     (out / "rules.html").write_text(_page("rules", f"<p><a href='index.html'>← leaderboard</a></p><pre>{html.escape(rules)}</pre>"))
