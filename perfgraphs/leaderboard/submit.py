@@ -28,7 +28,8 @@ import pyarrow.parquet as pq
 
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.registry import Task, task
-from perfgraphs.leaderboard.records import builds, check, confine, isolation
+from perfgraphs.leaderboard.records import builds, check
+from perfgraphs.leaderboard.sandbox import confine, isolation
 from perfgraphs.evaluation.scoring import PER_CONFIG_KEY, score_seed
 from perfgraphs.leaderboard.sandbox.harness import (INPUT_COLUMNS, Limits, SeedFailed, SeedOutput, as_table, prepare_job,
                                            run_seed)
