@@ -18,6 +18,7 @@ from pathlib import Path
 from perfgraphs.evaluation.label_noise import noise_floor_note
 from perfgraphs.leaderboard.runner import BASELINES, RunSpec, run_benchmark
 from perfgraphs.evaluation.tabular_protocol import GRAPHLESS_REASON, NOT_GRAPH_ROWS, TabularProtocolError
+from perfgraphs.registry import QUICKSTART_BOARD
 
 RESULTS = Path(__file__).resolve().parent / "results"
 READING = "Reading"  # a hand-written paragraph starting with this word survives regeneration
@@ -80,8 +81,8 @@ def main() -> None:
     from perfgraphs.data.load import load_dataset
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dataset", default="dippm")
-    parser.add_argument("--config", default="cpu-torch-fp32")
+    parser.add_argument("--dataset", default=QUICKSTART_BOARD[0])
+    parser.add_argument("--config", default=QUICKSTART_BOARD[1])
     parser.add_argument("--target", default="latency_ms")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
     parser.add_argument("--quick", action="store_true")

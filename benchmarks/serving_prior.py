@@ -29,8 +29,10 @@ def run(target: str, seeds: tuple[int, ...]) -> list[dict]:
     from perfgraphs.data.llm_features import llm_features
     from perfgraphs.evaluate import Evaluator
     from perfgraphs.evaluation.tabular_protocol import fold_protocols, noise_floor_sentence
+    from perfgraphs.registry import configs_with_recipe
 
-    folds, whole = fold_protocols("perfgraphs/llm", "mlenergy", target=target, protocol=PROTOCOL)
+    (ds, cfg), = configs_with_recipe("serving_runs")  # the serving runs' config (ML.ENERGY)
+    folds, whole = fold_protocols(ds.name, cfg.name, target=target, protocol=PROTOCOL)
     out = []
     for name, make in (("serving-prior", lambda s: ServingPrior(target=target)),
                        ("serving-prior-boost", lambda s: ServingPriorBoost(target=target, seed=s))):
@@ -42,7 +44,7 @@ def run(target: str, seeds: tuple[int, ...]) -> list[dict]:
                 y_pred.append(model.predict(llm_features(f.test)))
                 y_true.append(np.asarray(f.test[target], float))
                 ids += list(f.test["sample_id"])
-            per_seed.append(Evaluator("perfgraphs/llm", target, "mlenergy").eval(
+            per_seed.append(Evaluator(ds.name, target, cfg.name).eval(
                 {"sample_id": ids, "y_true": np.concatenate(y_true), "y_pred": np.concatenate(y_pred)},
                 expected_ids=list(whole.test["sample_id"])))
         row = {"baseline": name, "seeds": len(seeds), "wall_clock_s": round(time.perf_counter() - t0, 1),

@@ -24,7 +24,8 @@ import numpy as np
 
 from perfgraphs.evaluation.scoring import PER_CONFIG_KEY, score_seed
 from perfgraphs.evaluation.mlflow_log import RunLog, log_run, mean_std
-from perfgraphs.leaderboard.predictors import BASELINES, BaselinePredictor, make_estimator  # noqa: F401 (re-exported)
+from perfgraphs.baselines.catalog import BASELINES, STATIC, baseline
+from perfgraphs.leaderboard.predictors import BaselinePredictor
 from perfgraphs.leaderboard.tiers import REPRODUCED
 from perfgraphs.evaluation.protocol import ProtocolData, capped, protocol_parts
 from perfgraphs.errors import PerfgraphsError
@@ -84,8 +85,8 @@ def _protocol_parts(spec: RunSpec, home: Path | None) -> tuple[list[ProtocolData
     if cfg.kind == "tabular":
         from perfgraphs.evaluation.tabular_protocol import GRAPHLESS_REASON, NOT_GRAPH_ROWS, check_baseline
 
-        tabular = [b for b, (_, kind) in BASELINES.items() if kind == "static"]
-        check_baseline(spec.baseline, BASELINES[spec.baseline][1], tabular,
+        tabular = [b.name for b in BASELINES.values() if b.inputs == STATIC]
+        check_baseline(spec.baseline, baseline(spec.baseline).inputs, tabular,
                        NOT_GRAPH_ROWS if cfg.platform else GRAPHLESS_REASON)
     return protocol_parts(spec.dataset, spec.config, spec.target, home, protocol=spec.protocol)
 
@@ -107,8 +108,7 @@ def resolved(spec: RunSpec) -> RunSpec:
 def run_benchmark(spec: RunSpec, home: Path | None = None, log: bool = True) -> RunResult:
     from perfgraphs.evaluate import Evaluator
 
-    if spec.baseline not in BASELINES:
-        raise PerfgraphsError(f"unknown baseline {spec.baseline!r} (available: {', '.join(sorted(BASELINES))})")
+    baseline(spec.baseline)  # an unknown name: one line, before any data is read
     evaluator = Evaluator(spec.dataset, spec.target, spec.config)
     spec = resolved(spec)
     parts, data = _protocol_parts(spec, home)

@@ -16,6 +16,7 @@ from perfgraphs.predict.platforms import (Platform, PlatformTarget, all_platform
                                          trained_targets)
 from perfgraphs.predict.result import (Distribution, GraphFacts, HardwareProbe, MeasuredError, Neighbour,
                                        PlatformInfo, Prediction, TargetPrediction)
+from perfgraphs.registry import CPU_TORCH_FP32, GRAPH_ROWS
 
 DEFAULT_INFERENCES = 1_000_000
 DEFAULT_TRAIN_STEPS = 10_000
@@ -219,7 +220,7 @@ def _cost(predictions: list[TargetPrediction], per: dict[str, str], platform: st
             f"priced at {chosen.target} (its 80 % interval gives the range)")
 
 
-def predict(source, batch: int = 1, input=None, seq_len: int | None = None, platform: str = "cpu-torch-fp32",
+def predict(source, batch: int = 1, input=None, seq_len: int | None = None, platform: str = CPU_TORCH_FP32,
             mode: str = "infer", *, prices: Path | str | None = None, inferences: int = DEFAULT_INFERENCES,
             train_steps: int = DEFAULT_TRAIN_STEPS, mig_margin_pct: float | None = None,
             artifacts: Path | str = ARTIFACTS_DIR, home: Path | None = None, calibrated: bool = False) -> Prediction:
@@ -267,7 +268,7 @@ def predict(source, batch: int = 1, input=None, seq_len: int | None = None, plat
             shares = tuple(time_shares(art.breakdown, graph))
             shares_note = (f"{pt.target}: per-operator-category linear model (layerwise-linear) of the same labels, "
                            f"held-out MAPE {art.breakdown['heldout_mape_pct']:.1f} %; shares of its own total")
-        at = art.fixed_batch_size or int(batch) if pt.kind == "graphs" else int(batch)
+        at = art.fixed_batch_size or int(batch) if pt.kind == GRAPH_ROWS else int(batch)
         if pt.kind == "tabular":
             x, g = encoder[1], None
         else:
@@ -334,5 +335,5 @@ def predict_many(sources, batches, **kwargs):
     from perfgraphs.predict.sweep import check_sweep
 
     sources, batches = check_sweep(sources, batches)
-    find_platform(kwargs.get("platform", "cpu-torch-fp32"), kwargs.get("mode", "infer"))  # before any export
+    find_platform(kwargs.get("platform", CPU_TORCH_FP32), kwargs.get("mode", "infer"))  # before any export
     return Comparison(tuple(predict(source, batch=b, **kwargs) for source in sources for b in batches))

@@ -34,12 +34,14 @@ from pathlib import Path
 import numpy as np
 
 from perfgraphs.atomic import atomic_write_bytes, sha256_file
+from perfgraphs.baselines.catalog import LAYERWISE_LINEAR, STATIC_XGBOOST
 from perfgraphs.predict.errors import ArtifactMismatchError, ArtifactMissingError
 from perfgraphs.predict.features import feature_names, feature_version, rows_features
 from perfgraphs.predict.platforms import PlatformTarget
+from perfgraphs.registry import GRAPH_ROWS
 
 FORMAT_VERSION = 2  # 2: the booster's ONNX form is part of the artifact
-PREDICTOR = "static-xgboost"  # the leaderboard's reference baseline the artifacts are
+PREDICTOR = STATIC_XGBOOST.name  # the leaderboard's reference baseline the artifacts are
 ARTIFACTS_DIR = Path(__file__).resolve().parent / "artifacts"
 MIN_LABELS = 30  # fewer labeled rows than this: no predictor (its held-out score would mean little)
 NEIGHBOUR_QUANTILE = 0.99  # of the training rows' distances to the nearest *other* structure
@@ -73,7 +75,7 @@ class Artifact:
     def fixed_batch_size(self) -> int | None:
         """The one batch size every labeled graph row has (the timm platforms' per-sample latency
         is labeled on batch-1 graphs), so a question is asked at that batch; None when rows vary."""
-        if self.meta["kind"] != "graphs" or not len(self.features):
+        if self.meta["kind"] != GRAPH_ROWS or not len(self.features):
             return None
         batches = self.features[:, self.meta["feature_names"].index("batch_size")]
         return int(batches[0]) if np.all(batches == batches[0]) else None
@@ -270,7 +272,7 @@ def train_artifact(pt: PlatformTarget, out_dir: Path = ARTIFACTS_DIR, home: Path
         "distance_threshold_how": f"{NEIGHBOUR_QUANTILE:.0%} quantile of the fitted rows' standardised distance to "
                                   f"the nearest fitted row of another {'model' if tabular else 'structure'}",
         "seen_operators": ops,
-        "time_breakdown": None if breakdown is None else {"predictor": "layerwise-linear",
+        "time_breakdown": None if breakdown is None else {"predictor": LAYERWISE_LINEAR.name,
                                                           "heldout_mape_pct": breakdown["heldout_mape_pct"]},
         "files": {p.name: sha256_file(p) for p in (booster_path, onnx_path, rows_path, *files)},
     }
@@ -281,7 +283,7 @@ def train_artifact(pt: PlatformTarget, out_dir: Path = ARTIFACTS_DIR, home: Path
 def family_groups(rows, kind: str) -> np.ndarray:
     """The unit an interval is held out by: a graph row's architecture family (the dataset's
     ``family`` column), an encoder row's model."""
-    return np.asarray(rows["family" if kind == "graphs" else "model_id"])
+    return np.asarray(rows["family" if kind == GRAPH_ROWS else "model_id"])
 
 
 def fit_artifact_intervals(rows, pt: PlatformTarget, hyperparameters: dict, seed: int = 0) -> dict:
