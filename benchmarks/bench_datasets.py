@@ -19,6 +19,8 @@ import subprocess
 import sys
 import tempfile
 
+from perfgraphs.registry import QUICKSTART_BOARD, TRAPPM
+
 WARM_TARGET_S = 10.0
 FIRST_TARGET_S = 900.0
 
@@ -29,7 +31,6 @@ import json, sys, time
 t0 = time.perf_counter()
 import datasets, torch, torch_geometric
 from perfgraphs.data.load import load_dataset, to_pyg
-from perfgraphs.registry import QUICKSTART_BOARD, TRAPPM
 imported = time.perf_counter() - t0
 wall0, cpu0 = time.perf_counter(), time.process_time()
 dd = load_dataset(sys.argv[1], sys.argv[2] or None)
@@ -78,7 +79,8 @@ def main() -> None:
                       f"(imports {warm['import_s']:.1f} s)", flush=True)
     med = {k: statistics.median(w[k] for w in warms) for k in ("wall_s", "cpu_s", "import_s")}
     first_wall = statistics.median(f["wall_s"] for f in firsts)
-    what = (f"{warms[0]['n_graphs']:,} graphs, {warms[0]['nodes']:,} nodes, featurizer {args.featurizer}" if warms[0]["nodes"]
+    what = (f"{warms[0]['n_graphs']:,} graphs, {warms[0]['nodes']:,} nodes, featurizer {args.featurizer}"
+            if warms[0]["nodes"]
             else f"{warms[0]['n_graphs']:,} rows (tabular)")
     print(f"{args.dataset}{'/' + args.config if args.config else ''}: {what}")
     print(f"first load (fresh PERFGRAPHS_HOME: build + featurize + cache), median of {len(firsts)}: "

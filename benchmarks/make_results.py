@@ -18,7 +18,7 @@ from pathlib import Path
 from perfgraphs.evaluation.label_noise import noise_floor_note
 from perfgraphs.leaderboard.runner import BASELINES, RunSpec, run_benchmark
 from perfgraphs.evaluation.tabular_protocol import GRAPHLESS_REASON, NOT_GRAPH_ROWS, TabularProtocolError
-from perfgraphs.registry import QUICKSTART_BOARD
+from perfgraphs.registry import QUICKSTART_BOARD, TABULAR_ROWS
 
 RESULTS = Path(__file__).resolve().parent / "results"
 READING = "Reading"  # a hand-written paragraph starting with this word survives regeneration
@@ -116,11 +116,11 @@ def main() -> None:
     if args.protocol == "leave-one-family-out":
         scope = ("Pooled held-out predictions of the leave-one-family-out protocol (each family predicted by the "
                  "model trained on the other families' structures)")
-    elif cfg.kind == "tabular" and args.protocol == "leave-models-out":
+    elif cfg.kind == TABULAR_ROWS and args.protocol == "leave-models-out":
         scope = (f"Pooled out-of-fold predictions of the leave-models-out protocol ({sum(len(v) for v in data.values())} "
                  "rows in 5 folds grouped by model, each predicted by the model trained on the other four folds, "
                  "which never saw its model)")
-    elif cfg.kind == "tabular":
+    elif cfg.kind == TABULAR_ROWS:
         scope = (f"Pooled out-of-fold predictions of the stratified 5-fold protocol ({sum(len(v) for v in data.values())} "
                  "rows, each predicted by the model trained on the other four folds)")
     else:

@@ -50,8 +50,8 @@ class Target:
 @dataclass(frozen=True)
 class Board:
     """An official leaderboard board of a config: one target, ranked with every reference baseline
-    of the config's kind (:func:`perfgraphs.baselines.catalog.reference_baselines`), under the config's official protocol (its
-    first ``split_protocols`` entry). Entries under the config's other protocols are kept on
+    of the config's kind (:func:`perfgraphs.baselines.catalog.reference_baselines`), under the
+    config's official protocol (its first ``split_protocols`` entry). Entries under the config's other protocols are kept on
     secondary boards of the same target."""
     target: str
     why: str

@@ -37,8 +37,8 @@ _HOMES = {  # public name -> its module, relative to this package
     "AdditiveResidualBoost": ".layerwise_boost", "LayerwiseBoost": ".layerwise_boost",
     "operator_mix_features": ".layerwise_boost", "LayerwiseLinear": ".layerwise_linear",
     "layer_features": ".layerwise_linear", "LLMGNN": ".llm_gnn", "LLMXGBoost": ".llm_xgboost", "NNLQPGNN": ".nnlqp_gnn",
-    "PriorResidualTransfer": ".physics_transfer", "RooflinePrior": ".physics_transfer", "ServingPrior": ".serving_prior",
-    "ServingPriorBoost": ".serving_prior", "StaticMLP": ".static_mlp", "StaticXGBoost": ".static_xgboost",
+    "PriorResidualTransfer": ".physics_transfer", "RooflinePrior": ".physics_transfer",
+    "ServingPrior": ".serving_prior", "ServingPriorBoost": ".serving_prior", "StaticMLP": ".static_mlp", "StaticXGBoost": ".static_xgboost",
     "TraPPM": ".trappm",
 }
 __all__ = sorted(_HOMES)

@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from perfgraphs.registry import CPU_TORCH_FP32
+from perfgraphs.registry import CPU_TORCH_FP32, TABULAR_ROWS
 
 # words that are commands, not sources (a file of that name: give it as ./train)
 _COMMANDS = ("train", "platforms", "convert", "calibrate")
@@ -274,6 +274,6 @@ def _platforms(args) -> int:
     for p in platforms(**({"artifacts": args.artifacts} if args.artifacts else {})):
         table.add_row(p.name, p.mode, p.hardware,
                       ", ".join(f"{t} ({'no artifact' if n is None else n}"
-                                + (", encoder LLMs)" if kind == "tabular" else ")") for t, _, n, kind in p.targets))
+                                + (", encoder LLMs)" if kind == TABULAR_ROWS else ")") for t, _, n, kind in p.targets))
     Console(width=200).print(table)
     return 0

@@ -28,7 +28,7 @@ from perfgraphs.baselines.catalog import BASELINES, STATIC, baseline
 from perfgraphs.leaderboard.predictors import BaselinePredictor
 from perfgraphs.leaderboard.tiers import REPRODUCED
 from perfgraphs.evaluation.protocol import ProtocolData, capped, protocol_parts
-from perfgraphs.errors import PerfgraphsError
+from perfgraphs.registry import TABULAR_ROWS
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ def _protocol_parts(spec: RunSpec, home: Path | None) -> tuple[list[ProtocolData
     from perfgraphs.registry import get_dataset
 
     cfg = get_dataset(spec.dataset).config(spec.config)
-    if cfg.kind == "tabular":
+    if cfg.kind == TABULAR_ROWS:
         from perfgraphs.evaluation.tabular_protocol import GRAPHLESS_REASON, NOT_GRAPH_ROWS, check_baseline
 
         tabular = [b.name for b in BASELINES.values() if b.inputs == STATIC]

@@ -16,7 +16,7 @@ from perfgraphs.predict.platforms import (Platform, PlatformTarget, all_platform
                                          trained_targets)
 from perfgraphs.predict.result import (Distribution, GraphFacts, HardwareProbe, MeasuredError, Neighbour,
                                        PlatformInfo, Prediction, TargetPrediction)
-from perfgraphs.registry import CPU_TORCH_FP32, GRAPH_ROWS
+from perfgraphs.registry import CPU_TORCH_FP32, GRAPH_ROWS, TABULAR_ROWS
 
 DEFAULT_INFERENCES = 1_000_000
 DEFAULT_TRAIN_STEPS = 10_000
@@ -157,7 +157,7 @@ def _encoder_rows(source, batch: int, seq_len: int | None, platform: Platform):
 
     if not (isinstance(source, str) and source.startswith("hf:")) or seq_len is None:
         return None
-    if not any(pt.kind == "tabular" for pt in platform.targets):
+    if not any(pt.kind == TABULAR_ROWS for pt in platform.targets):
         return None
     from perfgraphs.collect.platforms import PLATFORMS
 
@@ -269,7 +269,7 @@ def predict(source, batch: int = 1, input=None, seq_len: int | None = None, plat
             shares_note = (f"{pt.target}: per-operator-category linear model (layerwise-linear) of the same labels, "
                            f"held-out MAPE {art.breakdown['heldout_mape_pct']:.1f} %; shares of its own total")
         at = art.fixed_batch_size or int(batch) if pt.kind == GRAPH_ROWS else int(batch)
-        if pt.kind == "tabular":
+        if pt.kind == TABULAR_ROWS:
             x, g = encoder[1], None
         else:
             from perfgraphs.predict.features import graph_features

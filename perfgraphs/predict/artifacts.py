@@ -38,10 +38,10 @@ from perfgraphs.baselines.catalog import LAYERWISE_LINEAR, STATIC_XGBOOST
 from perfgraphs.predict.errors import ArtifactMismatchError, ArtifactMissingError
 from perfgraphs.predict.features import feature_names, feature_version, rows_features
 from perfgraphs.predict.platforms import PlatformTarget
-from perfgraphs.registry import GRAPH_ROWS
+from perfgraphs.registry import GRAPH_ROWS, TABULAR_ROWS
 
 FORMAT_VERSION = 2  # 2: the booster's ONNX form is part of the artifact
-PREDICTOR = STATIC_XGBOOST.name  # the leaderboard's reference baseline the artifacts are
+PREDICTOR = STATIC_XGBOOST  # the leaderboard's reference baseline the artifacts are
 ARTIFACTS_DIR = Path(__file__).resolve().parent / "artifacts"
 MIN_LABELS = 30  # fewer labeled rows than this: no predictor (its held-out score would mean little)
 NEIGHBOUR_QUANTILE = 0.99  # of the training rows' distances to the nearest *other* structure
@@ -179,7 +179,6 @@ def train_artifact(pt: PlatformTarget, out_dir: Path = ARTIFACTS_DIR, home: Path
     written) when the config has fewer than :data:`MIN_LABELS` labeled rows of it."""
     import datasets
 
-    from perfgraphs.baselines import StaticXGBoost
     from perfgraphs.data.load import load_dataset
     from perfgraphs.evaluate import compute_metrics
     from perfgraphs.evaluation.parts import labeled_parts
@@ -191,7 +190,7 @@ def train_artifact(pt: PlatformTarget, out_dir: Path = ARTIFACTS_DIR, home: Path
     rows_all = datasets.concatenate_datasets(list(parts.values())) if parts else None
     if rows_all is None or len(rows_all) < MIN_LABELS:
         return None
-    tabular = pt.kind == "tabular"
+    tabular = pt.kind == TABULAR_ROWS
     if tabular:
         # cv-folds config: held-out scores are the pooled out-of-fold predictions of the official
         # folds; the shipped booster is fitted on every row
@@ -201,10 +200,10 @@ def train_artifact(pt: PlatformTarget, out_dir: Path = ARTIFACTS_DIR, home: Path
         X, y = rows_features(rows, pt.kind), np.asarray(rows[pt.column], dtype=np.float64)
         pred = np.empty_like(y)
         for tr, te in PredefinedSplit(np.asarray(rows["fold"])).split():
-            pred[te] = StaticXGBoost(quick=True, seed=seed).fit(X[tr], y[tr]).predict(X[te])
+            pred[te] = PREDICTOR.make(quick=True, seed=seed).fit(X[tr], y[tr]).predict(X[te])
         heldout = compute_metrics(y, pred)
         heldout_how = "pooled out-of-fold predictions of the official stratified 5 folds"
-        model = StaticXGBoost(quick=True, seed=seed).fit(X, y)
+        model = PREDICTOR.make(quick=True, seed=seed).fit(X, y)
         in_training = np.ones(len(y), dtype=bool)
         groups = np.asarray(rows["model_id"])
         train_rows = rows
@@ -214,10 +213,10 @@ def train_artifact(pt: PlatformTarget, out_dir: Path = ARTIFACTS_DIR, home: Path
         X_tr, y_tr = rows_features(train, pt.kind), np.asarray(train[pt.column], dtype=np.float64)
         if val is not None and len(val):
             X_va, y_va = rows_features(val, pt.kind), np.asarray(val[pt.column], dtype=np.float64)
-            model = StaticXGBoost(quick=True, seed=seed).fit(X_tr, y_tr, X_va, y_va)
+            model = PREDICTOR.make(quick=True, seed=seed).fit(X_tr, y_tr, X_va, y_va)
             train_rows = datasets.concatenate_datasets([train, val])
         else:
-            model = StaticXGBoost(quick=True, seed=seed).fit(X_tr, y_tr)
+            model = PREDICTOR.make(quick=True, seed=seed).fit(X_tr, y_tr)
             train_rows = train
         X_te, y_te = rows_features(test, pt.kind), np.asarray(test[pt.column], dtype=np.float64)
         heldout = compute_metrics(y_te, model.predict(X_te))
@@ -255,7 +254,7 @@ def train_artifact(pt: PlatformTarget, out_dir: Path = ARTIFACTS_DIR, home: Path
     np.savez_compressed(rows_path, features=X.astype(np.float64), labels=y, in_training=in_training,
                         names=np.asarray(names, dtype=np.str_))
     meta = {
-        "format_version": FORMAT_VERSION, "key": pt.key, "predictor": PREDICTOR,
+        "format_version": FORMAT_VERSION, "key": pt.key, "predictor": PREDICTOR.name,
         "dataset": pt.dataset, "config": pt.config, "column": pt.column, "target": pt.target, "unit": pt.unit,
         "kind": pt.kind, "dataset_version": ds.version,
         "dataset_content_hash": local_build_hash(pt.dataset, pt.config, home) or "",
@@ -290,7 +289,6 @@ def fit_artifact_intervals(rows, pt: PlatformTarget, hyperparameters: dict, seed
     """The conformal intervals of a platform target (:mod:`perfgraphs.predict.intervals`): every
     labeled row predicted by the artifact's predictor (its chosen hyper-parameters) fitted
     without the row's family."""
-    from perfgraphs.baselines import StaticXGBoost
     from perfgraphs.predict.intervals import fit_intervals, grouped_out_of_fold
 
     X, y = rows_features(rows, pt.kind), np.asarray(rows[pt.column], dtype=np.float64)
@@ -298,7 +296,7 @@ def fit_artifact_intervals(rows, pt: PlatformTarget, hyperparameters: dict, seed
     grid = {k: (v,) for k, v in hyperparameters.items()}
 
     def fit_predict(X_tr, y_tr, X_te):
-        return StaticXGBoost(grid=grid, seed=seed).fit(X_tr, y_tr).predict(X_te)
+        return PREDICTOR.estimator_class()(grid=grid, seed=seed).fit(X_tr, y_tr).predict(X_te)
 
     return fit_intervals(y, grouped_out_of_fold(X, y, groups, fit_predict), groups)
 
