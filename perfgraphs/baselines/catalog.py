@@ -150,13 +150,13 @@ def _prior_gbm(seed: int):
 # The ratio rule and its profile-corrected form read the test architectures' labels on other
 # platforms, so they need them visible; the static model (graph features + platform descriptor,
 # adapted with the shots) is the reference where nothing is visible.
-KNOWN = ("known-models", "known-models-other-devices")
+KNOWN_MODEL_VARIANTS = ("known-models", "known-models-other-devices")
 TRANSFER_BASELINES: dict[str, TransferBaseline] = {t.name: t for t in (
-    TransferBaseline("ratio-transfer", _ratio, KNOWN, comparison_rule=True),
-    TransferBaseline("profile-transfer", _profile, KNOWN),
+    TransferBaseline("ratio-transfer", _ratio, KNOWN_MODEL_VARIANTS, comparison_rule=True),
+    TransferBaseline("profile-transfer", _profile, KNOWN_MODEL_VARIANTS),
     TransferBaseline("static-gbm-transfer", _static_gbm, ("unseen-models",)),
     # physics alone (the roofline prior scaled by the shots, issue 27): a floor on every variant
-    TransferBaseline("roofline-prior", _roofline, KNOWN + ("unseen-models",)),
+    TransferBaseline("roofline-prior", _roofline, KNOWN_MODEL_VARIANTS + ("unseen-models",)),
     TransferBaseline("prior-gbm-transfer", _prior_gbm, ("unseen-models",)),
 )}
 

@@ -20,6 +20,7 @@ from perfgraphs.baselines.catalog import COEFFICIENTS, GRAPH_TEXT, ROWS, STATIC,
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.registry import TRAPPM
 
+
 class BaselinePredictor:
     """One reference baseline as a leaderboard predictor."""
 
