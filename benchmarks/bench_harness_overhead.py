@@ -13,6 +13,8 @@ from __future__ import annotations
 import sys
 import time
 
+from perfgraphs.registry import CPU_TORCH_FP32
+
 LIMIT = 0.01
 
 
@@ -48,7 +50,7 @@ def main() -> int:
     cases = [("busy-wait 10 ms", Prepared(step=busy(10))), ("busy-wait 25 ms", Prepared(step=busy(25)))]
     for model, size, batch in (("timm:resnet18", 96, 1), ("timm:mobilenetv3_large_100", 224, 1)):
         cases.append((f"{model} {size}px b={batch}",
-                      prepare(get_platform("cpu-torch-fp32"), "inference", model, size, None, batch)))
+                      prepare(get_platform(CPU_TORCH_FP32), "inference", model, size, None, batch)))
     cases.append(("timm:resnet10t 64px b=1 on cpu-ort-fp32",
                   prepare(get_platform("cpu-ort-fp32"), "inference", "timm:resnet10t", 64, None, 1)))
     worst = 0.0

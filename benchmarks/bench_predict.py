@@ -28,6 +28,8 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from perfgraphs.registry import CPU_TORCH_FP32
+
 HEAVY = ("torch", "timm", "torchvision", "transformers", "xgboost", "sklearn", "scipy", "pandas")
 CHILD = r"""
 import json, sys, time
@@ -76,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m perfgraphs.benchmarks.bench_predict")
     p.add_argument("--source", default="timm:resnet50")
     p.add_argument("--batch", type=int, default=8)
-    p.add_argument("--platform", default="cpu-torch-fp32")
+    p.add_argument("--platform", default=CPU_TORCH_FP32)
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--out", type=Path, default=None)
     p.add_argument("--compare", default="hf:bert-base-uncased",

@@ -29,6 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from perfgraphs.registry import CPU_TORCH_FP32
+
 import yaml
 
 TARGET = 0.05
@@ -46,7 +48,7 @@ def seeded_store(root: Path):
 
     store = MeasurementStore(root)
     store.save_metadata({"suite": "bench", "ref_baseline_ms": {"cpu": 20.0}})
-    store.save_hardware("cpu-torch-fp32", {"peak_gflops_measured": 50.0, "machine_id": machine_id()})
+    store.save_hardware(CPU_TORCH_FP32, {"peak_gflops_measured": 50.0, "machine_id": machine_id()})
     return store
 
 
@@ -115,10 +117,10 @@ def main() -> int:
         tmp = Path(tmp)
         plan_path = tmp / "plan.yaml"
         plan_path.write_text(yaml.safe_dump({"suite": "bench", "protocol": "dippm-cpu",
-                                             "platforms": ["cpu-torch-fp32"], "timeout_s": 300, "groups": GROUPS}))
+                                             "platforms": [CPU_TORCH_FP32], "timeout_s": 300, "groups": GROUPS}))
         plan = load_plan(plan_path)
         cluster = Cluster(initialize_head=True, head_node_args={
-            "num_cpus": 1, "resources": node_resources(["cpu-torch-fp32"], [args.core]), "include_dashboard": False})
+            "num_cpus": 1, "resources": node_resources([CPU_TORCH_FP32], [args.core]), "include_dashboard": False})
         pooled = {"local": ([], []), "ray": ([], [])}
         try:
             for i in range(args.repeats):

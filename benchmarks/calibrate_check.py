@@ -29,10 +29,12 @@ import math
 import sys
 from pathlib import Path
 
+from perfgraphs.registry import CPU_TORCH_FP32
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run(store: Path | None, out: Path | None, platform: str = "cpu-torch-fp32", core: int | None = None) -> dict:
+def run(store: Path | None, out: Path | None, platform: str = CPU_TORCH_FP32, core: int | None = None) -> dict:
     import os
 
     import perfgraphs

@@ -18,6 +18,7 @@ from pathlib import Path
 from perfgraphs.evaluation.label_noise import noise_floor_note
 from perfgraphs.leaderboard.runner import BASELINES, RunSpec, run_benchmark
 from perfgraphs.evaluation.tabular_protocol import GRAPHLESS_REASON, NOT_GRAPH_ROWS, TabularProtocolError
+from perfgraphs.registry import QUICKSTART_BOARD, TABULAR_ROWS
 
 RESULTS = Path(__file__).resolve().parent / "results"
 READING = "Reading"  # a hand-written paragraph starting with this word survives regeneration
@@ -111,8 +112,8 @@ def main() -> None:
 
 def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dataset", default="dippm")
-    parser.add_argument("--config", default="cpu-torch-fp32")
+    parser.add_argument("--dataset", default=QUICKSTART_BOARD[0])
+    parser.add_argument("--config", default=QUICKSTART_BOARD[1])
     parser.add_argument("--target", default="latency_ms")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
     parser.add_argument("--quick", action="store_true")
@@ -136,11 +137,11 @@ def _scope(args: argparse.Namespace, board, data) -> str:
     if args.protocol == "leave-one-family-out":
         return ("Pooled held-out predictions of the leave-one-family-out protocol (each family predicted by the "
                 "model trained on the other families' structures)")
-    if board.config.kind == "tabular" and args.protocol == "leave-models-out":
+    if board.config.kind == TABULAR_ROWS and args.protocol == "leave-models-out":
         return (f"Pooled out-of-fold predictions of the leave-models-out protocol ({sum(len(v) for v in data.values())} "
                 "rows in 5 folds grouped by model, each predicted by the model trained on the other four folds, "
                 "which never saw its model)")
-    if board.config.kind == "tabular":
+    if board.config.kind == TABULAR_ROWS:
         return (f"Pooled out-of-fold predictions of the stratified 5-fold protocol ({sum(len(v) for v in data.values())} "
                 "rows, each predicted by the model trained on the other four folds)")
     return f"Test part of the standard split ({', '.join(f'{k} {len(v)}' for k, v in data.items())})"

@@ -29,7 +29,8 @@ def main(argv: list[str] | None = None) -> int:
     from perfgraphs.leaderboard.records.results import append_entry
     from perfgraphs.leaderboard.transfer_runner import (TransferResult, TransferSpec, run_transfer, to_entries,
                                                         write_tables)
-    from perfgraphs.registry import TRANSFER_BASELINES, get_dataset
+    from perfgraphs.baselines.catalog import TRANSFER_BASELINES
+    from perfgraphs.registry import get_dataset
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--dataset", required=True)

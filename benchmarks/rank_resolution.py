@@ -25,7 +25,7 @@ from perfgraphs.leaderboard.records.builds import pins_file, read_pins, split_by
 from perfgraphs.leaderboard.records.ranks import per_config_ratios
 from perfgraphs.leaderboard.records.results import RESULTS_DIR, read_entries
 from perfgraphs.leaderboard.site.pages import current_and_superseded
-from perfgraphs.registry import get_dataset
+from perfgraphs.registry import QUICKSTART_BOARD, get_dataset
 
 SIZES = (25, 50, 75, 100, 150, 200, 311)
 
@@ -69,8 +69,8 @@ def resolution(contenders: list[Contender], sizes=SIZES, draws: int = 20, seed: 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--dataset", default="dippm")
-    p.add_argument("--config", default="cpu-torch-fp32")
+    p.add_argument("--dataset", default=QUICKSTART_BOARD[0])
+    p.add_argument("--config", default=QUICKSTART_BOARD[1])
     p.add_argument("--target", default="latency_ms")
     p.add_argument("--draws", type=int, default=20)
     p.add_argument("--out", type=Path, default=None)

@@ -29,9 +29,10 @@ def run(target: str, seeds: tuple[int, ...]) -> list[dict]:
     from perfgraphs.data.llm_features import llm_features
     from perfgraphs.evaluation.evaluator import Evaluator
     from perfgraphs.evaluation.tabular_protocol import fold_protocols, noise_floor_sentence
-    from perfgraphs.registry import task
+    from perfgraphs.registry import configs_with_recipe, task
 
-    board = task("perfgraphs/llm", "mlenergy", target)
+    (ds, cfg), = configs_with_recipe("serving_runs")  # the serving runs' config (ML.ENERGY)
+    board = task(ds.name, cfg.name, target)
     evaluator = Evaluator.for_task(board)
     folds, whole = fold_protocols(board, protocol=PROTOCOL)
     out = []

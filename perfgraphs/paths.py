@@ -124,7 +124,7 @@ def measurement_store(suite: str) -> Path:
 
 
 def graph_pool_dir() -> Path:
-    return data_dir() / "graphs" / "timm"
+    return data_dir() / "graphs/timm"
 
 
 def splits_dir() -> Path:

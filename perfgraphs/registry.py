@@ -18,6 +18,16 @@ class UnknownDatasetError(PerfgraphsError):
 
 PLATFORM_SEPARATOR = "__"
 
+# Names that datasets and configs share with other things. A name is written once, here (the bottom
+# layer), and every table that uses it refers to the constant: the kinds of a config's rows; the
+# papers whose featurizer, measurement protocol and reference baseline carry their name; the
+# platform the CPU configs are named after (perfgraphs.collect.platforms); the importer the
+# ML.ENERGY config is named after (perfgraphs.data.build_inputs).
+GRAPH_ROWS, TABULAR_ROWS = "graphs", "tabular"
+DIPPM, TRAPPM = "dippm", "trappm"
+CPU_TORCH_FP32 = "cpu-torch-fp32"
+MLENERGY = "mlenergy"
+
 
 @dataclass(frozen=True)
 class Target:
@@ -40,8 +50,8 @@ class Target:
 @dataclass(frozen=True)
 class Board:
     """An official leaderboard board of a config: one target, ranked with every reference baseline
-    of the config's kind (:data:`REFERENCE_BASELINES`), under the config's official protocol (its
-    first ``split_protocols`` entry). Entries under the config's other protocols are kept on
+    of the config's kind (:func:`perfgraphs.baselines.catalog.reference_baselines`), under the
+    config's official protocol (its first ``split_protocols`` entry). Entries under the config's other protocols are kept on
     secondary boards of the same target."""
     target: str
     why: str
@@ -58,7 +68,7 @@ PREDICT_MODES = ("infer", "train")
 class Config:
     name: str
     description: str
-    kind: str  # "graphs" (one graph per row) or "tabular"
+    kind: str  # GRAPH_ROWS (one graph per row) or TABULAR_ROWS
     targets: tuple[Target, ...] = ()
     platform: str | None = None  # measurement platform of the labels, if any
     suite: str | None = None  # the store under data/measurements/ that holds those measurements
@@ -262,33 +272,6 @@ ENCODER_INPUT_COLUMNS = (
 # LLM study's stratified 5-fold (every model in every training fold) is kept as a secondary board.
 LLM_PROTOCOLS = ("leave-models-out", "stratified-5-fold")
 
-# Reference baselines (folders of leaderboard/reference/) and the config kinds they apply to:
-# graph predictors need graphs; llm-xgboost needs the LLM tabular features; the static-feature
-# models run on either. Every official board lists each one of its config's kind.
-REFERENCE_BASELINES: dict[str, frozenset[str]] = {
-    "layerwise-linear": frozenset({"graphs"}),
-    "layerwise-boost": frozenset({"graphs"}),
-    "static-xgboost": frozenset({"graphs", "tabular"}),
-    "static-mlp": frozenset({"graphs", "tabular"}),
-    "dippm-sage": frozenset({"graphs"}),
-    "nnlqp-gnn": frozenset({"graphs"}),
-    "trappm": frozenset({"graphs"}),
-    "llm-xgboost": frozenset({"tabular"}),
-}
-
-# Reference predictors of leave-one-platform-out (perfgraphs.baselines.transfer) and the variants of
-# the protocol each applies to: the ratio rule and its profile-corrected form read the test
-# architectures' labels on other platforms, so they need them visible; the static model (graph
-# features + platform descriptor, adapted with the shots) is the reference where nothing is visible.
-TRANSFER_BASELINES: dict[str, tuple[str, ...]] = {
-    "ratio-transfer": ("known-models", "known-models-other-devices"),
-    "profile-transfer": ("known-models", "known-models-other-devices"),
-    "static-gbm-transfer": ("unseen-models",),
-    # physics alone (the roofline prior scaled by the shots): a floor on every variant
-    "roofline-prior": ("known-models", "known-models-other-devices", "unseen-models"),
-    "prior-gbm-transfer": ("unseen-models",),
-}
-
 DATASETS: dict[str, Dataset] = {d.name: d for d in (
     Dataset(
         name="perfgraphs/dippm",
@@ -296,23 +279,23 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
         description="DIPPM protocol: timm graphs (architecture x input size x batch) with inference labels",
         license="Apache-2.0 (graphs and our measurements)",
         configs=(
-            Config("graphs", "all 10,508 graphs, no labels", "graphs", split_protocols=("random-70-15-15",),
+            Config("graphs", "all 10,508 graphs, no labels", GRAPH_ROWS, split_protocols=("random-70-15-15",),
                    recipe="graph_set", sources=("pool",)),
-            Config("cpu-torch-fp32", "labels measured with PyTorch eager fp32 on one CPU core (wall clock, one "
-                   "round; the first version of our CPU labels)", "graphs",
-                   (LATENCY, LATENCY_CAL, MEMORY), platform="cpu-torch-fp32", suite="dippm-cpu",
+            Config(CPU_TORCH_FP32, "labels measured with PyTorch eager fp32 on one CPU core (wall clock, one "
+                   "round; the first version of our CPU labels)", GRAPH_ROWS,
+                   (LATENCY, LATENCY_CAL, MEMORY), platform=CPU_TORCH_FP32, suite="dippm-cpu",
                    split_protocols=("random-70-15-15",), hardware=EPYC_VM, recipe="measured_graphs",
                    sources=("pool", "suite:dippm-cpu"), noise_probe_file="noise-floor-dippm-cpu.json", predict_mode="infer",
                    boards=(Board("latency_ms", "DIPPM's latency, on our CPU core"),
                            Board("peak_memory_mb", "DIPPM's memory, on our CPU core"))),
             Config(f"{EPYC_VM_TAG}-torch-fp32", "CPU-time labels with PyTorch eager fp32 on one pinned core of one "
-                   "machine: every configuration measured in two rounds under the quiet gate", "graphs",
-                   (CPU_TIME, LATENCY, MEMORY), platform="cpu-torch-fp32", suite=f"dippm-cputime-{EPYC_VM_TAG}",
+                   "machine: every configuration measured in two rounds under the quiet gate", GRAPH_ROWS,
+                   (CPU_TIME, LATENCY, MEMORY), platform=CPU_TORCH_FP32, suite=f"dippm-cputime-{EPYC_VM_TAG}",
                    split_protocols=("random-70-15-15",), hardware=EPYC_VM, min_rounds=2,
                    recipe="measured_graphs", sources=("pool", f"suite:dippm-cputime-{EPYC_VM_TAG}"),
                    predict_mode="infer"),
             Config("h200-torch-fp32", "labels measured with PyTorch eager fp32 on one NVIDIA H200 under "
-                   "the research's protocol (5 warm-up + 30 timed runs), with NVML board energy", "graphs",
+                   "the research's protocol (5 warm-up + 30 timed runs), with NVML board energy", GRAPH_ROWS,
                    (LATENCY, MEMORY, ENERGY), platform="cuda-torch-fp32", suite="dippm-h200",
                    split_protocols=("random-70-15-15",), recipe="measured_graphs", sources=("pool", "suite:dippm-h200"),
                    hardware="NVIDIA H200 (one GPU)", predict_mode="infer",
@@ -321,7 +304,7 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
         ),
         family_counts=dict(DIPPM_COUNTS),
         store_configs=StoreConfigs(
-            "dippm", "inference", "cuda", (LATENCY, MEMORY, ENERGY), ("random-70-15-15",),
+            DIPPM, "inference", "cuda", (LATENCY, MEMORY, ENERGY), ("random-70-15-15",),
             "labels measured with PyTorch eager under the research's protocol (5 warm-up + 30 timed runs) on "
             "one {device}, with NVML board energy (store {store}, platform {platform}; found in the store)",
             recipe="measured_graphs", sources=("pool",)),
@@ -332,17 +315,17 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
         description="TraPPM protocol: unlabeled timm graphs for pre-training, labeled training-step subsets",
         license="Apache-2.0 (graphs and our measurements)",
         configs=(
-            Config("unlabeled", "25,053 graphs for self-supervised pre-training", "graphs",
+            Config("unlabeled", "25,053 graphs for self-supervised pre-training", GRAPH_ROWS,
                    split_protocols=("per-family-70-30",), recipe="graph_set", sources=("pool",)),
-            Config("cpu-torch-fp32", "training-step labels on one CPU core (wall clock, one round)", "graphs",
-                   (STEP_TIME, MEMORY), platform="cpu-torch-fp32", suite="trappm-cpu",
+            Config(CPU_TORCH_FP32, "training-step labels on one CPU core (wall clock, one round)", GRAPH_ROWS,
+                   (STEP_TIME, MEMORY), platform=CPU_TORCH_FP32, suite="trappm-cpu",
                    split_protocols=("per-family-70-30",), hardware=EPYC_VM, recipe="measured_graphs",
                    sources=("pool", "suite:trappm-cpu"), predict_mode="train",
                    boards=(Board("step_time_ms", "TraPPM's training-step time"),
                            Board("peak_memory_mb", "TraPPM's training memory"))),
             Config(f"{EPYC_VM_TAG}-torch-fp32", "training-step CPU-time labels on one pinned core of one machine, "
-                   "two rounds under the quiet gate", "graphs",
-                   (CPU_STEP_TIME, STEP_TIME, MEMORY), platform="cpu-torch-fp32",
+                   "two rounds under the quiet gate", GRAPH_ROWS,
+                   (CPU_STEP_TIME, STEP_TIME, MEMORY), platform=CPU_TORCH_FP32,
                    suite=f"trappm-cputime-{EPYC_VM_TAG}", split_protocols=("per-family-70-30",),
                    hardware=EPYC_VM, min_rounds=2, recipe="measured_graphs",
                    sources=("pool", f"suite:trappm-cputime-{EPYC_VM_TAG}")),
@@ -357,7 +340,7 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
         license="Apache-2.0 (our data; timm results Apache-2.0)",
         configs=(
             Config("timm-platforms", "timm benchmark results (RTX 3090/4090, two CPUs) imported into the cache, "
-                   "plus our own CPU platforms", "graphs", (PER_SAMPLE_LATENCY,),
+                   "plus our own CPU platforms", GRAPH_ROWS, (PER_SAMPLE_LATENCY,),
                    split_protocols=("random-70-15-15", "leave-one-family-out", "few-shot-platform",
                                     "leave-one-platform-out"),
                    platform_sources=NNLQP_PLATFORM_SOURCES, recipe="multiplatform",
@@ -372,7 +355,7 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
         description="(graph, 'Summarise the graph', summary) pairs generated from a graph set",
         license="Apache-2.0",
         configs=(
-            Config("dippm", "one pair per graph of perfgraphs/dippm (same splits)", "graphs",
+            Config(DIPPM, "one pair per graph of perfgraphs/dippm (same splits)", GRAPH_ROWS,
                    split_protocols=("random-70-15-15",), recipe="graph2text", sources=("config:perfgraphs/dippm/graphs",)),
         ),
     ),
@@ -382,16 +365,16 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
         description="Tabular LLM performance: encoder LLMs on our CPU; ML.ENERGY serving runs on H100/B200",
         license="Apache-2.0 (our data; ML.ENERGY data Apache-2.0)",
         configs=(
-            Config("mlenergy", "ML.ENERGY leaderboard serving configurations (imported into the cache)",
-                   "tabular", (ENERGY_TOKEN, ITL, TOKEN_THROUGHPUT), split_protocols=LLM_PROTOCOLS,
-                   recipe="serving_runs", sources=("external:mlenergy",), evaluation="cv-folds",
+            Config(MLENERGY, "ML.ENERGY leaderboard serving configurations (imported into the cache)",
+                   TABULAR_ROWS, (ENERGY_TOKEN, ITL, TOKEN_THROUGHPUT), split_protocols=LLM_PROTOCOLS,
+                   recipe="serving_runs", sources=(f"external:{MLENERGY}",), evaluation="cv-folds",
                    input_columns=MLENERGY_INPUT_COLUMNS, unrecorded_protocol="stratified-5-fold",
                    boards=(Board("energy_per_token_joules", "ML.ENERGY's energy per token (H100/B200 serving)"),
                            Board("median_itl_ms", "ML.ENERGY's inter-token latency"),
                            Board("output_throughput_tokens_per_sec", "ML.ENERGY's token throughput"))),
-            Config("cpu-torch-fp32", "our measurements: the nine encoder LLMs' forward (batch x sequence length) "
-                   "with PyTorch eager fp32 on one pinned CPU core, model + hardware features", "tabular",
-                   (LATENCY, LATENCY_CAL, THROUGHPUT, MEMORY), platform="cpu-torch-fp32",
+            Config(CPU_TORCH_FP32, "our measurements: the nine encoder LLMs' forward (batch x sequence length) "
+                   "with PyTorch eager fp32 on one pinned CPU core, model + hardware features", TABULAR_ROWS,
+                   (LATENCY, LATENCY_CAL, THROUGHPUT, MEMORY), platform=CPU_TORCH_FP32,
                    split_protocols=LLM_PROTOCOLS, hardware=EPYC_VM, recipe="encoder_measurements",
                    sources=("suite:llm-cpu",), evaluation="cv-folds", input_columns=ENCODER_INPUT_COLUMNS,
                    unrecorded_protocol="stratified-5-fold",
@@ -500,10 +483,14 @@ def discovery() -> Discovery:
     return _DISCOVERY[0]
 
 
-# `perfgraphs quickstart`: the main job's board (dataset, config, target) and its baselines, in the
-# order they run
-QUICKSTART_BOARD = ("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms")
-QUICKSTART_BASELINES = ("layerwise-linear", "static-xgboost", "static-mlp", "dippm-sage", "nnlqp-gnn", "trappm")
+# `perfgraphs quickstart`: the main job's board (dataset, config, target); its baselines are the
+# baseline catalog's (perfgraphs.baselines.catalog)
+QUICKSTART_BOARD = ("perfgraphs/dippm", CPU_TORCH_FP32, "latency_ms")
+
+
+def configs_with_recipe(recipe: str) -> list[tuple[Dataset, Config]]:
+    """Every (dataset, config) built by ``recipe``: how a tool finds a config by what it is."""
+    return [(ds, cfg) for ds in DATASETS.values() for cfg in ds.configs if cfg.recipe == recipe]
 
 
 def official_boards() -> list[tuple[Dataset, Config, Board]]:

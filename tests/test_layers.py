@@ -1,6 +1,6 @@
 """The architecture the README draws, enforced: one-way layers (import-linter contracts of
-pyproject.toml), no import cycle between modules, and no dataset or config chosen by its name
-outside the registry and the recipes."""
+pyproject.toml), no import cycle between modules, and no dataset, config or baseline named outside
+the table that defines it (the registry, the baseline catalog)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "perfgraphs"
-# where names are defined (the registry) and where a config's code is chosen by its recipe
-NAME_HOMES = ("registry.py", "data/recipes/")
+# the trees whose Python the name-literal rule covers (tests/ is not scanned), and the two tables
+# that define the names
+SCANNED = ("perfgraphs", "benchmarks", "leaderboard", "plans")
+NAME_HOMES = ("perfgraphs/registry.py", "perfgraphs/baselines/catalog.py")
 
 
 def lint_imports(config: Path, cwd: Path) -> tuple[int, str]:
@@ -115,22 +117,14 @@ def test_no_import_cycles():
 
 
 def _forbidden_names() -> set[str]:
-    """Every registered dataset name, and every config name that names nothing else: a config
-    named like a platform (cpu-torch-fp32), a row kind (graphs), a featurizer (dippm) or an importer
-    (mlenergy) names that
-    thing where it appears outside the registry. Short dataset names (dippm, trappm) are also the
-    featurizers', protocols' and baselines' names, so a dataset is caught by its registry name."""
-    from perfgraphs.collect.platforms import PLATFORMS
-    from perfgraphs.collect.protocols import PROTOCOLS
-    from perfgraphs.features import FEATURIZERS
+    """Every registered dataset name, every config name and every baseline name, with no exception
+    for names shared with other things (see the rule below)."""
+    from perfgraphs.baselines.catalog import BASELINES, TRANSFER_BASELINES
     from perfgraphs.registry import DATASETS
 
-    others = set(PLATFORMS) | set(PROTOCOLS) | set(FEATURIZERS) | {"graphs", "tabular"}
-    others |= {s.split(":", 1)[1] for ds in DATASETS.values() for c in ds.configs for s in c.sources
-               if s.startswith("external:")}  # an importer's name (mlenergy)
-    names = set()
+    names = set(BASELINES) | set(TRANSFER_BASELINES)
     for ds in DATASETS.values():
-        names |= {ds.name} | ({c.name for c in ds.configs} - others)
+        names |= {ds.name} | {c.name for c in ds.configs}
     return names
 
 
@@ -153,15 +147,45 @@ def test_name_literal_finder_sees_comparisons_and_tables():
     assert name_literals('"""perfgraphs/llm"""\n', {"perfgraphs/llm"}) == []
 
 
-def test_no_dataset_or_config_name_outside_the_registry_and_recipes():
-    forbidden = _forbidden_names()
+def literal_offences(root: Path, forbidden: set[str]) -> list[str]:
+    """``path:line: literal`` of every forbidden name written in a scanned Python file under ``root``
+    outside the name homes."""
     found = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        rel = path.relative_to(PACKAGE).as_posix()
-        if any(rel == home or rel.startswith(home) for home in NAME_HOMES):
-            continue
-        found += [f"perfgraphs/{rel}:{line}: {value!r}" for line, value in name_literals(path.read_text(), forbidden)]
-    assert not found, "dataset/config names outside the registry:\n" + "\n".join(found)
+    for tree in SCANNED:
+        for path in sorted((root / tree).rglob("*.py")):
+            rel = path.relative_to(root).as_posix()
+            if rel not in NAME_HOMES:
+                found += [f"{rel}:{line}: {value!r}" for line, value in name_literals(path.read_text(), forbidden)]
+    return found
+
+
+def test_the_scan_covers_benchmarks_leaderboard_and_plans_but_not_tests(tmp_path):
+    # a control tree: the same forbidden literal in every scanned tree, a home and the tests
+    for rel in ("perfgraphs/registry.py", "perfgraphs/baselines/catalog.py", "perfgraphs/x.py",
+                "benchmarks/bench_x.py", "leaderboard/reference/x/predictor.py", "plans/make_x.py",
+                "tests/test_x.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text('NAME = "static-xgboost"\n')
+    assert literal_offences(tmp_path, {"static-xgboost"}) == [
+        "perfgraphs/x.py:1: 'static-xgboost'", "benchmarks/bench_x.py:1: 'static-xgboost'",
+        "leaderboard/reference/x/predictor.py:1: 'static-xgboost'", "plans/make_x.py:1: 'static-xgboost'"]
+    # and the real trees hold Python files the scan reads
+    assert all(any((ROOT / tree).rglob("*.py")) for tree in ("benchmarks", "leaderboard"))
+
+
+def test_no_dataset_config_or_baseline_name_outside_its_table():
+    """A dataset, config or baseline name is written as a string literal in one place: the table
+    that defines it (perfgraphs/registry.py for datasets and configs, perfgraphs/baselines/catalog.py
+    for baselines). Everything else, in perfgraphs/, benchmarks/, leaderboard/ and plans/, refers to
+    the record (``STATIC_XGBOOST.name``, ``cfg.name``) or chooses by a record's attributes (a config's
+    ``recipe`` or ``kind``, a baseline's ``inputs`` or ``reference_on``), never by a name. A name
+    that is also another thing's (a config named after the platform ``cpu-torch-fp32``, the
+    featurizers and protocols named ``dippm`` and ``trappm``, the row kind ``graphs``, the importer
+    ``mlenergy``) is a constant of the registry, which the other thing's table uses too, so the
+    string still lives in one table only; no file and no shared name is exempt."""
+    found = literal_offences(ROOT, _forbidden_names())
+    assert not found, "dataset/config/baseline names outside the registry and the baseline catalog:\n" + \
+        "\n".join(found)
 
 
 def test_every_subpackage_is_in_the_wheel():

@@ -58,14 +58,15 @@ def four_platforms():
 
 
 def test_protocol_is_registered_with_its_shots_variants_and_draws():
-    from perfgraphs.registry import TRANSFER_BASELINES, get_dataset
+    from perfgraphs.baselines.catalog import TRANSFER_BASELINES
+    from perfgraphs.registry import get_dataset
 
     spec = PROTOCOLS["leave-one-platform-out"]
     assert spec["shots"] == (8, 16, 32, 64, 128) and len(spec["seeds"]) == 5
     assert {"known-models", "unseen-models"} <= set(spec["variants"])
     assert any("leave-one-platform-out" in c.split_protocols for c in get_dataset("nnlqp").configs)
-    for variants in TRANSFER_BASELINES.values():
-        assert set(variants) <= set(spec["variants"])
+    for reference in TRANSFER_BASELINES.values():
+        assert set(reference.variants) <= set(spec["variants"])
 
 
 def test_shots_are_whole_groups_exact_deterministic_and_differ_by_draw():
@@ -260,14 +261,14 @@ def test_ratio_rule_on_a_real_gpu_platform():
 def test_transfer_predictors_are_scikit_learn_estimators():
     from sklearn.base import clone
 
+    from perfgraphs.baselines.catalog import TRANSFER_BASELINES
     from perfgraphs.baselines.transfer import PROFILE_CORRECTIONS
-    from perfgraphs.baselines.transfer_predictors import TRANSFER_PREDICTORS
-    from perfgraphs.registry import TRANSFER_BASELINES
 
     rule = RatioTransfer(maps=("ratio",), corrections=PROFILE_CORRECTIONS, family_shrinkage=5.0)
     assert clone(rule).get_params() == rule.get_params()
     assert clone(SourceModelTransfer(max_iter=7)).get_params()["max_iter"] == 7
-    assert set(TRANSFER_PREDICTORS) == set(TRANSFER_BASELINES)  # every registered reference runs
+    for reference in TRANSFER_BASELINES.values():  # every registered reference builds an estimator
+        assert clone(reference.make(0)).get_params() == reference.make(0).get_params()
 
 
 def test_profile_correction_learns_what_another_card_pair_shows():
@@ -276,7 +277,7 @@ def test_profile_correction_learns_what_another_card_pair_shows():
     rule maps one source and misses the other effect; the profile correction (a ridge on the
     architecture's labels across the sources) composes them: log new = log gpu-b + log gpu-a-nhwc
     − log gpu-a."""
-    from perfgraphs.baselines.transfer_predictors import TRANSFER_PREDICTORS
+    from perfgraphs.baselines.catalog import TRANSFER_BASELINES
 
     rng = np.random.default_rng(9)
     n = 300
@@ -292,7 +293,7 @@ def test_profile_correction_learns_what_another_card_pair_shows():
     task = transfer_task(table, "gpu-b-nhwc", 64, 0, "known-models")
     scores = {}
     for name in ("ratio-transfer", "profile-transfer"):
-        pred = TRANSFER_PREDICTORS[name](0).fit(task.table, "gpu-b-nhwc").predict(task.table, task.test_rows)
+        pred = TRANSFER_BASELINES[name].make(0).fit(task.table, "gpu-b-nhwc").predict(task.table, task.test_rows)
         scores[name] = np.mean(np.abs(pred - task.y_test) / task.y_test) * 100
     assert scores["ratio-transfer"] > 8 and scores["profile-transfer"] < 4, scores
 

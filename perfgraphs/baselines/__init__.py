@@ -17,28 +17,34 @@
 * physics first (issue 27): :class:`ServingPrior` and :class:`ServingPriorBoost` on the LLM
   serving features (the decode-step prior, :mod:`perfgraphs.features.serving`); the transfer
   predictors of a new platform, :class:`RooflinePrior` and :class:`PriorResidualTransfer`, take a
-  platform table (:mod:`perfgraphs.baselines.transfer_predictors` names every transfer predictor).
+  platform table.
+
+:mod:`perfgraphs.baselines.catalog` is the one table of baselines (names, estimators, what each
+applies to); the estimators are imported on first use, so reading the catalog costs no framework
+import.
 
 Every learned model trains positive targets in log space and predicts ``exp`` of its output, so
 predictions are positive; ``quick=True`` swaps paper hyper-parameters for CI-sized ones, and a
 ``seed`` makes fitting reproducible without touching the caller's global RNG state.
 """
 
-from perfgraphs.baselines.common import graph_inputs, static_arrays
-from perfgraphs.baselines.dippm_sage import DIPPMSage
-from perfgraphs.baselines.gnn_lm import GNNLM
-from perfgraphs.baselines.layerwise_boost import AdditiveResidualBoost, LayerwiseBoost, operator_mix_features
-from perfgraphs.baselines.layerwise_linear import LayerwiseLinear, layer_features
-from perfgraphs.baselines.llm_gnn import LLMGNN
-from perfgraphs.baselines.llm_xgboost import LLMXGBoost
-from perfgraphs.baselines.nnlqp_gnn import NNLQPGNN
-from perfgraphs.baselines.physics_transfer import PriorResidualTransfer, RooflinePrior
-from perfgraphs.baselines.serving_prior import ServingPrior, ServingPriorBoost
-from perfgraphs.baselines.static_mlp import StaticMLP
-from perfgraphs.baselines.static_xgboost import StaticXGBoost
-from perfgraphs.baselines.trappm import TraPPM
+import importlib
 
-__all__ = ["AdditiveResidualBoost", "DIPPMSage", "GNNLM", "LLMGNN", "LLMXGBoost", "LayerwiseBoost", "LayerwiseLinear",
-           "NNLQPGNN", "PriorResidualTransfer", "RooflinePrior", "ServingPrior", "ServingPriorBoost", "StaticMLP",
-           "StaticXGBoost", "TraPPM", "graph_inputs", "layer_features",
-           "operator_mix_features", "static_arrays"]
+# the estimators load on first use (PEP 562): the catalog and the transfer predictors import this
+# package, and reading a table must not import scikit-learn, XGBoost or torch
+_HOMES = {  # public name -> its module, relative to this package
+    "graph_inputs": ".common", "static_arrays": ".common", "DIPPMSage": ".dippm_sage", "GNNLM": ".gnn_lm",
+    "AdditiveResidualBoost": ".layerwise_boost", "LayerwiseBoost": ".layerwise_boost",
+    "operator_mix_features": ".layerwise_boost", "LayerwiseLinear": ".layerwise_linear",
+    "layer_features": ".layerwise_linear", "LLMGNN": ".llm_gnn", "LLMXGBoost": ".llm_xgboost", "NNLQPGNN": ".nnlqp_gnn",
+    "PriorResidualTransfer": ".physics_transfer", "RooflinePrior": ".physics_transfer",
+    "ServingPrior": ".serving_prior", "ServingPriorBoost": ".serving_prior", "StaticMLP": ".static_mlp", "StaticXGBoost": ".static_xgboost",
+    "TraPPM": ".trappm",
+}
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str):
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(_HOMES[name], __name__), name)

@@ -76,7 +76,7 @@ def kernel_mix_features(table) -> np.ndarray:
     table's graphs."""
     from perfgraphs.baselines.layerwise_boost import FEATURE_NAMES, operator_mix_features
 
-    if getattr(table, "graphs", None) is None or table.costs is None:
+    if table.graphs is None or table.costs is None:
         raise TransferFitError("the kernel mix needs the platform table's graphs (load_platform_table keeps them)")
     cached = table.costs.memo.get("kernel_mix")
     if cached is None:

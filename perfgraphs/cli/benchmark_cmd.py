@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import argparse
 
+from perfgraphs.baselines.catalog import BASELINES, TRANSFER_BASELINES
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("benchmark", help="train and score a reference baseline, logged to MLflow")
     p.add_argument("--dataset", required=True)
     p.add_argument("--config", required=True)
     p.add_argument("--target", required=True)
-    p.add_argument("--baseline", required=True)
+    p.add_argument("--baseline", required=True,
+                   help=f"one of {', '.join(BASELINES)}; under leave-one-platform-out one of "
+                        f"{', '.join(TRANSFER_BASELINES)}")
     p.add_argument("--seeds", type=int, nargs="+", default=[0])
     p.add_argument("--quick", action="store_true", help="CI-sized hyper-parameters")
     p.add_argument("--protocol", default=None,

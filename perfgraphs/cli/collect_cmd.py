@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from perfgraphs.collect.errors import CollectError
+from perfgraphs.registry import CPU_TORCH_FP32
 
 ACTIONS = ("noise-floor", "verify", "inventory", "status", "hardware", "node-resources")
 
@@ -378,7 +379,7 @@ def _hardware(args) -> int:
     from perfgraphs.collect.isolation import run_isolated
     from perfgraphs.collect.platforms import get_platform
 
-    name = args.arg or "cpu-torch-fp32"
+    name = args.arg or CPU_TORCH_FP32
     get_platform(name).check_available()
     core = _one_core(args)
     out = run_isolated(worker.probe_main, (name, 1 if core is None else core), 300)

@@ -12,6 +12,7 @@ import os
 import sys
 from pathlib import Path
 
+from perfgraphs.registry import CPU_TORCH_FP32, TABULAR_ROWS
 
 # what each command word takes: `perfgraphs predict train --help` says this, not the predict help
 _COMMAND_HELP = {
@@ -97,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     batches = parse_batches(args.batch)
     sources = [args.source, *args.compare]
     kwargs = {"artifacts": args.artifacts} if args.artifacts else {}
-    kwargs.update(input=args.input, seq_len=args.seq_len, platform=args.platform or "cpu-torch-fp32", mode=args.mode,
+    kwargs.update(input=args.input, seq_len=args.seq_len, platform=args.platform or CPU_TORCH_FP32, mode=args.mode,
                   prices=args.prices, inferences=args.inferences, train_steps=args.steps, calibrated=args.calibrated)
     if len(sources) == 1 and len(batches) == 1:  # one model at one batch: the full answer, as always
         result = predict(args.source, batch=batches[0], **kwargs)
@@ -124,7 +125,7 @@ def _calibrate(args) -> int:
     from perfgraphs.predict.calibration import calibrate
     from perfgraphs.predict.platforms import find_platform
 
-    plat = find_platform(args.platform or "cpu-torch-fp32", args.mode)  # a wrong platform: one line, no measuring
+    plat = find_platform(args.platform or CPU_TORCH_FP32, args.mode)  # a wrong platform: one line, no measuring
     if args.core is not None and not 0 <= args.core < (os.cpu_count() or 1):
         raise InvalidInputSpecError(f"--core must be a core of this machine (0-{(os.cpu_count() or 1) - 1}), "
                                     f"got {args.core}")
@@ -269,6 +270,6 @@ def _platforms(args) -> int:
     for p in platforms(**({"artifacts": args.artifacts} if args.artifacts else {})):
         table.add_row(p.name, p.mode, p.hardware,
                       ", ".join(f"{t} ({'no artifact' if n is None else n}"
-                                + (", encoder LLMs)" if kind == "tabular" else ")") for t, _, n, kind in p.targets))
+                                + (", encoder LLMs)" if kind == TABULAR_ROWS else ")") for t, _, n, kind in p.targets))
     Console(width=200).print(table)
     return 0

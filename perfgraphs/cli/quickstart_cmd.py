@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import argparse
 
+from perfgraphs.baselines.catalog import QUICKSTART_BASELINES
 from perfgraphs.errors import PerfgraphsError
-
-from perfgraphs.registry import QUICKSTART_BASELINES, QUICKSTART_BOARD
+from perfgraphs.registry import QUICKSTART_BOARD
 
 # The main job must stay within 15 minutes on one CPU core as the campaign grows: on the 1,242
 # training graphs of the 2,031-measurement build the three quick GNNs alone took 816 s of

@@ -31,6 +31,7 @@ from perfgraphs.collect.platforms import DEFAULT_CPU_CORE, get_platform
 from perfgraphs.collect.protocols import PROTOCOLS, Protocol, get_protocol
 from perfgraphs.collect.rounds import SCHEDULES
 from perfgraphs.errors import PerfgraphsError
+from perfgraphs.registry import CPU_TORCH_FP32
 
 MODES = ("inference", "train", "llm")
 ORDER_SEED = 20240601
@@ -156,7 +157,7 @@ def _expand_group(suite: str, g: dict, where: str) -> list[ConfigSpec]:
     if mode not in MODES:
         raise PlanError(f"{where}: mode must be one of {', '.join(MODES)}, got {mode!r}")
     protocol = _protocol(g.get("protocol", "dippm-cpu"), where)
-    platforms = _as_list(g.get("platforms", ["cpu-torch-fp32"]), "platforms", where)
+    platforms = _as_list(g.get("platforms", [CPU_TORCH_FP32]), "platforms", where)
     for p in platforms:
         try:
             get_platform(p)

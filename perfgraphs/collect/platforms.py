@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass
 
 from perfgraphs.collect.errors import PlatformUnavailableError, UnknownPlatformError
+from perfgraphs.registry import CPU_TORCH_FP32
 
 DEFAULT_CPU_CORE = 1  # core 0 is left to the OS and to the campaign's bookkeeping
 
@@ -46,7 +47,7 @@ class CollectorPlatform:
 PLATFORMS: dict[str, CollectorPlatform] = {
     p.name: p
     for p in (
-        CollectorPlatform("cpu-torch-fp32", "torch", "cpu", "fp32"),
+        CollectorPlatform(CPU_TORCH_FP32, "torch", "cpu", "fp32"),
         CollectorPlatform("cpu-torch-bf16", "torch", "cpu", "bf16"),
         CollectorPlatform("cpu-ort-fp32", "ort", "cpu", "fp32"),
         CollectorPlatform("cpu-ort-int8", "ort", "cpu", "int8"),

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from perfgraphs.collect.errors import PlanError
+from perfgraphs.registry import DIPPM, TRAPPM
 
 
 @dataclass(frozen=True)
@@ -56,8 +57,8 @@ PROTOCOLS: dict[str, Protocol] = {
     p.name: p
     for p in (
         # The research protocols, unchanged (GPU platforms).
-        Protocol("dippm", warmup_runs=5, timed_runs=30),
-        Protocol("trappm", warmup_runs=5, timed_runs=50),  # 55 iterations, first 5 warm-up
+        Protocol(DIPPM, warmup_runs=5, timed_runs=30),
+        Protocol(TRAPPM, warmup_runs=5, timed_runs=50),  # 55 iterations, first 5 warm-up
         Protocol("llm", warmup_runs=100, timed_runs=300, cooldown_s=5.0),
         # CPU variants: same targets, bounded by a time budget (see module docstring).
         Protocol("dippm-cpu", 5, 30, min_warmup_runs=2, warmup_budget_s=2.0,

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from perfgraphs.atomic import sha256_file
 from perfgraphs.errors import PerfgraphsError
+from perfgraphs.registry import MLENERGY
 
 ABSENT = "absent"
 
@@ -91,7 +92,7 @@ def imported_files(source: str, local_dir: Path | str | None = None) -> tuple[tu
     from perfgraphs.loaders.sources import SourceFileMissingError
     from perfgraphs.loaders.timm_benchmark import TIMM_INFER_FILES, import_timm_benchmark
 
-    importer, pinned = {"mlenergy": (import_mlenergy, MLENERGY_FILES),
+    importer, pinned = {MLENERGY: (import_mlenergy, MLENERGY_FILES),
                         "timm-benchmark": (import_timm_benchmark, TIMM_INFER_FILES)}[source]
     try:
         result = importer(local_dir, download=False, warn=False, progress=False)

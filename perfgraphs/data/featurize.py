@@ -21,6 +21,7 @@ from perfgraphs.data.folders import STATIC_COLUMNS
 from perfgraphs.pool.graph_pool import CorruptFileError
 from perfgraphs.features import Featurizer, get_featurizer
 from perfgraphs.features.base import EncodedOps
+from perfgraphs.registry import TRAPPM
 from perfgraphs.views.hf import RAW_NODE_FEATURES, node_columns
 
 # Nodes per featurizer call: a trappm block (16,384 x 113 float32, 7 MiB) plus its raw rows stays
@@ -76,7 +77,7 @@ def counts(table: pa.Table, column: str) -> np.ndarray:
     return _ints(pc.cast(table.column(column).combine_chunks(), pa.int64()), column)
 
 
-def node_features(table: pa.Table, featurizer: str | Featurizer = "trappm", out: np.ndarray | None = None) -> np.ndarray:
+def node_features(table: pa.Table, featurizer: str | Featurizer = TRAPPM, out: np.ndarray | None = None) -> np.ndarray:
     """(total nodes, node_dim) float32 for every graph of the table, graphs in row order;
     written into ``out`` when given."""
     feat = get_featurizer(featurizer)
@@ -132,6 +133,6 @@ def edge_index(table: pa.Table, out: np.ndarray | None = None) -> np.ndarray:
     return out
 
 
-def static_features(table: pa.Table, featurizer: str | Featurizer = "trappm") -> np.ndarray:
+def static_features(table: pa.Table, featurizer: str | Featurizer = TRAPPM) -> np.ndarray:
     """(num_graphs, static_dim) float32 from the stored static-fact columns."""
     return get_featurizer(featurizer).static_features_table({k: table.column(k).to_numpy() for k in STATIC_COLUMNS})

@@ -35,7 +35,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from perfgraphs.errors import PerfgraphsError
-from perfgraphs.registry import Config, Dataset
+from perfgraphs.registry import CPU_TORCH_FP32, Config, Dataset
 
 SUITE = "llm-cpu"
 PROTOCOL = "llm-cpu"  # the collector's measurement protocol of the suite (plans/llm-cpu.yaml)
@@ -226,7 +226,7 @@ def measured_rows(root: Path, platform: str) -> tuple[list[dict], int]:
     return ok, len(rows) - len(ok)
 
 
-def encoder_rows(root: Path | None = None, platform: str = "cpu-torch-fp32",
+def encoder_rows(root: Path | None = None, platform: str = CPU_TORCH_FP32,
                  gmacs_cache: Path | None = None) -> tuple[pa.Table, dict]:
     """The config's table (one row per measured configuration, ``row_id`` and ``fold`` included)
     and facts for the manifest; ``gmacs_cache``: see :func:`counted_gmacs`."""

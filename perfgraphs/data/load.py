@@ -15,7 +15,7 @@ from perfgraphs.data.folders import dataset_folder
 from perfgraphs.data.manifest import (check_file_set, check_split_layout, decode_shard, is_legacy, read_manifest,
                                       read_verified_shard)
 from perfgraphs.errors import DatasetIntegrityError, DatasetNotBuiltError, PerfgraphsError, StaleDatasetError
-from perfgraphs.registry import Config, Dataset, get_dataset
+from perfgraphs.registry import TRAPPM, Config, Dataset, get_dataset
 
 
 def load_dataset(name: str, config: str | None = None, split: str | None = None, version: str | None = None,
@@ -240,7 +240,7 @@ def _serve_split(folder: Path, manifest: dict, split: str):
     return served
 
 
-def to_pyg(hf_dataset, featurizer: str = "trappm", targets: list[str] | None = None, cache: bool = True, *,
+def to_pyg(hf_dataset, featurizer: str = TRAPPM, targets: list[str] | None = None, cache: bool = True, *,
            y=None):
     """A PyG ``InMemoryDataset`` with ``x``, ``edge_index``, ``static`` and ``y`` per graph, from a
     loaded split; or, from one :class:`perfgraphs.PerfGraph`, its ``Data`` (``y``: its label values).
@@ -299,7 +299,7 @@ def to_pyg(hf_dataset, featurizer: str = "trappm", targets: list[str] | None = N
     return PerfgraphsPyG()
 
 
-def static_features(hf_dataset, featurizer: str = "trappm") -> np.ndarray:
+def static_features(hf_dataset, featurizer: str = TRAPPM) -> np.ndarray:
     """(num_graphs, static_dim) straight from the stored static-fact columns: what a static-feature
     model needs, without touching the node tables."""
     from perfgraphs.data import featurize

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs import paths
-from perfgraphs.registry import DATASETS, HELDOUT_SUITES, Config, Dataset, Discovery, install_discovery
+from perfgraphs.registry import DATASETS, GRAPH_ROWS, HELDOUT_SUITES, Config, Dataset, Discovery, install_discovery
 
 
 
@@ -340,7 +340,7 @@ def _store_configs(dataset: str, spec, registered: tuple[str, ...], names: tuple
             found.append(Config(
                 name, spec.description.format(device=platform.device, store=store.name,
                                               platform=collector.name),
-                "graphs", spec.targets, platform=collector.name, suite=store.name,
+                GRAPH_ROWS, spec.targets, platform=collector.name, suite=store.name,
                 split_protocols=spec.split_protocols, hardware=platform.device, recipe=spec.recipe,
                 sources=(*spec.sources, f"suite:{store.name}")))
     return tuple(found)

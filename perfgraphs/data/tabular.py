@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 from perfgraphs.data.build import dataset_folder
 from perfgraphs.data.staging import StagedBuild
 from perfgraphs.errors import PerfgraphsError
-from perfgraphs.registry import Config, Dataset
+from perfgraphs.registry import MLENERGY, Config, Dataset
 
 N_FOLDS = 5
 
@@ -149,4 +149,4 @@ def mlenergy_inputs(external_dir: Path | None = None) -> list:
     """The ML.ENERGY files the importer reads (each file's name and sha256)."""
     from perfgraphs.data.build_inputs import external_input
 
-    return [external_input("mlenergy", external_dir)]
+    return [external_input(MLENERGY, external_dir)]

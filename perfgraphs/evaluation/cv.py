@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from perfgraphs.errors import PerfgraphsError
+from perfgraphs.registry import TRAPPM
 
 CV_PROTOCOLS = ("stratified-5-fold", "leave-models-out")
 
@@ -23,7 +24,7 @@ class CrossValidationError(PerfgraphsError, ValueError):
     """Rows, target or protocol a cross-validation cannot be built from."""
 
 
-def feature_matrix(rows, featurizer: str = "trappm") -> np.ndarray:
+def feature_matrix(rows, featurizer: str = TRAPPM) -> np.ndarray:
     """Static inputs of a part: model + hardware features of tabular ``perfgraphs/llm`` rows, the
     featurizer's static columns of graph rows."""
     from perfgraphs.data.llm_features import tabular_features

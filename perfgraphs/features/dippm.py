@@ -8,6 +8,7 @@ import numpy as np
 from perfgraphs.features.base import Featurizer, NodeMatrix, Nodes, log1p_nonneg, op_indices
 from perfgraphs.graph.ir import ATTRIBUTE_INDEX
 from perfgraphs.graph.operators import DIPPM_CATEGORIES, DIPPM_CATEGORY_OF, OTHER
+from perfgraphs.registry import DIPPM
 
 ATTRIBUTES = ("kernel_h", "kernel_w", "stride_h", "stride_w", "pad_top", "pad_left",
               "dilation_h", "dilation_w", "groups", "channels_in", "channels_out", "axis")
@@ -41,4 +42,4 @@ def _static(s: dict) -> np.ndarray:
                     dtype=np.float64)
 
 
-DIPPM = Featurizer("dippm", 1, NODE_NAMES, STATIC_NAMES, _node, _static)
+DIPPM = Featurizer(DIPPM, 1, NODE_NAMES, STATIC_NAMES, _node, _static)

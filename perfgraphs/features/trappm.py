@@ -8,6 +8,7 @@ import numpy as np
 from perfgraphs.features.base import Featurizer, NodeMatrix, Nodes, log1p_nonneg, op_indices
 from perfgraphs.graph.ir import SHAPE_RANK
 from perfgraphs.graph.operators import ONNX_OPERATORS, OPERATOR_INDEX, OTHER
+from perfgraphs.registry import TRAPPM
 
 NODE_NAMES = (
     tuple(f"op_{op}" for op in ONNX_OPERATORS)
@@ -36,4 +37,4 @@ def _static(s: dict) -> np.ndarray:
     ], dtype=np.float64)
 
 
-TRAPPM = Featurizer("trappm", 1, NODE_NAMES, STATIC_NAMES, _node, _static)
+TRAPPM = Featurizer(TRAPPM, 1, NODE_NAMES, STATIC_NAMES, _node, _static)

@@ -16,62 +16,25 @@ from __future__ import annotations
 
 import numpy as np
 
+from perfgraphs.baselines.catalog import COEFFICIENTS, GRAPH_TEXT, ROWS, STATIC, TRAINABLE, baseline
 from perfgraphs.errors import PerfgraphsError
-
-# baseline name → (featurizer, input kind)
-BASELINES: dict[str, tuple[str, str]] = {
-    "static-mlp": ("trappm", "static"),
-    "static-xgboost": ("trappm", "static"),
-    "dippm-sage": ("dippm", "graph"),
-    "nnlqp-gnn": ("nnlqp", "graph"),
-    "trappm": ("trappm", "graph"),
-    "layerwise-linear": ("trappm", "rows"),
-    "layerwise-boost": ("trappm", "rows"),
-    # LLM study; on the tabular llm rows (mlenergy, cpu-torch-fp32) the static kind reads the
-    # model + hardware features (perfgraphs.data.llm_features) instead of a featurizer's static columns
-    "llm-xgboost": ("trappm", "static"),
-    "llm-gnn": ("trappm", "graph"),
-    "gnn-lm": ("nnlqp", "graph-text"),
-}
-_FRAMEWORKS: dict[str, tuple[str, ...]] = {  # by input kind, then by baseline name
-    "graph": ("torch", "torch_geometric"), "graph-text": ("torch", "torch_geometric", "transformers"),
-    "static-mlp": ("torch",), "static-xgboost": ("xgboost",), "llm-xgboost": ("xgboost",),
-    "layerwise-boost": ("xgboost",),
-}
-SELECTING = ("static-xgboost", "llm-xgboost", "layerwise-boost")  # use the validation part for grid selection
-
-
-def make_estimator(name: str, quick: bool, seed: int):
-    from perfgraphs import baselines as b
-
-    factories = {
-        "static-mlp": b.StaticMLP, "static-xgboost": b.StaticXGBoost, "dippm-sage": b.DIPPMSage,
-        "nnlqp-gnn": b.NNLQPGNN, "trappm": b.TraPPM, "layerwise-linear": b.LayerwiseLinear,
-        "layerwise-boost": b.LayerwiseBoost,
-        "llm-xgboost": b.LLMXGBoost, "llm-gnn": b.LLMGNN, "gnn-lm": b.GNNLM,
-    }
-    if name not in factories:
-        raise PerfgraphsError(f"unknown baseline {name!r} (available: {', '.join(sorted(factories))})")
-    if name == "layerwise-linear":
-        return factories[name]()  # least squares: no epochs, no randomness
-    return factories[name](quick=quick, seed=seed)
+from perfgraphs.registry import TRAPPM
 
 
 class BaselinePredictor:
     """One reference baseline as a leaderboard predictor."""
 
     def __init__(self, name: str, target: str, seed: int = 0, quick: bool = False):
-        if name not in BASELINES:
-            raise PerfgraphsError(f"unknown baseline {name!r} (available: {', '.join(sorted(BASELINES))})")
+        self.baseline = baseline(name)
         self.name, self.target, self.seed, self.quick = name, target, seed, quick
-        self.featurizer, self.kind = BASELINES[name]
-        self.model = make_estimator(name, quick, seed)
+        self.featurizer, self.kind = self.baseline.featurizer, self.baseline.inputs
+        self.model = self.baseline.make(quick, seed)
         self.config = {"baseline": name, "featurizer": self.featurizer, "quick": quick}
         # Import the estimator's framework here, not on the first call inside fit(): the harness
         # times fit() and would otherwise count a first import of torch / PyG (seconds) as training.
         import importlib
 
-        for module in _FRAMEWORKS.get(self.kind, ()) + _FRAMEWORKS.get(name, ()):
+        for module in self.baseline.frameworks:
             importlib.import_module(module)
 
     def _static(self, rows) -> np.ndarray:
@@ -87,18 +50,18 @@ class BaselinePredictor:
         from perfgraphs.data.load import to_pyg
 
         y = np.asarray(train[self.target], dtype=float)
-        if self.kind == "rows":
-            if self.name in SELECTING and val is not None and len(val):
+        if self.kind == ROWS:
+            if self.baseline.selects_on_validation and val is not None and len(val):
                 self.model.fit(train, y, val, np.asarray(val[self.target], dtype=float))
             else:
                 self.model.fit(train, y)
-        elif self.kind == "static":
+        elif self.kind == STATIC:
             X = self._static(train)
-            if self.name in SELECTING and val is not None and len(val):
+            if self.baseline.selects_on_validation and val is not None and len(val):
                 self.model.fit(X, y, self._static(val), np.asarray(val[self.target], dtype=float))
             else:
                 self.model.fit(X, y)
-        elif self.kind == "graph-text":
+        elif self.kind == GRAPH_TEXT:
             from perfgraphs.baselines.gnn_lm import graph_summaries
 
             # stages 1 and 2 on the training graphs (their labels unused), then stage 3
@@ -106,7 +69,7 @@ class BaselinePredictor:
                            summaries=graph_summaries(train))
         else:
             p_train = to_pyg(train, self.featurizer, targets=[self.target])
-            if self.name == "trappm":
+            if self.baseline.pretrains:
                 self.model.fit_autoencoder(p_train)  # unlabeled pre-training on the training graphs
             self.model.fit(p_train)
         return self
@@ -114,11 +77,11 @@ class BaselinePredictor:
     def predict(self, graphs) -> np.ndarray:
         from perfgraphs.data.load import to_pyg
 
-        if self.kind == "rows":
+        if self.kind == ROWS:
             pred = self.model.predict(graphs)
-        elif self.kind == "static":
+        elif self.kind == STATIC:
             pred = self.model.predict(self._static(graphs))
-        elif self.kind == "graph-text":
+        elif self.kind == GRAPH_TEXT:
             pred = self.model.predict(to_pyg(graphs, self.featurizer), prompts=self._prompts(graphs))
         else:
             pred = self.model.predict(to_pyg(graphs, self.featurizer))
@@ -129,9 +92,9 @@ class BaselinePredictor:
         """Learned parameters: torch weights of the neural baselines (TraPPM: encoder and
         regressor), the coefficients of the linear model; None for the tree ensemble, whose
         size is not a parameter count."""
-        if self.name == "layerwise-linear":
+        if self.baseline.parameters == COEFFICIENTS:
             return int(self.model.coef_.size) if hasattr(self.model, "coef_") else None
-        if self.name == "gnn-lm":
+        if self.baseline.parameters == TRAINABLE:
             return self.model.num_trainable_params
         modules = [getattr(self.model, attr, None) for attr in ("module_", "encoder_")]
         modules += [m for m, *_ in getattr(self.model, "per_target_", [])]
@@ -149,7 +112,7 @@ class EstimatorPredictor:
     selection the estimator needs happens inside it, e.g. ``GridSearchCV``); every parameter
     named ``seed`` or ``random_state`` (nested ones too) takes the harness's seed."""
 
-    def __init__(self, estimator, target: str, seed: int = 0, quick: bool = False, featurizer: str = "trappm"):
+    def __init__(self, estimator, target: str, seed: int = 0, quick: bool = False, featurizer: str = TRAPPM):
         from sklearn.base import clone, is_regressor
 
         if not is_regressor(estimator):

@@ -24,11 +24,11 @@ import numpy as np
 
 from perfgraphs.evaluation.scoring import PER_CONFIG_KEY, score_seed
 from perfgraphs.evaluation.mlflow_log import RunLog, log_run, mean_std
-from perfgraphs.leaderboard.predictors import BASELINES, BaselinePredictor, make_estimator  # noqa: F401 (re-exported)
+from perfgraphs.baselines.catalog import BASELINES, STATIC, baseline
+from perfgraphs.leaderboard.predictors import BaselinePredictor
 from perfgraphs.leaderboard.records.tiers import REPRODUCED
 from perfgraphs.evaluation.protocol import ProtocolData, capped, protocol_parts
-from perfgraphs.errors import PerfgraphsError
-from perfgraphs.registry import Task, task
+from perfgraphs.registry import TABULAR_ROWS, Task, task
 
 
 @dataclass(frozen=True)
@@ -82,11 +82,11 @@ def _protocol_parts(spec: RunSpec, board: Task, home: Path | None) -> tuple[list
     (:func:`perfgraphs.evaluation.protocol.protocol_parts`, shared with the leaderboard harness),
     after refusing a graph baseline on a tabular config."""
     cfg = board.config
-    if cfg.kind == "tabular":
+    if cfg.kind == TABULAR_ROWS:
         from perfgraphs.evaluation.tabular_protocol import GRAPHLESS_REASON, NOT_GRAPH_ROWS, check_baseline
 
-        tabular = [b for b, (_, kind) in BASELINES.items() if kind == "static"]
-        check_baseline(spec.baseline, BASELINES[spec.baseline][1], tabular,
+        tabular = [b.name for b in BASELINES.values() if b.inputs == STATIC]
+        check_baseline(spec.baseline, baseline(spec.baseline).inputs, tabular,
                        NOT_GRAPH_ROWS if cfg.platform else GRAPHLESS_REASON)
     return protocol_parts(board, home, protocol=spec.protocol)
 
@@ -105,8 +105,7 @@ def resolved(spec: RunSpec, board: Task) -> RunSpec:
 def run_benchmark(spec: RunSpec, home: Path | None = None, log: bool = True) -> RunResult:
     from perfgraphs.evaluation.evaluator import Evaluator
 
-    if spec.baseline not in BASELINES:
-        raise PerfgraphsError(f"unknown baseline {spec.baseline!r} (available: {', '.join(sorted(BASELINES))})")
+    baseline(spec.baseline)  # an unknown name: one line, before any data is read
     board = task(spec.dataset, spec.config, spec.target)
     evaluator = Evaluator.for_task(board)
     spec = resolved(spec, board)

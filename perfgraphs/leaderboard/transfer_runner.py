@@ -89,15 +89,16 @@ def held_out_platforms(table: PlatformTable, dataset: str, only: tuple[str, ...]
 
 def run_transfer(spec: TransferSpec, home: Path | None = None, table: PlatformTable | None = None,
                  content_hash: str = "", progress=None) -> TransferResult:
-    from perfgraphs.baselines.transfer_predictors import TRANSFER_PREDICTORS
-    from perfgraphs.registry import TRANSFER_BASELINES, get_dataset
+    from perfgraphs.baselines.catalog import TRANSFER_BASELINES
+    from perfgraphs.registry import get_dataset
 
-    if spec.baseline not in TRANSFER_PREDICTORS:
+    if spec.baseline not in TRANSFER_BASELINES:
         raise PerfgraphsError(f"unknown transfer baseline {spec.baseline!r} for {PROTOCOL} "
-                              f"(available: {', '.join(sorted(TRANSFER_PREDICTORS))})")
-    if spec.variant not in TRANSFER_BASELINES.get(spec.baseline, ()):
+                              f"(available: {', '.join(sorted(TRANSFER_BASELINES))})")
+    reference = TRANSFER_BASELINES[spec.baseline]
+    if spec.variant not in reference.variants:
         raise PerfgraphsError(f"{spec.baseline} does not apply to the {spec.variant} variant "
-                              f"(it needs: {', '.join(TRANSFER_BASELINES.get(spec.baseline, ())) or 'nothing registered'})")
+                              f"(it needs: {', '.join(reference.variants)})")
     from perfgraphs.evaluation.platform_transfer import check_request
 
     for k in spec.shots:
@@ -116,7 +117,7 @@ def run_transfer(spec: TransferSpec, home: Path | None = None, table: PlatformTa
             for draw in spec.draws:
                 task = transfer_task(table, platform, k, draw, spec.variant)
                 t0 = time.perf_counter()
-                predictor = TRANSFER_PREDICTORS[spec.baseline](draw).fit(task.table, platform)
+                predictor = reference.make(draw).fit(task.table, platform)
                 pred = predictor.predict(task.table, task.test_rows)
                 result.fit_seconds += time.perf_counter() - t0
                 result.rows.append(score_task(task, pred, ds.name, spec.config))
@@ -198,18 +199,18 @@ def write_tables(results: list[TransferResult], out_dir: Path, stem: str, comman
     return csv_path, md_path
 
 
-RULE = "ratio-transfer"  # the one-parameter rule every transfer reference is compared with
-
-
 def _against_the_rule(results: list[TransferResult]) -> list[str]:
     """Per variant and K, each other baseline against the ratio rule on the GPU platforms: the mean
     over them, and the platforms where it is worse than the rule beyond the rule's 95 % interval."""
+    from perfgraphs.baselines.catalog import TRANSFER_BASELINES
+
+    rule_name = next(t.name for t in TRANSFER_BASELINES.values() if t.comparison_rule)
     lines = []
     for variant in dict.fromkeys(r.spec.variant for r in results):
-        rule = next((r for r in results if r.spec.variant == variant and r.spec.baseline == RULE), None)
+        rule = next((r for r in results if r.spec.variant == variant and r.spec.baseline == rule_name), None)
         if rule is None:
             continue
-        for other in (r for r in results if r.spec.variant == variant and r.spec.baseline != RULE):
+        for other in (r for r in results if r.spec.variant == variant and r.spec.baseline != rule_name):
             if not lines:
                 lines += ["## Against the ratio rule (GPU platforms; worse = mean MAPE above the rule's mean + its "
                           "95 % half-width)", "", "| variant | baseline | K | mean MAPE (rule → it) | "

@@ -18,6 +18,7 @@ from perfgraphs.predict.platforms import (PlatformTarget, PredictablePlatform, a
                                           served_targets, trained_targets)
 from perfgraphs.predict.result import (Distribution, GraphFacts, HardwareProbe, MeasuredError, Neighbour,
                                        PlatformInfo, Prediction, TargetPrediction)
+from perfgraphs.registry import CPU_TORCH_FP32, GRAPH_ROWS, TABULAR_ROWS
 
 DEFAULT_INFERENCES = 1_000_000
 DEFAULT_TRAIN_STEPS = 10_000
@@ -158,7 +159,7 @@ def _encoder_rows(source, batch: int, seq_len: int | None, platform: Predictable
 
     if not (isinstance(source, str) and source.startswith("hf:")) or seq_len is None:
         return None
-    if not any(pt.kind == "tabular" for pt in platform.targets):
+    if not any(pt.kind == TABULAR_ROWS for pt in platform.targets):
         return None
     from perfgraphs.collect.platforms import PLATFORMS
 
@@ -239,8 +240,8 @@ class _ModelInputs:
 
     def features(self, pt: PlatformTarget, art: Artifact) -> tuple[int, np.ndarray, Any]:
         """(the batch the artifact predicts at, its feature row, the graph at that batch or None)."""
-        at = art.fixed_batch_size or self.batch if pt.kind == "graphs" else self.batch
-        if pt.kind == "tabular":
+        at = art.fixed_batch_size or self.batch if pt.kind == GRAPH_ROWS else self.batch
+        if pt.kind == TABULAR_ROWS:
             return at, self.encoder[1], None
         from perfgraphs.predict.features import graph_features
         from perfgraphs.predict.sources import graph_of
@@ -252,7 +253,7 @@ class _ModelInputs:
         return at, self.x_graph[at], self.graphs_at[at]
 
 
-def _model_inputs(source, batch: int, image_shape, seq_len: int | None, plat: Platform) -> _ModelInputs:
+def _model_inputs(source, batch: int, image_shape, seq_len: int | None, plat: PredictablePlatform) -> _ModelInputs:
     from perfgraphs.graph.inputs import check_ranges
     from perfgraphs.predict.sources import graph_of, template_of
 
@@ -307,7 +308,7 @@ def _mig_profile(by_target: dict[str, TargetPrediction], probe: HardwareProbe | 
     return None, f"{platform} has no peak-memory labels to size a MIG profile from"
 
 
-def predict(source, batch: int = 1, input=None, seq_len: int | None = None, platform: str = "cpu-torch-fp32",
+def predict(source, batch: int = 1, input=None, seq_len: int | None = None, platform: str = CPU_TORCH_FP32,
             mode: str = "infer", *, prices: Path | str | None = None, inferences: int = DEFAULT_INFERENCES,
             train_steps: int = DEFAULT_TRAIN_STEPS, mig_margin_pct: float | None = None,
             artifacts: Path | str = ARTIFACTS_DIR, home: Path | None = None, calibrated: bool = False) -> Prediction:
@@ -369,5 +370,5 @@ def predict_many(sources, batches, **kwargs):
     from perfgraphs.predict.sweep import check_sweep
 
     sources, batches = check_sweep(sources, batches)
-    find_platform(kwargs.get("platform", "cpu-torch-fp32"), kwargs.get("mode", "infer"))  # before any export
+    find_platform(kwargs.get("platform", CPU_TORCH_FP32), kwargs.get("mode", "infer"))  # before any export
     return Comparison(tuple(predict(source, batch=b, **kwargs) for source in sources for b in batches))

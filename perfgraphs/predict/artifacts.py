@@ -35,12 +35,14 @@ from typing import Any
 import numpy as np
 
 from perfgraphs.atomic import atomic_write_bytes, sha256_file
+from perfgraphs.baselines.catalog import LAYERWISE_LINEAR, STATIC_XGBOOST
 from perfgraphs.predict.errors import ArtifactMismatchError, ArtifactMissingError
 from perfgraphs.predict.features import feature_names, feature_version, rows_features
 from perfgraphs.predict.platforms import PlatformTarget
+from perfgraphs.registry import GRAPH_ROWS, TABULAR_ROWS
 
 FORMAT_VERSION = 2  # 2: the booster's ONNX form is part of the artifact
-PREDICTOR = "static-xgboost"  # the leaderboard's reference baseline the artifacts are
+PREDICTOR = STATIC_XGBOOST  # the leaderboard's reference baseline the artifacts are
 ARTIFACTS_DIR = Path(__file__).resolve().parent / "artifacts"
 MIN_LABELS = 30  # fewer labeled rows than this: no predictor (its held-out score would mean little)
 NEIGHBOUR_QUANTILE = 0.99  # of the training rows' distances to the nearest *other* structure
@@ -74,7 +76,7 @@ class Artifact:
     def fixed_batch_size(self) -> int | None:
         """The one batch size every labeled graph row has (the timm platforms' per-sample latency
         is labeled on batch-1 graphs), so a question is asked at that batch; None when rows vary."""
-        if self.meta["kind"] != "graphs" or not len(self.features):
+        if self.meta["kind"] != GRAPH_ROWS or not len(self.features):
             return None
         batches = self.features[:, self.meta["feature_names"].index("batch_size")]
         return int(batches[0]) if np.all(batches == batches[0]) else None
@@ -203,14 +205,13 @@ def _fit_on_folds(rows, pt: PlatformTarget, seed: int) -> _Fitted:
     folds; the shipped booster is fitted on every row."""
     from sklearn.model_selection import PredefinedSplit
 
-    from perfgraphs.baselines import StaticXGBoost
     from perfgraphs.evaluation.evaluator import compute_metrics
 
     X, y = rows_features(rows, pt.kind), np.asarray(rows[pt.column], dtype=np.float64)
     pred = np.empty_like(y)
     for tr, te in PredefinedSplit(np.asarray(rows["fold"])).split():
-        pred[te] = StaticXGBoost(quick=True, seed=seed).fit(X[tr], y[tr]).predict(X[te])
-    return _Fitted(model=StaticXGBoost(quick=True, seed=seed).fit(X, y), heldout=compute_metrics(y, pred),
+        pred[te] = PREDICTOR.make(quick=True, seed=seed).fit(X[tr], y[tr]).predict(X[te])
+    return _Fitted(model=PREDICTOR.make(quick=True, seed=seed).fit(X, y), heldout=compute_metrics(y, pred),
                    heldout_how="pooled out-of-fold predictions of the official stratified 5 folds",
                    rows=rows, X=X, y=y, in_training=np.ones(len(y), dtype=bool),
                    groups=np.asarray(rows["model_id"]), train_rows=rows, test=None)
@@ -221,7 +222,6 @@ def _fit_on_split(parts: dict, pt: PlatformTarget, seed: int) -> _Fitted:
     training rows too), scored on test."""
     import datasets
 
-    from perfgraphs.baselines import StaticXGBoost
     from perfgraphs.evaluation.evaluator import compute_metrics
 
     train, test = parts["train"], parts["test"]
@@ -229,10 +229,10 @@ def _fit_on_split(parts: dict, pt: PlatformTarget, seed: int) -> _Fitted:
     X_tr, y_tr = rows_features(train, pt.kind), np.asarray(train[pt.column], dtype=np.float64)
     if val is not None and len(val):
         X_va, y_va = rows_features(val, pt.kind), np.asarray(val[pt.column], dtype=np.float64)
-        model = StaticXGBoost(quick=True, seed=seed).fit(X_tr, y_tr, X_va, y_va)
+        model = PREDICTOR.make(quick=True, seed=seed).fit(X_tr, y_tr, X_va, y_va)
         train_rows = datasets.concatenate_datasets([train, val])
     else:
-        model = StaticXGBoost(quick=True, seed=seed).fit(X_tr, y_tr)
+        model = PREDICTOR.make(quick=True, seed=seed).fit(X_tr, y_tr)
         train_rows = train
     X_te, y_te = rows_features(test, pt.kind), np.asarray(test[pt.column], dtype=np.float64)
     heldout = compute_metrics(y_te, model.predict(X_te))
@@ -261,16 +261,16 @@ def train_artifact(pt: PlatformTarget, out_dir: Path = ARTIFACTS_DIR, home: Path
     rows_all = datasets.concatenate_datasets(list(parts.values())) if parts else None
     if rows_all is None or len(rows_all) < MIN_LABELS:
         return None
-    fitted = _fit_on_folds(rows_all, pt, seed) if pt.kind == "tabular" else _fit_on_split(parts, pt, seed)
+    fitted = _fit_on_folds(rows_all, pt, seed) if pt.kind == TABULAR_ROWS else _fit_on_split(parts, pt, seed)
     intervals = fit_artifact_intervals(rows_all, pt, fitted.model.best_params_[0], seed)
     X_fit = fitted.X[fitted.in_training]
     mean, scale = X_fit.mean(axis=0), X_fit.std(axis=0)
     scale = np.where(scale > 0, scale, 1.0)
     other = _other_structure_distances((X_fit - mean) / scale, fitted.groups)
     written = _write_model_files(pt, fitted, out_dir)
-    y, in_training, tabular = fitted.y, fitted.in_training, pt.kind == "tabular"
+    y, in_training, tabular = fitted.y, fitted.in_training, pt.kind == TABULAR_ROWS
     meta = {
-        "format_version": FORMAT_VERSION, "key": pt.key, "predictor": PREDICTOR,
+        "format_version": FORMAT_VERSION, "key": pt.key, "predictor": PREDICTOR.name,
         "dataset": pt.dataset, "config": pt.config, "column": pt.column, "target": pt.target, "unit": pt.unit,
         "kind": pt.kind, "dataset_version": ds.version,
         "dataset_content_hash": local_build_hash(pt.dataset, pt.config, home) or "",
@@ -288,7 +288,7 @@ def train_artifact(pt: PlatformTarget, out_dir: Path = ARTIFACTS_DIR, home: Path
                                   f"the nearest fitted row of another {'model' if tabular else 'structure'}",
         "seen_operators": _seen_operators(fitted.train_rows),
         "time_breakdown": None if written.breakdown is None else {
-            "predictor": "layerwise-linear", "heldout_mape_pct": written.breakdown["heldout_mape_pct"]},
+            "predictor": LAYERWISE_LINEAR.name, "heldout_mape_pct": written.breakdown["heldout_mape_pct"]},
         "files": {p.name: sha256_file(p) for p in written.paths},
     }
     (out_dir / f"{pt.key}.artifact.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
@@ -306,7 +306,7 @@ def _write_model_files(pt: PlatformTarget, fitted: _Fitted, out_dir: Path) -> _W
     out_dir.mkdir(parents=True, exist_ok=True)
     files = []
     breakdown = None
-    if pt.kind != "tabular" and pt.unit == "ms":
+    if pt.kind != TABULAR_ROWS and pt.unit == "ms":
         breakdown = _layerwise_breakdown(fitted.train_rows, fitted.test, pt.column)
         path = out_dir / f"{pt.key}.layerwise.json"
         path.write_text(json.dumps(breakdown, indent=1, sort_keys=True) + "\n")
@@ -331,14 +331,13 @@ def _write_model_files(pt: PlatformTarget, fitted: _Fitted, out_dir: Path) -> _W
 def family_groups(rows, kind: str) -> np.ndarray:
     """The unit an interval is held out by: a graph row's architecture family (the dataset's
     ``family`` column), an encoder row's model."""
-    return np.asarray(rows["family" if kind == "graphs" else "model_id"])
+    return np.asarray(rows["family" if kind == GRAPH_ROWS else "model_id"])
 
 
 def fit_artifact_intervals(rows, pt: PlatformTarget, hyperparameters: dict, seed: int = 0) -> dict:
     """The conformal intervals of a platform target (:mod:`perfgraphs.predict.intervals`): every
     labeled row predicted by the artifact's predictor (its chosen hyper-parameters) fitted
     without the row's family."""
-    from perfgraphs.baselines import StaticXGBoost
     from perfgraphs.predict.intervals import fit_intervals, grouped_out_of_fold
 
     X, y = rows_features(rows, pt.kind), np.asarray(rows[pt.column], dtype=np.float64)
@@ -346,7 +345,7 @@ def fit_artifact_intervals(rows, pt: PlatformTarget, hyperparameters: dict, seed
     grid = {k: (v,) for k, v in hyperparameters.items()}
 
     def fit_predict(X_tr, y_tr, X_te):
-        return StaticXGBoost(grid=grid, seed=seed).fit(X_tr, y_tr).predict(X_te)
+        return PREDICTOR.estimator_class()(grid=grid, seed=seed).fit(X_tr, y_tr).predict(X_te)
 
     return fit_intervals(y, grouped_out_of_fold(X, y, groups, fit_predict), groups)
 

@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from perfgraphs.predict.errors import CalibrationError
+from perfgraphs.registry import CPU_TORCH_FP32
 
 N_REFERENCES = 10
 N_CHECK = 10
@@ -179,7 +180,7 @@ def calibration_path(platform: str, mode: str, home: Path | None = None) -> Path
     return (home or perfgraphs_home()) / "predict" / "calibration" / f"{platform}--{mode}.json"
 
 
-def calibrate(platform: str = "cpu-torch-fp32", mode: str = "infer", *, core: int | None = None,
+def calibrate(platform: str = CPU_TORCH_FP32, mode: str = "infer", *, core: int | None = None,
               store: Path | None = None, home: Path | None = None, notify=print) -> dict:
     """Measure the references here, fit the calibration and write it where ``predict`` reads it."""
     import os

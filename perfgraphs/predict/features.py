@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import hashlib
 
+from perfgraphs.registry import GRAPH_ROWS, TRAPPM
+
 import numpy as np
 
-GRAPH_FEATURIZER = "trappm"
+GRAPH_FEATURIZER = TRAPPM
 
 
 def feature_version(kind: str) -> str:
     """The version of the inputs of a row kind: the featurizer id, or a hash of the feature names."""
-    if kind == "graphs":
+    if kind == GRAPH_ROWS:
         from perfgraphs.features import get_featurizer
 
         return get_featurizer(GRAPH_FEATURIZER).id
@@ -26,7 +28,7 @@ def feature_version(kind: str) -> str:
 
 
 def feature_names(kind: str) -> list[str]:
-    if kind == "graphs":
+    if kind == GRAPH_ROWS:
         from perfgraphs.features import get_featurizer
 
         return list(get_featurizer(GRAPH_FEATURIZER).static_feature_names)
@@ -37,7 +39,7 @@ def feature_names(kind: str) -> list[str]:
 
 def rows_features(rows, kind: str) -> np.ndarray:
     """Features of a dataset part (a ``datasets.Dataset``)."""
-    if kind == "graphs":
+    if kind == GRAPH_ROWS:
         from perfgraphs.data.load import static_features
 
         return np.asarray(static_features(rows, GRAPH_FEATURIZER), dtype=np.float64)

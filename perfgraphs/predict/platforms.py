@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from perfgraphs.predict.errors import UnknownPlatformError
-from perfgraphs.registry import DATASETS, PLATFORM_SEPARATOR, PREDICT_MODES, Config, Dataset
+from perfgraphs.registry import DATASETS, PLATFORM_SEPARATOR, PREDICT_MODES, TABULAR_ROWS, Config, Dataset
 
 
 @dataclass(frozen=True)
@@ -21,7 +21,7 @@ class PlatformTarget:
     target: str  # the target's own name (unit-suffixed)
     unit: str
     description: str
-    kind: str  # the config's row kind: "graphs" or "tabular"
+    kind: str  # the config's row kind: GRAPH_ROWS or TABULAR_ROWS
     question: str = ""  # what it answers (registry Target.asks): targets with one question are alternatives
     roofline_per: str = ""  # registry Target.roofline_per
 
@@ -92,10 +92,10 @@ def served_targets(platform: PredictablePlatform, tabular: bool) -> list[Platfor
     """One predictor per target: where the encoder rows answer the source (``tabular``), theirs;
     otherwise the first graph config of the platform with the target, in registry order (a
     platform's first-version labels before the ones measured again under another protocol)."""
-    taken = {pt.target for pt in platform.targets if pt.kind == "tabular"} if tabular else set()
+    taken = {pt.target for pt in platform.targets if pt.kind == TABULAR_ROWS} if tabular else set()
     out = []
     for pt in platform.targets:
-        if pt.kind == "tabular":
+        if pt.kind == TABULAR_ROWS:
             if tabular:
                 out.append(pt)
         elif pt.target not in taken:
@@ -106,4 +106,4 @@ def served_targets(platform: PredictablePlatform, tabular: bool) -> list[Platfor
 
 def trained_targets(platform: PredictablePlatform) -> list[PlatformTarget]:
     """Every target a predictor is trained for: the graph configs' served ones and the encoder rows'."""
-    return served_targets(platform, tabular=False) + [t for t in platform.targets if t.kind == "tabular"]
+    return served_targets(platform, tabular=False) + [t for t in platform.targets if t.kind == TABULAR_ROWS]

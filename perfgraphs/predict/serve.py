@@ -13,6 +13,7 @@ import threading
 
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.predict.report import body, comparison_body, page
+from perfgraphs.registry import CPU_TORCH_FP32
 
 # An upload larger than this is refused before it is parsed (the largest ONNX graph the project
 # exports, without weights, is a few MB; the graph is all a prediction reads).
@@ -56,7 +57,7 @@ def _form(values: dict, platforms) -> str:
     options = []
     for name in sorted({p.name for p in platforms}):
         hardware = next(p.hardware for p in platforms if p.name == name)
-        selected = " selected" if name == (values.get("platform") or "cpu-torch-fp32") else ""
+        selected = " selected" if name == (values.get("platform") or CPU_TORCH_FP32) else ""
         options.append(f"<option value='{html.escape(name)}'{selected}>{html.escape(name)} — "
                        f"{html.escape(hardware)}</option>")
     mode = values.get("mode") or "infer"
@@ -110,7 +111,7 @@ def create_app(artifacts=None):
 
     @app.post("/predict", response_class=HTMLResponse)
     def answer(model: str = Form(""), batch: str = Form("1"), input: str = Form(""), seq_len: str = Form(""),
-               platform: str = Form("cpu-torch-fp32"), mode: str = Form("infer"), compare: str = Form(""),
+               platform: str = Form(CPU_TORCH_FP32), mode: str = Form("infer"), compare: str = Form(""),
                onnx: UploadFile | None = File(None)) -> HTMLResponse:
         values = {"model": model, "batch": batch, "input": input, "seq_len": seq_len, "platform": platform,
                   "mode": mode, "compare": compare}

@@ -35,7 +35,7 @@ def parse_input(input) -> tuple[int, ...] | None:
 def _cache_dir() -> Path:
     from perfgraphs.paths import perfgraphs_home
 
-    return perfgraphs_home() / "predict" / "graphs"
+    return perfgraphs_home() / "predict/graphs"
 
 
 def _versions() -> str:

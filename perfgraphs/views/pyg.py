@@ -8,9 +8,10 @@ from typing import Sequence
 
 from perfgraphs.features import get_featurizer
 from perfgraphs.graph.ir import PerfGraph
+from perfgraphs.registry import TRAPPM
 
 
-def graph_data(graph: PerfGraph, featurizer: str = "trappm", y: Sequence[float] | None = None):
+def graph_data(graph: PerfGraph, featurizer: str = TRAPPM, y: Sequence[float] | None = None):
     """``static`` has shape (1, static_dim) and ``y`` (1, num_targets) so that PyG batching
     stacks them per graph."""
     import torch

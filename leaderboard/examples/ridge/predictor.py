@@ -27,7 +27,7 @@ class Predictor:
         self.config = {"alpha": alpha, "features": "trappm static (log1p)"}
 
     def _features(self, part) -> np.ndarray:
-        return static_features(part, "trappm").astype(np.float64)
+        return static_features(part).astype(np.float64)
 
     def fit(self, train, val=None) -> "Predictor":
         X = self._features(train)

@@ -2,9 +2,10 @@
 :class:`perfgraphs.baselines.LayerwiseLinear` behind the predictor interface, the same code path as
 ``perfgraphs benchmark --baseline layerwise-linear``."""
 
+from perfgraphs.baselines.catalog import LAYERWISE_LINEAR
 from perfgraphs.leaderboard.predictors import BaselinePredictor
 
 
 class Predictor(BaselinePredictor):
     def __init__(self, target: str, seed: int = 0, quick: bool = False):
-        super().__init__("layerwise-linear", target, seed=seed, quick=quick)
+        super().__init__(LAYERWISE_LINEAR.name, target, seed=seed, quick=quick)

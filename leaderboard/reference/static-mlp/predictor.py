@@ -2,9 +2,10 @@
 :class:`perfgraphs.baselines.StaticMLP` behind the predictor interface, the same code path as
 ``perfgraphs benchmark --baseline static-mlp``."""
 
+from perfgraphs.baselines.catalog import STATIC_MLP
 from perfgraphs.leaderboard.predictors import BaselinePredictor
 
 
 class Predictor(BaselinePredictor):
     def __init__(self, target: str, seed: int = 0, quick: bool = False):
-        super().__init__("static-mlp", target, seed=seed, quick=quick)
+        super().__init__(STATIC_MLP.name, target, seed=seed, quick=quick)

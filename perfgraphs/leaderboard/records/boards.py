@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS, REFERENCE_DIR  # noqa: F401 — re-exported
-from perfgraphs.registry import REFERENCE_BASELINES, get_dataset, official_boards
+from perfgraphs.baselines.catalog import reference_baselines
+from perfgraphs.registry import get_dataset, official_boards
 
 
 @dataclass(frozen=True)
@@ -34,8 +35,8 @@ class Board:
         return (self.dataset, self.config, self.target)
 
 
-# The boards and the reference baselines are registry data (each config's ``boards``; the kinds
-# each reference baseline applies to), read here in registry order.
+# The boards are registry data (each config's ``boards``), read here in registry order; the reference
+# baselines each lists are the baseline catalog's (the row kinds each one applies to).
 BOARDS: tuple[Board, ...] = tuple(Board(ds.name, cfg.name, b.target, b.why, cfg.official_protocol or "")
                                   for ds, cfg, b in official_boards())
 
@@ -58,8 +59,7 @@ def eligible_targets(dataset: str, config: str) -> list[str]:
 
 
 def applicable_baselines(board: Board) -> list[str]:
-    kind = get_dataset(board.dataset).config(board.config).kind
-    return [name for name, kinds in REFERENCE_BASELINES.items() if kind in kinds]
+    return reference_baselines(get_dataset(board.dataset).config(board.config).kind)
 
 
 def reference_method(baseline: str, entry_method: str) -> bool:

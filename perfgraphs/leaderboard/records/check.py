@@ -190,9 +190,9 @@ def reserved_names(results_root: Path | None = None) -> set[str]:
 def _reserved_spellings(results_root: Path | None = None) -> set[str]:
     """:func:`reserved_names` as they are spelled (for messages)."""
     from perfgraphs.leaderboard.records.results import RESULTS_DIR, _parse_record
-    from perfgraphs.registry import REFERENCE_BASELINES, TRANSFER_BASELINES
+    from perfgraphs.baselines.catalog import reference_names
 
-    names = set(REFERENCE_BASELINES) | set(TRANSFER_BASELINES)
+    names = reference_names()
     names |= {p.name for p in REFERENCE_DIR.iterdir() if p.is_dir()} if REFERENCE_DIR.is_dir() else set()
     for folder in {Path(results_root or RESULTS_DIR), RESULTS_DIR}:
         for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:

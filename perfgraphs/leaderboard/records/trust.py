@@ -29,12 +29,12 @@ def trust_problem(record: dict) -> str | None:
 
 @functools.lru_cache(maxsize=1)
 def _reference_spellings() -> frozenset[str]:
-    """The reference baselines' names from the repository and the registry (not from records: a
+    """The reference baselines' names from the repository and the baseline catalog (not from records: a
     record cannot vouch for itself)."""
-    from perfgraphs.registry import REFERENCE_BASELINES, TRANSFER_BASELINES
+    from perfgraphs.baselines.catalog import reference_names
 
     folders = {p.name for p in REFERENCE_DIR.iterdir() if p.is_dir()} if REFERENCE_DIR.is_dir() else set()
-    return frozenset(folders | set(REFERENCE_BASELINES) | set(TRANSFER_BASELINES))
+    return frozenset(folders | reference_names())
 
 
 @functools.lru_cache(maxsize=256)
