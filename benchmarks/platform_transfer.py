@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for variant, shots in PLAN:
         for baseline in args.baselines:
-            if variant not in TRANSFER_BASELINES[baseline] or variant not in args.variants:
+            if variant not in TRANSFER_BASELINES[baseline].variants or variant not in args.variants:
                 continue
             t0 = time.time()
             spec = TransferSpec(ds.name, cfg.name, args.target, baseline, variant, shots, tuple(range(args.draws)))
