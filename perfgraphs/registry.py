@@ -277,6 +277,7 @@ REFERENCE_BASELINES: dict[str, frozenset[str]] = {
 TRANSFER_BASELINES: dict[str, tuple[str, ...]] = {
     "ratio-transfer": ("known-models", "known-models-other-devices"),
     "profile-transfer": ("known-models", "known-models-other-devices"),
+    "lowrank-transfer": ("known-models", "known-models-other-devices"),  # issue 34
     "static-gbm-transfer": ("unseen-models",),
     # physics alone (the roofline prior scaled by the shots): a floor on every variant
     "roofline-prior": ("known-models", "known-models-other-devices", "unseen-models"),
