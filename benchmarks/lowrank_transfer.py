@@ -93,8 +93,10 @@ def main(argv: list[str] | None = None) -> int:
     cfg = ds.config(args.config)
     table, manifest = load_platform_table(ds.name, cfg.name, args.target)
     content_hash = manifest.get("content_hash", "")
-    spec = lambda baseline: TransferSpec(ds.name, cfg.name, args.target, baseline, VARIANT,  # noqa: E731
-                                         tuple(args.shots), tuple(range(args.draws)))
+
+    def spec(baseline: str) -> TransferSpec:
+        return TransferSpec(ds.name, cfg.name, args.target, baseline, VARIANT, tuple(args.shots), tuple(range(args.draws)))
+
     results = []
     for baseline in RULES:
         t0 = time.time()

@@ -3,6 +3,8 @@ by construction: log latency = platform offset + Σ_k trait_k(architecture) · s
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -71,8 +73,6 @@ def test_with_a_few_shots_it_falls_back_to_the_ratio():
     keep = np.zeros(len(labels), dtype=bool)
     keep[[0, 1, 2]] = True
     labels[~keep, p] = np.nan
-    from dataclasses import replace
-
     masked = replace(table, labels=labels)
     model = LowRankTransfer().fit(masked, NEW)
     assert model.rank_ == 0
