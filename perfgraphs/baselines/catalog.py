@@ -129,6 +129,12 @@ def _profile(seed: int):
     return RatioTransfer(corrections=PROFILE_CORRECTIONS)
 
 
+def _lowrank(seed: int):
+    from perfgraphs.baselines.lowrank_transfer import LowRankTransfer
+
+    return LowRankTransfer()
+
+
 def _static_gbm(seed: int):
     from perfgraphs.baselines.transfer import SourceModelTransfer
 
@@ -154,6 +160,8 @@ KNOWN_MODEL_VARIANTS = ("known-models", "known-models-other-devices")
 TRANSFER_BASELINES: dict[str, TransferBaseline] = {t.name: t for t in (
     TransferBaseline("ratio-transfer", _ratio, KNOWN_MODEL_VARIANTS, comparison_rule=True),
     TransferBaseline("profile-transfer", _profile, KNOWN_MODEL_VARIANTS),
+    # the source platforms' latent factors fitted to the shots (issue 34); rank 0 is the ratio rule
+    TransferBaseline("lowrank-transfer", _lowrank, KNOWN_MODEL_VARIANTS),
     TransferBaseline("static-gbm-transfer", _static_gbm, ("unseen-models",)),
     # physics alone (the roofline prior scaled by the shots, issue 27): a floor on every variant
     TransferBaseline("roofline-prior", _roofline, KNOWN_MODEL_VARIANTS + ("unseen-models",)),
