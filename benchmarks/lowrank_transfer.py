@@ -18,13 +18,18 @@ from pathlib import Path
 
 RESULTS = Path(__file__).parent / "results"
 VARIANT = "known-models"
-RULES = ("ratio-transfer", "profile-transfer")
+def _rules() -> tuple[str, ...]:
+    """The other known-models references the low-rank one is compared with (the ratio rule and its
+    profile-corrected form)."""
+    from perfgraphs.baselines.catalog import PROFILE_TRANSFER, RATIO_TRANSFER
+
+    return RATIO_TRANSFER.name, PROFILE_TRANSFER.name
 
 
 def run_lowrank(spec, table, content_hash: str):
     """:func:`~perfgraphs.leaderboard.transfer_runner.run_transfer` for the low-rank reference,
     keeping each fit's chosen (anchor, rank, ridge strength)."""
-    from perfgraphs.baselines.transfer_predictors import TRANSFER_PREDICTORS
+    from perfgraphs.baselines.catalog import TRANSFER_BASELINES
     from perfgraphs.evaluation.platform_transfer import score_task, transfer_task
     from perfgraphs.leaderboard.transfer_runner import TransferResult, held_out_platforms
 
@@ -36,7 +41,7 @@ def run_lowrank(spec, table, content_hash: str):
             for draw in spec.draws:
                 task = transfer_task(table, platform, k, draw, spec.variant)
                 t0 = time.perf_counter()
-                model = TRANSFER_PREDICTORS[spec.baseline](draw).fit(task.table, platform)
+                model = TRANSFER_BASELINES[spec.baseline].make(draw).fit(task.table, platform)
                 pred = model.predict(task.table, task.test_rows)
                 result.fit_seconds += time.perf_counter() - t0
                 result.rows.append(score_task(task, pred, spec.dataset, spec.config))
@@ -78,6 +83,7 @@ def unseen_draws_section(results, draws: tuple[int, ...]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from perfgraphs.baselines.catalog import LOWRANK_TRANSFER
     from perfgraphs.evaluation.platform_transfer import PROTOCOL, load_platform_table
     from perfgraphs.leaderboard.transfer_runner import TransferSpec, run_transfer, write_tables
     from perfgraphs.registry import get_dataset
@@ -98,14 +104,14 @@ def main(argv: list[str] | None = None) -> int:
         return TransferSpec(ds.name, cfg.name, args.target, baseline, VARIANT, tuple(args.shots), tuple(range(args.draws)))
 
     results = []
-    for baseline in RULES:
+    for baseline in _rules():
         t0 = time.time()
         results.append(run_transfer(spec(baseline), table=table, content_hash=content_hash))
         print(f"{baseline}: {time.time() - t0:.0f} s", flush=True)
     t0 = time.time()
-    lowrank, chosen = run_lowrank(spec("lowrank-transfer"), table, content_hash)
+    lowrank, chosen = run_lowrank(spec(LOWRANK_TRANSFER.name), table, content_hash)
     results.append(lowrank)
-    print(f"lowrank-transfer: {time.time() - t0:.0f} s", flush=True)
+    print(f"{LOWRANK_TRANSFER.name}: {time.time() - t0:.0f} s", flush=True)
     stem = f"{ds.name.split('/')[-1]}-{cfg.name}-{args.target}-{PROTOCOL}-lowrank"
     command = (f"python -m benchmarks.lowrank_transfer --dataset {args.dataset} --config {args.config} "
                f"--target {args.target} --shots {' '.join(map(str, args.shots))} --draws {args.draws}")

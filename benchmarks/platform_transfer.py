@@ -1,6 +1,6 @@
 """Leave-one-platform-out result tables of the reference transfer predictors (issue 19).
 
-Runs every registered transfer baseline (``perfgraphs.registry.TRANSFER_BASELINES``) on every
+Runs every registered transfer baseline (``perfgraphs.baselines.catalog.TRANSFER_BASELINES``) on every
 variant it applies to, each held-out platform in turn, and writes
 ``benchmarks/results/<dataset>-<config>-<target>-leave-one-platform-out.{csv,md}``; with
 ``--record``, one leaderboard record per (baseline, variant, K). Needs the built multi-platform

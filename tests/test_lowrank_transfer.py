@@ -112,9 +112,8 @@ def test_completion_fills_a_low_rank_matrix_back():
 def test_it_is_registered_beside_the_ratio_rule_and_clones():
     from sklearn.base import clone
 
-    from perfgraphs.baselines.transfer_predictors import TRANSFER_PREDICTORS
-    from perfgraphs.registry import TRANSFER_BASELINES
+    from perfgraphs.baselines.catalog import TRANSFER_BASELINES
 
-    assert TRANSFER_BASELINES["lowrank-transfer"] == TRANSFER_BASELINES["ratio-transfer"]
-    assert isinstance(TRANSFER_PREDICTORS["lowrank-transfer"](0), LowRankTransfer)
+    assert TRANSFER_BASELINES["lowrank-transfer"].variants == TRANSFER_BASELINES["ratio-transfer"].variants
+    assert isinstance(TRANSFER_BASELINES["lowrank-transfer"].make(0), LowRankTransfer)
     assert clone(LowRankTransfer(max_rank=3)).get_params()["max_rank"] == 3

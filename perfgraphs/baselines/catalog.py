@@ -157,11 +157,14 @@ def _prior_gbm(seed: int):
 # platforms, so they need them visible; the static model (graph features + platform descriptor,
 # adapted with the shots) is the reference where nothing is visible.
 KNOWN_MODEL_VARIANTS = ("known-models", "known-models-other-devices")
+RATIO_TRANSFER = TransferBaseline("ratio-transfer", _ratio, KNOWN_MODEL_VARIANTS, comparison_rule=True)
+PROFILE_TRANSFER = TransferBaseline("profile-transfer", _profile, KNOWN_MODEL_VARIANTS)
+# the source platforms' latent factors fitted to the shots (issue 34); rank 0 is the ratio rule
+LOWRANK_TRANSFER = TransferBaseline("lowrank-transfer", _lowrank, KNOWN_MODEL_VARIANTS)
 TRANSFER_BASELINES: dict[str, TransferBaseline] = {t.name: t for t in (
-    TransferBaseline("ratio-transfer", _ratio, KNOWN_MODEL_VARIANTS, comparison_rule=True),
-    TransferBaseline("profile-transfer", _profile, KNOWN_MODEL_VARIANTS),
-    # the source platforms' latent factors fitted to the shots (issue 34); rank 0 is the ratio rule
-    TransferBaseline("lowrank-transfer", _lowrank, KNOWN_MODEL_VARIANTS),
+    RATIO_TRANSFER,
+    PROFILE_TRANSFER,
+    LOWRANK_TRANSFER,
     TransferBaseline("static-gbm-transfer", _static_gbm, ("unseen-models",)),
     # physics alone (the roofline prior scaled by the shots, issue 27): a floor on every variant
     TransferBaseline("roofline-prior", _roofline, KNOWN_MODEL_VARIANTS + ("unseen-models",)),
