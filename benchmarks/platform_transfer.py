@@ -1,7 +1,8 @@
 """Leave-one-platform-out result tables of the reference transfer predictors (issue 19).
 
 Runs every registered transfer baseline (``perfgraphs.baselines.catalog.TRANSFER_BASELINES``) on every
-variant it applies to, each held-out platform in turn, and writes
+variant it applies to, each held-out platform in turn (a predictor that needs a hardware descriptor
+some platform's device lacks is skipped with one line saying so), and writes
 ``benchmarks/results/<dataset>-<config>-<target>-leave-one-platform-out.{csv,md}``; with
 ``--record``, one leaderboard record per (baseline, variant, K). Needs the built multi-platform
 config (``PERFGRAPHS_EXTERNAL_DIR`` for timm's files).
@@ -27,7 +28,7 @@ PLAN = (("known-models", (8, 16, 32, 64, 128)), ("known-models-other-devices", (
 def main(argv: list[str] | None = None) -> int:
     from perfgraphs.evaluation.platform_transfer import PROTOCOL, load_platform_table
     from perfgraphs.leaderboard.records.results import append_entry
-    from perfgraphs.leaderboard.transfer_runner import (TransferResult, TransferSpec, run_transfer, to_entries,
+    from perfgraphs.leaderboard.transfer_runner import (TransferResult, TransferSpec, run_transfers, to_entries,
                                                         write_tables)
     from perfgraphs.baselines.catalog import TRANSFER_BASELINES
     from perfgraphs.registry import get_dataset
@@ -48,25 +49,30 @@ def main(argv: list[str] | None = None) -> int:
     cfg = ds.config(args.config)
     table, manifest = load_platform_table(ds.name, cfg.name, args.target)
     work = Path(args.work) if args.work else None
-    results = []
-    for variant, shots in PLAN:
-        for baseline in args.baselines:
-            if variant not in TRANSFER_BASELINES[baseline].variants or variant not in args.variants:
-                continue
-            t0 = time.time()
-            spec = TransferSpec(ds.name, cfg.name, args.target, baseline, variant, shots, tuple(range(args.draws)))
-            res = run_transfer(spec, table=table, content_hash=manifest.get("content_hash", ""))
-            results.append(res)
-            if work is not None:
-                work.mkdir(parents=True, exist_ok=True)
-                (work / f"{baseline}--{variant}.json").write_text(json.dumps(
-                    {"spec": asdict(spec), "content_hash": res.content_hash, "rows": res.rows,
-                     "fit_seconds": res.fit_seconds, "gpu_platforms": res.gpu_platforms}))
-            summary = "; ".join(f"K={k} GPU MAPE {res.mean_over_platforms(k, True)['mape_pct']:.2f}" for k in shots)
-            print(f"{baseline} {variant}: {summary} ({time.time() - t0:.0f} s)", flush=True)
-            if args.record:
-                for entry in to_entries(res):
-                    append_entry(entry)
+    specs = [TransferSpec(ds.name, cfg.name, args.target, baseline, variant, shots, tuple(range(args.draws)))
+             for variant, shots in PLAN for baseline in args.baselines
+             if variant in TRANSFER_BASELINES[baseline].variants and variant in args.variants]
+    started = [time.time()]
+
+    def notify(line: str) -> None:  # a predictor skipped: the next one's time starts now
+        print(line, flush=True)
+        started[0] = time.time()
+
+    def keep(res: TransferResult) -> None:
+        spec = res.spec
+        if work is not None:
+            work.mkdir(parents=True, exist_ok=True)
+            (work / f"{spec.baseline}--{spec.variant}.json").write_text(json.dumps(
+                {"spec": asdict(spec), "content_hash": res.content_hash, "rows": res.rows,
+                 "fit_seconds": res.fit_seconds, "gpu_platforms": res.gpu_platforms}))
+        summary = "; ".join(f"K={k} GPU MAPE {res.mean_over_platforms(k, True)['mape_pct']:.2f}" for k in spec.shots)
+        print(f"{spec.baseline} {spec.variant}: {summary} ({time.time() - started[0]:.0f} s)", flush=True)
+        if args.record:
+            for entry in to_entries(res):
+                append_entry(entry)
+        started[0] = time.time()
+
+    results = run_transfers(specs, table, manifest.get("content_hash", ""), on_result=keep, notify=notify)
     if work is not None:  # every run kept, in plan order
         kept = {p.stem: json.loads(p.read_text()) for p in work.glob("*.json")}
         results = [TransferResult(TransferSpec(**{k: tuple(v) if isinstance(v, list) else v

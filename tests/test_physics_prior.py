@@ -308,3 +308,68 @@ def test_a_user_adds_a_device_in_a_table_of_their_own(tmp_path, monkeypatch):
     # control: without the user's table, the shipped row
     monkeypatch.setenv("PERFGRAPHS_HOME", str(tmp_path / "elsewhere"))
     assert find_descriptor("rtx4090").memory_bandwidth_gb_per_s == 1008
+
+
+# -- a protocol run over several predictors, on a platform whose device has no descriptor ------------
+
+
+def _table_with_an_undescribed_device(tmp_path, monkeypatch):
+    """Three platforms of the nnlqp transfer config (real names: the protocol's committed order),
+    the second on a device no descriptor table has; the user's descriptor table is in tmp_path."""
+    from perfgraphs.registry import get_dataset
+
+    monkeypatch.setenv("PERFGRAPHS_HOME", str(tmp_path))
+    ds = get_dataset("nnlqp")
+    cfg = next(c for c in ds.configs if "leave-one-platform-out" in c.split_protocols)
+    names = [p for p in cfg.platforms if p.startswith("timm-rtx")][:3]
+    platforms = (_platform(names[0], "rtx3090"), _platform(names[1], "mi300x"), _platform(names[2], "rtx4090"))
+    rng = np.random.default_rng(3)
+    n = 60
+    base = np.exp(rng.uniform(-2, 3, n))
+    ids = [f"timm:arch{i}@224" for i in range(n)]
+    rows = {"structure_id": ids, "sample_id": [f"{i}#b1" for i in ids], "structure_hash": [f"h{i}" for i in range(n)],
+            "family": [f"fam{i % 4}" for i in range(n)]}
+    for c in STATIC_COLUMNS:
+        rows[c] = rng.integers(1, 1000, n).astype(float)
+    for scale, p in zip((1.0, 1.5, 0.7), platforms):
+        rows[f"latency_per_sample_ms__{p.name}"] = (scale * base).tolist()
+    return ds, cfg, table_from_rows(rows, "latency_per_sample_ms", platforms)
+
+
+def test_a_run_of_several_predictors_skips_those_needing_a_missing_descriptor(tmp_path, monkeypatch):
+    from perfgraphs.features.hardware import user_descriptors_csv
+    from perfgraphs.leaderboard.transfer_runner import TransferSpec, run_transfers
+
+    ds, cfg, table = _table_with_an_undescribed_device(tmp_path, monkeypatch)
+    specs = [TransferSpec(ds.name, cfg.name, "latency_per_sample_ms", baseline, variant, (8,), (0,))
+             for baseline, variant in (("ratio-transfer", "known-models"), ("roofline-prior", "known-models"),
+                                       ("prior-gbm-transfer", "unseen-models"))]
+    lines, done = [], []
+    results = run_transfers(specs, table, on_result=done.append, notify=lines.append)
+    assert [r.spec.baseline for r in results] == [r.spec.baseline for r in done] == ["ratio-transfer"]
+    assert len(results[0].rows) == 3  # every held-out platform, the undescribed one too: it needs no descriptor
+    assert [line.split(":")[0] for line in lines] == ["skipping roofline-prior (known-models)",
+                                                      "skipping prior-gbm-transfer (unseen-models)"]
+    for line in lines:  # one line each, naming the device and the user's own descriptor table
+        assert "\n" not in line and "'mi300x'" in line and str(user_descriptors_csv()) in line, line
+
+
+def test_a_run_of_that_predictor_alone_refuses_in_one_line(tmp_path, monkeypatch):
+    from perfgraphs.features.hardware import user_descriptors_csv
+    from perfgraphs.leaderboard.transfer_runner import TransferSpec, run_transfer
+
+    ds, cfg, table = _table_with_an_undescribed_device(tmp_path, monkeypatch)
+    spec = TransferSpec(ds.name, cfg.name, "latency_per_sample_ms", "roofline-prior", "known-models", (8,), (0,))
+    with pytest.raises(UnknownHardwareError) as info:  # before anything is fitted: the table has no node costs
+        run_transfer(spec, table=table)
+    message = str(info.value)
+    assert "\n" not in message and "'mi300x'" in message and str(user_descriptors_csv()) in message
+    # the same run once the user's table describes the device gets past the check (to the missing costs)
+    table_path = user_descriptors_csv()
+    table_path.parent.mkdir(parents=True)
+    table_path.write_text(DESCRIPTORS_CSV.read_text().splitlines()[0] + "\n"
+                          'mi300x,AMD Instinct MI300X,gpu,304,163400,1307400,5300,256,192,750,"AMD MI300X data sheet"\n')
+    from perfgraphs.evaluation.platform_transfer import TransferProtocolError
+
+    with pytest.raises(TransferProtocolError, match="node costs"):
+        run_transfer(spec, table=table)

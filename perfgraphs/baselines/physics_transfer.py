@@ -102,6 +102,10 @@ class RooflinePrior(RegressorMixin, BaseEstimator):
         slope, offset = np.polyfit(x, y, 1)
         return float(slope), float(offset)
 
+    def descriptor_platforms(self, table, platform: str) -> tuple:
+        """The platform records whose hardware descriptor fitting on ``platform`` reads: its own."""
+        return (table.platforms[table.column(platform)],)
+
     def fit(self, table, platform: str):
         p, rows, logs = _shots(table, platform)
         x = np.log(table.roofline(p, rows).prior_ms)
@@ -146,6 +150,11 @@ class PriorResidualTransfer(SourceModelTransfer):
         self.feature_batches = feature_batches
         self.clip_quantile = clip_quantile
         self.kernel_mix = kernel_mix
+
+    def descriptor_platforms(self, table, platform: str) -> tuple:
+        """The platform records whose hardware descriptor fitting on ``platform`` reads: every
+        platform of the table (each one's prior and descriptor numbers are features)."""
+        return tuple(table.platforms)
 
     def _features(self, table, rows: np.ndarray, q: int, terms: np.ndarray) -> np.ndarray:
         """Rows' features on platform column q; ``terms``: :func:`_terms` of those rows there."""

@@ -128,6 +128,10 @@ class RatioTransfer(RegressorMixin, BaseEstimator):
         self.op_mix_alpha = op_mix_alpha
         self.min_regression_shots = min_regression_shots
 
+    def descriptor_platforms(self, table, platform: str) -> tuple:
+        """The platform records whose hardware descriptor fitting on ``platform`` reads: none."""
+        return ()
+
     # the correction's inputs: operator shares and log size, standardised on the shots
     def _mix_features(self, table, rows: np.ndarray) -> np.ndarray:
         mix = table.op_mix()[rows]
@@ -294,6 +298,10 @@ class SourceModelTransfer(RegressorMixin, BaseEstimator):
         self.learning_rate = learning_rate
         self.max_leaf_nodes = max_leaf_nodes
         self.random_state = random_state
+
+    def descriptor_platforms(self, table, platform: str) -> tuple:
+        """The platform records whose hardware descriptor fitting on ``platform`` reads: none."""
+        return ()
 
     def _features(self, table, rows: np.ndarray, q: int, hide: int) -> np.ndarray:
         desc = np.tile(np.nan_to_num(platform_descriptor(table.platforms[q], self.devices_)), (len(rows), 1))

@@ -110,6 +110,8 @@ def run_transfer(spec: TransferSpec, home: Path | None = None, table: PlatformTa
         table, manifest = load_platform_table(ds.name, spec.config, spec.target, home)
         content_hash = manifest.get("content_hash", "")
     platforms = held_out_platforms(table, ds.name, spec.platforms)
+    # before any fitting; what a predictor reads does not depend on its seed
+    check_descriptors(reference.make(0), table, platforms)
     result = TransferResult(spec, content_hash,
                             gpu_platforms=tuple(p.name for p in table.platforms if p.device_kind == "gpu"))
     for platform in platforms:
@@ -124,6 +126,38 @@ def run_transfer(spec: TransferSpec, home: Path | None = None, table: PlatformTa
                 if progress is not None:
                     progress(result.rows[-1])
     return result
+
+
+def check_descriptors(predictor, table: PlatformTable, platforms: list[str]) -> None:
+    """Before anything is fitted: every platform whose hardware descriptor the predictor reads
+    with ``platforms`` held out has one (else :class:`UnknownHardwareError`, one line naming the
+    device and the user's descriptor table)."""
+    from perfgraphs.features.hardware import descriptor_of
+
+    for platform in platforms:
+        for record in predictor.descriptor_platforms(table, platform):
+            descriptor_of(record)
+
+
+def run_transfers(specs: list[TransferSpec], table: PlatformTable, content_hash: str = "",
+                  on_result=None, notify=print) -> list[TransferResult]:
+    """Several transfer predictors through the protocol on one table. One that needs a hardware
+    descriptor a platform's device lacks is skipped with one line (``notify``) and the others run;
+    :func:`run_transfer`, a run of one predictor, refuses instead. ``on_result``: called with each
+    result as it is done."""
+    from perfgraphs.features.hardware import UnknownHardwareError
+
+    results = []
+    for spec in specs:
+        try:
+            result = run_transfer(spec, table=table, content_hash=content_hash)
+        except UnknownHardwareError as exc:
+            notify(f"skipping {spec.baseline} ({spec.variant}): {exc}")
+            continue
+        results.append(result)
+        if on_result is not None:
+            on_result(result)
+    return results
 
 
 # -- result tables -----------------------------------------------------------------------------------
