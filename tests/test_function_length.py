@@ -10,9 +10,6 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "perfgraphs"
 MAX_LINES = 80
 
-# Being split on another branch: the lead removes this exemption when that branch is merged.
-BEING_SPLIT_ON_ANOTHER_BRANCH = {"perfgraphs/leaderboard/submit.py::evaluate_submission"}
-
 
 def long_functions(package: Path, root: Path, max_lines: int = MAX_LINES) -> list[tuple[str, int]]:
     """(``path::name``, lines) of every function in ``package`` longer than ``max_lines``."""
@@ -28,16 +25,9 @@ def long_functions(package: Path, root: Path, max_lines: int = MAX_LINES) -> lis
 
 
 def test_no_library_function_is_over_the_limit():
-    found = [(name, lines) for name, lines in long_functions(PACKAGE, ROOT)
-             if name not in BEING_SPLIT_ON_ANOTHER_BRANCH]
+    found = long_functions(PACKAGE, ROOT)  # no exemption
     assert not found, (f"functions over {MAX_LINES} lines (split them where a reader would): "
                        + "; ".join(f"{name} ({lines})" for name, lines in found))
-
-
-def test_the_exemptions_name_functions_that_still_exist():
-    # an exemption outliving its function would silently exempt a future one of the same name
-    defined = {name for name, _ in long_functions(PACKAGE, ROOT, max_lines=0)}
-    assert BEING_SPLIT_ON_ANOTHER_BRANCH <= defined, BEING_SPLIT_ON_ANOTHER_BRANCH - defined
 
 
 def test_a_long_function_is_found(tmp_path):
