@@ -11,7 +11,7 @@ import pytest
 from perfgraphs.baselines.lowrank_transfer import LowRankTransfer, complete_low_rank, robust_ridge_loo
 from perfgraphs.baselines.transfer import RatioTransfer
 from perfgraphs.evaluation.platform_transfer import transfer_task
-from tests.test_platform_transfer import _platform, synthetic_table
+from test_platform_transfer import _platform, synthetic_table
 
 PLATFORMS = [_platform("gpu-a", "rtx3090"), _platform("gpu-a-nhwc", "rtx3090", layout="nhwc"),
              _platform("gpu-b", "rtx4090"), _platform("gpu-b-compiled", "rtx4090", compiled=True),
