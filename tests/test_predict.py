@@ -515,6 +515,30 @@ def test_a_price_file_overrides_the_committed_table(tmp_path, resnet50):
     assert committed["as_of"] and all(p["source_url"].startswith("https://") for p in committed["platforms"].values())
 
 
+def test_a_users_price_table_is_read_over_the_shipped_one(tmp_path, monkeypatch):
+    from perfgraphs.predict.cost import PRICES_FILE, price_of, user_prices_json, where_to_add_a_price
+
+    monkeypatch.setenv("PERFGRAPHS_HOME", str(tmp_path))
+    shipped = json.loads(PRICES_FILE.read_text())["platforms"]
+    # control: no user table, the shipped prices; a platform it lacks has none, and the note names the user's file
+    assert price_of("cpu-torch-fp32").usd_per_hour == shipped["cpu-torch-fp32"]["usd_per_hour"]
+    assert price_of("my-rented-l4") is None
+    assert str(tmp_path / "hardware" / "prices.json") in where_to_add_a_price()
+    mine = {"as_of": "2026-11-28", "platforms": {
+        "my-rented-l4": {"offer": "one L4", "usd_per_hour": 0.8, "source_url": "https://example.org/l4"},
+        "cpu-torch-fp32": {"offer": "my own VM", "usd_per_hour": 0.05, "source_url": "https://example.org/vm"}}}
+    user_prices_json().parent.mkdir(parents=True)
+    user_prices_json().write_text(json.dumps(mine))
+    assert price_of("my-rented-l4").usd_per_hour == 0.8 and price_of("my-rented-l4").table == str(user_prices_json())
+    assert price_of("cpu-torch-fp32").usd_per_hour == 0.05  # the user's row replaces the shipped one
+    assert price_of("cuda-torch-fp32").usd_per_hour == shipped["cuda-torch-fp32"]["usd_per_hour"]  # the rest stay
+    # an explicit file is read alone: the user's table does not leak into it
+    assert price_of("my-rented-l4", PRICES_FILE) is None
+    user_prices_json().write_text("{not json")
+    with pytest.raises(PriceTableError, match=str(user_prices_json())):
+        price_of("cpu-torch-fp32")
+
+
 def test_the_held_out_scorer_reads_the_store_as_the_builds_do(tmp_path):
     # mechanics only, on a committed CPU-time store of the same protocol (its rows are training
     # rows, so the numbers are not a held-out result): labels as stored, MAPE as recomputed here

@@ -195,7 +195,7 @@ def _cost(predictions: list[TargetPrediction], per: dict[str, str], platform: st
           inferences: int, train_steps: int):
     """The cost of N inferences or training steps at the recommended time (per batch, else per
     sample), with the cost at its 80 % interval's bounds; never of a refused time."""
-    from perfgraphs.predict.cost import estimate_cost, price_of
+    from perfgraphs.predict.cost import estimate_cost, price_of, where_to_add_a_price
 
     # the time of the whole batch when the platform has one; a per-sample time only where it has
     # none (a per-sample target is asked at its labels' batch: it must not price a refused batch)
@@ -210,7 +210,8 @@ def _cost(predictions: list[TargetPrediction], per: dict[str, str], platform: st
         return None, f"not priced: {times[0].target} was refused ({times[0].distribution.reason})"
     price = price_of(platform, prices)
     if price is None:
-        return None, f"the price table has no price for {platform}"
+        return None, (f"the price table has no price for {platform}" if prices is not None
+                      else f"no price for {platform}: {where_to_add_a_price()}")
     scale = batch if per.get(chosen.target) == "sample" else 1
     unit, units, per_unit = ("inference", inferences, 1.0 / batch) if mode == "infer" else \
         ("training step", train_steps, 1.0)

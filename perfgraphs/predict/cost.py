@@ -1,6 +1,9 @@
 """Cloud cost from predicted time: N inferences (``N / batch`` batches × latency) or a training
 run (steps × step time), priced per hour of the platform's hardware from a dated price table
-(``prices.json``; a user's file in the same format overrides it)."""
+(``prices.json``, shipped). A user's own table, ``<perfgraphs home>/hardware/prices.json`` in the
+same format, is read over the shipped one (a platform it names takes its price; the rest keep the
+shipped prices), so adding or correcting a price needs no edit of the installed package; an
+explicit ``prices=`` file is read alone."""
 
 from __future__ import annotations
 
@@ -42,6 +45,11 @@ class CostEstimate:
         return self.usd / self.units * 1e6
 
 
+def where_to_add_a_price() -> str:
+    """What a missing price says: the user's table to add it to, in the shipped table's format."""
+    return f"add it to your price table {user_prices_json()} (the format of {PRICES_FILE})"
+
+
 def read_prices(path: Path | str | None = None) -> dict:
     path = Path(path) if path is not None else PRICES_FILE
     try:
@@ -59,11 +67,22 @@ def read_prices(path: Path | str | None = None) -> dict:
     return table
 
 
+def user_prices_json() -> Path:
+    """The user's own price table, read over the shipped one (it need not exist)."""
+    from perfgraphs.paths import cache_home
+
+    return cache_home() / "hardware" / "prices.json"
+
+
 def price_of(platform: str, prices: Path | str | None = None) -> Price | None:
-    table = read_prices(prices)
-    p = table["platforms"].get(platform)
-    if p is None:
+    """``platform``'s price: from ``prices`` alone when given, else from the user's table
+    (:func:`user_prices_json`) and then the shipped one; None where neither has it."""
+    tables = [read_prices(prices)] if prices is not None else \
+        [read_prices(p) for p in (user_prices_json(), PRICES_FILE) if p == PRICES_FILE or p.is_file()]
+    table = next((t for t in tables if platform in t["platforms"]), None)
+    if table is None:
         return None
+    p = table["platforms"][platform]
     return Price(platform, p["offer"], float(p["usd_per_hour"]), p["source_url"], str(p.get("source_date", "")),
                  table["_path"], str(table.get("as_of", "")))
 
