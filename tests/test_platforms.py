@@ -70,7 +70,6 @@ def test_a_new_timm_result_file_is_a_platform_with_labels_and_eligible_targets(e
     from perfgraphs.data.manifest import read_manifest
     from perfgraphs.data.platform_labels import build_nnlqp_config
     from perfgraphs.evaluation.evaluator import Evaluator
-    from perfgraphs.leaderboard.records.boards import eligible_targets
     from perfgraphs.loaders.timm_benchmark import import_timm_benchmark
     from perfgraphs.data.platforms import TIMM_SOURCE, timm_platforms
 
@@ -100,13 +99,13 @@ def test_a_new_timm_result_file_is_a_platform_with_labels_and_eligible_targets(e
     assert all(r["source_commit"] is None for r in rows)  # not the pinned commit's bytes
     assert (RTX5090, _sha256(external / RTX5090)) in {(f.name, f.sha256) for f in imported.files}
 
-    # board-eligible targets: the registry, the Evaluator and the leaderboard accept it
+    # a scorable target: the registry and the Evaluator accept it, and it is one of the config's per-platform targets
     target = cfg.target(NEW_TARGET)
     assert (target.unit, target.positive) == ("ms", True)
     result = Evaluator("nnlqp", NEW_TARGET).eval({"y_true": [2.0, 4.0], "y_pred": [2.2, 4.0]})
     assert (result["config"], result["target"]) == ("timm-platforms", NEW_TARGET)
     assert result["mape_pct"] == pytest.approx(5.0)
-    assert NEW_TARGET in eligible_targets("perfgraphs/nnlqp", "timm-platforms")
+    assert NEW_TARGET in [pt for t in cfg.targets for pt in cfg.platform_targets(t.name)]
 
     # a build labels the graphs with it, and its manifest records the platform and every file read
     ds = get_dataset("nnlqp")
