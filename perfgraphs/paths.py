@@ -20,9 +20,8 @@ External measurement sources (timm's results, ML.ENERGY) are read from ``PERFGRA
 when set, else downloaded into the cache (:mod:`perfgraphs.loaders.sources`).
 
 Functions, not constants: a setting changed after import (a test, a ``data_dir=`` argument) is
-seen by the next call. Two module constants kept for the tests that replace them,
-``perfgraphs.data.splits.SPLITS_DIR`` and ``perfgraphs.evaluation.label_noise.NOISE_DIR``, are
-taken at import (the committed copies; a data directory set later does not move them).
+seen by the next call, and the library asks these functions at use (``paths.splits_dir()``, never a
+copy taken at import), so this module alone decides every location.
 """
 
 from __future__ import annotations

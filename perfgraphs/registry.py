@@ -57,10 +57,6 @@ class Board:
     why: str
 
 
-# How a config is evaluated: "holdout" trains on the train part and scores the test part of each
-# seed's split; "cv-folds" predicts every row once from a model trained on the other folds (the
-# ``fold`` column) and scores the pooled out-of-fold predictions.
-EVALUATIONS = ("holdout", "cv-folds")
 PREDICT_MODES = ("infer", "train")
 
 
@@ -91,6 +87,9 @@ class Config:
     # (data/measurements/<store>; "suite:*" every store), "external:<importer>" (a public source in the user's cache),
     # "config:<dataset>/<config>" (another config's build)
     sources: tuple[str, ...] = ()
+    # how the config is evaluated: "holdout" trains on the train part and scores the test part of
+    # each seed's split; "cv-folds" predicts every row once from a model trained on the other folds
+    # (the ``fold`` column) and scores the pooled out-of-fold predictions
     evaluation: str = "holdout"
     # cv-folds configs: the columns of held-out rows a predictor may see (the leaderboard harness's
     # allow-list); outcomes of a run are not listed, so they and any column added later stay hidden

@@ -39,7 +39,8 @@ def tiny_labeled_sources(tmp_path_factory):
     import pyarrow.parquet as pq
 
     from perfgraphs.collect.store import load_measurements
-    from perfgraphs.data.build import DEFAULT_POOL, measurement_root
+    from perfgraphs import paths
+    from perfgraphs.data.build import measurement_root
     from perfgraphs.pool.structures import structure_id
     from perfgraphs.registry import get_dataset
 
@@ -47,7 +48,7 @@ def tiny_labeled_sources(tmp_path_factory):
     cfg = ds.config("cpu-torch-fp32")
     measured = [r for r in load_measurements(measurement_root(ds, cfg)).to_pylist()
                 if r["status"] == "ok" and r["platform"] == cfg.platform]
-    files = sorted(DEFAULT_POOL.glob("*.parquet"))
+    files = sorted(paths.graph_pool_dir().glob("*.parquet"))
     if not measured or not files:
         pytest.skip("no committed measurements or graph pool in this checkout")
     index = pa.concat_tables([pq.read_table(f, columns=["structure_id", "num_nodes"]) for f in files])

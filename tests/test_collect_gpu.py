@@ -220,10 +220,10 @@ def test_h200_config_labels_are_the_measured_values(tmp_path):
             assert row["gpu_name"] == "NVIDIA H200" and row["platform"] == "cuda-torch-fp32"
             seen += 1
     # every measured configuration whose structure is in the committed graph pool is labeled
-    from perfgraphs.data.build import DEFAULT_POOL
+    from perfgraphs import paths
     from perfgraphs.pool.graph_pool import GraphPool
 
-    pooled = GraphPool(DEFAULT_POOL).rows()
+    pooled = GraphPool(paths.graph_pool_dir()).rows()
     assert seen == sum(1 for sid, _ in measured if sid in pooled) >= 180
     # no structure in two parts
     parts = {name: {r["structure_hash"] for r in part} for name, part in built.items()}

@@ -13,7 +13,8 @@ from perfgraphs.collect.plan import estimate_seconds, order_configs, parse_plan
 from perfgraphs.collect.platforms import get_platform
 from perfgraphs.collect.protocols import PROTOCOLS, get_protocol
 from perfgraphs.collect.stats import run_stats
-from perfgraphs.collect.store import MeasurementStore, atomic_write_table
+from perfgraphs.atomic import atomic_write_table
+from perfgraphs.collect.store import MeasurementStore
 from perfgraphs.collect.schema import to_table
 
 
@@ -154,7 +155,7 @@ def test_corrupt_shard_detected_with_path(tmp_path, damage):
     assert str(shard) in str(info.value)
     # with a sidecar that vouches for the damaged bytes, pyarrow itself must refuse them
     if damage == "truncate":
-        from perfgraphs.collect.store import sha256_file
+        from perfgraphs.atomic import sha256_file
 
         shard.with_name(shard.name + ".sha256").write_text(sha256_file(shard) + "\n")
         with pytest.raises(CorruptShardError, match="pyarrow cannot read"):

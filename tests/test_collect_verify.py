@@ -22,7 +22,8 @@ from perfgraphs.cli import main
 from perfgraphs.collect.errors import StoreError
 from perfgraphs.collect.metafile import META
 from perfgraphs.collect.schema import to_table
-from perfgraphs.collect.store import MeasurementStore, atomic_write_table
+from perfgraphs.atomic import atomic_write_table
+from perfgraphs.collect.store import MeasurementStore
 from perfgraphs.collect.verify import verify_store
 
 REPO = Path(__file__).resolve().parents[1]

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from perfgraphs import paths
 from perfgraphs.collect.store import MeasurementStore
 from perfgraphs.data import build
 from perfgraphs.data.build import build_labeled_config
@@ -163,7 +164,7 @@ def test_load_rebuilds_a_registry_config_when_its_store_grows(sources, tmp_path,
     dippm config once the store changes, and only then."""
     rows, pool = sources
     store = _store(tmp_path / "measurements", rows[:-1])
-    monkeypatch.setattr(build, "DEFAULT_POOL", pool)  # these folders are "the checkout's"
+    monkeypatch.setattr(paths, "graph_pool_dir", lambda: pool)  # these folders are "the checkout's"
     monkeypatch.setattr(build, "measurement_root", lambda dataset, config: store)
     home = tmp_path / "home"
     first = load_dataset("dippm", CFG.name, home=home)

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from perfgraphs.collect.store import MeasurementStore, atomic_write_table
+from perfgraphs.atomic import atomic_write_table
+from perfgraphs.collect.store import MeasurementStore
 from perfgraphs.collect.schema import to_table
 from perfgraphs.data.build import build_labeled_config
 from perfgraphs.pool.graph_pool import GraphPool

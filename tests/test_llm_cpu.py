@@ -19,7 +19,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from perfgraphs.data import llm_cpu, splits
+from perfgraphs import paths
+from perfgraphs.data import llm_cpu
 from perfgraphs.data.build import REPO_ROOT
 from perfgraphs.data.llm_cpu import LLMCPUBuildError, build_encoder_config, encoder_facts, encoder_rows
 from perfgraphs.data.tabular import stratified_folds
@@ -136,7 +137,8 @@ def built(snapshot, tmp_path_factory):
     home = tmp_path_factory.mktemp("home")
     ds = get_dataset("llm")
     with pytest.MonkeyPatch.context() as mp:  # no committed split file: the generator's folds
-        mp.setattr(splits, "SPLITS_DIR", tmp_path_factory.mktemp("splits"))
+        splits_dir = tmp_path_factory.mktemp("splits")
+        mp.setattr(paths, "splits_dir", lambda: splits_dir)
         folder = build_encoder_config(ds, ds.config(PLATFORM), home=home, measurements=root)
     return home, folder, pq.read_table(folder / "data" / "train-00000-of-00001.parquet").to_pylist()
 
@@ -281,7 +283,7 @@ def test_committed_split_file_is_written_and_enforced(snapshot, tmp_path, monkey
     from perfgraphs.data.splits import fold_parts
 
     root, _ = snapshot
-    monkeypatch.setattr(splits, "SPLITS_DIR", tmp_path / "splits")
+    monkeypatch.setattr(paths, "splits_dir", lambda: tmp_path / "splits")
     written = write_splits("llm", measurements_root=root, config=PLATFORM)
     path = split_path("perfgraphs/llm", "stratified-5-fold", 0, config=PLATFORM)
     grouped = split_path("perfgraphs/llm", "leave-models-out", 0, config=PLATFORM)
@@ -316,7 +318,7 @@ def test_load_rebuilds_when_the_campaign_commits_rows(snapshot, tmp_path, monkey
     growing = make_snapshot(tmp_path / "llm-cpu", rows[:1],
                             json.loads((root / PLATFORM / "hardware.json").read_text()))
     monkeypatch.setattr(llm_cpu, "measurements_root", lambda: growing)  # this folder is "the checkout's"
-    monkeypatch.setattr(splits, "SPLITS_DIR", tmp_path / "splits")
+    monkeypatch.setattr(paths, "splits_dir", lambda: tmp_path / "splits")
     assert len(load_dataset("llm", PLATFORM, home=tmp_path / "home")["train"]) == 1
     make_snapshot(growing, rows[1:2])
     assert len(load_dataset("llm", PLATFORM, home=tmp_path / "home")["train"]) == 2

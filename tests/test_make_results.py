@@ -67,6 +67,7 @@ def test_a_dataset_quotes_its_own_suites_noise_probe(tmp_path, monkeypatch):
     did not measure (peak memory, trappm's training steps) has none."""
     import json
 
+    from perfgraphs import paths
     from perfgraphs.evaluation import label_noise
     from perfgraphs.registry import task
 
@@ -74,7 +75,7 @@ def test_a_dataset_quotes_its_own_suites_noise_probe(tmp_path, monkeypatch):
         report = {"plan": plan, "probe": [{}] * n, "mape_raw_pct": raw, "mape_calibrated_pct": cal}
         (tmp_path / f"noise-floor-{plan}.json").write_text(json.dumps(report))
 
-    monkeypatch.setattr(label_noise, "NOISE_DIR", tmp_path)
+    monkeypatch.setattr(paths, "noise_floor_dir", lambda: tmp_path)
     probe("dippm-cpu", 24.9, 13.2, 100)
     assert label_noise.noise_floor_note(task("llm", "cpu-torch-fp32", "latency_ms")) is None
     dippm = label_noise.noise_floor_note(task("dippm", "cpu-torch-fp32", "latency_ms"))

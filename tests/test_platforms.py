@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from perfgraphs import paths
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.registry import UnknownDatasetError, get_dataset
 
@@ -65,12 +66,10 @@ def _flip_one_byte(path: Path) -> None:
 
 @needs_external
 def test_a_new_timm_result_file_is_a_platform_with_labels_and_eligible_targets(external):
-    from perfgraphs.data.build import DEFAULT_POOL
     from perfgraphs.pool.graph_pool import GraphPool
     from perfgraphs.data.manifest import read_manifest
     from perfgraphs.data.platform_labels import build_nnlqp_config
     from perfgraphs.evaluation.evaluator import Evaluator
-    from perfgraphs.leaderboard.records.boards import eligible_targets
     from perfgraphs.loaders.timm_benchmark import import_timm_benchmark
     from perfgraphs.data.platforms import TIMM_SOURCE, timm_platforms
 
@@ -100,17 +99,17 @@ def test_a_new_timm_result_file_is_a_platform_with_labels_and_eligible_targets(e
     assert all(r["source_commit"] is None for r in rows)  # not the pinned commit's bytes
     assert (RTX5090, _sha256(external / RTX5090)) in {(f.name, f.sha256) for f in imported.files}
 
-    # board-eligible targets: the registry, the Evaluator and the leaderboard accept it
+    # a scorable target: the registry and the Evaluator accept it, and it is one of the config's per-platform targets
     target = cfg.target(NEW_TARGET)
     assert (target.unit, target.positive) == ("ms", True)
     result = Evaluator("nnlqp", NEW_TARGET).eval({"y_true": [2.0, 4.0], "y_pred": [2.2, 4.0]})
     assert (result["config"], result["target"]) == ("timm-platforms", NEW_TARGET)
     assert result["mape_pct"] == pytest.approx(5.0)
-    assert NEW_TARGET in eligible_targets("perfgraphs/nnlqp", "timm-platforms")
+    assert NEW_TARGET in [pt for t in cfg.targets for pt in cfg.platform_targets(t.name)]
 
     # a build labels the graphs with it, and its manifest records the platform and every file read
     ds = get_dataset("nnlqp")
-    folder = build_nnlqp_config(ds, ds.default_config, pool=GraphPool(DEFAULT_POOL), only={"resnet18"})
+    folder = build_nnlqp_config(ds, ds.default_config, pool=GraphPool(paths.graph_pool_dir()), only={"resnet18"})
     import datasets
 
     table = [r for split in datasets.load_dataset(str(folder)).values() for r in split]
@@ -253,15 +252,15 @@ def _copy_store(src: Path, dst: Path) -> None:
 
 
 def test_a_measured_gpu_store_is_a_config_like_the_hand_registered_one(tmp_path):
-    from perfgraphs.data.platforms import MEASUREMENTS_ROOT, store_configs
+    from perfgraphs.data.platforms import store_configs
 
     dippm = get_dataset("dippm")
     registered = dippm.config("h200-torch-fp32")
-    store = MEASUREMENTS_ROOT / registered.suite
+    store = paths.measurement_store(registered.suite)
     if not store.is_dir():
         pytest.skip("no committed GPU store")
     _copy_store(store, tmp_path / registered.suite)
-    _copy_store(MEASUREMENTS_ROOT / "dippm-cpu", tmp_path / "dippm-cpu")  # a CPU store: registered by hand only
+    _copy_store(paths.measurement_store("dippm-cpu"), tmp_path / "dippm-cpu")  # a CPU store: registered by hand only
     # without its registry entry, the store alone makes the same config
     unregistered = replace(dippm, configs=tuple(c for c in dippm.configs if c is not registered))
     (found,) = store_configs(unregistered, tmp_path)
@@ -276,15 +275,14 @@ def test_a_measured_gpu_store_is_a_config_like_the_hand_registered_one(tmp_path)
 
 
 def test_a_new_gpu_store_is_a_config_the_evaluator_accepts(tmp_path, monkeypatch):
-    from perfgraphs.data import platforms
     from perfgraphs.evaluation.evaluator import Evaluator
 
-    store = platforms.MEASUREMENTS_ROOT / "dippm-h200"
+    store = paths.measurement_store("dippm-h200")
     if not store.is_dir():
         pytest.skip("no committed GPU store")
     root = tmp_path / "measurements"
     _copy_store(store, root / "dippm-h200-node2")  # the same GPU in a second store: named after the store
-    monkeypatch.setattr(platforms, "MEASUREMENTS_ROOT", root)
+    monkeypatch.setattr(paths, "measurements_dir", lambda: root)
     names = [c.name for c in get_dataset("dippm").configs]
     assert "dippm-h200-node2-torch-fp32" in names and names.count("h200-torch-fp32") == 1
     ev = Evaluator("dippm", "energy_j", config="dippm-h200-node2-torch-fp32")
@@ -298,12 +296,12 @@ def test_an_unregistered_gpu_store_builds_the_same_dataset_as_its_registry_entry
     """The config the dippm-h200 store makes on its own is built, from the same store and pool,
     into the same content (hash) as the hand-registered h200-torch-fp32."""
     from perfgraphs.data.manifest import read_manifest
-    from perfgraphs.data.platforms import MEASUREMENTS_ROOT, store_configs
+    from perfgraphs.data.platforms import store_configs
     from perfgraphs.data.recipes import build
 
     dippm = get_dataset("dippm")
     registered = dippm.config("h200-torch-fp32")
-    if not (MEASUREMENTS_ROOT / registered.suite).is_dir():
+    if not paths.measurement_store(registered.suite).is_dir():
         pytest.skip("no committed GPU store")
     unregistered = replace(dippm, configs=tuple(c for c in dippm.configs if c is not registered))
     (found,) = store_configs(unregistered)

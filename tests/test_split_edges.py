@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from perfgraphs import paths
 from perfgraphs.cli import main
 from perfgraphs.data import splits
 from perfgraphs.errors import FileIOError, PerfgraphsError
@@ -48,7 +49,7 @@ def read_only_dir(tmp_path):
 
 
 def test_a_split_file_in_a_read_only_folder_is_a_one_line_error(read_only_dir, monkeypatch):
-    monkeypatch.setattr(splits, "SPLITS_DIR", read_only_dir)
+    monkeypatch.setattr(paths, "splits_dir", lambda: read_only_dir)
     with pytest.raises(FileIOError, match="cannot write the split file .*stratified-5-fold-seed0.json"):
         splits.save_split("perfgraphs/llm", "stratified-5-fold", 0, {"fold0": ["a"]}, unit="row_id")
     with pytest.raises(FileIOError, match="cannot write the split file"):
@@ -59,7 +60,7 @@ def test_a_split_file_in_a_read_only_folder_is_a_one_line_error(read_only_dir, m
 
 @needs_mlenergy
 def test_datasets_splits_on_a_read_only_data_dir_is_one_line(read_only_dir, monkeypatch, tmp_path, capsys):
-    monkeypatch.setattr(splits, "SPLITS_DIR", read_only_dir)
+    monkeypatch.setattr(paths, "splits_dir", lambda: read_only_dir)
     monkeypatch.setenv("PERFGRAPHS_EXTERNAL_DIR", str(MLENERGY.parent))
     monkeypatch.setenv("PERFGRAPHS_HOME", str(tmp_path / "home"))
     assert main(["datasets", "splits", "llm", "--config", "mlenergy"]) == 2

@@ -8,6 +8,7 @@ from collections import Counter
 
 import pytest
 
+from perfgraphs import paths
 from perfgraphs.data import splits
 from perfgraphs.data.splits import (PROTOCOLS, UnknownSplitError, few_shot_split, get_split, make_split, merge_groups,
                                     platform_order, save_split, split_file)
@@ -117,12 +118,12 @@ def test_per_family_proportions_within_one_structure_of_70_30():
 
 
 def test_same_seed_writes_identical_files(tmp_path, monkeypatch, units):
-    monkeypatch.setattr(splits, "SPLITS_DIR", tmp_path)
+    monkeypatch.setattr(paths, "splits_dir", lambda: tmp_path)
     _, _, groups, families, _, labeled = units
     written = []
     for _ in range(2):
         parts = expand(make_split(families, "leave-one-family-out", 1), groups)
-        shot = few_shot_split(labeled, 0, order=ORDER)  # SPLITS_DIR is a tmp folder here
+        shot = few_shot_split(labeled, 0, order=ORDER)  # the splits folder is a tmp folder here
         a = save_split("perfgraphs/nnlqp", "leave-one-family-out", 1, parts, unit="structure_id").read_bytes()
         b = save_split("perfgraphs/nnlqp", "few-shot-platform", 0, shot.pop("parts"), unit="structure_id", **shot).read_bytes()
         written.append((a, b))
@@ -172,12 +173,12 @@ def test_llm_folds_stratified_and_configurations_kept_together():
 # -- the committed files --------------------------------------------------------------------------
 
 def _committed(dataset, protocol):
-    folder = splits.SPLITS_DIR / dataset
+    folder = paths.splits_dir() / dataset
     return sorted(folder.glob(f"{protocol}-seed*.json")) if folder.exists() else []
 
 
 def test_committed_split_files_are_disjoint():
-    files = [p for p in splits.SPLITS_DIR.rglob("*.json")]
+    files = [p for p in paths.splits_dir().rglob("*.json")]
     if not files:
         pytest.skip("no committed split files")
     for path in files:

@@ -6,7 +6,7 @@ Three stages, each with its own loss history:
 1. :meth:`GNNLM.pretrain_gnn` — GraphMAE on graphs without labels (:mod:`.graphmae`);
 2. :meth:`GNNLM.adapt_graph_text` — graph-to-text: GNN frozen, projection + LoRA trained on
    (graph, "Summarise the graph", summary) with the LM's text loss (:mod:`.soft_prompt_lm`);
-   summaries come from :func:`perfgraphs.data.graph2text.summarize`;
+   summaries come from :func:`perfgraphs.data.graph_summaries.summarize`;
 3. :meth:`GNNLM.fit` — performance prediction: GNN, projection, LoRA and a linear readout all
    trained on the (log, standardised) target with MSE; Adam lr 1e-3 for the GNN and the readout,
    1e-4 for projection and LoRA (thesis §7.5.2), 10 epochs.
@@ -39,7 +39,7 @@ DEFAULT_PROMPT = "Predict the performance of the deep-learning model."
 
 def graph_summaries(hf_rows) -> list[str]:
     """Graph-to-text answers for Hugging Face graph rows (facts computed from each graph)."""
-    from perfgraphs.data.graph2text import summarize
+    from perfgraphs.data.graph_summaries import summarize
     from perfgraphs.views.hf import from_hf_row
 
     return [summarize(from_hf_row(row)) for row in hf_rows]

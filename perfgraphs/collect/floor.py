@@ -97,12 +97,3 @@ def split_half_of(rows: list[dict], target: str) -> SplitHalf | None:
     if not diffs:
         return None
     return SplitHalf(target, len(diffs), statistics.median(diffs), statistics.fmean(diffs))
-
-
-def store_split_half(root: str | Path,
-                     targets: tuple[str, ...] = ("cpu_time_ms", "latency_ms")) -> dict[str, SplitHalf]:
-    """Every target's split-half agreement over a store's configurations (those with both halves)."""
-    from perfgraphs.collect.store import MeasurementStore
-
-    rows = MeasurementStore(root).round_rows()
-    return {t: h for t in targets if (h := split_half_of(rows, t)) is not None}

@@ -27,8 +27,7 @@ from typing import Iterator
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from perfgraphs.atomic import (atomic_write_bytes, atomic_write_table, fsync_dir, is_temp, os_errors,  # noqa: F401
-                               sha256_file, sidecar_of)
+from perfgraphs.atomic import atomic_write_table, fsync_dir, is_temp, os_errors, sha256_file, sidecar_of
 from perfgraphs.collect.belonging import foreign_rows
 from perfgraphs.collect.consistency import consistency
 from perfgraphs.collect.errors import (CampaignLockedError, CorruptShardError,
@@ -38,7 +37,7 @@ from perfgraphs.collect.metafile import (HARDWARE, META, PARTS, Inventory, read_
 from perfgraphs.collect.rounds import fold, round_of
 from perfgraphs.collect.schema import ADDED_COLUMNS, SCHEMA, to_table
 
-__all__ = ["MeasurementStore", "atomic_write_table", "load_measurements", "read_verified", "sha256_file"]
+__all__ = ["MeasurementStore", "load_measurements", "read_sidecar", "read_verified"]
 
 LOCK = ".campaign.lock"
 STATUS_RANK = {"ok": 0, "oom": 1, "error": 2}
@@ -346,5 +345,3 @@ def load_measurements(root: str | Path, latest: bool = True) -> pa.Table:
     """Public reader: every verified measurement under ``root`` (one suite's folder)."""
     return MeasurementStore(root).read(latest=latest)
 
-
-__all__ += ["PARTS", "atomic_write_bytes", "read_sidecar", "sidecar_of"]

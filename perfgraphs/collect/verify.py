@@ -26,10 +26,10 @@ import pyarrow as pa
 from perfgraphs.atomic import is_temp
 from perfgraphs.collect.errors import (CorruptStoreFileError, IncompleteStoreError, LegacyStoreError,
                                        StoreError, StoreNotFoundError)
-from perfgraphs.collect.metafile import HARDWARE, META, read_campaign, read_hardware
+from perfgraphs.collect.metafile import HARDWARE, META, PARTS, read_campaign, read_hardware
 from perfgraphs.collect.belonging import foreign_rows
 from perfgraphs.collect.consistency import consistency
-from perfgraphs.collect.store import PARTS, MeasurementStore, read_sidecar, read_verified
+from perfgraphs.collect.store import MeasurementStore, read_sidecar, read_verified
 
 
 @dataclass

@@ -44,19 +44,6 @@ from perfgraphs.paths import perfgraphs_home  # noqa: F401  (public here)
 REPO_ROOT = paths.PACKAGE_DIR.parent  # where the package runs from; data locations: perfgraphs.paths
 
 
-def __getattr__(name: str):
-    # DEFAULT_POOL follows the data setting when read (an installed package may have none: then
-    # reading it says what to set); a test may still set it on the module.
-    if name == "DEFAULT_POOL":
-        return paths.graph_pool_dir()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def default_pool() -> Path:
-    """The graph pool registry builds read: the data directory's (or ``DEFAULT_POOL`` where set)."""
-    return globals().get("DEFAULT_POOL") or paths.graph_pool_dir()
-
-
 def _list_of_lists(flat: np.ndarray, inner: int, outer_lengths: np.ndarray) -> pa.Array:
     values = pa.array(flat.ravel())
     inner_offsets = pa.array(np.arange(0, flat.size + 1, inner, dtype=np.int32))
@@ -141,7 +128,7 @@ def _write_config(folder: Path, dataset: Dataset, config: Config, pool: GraphPoo
 
 def graph_inputs(pool_root: Path | None = None) -> list[BuildInput]:
     """What an unlabeled graph config reads: the graph pool (its structures and failures)."""
-    return [tree_input("graph pool", Path(pool_root or default_pool()).absolute())]
+    return [tree_input("graph pool", Path(pool_root or paths.graph_pool_dir()).absolute())]
 
 
 def labeled_inputs(dataset: Dataset, config: Config, measurements: Path | None = None,
@@ -161,7 +148,7 @@ def build_graph_config(
 ) -> Path:
     """Build an unlabeled graph config (into a fresh folder, swapped in); returns its folder."""
     registry_defaults = pool is None and counts is None
-    pool = pool or GraphPool(default_pool())
+    pool = pool or GraphPool(paths.graph_pool_dir())
     inputs = graph_inputs(pool.root)  # digested before the pool is read
     counts = counts or dataset.family_counts
     folder = dataset_folder(dataset, config, home)
@@ -201,7 +188,7 @@ def build_labeled_config(
     from perfgraphs.pool.structures import structure_id
 
     registry_defaults = pool is None and measurements is None
-    pool = pool or GraphPool(default_pool())
+    pool = pool or GraphPool(paths.graph_pool_dir())
     inputs = labeled_inputs(dataset, config, measurements, pool.root)  # digested before they are read
     table = load_measurements(measurements or measurement_root(dataset, config))
     rows = [r for r in table.to_pylist() if r["status"] == "ok" and r["platform"] == config.platform]

@@ -16,7 +16,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from perfgraphs import paths
-from perfgraphs.data.build import _shard_table, dataset_folder, default_pool
+from perfgraphs.data.build import _shard_table, dataset_folder
 from perfgraphs.pool.graph_pool import GraphPool
 from perfgraphs.data.staging import StagedBuild
 from perfgraphs.data.splits import make_split
@@ -96,7 +96,7 @@ def nnlqp_inputs(measurements_root: Path | None = None, pool_root: Path | None =
 
     return [external_input("timm-benchmark", external_dir),
             tree_input("measurements", Path(measurements_root or paths.measurements_dir()).absolute()),
-            tree_input("graph pool", Path(pool_root or default_pool()).absolute())]
+            tree_input("graph pool", Path(pool_root or paths.graph_pool_dir()).absolute())]
 
 
 def build_nnlqp_config(dataset: Dataset, config: Config, pool: GraphPool | None = None, home: Path | None = None,
@@ -107,7 +107,7 @@ def build_nnlqp_config(dataset: Dataset, config: Config, pool: GraphPool | None 
 
     # another external folder is another source: its files, not the pinned ones, make the build
     registry_defaults = pool is None and only is None and measurements_root is None and external_dir is None
-    pool = pool or GraphPool(default_pool())
+    pool = pool or GraphPool(paths.graph_pool_dir())
     measurements_root = measurements_root or paths.measurements_dir()
     inputs = nnlqp_inputs(measurements_root, pool.root, external_dir)  # digested before they are read
     rows = [r for r in import_timm_benchmark(external_dir).table.to_pylist() if r["throughput_samples_per_s"]]

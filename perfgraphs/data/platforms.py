@@ -34,22 +34,14 @@ from perfgraphs import paths
 from perfgraphs.registry import DATASETS, GRAPH_ROWS, HELDOUT_SUITES, Config, Dataset, Discovery, install_discovery
 
 
-
-def __getattr__(name: str):
-    # MEASUREMENTS_ROOT, where store discovery looks, follows the data setting when read (an
-    # installed package may have none); a test may still set it on the module
-    if name == "MEASUREMENTS_ROOT":
-        return paths.measurements_dir()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def _measurements_root() -> Path | None:
     """Where our stores are; None for an installed package with no data directory set (then it
     has no stores to discover, and the registry's configs are all there is)."""
     try:
-        return globals().get("MEASUREMENTS_ROOT") or paths.measurements_dir()
+        return paths.measurements_dir()
     except paths.DataDirNotFoundError:
         return None
+
 
 TIMM_SOURCE = "timm-benchmark"  # the external source folder of timm's published results
 CPU_STORES_SOURCE = "cpu-measurement-stores"  # our stores' CPU platforms

@@ -22,7 +22,6 @@ from perfgraphs.atomic import atomic_write_bytes, os_errors
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.registry import DATASETS
 
-SPLITS_DIR = paths.splits_dir()  # committed split files (a wheel carries them)
 # few-shot-platform's seed -> platform, committed beside the dataset's split files: seed k holds
 # out the k-th platform. Platforms are discovered from the data; this order only numbers them,
 # and a platform found later is appended (sorted), so every committed seed keeps its platform.
@@ -38,7 +37,7 @@ def _few_shot_dataset() -> str | None:
 
 
 def _order_path(dataset: str) -> Path:
-    return SPLITS_DIR / dataset.replace("perfgraphs/", "") / PLATFORM_ORDER
+    return paths.splits_dir() / dataset.replace("perfgraphs/", "") / PLATFORM_ORDER
 
 
 def platform_order(dataset: str | None = None) -> list[str]:
@@ -240,7 +239,7 @@ def split_path(dataset: str, protocol: str, seed: int, config: str | None = None
     """``data/splits/<dataset>/[<config>/]<protocol>-seed<seed>.json``: a dataset's configs share
     its splits (same units), except a config whose rows are its own (``config``, e.g. llm's
     cpu-torch-fp32 beside the imported mlenergy rows)."""
-    folder = SPLITS_DIR / dataset.replace("perfgraphs/", "")
+    folder = paths.splits_dir() / dataset.replace("perfgraphs/", "")
     return (folder / config if config else folder) / f"{protocol}-seed{seed}.json"
 
 

@@ -21,16 +21,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from perfgraphs import paths
 from perfgraphs.data.splits import held_out_family, make_split, merge_groups
 from perfgraphs.registry import Dataset
 
 
 def pool_groups(dataset: Dataset, pool=None) -> dict[str, str]:
     """Structure hash → family of every structure of a graph set (the pool must be complete)."""
-    from perfgraphs.data.build import default_pool
     from perfgraphs.pool.graph_pool import GraphPool, iter_samples
 
-    pool = pool or GraphPool(default_pool())
+    pool = pool or GraphPool(paths.graph_pool_dir())
     return {pool.structure(sid).one.structure_hash: family for family, sid, _ in iter_samples(pool, dataset.family_counts)}
 
 

@@ -20,7 +20,6 @@ from dataclasses import replace
 from perfgraphs import paths
 from perfgraphs.registry import PLATFORM_SEPARATOR, Task
 
-NOISE_DIR = paths.noise_floor_dir()  # committed noise floors (a wheel carries them)
 # A first-version config's floor is the probe of the suite that measured its labels (the registry's
 # ``noise_probe_file``): stated only for the labels its two rounds measured on that suite's own
 # configurations (timings: latency and what is derived from it); another suite's probe (trappm's
@@ -75,9 +74,9 @@ def labels_floor(task: Task) -> tuple[str, float | None] | None:
     if target not in PROBED_TARGETS:
         return None
     name = cfg.noise_probe_file if platform == cfg.platform else None
-    if name is None or not (NOISE_DIR / name).exists():
+    if name is None or not (paths.noise_floor_dir() / name).exists():
         return None
-    noise = json.loads((NOISE_DIR / name).read_text())
+    noise = json.loads((paths.noise_floor_dir() / name).read_text())
     return (f"Noise floor of the labels (the same {len(noise['probe'])} configurations of the {noise['plan']} plan "
             f"measured in two independent rounds on this platform): **{noise['mape_raw_pct']:.1f} % MAPE raw, "
             f"{noise['mape_calibrated_pct']:.1f} % calibrated**."), noise["mape_raw_pct"]

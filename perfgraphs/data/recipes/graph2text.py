@@ -20,7 +20,7 @@ def source_config(cfg) -> tuple[str, str]:
 
 
 def build(ds, cfg, ctx) -> Path:
-    from perfgraphs.data.graph2text import build_graph2text_config
+    from perfgraphs.data.graph_summaries import build_graph2text_config
 
     source = ctx.load(*source_config(cfg))  # built or refreshed first, so the inputs name that build
     return build_graph2text_config(ds, cfg, source, ctx.inputs(), home=ctx.home)

@@ -27,13 +27,13 @@ def write_splits(ds, cfg, ctx) -> None:
     from perfgraphs.data.splits import (PROTOCOLS, UnknownSplitError, extended_platform_order, few_shot_split,
                                         save_platform_order)
     from perfgraphs.data.standard_splits import leave_one_family_out, nnlqp_units, pool_hashes
-    from perfgraphs.data.build import default_pool
+    from perfgraphs import paths
 
     rows = timm_rows(ctx.external_dir)
     benchmarked = {(r["arch"], int(r["img_size"])) for r in rows if r["img_size"]}
     rows += [r for r in own_platform_rows(ctx.measurements_root)
              if (r["arch"], r["img_size"]) in benchmarked]
-    groups, families, mixed, labeled = nnlqp_units(rows, *pool_hashes(ctx.pool_root or default_pool()))
+    groups, families, mixed, labeled = nnlqp_units(rows, *pool_hashes(ctx.pool_root or paths.graph_pool_dir()))
     n_families = len(set(families.values()))
     for fold in PROTOCOLS["leave-one-family-out"]["seeds"][:n_families]:
         parts, held, left_out = leave_one_family_out(groups, families, mixed, fold)

@@ -48,16 +48,6 @@ def official(dataset: str, config: str, target: str, protocol: str | None = None
                  and (protocol is None or protocol == b.protocol)), None)
 
 
-def eligible_targets(dataset: str, config: str) -> list[str]:
-    """Every target an entry on this config may be scored on (and shown under, on an official or an
-    additional board): the config's targets and, for a multi-platform config, each target on every
-    platform the config has (its build's, else those discovered in its sources), so a platform
-    that a new result file or store adds is eligible with no edit here."""
-    cfg = get_dataset(dataset).config(config)
-    names = [t.name for t in cfg.targets]
-    return names + [pt for t in names for pt in cfg.platform_targets(t)]
-
-
 def applicable_baselines(board: Board) -> list[str]:
     return reference_baselines(get_dataset(board.dataset).config(board.config).kind)
 

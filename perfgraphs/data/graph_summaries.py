@@ -1,4 +1,6 @@
-"""Graph-to-text pairs: (graph, "Summarise the graph", summary), as in the GNN+LLM work.
+"""Graph summaries and the graph-to-text pairs built from them: (graph, "Summarise the graph",
+summary), as in the GNN+LLM work (the recipe that builds the pairs' config:
+:mod:`perfgraphs.data.recipes.graph2text`; the GNN+LM baseline reads the summaries too).
 
 The summary states facts computed from the graph itself — node and edge counts, batch size,
 GFLOPs, GMACs, parameters, memory and per-operator statistics — in a fixed template, so the pairs
@@ -31,10 +33,6 @@ def summarize(graph: PerfGraph, top_ops: int = 8) -> str:
             f"{op} x{n} ({macs / 1e9:.3f} GMACs, {params:,} parameters)" for op, (n, macs, params) in ranked) + ".",
     ]
     return " ".join(lines)
-
-
-def graph2text_rows(graphs, ids) -> list[dict]:
-    return [{"sample_id": i, "question": QUESTION, "answer": summarize(g)} for i, g in zip(ids, graphs)]
 
 
 def build_graph2text_config(dataset, config, source, inputs, home=None):
