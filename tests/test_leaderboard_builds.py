@@ -49,7 +49,8 @@ def test_a_build_other_than_the_boards_is_named_with_the_reason(tmp_path):
     same = mismatch(board, "b" * 64, {"pyarrow": "1.0", "torch": "2.14.1"}, pins)
     assert "the sources differ" in same
     assert mismatch(board, "a" * 64, {}, pins) is None
-    assert mismatch(task("perfgraphs/trappm", "cpu-torch-fp32", "step_time_ms"), "b" * 64, {}, pins) is None  # nothing pinned
+    unpinned = task("perfgraphs/trappm", "cpu-torch-fp32", "step_time_ms")
+    assert mismatch(unpinned, "b" * 64, {}, pins) is None  # nothing pinned
 
 
 def test_submit_refuses_and_check_warns_on_another_build(tiny_labeled_home, tmp_path, monkeypatch, capsys):

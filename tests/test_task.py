@@ -97,7 +97,7 @@ TRANSFER_RUN = ["benchmark", "--dataset", "nnlqp", "--config", "timm-platforms",
                 "--baseline", "ratio-transfer", "--protocol", "leave-one-platform-out", "--shots", "8", "16",
                 "--seeds", "0", "--platforms", "timm-rtx4090-amp-nchw-pt240-cu124"]
 needs_timm = pytest.mark.skipif(not os.environ.get("PERFGRAPHS_EXTERNAL_DIR"),
-                                reason="needs timm's benchmark files (PERFGRAPHS_EXTERNAL_DIR) to build perfgraphs/nnlqp")
+                                reason="needs timm's files (PERFGRAPHS_EXTERNAL_DIR) to build perfgraphs/nnlqp")
 
 
 def _transfer_run(capsys) -> str:

@@ -82,8 +82,8 @@ def mismatch(board: Task, content_hash: str, generators: dict[str, str] | None,
                   and k != "perfgraphs"]
         why = ("; the generators differ: " + ", ".join(differ)) if differ else \
             "; same generator versions, so the sources differ (measurements, graph pool or external files)"
-    return (f"this checkout builds {board.dataset.name}/{board.config.name} as {content_hash[:12]} but the board ranks build "
-            f"{pin['content_hash'][:12]} (leaderboard/builds.json){why}")
+    return (f"this checkout builds {board.dataset.name}/{board.config.name} as {content_hash[:12]} but the board "
+            f"ranks build {pin['content_hash'][:12]} (leaderboard/builds.json){why}")
 
 
 def split_by_build(entries: list, pin: dict | None) -> tuple[str, list, list]:
