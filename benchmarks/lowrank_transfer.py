@@ -36,7 +36,7 @@ def run_lowrank(spec, table, content_hash: str):
     result = TransferResult(spec, content_hash,
                             gpu_platforms=tuple(p.name for p in table.platforms if p.device_kind == "gpu"))
     chosen = []
-    for platform in held_out_platforms(table, spec.dataset):
+    for platform in held_out_platforms(table, spec.board.dataset):
         for k in spec.shots:
             for draw in spec.draws:
                 task = transfer_task(table, platform, k, draw, spec.variant)
@@ -44,7 +44,7 @@ def run_lowrank(spec, table, content_hash: str):
                 model = TRANSFER_BASELINES[spec.baseline].make(draw).fit(task.table, platform)
                 pred = model.predict(task.table, task.test_rows)
                 result.fit_seconds += time.perf_counter() - t0
-                result.rows.append(score_task(task, pred, spec.dataset, spec.config))
+                result.rows.append(score_task(task, pred, spec.board))
                 chosen.append({"platform": platform, "shots": k, "draw": draw, "rank": model.rank_,
                                "alpha": model.alpha_, "anchor": model.anchor_})
     return result, chosen
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     from perfgraphs.baselines.catalog import LOWRANK_TRANSFER
     from perfgraphs.evaluation.platform_transfer import PROTOCOL, load_platform_table
     from perfgraphs.leaderboard.transfer_runner import TransferSpec, run_transfer, write_tables
-    from perfgraphs.registry import get_dataset
+    from perfgraphs.registry import task
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--dataset", required=True)
@@ -95,13 +95,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shots", type=int, nargs="+", default=[8, 32, 128])
     ap.add_argument("--draws", type=int, default=5)
     args = ap.parse_args(argv)
-    ds = get_dataset(args.dataset)
-    cfg = ds.config(args.config)
-    table, manifest = load_platform_table(ds.name, cfg.name, args.target)
+    board = task(args.dataset, args.config, args.target)
+    table, manifest = load_platform_table(board)
     content_hash = manifest.get("content_hash", "")
 
     def spec(baseline: str) -> TransferSpec:
-        return TransferSpec(ds.name, cfg.name, args.target, baseline, VARIANT, tuple(args.shots), tuple(range(args.draws)))
+        return TransferSpec(board, baseline, VARIANT, tuple(args.shots), tuple(range(args.draws)))
 
     results = []
     for baseline in _rules():
@@ -112,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     lowrank, chosen = run_lowrank(spec(LOWRANK_TRANSFER.name), table, content_hash)
     results.append(lowrank)
     print(f"{LOWRANK_TRANSFER.name}: {time.time() - t0:.0f} s", flush=True)
-    stem = f"{ds.name.split('/')[-1]}-{cfg.name}-{args.target}-{PROTOCOL}-lowrank"
+    stem = f"{board.dataset.name.split('/')[-1]}-{board.config.name}-{args.target}-{PROTOCOL}-lowrank"
     command = (f"python -m benchmarks.lowrank_transfer --dataset {args.dataset} --config {args.config} "
                f"--target {args.target} --shots {' '.join(map(str, args.shots))} --draws {args.draws}")
     csv_path, md_path = write_tables(results, RESULTS, stem, command)

@@ -17,10 +17,10 @@ import argparse
 import json
 import sys
 import time
-from dataclasses import asdict
 from pathlib import Path
 
 RESULTS = Path(__file__).parent / "results"
+BOARD_NAMES = ("dataset", "config", "target")  # a kept run's spec names its board (TransferSpec.names)
 # (variant, K values): every K for the known-models variants, the two for unseen models
 PLAN = (("known-models", (8, 16, 32, 64, 128)), ("known-models-other-devices", (32,)), ("unseen-models", (32, 128)))
 
@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     from perfgraphs.leaderboard.transfer_runner import (TransferResult, TransferSpec, run_transfers, to_entries,
                                                         write_tables)
     from perfgraphs.baselines.catalog import TRANSFER_BASELINES
-    from perfgraphs.registry import get_dataset
+    from perfgraphs.registry import task
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--dataset", required=True)
@@ -45,11 +45,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="keep each run's scores as JSON here, and write the tables from every run kept there "
                          "(runs of several variants may then go in parallel processes)")
     args = ap.parse_args(argv)
-    ds = get_dataset(args.dataset)
-    cfg = ds.config(args.config)
-    table, manifest = load_platform_table(ds.name, cfg.name, args.target)
+    board = task(args.dataset, args.config, args.target)
+    table, manifest = load_platform_table(board)
     work = Path(args.work) if args.work else None
-    specs = [TransferSpec(ds.name, cfg.name, args.target, baseline, variant, shots, tuple(range(args.draws)))
+    specs = [TransferSpec(board, baseline, variant, shots, tuple(range(args.draws)))
              for variant, shots in PLAN for baseline in args.baselines
              if variant in TRANSFER_BASELINES[baseline].variants and variant in args.variants]
     started = [time.time()]
@@ -63,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
         if work is not None:
             work.mkdir(parents=True, exist_ok=True)
             (work / f"{spec.baseline}--{spec.variant}.json").write_text(json.dumps(
-                {"spec": asdict(spec), "content_hash": res.content_hash, "rows": res.rows,
+                {"spec": spec.names(), "content_hash": res.content_hash, "rows": res.rows,
                  "fit_seconds": res.fit_seconds, "gpu_platforms": res.gpu_platforms}))
         summary = "; ".join(f"K={k} GPU MAPE {res.mean_over_platforms(k, True)['mape_pct']:.2f}" for k in spec.shots)
         print(f"{spec.baseline} {spec.variant}: {summary} ({time.time() - started[0]:.0f} s)", flush=True)
@@ -75,12 +74,13 @@ def main(argv: list[str] | None = None) -> int:
     results = run_transfers(specs, table, manifest.get("content_hash", ""), on_result=keep, notify=notify)
     if work is not None:  # every run kept, in plan order
         kept = {p.stem: json.loads(p.read_text()) for p in work.glob("*.json")}
-        results = [TransferResult(TransferSpec(**{k: tuple(v) if isinstance(v, list) else v
-                                                  for k, v in r["spec"].items()}), r["content_hash"], r["rows"],
+        results = [TransferResult(TransferSpec(board, **{k: tuple(v) if isinstance(v, list) else v
+                                                         for k, v in r["spec"].items() if k not in BOARD_NAMES}),
+                                  r["content_hash"], r["rows"],
                                   r["fit_seconds"], tuple(r["gpu_platforms"]))
                    for variant, _ in PLAN for b in TRANSFER_BASELINES
                    if (r := kept.get(f"{b}--{variant}")) is not None]
-    stem = f"{ds.name.split('/')[-1]}-{cfg.name}-{args.target}-{PROTOCOL}"
+    stem = f"{board.dataset.name.split('/')[-1]}-{board.config.name}-{args.target}-{PROTOCOL}"
     command = ("python -m benchmarks.platform_transfer --dataset " + f"{args.dataset} --config {args.config} "
                f"--target {args.target} --draws {args.draws} --record --work WORK  # one process per variant, "
                "or all in one")

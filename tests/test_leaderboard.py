@@ -93,9 +93,10 @@ def test_records_on_different_test_configurations_are_not_paired():
 
 def test_every_committed_board_ranks_by_the_stated_rule():
     from perfgraphs.leaderboard.records.builds import pins_file, read_pins, split_by_build
-    from perfgraphs.leaderboard.records.results import RESULTS_DIR, scoring_protocol
+    from perfgraphs.leaderboard.records.results import RESULTS_DIR, RecordedBoards
     from perfgraphs.leaderboard.site.pages import current_and_superseded
 
+    scoring_protocol = RecordedBoards().scoring_protocol
     pins = read_pins(pins_file(RESULTS_DIR))
     boards: dict[tuple, list[Entry]] = {}
     for path in sorted(RESULTS_DIR.glob("*.jsonl")):
@@ -207,10 +208,11 @@ def test_committed_reference_entries_are_on_the_site(tmp_path):
     through ``perfgraphs submit``) are ranked on the built site, one table per board, and every
     entry page shows its per-seed table and its plot."""
     from perfgraphs.leaderboard.records.boards import BOARDS, missing_reference_entries, official
-    from perfgraphs.leaderboard.records.results import RESULTS_DIR, scoring_protocol
+    from perfgraphs.leaderboard.records.results import RESULTS_DIR, RecordedBoards
     from perfgraphs.leaderboard.site.pages import current_and_superseded
     from perfgraphs.registry import get_dataset
 
+    scoring_protocol = RecordedBoards().scoring_protocol
     chromium, playwright = _chromium()
     records = [json.loads(line) for path in sorted(RESULTS_DIR.glob("*.jsonl"))
                for line in path.read_text().splitlines() if line.strip()]

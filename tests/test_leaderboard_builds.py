@@ -8,6 +8,7 @@ import json
 import pytest
 
 from perfgraphs.leaderboard.records.builds import BUILDS_FILE, mismatch, read_pins
+from perfgraphs.registry import task
 
 # Rebuilt from this checkout in a fresh PERFGRAPHS_HOME (the two CPU boards' configs: minutes,
 # not the GPU or external ones, which the same code path builds)
@@ -20,9 +21,10 @@ def test_a_fresh_build_is_the_pinned_build(key, tmp_path):
 
     pin = read_pins()[key]
     dataset, config = key.split(" ")
-    data = load_protocol(dataset, config, tmp_path / "home")
-    assert data.content_hash == pin["content_hash"], mismatch(dataset, config, data.content_hash, data.generators)
     target = next(iter(pin["test_n"]))
+    data = load_protocol(dataset, config, tmp_path / "home")
+    assert data.content_hash == pin["content_hash"], mismatch(task(dataset, config, target), data.content_hash,
+                                                              data.generators)
     assert len(load_protocol(dataset, config, tmp_path / "home", target=target).test) == pin["test_n"][target]
 
 
@@ -40,13 +42,15 @@ def test_a_build_other_than_the_boards_is_named_with_the_reason(tmp_path):
     pins = tmp_path / "builds.json"
     pins.write_text(json.dumps({"perfgraphs/dippm cpu-torch-fp32": {
         "content_hash": "a" * 64, "generators": {"pyarrow": "1.0", "torch": "2.14.1"}, "test_n": {}}}))
-    why = mismatch("perfgraphs/dippm", "cpu-torch-fp32", "b" * 64, {"pyarrow": "23.0", "torch": "2.14.1"}, pins)
+    board = task("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms")
+    why = mismatch(board, "b" * 64, {"pyarrow": "23.0", "torch": "2.14.1"}, pins)
     assert why.startswith("this checkout builds perfgraphs/dippm/cpu-torch-fp32 as bbbbbbbbbbbb but the board ranks "
                           "build aaaaaaaaaaaa") and "pyarrow 23.0 here vs 1.0 for the board" in why
-    same = mismatch("perfgraphs/dippm", "cpu-torch-fp32", "b" * 64, {"pyarrow": "1.0", "torch": "2.14.1"}, pins)
+    same = mismatch(board, "b" * 64, {"pyarrow": "1.0", "torch": "2.14.1"}, pins)
     assert "the sources differ" in same
-    assert mismatch("perfgraphs/dippm", "cpu-torch-fp32", "a" * 64, {}, pins) is None
-    assert mismatch("perfgraphs/trappm", "cpu-torch-fp32", "b" * 64, {}, pins) is None  # nothing pinned
+    assert mismatch(board, "a" * 64, {}, pins) is None
+    unpinned = task("perfgraphs/trappm", "cpu-torch-fp32", "step_time_ms")
+    assert mismatch(unpinned, "b" * 64, {}, pins) is None  # nothing pinned
 
 
 def test_submit_refuses_and_check_warns_on_another_build(tiny_labeled_home, tmp_path, monkeypatch, capsys):

@@ -152,8 +152,9 @@ def test_a_row_the_committed_split_does_not_list_is_refused():
 
 
 def test_legacy_llm_records_read_as_stratified_and_new_ones_as_recorded():
-    from perfgraphs.leaderboard.records.results import scoring_protocol
+    from perfgraphs.leaderboard.records.results import RecordedBoards
 
+    scoring_protocol = RecordedBoards().scoring_protocol
     cfg = CV_CONFIGS[0]
     assert scoring_protocol(LLM.name, cfg.name, "") == "stratified-5-fold"
     assert scoring_protocol(LLM.name, cfg.name, "leave-models-out") == "leave-models-out"

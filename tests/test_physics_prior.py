@@ -272,9 +272,10 @@ def test_the_kernel_mix_needs_the_tables_graphs():
 def test_on_real_gpus_the_residual_model_beats_physics_alone_on_unseen_models():
     """RTX 3090 (torch 2.4) held out, 32 shots, unseen architectures: physics scaled by the shots,
     then the learned residual on top; both scored against the published timm measurements."""
+    from perfgraphs import registry
     from perfgraphs.evaluation.platform_transfer import load_platform_table
 
-    table, _ = load_platform_table("perfgraphs/nnlqp", "timm-platforms", "latency_per_sample_ms")
+    table, _ = load_platform_table(registry.task("perfgraphs/nnlqp", "timm-platforms", "latency_per_sample_ms"))
     gpu = "timm-rtx3090-amp-nchw-pt240-cu124"
     task = transfer_task(table, gpu, 32, 0, "unseen-models")
     assert all(descriptor_of(p) for p in table.platforms)  # every platform of the build has its physics
@@ -339,9 +340,11 @@ def _table_with_an_undescribed_device(tmp_path, monkeypatch):
 def test_a_run_of_several_predictors_skips_those_needing_a_missing_descriptor(tmp_path, monkeypatch):
     from perfgraphs.features.hardware import user_descriptors_csv
     from perfgraphs.leaderboard.transfer_runner import TransferSpec, run_transfers
+    from perfgraphs.registry import task
 
     ds, cfg, table = _table_with_an_undescribed_device(tmp_path, monkeypatch)
-    specs = [TransferSpec(ds.name, cfg.name, "latency_per_sample_ms", baseline, variant, (8,), (0,))
+    board = task(ds.name, cfg.name, "latency_per_sample_ms")
+    specs = [TransferSpec(board, baseline, variant, (8,), (0,))
              for baseline, variant in (("ratio-transfer", "known-models"), ("roofline-prior", "known-models"),
                                        ("prior-gbm-transfer", "unseen-models"))]
     lines, done = [], []
@@ -357,9 +360,10 @@ def test_a_run_of_several_predictors_skips_those_needing_a_missing_descriptor(tm
 def test_a_run_of_that_predictor_alone_refuses_in_one_line(tmp_path, monkeypatch):
     from perfgraphs.features.hardware import user_descriptors_csv
     from perfgraphs.leaderboard.transfer_runner import TransferSpec, run_transfer
+    from perfgraphs.registry import task
 
     ds, cfg, table = _table_with_an_undescribed_device(tmp_path, monkeypatch)
-    spec = TransferSpec(ds.name, cfg.name, "latency_per_sample_ms", "roofline-prior", "known-models", (8,), (0,))
+    spec = TransferSpec(task(ds.name, cfg.name, "latency_per_sample_ms"), "roofline-prior", "known-models", (8,), (0,))
     with pytest.raises(UnknownHardwareError) as info:  # before anything is fitted: the table has no node costs
         run_transfer(spec, table=table)
     message = str(info.value)

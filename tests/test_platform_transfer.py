@@ -247,14 +247,15 @@ def test_cli_bad_input_is_one_line_and_non_zero(extra, needle):
 def test_ratio_rule_on_a_real_gpu_platform():
     from perfgraphs.evaluation.platform_transfer import load_platform_table
     from perfgraphs.leaderboard.transfer_runner import TransferSpec, run_transfer
+    from perfgraphs.registry import task
 
-    table, _ = load_platform_table("perfgraphs/nnlqp", "timm-platforms", "latency_per_sample_ms")
+    board = task("perfgraphs/nnlqp", "timm-platforms", "latency_per_sample_ms")
+    table, _ = load_platform_table(board)
     gpu = next(p.name for p in table.platforms if p.device_kind == "gpu")
     unseen = transfer_task(table, gpu, 32, 0, "unseen-models")
     test_groups = {table.groups[i] for i in unseen.test_rows}
     assert not np.isfinite(unseen.table.labels[[i for i, g in enumerate(table.groups) if g in test_groups]]).any()
-    res = run_transfer(TransferSpec("perfgraphs/nnlqp", "timm-platforms", "latency_per_sample_ms", "ratio-transfer",
-                                    "known-models", (32,), (0,), (gpu,)), table=table)
+    res = run_transfer(TransferSpec(board, "ratio-transfer", "known-models", (32,), (0,), (gpu,)), table=table)
     assert res.rows[0]["n"] > 500 and res.rows[0]["mape_pct"] < 20
 
 
@@ -304,7 +305,7 @@ def test_a_run_becomes_tables_and_leaderboard_records_per_k(tmp_path):
     from perfgraphs.leaderboard.records.results import append_entry, read_entries
     from perfgraphs.leaderboard.site.pages import build_site
     from perfgraphs.leaderboard.transfer_runner import TransferSpec, run_transfer, to_entries, write_tables
-    from perfgraphs.registry import get_dataset
+    from perfgraphs.registry import get_dataset, task
 
     ds = get_dataset("nnlqp")
     cfg = next(c for c in ds.configs if "leave-one-platform-out" in c.split_protocols)
@@ -315,7 +316,8 @@ def test_a_run_becomes_tables_and_leaderboard_records_per_k(tmp_path):
     platforms = [_platform(name, "rtx3090" if "3090" in name else "rtx4090") for name in names]
     labels = {names[0]: base, names[1]: 1.5 * base * np.exp(rng.normal(0, 0.02, n)), names[2]: 0.7 * base}
     table = synthetic_table(labels, platforms, n)
-    spec = TransferSpec(ds.name, cfg.name, "latency_per_sample_ms", "ratio-transfer", "known-models", (8, 16), (0, 1, 2, 3, 4))
+    spec = TransferSpec(task(ds.name, cfg.name, "latency_per_sample_ms"), "ratio-transfer", "known-models", (8, 16),
+                        (0, 1, 2, 3, 4))
     res = run_transfer(spec, table=table, content_hash="c0ffee")  # five draws: a record needs five seeds
     assert len(res.rows) == 3 * 2 * 5 and all(r["n"] == n - r["shots"] for r in res.rows)
     exact = [s for s in res.summary() if s["platform"] == names[2]]  # 0.7 × names[0], exactly

@@ -4,11 +4,13 @@ The registry's ``get_dataset`` and the manifest reader are wrapped in a counter 
 still run: instrumentation, not a stand-in), rebound wherever a module imported them by name, and
 one real quick submission runs end to end: ``perfgraphs submit`` of the example on the tiny dippm
 board (conftest's ``tiny_labeled_home``), scored in the sandbox, recorded, logged and summarised
-with its noise-floor line.
+with its noise-floor line. A leave-one-platform-out run (``perfgraphs benchmark --protocol
+leave-one-platform-out``) resolves its board once as well.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 
@@ -87,3 +89,50 @@ def test_a_submission_resolves_its_board_once_and_reads_its_manifest_once(env, m
     assert len(datasets) == 1, "\n---\n".join(datasets)
     assert len(manifests) == 1, "\n---\n".join(manifests)
 
+
+
+# -- a leave-one-platform-out run: `perfgraphs benchmark --protocol leave-one-platform-out` ------------------
+
+TRANSFER_RUN = ["benchmark", "--dataset", "nnlqp", "--config", "timm-platforms", "--target", "latency_per_sample_ms",
+                "--baseline", "ratio-transfer", "--protocol", "leave-one-platform-out", "--shots", "8", "16",
+                "--seeds", "0", "--platforms", "timm-rtx4090-amp-nchw-pt240-cu124"]
+needs_timm = pytest.mark.skipif(not os.environ.get("PERFGRAPHS_EXTERNAL_DIR"),
+                                reason="needs timm's files (PERFGRAPHS_EXTERNAL_DIR) to build perfgraphs/nnlqp")
+
+
+def _transfer_run(capsys) -> str:
+    from perfgraphs.cli import main
+
+    rc = main(TRANSFER_RUN)
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    assert "ratio-transfer known-models K=16 mean over GPU platforms (1)" in " ".join(out.split())
+    return out
+
+
+@needs_timm
+def test_a_transfer_run_resolves_its_board_once(monkeypatch, capsys):
+    # the CLI resolves the board; loading the platform table, ordering the held-out platforms,
+    # scoring each (platform, K, draw) with the Evaluator and summarising take the Task
+    datasets = count_calls(monkeypatch, registry, "get_dataset")
+    _transfer_run(capsys)
+    assert len(datasets) == 1, "\n---\n".join(datasets)
+
+
+@needs_timm
+def test_the_counter_sees_a_transfer_run_that_resolves_again(monkeypatch, capsys):
+    # the control: the same run, its scorer building the Evaluator from the board's names (as each
+    # scored task did before it took the Task), counts one resolution more per scored task (2 K x 1 draw)
+    from perfgraphs.evaluation.evaluator import Evaluator
+    from perfgraphs.leaderboard import transfer_runner
+
+    scored = transfer_runner.score_task
+
+    def by_names(transfer, pred, board):
+        Evaluator(board.dataset.name, board.target.name, board.config.name)
+        return scored(transfer, pred, board)
+
+    monkeypatch.setattr(transfer_runner, "score_task", by_names)
+    datasets = count_calls(monkeypatch, registry, "get_dataset")
+    _transfer_run(capsys)
+    assert len(datasets) == 1 + 2, "\n---\n".join(datasets)

@@ -41,10 +41,9 @@ def run_transfer_protocol(args: argparse.Namespace) -> int:
 
     from perfgraphs.leaderboard.records.results import append_entry
     from perfgraphs.leaderboard.transfer_runner import TransferSpec, run_transfer, to_entries, write_tables
-    from perfgraphs.registry import get_dataset
+    from perfgraphs.registry import task
 
-    ds = get_dataset(args.dataset)
-    spec = TransferSpec(ds.name, ds.config(args.config).name, args.target, args.baseline, args.variant,
+    spec = TransferSpec(task(args.dataset, args.config, args.target), args.baseline, args.variant,
                         tuple(args.shots), tuple(args.seeds), tuple(args.platforms))
     result = run_transfer(spec)
     console = Console()
@@ -96,15 +95,16 @@ def board_placement(result) -> list[str]:
     from the paired bootstrap (:mod:`perfgraphs.leaderboard.records.ranks`), or why it cannot be placed."""
     from perfgraphs.leaderboard.records.builds import pins_file, read_pins, split_by_build
     from perfgraphs.leaderboard.records.ranks import diff_text, label_repetitions, mape_text, rank_board
-    from perfgraphs.leaderboard.records.results import RESULTS_DIR, read_entries, scoring_protocol
+    from perfgraphs.leaderboard.records.results import RESULTS_DIR, read_entries
     from perfgraphs.leaderboard.runner import to_entry
     from perfgraphs.leaderboard.site.pages import current_and_superseded
 
     run = to_entry(result)
-    protocol = result.board.config.scoring_protocol(run.protocol)
+    config = result.board.config  # the config of every entry compared: the records of its board
+    protocol = config.scoring_protocol(run.protocol)
     on_board = [e for e in read_entries(run.dataset, RESULTS_DIR) if e.test_set == "public"
                 and (e.config, e.target) == (run.config, run.target)
-                and scoring_protocol(e.dataset, e.config, e.protocol) == protocol and e.method != run.method]
+                and config.scoring_protocol(e.protocol) == protocol and e.method != run.method]
     pin = read_pins(pins_file(RESULTS_DIR)).get(f"{run.dataset} {run.config}")
     current = [e for e in current_and_superseded(split_by_build(on_board, pin)[1])[0]
                if e.dataset_content_hash == run.dataset_content_hash]

@@ -55,16 +55,17 @@ def _show(args) -> int:
     from perfgraphs.leaderboard.records.builds import pins_file, read_pins, split_by_build
     from perfgraphs.leaderboard.records.hidden import compromised_hashes
     from perfgraphs.leaderboard.records.ranks import RANK_RULE, diff_text, label_repetitions, mape_text, rank_board
-    from perfgraphs.leaderboard.records.results import RESULTS_DIR, read_entries, scoring_protocol
-    from perfgraphs.leaderboard.site.pages import current_and_superseded, noise_floor_text, recorded_board
+    from perfgraphs.leaderboard.records.results import RESULTS_DIR, RecordedBoards, read_entries
+    from perfgraphs.leaderboard.site.pages import current_and_superseded, noise_floor_text
 
     results = args.results or RESULTS_DIR
     pins = read_pins(pins_file(results))
+    recorded_boards = RecordedBoards()  # each board the records name, resolved once
     groups: dict[tuple, list] = {}
     for path in sorted(results.glob("*.jsonl")):
         for e in read_entries(path.stem, results):
-            groups.setdefault((e.dataset, e.config, e.target, scoring_protocol(e.dataset, e.config, e.protocol),
-                               e.test_set), []).append(e)
+            protocol = recorded_boards.scoring_protocol(e.dataset, e.config, e.protocol)
+            groups.setdefault((e.dataset, e.config, e.target, protocol, e.test_set), []).append(e)
     order = {(*b.key, b.protocol): i for i, b in enumerate(BOARDS)}
     for board in BOARDS:  # an official board without a record is still listed, with why
         groups.setdefault((*board.key, board.protocol, "public"), [])
@@ -86,7 +87,7 @@ def _show(args) -> int:
             console.print(escape(f"{title}: no current entry: {why}"))
             continue
         n = (pin or {}).get("test_n", {}).get(target) or current[0].per_seed[0].get("n")
-        recorded = recorded_board(dataset, config, target)
+        recorded = recorded_boards.task(dataset, config, target)
         noise = noise_floor_text(recorded) if recorded and test_set == "public" else None
         noise = noise or "noise floor not measured for these labels"
         if any(e.hidden_labels_sha256 in compromised_hashes() for e in current):
@@ -132,9 +133,12 @@ def _build_hidden(args) -> int:
     import tempfile
 
     from perfgraphs.leaderboard.records.hidden import build_hidden
+    from perfgraphs.registry import get_dataset
 
+    ds = get_dataset(args.dataset)
+    cfg = ds.config(args.config)
     with tempfile.TemporaryDirectory(prefix="perfgraphs-hidden-") as work:
-        path = build_hidden(args.dataset, args.config, args.measurements, args.labels_dir, Path(work))
+        path = build_hidden(ds, cfg, args.measurements, args.labels_dir, Path(work))
     print(f"{path} (keep it outside the repository; publish its sha256 with `perfgraphs leaderboard commit-hidden`)")
     return 0
 

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from perfgraphs.errors import PerfgraphsError
-from perfgraphs.registry import PLATFORM_SEPARATOR
+from perfgraphs.registry import PLATFORM_SEPARATOR, Task
 
 PROTOCOL = "leave-one-platform-out"
 # graph-level static features every row of a graph config carries (perfgraphs.data.build)
@@ -171,26 +171,23 @@ def node_costs_of(data) -> object:
                                   matrix[:, col["memory_bytes"]])
 
 
-def load_platform_table(dataset: str, config: str, target: str, home: Path | None = None) -> tuple[PlatformTable, dict]:
-    """Every built row of a multi-platform config (all parts: the protocol splits them itself) and
-    the build's manifest."""
+def load_platform_table(board: Task, home: Path | None = None) -> tuple[PlatformTable, dict]:
+    """Every built row of a multi-platform config (all parts: the protocol splits them itself), labelled
+    with the board's base target on each platform, and the build's manifest."""
     import datasets
 
-    from perfgraphs.data.build import dataset_folder
-    from perfgraphs.data.load import load_dataset
-    from perfgraphs.data.manifest import read_manifest
+    from perfgraphs.data.load import load_build
     from perfgraphs.data.platforms import config_platforms
-    from perfgraphs.registry import get_dataset
 
-    ds = get_dataset(dataset)
-    cfg = ds.config(config)
+    ds, cfg, target = board.dataset, board.config, board.target.name
     if not cfg.platform_sources:
         raise TransferProtocolError(f"{ds.name}/{cfg.name} is not a multi-platform config: "
                                     f"{PROTOCOL} needs a label per platform")
     if target not in {t.name for t in cfg.targets}:
         raise TransferProtocolError(f"{PROTOCOL} scores a base target of {ds.name}/{cfg.name} "
                                     f"({', '.join(t.name for t in cfg.targets)}), not {target!r}")
-    data = load_dataset(ds.name, cfg.name, home=home)
+    loaded = load_build(ds, cfg, home=home)
+    data = loaded.data
     platforms = config_platforms(cfg, home)
     batch_columns = [f"batch_size{PLATFORM_SEPARATOR}{p.name}" for p in platforms]
     keep = ["structure_id", "sample_id", "structure_hash", "family", *STATIC_COLUMNS,
@@ -199,9 +196,8 @@ def load_platform_table(dataset: str, config: str, target: str, home: Path | Non
     pooled = datasets.concatenate_datasets([data[k].select_columns(keep) for k in sorted(data)])
     graphs = datasets.concatenate_datasets([data[k].select_columns(["node_feat", "onnx_ops", "num_nodes", "input_dims"])
                                             for k in sorted(data)])
-    manifest = read_manifest(dataset_folder(ds, cfg, home)) or {}
     return table_from_rows(pooled.to_dict(), target, platforms, costs=node_costs_of(graphs),
-                           graphs=graphs.data.table), manifest
+                           graphs=graphs.data.table), loaded.manifest
 
 
 def check_request(variant: str, shots: int) -> None:
@@ -257,14 +253,15 @@ def transfer_task(table: PlatformTable, platform: str, shots: int, draw: int, va
     return TransferTask(platform, shots, draw, variant, replace(table, labels=labels), shot_rows, test_rows, y_test)
 
 
-def score_task(task: TransferTask, pred: np.ndarray, dataset: str, config: str) -> dict:
-    """The Evaluator's scores of a task's test predictions, with the task's coordinates."""
+def score_task(task: TransferTask, pred: np.ndarray, board: Task) -> dict:
+    """The Evaluator's scores of a task's test predictions (on the board's config, the held-out
+    platform's column of its base target), with the task's coordinates."""
     from perfgraphs.evaluation.evaluator import Evaluator
 
-    target = f"{task.table.target}{PLATFORM_SEPARATOR}{task.platform}"
+    column = board.config.target(f"{task.table.target}{PLATFORM_SEPARATOR}{task.platform}")
     ids = [task.table.sample_ids[i] for i in task.test_rows]
-    scores = Evaluator(dataset, target, config).eval({"sample_id": ids, "y_true": task.y_test, "y_pred": pred},
-                                                      expected_ids=ids)
+    scores = Evaluator.for_task(replace(board, target=column)).eval(
+        {"sample_id": ids, "y_true": task.y_test, "y_pred": pred}, expected_ids=ids)
     keep = ("n", "mape_pct", "rmse", "acc_5_pct", "acc_10_pct", "acc_15_pct", "kendall_tau")
     return {"platform": task.platform, "shots": task.shots, "draw": task.draw, "variant": task.variant,
             **{k: scores[k] for k in keep}}

@@ -50,8 +50,9 @@ def estimator_submission(folder, estimator, *, method: str, dataset: str, config
     a git repository."""
     from sklearn.base import clone, is_regressor
 
-    from perfgraphs.registry import get_dataset
+    from perfgraphs.registry import task
 
+    board = task(dataset, config, target)  # an unknown name: one line, before anything is written
     if not is_regressor(estimator):
         raise PerfgraphsError(f"{type(estimator).__name__} is not a scikit-learn regressor")
     commit = commit or _repo_commit()
@@ -69,7 +70,7 @@ def estimator_submission(folder, estimator, *, method: str, dataset: str, config
         "paper": None, "external_data": False, "division": "closed", "entry_point": "predictor:Predictor",
         "description": description or "scikit-learn estimator " + " ".join(text.split()),
         "hyperparameters": {"grid": {}, "chosen": {}},
-        "dataset": {"name": get_dataset(dataset).name, "config": config, "target": target},
+        "dataset": {"name": board.dataset.name, "config": board.config.name, "target": board.target.name},
     }
     (folder / "submission.yaml").write_text(yaml.safe_dump(meta, sort_keys=False))
     return folder

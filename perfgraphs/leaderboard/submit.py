@@ -148,7 +148,7 @@ def _test_set(data, board: Task, opts: SubmitOptions, problems: list[str]) -> _T
         return _TestSet(list(map(str, test["sample_id"])), np.asarray(test[target], dtype=float),
                         list(map(str, test["family"])), test)
     try:
-        hidden = load_hidden(opts.hidden_labels, data.dataset, data.config, target)
+        hidden = load_hidden(opts.hidden_labels, board)
     except HiddenLabelsError as exc:
         problems.append(str(exc))
         return None
@@ -375,8 +375,7 @@ def _scored_data(sub: Submission, scoring: _Scoring, opts: SubmitOptions, record
         return None
     verdict.data = data
     problems += check.check_dataset_ref(sub.meta.dataset, board, data.version, data.content_hash)
-    other_build = builds.mismatch(board.dataset.name, board.config.name, data.content_hash, data.generators,
-                                  builds.pins_file(opts.results_root))
+    other_build = builds.mismatch(board, data.content_hash, data.generators, builds.pins_file(opts.results_root))
     if other_build and record:
         problems.append(f"{other_build}: an entry on another build would not be ranked; rebuild from a clean "
                         "checkout of this commit (`perfgraphs datasets build`) with the board's generator versions")

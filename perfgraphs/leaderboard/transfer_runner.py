@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -16,24 +16,29 @@ import numpy as np
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.evaluation.platform_transfer import (PROTOCOL, PlatformTable, check_draw, interval95,
                                                      load_platform_table, score_task, transfer_task)
+from perfgraphs.registry import Dataset, Task
 
 METRICS = ("mape_pct", "acc_10_pct", "kendall_tau")
 
 
 @dataclass(frozen=True)
 class TransferSpec:
-    dataset: str
-    config: str
-    target: str  # the base target (one column per platform)
+    board: Task  # the multi-platform config and its base target (one column per platform)
     baseline: str
     variant: str = "known-models"
     shots: tuple[int, ...] = (32,)
     draws: tuple[int, ...] = (0, 1, 2, 3, 4)
     platforms: tuple[str, ...] = ()  # () = every platform of the committed order the build labels
 
+    def names(self) -> dict:
+        """The spec with its board by name: what its identity hashes and a kept run stores."""
+        return {"dataset": self.board.dataset.name, "config": self.board.config.name,
+                "target": self.board.target.name, "baseline": self.baseline, "variant": self.variant,
+                "shots": self.shots, "draws": self.draws, "platforms": self.platforms}
+
     @property
     def identity(self) -> str:
-        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:16]
+        return hashlib.sha256(json.dumps(self.names(), sort_keys=True).encode()).hexdigest()[:16]
 
 
 @dataclass
@@ -72,12 +77,12 @@ class TransferResult:
         return names.index(platform)
 
 
-def held_out_platforms(table: PlatformTable, dataset: str, only: tuple[str, ...] = ()) -> list[str]:
+def held_out_platforms(table: PlatformTable, dataset: Dataset, only: tuple[str, ...] = ()) -> list[str]:
     """The committed seed order of held-out platforms (few-shot-platform's), restricted to those
     the build labels; ``only`` picks some (unknown names refused)."""
     from perfgraphs.data.splits import platform_order
 
-    order = [p for p in platform_order(dataset) if p in table.platform_names]
+    order = [p for p in platform_order(dataset.name) if p in table.platform_names]
     order += [p for p in table.platform_names if p not in order]
     if only:
         unknown = [p for p in only if p not in table.platform_names]
@@ -90,7 +95,6 @@ def held_out_platforms(table: PlatformTable, dataset: str, only: tuple[str, ...]
 def run_transfer(spec: TransferSpec, home: Path | None = None, table: PlatformTable | None = None,
                  content_hash: str = "", progress=None) -> TransferResult:
     from perfgraphs.baselines.catalog import TRANSFER_BASELINES
-    from perfgraphs.registry import get_dataset
 
     if spec.baseline not in TRANSFER_BASELINES:
         raise PerfgraphsError(f"unknown transfer baseline {spec.baseline!r} for {PROTOCOL} "
@@ -105,11 +109,10 @@ def run_transfer(spec: TransferSpec, home: Path | None = None, table: PlatformTa
         check_request(spec.variant, k)
     for d in spec.draws:
         check_draw(d)
-    ds = get_dataset(spec.dataset)
     if table is None:
-        table, manifest = load_platform_table(ds.name, spec.config, spec.target, home)
+        table, manifest = load_platform_table(spec.board, home)
         content_hash = manifest.get("content_hash", "")
-    platforms = held_out_platforms(table, ds.name, spec.platforms)
+    platforms = held_out_platforms(table, spec.board.dataset, spec.platforms)
     # before any fitting; what a predictor reads does not depend on its seed
     check_descriptors(reference.make(0), table, platforms)
     result = TransferResult(spec, content_hash,
@@ -122,7 +125,7 @@ def run_transfer(spec: TransferSpec, home: Path | None = None, table: PlatformTa
                 predictor = reference.make(draw).fit(task.table, platform)
                 pred = predictor.predict(task.table, task.test_rows)
                 result.fit_seconds += time.perf_counter() - t0
-                result.rows.append(score_task(task, pred, ds.name, spec.config))
+                result.rows.append(score_task(task, pred, spec.board))
                 if progress is not None:
                     progress(result.rows[-1])
     return result
@@ -190,7 +193,8 @@ def write_tables(results: list[TransferResult], out_dir: Path, stem: str, comman
                                      "gpu": gpu_only, "draws": len(res.spec.draws),
                                      **{k2: v for k2, v in mean.items() if k2 in fields}})
     first = results[0]
-    lines = [f"# {first.spec.dataset} {first.spec.config}: {PROTOCOL}, target {first.spec.target}", "",
+    board = first.spec.board
+    lines = [f"# {board.dataset.name} {board.config.name}: {PROTOCOL}, target {board.target.name}", "",
              f"Build content hash `{first.content_hash[:8]}`. Each held-out platform in turn; K labelled "
              "architectures of it (whole structure groups), the rest of it tested; "
              f"{len(first.spec.draws)} draws of the K per (platform, K). Mean ± 95 % interval over the draws "
@@ -269,11 +273,10 @@ def to_entries(result: TransferResult) -> list:
     from perfgraphs.data.manifest import source_commit
     from perfgraphs.leaderboard.records.results import Entry
     from perfgraphs.leaderboard.records.tiers import REPRODUCED  # public labels: reproduced, never verified
-    from perfgraphs.registry import get_dataset
     from perfgraphs.tracking import environment_tags
 
     spec = result.spec
-    ds = get_dataset(spec.dataset)
+    ds = spec.board.dataset
     entries = []
     for k in spec.shots:
         per_seed = []
@@ -286,7 +289,8 @@ def to_entries(result: TransferResult) -> list:
                              "per_platform": {r["platform"]: {m: r[m] for m in ("n", *METRICS)} for r in rows}})
         entries.append(Entry(
             method=spec.baseline, dataset=ds.name, dataset_version=ds.version,
-            dataset_content_hash=result.content_hash, config=spec.config, target=spec.target, tier=REPRODUCED,
+            dataset_content_hash=result.content_hash, config=spec.board.config.name, target=spec.board.target.name,
+            tier=REPRODUCED,
             division="closed", code_commit=source_commit(), per_seed=per_seed,
             fit_seconds=result.fit_seconds / max(len(result.rows), 1), predictions_per_second=None, num_params=None,
             hardware=environment_tags()["cpu"], run_identity=spec.identity,

@@ -25,6 +25,7 @@ class Board:
     dataset: str  # registry name, as in the results records
     config: str
     target: str
+    kind: str  # the config's row kind (which reference baselines apply)
     why: str
     # the split protocol the board ranks: its config's official one (perfgraphs/llm:
     # leave-models-out); entries under another protocol of the config are on a secondary board
@@ -37,7 +38,8 @@ class Board:
 
 # The boards are registry data (each config's ``boards``), read here in registry order; the reference
 # baselines each lists are the baseline catalog's (the row kinds each one applies to).
-BOARDS: tuple[Board, ...] = tuple(Board(ds.name, cfg.name, b.target, b.why, cfg.official_protocol or "")
+BOARDS: tuple[Board, ...] = tuple(Board(ds.name, cfg.name, b.target, cfg.kind, b.why,
+                                        cfg.official_protocol or "")
                                   for ds, cfg, b in official_boards())
 
 
@@ -49,7 +51,7 @@ def official(dataset: str, config: str, target: str, protocol: str | None = None
 
 
 def applicable_baselines(board: Board) -> list[str]:
-    return reference_baselines(get_dataset(board.dataset).config(board.config).kind)
+    return reference_baselines(board.kind)
 
 
 def reference_method(baseline: str, entry_method: str) -> bool:
@@ -63,15 +65,17 @@ def missing_reference_entries(results: Path | None = None) -> dict[Board, list[s
     ``(quick)`` CI run is listed but not ranked on an official board, so neither counts)."""
     from perfgraphs.leaderboard.records.builds import pins_file, read_pins, split_by_build
     from perfgraphs.leaderboard.records.ranks import is_quick
-    from perfgraphs.leaderboard.records.results import read_entries, scoring_protocol
+    from perfgraphs.leaderboard.records.results import RecordedBoards, read_entries
     from perfgraphs.leaderboard.records.tiers import HARNESS_TIERS
 
     missing: dict[Board, list[str]] = {}
     pins = read_pins(pins_file(results))
+    recorded = RecordedBoards()
     by_dataset = {d: read_entries(d.split("/")[-1], results) for d in {b.dataset for b in BOARDS}}
     for board in BOARDS:
         on_board = [e for e in by_dataset[board.dataset] if (e.config, e.target) == (board.config, board.target)
-                    and e.test_set == "public" and scoring_protocol(e.dataset, e.config, e.protocol) == board.protocol]
+                    and e.test_set == "public"
+                    and recorded.scoring_protocol(e.dataset, e.config, e.protocol) == board.protocol]
         _, current, _ = split_by_build(on_board, pins.get(f"{board.dataset} {board.config}"))
         # the harness ran the reference's own code (a record by anyone else under its name is refused
         # at submission, check.check_reserved; this keeps one from a hand-edited file out as well)

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from perfgraphs import paths
 from perfgraphs.errors import PerfgraphsError
+from perfgraphs.registry import Task
 
 BUILDS_FILE = paths.leaderboard_dir() / "builds.json"
 
@@ -47,9 +48,9 @@ def read_pins(path: Path | None = None) -> dict[str, dict]:
     return pins if isinstance(pins, dict) else {}
 
 
-def pinned(dataset: str, config: str, path: Path | None = None) -> dict | None:
+def pinned(board: Task, path: Path | None = None) -> dict | None:
     """``{"content_hash", "generators", "test_n": {target: n}}`` of the board's build, or None."""
-    return read_pins(path).get(_key(dataset, config))
+    return read_pins(path).get(_key(board.dataset.name, board.config.name))
 
 
 def pin_from(data) -> dict:
@@ -67,10 +68,11 @@ def write_pins(pins: dict[str, dict], path: Path | None = None) -> Path:
     return path
 
 
-def mismatch(dataset: str, config: str, content_hash: str, generators: dict[str, str] | None,
+def mismatch(board: Task, content_hash: str, generators: dict[str, str] | None,
              path: Path | None = None) -> str | None:
-    """None when the local build is the pinned one (or nothing is pinned); else one line why not."""
-    pin = pinned(dataset, config, path)
+    """None when the local build of the board's config is the pinned one (or nothing is pinned);
+    else one line why not."""
+    pin = pinned(board, path)
     if pin is None or pin["content_hash"] == content_hash:
         return None
     why = ""
@@ -80,8 +82,8 @@ def mismatch(dataset: str, config: str, content_hash: str, generators: dict[str,
                   and k != "perfgraphs"]
         why = ("; the generators differ: " + ", ".join(differ)) if differ else \
             "; same generator versions, so the sources differ (measurements, graph pool or external files)"
-    return (f"this checkout builds {dataset}/{config} as {content_hash[:12]} but the board ranks build "
-            f"{pin['content_hash'][:12]} (leaderboard/builds.json){why}")
+    return (f"this checkout builds {board.dataset.name}/{board.config.name} as {content_hash[:12]} but the board "
+            f"ranks build {pin['content_hash'][:12]} (leaderboard/builds.json){why}")
 
 
 def split_by_build(entries: list, pin: dict | None) -> tuple[str, list, list]:

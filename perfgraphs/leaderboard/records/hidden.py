@@ -35,6 +35,7 @@ from perfgraphs import paths
 from perfgraphs.atomic import atomic_write_table, sha256_file
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.leaderboard.records.history import full_history, git
+from perfgraphs.registry import Config, Dataset, Task
 
 COMMITMENTS_DIR = paths.leaderboard_dir() / "hidden"
 KEEPER_ENV = "PERFGRAPHS_HIDDEN_DIR"
@@ -184,10 +185,10 @@ def _read(path: Path) -> pa.Table:
     return table
 
 
-def load_hidden(labels_dir: Path | None, dataset: str, config: str, target: str,
-                root: Path | None = None) -> HiddenTest:
-    """The hidden test rows, after checking them against the published commitment (``labels_dir``
-    None: the keeper folder ``$PERFGRAPHS_HIDDEN_DIR``)."""
+def load_hidden(labels_dir: Path | None, board: Task, root: Path | None = None) -> HiddenTest:
+    """The hidden test rows of ``board``, after checking them against the published commitment
+    (``labels_dir`` None: the keeper folder ``$PERFGRAPHS_HIDDEN_DIR``)."""
+    dataset, config, target = board.dataset.name, board.config.name, board.target.name
     commitment = commitment_path(dataset, config, root)
     if not commitment.exists():
         raise HiddenLabelsError(f"no published commitment {commitment}: run `perfgraphs leaderboard commit-hidden "
@@ -215,19 +216,16 @@ def load_hidden(labels_dir: Path | None, dataset: str, config: str, target: str,
     return HiddenTest(table, actual, path)
 
 
-def build_hidden(dataset: str, config: str, measurements: Path, labels_dir: Path, work: Path) -> Path:
+def build_hidden(ds: Dataset, cfg: Config, measurements: Path, labels_dir: Path, work: Path) -> Path:
     """Write ``<labels_dir>/<dataset>-<config>.parquet`` from a measurement store kept outside the
     repository: every successful measurement, with its graph exported into ``work/pool`` (the
     structures are new: that is the point of a hidden set), in the dataset's row format, all rows
     in one ``test`` split. Refuses a structure that is in any public part of the config."""
     from perfgraphs.data.build import build_labeled_config, dataset_folder
     from perfgraphs.pool.graph_pool import GraphPool
-    from perfgraphs.data.load import load_dataset
+    from perfgraphs.data.load import load_build
     from perfgraphs.collect.store import load_measurements
-    from perfgraphs.registry import get_dataset
 
-    ds = get_dataset(dataset)
-    cfg = ds.config(config)
     rows = [r for r in load_measurements(measurements).to_pylist() if r["status"] == "ok"
             and r["platform"] == cfg.platform]
     if not rows:
@@ -239,7 +237,7 @@ def build_hidden(dataset: str, config: str, measurements: Path, labels_dir: Path
     folder = dataset_folder(ds, cfg, home)
     table = pa.concat_tables([pq.read_table(p) for p in sorted(folder.rglob("*.parquet"))], promote_options="default")
     table = table.set_column(table.column_names.index("split"), "split", pa.array(["test"] * table.num_rows))
-    public = load_dataset(ds.name, cfg.name)
+    public = load_build(ds, cfg).data
     shared = {h for part in public.values() for h in part["structure_hash"]} & set(
         table.column("structure_hash").to_pylist())
     if shared:  # another name for a public architecture (e.g. an alias in timm): not hidden, left out

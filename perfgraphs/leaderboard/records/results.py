@@ -16,7 +16,7 @@ from pathlib import Path
 
 from perfgraphs import paths
 from perfgraphs.errors import PerfgraphsError
-from perfgraphs.registry import Task
+from perfgraphs.registry import Config, Dataset, Task, get_dataset
 
 RESULTS_DIR = paths.leaderboard_results_dir()
 METRICS = ("mape_pct", "rmse", "acc_10_pct", "kendall_tau")
@@ -106,25 +106,55 @@ class Entry:
 _FIELDS = frozenset(f.name for f in fields(Entry))  # what a stored record may hold
 
 
-def scoring_protocol(dataset: str, config: str, recorded: str = "") -> str:
-    """The protocol a record of ``dataset``/``config`` was scored under
-    (:meth:`perfgraphs.registry.Config.scoring_protocol`; "" for a config the registry no longer has)."""
-    from perfgraphs.registry import get_dataset
+class RecordedBoards:
+    """The registry's objects of the boards records name. A record names its board by strings (records
+    are data, and outlive a registry entry), so a reader of records resolves each dataset it meets
+    once, here, and passes the objects down; a name the registry no longer has resolves to None.
+    ``known``: datasets the caller has resolved already."""
 
-    if recorded:
-        return recorded
-    try:
-        cfg = get_dataset(dataset).config(config)
-    except PerfgraphsError:
-        return ""
-    return cfg.scoring_protocol(recorded)
+    def __init__(self, *known: Dataset) -> None:
+        self._datasets: dict[str, Dataset | None] = {ds.name: ds for ds in known}
+        self._tasks: dict[tuple[str, str, str], Task | None] = {}
+
+    def config(self, dataset: str, config: str) -> Config | None:
+        ds = self._dataset(dataset)
+        try:
+            return ds.config(config) if ds is not None else None
+        except PerfgraphsError:
+            return None
+
+    def task(self, dataset: str, config: str, target: str) -> Task | None:
+        key = (dataset, config, target)
+        if key not in self._tasks:
+            cfg = self.config(dataset, config)
+            try:
+                self._tasks[key] = Task(self._dataset(dataset), cfg, cfg.target(target)) if cfg else None
+            except PerfgraphsError:
+                self._tasks[key] = None
+        return self._tasks[key]
+
+    def scoring_protocol(self, dataset: str, config: str, recorded: str = "") -> str:
+        """The protocol a record of ``dataset``/``config`` was scored under
+        (:meth:`perfgraphs.registry.Config.scoring_protocol`; "" for a config the registry no longer has)."""
+        if recorded:
+            return recorded
+        cfg = self.config(dataset, config)
+        return cfg.scoring_protocol(recorded) if cfg is not None else ""
+
+    def _dataset(self, name: str) -> Dataset | None:
+        if name not in self._datasets:
+            try:
+                self._datasets[name] = get_dataset(name)
+            except PerfgraphsError:
+                self._datasets[name] = None
+        return self._datasets[name]
 
 
-def entry_key(record: dict) -> tuple:
+def entry_key(record: dict, boards: RecordedBoards) -> tuple:
     """What makes two records the same entry: one per (method, code commit) per board."""
     return (record["method"], record["code_commit"], record["config"], record["target"],
-            record.get("test_set", "public"), scoring_protocol(record["dataset"], record["config"],
-                                                               record.get("protocol", "")))
+            record.get("test_set", "public"), boards.scoring_protocol(record["dataset"], record["config"],
+                                                                      record.get("protocol", "")))
 
 
 def find_duplicate(board: Task, method: str, code_commit: str, test_set: str = "public", root: Path | None = None,
@@ -133,7 +163,8 @@ def find_duplicate(board: Task, method: str, code_commit: str, test_set: str = "
     the lock when the record is appended)."""
     key = (method, code_commit, board.config.name, board.target.name, test_set,
            board.config.scoring_protocol(protocol))
-    return next((e for e in read_entries(board.dataset.name, root) if entry_key(asdict(e)) == key), None)
+    recorded = RecordedBoards(board.dataset)
+    return next((e for e in read_entries(board.dataset.name, root) if entry_key(asdict(e), recorded) == key), None)
 
 
 def results_path(dataset: str, root: Path | None = None) -> Path:
@@ -266,10 +297,11 @@ def append_entry(entry: Entry, root: Path | None = None, before: dict[str, bytes
             if before is not None:
                 check_unchanged(before, root)
             f.seek(0)
+            recorded = RecordedBoards()  # the file's boards, resolved once if a record is compared
             for existing in f.read().splitlines():
                 other, why = _parse_record(existing) if existing.strip() else (None, "blank")
                 if why is None:  # an invalid line is shown nowhere, so it cannot be duplicated
-                    if entry_key(other) == entry_key(asdict(entry)):
+                    if entry_key(other, recorded) == entry_key(asdict(entry), recorded):
                         raise DuplicateEntryError(
                             f"{entry.method} at commit {entry.code_commit[:12]} is already ranked on "
                             f"{entry.dataset}/{entry.config}/{entry.target} ({entry.test_set} test set)")

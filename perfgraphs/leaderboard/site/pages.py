@@ -17,9 +17,9 @@ from perfgraphs.leaderboard.records.boards import (BOARDS, applicable_baselines,
 from perfgraphs.leaderboard.records.builds import pins_file, read_pins, split_by_build
 from perfgraphs.leaderboard.records.hidden import compromised_hashes
 from perfgraphs.leaderboard.records.ranks import RANK_RULE, diff_text, label_repetitions, mape_text, rank_board
-from perfgraphs.leaderboard.records.results import RESULTS_DIR, Entry, min_seeds_of, read_entries, scoring_protocol
+from perfgraphs.leaderboard.records.results import RESULTS_DIR, Entry, RecordedBoards, min_seeds_of, read_entries
 from perfgraphs.leaderboard.records.tiers import HARNESS_TIERS
-from perfgraphs.registry import Task
+from perfgraphs.registry import Config, Task
 
 TIERS_NOTE = ("Tiers: <em>verified</em> — predictor code run by the isolated harness on a hidden test set whose "
               "labels never left the organisers; <em>reproduced</em> — the same harness on a public test set, whose "
@@ -64,16 +64,6 @@ def _cell(value, text: str | None = None, left: bool = False) -> str:
     return f"<td{' class=l' if left else ''} data-v='{html.escape(str(value))}'>{shown}</td>"
 
 
-def _cross_validated(e: Entry) -> bool:
-    """Cross-validated configs are scored on pooled out-of-fold predictions, not on a test part."""
-    from perfgraphs.registry import get_dataset
-
-    try:
-        return get_dataset(e.dataset).config(e.config).evaluation == "cv-folds"
-    except PerfgraphsError:  # a record of a dataset or config the registry no longer has
-        return False
-
-
 CV_NOTES = {
     "leave-models-out": "leave-models-out 5-fold cross-validation: every row predicted once, by the model fitted on "
                         "the other folds, which never saw its model",
@@ -82,13 +72,13 @@ CV_NOTES = {
 }
 
 
-def _config_protocols(dataset: str, config: str) -> tuple[str, ...]:
-    from perfgraphs.registry import get_dataset
-
-    try:
-        return get_dataset(dataset).config(config).split_protocols
-    except PerfgraphsError:  # a record of a dataset or config the registry no longer has
-        return ()
+def cv_note(config: Config | None, protocol: str) -> str:
+    """How a board's entries were scored, where not on a test part: a cross-validated config's
+    pooled out-of-fold predictions under ``protocol``; "" otherwise (and for a config the registry
+    no longer has)."""
+    if config is None or config.evaluation != "cv-folds":
+        return ""
+    return CV_NOTES.get(protocol, protocol)
 
 
 def entry_slug(e: Entry) -> str:
@@ -148,7 +138,8 @@ def _history(e: Entry, earlier: list[Entry], superseded_by: Entry | None) -> str
     return f"<h2>Earlier records of this method (superseded, not ranked)</h2><ul>{items}</ul>"
 
 
-def _entry_page(e: Entry, history: str = "") -> str:
+def _entry_page(e: Entry, history: str, cv: str) -> str:
+    """The page of one record; ``cv``: its board's :func:`cv_note`."""
     metrics = ("mape_pct", "rmse", "acc_10_pct", "kendall_tau")
     seeds = "".join("<tr>" + _cell(s["seed"]) + "".join(_cell(s.get(m), _num(s.get(m), ".4g")) for m in metrics)
                     + "</tr>" for s in e.per_seed)
@@ -172,9 +163,7 @@ def _entry_page(e: Entry, history: str = "") -> str:
              ("isolation", e.isolation or ("not recorded (before isolation)" if e.tier in HARNESS_TIERS else "–")),
              ("predictions sha256", ", ".join(str(s.get("predictions_sha256", ""))[:12] or "–" for s in e.per_seed))]
     meta = "".join(f"<tr><th class=l>{html.escape(k)}</th><td class=l>{html.escape(str(v))}</td></tr>" for k, v in about)
-    protocol = scoring_protocol(e.dataset, e.config, e.protocol)
-    scored = (f"pooled out-of-fold predictions, {CV_NOTES.get(protocol, protocol)}" if _cross_validated(e)
-              else "test part")
+    scored = f"pooled out-of-fold predictions, {cv}" if cv else "test part"
     plot = "" if hidden else _svg_scatter(e.actual_vs_predicted, e.target).replace("{seed}", str(e.per_seed[0]["seed"]))
     breakdown = (f"<p class=note>Hidden test set: the record carries aggregate scores only (no per-row or per-family "
                  f"scores, which would reveal its labels).</p>" if hidden else
@@ -192,7 +181,8 @@ def _entry_page(e: Entry, history: str = "") -> str:
     return _page(e.method, body)
 
 
-def _table(entries: list[Entry], key: str, superseded: int = 0, repetitions=None, official_board: bool = False) -> str:
+def _table(entries: list[Entry], key: str, cv: str, superseded: int = 0, repetitions=None,
+           official_board: bool = False) -> str:
     cols = ("rank", "method", "MAPE % [95 % CI]", "Δ to best [95 % CI]", "RMSE", "Acc(10%) %", "Kendall τ", "#params (self-reported)",
             "fit s", "CPU s in fit (cores)", "predictions/s", "hardware", "date", "tier", "division", "data")
     head = "".join(f"<th{' class=l' if c in ('method', 'hardware', 'date', 'tier', 'division', 'data') else ''}>{c}</th>"
@@ -222,9 +212,8 @@ def _table(entries: list[Entry], key: str, superseded: int = 0, repetitions=None
                     + _cell(e.dataset_content_hash, f"{e.dataset_version} {e.dataset_content_hash[:8]}", left=True)
                     + "</tr>")
     note = ""
-    if entries and _cross_validated(entries[0]):
-        protocol = scoring_protocol(entries[0].dataset, entries[0].config, entries[0].protocol)
-        note += f" · {CV_NOTES.get(protocol, protocol)}"
+    if entries and cv:
+        note += f" · {cv}"
     if superseded:
         note += f" · {superseded} earlier record{'s' if superseded > 1 else ''} superseded (see the entry pages)"
     if any(e.test_set == "public" and e.predictions_per_second is not None for e in entries):
@@ -250,26 +239,6 @@ def noise_floor_text(board: Task) -> str | None:
     except PerfgraphsError:  # sources the floor is read from that cannot be read here
         return None
     return re.sub(r"\*\*(.+?)\*\*", r"\1", note) if note else None
-
-
-def recorded_board(dataset: str, config: str, target: str) -> Task | None:
-    """The board records name, resolved against the registry; None for one it no longer has."""
-    from perfgraphs.registry import task
-
-    try:
-        return task(dataset, config, target)
-    except PerfgraphsError:
-        return None
-
-
-def hardware_of(dataset: str, config: str) -> str | None:
-    """The registry's name for the hardware of a config's labels (None if it names none)."""
-    from perfgraphs.registry import get_dataset
-
-    try:
-        return get_dataset(dataset).config(config).hardware
-    except PerfgraphsError:  # a record of a config the registry no longer has
-        return None
 
 
 def board_facts(pin: dict | None, target: str, current: list[Entry], noise: str | None,
@@ -298,25 +267,28 @@ def _previous(entries: list[Entry]) -> str:
 
 
 def _board_section(out: Path, group: tuple[str, str, str, str, str], entries: list[Entry], pin: dict | None,
-                   missing: dict) -> tuple[object | None, str]:
+                   missing: dict, recorded_boards: RecordedBoards) -> tuple[object | None, str]:
     """(the official board of a group of entries or None, its HTML section); the entries' own
     pages are written to ``out``."""
     dataset, config, target, protocol, test_set = group
+    registered = recorded_boards.config(dataset, config)  # None: a config the registry no longer has
+    cv = cv_note(registered, protocol)
     _, on_build, previous = split_by_build(entries, pin)
     current, earlier = current_and_superseded(on_build)
-    _write_entry_pages(out, current, earlier, previous)
+    _write_entry_pages(out, current, earlier, previous, cv)
     board = official(dataset, config, target, protocol)
     # a config with several protocols names the board's; the others are its secondary boards
-    several = len(_config_protocols(dataset, config)) > 1
+    several = registered is not None and len(registered.split_protocols) > 1
     key = (f"{dataset} · {config} · {target}" + (f" · {protocol}" if several else "")
            + (" · secondary board" if several and board is None else "")
            + (" · hidden test set" if test_set != "public" else ""))
     public = test_set == "public"
-    recorded = recorded_board(dataset, config, target)
+    recorded = recorded_boards.task(dataset, config, target)
     facts = board_facts(pin if public else None, target, current,
-                        noise_floor_text(recorded) if recorded and public else None, hardware_of(dataset, config))
+                        noise_floor_text(recorded) if recorded and public else None,
+                        registered.hardware if registered else None)
     repetitions = label_repetitions(recorded, test_set, protocol) if current and recorded else None
-    table = (facts + _table(current, key, sum(map(len, earlier.values())), repetitions,
+    table = (facts + _table(current, key, cv, sum(map(len, earlier.values())), repetitions,
                             official_board=board is not None) if current else
              facts + f"<p class=note>{html.escape(key)}: no entries on the current build yet.</p>") + _previous(previous)
     if board is None:
@@ -325,14 +297,15 @@ def _board_section(out: Path, group: tuple[str, str, str, str, str], entries: li
     return board, f"<p class=note>{html.escape(board.why)} · {html.escape(status)}</p>{table}"
 
 
-def _write_entry_pages(out: Path, current: list[Entry], earlier: dict, previous: list[Entry]) -> None:
+def _write_entry_pages(out: Path, current: list[Entry], earlier: dict, previous: list[Entry], cv: str) -> None:
     for e in current:
-        (out / f"{entry_slug(e)}.html").write_text(_entry_page(e, _history(e, earlier[entry_slug(e)], None)))
+        (out / f"{entry_slug(e)}.html").write_text(_entry_page(e, _history(e, earlier[entry_slug(e)], None), cv))
         for old in earlier[entry_slug(e)]:
-            (out / f"{entry_slug(old)}.html").write_text(_entry_page(old, _history(old, [], e)))
+            (out / f"{entry_slug(old)}.html").write_text(_entry_page(old, _history(old, [], e), cv))
     for old in previous:
         (out / f"{entry_slug(old)}.html").write_text(_entry_page(old, "<p class=note><strong>Previous build</strong>: "
-                                                                 "scored on an earlier dataset build; not ranked.</p>"))
+                                                                 "scored on an earlier dataset build; not ranked.</p>",
+                                                                 cv))
 
 
 def _reference_status(board, test_set: str, current: list[Entry], missing: dict) -> str:
@@ -357,19 +330,20 @@ def build_site(out: Path | None = None, results: Path | None = None, official_si
     results = results or RESULTS_DIR
     out.mkdir(parents=True, exist_ok=True)
     pins = read_pins(pins_file(results))
+    recorded = RecordedBoards()  # each board the records name, resolved once
     groups: dict[tuple[str, str, str, str, str], list[Entry]] = {}
     for path in sorted(results.glob("*.jsonl")):
         for e in read_entries(path.stem, results):
             # entries scored on different test sets, or under different protocols, are never ranked together
-            groups.setdefault((e.dataset, e.config, e.target, scoring_protocol(e.dataset, e.config, e.protocol),
-                               e.test_set), []).append(e)
+            protocol = recorded.scoring_protocol(e.dataset, e.config, e.protocol)
+            groups.setdefault((e.dataset, e.config, e.target, protocol, e.test_set), []).append(e)
     order = {(*b.key, b.protocol): i for i, b in enumerate(BOARDS)}
     # official boards in their declared order (public test set first), then every other board
     keys = sorted(groups, key=lambda k: (k[:4] not in order, order.get(k[:4], 0), k[4] != "public", k))
     official_sections, other_sections = [], []
     missing = missing_reference_entries(results)
     for key in keys:
-        board, section = _board_section(out, key, groups[key], pins.get(f"{key[0]} {key[1]}"), missing)
+        board, section = _board_section(out, key, groups[key], pins.get(f"{key[0]} {key[1]}"), missing, recorded)
         (other_sections if board is None else official_sections).append(section)
     for board in BOARDS:  # an official board nobody has been scored on yet still says what it lacks
         if not any(k[:4] == (*board.key, board.protocol) for k in groups):
