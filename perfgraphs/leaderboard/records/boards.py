@@ -45,7 +45,8 @@ BOARDS: tuple[Board, ...] = tuple(Board(ds.name, cfg.name, b.target, cfg.kind, b
 
 def official(dataset: str, config: str, target: str, protocol: str | None = None) -> Board | None:
     """The official board of (dataset, config, target); with ``protocol`` (an entry's
-    :func:`~perfgraphs.leaderboard.records.results.scoring_protocol`), only if the board ranks that protocol."""
+    :meth:`~perfgraphs.leaderboard.records.results.RecordedBoards.scoring_protocol`), only if the board
+    ranks that protocol."""
     return next((b for b in BOARDS if b.key == (dataset, config, target)
                  and (protocol is None or protocol == b.protocol)), None)
 
