@@ -22,7 +22,7 @@ def test_quickstart_ranks_every_baseline_and_builds_the_site(tmp_path):
     out = " ".join(result.stdout.split())
     assert "group(s) on" in out and "paired bootstrap" in out and "Holm" in out
     # the GNNs' time budget: a family-stratified training subset, the whole test part
-    assert "training on 400 of the" in result.stdout and "400 training graphs" in result.stdout
+    assert "training on 300 of the" in result.stdout and "300 training graphs" in result.stdout
     site = tmp_path / "leaderboard" / "site" / "index.html"
     assert site.exists() and "static-xgboost" in site.read_text()
     assert "Local preview" in site.read_text()  # single-seed rows, never passed off as a board
