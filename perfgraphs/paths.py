@@ -155,6 +155,12 @@ def cache_home() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".cache" / "perfgraphs"
 
 
+def user_hardware_dir(home: Path | None = None) -> Path:
+    """``<home>/hardware``: the user's own tables (hardware descriptors, prices), each read over the
+    shipped table of the same name, so a new device or price needs no edit of the installed package."""
+    return (home or cache_home()) / "hardware"
+
+
 def datasets_cache(home: Path | None = None) -> Path:
     """Working builds: ``<home>/datasets/<short name>/<version>/<config>``."""
     return (home or cache_home()) / "datasets"

@@ -69,9 +69,9 @@ def read_prices(path: Path | str | None = None) -> dict:
 
 def user_prices_json() -> Path:
     """The user's own price table, read over the shipped one (it need not exist)."""
-    from perfgraphs.paths import cache_home
+    from perfgraphs.paths import user_hardware_dir
 
-    return cache_home() / "hardware" / "prices.json"
+    return user_hardware_dir() / "prices.json"
 
 
 def price_of(platform: str, prices: Path | str | None = None) -> Price | None:

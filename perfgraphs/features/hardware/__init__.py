@@ -130,9 +130,9 @@ def read_descriptors(path: Path | str = DESCRIPTORS_CSV) -> tuple[HardwareDescri
 
 def user_descriptors_csv() -> Path:
     """The user's own descriptor table, read over the shipped one (it need not exist)."""
-    from perfgraphs.paths import cache_home
+    from perfgraphs.paths import user_hardware_dir
 
-    return cache_home() / "hardware" / "descriptors.csv"
+    return user_hardware_dir() / "descriptors.csv"
 
 
 @lru_cache(maxsize=8)
