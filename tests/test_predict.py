@@ -301,7 +301,7 @@ def _numbers(tree) -> list[float]:
 
 
 def test_predict_train_reproduces_the_shipped_artifacts(tmp_path, capsys):
-    # the smallest platform (H200, 358 labeled rows since 2026-11-28): `perfgraphs predict train` on this checkout's build
+    # the smallest platform (H200, 581 labeled rows since the second 2026-11-28 loan): `perfgraphs predict train` on this checkout's build
     # gives the shipped artifacts' build, hyper-parameters and held-out scores
     pytest.importorskip("xgboost")
     rc, out, err = _cli(["predict", "train", "--platform", "cuda-torch-fp32", "--artifacts", str(tmp_path)], capsys)
