@@ -254,9 +254,12 @@ class MeasurementStore:
         recorded = self.metadata().get("hardware_identity")
         if recorded:
             return recorded
-        for r in self._unique_rows():
-            if hardware_identity(r):
-                return hardware_identity(r)
+        # the first row that names its hardware decides (append admits no other), so read file by
+        # file and stop there: reading the whole store per appended row made n appends cost n² reads
+        for f in self.files():
+            for r in read_verified(f).to_pylist():
+                if hardware_identity(r):
+                    return hardware_identity(r)
         return None
 
     # -- writing ------------------------------------------------------------------------------
