@@ -133,10 +133,18 @@ FOLD_MEAN = f"""
 """
 
 
-def test_code_submission_is_scored_on_pooled_out_of_fold_predictions(home, rows, tmp_path):
+@pytest.fixture(scope="module")
+def stratified_fold_mean(home, tmp_path_factory):
+    """FOLD_MEAN scored once on the stratified folds (25 sandboxed fold processes), read by the two
+    tests below: (verdict, the folder its results would go to)."""
+    tmp = tmp_path_factory.mktemp("stratified")
+    return evaluate_submission(submission(tmp / "fold-mean", "fold-mean", FOLD_MEAN), opts(home, tmp)), tmp
+
+
+def test_code_submission_is_scored_on_pooled_out_of_fold_predictions(rows, stratified_fold_mean):
     """Each fold's process trains on the other folds' rows only and sees no outcome column; the
     score is the MAPE of every row predicted by the geometric mean of the other folds' labels."""
-    verdict = evaluate_submission(submission(tmp_path / "fold-mean", "fold-mean", FOLD_MEAN), opts(home, tmp_path))
+    verdict, tmp_path = stratified_fold_mean
     assert verdict.ok, verdict.problems
     y, fold = np.asarray(rows[TARGET], dtype=float), np.asarray(rows["fold"])
     pred = np.empty_like(y)
@@ -158,7 +166,8 @@ def test_code_submission_is_scored_on_pooled_out_of_fold_predictions(home, rows,
     assert not (tmp_path / "results").exists()  # check writes nothing
 
 
-def test_grouped_submission_is_scored_on_the_committed_leave_models_out_folds(home, rows, tmp_path):
+def test_grouped_submission_is_scored_on_the_committed_leave_models_out_folds(home, rows, tmp_path,
+                                                                             stratified_fold_mean):
     """The default protocol of the llm boards: each fold's process trains on the rows of the
     models outside its fold (the committed file, read here as plain JSON), and the entry says so."""
     import json
@@ -178,8 +187,7 @@ def test_grouped_submission_is_scored_on_the_committed_leave_models_out_folds(ho
     entry = verdict.entry
     assert entry.protocol == "leave-models-out" and entry.per_seed[0]["n"] == len(y)
     assert entry.per_seed[0]["mape_pct"] == pytest.approx(numpy_mape(y, pred), rel=1e-12)
-    stratified = evaluate_submission(submission(tmp_path / "fold-mean2", "fold-mean", FOLD_MEAN),
-                                     opts(home, tmp_path))
+    stratified, _ = stratified_fold_mean  # the same submission on the stratified folds
     assert stratified.entry.protocol == "stratified-5-fold"
     assert stratified.entry.run_identity != entry.run_identity
 
