@@ -298,6 +298,8 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
                    (LATENCY, MEMORY, ENERGY), platform="cuda-torch-fp32", suite="dippm-h200",
                    split_protocols=("random-70-15-15",), recipe="measured_graphs", sources=("pool", "suite:dippm-h200"),
                    hardware="NVIDIA H200 (one GPU)", predict_mode="infer",
+                   # written by the first loan that runs plans/run-on-gpu.sh's noise-floor step
+                   noise_probe_file="noise-floor-dippm-h200.json",
                    boards=(Board("latency_ms", "DIPPM's latency on a data-centre GPU (the research's setting)"),
                            Board("energy_j", "DIPPM's energy: the only measured energy label of a graph dataset here"))),
         ),

@@ -4,12 +4,13 @@
 #   bash plans/run-on-gpu.sh [SECONDS]    # measure for SECONDS (default 420), then stop cleanly
 #   SMOKE=0 bash plans/run-on-gpu.sh 150  # a second loan in a session: skip the smoke run
 #   ENERGY_COMPARE=1 ZEUS_WHEELS=.whl bash plans/run-on-gpu.sh 360  # Zeus vs NVML first (carry .whl)
+#   NOISE_FLOOR=0 bash plans/run-on-gpu.sh       # skip the noise floor (measured first when the GPU has none)
 #
 # The loaned machine's image has torch, timm, transformers, onnx and pynvml but not perfgraphs
 # and no network: the package is copied into a site folder (no pip). A one-configuration smoke
 # run on a scratch store fails fast, before the campaign, when the CUDA path does not work there.
 # The campaign resumes the plan (finished configurations are skipped) and reuses the CPU
-# campaign's graph facts. Results: $OUT/<store>.tar.gz (data/measurements/dippm-<gpu>, to unpack at
+# campaign's graph facts. Results: $OUT/noise-floor-<store>.json (the first loan of a GPU model), $OUT/<store>.tar.gz (data/measurements/dippm-<gpu>, to unpack at
 # the repository root after removing the local copy, and commit) and $OUT/run.log.
 set -u -o pipefail
 budget=${1:-420}
@@ -76,8 +77,21 @@ fi
 
 # One store per GPU model: a configuration's key names the platform (cuda-torch-fp32), not the
 # card, so an H100 loan must not find the H200's rows "finished". "NVIDIA H200" -> dippm-h200.
-gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1 | tr 'A-Z' 'a-z' | sed 's/^nvidia //; s/[^a-z0-9].*//')
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 | tr 'A-Z' 'a-z' | sed 's/^nvidia //; s/[^a-z0-9].*//')
 store="data/measurements/${suite%-cuda}-${gpu:-unknown-gpu}"
+
+# The labels' noise floor before more labels (a board on labels without one ranks blind): when
+# this GPU has none committed, NOISE_FLOOR probe configurations (default 40, about 2.5 s each on
+# an H200) measured twice, one round after the other (`perfgraphs collect noise-floor`), into
+# $out/noise-floor-<store>.json: copy it to data/measurements/noise-floor/ and commit.
+# NOISE_FLOOR=0 skips it.
+floor_file="noise-floor-$(basename "$store").json"
+if [ "${NOISE_FLOOR:-40}" -gt 0 ] && [ ! -e "data/measurements/noise-floor/$floor_file" ]; then
+  floor_dir=$(mktemp -d /tmp/perfgraphs-floor.XXXX)
+  timeout -s INT -k 20 "${FLOOR_BUDGET:-300}" $py -m perfgraphs collect noise-floor "$plan" --probe "${NOISE_FLOOR:-40}" \
+    --out "$floor_dir" && mv "$floor_dir/noise-floor-$(sed -n 's/^suite: *//p' "$plan").json" "$out/$floor_file" \
+    && echo "noise floor: $out/$floor_file" || echo "noise floor: not measured (exit $?); the campaign goes on"
+fi
 started=$(date +%s)
 timeout -s INT -k 30 "$budget" $py -m perfgraphs collect "$plan" --out "$store" --graphs-from "$graphs"
 echo "campaign exit $? after $(( $(date +%s) - started )) s"
