@@ -3,12 +3,20 @@
 Names: ``timm:<arch>``, ``torchvision:<arch>``, ``hf:<id>``. Weights are never downloaded: timm and
 torchvision models are created with ``pretrained=False`` / ``weights=None``; the encoder language
 models are built from the configuration files shipped in ``hf_configs/``.
+
+A timm name may carry **structure overrides**, ``+<argument>=<value>`` after the architecture, passed
+to ``timm.create_model``: ``timm:resnet26+layers=1x3x4x2``, ``timm:vit_small_patch16_224+depth=7+embed_dim=320+num_heads=5``.
+A value is an integer, a decimal number (``mlp_ratio=3.5``), ``true``/``false``, or integers joined by
+``x`` (a tuple). Arguments are written in sorted order, so one structure has one name
+(:func:`variant_name` writes it). These are the architectures no zoo names, which a hidden test set
+draws (:mod:`perfgraphs.collect.variants`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import re
 import sys
 import warnings
 from dataclasses import dataclass
@@ -23,10 +31,59 @@ ZOOS = ("timm", "torchvision", "hf")
 HF_DEFAULT_SEQ_LEN = 128
 
 
+Override = tuple[str, "int | float | bool | tuple[int, ...]"]
+_OVERRIDE_KEY = re.compile(r"[a-z_][a-z0-9_]*")
+
+
 @dataclass(frozen=True)
 class ModelName:
     zoo: str
     arch: str
+    overrides: tuple[Override, ...] = ()  # timm.create_model arguments, sorted by name
+
+
+def _override_value(text: str):
+    if re.fullmatch(r"\d+(x\d+)+", text):
+        return tuple(int(v) for v in text.split("x"))
+    if re.fullmatch(r"\d+", text):
+        return int(text)
+    if re.fullmatch(r"\d+\.\d+", text):
+        return float(text)
+    if text in ("true", "false"):
+        return text == "true"
+    raise ValueError(text)
+
+
+def _override_text(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple):
+        return "x".join(str(int(v)) for v in value)
+    return repr(float(value)) if isinstance(value, float) else str(int(value))
+
+
+def variant_name(arch: str, overrides: dict) -> str:
+    """``timm:<arch>+<key>=<value>...`` with the arguments in sorted order (the one spelling)."""
+    return "timm:" + arch + "".join(f"+{k}={_override_text(overrides[k])}" for k in sorted(overrides))
+
+
+def _parse_overrides(name: str, parts: list[str]) -> tuple[Override, ...]:
+    overrides = []
+    for part in parts:
+        key, eq, text = part.partition("=")
+        try:
+            if not eq or not _OVERRIDE_KEY.fullmatch(key):
+                raise ValueError(part)
+            overrides.append((key, _override_value(text)))
+        except ValueError:
+            raise UnknownModelError(
+                f"{name!r}: a structure override is +<argument>=<value> with an integer, a decimal, true/false "
+                f"or integers joined by x (e.g. +layers=1x3x4x2), got {part!r}") from None
+    keys = [k for k, _ in overrides]
+    if keys != sorted(set(keys)):
+        raise UnknownModelError(f"{name!r}: write each override once, in sorted order: "
+                                f"{variant_name(name.partition(':')[2].split('+')[0], dict(overrides))!r}")
+    return tuple(overrides)
 
 
 def parse_model_name(name: str) -> ModelName:
@@ -35,9 +92,14 @@ def parse_model_name(name: str) -> ModelName:
         raise UnknownModelError(
             f"model name must be one of {', '.join(z + ':<arch>' for z in ZOOS)}, got {name!r}"
         )
+    overrides: tuple[Override, ...] = ()
     if zoo == "timm":
+        arch, *parts = arch.split("+")
+        overrides = _parse_overrides(name, parts)
         arch = arch.split(".", 1)[0]  # drop a pretrained tag such as resnet50.a1_in1k
-    return ModelName(zoo, arch)
+        if not arch:
+            raise UnknownModelError(f"{name!r} names no timm architecture before its overrides")
+    return ModelName(zoo, arch, overrides)
 
 
 def is_model_name(text: str) -> bool:
@@ -130,7 +192,8 @@ def explicit_attention() -> Iterator[None]:
         timm_config._USE_FUSED_ATTN = saved
 
 
-def _build_timm(arch: str, image_shape: tuple[int, ...] | None, for_export: bool = True):
+def _build_timm(arch: str, image_shape: tuple[int, ...] | None, for_export: bool = True,
+                overrides: tuple[Override, ...] = ()):
     import timm
 
     if not timm.is_model(arch):
@@ -139,20 +202,28 @@ def _build_timm(arch: str, image_shape: tuple[int, ...] | None, for_export: bool
     shape = image_shape or default
     if len(shape) != 3:
         raise InvalidInputSpecError(f"timm models take a 3-d input (C,H,W), got {shape!r}")
-    kwargs: dict = {"pretrained": False}
+    kwargs: dict = {"pretrained": False, **dict(overrides)}
     if shape[0] != 3:
         kwargs["in_chans"] = shape[0]
     attention = explicit_attention() if for_export else contextlib.nullcontext()
     with warnings.catch_warnings(), skip_weight_init(), attention:
         warnings.simplefilter("ignore")
-        if tuple(shape[1:]) != tuple(default[1:]):
-            # Transformers with fixed position embeddings / windows must be created for the size.
-            try:
-                model = timm.create_model(arch, img_size=tuple(shape[1:]), **kwargs)
-            except TypeError:
+        try:
+            if tuple(shape[1:]) != tuple(default[1:]):
+                # Transformers with fixed position embeddings / windows must be created for the size.
+                try:
+                    model = timm.create_model(arch, img_size=tuple(shape[1:]), **kwargs)
+                except TypeError:
+                    model = timm.create_model(arch, **kwargs)
+            else:
                 model = timm.create_model(arch, **kwargs)
-        else:
-            model = timm.create_model(arch, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - whatever timm's builder raised on the overrides
+            if not overrides:
+                raise
+            # an override the architecture does not take, or a structure it cannot build
+            given = ", ".join(f"{k}={_override_text(v)}" for k, v in overrides)
+            raise UnknownModelError(f"timm's {arch} cannot be built with {given}: "
+                                    f"{' '.join(str(exc).split())[:200]}") from None
     return model, InputSpec(image_shape=tuple(shape))
 
 
@@ -290,7 +361,7 @@ def build_model(
         if seq_len is not None:
             raise InvalidInputSpecError(f"{parsed.zoo}: models take an image shape, not --seq-len")
         if parsed.zoo == "timm":
-            model, spec = _build_timm(parsed.arch, image_shape, for_export)
+            model, spec = _build_timm(parsed.arch, image_shape, for_export, parsed.overrides)
         else:
             model, spec = _build_torchvision(parsed.arch, image_shape)
     _zero_state(model)

@@ -1,0 +1,160 @@
+"""Architectures no zoo names, for a hidden test set (issue 32): structure variants of the dippm
+families, drawn with a secret seed.
+
+A hidden test set is hidden only while no public file holds its architectures (and no predictor
+could have seen them measured). Named timm architectures run out, and any of them may turn up in a
+later public plan; a variant of a family's base architecture with other depths, widths or stage
+layouts (``timm:resnet26+layers=1x3x4x2``, :mod:`perfgraphs.graph.zoo`'s override syntax) is in
+no zoo and no public store. The draw is seeded by the organiser's secret (:func:`secrets.randbits`),
+kept with the labels outside the repository, so nobody can regenerate the set before it is
+published.
+
+Each family's knobs stay inside the ranges its named members span, so a variant is a plausible
+member of the family, not an outlier: a hidden board measures generalisation to unseen
+architectures, not extrapolation. A variant that equals a named member's structure is left out
+here (the known stage layouts below) and, whatever slips through, by the structure-hash check of
+:func:`perfgraphs.leaderboard.records.hidden.build_hidden`.
+
+Each drawn architecture gets ``--sizes`` input sizes and ``--batches`` batch sizes, drawn from
+those its family has in the source plan, so the hidden configurations follow the public
+distribution. The plan keeps the source plan's protocol and platform:
+
+    python -m perfgraphs.collect.variants --source plans/dippm-cuda.yaml --per-family 5 \\
+        --out "$PERFGRAPHS_HIDDEN_DIR/round"      # writes hidden-plan.yaml and seed.txt there
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import secrets
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import yaml
+
+from perfgraphs.collect.errors import PlanError
+from perfgraphs.collect.plan import load_plan, parse_plan
+from perfgraphs.graph.zoo import variant_name
+
+
+@dataclass(frozen=True)
+class Family:
+    base: str  # the timm architecture the overrides apply to
+    draw: Callable[[random.Random], dict]
+    named: tuple[dict, ...] = ()  # overrides that rebuild a named member: never drawn
+
+
+def _ints(rng: random.Random, ranges) -> tuple[int, ...]:
+    return tuple(rng.randint(lo, hi) for lo, hi in ranges)
+
+
+def _vit(rng: random.Random) -> dict:
+    width = rng.choice((192, 256, 320, 384, 448, 512))
+    return {"depth": rng.randint(4, 12), "embed_dim": width, "num_heads": width // 64,
+            "mlp_ratio": rng.choice((2.0, 3.0, 4.0))}
+
+
+def _swin(rng: random.Random) -> dict:
+    width = rng.choice((64, 96, 128))
+    return {"depths": (2, 2, rng.choice((2, 4, 8, 10)), 2), "embed_dim": width,
+            "num_heads": (width // 32, width // 16, width // 8, width // 4)}
+
+
+# the families whose timm builders take structure arguments; EfficientNet, MobileNet, MnasNet and
+# PoolFormer fix theirs inside the registered function (an override collides with them)
+FAMILIES: dict[str, Family] = {
+    "resnet": Family("resnet26", lambda rng: {"layers": _ints(rng, [(1, 4)] * 4)},
+                     named=({"layers": (2, 2, 2, 2)}, {"layers": (3, 4, 6, 3)}, {"layers": (1, 1, 1, 1)})),
+    "vit": Family("vit_small_patch16_224", _vit,
+                  named=({"depth": 12, "embed_dim": 384, "num_heads": 6, "mlp_ratio": 4.0},
+                         {"depth": 12, "embed_dim": 192, "num_heads": 3, "mlp_ratio": 4.0})),
+    "swin": Family("swin_tiny_patch4_window7_224", _swin,
+                   named=({"depths": (2, 2, 6, 2), "embed_dim": 96, "num_heads": (3, 6, 12, 24)},)),
+    "densenet": Family("densenet121", lambda rng: {"growth_rate": rng.choice((16, 24, 32, 40)),
+                                                    "block_config": _ints(rng, [(4, 8), (8, 16), (12, 32), (8, 24)])},
+                       named=({"growth_rate": 32, "block_config": (6, 12, 24, 16)},)),
+    "visformer": Family("visformer_tiny", lambda rng: {"depth": _ints(rng, [(3, 9), (2, 6), (2, 6)])},
+                        named=({"depth": (7, 4, 4)},)),
+}
+
+
+def draw_variants(rng: random.Random, per_family: int, families: dict[str, Family] = FAMILIES,
+                  max_tries: int = 1000) -> dict[str, list[str]]:
+    """family -> ``per_family`` distinct variant names (sorted overrides, :func:`variant_name`)."""
+    drawn: dict[str, list[str]] = {}
+    for family, spec in families.items():
+        names: list[str] = []
+        for _ in range(max_tries):
+            overrides = spec.draw(rng)
+            name = variant_name(spec.base, overrides)
+            if overrides not in spec.named and name not in names:
+                names.append(name)
+            if len(names) == per_family:
+                break
+        else:
+            raise PlanError(f"{family}: only {len(names)} distinct variants in {max_tries} draws")
+        drawn[family] = names
+    return drawn
+
+
+def hidden_plan(source: Path, seed: int, per_family: int, sizes: int = 2, batches: int = 3) -> dict:
+    """A plan (YAML mapping) of the variants drawn with ``seed``: the source plan's protocol and
+    platforms, each architecture at ``sizes`` input sizes x ``batches`` batch sizes of its family's
+    in the source plan."""
+    plan = load_plan(source)
+    raw = yaml.safe_load(Path(source).read_text())
+    rng = random.Random(seed)
+    groups = []
+    for family, names in draw_variants(rng, per_family).items():
+        public = [c for c in plan.configs if c.family == family]
+        if not public:
+            raise PlanError(f"{source} has no {family} configurations to take sizes from")
+        all_sizes = sorted({c.image_size for c in public if c.image_size})
+        all_batches = sorted({c.batch_size for c in public})
+        models = [{"name": name,
+                   "input_sizes": sorted(rng.sample(all_sizes, min(sizes, len(all_sizes)))),
+                   "batch_sizes": sorted(rng.sample(all_batches, min(batches, len(all_batches))))}
+                  for name in names]
+        groups.append({"family": family, "models": models})
+    out = {"suite": f"{raw['suite']}-hidden", "description": f"hidden structure variants of {raw['suite']} "
+           "(perfgraphs.collect.variants); never committed", "mode": raw.get("mode", "inference"),
+           "protocol": raw["protocol"], "platforms": raw["platforms"], "timeout_s": raw.get("timeout_s", 300),
+           "groups": groups}
+    if "core" in raw:
+        out["core"] = raw["core"]
+    parse_plan(out, name=out["suite"])  # the collector's own check
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m perfgraphs.collect.variants",
+                                     description="Draw a hidden test set's architectures with a secret seed.")
+    parser.add_argument("--source", required=True, help="the public plan whose protocol and sizes to follow")
+    parser.add_argument("--per-family", type=int, default=5)
+    parser.add_argument("--sizes", type=int, default=2, help="input sizes per architecture")
+    parser.add_argument("--batches", type=int, default=3, help="batch sizes per architecture")
+    parser.add_argument("--out", required=True, help="a folder outside the repository (the keeper's)")
+    args = parser.parse_args(argv)
+    out = Path(args.out)
+    try:
+        if (out / "seed.txt").exists():
+            raise PlanError(f"{out} already holds a drawn set (seed.txt): one draw per round")
+        seed = secrets.randbits(64)
+        plan = hidden_plan(Path(args.source), seed, args.per_family, args.sizes, args.batches)
+    except PlanError as exc:
+        print(f"perfgraphs: {exc}", file=sys.stderr)
+        return 1
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "seed.txt").write_text(f"{seed}\n")
+    (out / "hidden-plan.yaml").write_text(yaml.safe_dump(plan, sort_keys=False))
+    n = sum(len(m["input_sizes"]) * len(m["batch_sizes"]) for g in plan["groups"] for m in g["models"])
+    print(f"{out / 'hidden-plan.yaml'}: {n} configurations of "
+          f"{sum(len(g['models']) for g in plan['groups'])} architectures (keep the folder outside the repository)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

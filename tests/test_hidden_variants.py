@@ -1,0 +1,120 @@
+"""Structure variants (zoo overrides) and the secret-seeded draw of a hidden set's architectures
+(issue 32, item 1): checked against named timm architectures they must rebuild exactly, and
+against the public files they must not appear in."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+import yaml
+
+from perfgraphs.collect.variants import FAMILIES, draw_variants, hidden_plan, main
+from perfgraphs.errors import UnknownModelError
+from perfgraphs.graph import load_graph
+from perfgraphs.graph.zoo import parse_model_name, variant_name
+
+REPO = Path(__file__).resolve().parents[1]
+SOURCE = REPO / "plans" / "dippm-cuda.yaml"
+
+
+def test_override_names_parse_to_one_spelling():
+    parsed = parse_model_name("timm:vit_small_patch16_224+depth=7+embed_dim=320+mlp_ratio=3.0+num_heads=5")
+    assert parsed.arch == "vit_small_patch16_224"
+    assert parsed.overrides == (("depth", 7), ("embed_dim", 320), ("mlp_ratio", 3.0), ("num_heads", 5))
+    assert parse_model_name("timm:resnet26+layers=1x3x4x2").overrides == (("layers", (1, 3, 4, 2)),)
+    assert parse_model_name("timm:resnet50.a1_in1k").overrides == ()  # a pretrained tag still drops
+    assert variant_name("resnet26", {"layers": (1, 3, 4, 2)}) == "timm:resnet26+layers=1x3x4x2"
+
+
+@pytest.mark.parametrize("name, says", [
+    ("timm:resnet26+layers=2x2x2x2+cardinality=1", "sorted order: 'timm:resnet26+cardinality=1+layers=2x2x2x2'"),
+    ("timm:resnet26+layers=2x2x2x2+layers=1x1x1x1", "once"),
+    ("timm:resnet26+layers=two", "+<argument>=<value>"),
+    ("timm:resnet26+Layers=1", "+<argument>=<value>"),
+    ("timm:resnet26+layers", "+<argument>=<value>"),
+    ("timm:+layers=1x1x1x1", "names no timm architecture"),
+])
+def test_malformed_overrides_are_refused_in_one_line(name, says):
+    with pytest.raises(UnknownModelError, match=None) as info:
+        parse_model_name(name)
+    assert says in str(info.value) and "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("name", ["timm:resnet26+no_such_argument=3",
+                                  "timm:poolformer_s12+depths=1x3x3x4"])  # its builder fixes depths: KeyError
+def test_an_override_the_architecture_does_not_take_is_one_line(name):
+    with pytest.raises(UnknownModelError) as info:
+        load_graph(name, image_shape=(3, 64, 64))
+    arch, given = name.removeprefix("timm:").split("+")
+    assert f"{arch} cannot be built with {given}" in str(info.value) and "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("variant, named", [
+    ("timm:resnet26+layers=3x4x6x3", "timm:resnet50"),  # both Bottleneck ResNets with the same stem
+    ("timm:vit_small_patch16_224+depth=12+embed_dim=192+mlp_ratio=4.0+num_heads=3", "timm:vit_tiny_patch16_224"),
+])
+def test_a_variant_rebuilds_the_named_architecture_it_spells(variant, named):
+    # ground truth independent of the override code: timm's own named model of that structure
+    a = load_graph(variant, image_shape=(3, 224, 224)).static_features()
+    b = load_graph(named, image_shape=(3, 224, 224)).static_features()
+    assert (a["total_params"], a["total_macs"], a["num_nodes"]) == (b["total_params"], b["total_macs"], b["num_nodes"])
+    base = load_graph(variant.split("+")[0], image_shape=(3, 224, 224)).static_features()
+    assert base["total_params"] != a["total_params"]  # control: the overrides did change the model
+
+
+def test_the_draw_is_the_seeds_and_never_a_named_layout():
+    one, again, other = (draw_variants(random.Random(s), 4) for s in (7, 7, 8))
+    assert one == again and one != other
+    assert set(one) == set(FAMILIES)
+    for family, names in one.items():
+        assert len(set(names)) == 4
+        for name in names:
+            parsed = parse_model_name(name)
+            assert variant_name(parsed.arch, dict(parsed.overrides)) == name  # the one spelling
+            assert dict(parsed.overrides) not in FAMILIES[family].named
+
+
+def test_named_layouts_are_never_drawn_even_when_they_are_all_the_draw_gives():
+    from perfgraphs.collect.variants import Family
+
+    stuck = {"resnet": Family("resnet26", lambda rng: {"layers": (2, 2, 2, 2)}, named=({"layers": (2, 2, 2, 2)},))}
+    with pytest.raises(Exception, match="only 0 distinct variants"):
+        draw_variants(random.Random(0), 1, stuck, max_tries=20)
+
+
+def test_every_drawn_family_builds_and_no_public_file_names_a_variant():
+    from perfgraphs.leaderboard.records.exposure import public_mentions
+
+    drawn = draw_variants(random.Random(2026), 1)
+    for family, (name,) in drawn.items():
+        size = 224 if family in ("swin", "vit") else 96
+        g = load_graph(name, image_shape=(3, size, size))
+        assert g.static_features()["total_params"] > 0, name
+    names = [n for names in drawn.values() for n in names]
+    assert public_mentions(names, REPO) == {}
+    # control: the scan does find a public architecture by its name
+    assert public_mentions(["timm:resnet50"], REPO)
+
+
+def test_the_hidden_plan_follows_the_public_plan_and_is_written_once(tmp_path, capsys):
+    from perfgraphs.collect.plan import load_plan
+
+    plan = hidden_plan(SOURCE, seed=11, per_family=4)
+    public = load_plan(SOURCE)
+    assert plan["protocol"] == "dippm" and plan["platforms"] == ["cuda-torch-fp32"]
+    for group in plan["groups"]:
+        sizes = {c.image_size for c in public.configs if c.family == group["family"]}
+        batches = {c.batch_size for c in public.configs if c.family == group["family"]}
+        for m in group["models"]:
+            assert set(m["input_sizes"]) <= sizes and set(m["batch_sizes"]) <= batches
+    out = tmp_path / "round"
+    assert main(["--source", str(SOURCE), "--out", str(out)]) == 0
+    written = load_plan(out / "hidden-plan.yaml")
+    assert len(written.configs) >= 100  # the issue's minimum for a hidden set
+    seed = int((out / "seed.txt").read_text())
+    assert yaml.safe_load((out / "hidden-plan.yaml").read_text()) == hidden_plan(SOURCE, seed, 5)
+    assert "architectures" in capsys.readouterr().out
+    assert main(["--source", str(SOURCE), "--out", str(out)]) == 1  # one draw per round
+    assert "already holds a drawn set" in capsys.readouterr().err
