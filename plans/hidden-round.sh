@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# One hidden round (issue 32; leaderboard/RULES.md, "The next hidden set"), in three steps run from
+# the repository root, all in one working session (the secret never outlives it):
+#
+#   export PERFGRAPHS_HIDDEN_DIR=/outside/the/repo/hidden
+#   bash plans/hidden-round.sh prepare            # draw the variants, stage the plan in .hidden/
+#   # device: run `PLAN=.hidden/hidden-plan.yaml NOISE_FLOOR=0 bash plans/run-on-gpu.sh 420`, carry [".hidden"]
+#   bash plans/hidden-round.sh finish FILES_AT    # labels to the keeper, commitment + definition written
+#   git add leaderboard/hidden && git commit ...  # the commitment, before anything is scored
+#   bash plans/hidden-round.sh score              # every reference on every board of the config
+#
+# DATASET / CONFIG name the boards (default dippm / h200-torch-fp32); SOURCE the public plan whose
+# protocol and sizes the draw follows (default plans/dippm-cuda.yaml); REFS the references to score
+# (default the four with full-strength public records there; the GNNs' full settings need a GPU:
+# about 1 h of one core for the four, static-xgboost's grid most of it); PERFGRAPHS=the command.
+set -euo pipefail
+step=${1:-}
+dataset=${DATASET:-dippm}
+config=${CONFIG:-h200-torch-fp32}
+source_plan=${SOURCE:-plans/dippm-cuda.yaml}
+pg=${PERFGRAPHS:-perfgraphs}
+py=${PYTHON:-python3}
+keeper=${PERFGRAPHS_HIDDEN_DIR:?set PERFGRAPHS_HIDDEN_DIR to the keeper folder, outside the repository}
+round="$keeper/round-$dataset-$config"
+case "$(realpath -m "$keeper")/" in "$(realpath .)"/*)
+  echo "hidden-round: $keeper is inside the repository: the keeper folder lives outside it" >&2; exit 2;; esac
+
+case "$step" in
+prepare)
+  $py -m perfgraphs.collect.variants --source "$source_plan" --per-family "${PER_FAMILY:-5}" --out "$round"
+  grep -qx '/.hidden/' .git/info/exclude 2>/dev/null || echo /.hidden/ >> .git/info/exclude
+  mkdir -p .hidden && cp "$round/hidden-plan.yaml" .hidden/hidden-plan.yaml
+  echo "device: PLAN=.hidden/hidden-plan.yaml NOISE_FLOOR=0 bash plans/run-on-gpu.sh 420   (carry [\".hidden\"])"
+  ;;
+finish)
+  files_at=${2:?usage: hidden-round.sh finish FILES_AT (the folder the files of the device call came back to)}
+  archive=$(ls "$files_at"/*-hidden-*.tar.gz 2>/dev/null | head -n 1)
+  [ -n "$archive" ] || { echo "hidden-round: no *-hidden-*.tar.gz in $files_at" >&2; exit 2; }
+  tar xzf "$archive" -C "$round"
+  store=$(ls -d "$round"/data/measurements/*-hidden-* | head -n 1)
+  $pg collect verify "$store"
+  $pg leaderboard build-hidden "$store" "$keeper" --dataset "$dataset" --config "$config"
+  $pg leaderboard commit-hidden "$keeper" --dataset "$dataset" --config "$config"
+  # the definition: the architectures the hidden file holds (names, no labels) and the drawn ones
+  # build-hidden left out (a public structure)
+  $py - "$keeper" "$round/hidden-plan.yaml" "$dataset" "$config" <<'PY'
+import json, sys
+from pathlib import Path
+import pyarrow.parquet as pq, yaml
+from perfgraphs.leaderboard.records.hidden import definition_path, hidden_file
+from perfgraphs.registry import get_dataset
+keeper, plan, dataset, config = Path(sys.argv[1]), Path(sys.argv[2]), *sys.argv[3:]
+name = get_dataset(dataset).name
+held = sorted(set(pq.read_table(hidden_file(keeper, name, config), columns=["name"]).column("name").to_pylist()))
+drawn = [m["name"] for g in yaml.safe_load(plan.read_text())["groups"] for m in g["models"]]
+doc = {"about": f"A hidden round of {name} {config}: structure variants drawn with a secret seed "
+                "(perfgraphs.collect.variants; leaderboard/RULES.md). architectures: those in the hidden file; "
+                "left_out: drawn but not in it.",
+       "architectures": held, "left_out": sorted(set(drawn) - set(held))}
+path = definition_path(name, config)
+path.write_text(json.dumps(doc, indent=2) + "\n")
+print(f"{path}: {len(held)} architectures, {len(doc['left_out'])} left out")
+PY
+  rm -rf .hidden
+  echo "now: git add leaderboard/hidden && git commit (before scoring anything on it)"
+  ;;
+score)
+  targets=$($py -c "from perfgraphs.registry import get_dataset; c = get_dataset('$dataset').config('$config'); print(' '.join(b.target for b in c.boards))")
+  for ref in ${REFS:-layerwise-linear layerwise-boost static-mlp static-xgboost}; do
+    for target in $targets; do
+      $pg submit "leaderboard/reference/$ref" --dataset "$dataset" --config "$config" --target "$target" \
+        --hidden-labels --time-limit-s 5400 \
+        || echo "hidden-round: $ref on $target was not recorded (the line above says why)"
+    done
+  done
+  ;;
+*)
+  echo "usage: bash plans/hidden-round.sh prepare | finish FILES_AT | score" >&2; exit 2;;
+esac
