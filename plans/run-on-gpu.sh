@@ -89,7 +89,7 @@ floor_file="noise-floor-$(basename "$store").json"
 if [ "${NOISE_FLOOR:-40}" -gt 0 ] && [ ! -e "data/measurements/noise-floor/$floor_file" ]; then
   floor_dir=$(mktemp -d /tmp/perfgraphs-floor.XXXX)
   timeout -s INT -k 20 "${FLOOR_BUDGET:-300}" $py -m perfgraphs collect noise-floor "$plan" --probe "${NOISE_FLOOR:-40}" \
-    --out "$floor_dir" && mv "$floor_dir/noise-floor-$(sed -n 's/^suite: *//p' "$plan").json" "$out/$floor_file" \
+    --out "$floor_dir" && mv "$floor_dir/noise-floor-$suite.json" "$out/$floor_file" \
     && echo "noise floor: $out/$floor_file" || echo "noise floor: not measured (exit $?); the campaign goes on"
 fi
 started=$(date +%s)

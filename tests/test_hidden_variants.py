@@ -77,10 +77,11 @@ def test_the_draw_is_the_seeds_and_never_a_named_layout():
 
 
 def test_named_layouts_are_never_drawn_even_when_they_are_all_the_draw_gives():
+    from perfgraphs.collect.errors import PlanError
     from perfgraphs.collect.variants import Family
 
     stuck = {"resnet": Family("resnet26", lambda rng: {"layers": (2, 2, 2, 2)}, named=({"layers": (2, 2, 2, 2)},))}
-    with pytest.raises(Exception, match="only 0 distinct variants"):
+    with pytest.raises(PlanError, match="only 0 distinct variants"):
         draw_variants(random.Random(0), 1, stuck, max_tries=20)
 
 

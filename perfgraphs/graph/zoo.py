@@ -67,7 +67,7 @@ def variant_name(arch: str, overrides: dict) -> str:
     return "timm:" + arch + "".join(f"+{k}={_override_text(overrides[k])}" for k in sorted(overrides))
 
 
-def _parse_overrides(name: str, parts: list[str]) -> tuple[Override, ...]:
+def _parse_overrides(name: str, arch: str, parts: list[str]) -> tuple[Override, ...]:
     overrides = []
     for part in parts:
         key, eq, text = part.partition("=")
@@ -82,7 +82,7 @@ def _parse_overrides(name: str, parts: list[str]) -> tuple[Override, ...]:
     keys = [k for k, _ in overrides]
     if keys != sorted(set(keys)):
         raise UnknownModelError(f"{name!r}: write each override once, in sorted order: "
-                                f"{variant_name(name.partition(':')[2].split('+')[0], dict(overrides))!r}")
+                                f"{variant_name(arch, dict(overrides))!r}")
     return tuple(overrides)
 
 
@@ -95,7 +95,7 @@ def parse_model_name(name: str) -> ModelName:
     overrides: tuple[Override, ...] = ()
     if zoo == "timm":
         arch, *parts = arch.split("+")
-        overrides = _parse_overrides(name, parts)
+        overrides = _parse_overrides(name, arch, parts)
         arch = arch.split(".", 1)[0]  # drop a pretrained tag such as resnet50.a1_in1k
         if not arch:
             raise UnknownModelError(f"{name!r} names no timm architecture before its overrides")
