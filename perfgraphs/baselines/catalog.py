@@ -93,13 +93,20 @@ TRAPPM_GNN = Baseline(TRAPPM, "perfgraphs.baselines.trappm:TraPPM", TRAPPM, GRAP
 LLM_XGBOOST = Baseline("llm-xgboost", "perfgraphs.baselines.llm_xgboost:LLMXGBoost", TRAPPM, STATIC, ("xgboost",),
                        reference_on=frozenset({TABULAR_ROWS}), selects_on_validation=True)
 LLM_GNN = Baseline("llm-gnn", "perfgraphs.baselines.llm_gnn:LLMGNN", TRAPPM, GRAPH, GRAPH_FRAMEWORKS)
+# physics alone with its four hardware constants fitted to the board's labels, and boosting of what it
+# misses (issue 34): entries on the time boards (a roofline times nothing a memory label measures),
+# not references every board must list
+ROOFLINE_FIT = Baseline("roofline-fit", "perfgraphs.baselines.roofline_fit:FittedRoofline", TRAPPM, ROWS,
+                        settings=False, parameters=COEFFICIENTS)
+ROOFLINE_BOOST = Baseline("roofline-boost", "perfgraphs.baselines.roofline_fit:RooflineBoost", TRAPPM, ROWS,
+                          ("xgboost",), selects_on_validation=True)
 GNN_LM = Baseline("gnn-lm", "perfgraphs.baselines.gnn_lm:GNNLM", "nnlqp", GRAPH_TEXT,
                   GRAPH_FRAMEWORKS + ("transformers",), parameters=TRAINABLE)
 
 # every baseline, in the order boards list their references and quickstart runs its own
 BASELINES: dict[str, Baseline] = {b.name: b for b in (
     LAYERWISE_LINEAR, LAYERWISE_BOOST, STATIC_XGBOOST, STATIC_MLP, DIPPM_SAGE, NNLQP_GNN, TRAPPM_GNN, LLM_XGBOOST,
-    LLM_GNN, GNN_LM)}
+    LLM_GNN, GNN_LM, ROOFLINE_FIT, ROOFLINE_BOOST)}
 
 
 def baseline(name: str) -> Baseline:
