@@ -25,7 +25,7 @@ PROTOCOL = "leave-models-out"
 
 
 def run(target: str, seeds: tuple[int, ...]) -> list[dict]:
-    from perfgraphs.baselines.serving_prior import ServingPrior, ServingPriorBoost
+    from perfgraphs.baselines.catalog import SERVING_PRIOR, SERVING_PRIOR_BOOST
     from perfgraphs.data.llm_features import llm_features
     from perfgraphs.evaluation.evaluator import Evaluator
     from perfgraphs.evaluation.tabular_protocol import fold_protocols, noise_floor_sentence
@@ -36,8 +36,8 @@ def run(target: str, seeds: tuple[int, ...]) -> list[dict]:
     evaluator = Evaluator.for_task(board)
     folds, whole = fold_protocols(board, protocol=PROTOCOL)
     out = []
-    for name, make in (("serving-prior", lambda s: ServingPrior(target=target)),
-                       ("serving-prior-boost", lambda s: ServingPriorBoost(target=target, seed=s))):
+    for name, make in ((SERVING_PRIOR.name, lambda s: SERVING_PRIOR.make(target=target)),
+                       (SERVING_PRIOR_BOOST.name, lambda s: SERVING_PRIOR_BOOST.make(seed=s, target=target))):
         per_seed, t0 = [], time.perf_counter()
         for seed in seeds:
             ids, y_true, y_pred = [], [], []

@@ -259,6 +259,22 @@ def test_the_serving_predictors_learn_what_the_prior_misses():
         ServingPrior().fit(X[:, :5], y)
 
 
+def test_the_serving_priors_are_catalog_entries_built_for_their_board_target():
+    """The leaderboard's predictor builds them for the board's target (a prior per target), as the
+    entries under leaderboard/reference/ run; a serving prior made without a target says so in one line."""
+    from perfgraphs.baselines.catalog import SERVING_PRIOR, SERVING_PRIOR_BOOST, UnknownBaselineError
+    from perfgraphs.baselines.serving_prior import ServingPrior, ServingPriorBoost
+    from perfgraphs.leaderboard.predictors import BaselinePredictor
+
+    for record, cls in ((SERVING_PRIOR, ServingPrior), (SERVING_PRIOR_BOOST, ServingPriorBoost)):
+        model = BaselinePredictor(record.name, "energy_per_token_joules", seed=2).model
+        assert isinstance(model, cls) and model.target == "energy_per_token_joules"
+        assert not record.reference_on
+        with pytest.raises(UnknownBaselineError, match="built for one target"):
+            record.make()
+    assert BaselinePredictor(SERVING_PRIOR_BOOST.name, "median_itl_ms", seed=2).model.seed == 2
+
+
 def test_the_kernel_mix_needs_the_tables_graphs():
     from perfgraphs.baselines.transfer import TransferFitError
 

@@ -17,7 +17,9 @@
 * physics first (issue 27): :class:`ServingPrior` and :class:`ServingPriorBoost` on the LLM
   serving features (the decode-step prior, :mod:`perfgraphs.features.serving`); the transfer
   predictors of a new platform, :class:`RooflinePrior` and :class:`PriorResidualTransfer`, take a
-  platform table.
+  platform table; on one platform's graph rows (issue 34), :class:`FittedRoofline` (the roofline
+  with its four hardware constants fitted to the labels) and :class:`RooflineBoost` (XGBoost on
+  the log ratio to it) take Hugging Face rows.
 
 :mod:`perfgraphs.baselines.catalog` is the one table of baselines (names, estimators, what each
 applies to); the estimators are imported on first use, so reading the catalog costs no framework
@@ -38,6 +40,7 @@ _HOMES = {  # public name -> its module, relative to this package
     "operator_mix_features": ".layerwise_boost", "LayerwiseLinear": ".layerwise_linear",
     "layer_features": ".layerwise_linear", "LLMGNN": ".llm_gnn", "LLMXGBoost": ".llm_xgboost", "NNLQPGNN": ".nnlqp_gnn",
     "PriorResidualTransfer": ".physics_transfer", "RooflinePrior": ".physics_transfer",
+    "FittedRoofline": ".roofline_fit", "RooflineBoost": ".roofline_fit",
     "ServingPrior": ".serving_prior", "ServingPriorBoost": ".serving_prior", "StaticMLP": ".static_mlp", "StaticXGBoost": ".static_xgboost",
     "TraPPM": ".trappm",
 }

@@ -48,14 +48,21 @@ class Baseline:
     selects_on_validation: bool = False  # chooses its grid point on the validation part
     pretrains: bool = False  # unlabeled pre-training on the training graphs before fitting
     parameters: str = TORCH_MODULES  # what its learned-parameter count counts
+    # built for one target (its physics differs by target: which of a prior's quantities is the base)
+    per_target: bool = False
 
     def estimator_class(self) -> type:
         module, _, cls = self.estimator.partition(":")
         return getattr(importlib.import_module(module), cls)
 
-    def make(self, quick: bool = False, seed: int = 0):
-        """A fresh estimator."""
-        return self.estimator_class()(quick=quick, seed=seed) if self.settings else self.estimator_class()()
+    def make(self, quick: bool = False, seed: int = 0, target: str | None = None):
+        """A fresh estimator (``target``: the board's, for a ``per_target`` baseline)."""
+        kwargs = {"quick": quick, "seed": seed} if self.settings else {}
+        if self.per_target:
+            if target is None:
+                raise UnknownBaselineError(f"baseline {self.name!r} is built for one target: name it")
+            kwargs["target"] = target
+        return self.estimator_class()(**kwargs)
 
 
 @dataclass(frozen=True)
@@ -100,13 +107,20 @@ ROOFLINE_FIT = Baseline("roofline-fit", "perfgraphs.baselines.roofline_fit:Fitte
                         settings=False, parameters=COEFFICIENTS)
 ROOFLINE_BOOST = Baseline("roofline-boost", "perfgraphs.baselines.roofline_fit:RooflineBoost", TRAPPM, ROWS,
                           ("xgboost",), selects_on_validation=True)
+# the decode-step physics of LLM serving (issue 27) on the serving runs' rows: one constant on the
+# prior, and boosted log(label / prior); entries on the llm serving boards (the prior times decode
+# steps, which the other tabular rows do not have)
+SERVING_PRIOR = Baseline("serving-prior", "perfgraphs.baselines.serving_prior:ServingPrior", TRAPPM, STATIC,
+                         settings=False, per_target=True, parameters=COEFFICIENTS)
+SERVING_PRIOR_BOOST = Baseline("serving-prior-boost", "perfgraphs.baselines.serving_prior:ServingPriorBoost", TRAPPM,
+                               STATIC, per_target=True)
 GNN_LM = Baseline("gnn-lm", "perfgraphs.baselines.gnn_lm:GNNLM", "nnlqp", GRAPH_TEXT,
                   GRAPH_FRAMEWORKS + ("transformers",), parameters=TRAINABLE)
 
 # every baseline, in the order boards list their references and quickstart runs its own
 BASELINES: dict[str, Baseline] = {b.name: b for b in (
     LAYERWISE_LINEAR, LAYERWISE_BOOST, STATIC_XGBOOST, STATIC_MLP, DIPPM_SAGE, NNLQP_GNN, TRAPPM_GNN, LLM_XGBOOST,
-    LLM_GNN, GNN_LM, ROOFLINE_FIT, ROOFLINE_BOOST)}
+    LLM_GNN, GNN_LM, ROOFLINE_FIT, ROOFLINE_BOOST, SERVING_PRIOR, SERVING_PRIOR_BOOST)}
 
 
 def baseline(name: str) -> Baseline:

@@ -73,6 +73,7 @@ class ServingPrior(RegressorMixin, BaseEstimator):
     def fit(self, X, y, X_val=None, y_val=None):
         log_prior, _, _ = _log_prior(X, self.target)
         self.offset_ = float(np.median(np.log(np.asarray(y, dtype=float)) - log_prior))
+        self.coef_ = np.array([self.offset_])  # its one learned number, as the catalog counts parameters
         return self
 
     def predict(self, X) -> np.ndarray:

@@ -28,7 +28,7 @@ class BaselinePredictor:
         self.baseline = baseline(name)
         self.name, self.target, self.seed, self.quick = name, target, seed, quick
         self.featurizer, self.kind = self.baseline.featurizer, self.baseline.inputs
-        self.model = self.baseline.make(quick, seed)
+        self.model = self.baseline.make(quick, seed, target)
         self.config = {"baseline": name, "featurizer": self.featurizer, "quick": quick}
         # Import the estimator's framework here, not on the first call inside fit(): the harness
         # times fit() and would otherwise count a first import of torch / PyG (seconds) as training.
