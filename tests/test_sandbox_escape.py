@@ -398,3 +398,20 @@ def test_control_a_plain_copy_reads_through_the_swapped_link(tmp_path, monkeypat
     (src / "inner").symlink_to(_host_folder(tmp_path))
     shutil.copytree(src, tmp_path / "copy", symlinks=False)
     assert (tmp_path / "copy" / "inner" / "shadow").exists()  # the host's file, copied for the sandbox
+
+
+def test_the_staged_code_carries_the_tables_it_reads_and_no_fitted_artifact(tmp_path):
+    """A reference that reads the hardware descriptors (the serving priors) ran into a missing
+    table inside the sandbox: the staged code holds the package's datasheet and model-card tables
+    and the exporters' configs, and still no predict artifact (fitted on labels) nor results."""
+    import perfgraphs
+
+    staged = isolation.stage_code(tmp_path) / "perfgraphs"
+    package = Path(perfgraphs.__file__).resolve().parent
+    for table in ("features/hardware/descriptors.csv", "features/llm_architectures.csv"):
+        assert (staged / table).read_bytes() == (package / table).read_bytes(), table
+    assert any((staged / "graph" / "hf_configs").glob("*.json"))
+    # control: the artifacts are in the package, and not in what the sandbox sees
+    assert any((package / "predict" / "artifacts").glob("*.json"))
+    assert not (staged / "predict" / "artifacts").exists()
+    assert {p.suffix for p in staged.rglob("*") if p.is_file()} == {".py", ".json", ".csv"}

@@ -48,6 +48,10 @@ SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/passwd", "/etc/group", "/etc/localtime
 # reference baselines); data folders beside them (results, reference predictions, site) are left out,
 # and with "site" the site's code (perfgraphs/leaderboard/site/), which no predictor has a use for.
 CODE_EXCLUDE = {"results", "site", "reference", "hidden", "examples", "out", "__pycache__"}
+# package data the code reads, staged with it (folder of the package -> suffix): the exporters' model
+# configs, the hardware descriptor and LLM architecture tables (datasheet and model-card facts, no
+# label). Never predict's artifacts: they are fitted on labels.
+CODE_DATA = {("graph", "hf_configs"): ".json", ("features",): ".csv", ("features", "hardware"): ".csv"}
 # The host user a sandbox runs as when the harness is root: no account, file or other process of a
 # usual system has it (nobody's 65534 does: other daemons run as nobody).
 DEFAULT_SANDBOX_UID = 1_999_999
@@ -150,7 +154,7 @@ def stage_code(dest: Path) -> Path:
                 continue
             if not sub and rel.parts[0] in roots:  # a sub-package that lives elsewhere is copied from there
                 continue
-            if path.suffix == ".py" or (path.suffix == ".json" and "hf_configs" in rel.parts):
+            if path.suffix == ".py" or (not sub and CODE_DATA.get(rel.parts[:-1]) == path.suffix):
                 out = target / rel
                 out.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(path, out)
