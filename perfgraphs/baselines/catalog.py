@@ -114,13 +114,18 @@ SERVING_PRIOR = Baseline("serving-prior", "perfgraphs.baselines.serving_prior:Se
                          settings=False, per_target=True, parameters=COEFFICIENTS)
 SERVING_PRIOR_BOOST = Baseline("serving-prior-boost", "perfgraphs.baselines.serving_prior:ServingPriorBoost", TRAPPM,
                                STATIC, per_target=True)
+# the same physics on the encoder rows, from their model facts (no graph there): an entry on the llm
+# cpu time boards
+ENCODER_ROOFLINE = Baseline("encoder-roofline", "perfgraphs.baselines.encoder_roofline:EncoderRoofline", TRAPPM,
+                            STATIC, settings=False, per_target=True, parameters=COEFFICIENTS)
 GNN_LM = Baseline("gnn-lm", "perfgraphs.baselines.gnn_lm:GNNLM", "nnlqp", GRAPH_TEXT,
                   GRAPH_FRAMEWORKS + ("transformers",), parameters=TRAINABLE)
 
 # every baseline, in the order boards list their references and quickstart runs its own
 BASELINES: dict[str, Baseline] = {b.name: b for b in (
     LAYERWISE_LINEAR, LAYERWISE_BOOST, STATIC_XGBOOST, STATIC_MLP, DIPPM_SAGE, NNLQP_GNN, TRAPPM_GNN, LLM_XGBOOST,
-    LLM_GNN, GNN_LM, ROOFLINE_FIT, ROOFLINE_BOOST, SERVING_PRIOR, SERVING_PRIOR_BOOST)}
+    LLM_GNN, GNN_LM, ROOFLINE_FIT, ROOFLINE_BOOST, SERVING_PRIOR, SERVING_PRIOR_BOOST,
+    ENCODER_ROOFLINE)}
 
 
 def baseline(name: str) -> Baseline:
