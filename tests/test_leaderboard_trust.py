@@ -357,8 +357,9 @@ def test_predict_artifact_labels_are_refused_and_weights_pass(tmp_path):
     np.save(weights / "w.npy", rng.normal(size=200_000))
     (weights / "w.json").write_text(json.dumps([float(f"{x:.6g}") for x in rng.normal(size=5000) * 50]))
     assert scan_submission(weights, arrays) == []
-    for ref in sorted((REPO / "leaderboard" / "reference").iterdir()):
-        assert scan_submission(ref, arrays) == [], ref
+    # every reference folder at once (the scan's index costs about 2 s to build; one scan of all is
+    # stricter than one per folder: hits add up across them)
+    assert scan_submission(REPO / "leaderboard" / "reference", arrays) == []
     # a label array given directly: found in a zip archive too
     import zipfile
 
