@@ -207,11 +207,11 @@ class RooflineBoost(BaselineRegressor):
         tags.input_tags.two_d_array = False
         return tags
 
-    def _features(self, graphs) -> tuple[np.ndarray, np.ndarray]:
-        """(features, log roofline) of graphs."""
+    def _features(self, graphs, costs: NodeCosts | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(features, log roofline) of graphs (``costs``: their node costs, when already read)."""
         from perfgraphs.baselines.layerwise_boost import cached_operator_mix_features
 
-        make_up = self.roofline_.make_up(node_costs(graphs))
+        make_up = self.roofline_.make_up(node_costs(graphs) if costs is None else costs)
         return np.column_stack([cached_operator_mix_features(graphs), make_up.features()]), np.log(make_up.total)
 
     def _booster(self, point: dict, F: np.ndarray, z: np.ndarray):
@@ -223,8 +223,6 @@ class RooflineBoost(BaselineRegressor):
         return xgb.train(native, xgb.DMatrix(F, label=z), num_boost_round=point["n_estimators"])
 
     def fit(self, graphs, y, graphs_val=None, y_val=None) -> "RooflineBoost":
-        from perfgraphs.evaluation.evaluator import mape_pct
-
         if (graphs_val is None) != (y_val is None):
             raise BaselineInputError("pass both graphs_val and y_val, or neither")
         y = as_targets(y)
@@ -232,8 +230,9 @@ class RooflineBoost(BaselineRegressor):
             raise BaselineInputError(f"RooflineBoost fits one target column, got {y.shape[1]}")
         y = y[:, 0]
         points = list(ParameterGrid(self.grid if self.grid is not None else (QUICK_GRID if self.quick else PAPER_GRID)))
-        self.roofline_ = FittedRoofline().fit(graphs, y)
-        F, base = self._features(graphs)
+        costs = node_costs(graphs)  # read once: the roofline's fit and the booster's features
+        self.roofline_ = FittedRoofline().fit_costs(costs, y)
+        F, base = self._features(graphs, costs)
         z = np.log(y) - base
         self.grid_scores_: list[tuple[dict, float]] = []
         if len(points) == 1:
@@ -248,15 +247,17 @@ class RooflineBoost(BaselineRegressor):
                 held[np.random.default_rng(self.seed).permutation(len(y))[:max(1, round(self.validation_fraction
                                                                                          * len(y)))]] = True
                 F_fit, z_fit, F_sel, base_sel, y_sel = F[~held], z[~held], F[held], base[held], y[held]
-            best = self._select(points, F_fit, z_fit, F_sel, base_sel, y_sel, mape_pct)
+            best = self._select(points, F_fit, z_fit, F_sel, base_sel, y_sel)
         self.booster_ = self._booster(best, F, z)
         self.best_params_ = [best]
         return self
 
-    def _select(self, points, F_fit, z_fit, F_sel, base_sel, y_sel, mape_pct) -> dict:
+    def _select(self, points, F_fit, z_fit, F_sel, base_sel, y_sel) -> dict:
         """The grid point with the lowest MAPE on the selection rows; the tree counts of a point share
         one booster grown to the largest, scored on its first trees."""
         import xgboost as xgb
+
+        from perfgraphs.evaluation.evaluator import mape_pct
 
         counts = sorted({p["n_estimators"] for p in points})
         others = {tuple(sorted((k, v) for k, v in p.items() if k != "n_estimators")) for p in points}
