@@ -59,11 +59,10 @@ def labels_floor(task: Task) -> tuple[str, float | None] | None:
     if platform is None:
         return None
     if platform.startswith("timm-"):
-        from perfgraphs.loaders import load_timm_benchmark
-        from perfgraphs.loaders.timm_benchmark import cross_version_noise_floor_details
+        from perfgraphs.loaders.timm_benchmark import import_timm_benchmark, imported_noise_floors
 
         group = timm_noise_group(platform)
-        found = {nf.group: nf for nf in cross_version_noise_floor_details(load_timm_benchmark())}.get(group)
+        found = imported_noise_floors(import_timm_benchmark()).get(group)
         if found is None:
             return f"Noise floor: timm publishes {group} under one PyTorch version only, so none is measurable.", None
         return (f"Noise floor of the labels: the same models on {group} under PyTorch "

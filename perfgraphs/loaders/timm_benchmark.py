@@ -360,6 +360,21 @@ def cross_version_noise_floor_details(table: pa.Table) -> list[NoiseFloor]:
             for g, e in sorted(errors.items())]
 
 
+def imported_noise_floors(imported: TimmImport) -> dict[str, NoiseFloor]:
+    """:func:`cross_version_noise_floor_details` of an import, by device group; cached by the
+    imported files' content (their sha256s), because a transfer board's page asks once per
+    platform and each computation walks every row (0.2 s)."""
+    key = imported.files
+    if key not in _FLOORS_BY_CONTENT:
+        if len(_FLOORS_BY_CONTENT) >= 8:  # bounded: a long process that re-imports grown sources
+            _FLOORS_BY_CONTENT.clear()
+        _FLOORS_BY_CONTENT[key] = {nf.group: nf for nf in cross_version_noise_floor_details(imported.table)}
+    return _FLOORS_BY_CONTENT[key]
+
+
+_FLOORS_BY_CONTENT: dict[tuple[ImportedFile, ...], dict[str, NoiseFloor]] = {}
+
+
 def cross_version_noise_floor(table: pa.Table) -> dict[str, float]:
     """``{"rtx3090/amp/nchw": MAPE %, ...}``; see :func:`cross_version_noise_floor_details`."""
     return {nf.group: nf.mape_percent for nf in cross_version_noise_floor_details(table)}
