@@ -132,6 +132,9 @@ class RooflinePrior(RegressorMixin, BaseEstimator):
         return np.exp(self.slope_ * x + self.offset_)
 
 
+PRIOR_BASE = "prior "  # the adapters of the prior alone are named "prior <map>"
+
+
 class PriorResidualTransfer(SourceModelTransfer):
     """Gradient boosting of log(label / roofline prior) over every source platform, the platform as
     its descriptor's numbers; adapted with the shots by leave-one-out (see the module)."""
@@ -235,7 +238,7 @@ class PriorResidualTransfer(SourceModelTransfer):
         choice can fall back to physics where the learned residual does not carry over); and,
         with shots enough to choose among many (``min_correction_shots``), the model asked as each
         source platform of p's kind."""
-        out = {"": self._base(table, rows, p), "prior ": np.log(table.roofline(p, rows).prior_ms)}
+        out = {"": self._base(table, rows, p), PRIOR_BASE: np.log(table.roofline(p, rows).prior_ms)}
         if self.source_queries and len(self._shot_rows) >= self.min_correction_shots:
             for q, platform in enumerate(table.platforms):
                 if q != p and platform.device_kind == table.platforms[p].device_kind:
@@ -259,6 +262,9 @@ class PriorResidualTransfer(SourceModelTransfer):
                     continue  # another platform's prediction, or the bare prior, as is: never p's
                 out[name + kind] = lambda m, kind=kind, a=a: (lambda idx, c=self._solve(kind, a[m], y[m]): a[idx] @ c)
         base = bases[""]
+        # the model and the prior averaged in log space, the weight (in [0, 1]) and an offset fitted
+        blend = np.column_stack([base, bases[PRIOR_BASE], np.ones_like(base)])
+        out["blend-prior"] = lambda m: (lambda idx, c=self._solve("blend-ratio", blend[m], y[m]): blend[idx] @ c)
         if len(y) >= self.min_correction_shots:
             def ridge(m):
                 offset = float(np.mean(y[m] - base[m]))
