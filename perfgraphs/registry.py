@@ -225,14 +225,15 @@ EPYC_VM = "AMD EPYC (KVM guest, 2 vCPUs, 1 thread per core, 32 MiB L3), machine 
 EPYC_VM_TAG = "amd-epyc-23059b2f"  # perfgraphs.collect.environment.machine_tag() there
 
 # Suites measured as test sets of something else (plans/predict-heldout.yaml: 20 architectures in no
-# training set, which score ``perfgraphs.predict``; plans/dippm-cpu-hidden.yaml: the leaderboard's
+# training set, which score ``perfgraphs.predict``; plans/predict-heldout-2.yaml: a second such set,
+# structure variants of the dippm families, drawn after the first was used; plans/dippm-cpu-hidden.yaml: the leaderboard's
 # hidden test set, kept outside the repository; plans/dippm-cpu-test-visits.yaml: the dippm-cpu
 # test part measured again, in visits, perfgraphs.data.visits_plan; predict-calibration: a
 # machine's `perfgraphs predict calibrate` references and benchmarks/calibrate_check.py's check
 # configurations, measured on that machine). Their stores are never a
 # source of a dataset: store discovery (perfgraphs.data.platforms) skips them, so they label no
 # config and no platform.
-HELDOUT_SUITES = ("predict-heldout", "dippm-cpu-hidden", "dippm-cpu-test-visits", "predict-calibration")
+HELDOUT_SUITES = ("predict-heldout", "predict-heldout-2", "dippm-cpu-hidden", "dippm-cpu-test-visits", "predict-calibration")
 
 # Family counts of the research (SPEC section 2); the registry presents them with each dataset.
 DIPPM_COUNTS = {"efficientnet": 1729, "mnasnet": 1001, "mobilenet": 1591, "resnet": 1152, "vgg": 1536,

@@ -408,6 +408,23 @@ def _table_with_an_undescribed_device(tmp_path, monkeypatch):
     return ds, cfg, table_from_rows(rows, "latency_per_sample_ms", platforms)
 
 
+def test_every_catalog_transfer_predictor_answers_the_runners_descriptor_check():
+    """The runner asks each transfer predictor which platforms' descriptors it reads before fitting
+    anything (:func:`check_descriptors`); every registered one must answer (lowrank-transfer did
+    not, and a whole results run stopped on a traceback). Control: an object without the method
+    fails the same call."""
+    from perfgraphs.baselines.catalog import TRANSFER_BASELINES
+    from perfgraphs.leaderboard.transfer_runner import check_descriptors
+
+    table = _table(30, lambda pri, t, rng: pri)
+    for name, reference in TRANSFER_BASELINES.items():
+        predictor = reference.make(0)
+        check_descriptors(predictor, table, [p.name for p in GPU_PLATFORMS])
+        assert callable(predictor.fit) and callable(predictor.predict), name
+    with pytest.raises(AttributeError):
+        check_descriptors(object(), table, ["g-h200"])
+
+
 def test_a_run_of_several_predictors_skips_those_needing_a_missing_descriptor(tmp_path, monkeypatch):
     from perfgraphs.features.hardware import user_descriptors_csv
     from perfgraphs.leaderboard.transfer_runner import TransferSpec, run_transfers

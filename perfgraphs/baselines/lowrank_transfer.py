@@ -112,6 +112,10 @@ class LowRankTransfer(RegressorMixin, BaseEstimator):
         self.alphas = alphas
         self.completion_rank = completion_rank
 
+    def descriptor_platforms(self, table, platform: str) -> tuple:
+        """The platform records whose hardware descriptor fitting on ``platform`` reads: none."""
+        return ()
+
     @staticmethod
     def _simplest_near(errors: list[np.ndarray], best: int) -> int:
         """The first candidate (lowest rank, then strongest ridge) whose leave-one-out error is

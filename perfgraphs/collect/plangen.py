@@ -56,8 +56,9 @@ MAX_ITERATION_S = 6.0  # batch sizes whose one iteration (at the largest size) e
 EFFECTIVE_GFLOPS = 25.0  # one core, whole networks (measured: ResNet-50 ≈ 40, small inputs lower)
 
 
-def meta_gmacs(arch: str, size: int) -> float | None:
-    """GMACs of one sample built like perfgraphs.graph.zoo builds it, or None if it cannot be."""
+def meta_gmacs(arch: str, size: int, overrides: dict | None = None) -> float | None:
+    """GMACs of one sample built like perfgraphs.graph.zoo builds it (with a variant's structure
+    ``overrides``), or None if it cannot be."""
     import timm
     import torch
     from torch.utils.flop_counter import FlopCounterMode
@@ -68,13 +69,14 @@ def meta_gmacs(arch: str, size: int) -> float | None:
     try:
         with warnings.catch_warnings(), torch.device("meta"):
             warnings.simplefilter("ignore")
+            kwargs = dict(overrides or {})
             if size != default[1]:
                 try:
-                    model = timm.create_model(arch, pretrained=False, img_size=(size, size))
+                    model = timm.create_model(arch, pretrained=False, img_size=(size, size), **kwargs)
                 except TypeError:
-                    model = timm.create_model(arch, pretrained=False)
+                    model = timm.create_model(arch, pretrained=False, **kwargs)
             else:
-                model = timm.create_model(arch, pretrained=False)
+                model = timm.create_model(arch, pretrained=False, **kwargs)
             model.eval()
             x = torch.empty(1, 3, size, size)
             with FlopCounterMode(display=False) as counter, torch.no_grad():
