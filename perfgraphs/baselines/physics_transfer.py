@@ -13,11 +13,18 @@ of numbers, not an unseen category.
   roofline terms on the queried platform (compute-, memory- and launch-bound shares, kernels, batch) and the
   platform's descriptor; queried with the new platform's descriptor, then adapted with the shots
   as :class:`~perfgraphs.baselines.transfer.SourceModelTransfer` is (model, +offset, affine, by
-  leave-one-out; the prior alone is a candidate too, so the shots can fall back to physics). It
-  reads no source label of the rows it predicts, so it serves unseen models.
+  leave-one-out; the prior alone is a candidate too, so the shots can fall back to physics, and so
+  is a blend of the two in log space, weight in [0, 1] plus an offset, for a residual the new
+  platform follows only in part). It reads no source label of the rows it predicts, so it serves
+  unseen models.
 
 Measured (leave-one-platform-out, unseen-models, 5 draws, mean MAPE over the 11 GPU platforms at
-K = 32 / 128): the default 18.7 / 14.7 %; without the kernel mix 21.8 / 16.6 %. Options measured
+K = 32 / 128): the default 18.5 / 14.7 % (all 17 platforms 22.1 / 16.3 %); without the blend
+18.7 / 14.7 % (22.4 / 16.4 %), and on the i7-12700H at K = 32 17.7 ± 2.0 % against physics'
+15.2 ± 0.8 % (with it 15.3 ± 0.8 %); without the kernel mix 21.8 / 16.6 %. Tried for the draws
+that went astray and left off: keeping the prior unless a learned adapter beats it by 1 or 2
+paired standard errors of the shots' leave-one-out errors (GPU 18.7-18.8 % at K = 32; no fewer
+draws astray than the blend). Options measured
 (before the kernel mix) and left off: residuals from GPU platforms only (``same_kind``), with a
 residual clip, 21.9 / 17.3 %; the graph's physics at fixed batches 1 and 1024 as features
 (``feature_batches``) 22.4 / 17.2 %. The latter cured the one platform whose batches differ from the
