@@ -5,7 +5,9 @@ of the same model on the same machine is its label, and even another platform's 
 model sitting in a training split, is a signal no predictor of a "hidden" architecture should
 have. :func:`public_mentions` lists, per architecture, every committed place that names it — the
 measurement stores a dataset may read (``data/measurements``, less the held-out suites), the
-split files (``data/splits``) and the predict artifacts (``perfgraphs/predict/artifacts``, whose
+committed plans (``plans/*.yaml``: a held-out suite's, such as predict's second held-out set of
+structure variants, names what its store will label), the split files (``data/splits``) and the
+predict artifacts (``perfgraphs/predict/artifacts``, whose
 ``*.rows.npz`` name their rows). ``tests/test_leaderboard_trust.py`` compares it with what each
 hidden set's definition declares compromised (``leaderboard/hidden/<dataset>-<config>.json``).
 """
@@ -15,6 +17,8 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+
+import yaml
 
 _SEPARATORS = re.compile(r"[\s,;|@#/]+")
 
@@ -56,8 +60,9 @@ def _store_names(store: Path) -> list[str]:
     return names
 
 
-def public_mentions(architectures: list[str], repo: Path) -> dict[str, list[str]]:
-    """architecture → sorted public places (repository-relative) that name it; absent when none."""
+def public_mentions(architectures: list[str], repo: Path, own_plan: str | None = None) -> dict[str, list[str]]:
+    """architecture → sorted public places (repository-relative) that name it; absent when none.
+    ``own_plan``: the set's own plan (repository-relative), which names it without exposing it."""
     import numpy as np
 
     from perfgraphs.data.platforms import dataset_stores
@@ -76,6 +81,9 @@ def public_mentions(architectures: list[str], repo: Path) -> dict[str, list[str]
             text = split.read_text(errors="replace")
             strings = _json_strings(json.loads(text)) if split.suffix == ".json" else [text]
             note(_named(strings, wanted), str(split.parent.relative_to(repo)))
+    for plan in sorted((repo / "plans").glob("*.yaml")):  # a held-out suite's store is in no dataset,
+        if f"plans/{plan.name}" != own_plan:  # but its plan, and later its labels, are public
+            note(_named(_json_strings(yaml.safe_load(plan.read_text())), wanted), f"plans/{plan.name}")
     for artifact in sorted((repo / "perfgraphs" / "predict" / "artifacts").glob("*.rows.npz")):
         with np.load(artifact, allow_pickle=False) as rows:
             names = rows["names"].tolist() if "names" in rows.files else []
