@@ -299,6 +299,27 @@ def test_profile_correction_learns_what_another_card_pair_shows():
     assert scores["ratio-transfer"] > 8 and scores["profile-transfer"] < 4, scores
 
 
+def test_a_profile_correction_needs_a_gain_beyond_the_shots_noise():
+    """Leave-one-out predictions on 40 shots: the profile correction is lower on average than the
+    rule's own choice in both cases; where its gain is one lucky shot it stays with the rule, where
+    every shot gains a little it is taken."""
+    from perfgraphs.baselines.transfer import RatioTransfer
+
+    rng = np.random.default_rng(4)
+    y = rng.normal(0, 1, 40)
+    rule = y + rng.choice([-0.05, 0.05], 40)  # 5 % off on every shot
+    lucky = rule.copy()
+    lucky[0] = y[0]  # one shot exact, the rest as the rule: the mean error drops by 1/40 of 5 %
+    steady = y + 0.9 * (rule - y)  # every shot 10 % closer
+    kinds = ["none", "profile-ridge"]
+    err = lambda pred: float(np.mean(np.abs(np.expm1(pred - y))))  # noqa: E731
+    assert err(lucky) < err(rule) and err(steady) < err(rule)
+    assert RatioTransfer._choose_correction(kinds, {"none": rule, "profile-ridge": lucky}, y) == "none"
+    assert RatioTransfer._choose_correction(kinds, {"none": rule, "profile-ridge": steady}, y) == "profile-ridge"
+    # the rule's own corrections compete as before: least error wins, no margin
+    assert RatioTransfer._choose_correction(["none", "family"], {"none": rule, "family": lucky}, y) == "family"
+
+
 def test_a_run_becomes_tables_and_leaderboard_records_per_k(tmp_path):
     """Scored by the registry's Evaluator (real platform names of the config), summarised with
     intervals over draws, written as tables and as records the site shows on a board of their own."""
