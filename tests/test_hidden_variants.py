@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from perfgraphs.collect.variants import FAMILIES, draw_variants, hidden_plan, main
+from perfgraphs.collect.variants import FAMILIES, draw_variants, hidden_plan, main, public_variants
 from perfgraphs.errors import UnknownModelError
 from perfgraphs.graph import load_graph
 from perfgraphs.graph.zoo import parse_model_name, variant_name
@@ -115,7 +115,23 @@ def test_the_hidden_plan_follows_the_public_plan_and_is_written_once(tmp_path, c
     written = load_plan(out / "hidden-plan.yaml")
     assert len(written.configs) >= 100  # the issue's minimum for a hidden set
     seed = int((out / "seed.txt").read_text())
-    assert yaml.safe_load((out / "hidden-plan.yaml").read_text()) == hidden_plan(SOURCE, seed, 5)
+    public = public_variants(REPO / "plans")  # the committed plans' variants are never drawn
+    assert yaml.safe_load((out / "hidden-plan.yaml").read_text()) == hidden_plan(SOURCE, seed, 5, public=public)
     assert "architectures" in capsys.readouterr().out
     assert main(["--source", str(SOURCE), "--out", str(out)]) == 1  # one draw per round
     assert "already holds a drawn set" in capsys.readouterr().err
+
+
+def test_a_draw_never_takes_a_variant_a_committed_plan_names():
+    """predict's second held-out set is a public plan of variants (its store will hold their labels):
+    a hidden round drawn with the same seed gets other architectures. Control: without the public
+    set the same seed draws exactly the plan's."""
+    plan = yaml.safe_load((REPO / "plans" / "predict-heldout-2.yaml").read_text())
+    named = {m["name"] for g in plan["groups"] for m in g["models"]}
+    public = public_variants(REPO / "plans")
+    assert named <= public
+    seed, per_family = 20261129, 4  # the plan's published draw
+    same = {n for names in draw_variants(random.Random(seed), per_family).values() for n in names}
+    assert same == named
+    hidden = {n for names in draw_variants(random.Random(seed), per_family, public=public).values() for n in names}
+    assert len(hidden) == 20 and not hidden & public

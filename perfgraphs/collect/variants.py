@@ -38,6 +38,7 @@ import yaml
 from perfgraphs.collect.errors import PlanError
 from perfgraphs.collect.plan import load_plan, parse_plan
 from perfgraphs.graph.zoo import variant_name
+from perfgraphs.paths import plans_dir
 
 
 @dataclass(frozen=True)
@@ -82,15 +83,16 @@ FAMILIES: dict[str, Family] = {
 
 
 def draw_variants(rng: random.Random, per_family: int, families: dict[str, Family] = FAMILIES,
-                  max_tries: int = 1000) -> dict[str, list[str]]:
-    """family -> ``per_family`` distinct variant names (sorted overrides, :func:`variant_name`)."""
+                  max_tries: int = 1000, public: frozenset[str] = frozenset()) -> dict[str, list[str]]:
+    """family -> ``per_family`` distinct variant names (sorted overrides, :func:`variant_name`),
+    none of them in ``public`` (variants a committed plan already names)."""
     drawn: dict[str, list[str]] = {}
     for family, spec in families.items():
         names: list[str] = []
         for _ in range(max_tries):
             overrides = spec.draw(rng)
             name = variant_name(spec.base, overrides)
-            if overrides not in spec.named and name not in names:
+            if overrides not in spec.named and name not in names and name not in public:
                 names.append(name)
             if len(names) == per_family:
                 break
@@ -100,15 +102,30 @@ def draw_variants(rng: random.Random, per_family: int, families: dict[str, Famil
     return drawn
 
 
-def hidden_plan(source: Path, seed: int, per_family: int, sizes: int = 2, batches: int = 3) -> dict:
-    """A plan (YAML mapping) of the variants drawn with ``seed``: the source plan's protocol and
-    platforms, each architecture at ``sizes`` input sizes x ``batches`` batch sizes of its family's
-    in the source plan."""
+def public_variants(plans: Path) -> frozenset[str]:
+    """Every structure variant a committed plan names (predict's second held-out set is one): a
+    public plan, and the store it fills, would expose a hidden architecture drawn again."""
+    found = set()
+    for path in sorted(Path(plans).glob("*.yaml")):
+        doc = yaml.safe_load(path.read_text()) or {}
+        for group in doc.get("groups") or []:
+            for model in group.get("models") or []:  # a name, or a mapping with one
+                name = str(model.get("name", "") if isinstance(model, dict) else model)
+                if "+" in name:
+                    found.add(name)
+    return frozenset(found)
+
+
+def hidden_plan(source: Path, seed: int, per_family: int, sizes: int = 2, batches: int = 3,
+                public: frozenset[str] = frozenset()) -> dict:
+    """A plan (YAML mapping) of the variants drawn with ``seed`` (none in ``public``): the source
+    plan's protocol and platforms, each architecture at ``sizes`` input sizes x ``batches`` batch
+    sizes of its family's in the source plan."""
     plan = load_plan(source)
     raw = yaml.safe_load(Path(source).read_text())
     rng = random.Random(seed)
     groups = []
-    for family, names in draw_variants(rng, per_family).items():
+    for family, names in draw_variants(rng, per_family, public=public).items():
         public = [c for c in plan.configs if c.family == family]
         if not public:
             raise PlanError(f"{source} has no {family} configurations to take sizes from")
@@ -143,7 +160,8 @@ def main(argv: list[str] | None = None) -> int:
         if (out / "seed.txt").exists():
             raise PlanError(f"{out} already holds a drawn set (seed.txt): one draw per round")
         seed = secrets.randbits(64)
-        plan = hidden_plan(Path(args.source), seed, args.per_family, args.sizes, args.batches)
+        plan = hidden_plan(Path(args.source), seed, args.per_family, args.sizes, args.batches,
+                           public=public_variants(plans_dir()))
     except PlanError as exc:
         print(f"perfgraphs: {exc}", file=sys.stderr)
         return 1
