@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from perfgraphs.collect.variants import FAMILIES, draw_variants, hidden_plan, main, public_variants
+from perfgraphs.collect.errors import PlanError
+from perfgraphs.collect.variants import FAMILIES, draw_variants, hidden_plan, main, public_variants, structure_key
 from perfgraphs.errors import UnknownModelError
 from perfgraphs.graph import load_graph
 from perfgraphs.graph.zoo import parse_model_name, variant_name
@@ -129,9 +130,54 @@ def test_a_draw_never_takes_a_variant_a_committed_plan_names():
     plan = yaml.safe_load((REPO / "plans" / "predict-heldout-2.yaml").read_text())
     named = {m["name"] for g in plan["groups"] for m in g["models"]}
     public = public_variants(REPO / "plans")
-    assert named <= public
+    assert {structure_key(n) for n in named} <= public
     seed, per_family = 20261129, 4  # the plan's published draw
     same = {n for names in draw_variants(random.Random(seed), per_family).values() for n in names}
     assert same == named
     hidden = {n for names in draw_variants(random.Random(seed), per_family, public=public).values() for n in names}
-    assert len(hidden) == 20 and not hidden & public
+    assert len(hidden) == 20 and not {structure_key(n) for n in hidden} & public
+
+
+TINY_PLAN = """suite: {suite}
+description: a plan of another shape
+mode: inference
+protocol: tiny
+platforms: [cpu-torch-fp32]
+timeout_s: 120
+models: {model}
+groups:
+  - family: vit
+    input_sizes: [224]
+    batch_sizes: [1]
+"""
+
+
+def test_a_public_variant_is_found_under_any_spelling_shape_or_place(tmp_path):
+    """The same structure written another way (an integer for a float, a pretrained tag), as a plan-wide
+    scalar ``models:``, in a ``.yml`` file in a subfolder, or only in a held-out suite's store: the
+    draw's public set and the exposure scan both find it. Control: another structure is not found."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from perfgraphs.leaderboard.records.exposure import public_mentions
+
+    drawn = "timm:vit_small_patch16_224+depth=4+embed_dim=384+mlp_ratio=2.0+num_heads=6"
+    spelled = "timm:vit_small_patch16_224.augreg_in21k+depth=4+embed_dim=384+mlp_ratio=2+num_heads=6"
+    other = "timm:vit_small_patch16_224+depth=5+embed_dim=384+mlp_ratio=2.0+num_heads=6"
+    repo = tmp_path / "repo"
+    (repo / "plans" / "sub").mkdir(parents=True)
+    (repo / "plans" / "sub" / "extra.yml").write_text(TINY_PLAN.format(suite="extra", model=spelled))
+    assert structure_key(drawn) in public_variants(repo / "plans") and structure_key(other) not in public_variants(
+        repo / "plans")
+    for folder in ("data/splits", "perfgraphs/predict/artifacts"):
+        (repo / folder).mkdir(parents=True)
+    store = repo / "data" / "measurements" / "predict-heldout-2-somewhere"
+    store.mkdir(parents=True)
+    found = public_mentions([drawn, other], repo)
+    assert found == {drawn: ["plans/sub/extra.yml"]}
+    (repo / "plans" / "sub" / "extra.yml").unlink()
+    pq.write_table(pa.table({"model": [spelled]}), store / "part-0.parquet")  # only the held-out store names it
+    assert public_mentions([drawn, other], repo) == {drawn: ["data/measurements/predict-heldout-2-somewhere"]}
+    with pytest.raises(PlanError):  # a plan the collector cannot read is refused, never skipped
+        (repo / "plans" / "bad.yaml").write_text("- a\n- b\n")
+        public_variants(repo / "plans")

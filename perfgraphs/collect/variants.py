@@ -38,7 +38,7 @@ import yaml
 from perfgraphs.collect.errors import PlanError
 from perfgraphs.collect.plan import load_plan, parse_plan
 from perfgraphs.graph.zoo import variant_name
-from perfgraphs.paths import plans_dir
+from perfgraphs.paths import leaderboard_dir, plans_dir
 
 
 @dataclass(frozen=True)
@@ -83,16 +83,16 @@ FAMILIES: dict[str, Family] = {
 
 
 def draw_variants(rng: random.Random, per_family: int, families: dict[str, Family] = FAMILIES,
-                  max_tries: int = 1000, public: frozenset[str] = frozenset()) -> dict[str, list[str]]:
+                  max_tries: int = 1000, public: frozenset[tuple] = frozenset()) -> dict[str, list[str]]:
     """family -> ``per_family`` distinct variant names (sorted overrides, :func:`variant_name`),
-    none of them in ``public`` (variants a committed plan already names)."""
+    none of them in ``public`` (:func:`public_variants`: structures public data already names)."""
     drawn: dict[str, list[str]] = {}
     for family, spec in families.items():
         names: list[str] = []
         for _ in range(max_tries):
             overrides = spec.draw(rng)
             name = variant_name(spec.base, overrides)
-            if overrides not in spec.named and name not in names and name not in public:
+            if overrides not in spec.named and name not in names and structure_key(name) not in public:
                 names.append(name)
             if len(names) == per_family:
                 break
@@ -102,22 +102,51 @@ def draw_variants(rng: random.Random, per_family: int, families: dict[str, Famil
     return drawn
 
 
-def public_variants(plans: Path) -> frozenset[str]:
-    """Every structure variant a committed plan names (predict's second held-out set is one): a
-    public plan, and the store it fills, would expose a hidden architecture drawn again."""
-    found = set()
-    for path in sorted(Path(plans).glob("*.yaml")):
-        doc = yaml.safe_load(path.read_text()) or {}
-        for group in doc.get("groups") or []:
-            for model in group.get("models") or []:  # a name, or a mapping with one
-                name = str(model.get("name", "") if isinstance(model, dict) else model)
-                if "+" in name:
-                    found.add(name)
-    return frozenset(found)
+def structure_key(name: str) -> tuple | None:
+    """One key per spelling of a variant's structure: the base architecture without a pretrained
+    tag and its overrides with numbers compared by value (``mlp_ratio=2`` is ``mlp_ratio=2.0``);
+    None for a name that is not a timm variant. Two bases that build the same graph
+    (``resnet26`` and ``resnet50`` with the same ``layers``) still differ here: the structure-hash
+    check of :func:`perfgraphs.leaderboard.records.hidden.build_hidden` is the backstop for those."""
+    from perfgraphs.errors import UnknownModelError
+    from perfgraphs.graph.zoo import parse_model_name
+
+    try:
+        parsed = parse_model_name(name if ":" in name else f"timm:{name}")
+    except UnknownModelError:
+        return None
+    if parsed.zoo != "timm" or not parsed.overrides:
+        return None
+
+    def value(v):
+        return tuple(float(x) for x in v) if isinstance(v, tuple) else v if isinstance(v, bool) else float(v)
+
+    return (parsed.arch.split(".")[0], tuple((k, value(v)) for k, v in parsed.overrides))
+
+
+def public_variants(plans: Path, hidden: Path | None = None) -> frozenset[tuple]:
+    """The :func:`structure_key` of every structure variant a committed plan names (``*.yaml`` and
+    ``*.yml``, in subfolders too; read by the collector's own parser, so every shape it accepts
+    counts) and of every architecture an earlier hidden round declared (``hidden``: its
+    ``leaderboard/hidden/*.json``, whose labels may have been published since). A public plan,
+    and the store it fills, would expose a hidden architecture drawn again. A plan that does not
+    parse is refused (:class:`PlanError`), never skipped."""
+    import json
+
+    plans = Path(plans)
+    if not plans.is_dir():
+        raise PlanError(f"no plans folder at {plans}: the draw cannot check which variants are public")
+    names: set[str] = set()
+    for path in sorted([*plans.rglob("*.yaml"), *plans.rglob("*.yml")]):
+        names |= {c.model for c in load_plan(path).configs}
+    for path in sorted(Path(hidden).glob("*.json")) if hidden is not None and Path(hidden).is_dir() else []:
+        doc = json.loads(path.read_text())
+        names |= {str(n) for n in [*(doc.get("architectures") or []), *(doc.get("left_out") or [])]}
+    return frozenset(k for k in map(structure_key, names) if k is not None)
 
 
 def hidden_plan(source: Path, seed: int, per_family: int, sizes: int = 2, batches: int = 3,
-                public: frozenset[str] = frozenset()) -> dict:
+                public: frozenset[tuple] = frozenset()) -> dict:
     """A plan (YAML mapping) of the variants drawn with ``seed`` (none in ``public``): the source
     plan's protocol and platforms, each architecture at ``sizes`` input sizes x ``batches`` batch
     sizes of its family's in the source plan."""
@@ -126,11 +155,11 @@ def hidden_plan(source: Path, seed: int, per_family: int, sizes: int = 2, batche
     rng = random.Random(seed)
     groups = []
     for family, names in draw_variants(rng, per_family, public=public).items():
-        public = [c for c in plan.configs if c.family == family]
-        if not public:
+        measured = [c for c in plan.configs if c.family == family]
+        if not measured:
             raise PlanError(f"{source} has no {family} configurations to take sizes from")
-        all_sizes = sorted({c.image_size for c in public if c.image_size})
-        all_batches = sorted({c.batch_size for c in public})
+        all_sizes = sorted({c.image_size for c in measured if c.image_size})
+        all_batches = sorted({c.batch_size for c in measured})
         models = [{"name": name,
                    "input_sizes": sorted(rng.sample(all_sizes, min(sizes, len(all_sizes)))),
                    "batch_sizes": sorted(rng.sample(all_batches, min(batches, len(all_batches))))}
@@ -161,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
             raise PlanError(f"{out} already holds a drawn set (seed.txt): one draw per round")
         seed = secrets.randbits(64)
         plan = hidden_plan(Path(args.source), seed, args.per_family, args.sizes, args.batches,
-                           public=public_variants(plans_dir()))
+                           public=public_variants(plans_dir(), leaderboard_dir() / "hidden"))
     except PlanError as exc:
         print(f"perfgraphs: {exc}", file=sys.stderr)
         return 1

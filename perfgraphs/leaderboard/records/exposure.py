@@ -4,9 +4,9 @@ A hidden set is hidden only while no public file carries its architectures: a pu
 of the same model on the same machine is its label, and even another platform's latency, or the
 model sitting in a training split, is a signal no predictor of a "hidden" architecture should
 have. :func:`public_mentions` lists, per architecture, every committed place that names it — the
-measurement stores a dataset may read (``data/measurements``, less the held-out suites), the
-committed plans (``plans/*.yaml``: a held-out suite's, such as predict's second held-out set of
-structure variants, names what its store will label), the split files (``data/splits``) and the
+committed measurement stores (``data/measurements``, a held-out suite's too: no dataset reads it,
+but its labels are public), the committed plans (``plans/``: a held-out suite's, such as
+predict's second held-out set of structure variants, names what its store will label), the split files (``data/splits``) and the
 predict artifacts (``perfgraphs/predict/artifacts``, whose
 ``*.rows.npz`` name their rows). ``tests/test_leaderboard_trust.py`` compares it with what each
 hidden set's definition declares compromised (``leaderboard/hidden/<dataset>-<config>.json``).
@@ -62,28 +62,40 @@ def _store_names(store: Path) -> list[str]:
 
 def public_mentions(architectures: list[str], repo: Path, own_plan: str | None = None) -> dict[str, list[str]]:
     """architecture → sorted public places (repository-relative) that name it; absent when none.
-    ``own_plan``: the set's own plan (repository-relative), which names it without exposing it."""
+    ``own_plan``: the set's own plan (repository-relative), which names it without exposing it.
+    A structure variant is matched under any spelling of its structure
+    (:func:`perfgraphs.collect.variants.structure_key`), not only the one written."""
     import numpy as np
 
-    from perfgraphs.data.platforms import dataset_stores
+    from perfgraphs.collect.plan import load_plan
+    from perfgraphs.collect.variants import structure_key
 
     wanted = {_bare(a): a for a in architectures}
+    keys = {k: a for a in architectures if (k := structure_key(a)) is not None}
     places: dict[str, set[str]] = {}
 
     def note(found: set[str], place: str) -> None:
         for a in found:
             places.setdefault(a, set()).add(place)
 
-    for store in dataset_stores(repo / "data" / "measurements"):
-        note(_named(_store_names(store), wanted), f"data/measurements/{store.name}")
+    def variants(names) -> set[str]:
+        return {keys[k] for k in map(structure_key, set(names)) if k in keys} if keys else set()
+
+    # every committed store, a held-out suite's too: no dataset reads it, but its labels are public
+    for store in sorted(p for p in (repo / "data" / "measurements").iterdir() if p.is_dir()):
+        names = _store_names(store)
+        note(_named(names, wanted) | variants(names), f"data/measurements/{store.name}")
     for split in sorted((repo / "data").glob("splits/**/*")):
         if split.is_file() and split.suffix in (".json", ".txt"):
             text = split.read_text(errors="replace")
             strings = _json_strings(json.loads(text)) if split.suffix == ".json" else [text]
             note(_named(strings, wanted), str(split.parent.relative_to(repo)))
-    for plan in sorted((repo / "plans").glob("*.yaml")):  # a held-out suite's store is in no dataset,
-        if f"plans/{plan.name}" != own_plan:  # but its plan, and later its labels, are public
-            note(_named(_json_strings(yaml.safe_load(plan.read_text())), wanted), f"plans/{plan.name}")
+    plans = repo / "plans"
+    for plan in sorted([*plans.rglob("*.yaml"), *plans.rglob("*.yml")]):
+        place = str(plan.relative_to(repo))
+        if place != own_plan:  # every string of the file, and every model the collector's parser reads in it
+            found = _named(_json_strings(yaml.safe_load(plan.read_text())), wanted)
+            note(found | variants(c.model for c in load_plan(plan).configs), place)
     for artifact in sorted((repo / "perfgraphs" / "predict" / "artifacts").glob("*.rows.npz")):
         with np.load(artifact, allow_pickle=False) as rows:
             names = rows["names"].tolist() if "names" in rows.files else []
