@@ -227,6 +227,12 @@ def order_configs(configs: list[ConfigSpec]) -> list[ConfigSpec]:
     return [c for _, _, unit in ranked for c in unit]
 
 
+def plan_files(folder: str | Path) -> list[Path]:
+    """Every plan file under ``folder`` (``*.yaml`` and ``*.yml``, in subfolders too), sorted."""
+    folder = Path(folder)
+    return sorted([*folder.rglob("*.yaml"), *folder.rglob("*.yml")])
+
+
 def load_plan(path: str | Path) -> Plan:
     path = Path(path)
     if not path.is_file():

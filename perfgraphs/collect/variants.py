@@ -36,7 +36,7 @@ from typing import Callable
 import yaml
 
 from perfgraphs.collect.errors import PlanError
-from perfgraphs.collect.plan import load_plan, parse_plan
+from perfgraphs.collect.plan import load_plan, parse_plan, plan_files
 from perfgraphs.graph.zoo import variant_name
 from perfgraphs.paths import leaderboard_dir, plans_dir
 
@@ -137,7 +137,7 @@ def public_variants(plans: Path, hidden: Path | None = None) -> frozenset[tuple]
     if not plans.is_dir():
         raise PlanError(f"no plans folder at {plans}: the draw cannot check which variants are public")
     names: set[str] = set()
-    for path in sorted([*plans.rglob("*.yaml"), *plans.rglob("*.yml")]):
+    for path in plan_files(plans):
         names |= {c.model for c in load_plan(path).configs}
     for path in sorted(Path(hidden).glob("*.json")) if hidden is not None and Path(hidden).is_dir() else []:
         doc = json.loads(path.read_text())

@@ -67,7 +67,7 @@ def public_mentions(architectures: list[str], repo: Path, own_plan: str | None =
     (:func:`perfgraphs.collect.variants.structure_key`), not only the one written."""
     import numpy as np
 
-    from perfgraphs.collect.plan import load_plan
+    from perfgraphs.collect.plan import parse_plan, plan_files
     from perfgraphs.collect.variants import structure_key
 
     wanted = {_bare(a): a for a in architectures}
@@ -90,12 +90,13 @@ def public_mentions(architectures: list[str], repo: Path, own_plan: str | None =
             text = split.read_text(errors="replace")
             strings = _json_strings(json.loads(text)) if split.suffix == ".json" else [text]
             note(_named(strings, wanted), str(split.parent.relative_to(repo)))
-    plans = repo / "plans"
-    for plan in sorted([*plans.rglob("*.yaml"), *plans.rglob("*.yml")]):
+    for plan in plan_files(repo / "plans"):
         place = str(plan.relative_to(repo))
         if place != own_plan:  # every string of the file, and every model the collector's parser reads in it
-            found = _named(_json_strings(yaml.safe_load(plan.read_text())), wanted)
-            note(found | variants(c.model for c in load_plan(plan).configs), place)
+            data = yaml.safe_load(plan.read_text())
+            found = _named(_json_strings(data), wanted)
+            parsed = parse_plan(data, name=plan.stem, path=str(plan))
+            note(found | variants(c.model for c in parsed.configs), place)
     for artifact in sorted((repo / "perfgraphs" / "predict" / "artifacts").glob("*.rows.npz")):
         with np.load(artifact, allow_pickle=False) as rows:
             names = rows["names"].tolist() if "names" in rows.files else []
