@@ -6,6 +6,10 @@
 #   bash plans/hidden-round.sh prepare            # draw the variants, stage the plan in .hidden/
 #   # device: run `PLAN=.hidden/hidden-plan.yaml NOISE_FLOOR=0 bash plans/run-on-gpu.sh 420`, carry [".hidden"]
 #   bash plans/hidden-round.sh finish FILES_AT    # labels to the keeper, commitment + definition written
+#   # a CPU config (CONFIG=cpu-torch-fp32 SOURCE=plans/dippm-cpu.yaml) is measured on this machine instead,
+#   # on the machine of its public labels, nothing else running:
+#   bash plans/hidden-round.sh measure            # the plan's visits, the store in the keeper folder
+#   bash plans/hidden-round.sh finish             # as above, from that store
 #   git add leaderboard/hidden && git commit ...  # the commitment, before anything is scored
 #   bash plans/hidden-round.sh score              # every reference on every board of the config
 #
@@ -32,12 +36,23 @@ prepare)
   mkdir -p .hidden && cp "$round/hidden-plan.yaml" .hidden/hidden-plan.yaml
   echo "device: PLAN=.hidden/hidden-plan.yaml NOISE_FLOOR=0 bash plans/run-on-gpu.sh 420   (carry [\".hidden\"])"
   ;;
+measure)
+  # the collector names the store after the plan's suite and this machine, under the keeper's round
+  [ -f "$round/hidden-plan.yaml" ] || { echo "hidden-round: no drawn plan in $round (run prepare first)" >&2; exit 2; }
+  suite=$($py -c "import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))['suite'])" "$round/hidden-plan.yaml")
+  machine=$($py -c "from perfgraphs.collect.environment import machine_tag; print(machine_tag())")
+  $pg collect "$round/hidden-plan.yaml" --out "$round/data/measurements/$suite-$machine" --core "${CORE:-1}"
+  ;;
 finish)
-  files_at=${2:?usage: hidden-round.sh finish FILES_AT (the folder the files of the device call came back to)}
-  archive=$(ls "$files_at"/*-hidden-*.tar.gz 2>/dev/null | head -n 1)
-  [ -n "$archive" ] || { echo "hidden-round: no *-hidden-*.tar.gz in $files_at" >&2; exit 2; }
-  tar xzf "$archive" -C "$round"
-  store=$(ls -d "$round"/data/measurements/*-hidden-* | head -n 1)
+  # from the device's archive (FILES_AT), or from the store `measure` wrote here
+  files_at=${2:-}
+  if [ -n "$files_at" ]; then
+    archive=$(ls "$files_at"/*-hidden-*.tar.gz 2>/dev/null | head -n 1)
+    [ -n "$archive" ] || { echo "hidden-round: no *-hidden-*.tar.gz in $files_at" >&2; exit 2; }
+    tar xzf "$archive" -C "$round"
+  fi
+  store=$(ls -d "$round"/data/measurements/*-hidden-* 2>/dev/null | head -n 1)
+  [ -n "$store" ] || { echo "hidden-round: no measured store in $round/data/measurements (give FILES_AT, or run measure)" >&2; exit 2; }
   $pg collect verify "$store"
   $pg leaderboard build-hidden "$store" "$keeper" --dataset "$dataset" --config "$config"
   $pg leaderboard commit-hidden "$keeper" --dataset "$dataset" --config "$config"
@@ -75,5 +90,5 @@ score)
   done
   ;;
 *)
-  echo "usage: bash plans/hidden-round.sh prepare | finish FILES_AT | score" >&2; exit 2;;
+  echo "usage: bash plans/hidden-round.sh prepare | measure | finish [FILES_AT] | score" >&2; exit 2;;
 esac

@@ -106,6 +106,8 @@ def test_the_hidden_plan_follows_the_public_plan_and_is_written_once(tmp_path, c
     plan = hidden_plan(SOURCE, seed=11, per_family=4)
     public = load_plan(SOURCE)
     assert plan["protocol"] == "dippm" and plan["platforms"] == ["cuda-torch-fp32"]
+    # measured in shuffled passes, each label a median of visits (issue 32 item 1)
+    assert plan["rounds"] == 3 and plan["schedule"] == "visits"
     for group in plan["groups"]:
         sizes = {c.image_size for c in public.configs if c.family == group["family"]}
         batches = {c.batch_size for c in public.configs if c.family == group["family"]}

@@ -145,11 +145,17 @@ def public_variants(plans: Path, hidden: Path | None = None) -> frozenset[tuple]
     return frozenset(k for k in map(structure_key, names) if k is not None)
 
 
+# Issue 32: a hidden set is measured with the repeated, interleaved protocol: each label the
+# median of VISITS passes over the whole set in shuffled order (perfgraphs.collect.rounds.visits),
+# a pass apart, so the host's slow drift enters the spread beside the label, not the label alone.
+VISITS = 3
+
+
 def hidden_plan(source: Path, seed: int, per_family: int, sizes: int = 2, batches: int = 3,
-                public: frozenset[tuple] = frozenset()) -> dict:
+                public: frozenset[tuple] = frozenset(), visits: int = VISITS) -> dict:
     """A plan (YAML mapping) of the variants drawn with ``seed`` (none in ``public``): the source
     plan's protocol and platforms, each architecture at ``sizes`` input sizes x ``batches`` batch
-    sizes of its family's in the source plan."""
+    sizes of its family's in the source plan, measured in ``visits`` shuffled passes."""
     plan = load_plan(source)
     raw = yaml.safe_load(Path(source).read_text())
     rng = random.Random(seed)
@@ -168,7 +174,7 @@ def hidden_plan(source: Path, seed: int, per_family: int, sizes: int = 2, batche
     out = {"suite": f"{raw['suite']}-hidden", "description": f"hidden structure variants of {raw['suite']} "
            "(perfgraphs.collect.variants); never committed", "mode": raw.get("mode", "inference"),
            "protocol": raw["protocol"], "platforms": raw["platforms"], "timeout_s": raw.get("timeout_s", 300),
-           "groups": groups}
+           "rounds": visits, "schedule": "visits", "groups": groups}
     if "core" in raw:
         out["core"] = raw["core"]
     parse_plan(out, name=out["suite"])  # the collector's own check
@@ -182,6 +188,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-family", type=int, default=5)
     parser.add_argument("--sizes", type=int, default=2, help="input sizes per architecture")
     parser.add_argument("--batches", type=int, default=3, help="batch sizes per architecture")
+    parser.add_argument("--visits", type=int, default=VISITS,
+                        help="shuffled passes over the set; each label is their median")
     parser.add_argument("--out", required=True, help="a folder outside the repository (the keeper's)")
     args = parser.parse_args(argv)
     out = Path(args.out)
@@ -190,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
             raise PlanError(f"{out} already holds a drawn set (seed.txt): one draw per round")
         seed = secrets.randbits(64)
         plan = hidden_plan(Path(args.source), seed, args.per_family, args.sizes, args.batches,
-                           public=public_variants(plans_dir(), leaderboard_dir() / "hidden"))
+                           public=public_variants(plans_dir(), leaderboard_dir() / "hidden"), visits=args.visits)
     except PlanError as exc:
         print(f"perfgraphs: {exc}", file=sys.stderr)
         return 1
