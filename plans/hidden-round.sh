@@ -62,7 +62,7 @@ finish)
 import json, sys
 from pathlib import Path
 import pyarrow.parquet as pq, yaml
-from perfgraphs.leaderboard.records.hidden import definition_path, hidden_file
+from perfgraphs.leaderboard.records.hidden import definition_path, hidden_file, next_definition, read_definition
 from perfgraphs.registry import get_dataset
 keeper, plan, dataset, config = Path(sys.argv[1]), Path(sys.argv[2]), *sys.argv[3:]
 name = get_dataset(dataset).name
@@ -73,6 +73,8 @@ doc = {"about": f"A hidden round of {name} {config}: structure variants drawn wi
                 "left_out: drawn but not in it.",
        "architectures": held, "left_out": sorted(set(drawn) - set(held))}
 path = definition_path(name, config)
+# the config's earlier rounds (a withdrawn set among them) stay in the definition, below this one
+doc = next_definition(read_definition(path) if path.exists() else None, doc)
 path.write_text(json.dumps(doc, indent=2) + "\n")
 print(f"{path}: {len(held)} architectures, {len(doc['left_out'])} left out")
 PY

@@ -390,16 +390,23 @@ def test_hidden_architectures_are_in_no_public_store_split_or_artifact():
     from perfgraphs.leaderboard.records.exposure import public_mentions
     from perfgraphs.leaderboard.records.hidden import COMMITMENTS_DIR
 
+    from perfgraphs.leaderboard.records.hidden import committed_commitments, definition_rounds
+
     definitions = sorted(COMMITMENTS_DIR.glob("*.json"))
     assert {p.stem for p in definitions} == {p.stem for p in COMMITMENTS_DIR.glob("*.sha256")}
+    ever = committed_commitments()
     for path in definitions:
-        definition = json.loads(path.read_text())
-        found = public_mentions(_hidden_architectures(definition), REPO, own_plan=definition.get("plan"))
-        declared = (definition.get("compromised") or {}).get("public_mentions", {})
-        assert found == declared, f"{path.name}: public data names hidden architectures: {found}"
-        if declared:
-            commitment = (COMMITMENTS_DIR / f"{path.stem}.sha256").read_text().split()[0]
-            assert definition["compromised"]["sha256"] == commitment
+        current, *earlier = definition_rounds(json.loads(path.read_text()))
+        for definition in (current, *earlier):
+            found = public_mentions(_hidden_architectures(definition), REPO, own_plan=definition.get("plan"))
+            declared = (definition.get("compromised") or {}).get("public_mentions", {})
+            assert found == declared, f"{path.name}: public data names hidden architectures: {found}"
+        commitment = (COMMITMENTS_DIR / f"{path.stem}.sha256").read_text().split()[0]
+        if current.get("compromised"):
+            assert current["compromised"]["sha256"] == commitment
+        for definition in earlier:  # a replaced round was committed once, and is withdrawn or stands aside
+            block = definition.get("compromised") or {}
+            assert not block or ever is None or block["sha256"] in ever
 
 
 def test_control_the_dippm_hidden_set_leaks_into_public_stores():
@@ -407,7 +414,10 @@ def test_control_the_dippm_hidden_set_leaks_into_public_stores():
     ort-cpu store (the issue counted 5 at batch 1), so the set had to be declared compromised."""
     from perfgraphs.leaderboard.records.exposure import public_mentions
 
-    definition = json.loads((REPO / "leaderboard" / "hidden" / "dippm-cpu-torch-fp32.json").read_text())
+    from perfgraphs.leaderboard.records.hidden import definition_rounds
+
+    rounds = definition_rounds(json.loads((REPO / "leaderboard" / "hidden" / "dippm-cpu-torch-fp32.json").read_text()))
+    definition = next(r for r in rounds if r.get("plan") == "plans/dippm-cpu-hidden.yaml")  # the first round
     found = public_mentions(_hidden_architectures(definition), REPO)
     in_ort = [a for a, places in found.items() if "data/measurements/ort-cpu" in places]
     assert len(_hidden_architectures(definition)) == 10 and len(in_ort) >= 5

@@ -124,6 +124,16 @@ def structure_key(name: str) -> tuple | None:
     return (parsed.arch.split(".")[0], tuple((k, value(v)) for k, v in parsed.overrides))
 
 
+def definition_rounds(doc: dict) -> list[dict]:
+    """Every round a definition describes, the current one first: a config's new hidden set
+    replaces its commitment, and the rounds before it stay in ``earlier_rounds`` (newest first),
+    so a withdrawn set stays withdrawn and its architectures stay declared."""
+    earlier = doc.get("earlier_rounds") or []
+    if not isinstance(earlier, list) or not all(isinstance(r, dict) for r in earlier):
+        raise PlanError("a hidden-set definition's earlier_rounds must be a list of JSON objects")
+    return [{k: v for k, v in doc.items() if k != "earlier_rounds"}, *earlier]
+
+
 def public_variants(plans: Path, hidden: Path | None = None) -> frozenset[tuple]:
     """The :func:`structure_key` of every structure variant a committed plan names (``*.yaml`` and
     ``*.yml``, in subfolders too; read by the collector's own parser, so every shape it accepts
@@ -140,8 +150,8 @@ def public_variants(plans: Path, hidden: Path | None = None) -> frozenset[tuple]
     for path in plan_files(plans):
         names |= {c.model for c in load_plan(path).configs}
     for path in sorted(Path(hidden).glob("*.json")) if hidden is not None and Path(hidden).is_dir() else []:
-        doc = json.loads(path.read_text())
-        names |= {str(n) for n in [*(doc.get("architectures") or []), *(doc.get("left_out") or [])]}
+        for doc in definition_rounds(json.loads(path.read_text())):
+            names |= {str(n) for n in [*(doc.get("architectures") or []), *(doc.get("left_out") or [])]}
     return frozenset(k for k in map(structure_key, names) if k is not None)
 
 

@@ -17,6 +17,8 @@ architectures come from, the plan entries left out of the file, and — once any
 public data (:mod:`perfgraphs.leaderboard.records.exposure`) — a ``compromised`` block naming the file's
 sha256 and where each leaked. A compromised set scores nothing more, and its earlier records read
 as ``reproduced`` (:mod:`perfgraphs.leaderboard.records.tiers`): a fresh set must be measured and committed.
+A fresh set replaces the config's commitment; its definition keeps the withdrawn rounds below it
+(``earlier_rounds``, :func:`definition_rounds`), so their records stay reproduced.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import pyarrow.parquet as pq
 
 from perfgraphs import paths
 from perfgraphs.atomic import atomic_write_table, sha256_file
+from perfgraphs.collect.variants import definition_rounds
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.leaderboard.records.history import full_history, git
 from perfgraphs.registry import Config, Dataset, Task
@@ -83,13 +86,19 @@ def read_definition(path: Path) -> dict:
     return doc
 
 
+def next_definition(current: dict | None, new: dict) -> dict:
+    """The definition of a new round: ``new``, with the current definition's rounds kept below it."""
+    return {**new, "earlier_rounds": definition_rounds(current) if current else []}
+
+
 @functools.lru_cache(maxsize=8)
 def _compromised(root: Path) -> frozenset[str]:
     found = set()
     for path in sorted(root.glob("*.json")) if root.is_dir() else []:
-        block = read_definition(path).get("compromised") or {}
-        if isinstance(block, dict) and isinstance(block.get("sha256"), str):
-            found.add(block["sha256"].lower())
+        for doc in definition_rounds(read_definition(path)):
+            block = doc.get("compromised") or {}
+            if isinstance(block, dict) and isinstance(block.get("sha256"), str):
+                found.add(block["sha256"].lower())
     return frozenset(found)
 
 
