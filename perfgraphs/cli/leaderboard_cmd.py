@@ -56,6 +56,7 @@ def _show(args) -> int:
     from perfgraphs.leaderboard.records.hidden import compromised_hashes
     from perfgraphs.leaderboard.records.ranks import RANK_RULE, diff_text, label_repetitions, mape_text, rank_board
     from perfgraphs.leaderboard.records.results import RESULTS_DIR, RecordedBoards, read_entries
+    from perfgraphs.leaderboard.records.hidden import hidden_noise_text
     from perfgraphs.leaderboard.site.pages import current_and_superseded, noise_floor_text
 
     results = args.results or RESULTS_DIR
@@ -88,7 +89,8 @@ def _show(args) -> int:
             continue
         n = (pin or {}).get("test_n", {}).get(target) or current[0].per_seed[0].get("n")
         recorded = recorded_boards.task(dataset, config, target)
-        noise = noise_floor_text(recorded) if recorded and test_set == "public" else None
+        noise = noise_floor_text(recorded) if recorded and test_set == "public" else (
+            hidden_noise_text(dataset, config, target, current[0].hidden_labels_sha256) if current else None)
         noise = noise or "noise floor not measured for these labels"
         if any(e.hidden_labels_sha256 in compromised_hashes() for e in current):
             noise += " · COMPROMISED hidden set (its architectures are in public data): reproduced, not verified"

@@ -94,7 +94,14 @@ def _summary(verdict) -> None:
     entry = verdict.entry
     print(f"{entry.method} on {verdict.task.name} "
           f"({entry.tier}, {entry.test_set} test set, {len(entry.per_seed)} seeds, test n = {entry.per_seed[0]['n']})")
-    noise = noise_floor_text(verdict.task) or "Noise floor: not measured for these labels"
+    if entry.test_set == "public":
+        noise = noise_floor_text(verdict.task)
+    else:  # a hidden set's floor is its own, recorded in its definition (aggregates only)
+        from perfgraphs.leaderboard.records.hidden import hidden_noise_text
+
+        noise = hidden_noise_text(verdict.task.dataset.name, verdict.task.config.name, verdict.task.target.name,
+                                  entry.hidden_labels_sha256)
+    noise = noise or "Noise floor: not measured for these labels"
     print(noise.replace("**", ""))
     table = Table()
     for col in ("metric", "mean", "std"):

@@ -261,3 +261,26 @@ def build_hidden(ds: Dataset, cfg: Config, measurements: Path, labels_dir: Path,
     out = hidden_file(keeper_dir(labels_dir), ds.name, cfg.name)
     atomic_write_table(table.sort_by("sample_id"), out, sidecar=False)
     return out
+
+
+def hidden_noise_text(dataset: str, config: str, target: str, sha256: str, root: Path | None = None) -> str | None:
+    """The noise floor of a hidden set's labels of ``target``, as its definition records it from the
+    set's own repeated visits (aggregates only), for the set whose commitment is ``sha256``; None
+    when the definition states none (the hidden labels never leave the keeper folder, so this is
+    the only place a board can read their noise from)."""
+    commitment = commitment_path(dataset, config, root)
+    path = definition_path(dataset, config, root)
+    if not commitment.exists() or not path.exists():
+        return None
+    if commitment.read_text().split()[0].strip().lower() != (sha256 or "").lower():
+        return None
+    measured = read_definition(path).get("measured") or {}
+    floor = (measured.get("noise_floor") or {}).get(target) if isinstance(measured, dict) else None
+    if not isinstance(floor, dict) or "between_visits_mape_pct" not in floor:
+        return None
+    visits = measured.get("visits")
+    return (f"Noise floor of the hidden labels (their own {measured.get('configurations', '?')} configurations, "
+            f"each label the median of {visits or 'several'} visits): two visits of one configuration differ by "
+            f"{floor['between_visits_mape_pct']:.1f} % MAPE (median {floor['between_visits_median_pct']:.1f} %); "
+            f"the label of half the visits against the other half's, median {floor['split_half_median_pct']:.1f} %, "
+            f"mean {floor['split_half_mean_pct']:.1f} %.")

@@ -15,7 +15,7 @@ from perfgraphs.errors import PerfgraphsError
 from perfgraphs.leaderboard.records.boards import (BOARDS, applicable_baselines, missing_reference_entries, official,
                                           reference_method)
 from perfgraphs.leaderboard.records.builds import pins_file, read_pins, split_by_build
-from perfgraphs.leaderboard.records.hidden import compromised_hashes
+from perfgraphs.leaderboard.records.hidden import compromised_hashes, hidden_noise_text
 from perfgraphs.leaderboard.records.ranks import RANK_RULE, diff_text, label_repetitions, mape_text, rank_board
 from perfgraphs.leaderboard.records.results import RESULTS_DIR, Entry, RecordedBoards, min_seeds_of, read_entries
 from perfgraphs.leaderboard.records.tiers import HARNESS_TIERS
@@ -285,7 +285,9 @@ def _board_section(out: Path, group: tuple[str, str, str, str, str], entries: li
     public = test_set == "public"
     recorded = recorded_boards.task(dataset, config, target)
     facts = board_facts(pin if public else None, target, current,
-                        noise_floor_text(recorded) if recorded and public else None,
+                        noise_floor_text(recorded) if recorded and public else (
+                            hidden_noise_text(dataset, config, target, current[0].hidden_labels_sha256)
+                            if current and not public else None),
                         registered.hardware if registered else None)
     repetitions = label_repetitions(recorded, test_set, protocol) if current and recorded else None
     table = (facts + _table(current, key, cv, sum(map(len, earlier.values())), repetitions,
