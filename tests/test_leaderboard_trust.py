@@ -531,3 +531,21 @@ def test_an_undefined_breakdown_score_is_stored_as_null_not_nan(tmp_path):
     path = append_entry(Entry(**record), root=tmp_path)
     line = path.read_text().splitlines()[-1]
     assert "NaN" not in line and json.loads(line)["per_seed"][0]["per_family"]["vgg"]["kendall_tau"] is None
+
+
+def test_a_hidden_board_states_its_own_noise_floor():
+    """A hidden set's labels never leave the keeper folder, so its floor (from its own visits) is read
+    from its definition, for records on that set only; control: another hash gets none."""
+    from perfgraphs.leaderboard.records.hidden import COMMITMENTS_DIR, definition_rounds, hidden_noise_text
+
+    for path in sorted(COMMITMENTS_DIR.glob("*.json")):
+        current = definition_rounds(json.loads(path.read_text()))[0]
+        floor = (current.get("measured") or {}).get("noise_floor") or {}
+        sha = (COMMITMENTS_DIR / f"{path.stem}.sha256").read_text().split()[0]
+        dataset, config = path.stem.split("-", 1)
+        for target, numbers in floor.items():
+            if not isinstance(numbers, dict):
+                continue
+            text = hidden_noise_text(dataset, config, target, sha)
+            assert text and f"{numbers['between_visits_mape_pct']:.1f} %" in text
+            assert hidden_noise_text(dataset, config, target, "0" * 64) is None

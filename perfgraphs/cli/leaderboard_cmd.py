@@ -56,7 +56,7 @@ def _show(args) -> int:
     from perfgraphs.leaderboard.records.hidden import compromised_hashes
     from perfgraphs.leaderboard.records.ranks import RANK_RULE, diff_text, label_repetitions, mape_text, rank_board
     from perfgraphs.leaderboard.records.results import RESULTS_DIR, RecordedBoards, read_entries
-    from perfgraphs.leaderboard.records.hidden import hidden_noise_text
+    from perfgraphs.leaderboard.records.hidden import COMMITMENTS_DIR, hidden_noise_text
     from perfgraphs.leaderboard.site.pages import current_and_superseded, noise_floor_text
 
     results = args.results or RESULTS_DIR
@@ -66,21 +66,26 @@ def _show(args) -> int:
     for path in sorted(results.glob("*.jsonl")):
         for e in read_entries(path.stem, results):
             protocol = recorded_boards.scoring_protocol(e.dataset, e.config, e.protocol)
-            groups.setdefault((e.dataset, e.config, e.target, protocol, e.test_set), []).append(e)
+            # each hidden set is its own table: a withdrawn set's entries never sit beside a live one's
+            hidden_set = e.hidden_labels_sha256 if e.test_set != "public" else ""
+            groups.setdefault((e.dataset, e.config, e.target, protocol, e.test_set, hidden_set), []).append(e)
     order = {(*b.key, b.protocol): i for i, b in enumerate(BOARDS)}
     for board in BOARDS:  # an official board without a record is still listed, with why
-        groups.setdefault((*board.key, board.protocol, "public"), [])
+        groups.setdefault((*board.key, board.protocol, "public", ""), [])
     console = Console()
     # official boards first, in the registry's order (public test set first), then the others
-    for key in sorted(groups, key=lambda k: (k[:4] not in order, order.get(k[:4], 0), k[4] != "public", k)):
-        dataset, config, target, protocol, test_set = key
+    live = {p.read_text().split()[0] for p in COMMITMENTS_DIR.glob("*.sha256")} if COMMITMENTS_DIR.is_dir() else set()
+    for key in sorted(groups, key=lambda k: (k[:4] not in order, order.get(k[:4], 0), k[4] != "public",
+                                             k[5] not in live, k)):
+        dataset, config, target, protocol, test_set, hidden_set = key
         entries = groups[key]
         pin = pins.get(f"{dataset} {config}") if test_set == "public" else None
         build, on_build, previous = split_by_build(entries, pin)
         current = current_and_superseded(on_build)[0]
         board = official(dataset, config, target, protocol)
         status = "official" if board else "additional"
-        title = (f"{dataset} · {config} · {target} · {protocol or 'standard split'} ({test_set}, {status}) · "
+        which = f" {hidden_set[:8]}" if hidden_set else ""
+        title = (f"{dataset} · {config} · {target} · {protocol or 'standard split'} ({test_set}{which}, {status}) · "
                  f"build {build[:12]}")
         if not current:
             why = (f"{len(previous)} entries are on earlier dataset builds, none on the current one (re-score them)"
