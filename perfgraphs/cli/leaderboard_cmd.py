@@ -53,10 +53,9 @@ def _show(args) -> int:
 
     from perfgraphs.leaderboard.records.boards import BOARDS, official
     from perfgraphs.leaderboard.records.builds import pins_file, read_pins, split_by_build
-    from perfgraphs.leaderboard.records.hidden import compromised_hashes
+    from perfgraphs.leaderboard.records.hidden import COMMITMENTS_DIR, compromised_hashes, hidden_noise_text
     from perfgraphs.leaderboard.records.ranks import RANK_RULE, diff_text, label_repetitions, mape_text, rank_board
     from perfgraphs.leaderboard.records.results import RESULTS_DIR, RecordedBoards, read_entries
-    from perfgraphs.leaderboard.records.hidden import COMMITMENTS_DIR, hidden_noise_text
     from perfgraphs.leaderboard.site.pages import current_and_superseded, noise_floor_text
 
     results = args.results or RESULTS_DIR
