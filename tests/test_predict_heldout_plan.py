@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from perfgraphs.benchmarks import predict_heldout as heldout
-from perfgraphs.collect.variants import draw_variants
+from perfgraphs.collect.variants import FIRST_FAMILIES, draw_variants
 
 
 def _names(path) -> list[str]:
@@ -19,12 +19,12 @@ def _names(path) -> list[str]:
 
 
 def test_the_second_set_is_its_seeds_draw_and_in_no_training_set(monkeypatch):
-    drawn = draw_variants(random.Random(heldout.SEED_2), heldout.PER_FAMILY_2)
+    drawn = draw_variants(random.Random(heldout.SEED_2), heldout.PER_FAMILY_2, FIRST_FAMILIES)
     second = _names(heldout.PLAN_2)
     assert second == [n for names in drawn.values() for n in names] and len(set(second)) == 20
     assert not set(second) & set(_names(heldout.PLAN))
     # another seed draws another set (the check above is not vacuous)
-    assert [n for names in draw_variants(random.Random(heldout.SEED_2 + 1), 4).values() for n in names] != second
+    assert [n for names in draw_variants(random.Random(heldout.SEED_2 + 1), 4, FIRST_FAMILIES).values() for n in names] != second
     try:
         seen = heldout.seen_architectures()
     except SystemExit:  # no timm benchmark files here: the pool and the stores still count
