@@ -22,8 +22,10 @@
    Only predictions of architectures labelled on the same machine as the training labels are
    comparable: the score refuses a store whose hardware probe names another machine.
 
-The second set (``plan --second`` → ``plans/predict-heldout-2.yaml``, ``score --second``): 20
-structure variants of the dippm families, drawn with a published seed (see ``SEED_2``).
+The second and third sets (``plan --set 2`` → ``plans/predict-heldout-2.yaml``, ``score --set 2``;
+``--set 3``): 20 structure variants of the dippm families each, drawn with a published seed (see
+:data:`VARIANT_SETS`). Since the third set was drawn, predict's intervals are calibrated on the
+first two (:mod:`perfgraphs.predict.heldout`): only the third checks them.
 """
 
 from __future__ import annotations
@@ -31,9 +33,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
-from perfgraphs.registry import CPU_TORCH_FP32, HELDOUT_SUITES
+from perfgraphs.predict.heldout import STORE_COLUMNS as LABELS
+from perfgraphs.registry import CPU_TORCH_FP32, HELDOUT_SUITES, PREDICT_CHECK_SUITE
 
 ROOT = Path(__file__).resolve().parents[1]
 PLAN = ROOT / "plans" / "predict-heldout.yaml"
@@ -48,6 +52,13 @@ PLAN_2 = ROOT / "plans" / "predict-heldout-2.yaml"
 SUITE_2 = HELDOUT_SUITES[1]
 SEED_2 = 20261129
 PER_FAMILY_2 = 4
+# The third set: drawn (with the current knobs, none a public plan names) after the intervals were
+# calibrated on the first two, published seed
+PLAN_3 = ROOT / "plans" / "predict-heldout-3.yaml"
+SUITE_3 = PREDICT_CHECK_SUITE
+SEED_3 = 202611293
+PER_FAMILY_3 = 4
+ORDINALS = {2: "second", 3: "third"}
 PROTOCOL = "dippm-cputime"  # the DIPPM CPU-time plan's protocol
 ROUNDS = 2
 # Candidates, in order of preference (several families: CPU-oriented CNNs, hybrid conv-attention,
@@ -63,8 +74,7 @@ CANDIDATES = (
 N_ARCHITECTURES = 20
 BATCH_SIZES = (1, 2, 4, 8)
 MAX_ITERATION_S = 3.0  # one core: batch sizes whose one iteration would exceed this are dropped
-# predict's target → the store's column of the same label (wall-clock latency, CPU time, memory)
-LABELS = {"latency_ms": "latency_median_ms", "cpu_time_ms": "cpu_time_ms", "peak_memory_mb": "peak_memory_mb"}
+# predict's target → the store's column of the same label: LABELS (wall-clock latency, CPU time, memory)
 LEVELS = (0.8, 0.9)  # the stated coverages checked
 
 
@@ -125,26 +135,54 @@ def build_plan() -> dict:
             "timeout_s": 600, "rounds": ROUNDS, "groups": [{"family": "heldout", "models": models}]}
 
 
-def build_variant_plan() -> dict:
-    """The second set: :data:`PER_FAMILY_2` variants of each dippm family drawn with :data:`SEED_2`,
-    at their base architecture's default input size, under the first set's protocol and time rule."""
+@dataclass(frozen=True)
+class VariantSet:
+    """A held-out set of structure variants of the dippm families, drawn with a published seed."""
+
+    number: int
+    suite: str
+    plan: Path
+    seed: int
+    per_family: int
+    knobs: str  # "first": the knob space before the Swin widening (2026-11-29), "current": FAMILIES
+    purpose: str
+
+
+VARIANT_SETS = {
+    2: VariantSet(2, SUITE_2, PLAN_2, SEED_2, PER_FAMILY_2, "first",
+                  "to be measured on the machine of the training labels and scored without retraining"),
+    # drawn after predict's intervals were calibrated on sets 1 and 2 (perfgraphs.predict.heldout):
+    # it checks that calibration, so it never calibrates anything itself
+    3: VariantSet(3, SUITE_3, PLAN_3, SEED_3, PER_FAMILY_3, "current",
+                  "drawn after the intervals were calibrated on the first two sets, to check them; never a "
+                  "calibration set"),
+}
+
+
+def build_variant_plan(number: int = 2) -> dict:
+    """Variant set ``number``: its ``per_family`` variants of each dippm family drawn with its seed
+    (none a public plan or an earlier hidden round names), at their base architecture's default
+    input size, under the first set's protocol and time rule."""
     import random
 
     from perfgraphs.collect.plangen import EFFECTIVE_GFLOPS, meta_gmacs
-    from perfgraphs.collect.variants import FIRST_FAMILIES as FAMILIES
-    from perfgraphs.collect.variants import draw_variants
+    from perfgraphs.collect.variants import FAMILIES as CURRENT, FIRST_FAMILIES, draw_variants, public_variants
     from perfgraphs.graph.zoo import parse_model_name, timm_default_image_shape
+    from perfgraphs.paths import leaderboard_dir, plans_dir
 
+    vs = VARIANT_SETS[number]
+    # the knobs of the day a set was drawn: its seed regenerates it only from those
+    families = FIRST_FAMILIES if vs.knobs == "first" else CURRENT
+    public = frozenset() if number == 2 else public_variants(plans_dir(), leaderboard_dir() / "hidden")
     seen = seen_architectures()
     groups = []
-    # the knobs of the day it was drawn (2026-11-28): the seed regenerates it only from those
-    for family, names in draw_variants(random.Random(SEED_2), PER_FAMILY_2, FAMILIES).items():
+    for family, names in draw_variants(random.Random(vs.seed), vs.per_family, families, public=public).items():
         models = []
         for name in names:
             parsed = parse_model_name(name)
             if name.split(":", 1)[1] in seen:
                 raise SystemExit(f"{name} is in a training set")
-            size = timm_default_image_shape(FAMILIES[family].base)[1]
+            size = timm_default_image_shape(families[family].base)[1]
             gmacs = meta_gmacs(parsed.arch, size, dict(parsed.overrides))
             if not gmacs:
                 raise SystemExit(f"{name} cannot be built at {size}px")
@@ -152,45 +190,40 @@ def build_variant_plan() -> dict:
             models.append({"name": name, "gmacs": round(gmacs, 4), "gmacs_at": size, "input_sizes": [size],
                            "batch_sizes": batches})
         groups.append({"family": family, "models": models})
-    return {"suite": SUITE_2, "description": f"perfgraphs.predict held-out check, second set: "
-            f"{PER_FAMILY_2 * len(groups)} structure variants of the dippm families (seed {SEED_2}), DIPPM CPU-time "
-            "protocol; generated by perfgraphs.benchmarks.predict_heldout", "mode": "inference",
+    return {"suite": vs.suite, "description": f"perfgraphs.predict held-out check, {ORDINALS[number]} set: "
+            f"{vs.per_family * len(groups)} structure variants of the dippm families (seed {vs.seed}), DIPPM "
+            "CPU-time protocol; generated by perfgraphs.benchmarks.predict_heldout", "mode": "inference",
             "protocol": PROTOCOL, "platforms": [CPU_TORCH_FP32], "core": 1, "timeout_s": 600, "rounds": ROUNDS,
             "groups": groups}
 
 
-def write_plan(path: Path = PLAN, second: bool = False) -> None:
+def write_plan(path: Path = PLAN, number: int = 1) -> None:
     from perfgraphs.collect.plangen import render
 
     rule = (f"Time-budget rule (protocol {PROTOCOL}, as plans/dippm-cputime.yaml): the protocol's warm-up and "
             f"timed runs, {ROUNDS} rounds under the quiet gate; batch sizes whose one iteration would take over "
             f"{MAX_ITERATION_S:g} s on one core are dropped. The architectures are in no training set (graph pool, "
             "timm benchmark results, measurement stores) when this plan was generated.")
-    if second:
-        rule += (f" Second set: structure variants (perfgraphs.collect.variants), {PER_FAMILY_2} per family, seed "
-                 f"{SEED_2}; to be measured on the machine of the training labels and scored without retraining.")
-    plan = build_variant_plan() if second else build_plan()
-    command = "python -m perfgraphs.benchmarks.predict_heldout plan" + (" --second" if second else "")
+    if number > 1:
+        vs = VARIANT_SETS[number]
+        rule += (f" {ORDINALS[number].capitalize()} set: structure variants (perfgraphs.collect.variants), {vs.per_family} per family, "
+                 f"seed {vs.seed}; {vs.purpose}.")
+    plan = build_variant_plan(number) if number > 1 else build_plan()
+    command = "python -m perfgraphs.benchmarks.predict_heldout plan" + (f" --set {number}" if number > 1 else "")
     path.write_text(render(plan, rule, command))
     print(f"wrote {path}")
 
 
 def measured_configs(store: Path) -> list[dict]:
     """One entry per configuration measured in every round and not flagged by the quiet gate, with
-    its labels as the store merges the rounds (the median of the rounds' medians), exactly as the
-    dataset builds read them."""
-    from perfgraphs.collect.store import load_measurements
+    its labels as the store merges the rounds (:func:`perfgraphs.predict.heldout.heldout_configs`)."""
+    from perfgraphs.predict.heldout import heldout_configs
 
-    rows = [r for r in load_measurements(store).to_pylist() if r["status"] == "ok" and not r.get("gate_flagged")
-            and (r.get("n_rounds") or 1) >= ROUNDS]
-    return [{"model": r["model"], "input": r["input"], "batch_size": int(r["batch_size"]),
-             "n_rounds": int(r["n_rounds"]),
-             # a protocol may not measure every label (dippm-cpu records no CPU time): None, not scored
-             **{t: None if r.get(c) is None else float(r[c]) for t, c in LABELS.items()}}
-            for r in sorted(rows, key=lambda r: (r["model"], r["input"], r["batch_size"]))]
+    return [{"model": c.model, "input": c.input, "batch_size": c.batch_size, "n_rounds": c.n_rounds, **c.labels}
+            for c in heldout_configs(store, ROUNDS)]
 
 
-def score(store: Path | None = None, out: Path | None = None, limit: int | None = None, second: bool = False,
+def score(store: Path | None = None, out: Path | None = None, limit: int | None = None, number: int = 1,
           aggregate_only: bool = False) -> dict:
     """Predict on every configuration of ``store`` and check the stated intervals. With
     ``aggregate_only`` (a hidden set's store, whose labels never leave the keeper folder) the result
@@ -201,7 +234,7 @@ def score(store: Path | None = None, out: Path | None = None, limit: int | None 
     from perfgraphs.collect.environment import machine_tag
     from perfgraphs.registry import EPYC_VM_TAG
 
-    suite, plan = (SUITE_2, PLAN_2) if second else (SUITE, PLAN)
+    suite, plan = (VARIANT_SETS[number].suite, VARIANT_SETS[number].plan) if number > 1 else (SUITE, PLAN)
     store = store or ROOT / "data" / "measurements" / f"{suite}-{machine_tag()}"
     if not store.is_dir():
         raise SystemExit(f"no store {store}: measure {plan.relative_to(ROOT)} first (see this module's docstring)")
@@ -274,9 +307,11 @@ def main(argv: list[str] | None = None) -> int:
                                      description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("plan", help="write plans/predict-heldout.yaml")
-    p.add_argument("--second", action="store_true", help="the second set: plans/predict-heldout-2.yaml")
+    p.add_argument("--set", type=int, choices=(1, *VARIANT_SETS), default=1, dest="number",
+                   help="which held-out set (2: plans/predict-heldout-2.yaml, 3: plans/predict-heldout-3.yaml)")
     s = sub.add_parser("score", help="score predict against the measured store")
-    s.add_argument("--second", action="store_true", help="the second set's store (predict-heldout-2-<machine>)")
+    s.add_argument("--set", type=int, choices=(1, *VARIANT_SETS), default=1, dest="number",
+                   help="which held-out set's store (predict-heldout-<N>-<machine>)")
     s.add_argument("--store", type=Path, default=None)
     s.add_argument("--json", type=Path, default=None)
     s.add_argument("--limit", type=int, default=None, help="score only the first N configurations (a smoke run)")
@@ -284,9 +319,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="write the per-target summaries only (a hidden set's store: no label leaves it)")
     args = parser.parse_args(argv)
     if args.command == "plan":
-        write_plan(PLAN_2 if args.second else PLAN, args.second)
+        write_plan(VARIANT_SETS[args.number].plan if args.number > 1 else PLAN, args.number)
     else:
-        score(args.store, args.json, args.limit, args.second, args.aggregate_only)
+        score(args.store, args.json, args.limit, args.number, args.aggregate_only)
     return 0
 
 

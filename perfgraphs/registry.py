@@ -233,7 +233,12 @@ EPYC_VM_TAG = "amd-epyc-23059b2f"  # perfgraphs.collect.environment.machine_tag(
 # configurations, measured on that machine). Their stores are never a
 # source of a dataset: store discovery (perfgraphs.data.platforms) skips them, so they label no
 # config and no platform.
-HELDOUT_SUITES = ("predict-heldout", "predict-heldout-2", "dippm-cpu-hidden", "dippm-cpu-test-visits", "predict-calibration")
+HELDOUT_SUITES = ("predict-heldout", "predict-heldout-2", "dippm-cpu-hidden", "dippm-cpu-test-visits", "predict-calibration",
+                  "predict-heldout-3")
+# predict's intervals are calibrated on the first two held-out sets (perfgraphs.predict.heldout); the
+# third, drawn after that calibration, only checks it
+PREDICT_INTERVAL_SUITES = HELDOUT_SUITES[:2]
+PREDICT_CHECK_SUITE = HELDOUT_SUITES[5]
 
 # Family counts of the research (SPEC section 2); the registry presents them with each dataset.
 DIPPM_COUNTS = {"efficientnet": 1729, "mnasnet": 1001, "mobilenet": 1591, "resnet": 1152, "vgg": 1536,

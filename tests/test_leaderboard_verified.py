@@ -157,3 +157,36 @@ def test_a_hand_written_record_under_a_reference_name_is_not_shown(tmp_path):
     _write(results, good_record("static-xgboost (quick)", authors=REFERENCE_AUTHORS, code_commit=_head()))
     skipped = []
     assert [e.method for e in read_entries("dippm", results, skipped)] == ["static-xgboost (quick)"] and not skipped
+
+
+def test_each_hidden_set_is_its_own_table_in_show_and_on_the_site(tmp_path, capsys):
+    """The live set's verified entries never share a table with the withdrawn set's reproduced ones:
+    `leaderboard show` and the site group by the set's commitment, the live one first."""
+    from pathlib import Path
+
+    from perfgraphs.cli import main
+    from perfgraphs.leaderboard.records.boards import entry_groups, group_order
+    from perfgraphs.leaderboard.records.hidden import compromised_hashes
+    from perfgraphs.leaderboard.records.results import RecordedBoards
+    from perfgraphs.leaderboard.site.pages import build_site
+
+    results = Path(__file__).resolve().parents[1] / "leaderboard" / "results"
+    groups = entry_groups(results, RecordedBoards())
+    hidden = [k for k in group_order(groups) if k[4] != "public"]
+    sets = {k[5] for k in hidden}
+    withdrawn, live = sets & compromised_hashes(), sets - compromised_hashes()
+    assert withdrawn and live  # the committed records hold both (control for what follows)
+    for key in hidden:
+        assert {e.hidden_labels_sha256 for e in groups[key]} == {key[5]}
+    boards = {k[:4] for k in hidden}
+    for board in boards:  # on each board, the live set's table comes before a withdrawn one's
+        shas = [k[5] for k in hidden if k[:4] == board]
+        assert shas == sorted(shas, key=lambda s: s in withdrawn)
+    page = build_site(tmp_path / "site", results).read_text()
+    for sha in live:
+        assert f"hidden test set {sha[:8]}" in page and f"hidden test set {sha[:8]} (withdrawn)" not in page
+    for sha in withdrawn:
+        assert f"hidden test set {sha[:8]} (withdrawn)" in page
+    assert main(["leaderboard", "show"]) == 0
+    out = capsys.readouterr().out
+    assert all(sha[:8] in out for sha in sets)

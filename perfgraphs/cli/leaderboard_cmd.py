@@ -51,31 +51,19 @@ def _show(args) -> int:
     from rich.markup import escape
     from rich.table import Table
 
-    from perfgraphs.leaderboard.records.boards import BOARDS, official
+    from perfgraphs.leaderboard.records.boards import entry_groups, group_order, official
     from perfgraphs.leaderboard.records.builds import pins_file, read_pins, split_by_build
-    from perfgraphs.leaderboard.records.hidden import COMMITMENTS_DIR, compromised_hashes, hidden_noise_text
+    from perfgraphs.leaderboard.records.hidden import compromised_hashes, hidden_noise_text
     from perfgraphs.leaderboard.records.ranks import RANK_RULE, diff_text, label_repetitions, mape_text, rank_board
-    from perfgraphs.leaderboard.records.results import RESULTS_DIR, RecordedBoards, read_entries
+    from perfgraphs.leaderboard.records.results import RESULTS_DIR, RecordedBoards
     from perfgraphs.leaderboard.site.pages import current_and_superseded, noise_floor_text
 
     results = args.results or RESULTS_DIR
     pins = read_pins(pins_file(results))
     recorded_boards = RecordedBoards()  # each board the records name, resolved once
-    groups: dict[tuple, list] = {}
-    for path in sorted(results.glob("*.jsonl")):
-        for e in read_entries(path.stem, results):
-            protocol = recorded_boards.scoring_protocol(e.dataset, e.config, e.protocol)
-            # each hidden set is its own table: a withdrawn set's entries never sit beside a live one's
-            hidden_set = e.hidden_labels_sha256 if e.test_set != "public" else ""
-            groups.setdefault((e.dataset, e.config, e.target, protocol, e.test_set, hidden_set), []).append(e)
-    order = {(*b.key, b.protocol): i for i, b in enumerate(BOARDS)}
-    for board in BOARDS:  # an official board without a record is still listed, with why
-        groups.setdefault((*board.key, board.protocol, "public", ""), [])
+    groups = entry_groups(results, recorded_boards)
     console = Console()
-    # official boards first, in the registry's order (public test set first), then the others
-    live = {p.read_text().split()[0] for p in COMMITMENTS_DIR.glob("*.sha256")} if COMMITMENTS_DIR.is_dir() else set()
-    for key in sorted(groups, key=lambda k: (k[:4] not in order, order.get(k[:4], 0), k[4] != "public",
-                                             k[5] not in live, k)):
+    for key in group_order(groups):
         dataset, config, target, protocol, test_set, hidden_set = key
         entries = groups[key]
         pin = pins.get(f"{dataset} {config}") if test_set == "public" else None

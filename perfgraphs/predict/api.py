@@ -83,7 +83,7 @@ def _roofline_bound(pt: PlatformTarget, graph, probe: HardwareProbe | None, at_b
 
 def _recommend(predictions: list[TargetPrediction]) -> list[TargetPrediction]:
     """One answer per question: of the targets answering one question, the answered one with the
-    narrowest 80 % interval on held-out families; the others stay as secondary figures."""
+    narrowest 80 % interval on unseen architectures; the others stay as secondary figures."""
     from dataclasses import replace
 
     by_question: dict[str, list[TargetPrediction]] = {}
@@ -104,7 +104,7 @@ def _recommend(predictions: list[TargetPrediction]) -> list[TargetPrediction]:
         for p in group:
             if p is best:
                 others = ", ".join(f"{o.target} ±{width(o):.0f} %" for o in answered if o is not p)
-                why = (f"recommended for the {question}: the narrowest 80 % interval on held-out families "
+                why = (f"recommended for the {question}: the narrowest 80 % interval on unseen architectures "
                        f"(±{width(p):.0f} %" + (f"; {others}" if others else "") + ")"
                        + (f"; refused: {', '.join(o.target for o in group if o.refused)}"
                           if any(o.refused for o in group) else ""))

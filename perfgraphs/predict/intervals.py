@@ -16,6 +16,10 @@ The artifact stores, per band, the log offsets of each level's bounds, so ``pred
 conformal library at run time: the interval of a prediction ``p`` at level ``L`` is
 ``p * exp(lower_L), p * exp(upper_L)`` of the band ``p`` falls in. The offsets are signed
 percentiles, so a predictor that under-predicts a band gets an interval shifted upwards.
+
+Where architectures in no training set were measured after training on the labels' machine, an
+artifact's intervals come from their residuals instead (:mod:`perfgraphs.predict.heldout`, the
+same :func:`fit_intervals`); the out-of-fold ones stay in the artifact for the record.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ HOW = (f"split-conformal (crepes' Mondrian conformal predictive system) on out-o
 
 @dataclass(frozen=True)
 class Interval:
-    """A prediction's interval at one stated coverage, from residuals of held-out families."""
+    """A prediction's interval at one stated coverage, from residuals on architectures the predictor never saw."""
 
     level: float  # stated coverage, 0.8 = 80 %
     low: float
@@ -75,7 +79,8 @@ def band_of(log_pred: np.ndarray | float, edges: list[float]) -> np.ndarray:
     return np.searchsorted(np.asarray(edges), np.asarray(log_pred, dtype=np.float64), side="right")
 
 
-def fit_intervals(y: np.ndarray, pred: np.ndarray, groups: np.ndarray, levels=LEVELS, n_bands: int = N_BANDS) -> dict:
+def fit_intervals(y: np.ndarray, pred: np.ndarray, groups: np.ndarray, levels=LEVELS, n_bands: int = N_BANDS,
+                  how: str = HOW) -> dict:
     """Per size band, each level's log offsets of the conformal interval, from out-of-fold
     predictions ``pred`` of labels ``y`` (rows of families ``groups``); the artifact's ``intervals``."""
     from crepes import ConformalPredictiveSystem
@@ -100,7 +105,7 @@ def fit_intervals(y: np.ndarray, pred: np.ndarray, groups: np.ndarray, levels=LE
         offsets = {f"{lv:g}": [_finite(pct[i]), _finite(pct[len(levels) + i])] for i, lv in enumerate(levels)}
         bands.append({"rows": int(inb.sum()), "families": len(set(groups[inb].tolist())), "offsets": offsets,
                       "mape_pct": float(100 * np.mean(np.abs(pred[inb] - y[inb]) / y[inb])) if inb.any() else None})
-    return {"how": HOW, "levels": [float(lv) for lv in levels], "edges_log": edges, "bands": bands,
+    return {"how": how, "levels": [float(lv) for lv in levels], "edges_log": edges, "bands": bands,
             "n_rows": int(len(y)), "n_families": len(set(groups.tolist())),
             "heldout_mape_pct": float(100 * np.mean(np.abs(pred - y) / y))}
 

@@ -141,7 +141,7 @@ def interval_text(t: TargetPrediction) -> str:
 
 def predictions_table(p: Prediction, id_suffix: str = "") -> str:
     rows = [f"<table id='predictions{id_suffix}'><tr><th>target</th><th>predicted</th>"
-            "<th>interval (held-out families)</th><th>measured error</th><th>verdict</th><th>chart</th></tr>"]
+            "<th>interval (unseen architectures)</th><th>measured error</th><th>verdict</th><th>chart</th></tr>"]
     for t in p.targets:
         at = f" (at batch {t.batch_size})" if t.batch_size != p.graph.batch_size else ""
         cls = {"answered": "ok", "refused": "ood"}.get(t.distribution.verdict, "caveat")
@@ -211,7 +211,8 @@ def body(p: Prediction, id_suffix: str = "") -> str:
             + (f"<p class='calibration'><b>Calibrated:</b> {_e(p.calibration)}</p>" if p.calibration else "") +
             f"<h2>Predictions</h2>{predictions_table(p, id_suffix)}"
             f"<p class='note'>Blue: the prediction and its 80 % interval (split-conformal, from the predictor's "
-            f"errors on architecture families it never saw); orange rings: the nearest measured rows' real labels. "
+            f"errors on architectures it never saw: measured after training where there are such, else families "
+            f"held out of its training); orange rings: the nearest measured rows' real labels. "
             f"A refused target shows no number: the model lies where the predictor cannot answer, and the "
             f"verdict says why.</p>"
             f"{mig_and_cost(p, id_suffix)}"
@@ -310,7 +311,7 @@ def comparison_body(c: Comparison) -> str:
     return (f"<h1>Comparison on {_e(first.platform)} ({_e(first.mode)})</h1><p>{_e(first.hardware)}</p>"
             f"{comparison_table(c)}"
             f"<p class='note'>Each cell: the prediction and its 80 % interval [low–high] (split-conformal, from "
-            f"architecture families the predictor never saw); '@bN': asked at batch N, the batch its labels were "
+            f"architectures the predictor never saw); '@bN': asked at batch N, the batch its labels were "
             f"measured at; 'refused': the model lies where the predictor cannot answer (no number; the column's "
             f"report below says why); '—': not predicted for that model. Secondary targets answer the same "
             f"question as a recommended one with a wider interval. Cost at the recommended time, with the range "

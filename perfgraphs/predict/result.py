@@ -60,7 +60,7 @@ class TargetPrediction:
     dataset_content_hash: str
     code_commit: str
     batch_size: int  # the batch the features were computed at (the labels' own batch where they have one)
-    # conformal intervals from held-out families (perfgraphs.predict.intervals), one per stated
+    # conformal intervals from unseen architectures (perfgraphs.predict.intervals, .heldout), one per stated
     # coverage; empty when refused or when the artifact states none for the prediction's band
     intervals: tuple[Interval, ...] = ()
     question: str = ""  # what it answers; targets of one question are alternatives

@@ -86,3 +86,34 @@ def missing_reference_entries(results: Path | None = None) -> dict[Board, list[s
         if absent:
             missing[board] = absent
     return missing
+
+
+def entry_groups(results: Path, recorded) -> dict[tuple, list]:
+    """Every record of ``results`` by the table it is ranked in: (dataset, config, target, scoring
+    protocol, test set, hidden set's sha256 or ""). Entries of different test sets or protocols are
+    never ranked together, nor those of two hidden sets (a withdrawn set's beside a live one's would
+    mix a reproduced score with a verified one). Every official board has a group, empty where no
+    record names it, so it is still listed with why. ``recorded``: a
+    :class:`~perfgraphs.leaderboard.records.results.RecordedBoards`."""
+    from perfgraphs.leaderboard.records.results import read_entries
+
+    groups: dict[tuple, list] = {}
+    for path in sorted(Path(results).glob("*.jsonl")):
+        for e in read_entries(path.stem, results):
+            protocol = recorded.scoring_protocol(e.dataset, e.config, e.protocol)
+            hidden_set = e.hidden_labels_sha256 if e.test_set != "public" else ""
+            groups.setdefault((e.dataset, e.config, e.target, protocol, e.test_set, hidden_set), []).append(e)
+    for board in BOARDS:
+        groups.setdefault((*board.key, board.protocol, "public", ""), [])
+    return groups
+
+
+def group_order(groups) -> list[tuple]:
+    """The groups' keys in the order boards are shown: official boards in the registry's order,
+    each public test set first, then its live hidden set, then withdrawn ones; then the others."""
+    from perfgraphs.leaderboard.records.hidden import COMMITMENTS_DIR
+
+    order = {(*b.key, b.protocol): i for i, b in enumerate(BOARDS)}
+    live = {p.read_text().split()[0] for p in COMMITMENTS_DIR.glob("*.sha256")} if COMMITMENTS_DIR.is_dir() else set()
+    return sorted(groups, key=lambda k: (k[:4] not in order, order.get(k[:4], 0), k[4] != "public",
+                                         k[5] not in live, k))

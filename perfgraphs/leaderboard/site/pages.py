@@ -12,12 +12,12 @@ from pathlib import Path
 
 from perfgraphs import paths
 from perfgraphs.errors import PerfgraphsError
-from perfgraphs.leaderboard.records.boards import (BOARDS, applicable_baselines, missing_reference_entries, official,
-                                          reference_method)
+from perfgraphs.leaderboard.records.boards import (applicable_baselines, entry_groups, group_order,
+                                          missing_reference_entries, official, reference_method)
 from perfgraphs.leaderboard.records.builds import pins_file, read_pins, split_by_build
 from perfgraphs.leaderboard.records.hidden import compromised_hashes, hidden_noise_text
 from perfgraphs.leaderboard.records.ranks import RANK_RULE, diff_text, label_repetitions, mape_text, rank_board
-from perfgraphs.leaderboard.records.results import RESULTS_DIR, Entry, RecordedBoards, min_seeds_of, read_entries
+from perfgraphs.leaderboard.records.results import RESULTS_DIR, Entry, RecordedBoards, min_seeds_of
 from perfgraphs.leaderboard.records.tiers import HARNESS_TIERS
 from perfgraphs.registry import Config, Task
 
@@ -266,11 +266,11 @@ def _previous(entries: list[Entry]) -> str:
             f"scored on earlier dataset builds (not ranked)</summary><ul>{items}</ul></details>")
 
 
-def _board_section(out: Path, group: tuple[str, str, str, str, str], entries: list[Entry], pin: dict | None,
+def _board_section(out: Path, group: tuple[str, str, str, str, str, str], entries: list[Entry], pin: dict | None,
                    missing: dict, recorded_boards: RecordedBoards) -> tuple[object | None, str]:
     """(the official board of a group of entries or None, its HTML section); the entries' own
-    pages are written to ``out``."""
-    dataset, config, target, protocol, test_set = group
+    pages are written to ``out``. Each hidden set of a board is its own section."""
+    dataset, config, target, protocol, test_set, hidden_set = group
     registered = recorded_boards.config(dataset, config)  # None: a config the registry no longer has
     cv = cv_note(registered, protocol)
     _, on_build, previous = split_by_build(entries, pin)
@@ -281,7 +281,8 @@ def _board_section(out: Path, group: tuple[str, str, str, str, str], entries: li
     several = registered is not None and len(registered.split_protocols) > 1
     key = (f"{dataset} · {config} · {target}" + (f" · {protocol}" if several else "")
            + (" · secondary board" if several and board is None else "")
-           + (" · hidden test set" if test_set != "public" else ""))
+           + (f" · hidden test set {hidden_set[:8]}" if test_set != "public" else "")
+           + (" (withdrawn)" if hidden_set and hidden_set in compromised_hashes() else ""))
     public = test_set == "public"
     recorded = recorded_boards.task(dataset, config, target)
     facts = board_facts(pin if public else None, target, current,
@@ -333,25 +334,18 @@ def build_site(out: Path | None = None, results: Path | None = None, official_si
     out.mkdir(parents=True, exist_ok=True)
     pins = read_pins(pins_file(results))
     recorded = RecordedBoards()  # each board the records name, resolved once
-    groups: dict[tuple[str, str, str, str, str], list[Entry]] = {}
-    for path in sorted(results.glob("*.jsonl")):
-        for e in read_entries(path.stem, results):
-            # entries scored on different test sets, or under different protocols, are never ranked together
-            protocol = recorded.scoring_protocol(e.dataset, e.config, e.protocol)
-            groups.setdefault((e.dataset, e.config, e.target, protocol, e.test_set), []).append(e)
-    order = {(*b.key, b.protocol): i for i, b in enumerate(BOARDS)}
-    # official boards in their declared order (public test set first), then every other board
-    keys = sorted(groups, key=lambda k: (k[:4] not in order, order.get(k[:4], 0), k[4] != "public", k))
+    groups = entry_groups(results, recorded)
     official_sections, other_sections = [], []
     missing = missing_reference_entries(results)
-    for key in keys:
-        board, section = _board_section(out, key, groups[key], pins.get(f"{key[0]} {key[1]}"), missing, recorded)
-        (other_sections if board is None else official_sections).append(section)
-    for board in BOARDS:  # an official board nobody has been scored on yet still says what it lacks
-        if not any(k[:4] == (*board.key, board.protocol) for k in groups):
+    for key in group_order(groups):
+        if not groups[key]:  # an official board nobody has been scored on yet still says what it lacks
+            board = official(*key[:4])
             official_sections.append(f"<p class=note>{html.escape(' · '.join(board.key))}: {html.escape(board.why)} · "
                                      f"no entries yet (reference baselines not yet at full strength: "
                                      f"{html.escape(', '.join(missing.get(board, [])))})</p>")
+            continue
+        board, section = _board_section(out, key, groups[key], pins.get(f"{key[0]} {key[1]}"), missing, recorded)
+        (other_sections if board is None else official_sections).append(section)
     others = ("<h2>Additional boards</h2><p>Targets outside the official list, and official targets under a "
               "config's secondary protocol (perfgraphs/llm's stratified folds; see the rules): recorded "
               "and ranked the same way, but not every reference baseline has been run on them.</p>"
@@ -363,7 +357,7 @@ def build_site(out: Path | None = None, results: Path | None = None, official_si
             f"below the floor is not a ranking. {TIERS_NOTE} Click a column to sort. "
             "<a href='rules.html'>Rules</a>.</p>"
             + ("<h2>Official boards</h2>" + "".join(official_sections) if official_sections else "")
-            + others + ("" if groups else "<p>No entries yet.</p>"))
+            + others + ("" if any(groups.values()) else "<p>No entries yet.</p>"))
     if min_seeds_of(results) is not None:  # perfgraphs quickstart's local run, not a board
         body = ("<p class=note id='preview'><strong>Local preview</strong>: one seed per baseline, run on this "
                 "machine by <code>perfgraphs quickstart</code>. A board's record needs five seeds and is scored "
