@@ -17,6 +17,11 @@ never in a dataset), an artifact's intervals are split-conformal on *their* resi
 textbook split conformal, the predictor fixed and the calibration rows disjoint from its training
 rows. The out-of-fold intervals stay in the artifact beside them for the record. A target no held-out
 store measures keeps its out-of-fold intervals.
+
+Every measured configuration calibrates, whether ``predict`` answers it or refuses it (refused
+rows are the ones farthest from the training data, so keeping them errs wide). The sets were
+measured in two host states; a third state moves a whole fresh set's coverage (benchmarks README,
+"Intervals calibrated on the first two sets").
 """
 
 from __future__ import annotations
@@ -77,6 +82,7 @@ def calibration_rows(pt, stores: list[Path]) -> list[HeldoutConfig]:
     """The held-out configurations that calibrate ``pt``: those measured on a platform whose graph
     predictor of ``pt.target`` is ``pt`` (the artifact predict answers a zoo architecture with; an
     encoder-row predictor answers other sources), with a label of it."""
+    from perfgraphs.predict.errors import UnknownPlatformError
     from perfgraphs.predict.platforms import find_platform, served_targets
 
     out, served = [], {}
@@ -86,7 +92,7 @@ def calibration_rows(pt, stores: list[Path]) -> list[HeldoutConfig]:
             if key not in served:
                 try:
                     served[key] = {t.key for t in served_targets(find_platform(*key), tabular=False)}
-                except Exception:  # a platform predict has no labels for: nothing to calibrate
+                except UnknownPlatformError:  # a platform predict has no labels for: nothing to calibrate
                     served[key] = set()
             if pt.key in served[key] and c.labels.get(pt.target) is not None:
                 out.append(c)
