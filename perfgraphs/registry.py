@@ -96,6 +96,11 @@ class Config:
     input_columns: tuple[str, ...] = ()
     # first-version CPU configs: the probe of their two noise-floor rounds (data/measurements/noise-floor/)
     noise_probe_file: str | None = None
+    # a store that measured this config's test part again (perfgraphs.data.visits_plan; its rows carry
+    # the keys of this config's store): each test label's own value and its visits are the label's
+    # repetitions, which the boards resample and the test part's noise floor is measured on
+    # (perfgraphs.data.repeats). The labels stay the config's own measurements.
+    repeat_suite: str | None = None
     boards: tuple[Board, ...] = ()
     # which question of ``perfgraphs.predict`` this config's labels answer: "infer" (a forward pass)
     # or "train" (a training step); None: predict does not serve it (perfgraphs.predict.platforms)
@@ -291,6 +296,7 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
                    (LATENCY, LATENCY_CAL, MEMORY), platform=CPU_TORCH_FP32, suite="dippm-cpu",
                    split_protocols=("random-70-15-15",), hardware=EPYC_VM, recipe="measured_graphs",
                    sources=("pool", "suite:dippm-cpu"), noise_probe_file="noise-floor-dippm-cpu.json", predict_mode="infer",
+                   repeat_suite=f"dippm-cpu-test-visits-{EPYC_VM_TAG}",
                    boards=(Board("latency_ms", "DIPPM's latency, on our CPU core"),
                            Board("peak_memory_mb", "DIPPM's memory, on our CPU core"))),
             Config(f"{EPYC_VM_TAG}-torch-fp32", "CPU-time labels with PyTorch eager fp32 on one pinned core of one "

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import statistics
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -26,6 +29,13 @@ def rounded_rel_error(value: float, published: float, half_unit: float) -> float
     return max(0.0, abs(value - published) - half_unit) / published
 
 
+def static_counts(item: tuple[str, int]) -> tuple[int, int]:
+    """(parameters, MACs) of one sample's extracted graph (runs in a worker process)."""
+    name, size = item
+    s = load_graph(name, image_shape=(3, size, size)).static_features()
+    return s["total_params"], s["total_macs"]
+
+
 def test_sample_spans_every_family():
     assert len(SAMPLE) >= 60
     names = " ".join(name for name, _ in SAMPLE)
@@ -38,18 +48,22 @@ def test_params_and_macs_match_published_counts():
     if results_dir is None:
         pytest.skip("timm results not found: set PERFGRAPHS_TIMM_RESULTS to timm's results/ folder")
     published = timm_published(results_dir)
+    # 67 real exports: spread over the machine's cores in fresh interpreters (spawn: no torch
+    # state forked from this one); each export is independent of the others.
+    cores = max(1, min(4, len(os.sched_getaffinity(0))))
+    with ProcessPoolExecutor(cores, mp_context=multiprocessing.get_context("spawn")) as pool:
+        counts = list(pool.map(static_counts, SAMPLE, chunksize=2))
     rows = []
-    for name, size in SAMPLE:
+    for (name, size), (params, macs) in zip(SAMPLE, counts):
         zoo, arch = name.split(":", 1)
         if zoo == "torchvision":
             truth, half_params, half_gmacs = torchvision_published(arch), 0.5, 0.0005
         else:
             truth, half_params, half_gmacs = published[(arch, size)], 5e3, 0.005
-        s = load_graph(name, image_shape=(3, size, size)).static_features()
         rows.append((
             name, size,
-            rounded_rel_error(s["total_params"], truth.params, half_params),
-            rounded_rel_error(s["total_macs"] / 1e9, truth.gmacs, half_gmacs),
+            rounded_rel_error(params, truth.params, half_params),
+            rounded_rel_error(macs / 1e9, truth.gmacs, half_gmacs),
         ))
     report = "\n".join(f"{n:45s} {sz:4d} params {p:7.2%} macs {m:7.2%}" for n, sz, p, m in rows)
     print(report)

@@ -436,6 +436,6 @@ def test_label_repetitions_are_each_test_labels_rounds():
     labels = np.asarray(protocol_parts(board)[1].test["latency_ms"])
     assert len(reps) == len(labels) and all(len(r) >= 2 for r in reps)
     assert np.allclose([np.median(r) for r in reps], labels)
-    # control: one measurement per label, and a hidden test set, give none
-    assert label_repetitions(task("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms")) is None
+    # control: one measurement per label (a test part never measured again), and a hidden test set, give none
+    assert label_repetitions(task("perfgraphs/trappm", "cpu-torch-fp32", "step_time_ms")) is None
     assert label_repetitions(board, test_set="hidden") is None

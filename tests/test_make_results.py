@@ -64,7 +64,8 @@ def test_refresh_noise_floor_rewrites_only_that_sentence(tmp_path):
 def test_a_dataset_quotes_its_own_suites_noise_probe(tmp_path, monkeypatch):
     """perfgraphs/llm's CPU rows cite the LLM suite's probe once it exists and none before (another
     suite's probe measured other configurations); perfgraphs/dippm cites its own; a target the probe
-    did not measure (peak memory, trappm's training steps) has none."""
+    did not measure (trappm's training steps) has none; dippm's peak memory has its test part's
+    visits (the test labels measured again) instead."""
     import json
 
     from perfgraphs import paths
@@ -80,7 +81,10 @@ def test_a_dataset_quotes_its_own_suites_noise_probe(tmp_path, monkeypatch):
     assert label_noise.noise_floor_note(task("llm", "cpu-torch-fp32", "latency_ms")) is None
     dippm = label_noise.noise_floor_note(task("dippm", "cpu-torch-fp32", "latency_ms"))
     assert "100 configurations of the dippm-cpu plan" in dippm and "24.9 % MAPE raw, 13.2 % calibrated" in dippm
-    assert label_noise.noise_floor_note(task("dippm", "cpu-torch-fp32", "peak_memory_mb")) is None
+    # peak memory: no probe measured it, but the test part measured again did (its visits), and
+    # only that floor is stated
+    memory = label_noise.noise_floor_note(task("dippm", "cpu-torch-fp32", "peak_memory_mb"))
+    assert "measured again" in memory and "probe" not in memory
     assert label_noise.noise_floor_note(task("trappm", "cpu-torch-fp32", "step_time_ms")) is None
     probe("llm-cpu", 6.1, 3.4, 40)
     assert "40 configurations of the llm-cpu plan" in label_noise.noise_floor_note(task("llm", "cpu-torch-fp32", "latency_ms"))

@@ -160,7 +160,7 @@ def test_the_visits_plan_is_exactly_the_boards_test_part():
     wanted = sorted(zip(test["structure_id"], test["batch_size"]))
     got = sorted((structure_id(c.model, c.image_size, c.seq_len), c.batch_size) for c in plan.configs)
     assert got == wanted and len(got) == len(test) == 311
-    assert plan.suite == "dippm-cpu-test-visits" and plan.rounds == 4 and plan.schedule == "visits"
+    assert plan.suite == "dippm-cpu-test-visits" and plan.rounds == 6 and plan.schedule == "visits"
     assert {(c.protocol, c.platform, c.mode, c.core) for c in plan.configs} == \
         {(c.protocol, c.platform, c.mode, c.core) for c in source.configs}
     stored = set(MeasurementStore(SOURCE_STORE).read().column("key").to_pylist())
@@ -172,11 +172,11 @@ def test_the_generator_writes_the_committed_plan():
     _needs_sources()
     from perfgraphs.data import visits_plan as plangen_visits
 
-    plan, facts = plangen_visits.build("perfgraphs/dippm", "cpu-torch-fp32", "test", 4)
+    plan, facts = plangen_visits.build("perfgraphs/dippm", "cpu-torch-fp32", "test", 6)
     assert plan == yaml.safe_load(VISITS_PLAN.read_text())
     assert facts["rows"] == 311 and facts["suite"] == "dippm-cpu"
     text = plangen_visits.render(plan, facts, "cmd")
-    assert yaml.safe_load(text) == plan and "Size: 311 configurations x 4 visits = 1,244 measurements" in text
+    assert yaml.safe_load(text) == plan and "Size: 311 configurations x 6 visits = 1,866 measurements" in text
 
 
 def test_cut_plan_keeps_exactly_the_keys_and_refuses_others():

@@ -364,7 +364,9 @@ def rounds_summary(root: Path) -> list[str]:
             per_family[family[key]] = per_family.get(family[key], 0) + 1
     out.append(f"configurations with two or more ok rounds: {sum(per_family.values())} "
                f"({', '.join(f'{f} {n}' for f, n in sorted(per_family.items()))})")
-    targets = ("cpu_time_ms", "latency_ms", "peak_memory_mb")
+    # the drift-calibrated latency too: within one store every row shares the campaign's reference
+    # baseline, so its rounds compare like the raw ones (and repeat better on a host whose speed moves)
+    targets = ("cpu_time_ms", "latency_ms", "latency_calibrated_ms", "peak_memory_mb")
     for target, floor in store_floor(root, targets).items():
         out.append(f"noise floor {target}: {floor.mape_pct:.2f} % MAPE between rounds "
                    f"(median {floor.median_ape_pct:.2f} %, p95 {floor.p95_ape_pct:.2f} %, n={floor.n_configs})")

@@ -3,6 +3,9 @@ labels themselves move between measurements. Every results table prints it besid
 
 * our CPU configs measured in rounds (the CPU-time protocol): every configuration's rounds, from
   the store itself (:mod:`perfgraphs.collect.floor`);
+* our first-version CPU configs whose test part was measured again (``Config.repeat_suite``):
+  every test label against its later visits (:mod:`perfgraphs.data.repeats`), the probe's floor
+  beside it;
 * our first-version CPU configs: two independent measurement rounds of a fixed probe set
   (``perfgraphs collect noise-floor``, saved under ``data/measurements/noise-floor/``);
 * timm benchmark platforms: the same model on the same GPU/CPU under different PyTorch versions
@@ -70,15 +73,43 @@ def labels_floor(task: Task) -> tuple[str, float | None] | None:
                 f"(median {found.median_ape_percent:.1f} %, {found.n_configs} configurations)."), found.mape_percent
     if cfg.suite is not None and cfg.min_rounds > 1:
         return rounds_floor(ds, cfg, target)
-    if target not in PROBED_TARGETS:
-        return None
-    name = cfg.noise_probe_file if platform == cfg.platform else None
-    if name is None or not (paths.noise_floor_dir() / name).exists():
+    repeated = test_part_floor(task) if platform == cfg.platform else None
+    probe = probe_floor(cfg, target) if platform == cfg.platform else None
+    if repeated and probe:  # the test part's own floor first; the probe's, older, beside it
+        return f"{repeated[0]} Earlier, on a probe: {probe[0]}", repeated[1]
+    return repeated or probe
+
+
+def probe_floor(cfg, target: str) -> tuple[str, float] | None:
+    """A first-version config's floor from the two rounds of its suite's probe, where they measured
+    the target."""
+    name = cfg.noise_probe_file
+    if target not in PROBED_TARGETS or name is None or not (paths.noise_floor_dir() / name).exists():
         return None
     noise = json.loads((paths.noise_floor_dir() / name).read_text())
     return (f"Noise floor of the labels (the same {len(noise['probe'])} configurations of the {noise['plan']} plan "
             f"measured in two independent rounds on this platform): **{noise['mape_raw_pct']:.1f} % MAPE raw, "
             f"{noise['mape_calibrated_pct']:.1f} % calibrated**."), noise["mape_raw_pct"]
+
+
+def test_part_floor(task: Task) -> tuple[str, float] | None:
+    """The floor of a config whose test part was measured again (``Config.repeat_suite``): every
+    visit of a test configuration against the label the board scores (:mod:`perfgraphs.data.repeats`)."""
+    cfg = task.config
+    if cfg.repeat_suite is None:
+        return None
+    from perfgraphs.data.repeats import repeat_floor, repeat_values
+    from perfgraphs.evaluation.protocol import protocol_parts
+
+    _, data = protocol_parts(task)
+    if "measurement_id" not in data.test.column_names:
+        return None
+    values = repeat_values(task.dataset, cfg, task.target.name, list(data.test["measurement_id"]))
+    found = repeat_floor(values, task.target.name) if values else None
+    if found is None:
+        return None
+    return (f"Noise floor of the labels, on the test part ({cfg.hardware or cfg.platform}): "
+            f"{found.sentence(cfg.repeat_suite)}."), found.mape_pct
 
 
 def every_platform_floor(task: Task) -> tuple[str, float | None]:

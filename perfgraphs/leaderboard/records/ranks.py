@@ -99,6 +99,11 @@ def rank_board(entries: list[Entry], repetitions: list[np.ndarray] | None = None
                          "configurations (sizes " + ", ".join(map(str, sorted(sizes))) + ")")
             unusable, usable = unusable + usable, []
         else:
+            n = next(iter(sizes))
+            if repetitions is not None and len(repetitions) != n:  # records of another test part
+                notes.append(f"label repetitions not used: they cover {len(repetitions)} test configurations, "
+                             f"the entries {n}")
+                repetitions = None
             try:
                 ranking = paired_ranking([Contender(f"{i}", r) for i, (_, r) in enumerate(usable)], repetitions,
                                          min_configs=min_configs)
@@ -149,14 +154,26 @@ def _or_inf(value: float) -> float:
 
 def label_repetitions(board: Task, test_set: str = "public", protocol: str = "") -> list[np.ndarray] | None:
     """Each test configuration's repeated measurements of the board's label, in the test part's
-    order, where the config's labels are measured in rounds; None where they are one measurement
-    (or the test set is hidden: its labels are not here)."""
-    column = REPETITION_COLUMNS.get(board.target.name)
-    if test_set != "public" or column is None or board.config.min_rounds < 2 or board.cross_validated:
+    order: its rounds where the config's labels are measured in rounds, else the label and its
+    visits where the config's test part was measured again (``Config.repeat_suite``,
+    :mod:`perfgraphs.data.repeats`); None where they are one measurement (or the test set is
+    hidden: its labels are not here)."""
+    cfg = board.config
+    if test_set != "public" or board.cross_validated:
+        return None
+    column = REPETITION_COLUMNS.get(board.target.name) if cfg.min_rounds >= 2 else None
+    if column is None and cfg.repeat_suite is None:
         return None
     from perfgraphs.evaluation.protocol import protocol_parts
 
     _, data = protocol_parts(board, protocol=protocol or None)
+    if column is None:
+        from perfgraphs.data.repeats import repeat_values
+
+        if "measurement_id" not in data.test.column_names:
+            return None
+        values = repeat_values(board.dataset, cfg, board.target.name, list(data.test["measurement_id"]))
+        return None if values is None else [np.asarray(v, dtype=float) for v in values]
     if column not in data.test.column_names:
         return None
     return [np.asarray(v if v else [], dtype=float) for v in data.test[column]]
