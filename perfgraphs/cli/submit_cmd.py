@@ -95,7 +95,8 @@ def _summary(verdict) -> None:
     print(f"{entry.method} on {verdict.task.name} "
           f"({entry.tier}, {entry.test_set} test set, {len(entry.per_seed)} seeds, test n = {entry.per_seed[0]['n']})")
     if entry.test_set == "public":
-        noise = noise_floor_text(verdict.task)
+        # the scored test part, already loaded: a floor measured on it needs no second load
+        noise = noise_floor_text(verdict.task, getattr(verdict.data, "test", None))
     else:  # a hidden set's floor is its own, recorded in its definition (aggregates only)
         from perfgraphs.leaderboard.records.hidden import hidden_noise_text
 

@@ -38,15 +38,18 @@ def timm_noise_group(platform: str) -> str:
     return f"{device}/{precision}/{layout}" + ("/dynamo" if platform.endswith("-dynamo") else "")
 
 
-def noise_floor_note(task: Task) -> str | None:
-    """One Markdown sentence stating the labels' noise floor, or None when none is known."""
-    found = labels_floor(task)
+def noise_floor_note(task: Task, test_part=None) -> str | None:
+    """One Markdown sentence stating the labels' noise floor, or None when none is known;
+    ``test_part``: the board's test part where the caller has loaded it already."""
+    found = labels_floor(task, test_part)
     return found[0] if found else None
 
 
-def labels_floor(task: Task) -> tuple[str, float | None] | None:
+def labels_floor(task: Task, test_part=None) -> tuple[str, float | None] | None:
     """(the floor's sentence, its MAPE % or None where the sentence says none is measured), or None
-    when nothing is known. The number is the one the sentence shows in bold."""
+    when nothing is known. The number is the one the sentence shows in bold. ``test_part``: the
+    board's test part (a Hugging Face part with ``measurement_id``), where the caller holds it, so a
+    floor measured on it does not load the build again."""
     ds, cfg, target = task.dataset, task.config, task.target.name
     # imported rows without a platform (ML.ENERGY); a multi-platform config's platform is in its target
     if cfg.platform is None and not cfg.platform_sources and cfg.source("external") is not None:
@@ -73,7 +76,7 @@ def labels_floor(task: Task) -> tuple[str, float | None] | None:
                 f"(median {found.median_ape_percent:.1f} %, {found.n_configs} configurations)."), found.mape_percent
     if cfg.suite is not None and cfg.min_rounds > 1:
         return rounds_floor(ds, cfg, target)
-    repeated = test_part_floor(task) if platform == cfg.platform else None
+    repeated = test_part_floor(task, test_part) if platform == cfg.platform else None
     probe = probe_floor(cfg, target) if platform == cfg.platform else None
     if repeated and probe:  # the test part's own floor first; the probe's, older, beside it
         return f"{repeated[0]} Earlier, on a probe: {probe[0]}", repeated[1]
@@ -92,19 +95,21 @@ def probe_floor(cfg, target: str) -> tuple[str, float] | None:
             f"{noise['mape_calibrated_pct']:.1f} % calibrated**."), noise["mape_raw_pct"]
 
 
-def test_part_floor(task: Task) -> tuple[str, float] | None:
+def test_part_floor(task: Task, test_part=None) -> tuple[str, float] | None:
     """The floor of a config whose test part was measured again (``Config.repeat_suite``): every
-    visit of a test configuration against the label the board scores (:mod:`perfgraphs.data.repeats`)."""
+    visit of a test configuration against the label the board scores (:mod:`perfgraphs.data.repeats`).
+    ``test_part``: that test part, where the caller has loaded it (else it is loaded here)."""
     cfg = task.config
     if cfg.repeat_suite is None:
         return None
     from perfgraphs.data.repeats import repeat_floor, repeat_values
     from perfgraphs.evaluation.protocol import protocol_parts
 
-    _, data = protocol_parts(task)
-    if "measurement_id" not in data.test.column_names:
+    if test_part is None:
+        test_part = protocol_parts(task)[1].test
+    if "measurement_id" not in test_part.column_names:
         return None
-    values = repeat_values(task.dataset, cfg, task.target.name, list(data.test["measurement_id"]))
+    values = repeat_values(task.dataset, cfg, task.target.name, list(test_part["measurement_id"]))
     found = repeat_floor(values, task.target.name) if values else None
     if found is None:
         return None

@@ -229,13 +229,14 @@ def _table(entries: list[Entry], key: str, cv: str, superseded: int = 0, repetit
             f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>{groups}{zero}")
 
 
-def noise_floor_text(board: Task) -> str | None:
+def noise_floor_text(board: Task, test_part=None) -> str | None:
     """The labels' noise-floor sentence as plain text, derived from the measurements each time
-    (:func:`perfgraphs.evaluation.label_noise.noise_floor_note`); None when none is measured."""
+    (:func:`perfgraphs.evaluation.label_noise.noise_floor_note`; ``test_part``: the board's test
+    part where the caller holds it); None when none is measured."""
     from perfgraphs.evaluation.label_noise import noise_floor_note
 
     try:
-        note = noise_floor_note(board)
+        note = noise_floor_note(board, test_part)
     except PerfgraphsError:  # sources the floor is read from that cannot be read here
         return None
     return re.sub(r"\*\*(.+?)\*\*", r"\1", note) if note else None
