@@ -218,10 +218,10 @@ PER_SAMPLE_LATENCY = Target("latency_per_sample_ms", "ms",
                             "latency per sample: 1000 / measured throughput (batch latency at batch 1)",
                             roofline_per="sample")
 CPU_TIME = Target("cpu_time_ms", "ms", "CPU time of the measuring thread per batch (median of timed runs, "
-                  "median of the rounds); the primary CPU label: unlike wall time it does not count other "
+                  "mean of the rounds); the primary CPU label: unlike wall time it does not count other "
                   "processes sharing the core", question=FORWARD_TIME, roofline_per="batch")
 CPU_STEP_TIME = Target("cpu_time_ms", "ms", "CPU time of the measuring thread per training step (forward + "
-                       "backward + optimizer; median of timed steps, median of the rounds)", question=STEP,
+                       "backward + optimizer; median of timed steps, mean of the rounds)", question=STEP,
                        roofline_per="batch")
 TOKEN_THROUGHPUT = Target("output_throughput_tokens_per_sec", "tokens/s", "generated tokens per second")
 

@@ -65,12 +65,15 @@ def _row(key, rnd, cpu, wall, status="ok", **extra):
             "batch_size": 2, "measured_at_utc": f"2026-11-27T00:00:0{rnd}+00:00", **extra}
 
 
-def test_fold_is_the_median_of_rounds_with_spread():
+def test_fold_is_the_mean_of_rounds_with_spread():
     label = fold([_row("k", 1, 10.0, 12.0), _row("k", 2, 11.0, 15.0), _row("k", 3, 30.0, 13.0)])
-    assert label["cpu_time_ms"] == 11.0 and label["latency_median_ms"] == 13.0
+    assert label["cpu_time_ms"] == pytest.approx(17.0) and label["latency_median_ms"] == pytest.approx(40 / 3)
     assert label["round_cpu_time_ms"] == [10.0, 11.0, 30.0] and label["n_rounds"] == 3
     assert label["cpu_time_round_spread"] == pytest.approx((30 - 10) / 11)
-    assert label["throughput_samples_per_s"] == pytest.approx(2 / 0.013)
+    assert label["throughput_samples_per_s"] == pytest.approx(2 / (40 / 3 / 1e3))
+    # two rounds: the mean is the median, bit for bit (every committed two-round label stands)
+    two = fold([_row("k", 1, 10.1, 12.3), _row("k", 2, 11.7, 15.9)])
+    assert two["cpu_time_ms"] == statistics.median([10.1, 11.7]) and two["latency_median_ms"] == statistics.median([12.3, 15.9])
     # a failed round does not enter the label; a single round stands as measured
     only = fold([_row("k", 1, 10.0, 12.0, throughput_samples_per_s=1.0), _row("k", 2, None, None, status="error")])
     assert only["cpu_time_ms"] == 10.0 and only["n_rounds"] == 1 and only["throughput_samples_per_s"] == 1.0

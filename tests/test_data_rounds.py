@@ -1,5 +1,5 @@
 """A CPU-time config end to end: a real (tiny) campaign in two rounds joined to its graphs; labels
-are the median of the rounds, a configuration with one round is not in the build yet, the floor
+are the mean of the rounds, a configuration with one round is not in the build yet, the floor
 note reads the rounds, and ``collect verify`` refuses a store that mixes machines."""
 
 from __future__ import annotations

@@ -110,7 +110,7 @@ def test_a_tiny_visits_campaign_measures_in_schedule_order_and_verify_prints_the
     half = split_half_of(rows, "latency_ms")
     assert half.n_configs == 2 and split_half_of(MeasurementStore(out).round_rows(), "latency_ms") == half
     assert (f"split-half agreement latency_ms: median {half.median_pct:.2f} %, mean {half.mean_pct:.2f} % "
-            f"between the labels of the odd and the even rounds (n=2)") in verify.stdout
+            f"between the labels (each the mean of its rounds) of the odd and the even rounds (n=2)") in verify.stdout
 
 
 # -- split-half agreement ------------------------------------------------------------------------
@@ -127,16 +127,18 @@ def test_split_half_against_hand_computed_values():
         # odd 20, 18 -> 19; even 22: 15.789 %
         *(_row("b", r, v) for r, v in ((1, 20.0), (2, 22.0), (3, 18.0))),
         _row("c", 1, 100.0), _row("c", 2, 101.0),  # 1 %
+        # three rounds a half: odd 10, 10, 16 -> mean 12 (median 10); even 12 x 3 -> 12: 0 % (median: 20 %)
+        *(_row("h", r, v) for r, v in ((1, 10.0), (2, 12.0), (3, 10.0), (4, 12.0), (5, 16.0), (6, 12.0))),
         _row("d", 1, 5.0), _row("d", 3, 6.0),  # odd rounds only: no even half
         _row("e", 1, 5.0), _row("e", 2, 9.0, gate_flagged=True),  # the flagged round does not count
         _row("f", 1, 5.0), _row("f", 2, None, status="error"),  # nor a failed one
         _row("g", 3, 7.0), _row("g", 4, 7.0, status="oom"),
     ]
     half = split_half_of(rows, "latency_ms")
-    diffs = [2 / 10.5 * 100, 3 / 19 * 100, 1.0]
-    assert half.target == "latency_ms" and half.n_configs == 3
-    assert half.median_pct == pytest.approx(statistics.median(diffs)) == pytest.approx(15.789, abs=1e-3)
-    assert half.mean_pct == pytest.approx(sum(diffs) / 3) == pytest.approx(11.946, abs=1e-3)
+    diffs = [2 / 10.5 * 100, 3 / 19 * 100, 1.0, 0.0]
+    assert half.target == "latency_ms" and half.n_configs == 4
+    assert half.median_pct == pytest.approx(statistics.median(diffs)) == pytest.approx(8.395, abs=1e-3)
+    assert half.mean_pct == pytest.approx(sum(diffs) / 4) == pytest.approx(8.959, abs=1e-3)
     assert split_half_of(rows, "cpu_time_ms") is None  # no values of it
     assert split_half_of([_row("a", 1, 1.0)], "latency_ms") is None
 

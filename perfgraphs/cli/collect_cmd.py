@@ -372,7 +372,7 @@ def rounds_summary(root: Path) -> list[str]:
                    f"(median {floor.median_ape_pct:.2f} %, p95 {floor.p95_ape_pct:.2f} %, n={floor.n_configs})")
     for half in filter(None, (split_half_of(rows, t) for t in targets)):
         out.append(f"split-half agreement {half.target}: median {half.median_pct:.2f} %, mean {half.mean_pct:.2f} % "
-                   f"between the labels of the odd and the even rounds (n={half.n_configs})")
+                   f"between the labels (each the mean of its rounds) of the odd and the even rounds (n={half.n_configs})")
     return out
 
 

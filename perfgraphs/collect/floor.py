@@ -16,7 +16,7 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
-from perfgraphs.collect.rounds import round_of
+from perfgraphs.collect.rounds import round_label, round_of
 
 # label (dataset target) -> the measurement column its rounds are compared on
 TARGET_COLUMNS = {"cpu_time_ms": "cpu_time_ms", "latency_ms": "latency_median_ms",
@@ -81,8 +81,9 @@ class SplitHalf:
 
 
 def split_half_of(rows: list[dict], target: str) -> SplitHalf | None:
-    """Per configuration, the median of its odd rounds (1, 3, ...) plays the truth and the median of
-    its even rounds (2, 4, ...) the prediction: the absolute percentage difference between the two
+    """Per configuration, the label of its odd rounds (1, 3, ...) plays the truth and the label of
+    its even rounds (2, 4, ...) the prediction (each the label :func:`~perfgraphs.collect.rounds.fold`
+    makes of rounds: their mean): the absolute percentage difference between the two
     labels, summarised over configurations (``rows`` as for :func:`round_pairs`; a configuration
     needs an ok round in each half). With two rounds this is the floor between rounds 1 and 2; with
     four, each half is a label of two rounds, as a label of all four is of four. None when no
@@ -92,8 +93,8 @@ def split_half_of(rows: list[dict], target: str) -> SplitHalf | None:
     for r in rows:
         if r["status"] == "ok" and r.get(column) is not None and not r.get("gate_flagged"):
             halves.setdefault(r["key"], ([], []))[round_of(r) % 2 == 0].append(r[column])
-    diffs = sorted(abs(statistics.median(even) / statistics.median(odd) - 1) * 100
-                   for odd, even in halves.values() if odd and even and statistics.median(odd) > 0)
+    diffs = sorted(abs(round_label(even) / round_label(odd) - 1) * 100
+                   for odd, even in halves.values() if odd and even and round_label(odd) > 0)
     if not diffs:
         return None
     return SplitHalf(target, len(diffs), statistics.median(diffs), statistics.fmean(diffs))

@@ -80,7 +80,7 @@ class Plan:
     configs: list[ConfigSpec] = field(default_factory=list)
     description: str = ""
     # each configuration is measured this many times, in separate workers apart in time
-    # (perfgraphs.collect.rounds); the label is the median of the rounds
+    # (perfgraphs.collect.rounds); the label is the mean of the rounds
     rounds: int = 1
     # how the rounds are ordered (perfgraphs.collect.rounds.SCHEDULES): "blocks" of configurations
     # round after round, or "visits": round r is one shuffled pass over all the configurations

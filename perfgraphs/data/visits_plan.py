@@ -137,7 +137,7 @@ def render(plan: dict, facts: dict, command: str) -> str:
         f"of the row it measures again in {facts['store']}.",
         f"Rule: {visits} rounds in visits (schedule: visits): round r is one pass over all {n} configurations "
         f"in an order drawn from (suite, r), each configuration at least half a pass after its previous "
-        f"visit. The label is the median of the visits, their spread kept beside it "
+        f"visit. The label is the mean of the visits, their spread kept beside it "
         f"(perfgraphs.collect.rounds.fold); `perfgraphs collect verify` prints the split-half agreement "
         f"(the odd visits' label against the even visits').",
         f"Size: {n:,} configurations x {visits} visits = {n * visits:,} measurements, {size['models']} "
