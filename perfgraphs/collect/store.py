@@ -186,6 +186,11 @@ class MeasurementStore:
         stamp = (meta.stat().st_mtime_ns, meta.stat().st_size) if meta.exists() else None
         return stamp, tuple(sorted(names))
 
+    def state(self) -> tuple:
+        """What identifies the rows this store holds now: campaign.json's (mtime, size) and the names
+        of its files (files are written once; new rows come in new files)."""
+        return self._signature()
+
     def _read_all(self, attempts: int = 5) -> list[pa.Table]:
         """Every file, verified and checked against the inventory. A running campaign may compact
         parts into a shard while we read: an inconsistency in a store that changed meanwhile
