@@ -175,8 +175,10 @@ class MeasurementStore:
         return True
 
     # -- reading ------------------------------------------------------------------------------
-    def _signature(self) -> tuple:
-        """Changes whenever a campaign writes: the listing of every file and campaign.json's stamp."""
+    def state(self) -> tuple:
+        """What identifies the rows this store holds now; changes whenever a campaign writes: the
+        listing of every file (files are written once; new rows come in new files) and
+        campaign.json's stamp."""
         names = []
         for d in self.platform_dirs():
             for folder in (d, d / PARTS):
@@ -186,21 +188,16 @@ class MeasurementStore:
         stamp = (meta.stat().st_mtime_ns, meta.stat().st_size) if meta.exists() else None
         return stamp, tuple(sorted(names))
 
-    def state(self) -> tuple:
-        """What identifies the rows this store holds now: campaign.json's (mtime, size) and the names
-        of its files (files are written once; new rows come in new files)."""
-        return self._signature()
-
     def _read_all(self, attempts: int = 5) -> list[pa.Table]:
         """Every file, verified and checked against the inventory. A running campaign may compact
         parts into a shard while we read: an inconsistency in a store that changed meanwhile
         means "read again", in one that did not, a damaged store."""
         for attempt in range(attempts):
-            before = self._signature()
+            before = self.state()
             try:
                 return self._read_consistent()
             except StoreError:
-                if attempt == attempts - 1 or self._signature() == before:
+                if attempt == attempts - 1 or self.state() == before:
                     raise
                 time.sleep(0.2)
         return []

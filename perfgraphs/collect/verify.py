@@ -70,7 +70,7 @@ def verify_store(root: str | Path, attempts: int = 5, legacy_ok: bool = False) -
     require_store(root)
     store = MeasurementStore(root)
     for attempt in range(attempts):
-        before = store._signature()
+        before = store.state()
         problems, report = _check(store)
         if not problems:
             if report.legacy and not legacy_ok:
@@ -79,7 +79,7 @@ def verify_store(root: str | Path, attempts: int = 5, legacy_ok: bool = False) -
                     f"so a shard deleted with its sidecar cannot be seen: record them with "
                     f"`perfgraphs collect inventory {root}`")
             return report
-        if attempt == attempts - 1 or store._signature() == before:
+        if attempt == attempts - 1 or store.state() == before:
             break
         time.sleep(0.2)
     first = problems[0]
