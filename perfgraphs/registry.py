@@ -476,8 +476,8 @@ class Discovery:
     """What the registry reads from the data rather than lists: a multi-platform config's platform
     names, and the configs a dataset's measured stores make. The readers live above the registry
     (perfgraphs.data.platforms reads result files, stores and build manifests) and install
-    themselves here when ``perfgraphs.data`` is imported — as ``import perfgraphs`` does — so the
-    registry stays at the bottom of the layers."""
+    themselves here when that module is imported, so the registry stays at the bottom of the
+    layers; :func:`discovery` imports it on first use."""
 
     config_platforms: Callable[[Config], tuple[str, ...]]
     store_configs: Callable[[Dataset], tuple[Config, ...]]
@@ -492,7 +492,13 @@ def install_discovery(found: Discovery) -> None:
 
 def discovery() -> Discovery:
     if not _DISCOVERY:
-        raise PerfgraphsError("platform discovery is not installed: import perfgraphs.data first")
+        # by name, at run time: the readers sit above the registry, which must not import them at
+        # import time (one-way layers), and a process that never asks for platforms never loads them
+        import importlib
+
+        importlib.import_module("perfgraphs.data.platforms")  # installs itself
+    if not _DISCOVERY:
+        raise PerfgraphsError("platform discovery did not install itself (perfgraphs.data.platforms)")
     return _DISCOVERY[0]
 
 
