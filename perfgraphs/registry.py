@@ -233,13 +233,14 @@ EPYC_VM_TAG = "amd-epyc-23059b2f"  # perfgraphs.collect.environment.machine_tag(
 # training set, which score ``perfgraphs.predict``; plans/predict-heldout-2.yaml: a second such set,
 # structure variants of the dippm families, drawn after the first was used; plans/dippm-cpu-hidden.yaml: the leaderboard's
 # hidden test set, kept outside the repository; plans/dippm-cpu-test-visits.yaml: the dippm-cpu
-# test part measured again, in visits, perfgraphs.data.visits_plan; predict-calibration: a
+# test part measured again, in visits, perfgraphs.data.visits_plan, and so the trappm CPU test part
+# and every llm CPU row (a cross-validated config: each row is a test row of one fold); predict-calibration: a
 # machine's `perfgraphs predict calibrate` references and benchmarks/calibrate_check.py's check
 # configurations, measured on that machine). Their stores are never a
 # source of a dataset: store discovery (perfgraphs.data.platforms) skips them, so they label no
 # config and no platform.
 HELDOUT_SUITES = ("predict-heldout", "predict-heldout-2", "dippm-cpu-hidden", "dippm-cpu-test-visits", "predict-calibration",
-                  "predict-heldout-3")
+                  "predict-heldout-3", "trappm-cpu-test-visits", "llm-cpu-all-visits")
 # predict's intervals are calibrated on the first two held-out sets (perfgraphs.predict.heldout); the
 # third, drawn after that calibration, only checks it
 PREDICT_INTERVAL_SUITES = HELDOUT_SUITES[:2]
@@ -387,7 +388,7 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
                            Board("output_throughput_tokens_per_sec", "ML.ENERGY's token throughput"))),
             Config(CPU_TORCH_FP32, "our measurements: the nine encoder LLMs' forward (batch x sequence length) "
                    "with PyTorch eager fp32 on one pinned CPU core, model + hardware features", TABULAR_ROWS,
-                   (LATENCY, LATENCY_CAL, THROUGHPUT, MEMORY), platform=CPU_TORCH_FP32,
+                   (LATENCY, LATENCY_CAL, THROUGHPUT, MEMORY), platform=CPU_TORCH_FP32, suite="llm-cpu",
                    split_protocols=LLM_PROTOCOLS, hardware=EPYC_VM, recipe="encoder_measurements",
                    sources=("suite:llm-cpu",), evaluation="cv-folds", input_columns=ENCODER_INPUT_COLUMNS,
                    unrecorded_protocol="stratified-5-fold",

@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pyarrow.dataset as pads
 import pytest
 import yaml
 
@@ -179,6 +180,38 @@ def test_the_generator_writes_the_committed_plan():
     assert facts["rows"] == 311 and facts["suite"] == "dippm-cpu"
     text = plangen_visits.render(plan, facts, "cmd")
     assert yaml.safe_load(text) == plan and "Size: 311 configurations x 6 visits = 1,866 measurements" in text
+
+
+@pytest.mark.parametrize("dataset, part, plan_file, rows", [
+    ("perfgraphs/trappm", "test", "trappm-cpu-test-visits.yaml", 199),
+    # cross-validated: every row is a test row of one fold, so the whole config is measured again
+    ("perfgraphs/llm", "all", "llm-cpu-all-visits.yaml", 377)])
+def test_the_other_cpu_boards_plans_are_their_rows_and_what_the_generator_writes(dataset, part, plan_file, rows):
+    import perfgraphs
+    from perfgraphs.data import visits_plan as plangen_visits
+    from perfgraphs.data.build import measurement_root
+    from perfgraphs.registry import get_dataset
+
+    committed = REPO / "plans" / plan_file
+    ds = get_dataset(dataset)
+    cfg = ds.config("cpu-torch-fp32")
+    if not committed.is_file() or not measurement_root(ds, cfg).is_dir():
+        pytest.skip("no source store or visits plan in this checkout")
+    plan, facts = plangen_visits.build(dataset, "cpu-torch-fp32", part, 4)
+    assert plan == yaml.safe_load(committed.read_text()) and facts["rows"] == rows
+    # independent: the keys of the served rows, read from the store's Parquet files by measurement_id
+    served = perfgraphs.load_dataset(dataset, "cpu-torch-fp32")
+    ids = {i for name, split in served.items() if part == "all" or name == part for i in split["measurement_id"]}
+    files = sorted(str(f) for f in measurement_root(ds, cfg).rglob("*.parquet"))
+    keys = {r["key"] for r in pads.dataset(files, format="parquet").to_table(columns=["measurement_id", "key"]).to_pylist()
+            if r["measurement_id"] in ids}
+    assert len(ids) == rows and {c.key for c in load_plan(committed).configs} == keys
+    # control: a cross-validated config has no test part to name
+    if part == "all":
+        from perfgraphs.errors import PerfgraphsError
+
+        with pytest.raises(PerfgraphsError, match="no split 'test'"):
+            plangen_visits.build(dataset, "cpu-torch-fp32", "test", 4)
 
 
 def test_cut_plan_keeps_exactly_the_keys_and_refuses_others():
