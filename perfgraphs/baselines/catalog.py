@@ -173,6 +173,12 @@ def _roofline(seed: int):
     return RooflinePrior()
 
 
+def _graph_net(seed: int):
+    from perfgraphs.baselines.graph_transfer import GraphNetTransfer
+
+    return GraphNetTransfer(random_state=seed)
+
+
 def _prior_gbm(seed: int):
     from perfgraphs.baselines.physics_transfer import PriorResidualTransfer
 
@@ -195,6 +201,9 @@ TRANSFER_BASELINES: dict[str, TransferBaseline] = {t.name: t for t in (
     # physics alone (the roofline prior scaled by the shots, issue 27): a floor on every variant
     TransferBaseline("roofline-prior", _roofline, KNOWN_MODEL_VARIANTS + ("unseen-models",)),
     TransferBaseline("prior-gbm-transfer", _prior_gbm, ("unseen-models",)),
+    # one graph network over every platform, the platform as its descriptor (issue 34 item 2): it reads
+    # no label of the queried architectures, so it serves every variant
+    TransferBaseline("graph-net-transfer", _graph_net, KNOWN_MODEL_VARIANTS + ("unseen-models",)),
 )}
 
 

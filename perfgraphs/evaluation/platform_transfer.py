@@ -32,6 +32,8 @@ PROTOCOL = "leave-one-platform-out"
 # graph-level static features every row of a graph config carries (perfgraphs.data.build)
 STATIC_COLUMNS = ("total_macs", "total_flops", "total_params", "total_memory_bytes", "num_nodes", "num_edges",
                   "num_conv", "num_dense", "num_relu", "num_attention", "num_other", "img_size")
+# what a predictor may read of each row's graph (the edges: for a graph network, graph_transfer)
+GRAPH_COLUMNS = ("node_feat", "onnx_ops", "num_nodes", "input_dims", "edge_index")
 # the operator-count columns whose shares make a graph's operator mix
 OP_MIX_COLUMNS = ("num_conv", "num_dense", "num_relu", "num_attention", "num_other")
 
@@ -58,7 +60,7 @@ class PlatformTable:
     # batch-1024 GPU run amortises weights and launches over 1024 samples
     batch_sizes: np.ndarray | None = None
     costs: object | None = None  # perfgraphs.features.roofline.NodeCosts of the n graphs, where loaded
-    # the n graphs' Arrow columns (node_feat, onnx_ops, num_nodes, input_dims), where loaded: what a
+    # the n graphs' Arrow columns (GRAPH_COLUMNS: node_feat, onnx_ops, num_nodes, input_dims, edge_index), where loaded: what a
     # predictor derives its own graph features from
     graphs: object | None = None
 
@@ -194,8 +196,8 @@ def load_platform_table(board: Task, home: Path | None = None) -> tuple[Platform
             *(f"{target}{PLATFORM_SEPARATOR}{p.name}" for p in platforms),
             *(c for c in batch_columns if c in data[sorted(data)[0]].column_names)]
     pooled = datasets.concatenate_datasets([data[k].select_columns(keep) for k in sorted(data)])
-    graphs = datasets.concatenate_datasets([data[k].select_columns(["node_feat", "onnx_ops", "num_nodes", "input_dims"])
-                                            for k in sorted(data)])
+    graph_columns = [c for c in GRAPH_COLUMNS if c in data[sorted(data)[0]].column_names]
+    graphs = datasets.concatenate_datasets([data[k].select_columns(graph_columns) for k in sorted(data)])
     return table_from_rows(pooled.to_dict(), target, platforms, costs=node_costs_of(graphs),
                            graphs=graphs.data.table), loaded.manifest
 
