@@ -4,8 +4,10 @@ Typical use is the CLI (``perfgraphs collect plans/dippm-cpu.yaml``); the pieces
 for notebooks and tests.
 """
 
-# Each name is imported on first use (PEP 562, as in perfgraphs/__init__.py): the CLI imports this
-# package's errors on every call, and the store would bring pyarrow with it.
+from perfgraphs.lazy import lazy_getattr
+
+# each name imported on first use (perfgraphs.lazy): the CLI imports this package's errors on every
+# call, and the store would bring pyarrow with it
 _LAZY = {
     **dict.fromkeys(("CampaignLockedError", "CollectError", "CoreBusyError", "CorruptShardError", "PlanError",
                      "PlatformUnavailableError", "StoreError", "StoreIOError", "UnknownPlatformError"),
@@ -25,11 +27,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
-
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'perfgraphs.collect' has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, _LAZY, globals())
