@@ -64,11 +64,12 @@ class NodeSet:
         lookup = {o: i for i, o in enumerate(self.op_names)}
         op_id = np.fromiter((lookup[o] for o in ops), dtype=np.int64, count=len(ops))
         # an operator alone: its integer facts and type
-        own, own_first, own_id = _unique_rows(np.column_stack([raw.astype(np.int64), op_id]))
+        own, _, own_id = _unique_rows(np.column_stack([raw, op_id]))
         n = len(op_id)
         src, dst = _edge_lists(graphs, offsets)
         # its context: the multiset of its predecessors' and of its successors' kinds, compared by a
-        # sum of random 64-bit codes (wrapping), with the counts; equal sums, equal multisets
+        # sum of random 64-bit codes (wrapping), with the counts: equal multisets give equal keys, and
+        # two different ones collide with a chance of about 2^-64 per pair
         code = np.random.default_rng(0).integers(1, 2**62, size=len(own), dtype=np.int64).astype(np.uint64)
         ctx_in = np.zeros(n, dtype=np.uint64)
         ctx_out = np.zeros(n, dtype=np.uint64)
@@ -116,9 +117,9 @@ CLIP = 6.0  # standardized inputs beyond this many standard deviations are held 
 
 
 def _row_normalized(matrix):
-    totals = np.asarray(matrix.sum(axis=1)).ravel()
     import scipy.sparse as sp
 
+    totals = np.asarray(matrix.sum(axis=1)).ravel()
     return (sp.diags(1.0 / np.maximum(totals, 1.0)) @ matrix).tocsr()
 
 
