@@ -341,7 +341,7 @@ def test_control_the_lookup_table_scores_zero_without_the_scan(env, parts, monke
     monkeypatch.setattr(submit_module, "_label_data", lambda *a: [])  # the scan off
     folder = lookup_submission(env["tmp"] / "control", parts, "npy")
     verdict = evaluate_submission(folder, SubmitOptions(dataset="dippm", config="cpu-torch-fp32", target="latency_ms",
-                                                        results_root=env["results"], home=env["home"]))
+                                                        results_root=env["results"], home=env["home"], seeds=(0,)))
     assert verdict.problems == [] and verdict.entry is not None, verdict.problems
     assert max(s["mape_pct"] for s in verdict.entry.per_seed) < 1e-9  # the attack: a perfect score
     assert verdict.entry.tier == "reproduced"  # and at most reproduced: public labels

@@ -400,7 +400,8 @@ def test_a_cached_encoder_predict_in_a_fresh_interpreter_builds_no_model(tmp_pat
     import subprocess
     import sys
 
-    call = "import perfgraphs; r = perfgraphs.predict('hf:bert-base-uncased', batch=4, seq_len=128)"
+    # the smallest encoder of the zoo (6 layers): the cache, not the model, is under test
+    call = "import perfgraphs; r = perfgraphs.predict('hf:distilbert-base-uncased', batch=4, seq_len=128)"
     code = (f"import json, sys\n{call}\nprint(json.dumps([sorted(m for m in {_HEAVY!r} if m in sys.modules), "
             "[(t.target, t.value) for t in r.targets]]))")
     env = {**os.environ, "PERFGRAPHS_HOME": str(tmp_path / "home")}

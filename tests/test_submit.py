@@ -391,6 +391,10 @@ def test_checker_needs_five_seeds_and_rejects_duplicates(parts, env, capsys):
     rc, err = run_cli(["submit", str(four), "--results", str(env["results"])], capsys)
     assert rc == 1 and len(err) == 1 and "4 distinct seed(s)" in err[0]
     assert_nothing_written(env)
+    # a check scores fewer seeds (a quicker answer while writing a predictor) and says submit will not
+    rc, err = run_cli(["check", str(four), "--results", str(env["results"])], capsys)
+    assert rc == 0 and len(err) == 1 and "scored on 4 seed(s) (0, 1, 2, 3)" in err[0] and "submit` needs 5" in err[0]
+    assert_nothing_written(env)
     folder = predictions_submission(env["tmp"] / "five", parts, method="five")
     rc, err = run_cli(["submit", str(folder), "--results", str(env["results"])], capsys)
     assert rc == 0, err

@@ -93,7 +93,7 @@ def _summary(verdict) -> None:
 
     entry = verdict.entry
     print(f"{entry.method} on {verdict.task.name} "
-          f"({entry.tier}, {entry.test_set} test set, {len(entry.per_seed)} seeds, test n = {entry.per_seed[0]['n']})")
+          f"({entry.tier}, {entry.test_set} test set, {_seeds(len(entry.per_seed))}, test n = {entry.per_seed[0]['n']})")
     if entry.test_set == "public":
         # the scored test part, already loaded: a floor measured on it needs no second load
         noise = noise_floor_text(verdict.task, getattr(verdict.data, "test", None))
@@ -109,12 +109,17 @@ def _summary(verdict) -> None:
         table.add_column(col)
     for metric in ("mape_pct", "rmse", "acc_10_pct", "kendall_tau"):
         mean, std = entry.mean_std(metric)
-        table.add_row(metric, "–" if mean != mean else f"{mean:.4g}", "–" if std != std else f"{std:.2g}")
+        spread = std == std and len(entry.per_seed) > 1  # one seed has no spread to show
+        table.add_row(metric, "–" if mean != mean else f"{mean:.4g}", f"{std:.2g}" if spread else "–")
     Console().print(table)
     if entry.fit_seconds is not None:
         params = f"{entry.num_params:,}" if entry.num_params is not None else "n/a"
         print(f"measured by the harness: fit {entry.fit_seconds:.2f} s · {entry.predictions_per_second:,.0f} "
               f"predictions/s · peak memory {entry.peak_memory_mb:.0f} MB; params {params} (self-reported)")
+
+
+def _seeds(n: int) -> str:
+    return f"{n} seed" + ("s" if n != 1 else "")
 
 
 def run_check(args) -> int:

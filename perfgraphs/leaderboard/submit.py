@@ -328,7 +328,7 @@ def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None, rec
     verdict.task = _board(sub, opts, verdict.problems)
     if verdict.task is None:
         return verdict
-    scoring = _admitted(sub, verdict.task, opts, verdict.problems)
+    scoring = _admitted(sub, verdict.task, opts, record, verdict)
     if scoring is None:
         return verdict
     loaded = _scored_data(sub, scoring, opts, record, verdict)
@@ -345,13 +345,22 @@ def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None, rec
     return verdict
 
 
-def _admitted(sub: Submission, board: Task, opts: SubmitOptions, problems: list[str]) -> _Scoring | None:
-    """The cheap checks, before any data is loaded or code runs: seeds, reserved names, duplicate."""
+def _admitted(sub: Submission, board: Task, opts: SubmitOptions, record: bool, verdict: Verdict) -> _Scoring | None:
+    """The cheap checks, before any data is loaded or code runs: seeds, reserved names, duplicate.
+    A record needs five seeds; ``check`` scores fewer (one seed is a fifth of the wait while a
+    predictor is being written) and says that ``submit`` will not record them."""
     from perfgraphs.evaluation.evaluator import Evaluator
 
-    meta = sub.meta
+    meta, problems = sub.meta, verdict.problems
     protocol = board.protocol(opts.protocol)
-    problems += check.check_seeds(opts.seeds if sub.kind == "code" else tuple(sub.prediction_files()))
+    seeds = opts.seeds if sub.kind == "code" else tuple(sub.prediction_files())
+    too_few = check.check_seeds(seeds)
+    if record or not len(seeds):
+        problems += too_few
+    else:
+        verdict.warnings += [f"scored on {len(set(seeds))} seed(s) ({', '.join(map(str, sorted(set(seeds))))}), "
+                             f"enough for a check: `perfgraphs submit` needs {check.MIN_SEEDS} distinct seeds"
+                             for _ in too_few]
     problems += check.check_reserved(meta.method, meta.authors, sub.root, opts.results_root)
     method = meta.method + (" (quick)" if sub.kind == "code" and opts.quick else "")
     test_set_name = "hidden" if opts.hidden_labels is not None else "public"
