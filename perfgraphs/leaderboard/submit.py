@@ -353,14 +353,13 @@ def _admitted(sub: Submission, board: Task, opts: SubmitOptions, record: bool, v
 
     meta, problems = sub.meta, verdict.problems
     protocol = board.protocol(opts.protocol)
-    seeds = opts.seeds if sub.kind == "code" else tuple(sub.prediction_files())
+    seeds = sorted(set(opts.seeds if sub.kind == "code" else sub.prediction_files()))
     too_few = check.check_seeds(seeds)
-    if record or not len(seeds):
-        problems += too_few
+    if too_few and seeds and not record:
+        verdict.warnings.append(f"scored on {len(seeds)} seed(s) ({', '.join(map(str, seeds))}), enough for a "
+                                f"check: `perfgraphs submit` needs {check.MIN_SEEDS} distinct seeds")
     else:
-        verdict.warnings += [f"scored on {len(set(seeds))} seed(s) ({', '.join(map(str, sorted(set(seeds))))}), "
-                             f"enough for a check: `perfgraphs submit` needs {check.MIN_SEEDS} distinct seeds"
-                             for _ in too_few]
+        problems += too_few
     problems += check.check_reserved(meta.method, meta.authors, sub.root, opts.results_root)
     method = meta.method + (" (quick)" if sub.kind == "code" and opts.quick else "")
     test_set_name = "hidden" if opts.hidden_labels is not None else "public"
