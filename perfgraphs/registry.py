@@ -335,6 +335,7 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
                    (STEP_TIME, MEMORY), platform=CPU_TORCH_FP32, suite="trappm-cpu",
                    split_protocols=("per-family-70-30",), hardware=EPYC_VM, recipe="measured_graphs",
                    sources=("pool", "suite:trappm-cpu"), predict_mode="train",
+                   repeat_suite=f"trappm-cpu-test-visits-{EPYC_VM_TAG}",
                    boards=(Board("step_time_ms", "TraPPM's training-step time"),
                            Board("peak_memory_mb", "TraPPM's training memory"))),
             Config(f"{EPYC_VM_TAG}-torch-fp32", "training-step CPU-time labels on one pinned core of one machine, "

@@ -31,34 +31,39 @@ def test_repeat_floor_of_known_values():
     assert repeat_floor([[100.0], [7.0]], "latency_ms") is None  # nothing measured again
 
 
-def test_test_labels_carry_their_visits():
+# (dataset, target, its store column, test rows, visits each test row has at least)
+MEASURED_AGAIN = [("dippm", "latency_ms", "latency_median_ms", 300, 3),
+                  ("trappm", "step_time_ms", "latency_median_ms", 199, 4)]
+
+
+@pytest.mark.parametrize(("dataset", "target", "column", "n_test", "n_visits"), MEASURED_AGAIN)
+def test_test_labels_carry_their_visits(dataset, target, column, n_test, n_visits):
     from perfgraphs.data.load import load_dataset
 
-    ds = get_dataset("dippm")
+    ds = get_dataset(dataset)
     cfg = ds.config("cpu-torch-fp32")
     test = load_dataset(ds.name, cfg.name, split="test")
-    values = repeat_values(ds, cfg, "latency_ms", list(test["measurement_id"]))
-    assert len(values) == len(test) >= 300
+    values = repeat_values(ds, cfg, target, list(test["measurement_id"]))
+    assert len(values) == len(test) >= n_test
     # the first repetition is the label the board scores
-    assert [v[0] for v in values] == pytest.approx(list(test["latency_ms"]), rel=0, abs=0)
-    assert sum(len(v) >= 4 for v in values) >= 300  # the label and at least three visits
+    assert [v[0] for v in values] == pytest.approx(list(test[target]), rel=0, abs=0)
+    assert sum(len(v) >= 1 + n_visits for v in values) >= n_test  # the label and its visits
     # independent read: the visits of one test configuration, straight from the two stores' files
     own = {r["measurement_id"]: r["key"] for r in _parquet_rows(paths.measurement_store(cfg.suite) / cfg.platform,
                                                                 ["measurement_id", "key"])}
     latest: dict[tuple[str, int], dict] = {}  # a re-queued round: its most recent ok attempt stands
     for r in sorted(_parquet_rows(paths.measurement_store(cfg.repeat_suite) / cfg.platform,
-                                  ["key", "status", "latency_median_ms", "round", "gate_flagged", "measured_at_utc"]),
+                                  ["key", "status", column, "round", "gate_flagged", "measured_at_utc"]),
                     key=lambda r: r["measured_at_utc"]):
         if r["status"] == "ok":
             latest[(r["key"], r["round"])] = r
     for i in (0, len(test) // 2, len(test) - 1):
         key = own[test[i]["measurement_id"]]
-        mine = sorted((rnd, r["latency_median_ms"]) for (k, rnd), r in latest.items()
-                      if k == key and not r["gate_flagged"])
-        assert values[i][1:] == [v for _, v in mine]
-    # memory has repetitions too; a target without a store column has none
+        mine = sorted((rnd, r[column]) for (k, rnd), r in latest.items() if k == key and not r["gate_flagged"])
+        assert len(mine) >= n_visits and values[i][1:] == [v for _, v in mine]
+    # memory has repetitions too; a target no CPU store measures (energy: no RAPL) has none
     assert len(repeat_values(ds, cfg, "peak_memory_mb", list(test["measurement_id"]))[0]) >= 2
-    assert repeat_values(ds, cfg, "throughput_samples_per_s", list(test["measurement_id"])) is None
+    assert repeat_values(ds, cfg, "energy_j", list(test["measurement_id"])) is None
 
 
 def test_calibrated_visits_are_put_on_the_labels_baseline():
@@ -87,14 +92,22 @@ def test_calibrated_visits_are_put_on_the_labels_baseline():
     assert 0.9 < statistics.median(ratios) < 1.15  # unscaled: 0.85; scaled the wrong way: 0.67
 
 
-def test_boards_resample_the_visits_and_state_their_floor():
+@pytest.mark.parametrize(("dataset", "target", "column", "n_test", "n_visits"), MEASURED_AGAIN)
+def test_boards_resample_the_visits_and_state_their_floor(dataset, target, column, n_test, n_visits):
     from perfgraphs.evaluation.label_noise import labels_floor
     from perfgraphs.leaderboard.records.ranks import label_repetitions
 
-    board = task("dippm", "cpu-torch-fp32", "latency_ms")
+    board = task(dataset, "cpu-torch-fp32", target)
     reps = label_repetitions(board)
-    assert reps is not None and len(reps) >= 300 and sum(len(r) >= 2 for r in reps) >= 300
+    assert reps is not None and len(reps) >= n_test and sum(len(r) >= 1 + n_visits for r in reps) >= n_test
     text, pct = labels_floor(board)
     assert "measured again" in text and f"**{pct:.1f} % MAPE**" in text
-    # a config whose test part was never measured again: no repetitions
-    assert label_repetitions(task("trappm", "cpu-torch-fp32", "step_time_ms")) is None
+    # the floor is every visit against its label, recomputed here from the repetitions
+    apes = [abs(v - r[0]) / r[0] * 100 for r in reps for v in r[1:]]
+    assert pct == pytest.approx(sum(apes) / len(apes))
+
+
+def test_a_board_whose_labels_were_measured_once_has_no_repetitions():
+    from perfgraphs.leaderboard.records.ranks import label_repetitions
+
+    assert label_repetitions(task("dippm", "h200-torch-fp32", "latency_ms")) is None

@@ -17,11 +17,9 @@ import statistics
 from dataclasses import dataclass
 
 from perfgraphs import paths
+from perfgraphs.collect.floor import TARGET_COLUMNS
 from perfgraphs.registry import Config, Dataset
 
-# dataset target -> the store column its repetitions are read from
-STORE_COLUMNS = {"latency_ms": "latency_median_ms", "cpu_time_ms": "cpu_time_ms",
-                 "peak_memory_mb": "peak_memory_mb", "latency_calibrated_ms": "latency_calibrated_ms"}
 # A drift-calibrated latency is ``run_ms * baseline / probe_ms`` with its campaign's own baseline (the
 # reference workload's first measurement, in each row): a visit is put on the label's scale by the
 # ratio of the two rows' baselines.
@@ -51,7 +49,7 @@ def repeat_values(ds: Dataset, cfg: Config, target: str, measurement_ids: list[s
     followed by every ok visit of its configuration in the repeat store (round order); a row no visit
     measured has its own value alone. None when the config has no repeat store or the target no
     store column."""
-    column = STORE_COLUMNS.get(target)
+    column = TARGET_COLUMNS.get(target)  # the store column a target's repetitions are read from
     if cfg.repeat_suite is None or column is None:
         return None
     from perfgraphs.collect.rounds import round_of
