@@ -10,10 +10,11 @@ _LAZY = {
     "load_dataset": "perfgraphs.data.load", "to_pyg": "perfgraphs.data.load", "get_split": "perfgraphs.data.splits",
     "GraphTemplate": "perfgraphs.graph", "InputSpec": "perfgraphs.graph", "PerfGraph": "perfgraphs.graph",
     "graph_template": "perfgraphs.graph", "load_graph": "perfgraphs.graph",
+    "load_repetitions": "perfgraphs.data.repeats",
 }
 
 __all__ = ["GraphTemplate", "InputSpec", "PerfGraph", "PerfgraphsError", "get_split", "graph_template", "load_dataset",
-           "load_graph", "platforms", "predict", "to_pyg", "__version__"]
+           "load_graph", "load_repetitions", "platforms", "predict", "to_pyg", "__version__"]
 
 
 _imported = lazy_getattr(__name__, _LAZY, globals())

@@ -21,6 +21,8 @@ def test_quickstart_ranks_every_baseline_and_builds_the_site(tmp_path):
     # groups from the paired bootstrap, not 1..n: the line says what separates them
     out = " ".join(result.stdout.split())
     assert "group(s) on" in out and "paired bootstrap" in out and "Holm" in out
+    # its board's test labels were measured again: their noise is in the intervals, their mean the label
+    assert "repetitions are resampled too" in out and "against each label's mean of its" in out
     # the GNNs' time budget: a family-stratified training subset, the whole test part
     assert "training on 300 of the" in result.stdout and "300 training graphs" in result.stdout
     site = tmp_path / "leaderboard" / "site" / "index.html"

@@ -4,7 +4,7 @@ true differences are known by construction, each case with a control that flips 
 import numpy as np
 import pytest
 
-from perfgraphs.evaluation.ranking import Contender, RankingInputError, holm, paired_ranking
+from perfgraphs.evaluation.ranking import Contender, LabelRepetitions, RankingInputError, holm, paired_ranking
 
 
 def _errors(n: int, rng, sigma: float = 0.2) -> np.ndarray:
@@ -105,8 +105,11 @@ def test_label_noise_widens_the_interval_and_can_undo_a_separation():
     better = _predictor("better", shared, 0.9, 0.01, rng)
     worse = _predictor("worse", -shared, 1.0, 0.01, rng)
     plain = paired_ranking([worse, better])
-    quiet = [np.full(4, 100.0) for _ in range(n)]  # repetitions that agree exactly: no label noise
-    noisy = [100.0 * np.exp(rng.normal(0, 0.2, 4)) for _ in range(n)]
+    labels = np.full(n, 100.0)
+    quiet = LabelRepetitions(labels, tuple(np.full(4, 100.0) for _ in range(n)))  # they agree exactly: no label noise
+    # each row's repetitions have the label, 100, as their mean (the ratios against it stay as they are)
+    noisy = LabelRepetitions(labels, tuple(100.0 * np.append(1.0, d) / np.mean(np.append(1.0, d))
+                                           for d in np.exp(rng.normal(0, 0.2, (n, 3)))))
     with_quiet = paired_ranking([worse, better], repetitions=quiet)
     with_noise = paired_ranking([worse, better], repetitions=noisy)
     width = {k: (lambda e: e.diff_ci95[1] - e.diff_ci95[0])(next(e for e in r.entries if e.name == "worse"))
@@ -161,8 +164,9 @@ def test_missing_or_non_positive_label_repetitions_are_not_measurements():
     rng = np.random.default_rng(9)
     shared = _errors(150, rng)
     a, b = _predictor("a", shared, 1.0, 0.03, rng), _predictor("b", shared, 1.0, 0.03, rng)
-    clean = [np.array([100.0, 101.0, 99.0]) for _ in range(150)]
-    dirty = [np.array([100.0, 101.0, 99.0, np.nan, 0.0, -3.0]) for _ in range(150)]
+    labels = np.full(150, 100.0)
+    clean = LabelRepetitions(labels, tuple(np.array([100.0, 101.0, 99.0]) for _ in range(150)))
+    dirty = LabelRepetitions(labels, tuple(np.array([100.0, 101.0, 99.0, np.nan, 0.0, -3.0]) for _ in range(150)))
     assert _ranks(paired_ranking([a, b], repetitions=dirty)) == _ranks(paired_ranking([a, b], repetitions=clean)) \
         == {"a": 1, "b": 1}
 
@@ -172,3 +176,45 @@ def test_ragged_or_empty_seed_lists_are_refused_in_one_line():
         Contender("ragged", [[1.0, 1.1], [1.0]])
     with pytest.raises(RankingInputError):
         Contender("no seeds", np.empty((0, 5)))
+
+
+def test_a_label_measured_again_is_scored_against_its_mean():
+    # the build serves one measurement, 10 % above the mean of the configuration's five: a predictor of
+    # the mean is exact against the mean, and 9.1 % off against the one measurement
+    n = 150
+    served = np.full(n, 110.0)
+    reps = LabelRepetitions(served, tuple(np.array([110.0, 95.0, 100.0, 97.0, 98.0]) for _ in range(n)))
+    of_mean = Contender("of-mean", np.full((3, n), 100.0 / 110.0))  # prediction / served label
+    of_served = Contender("of-served", np.ones((3, n)))
+    against_means = {e.name: e for e in paired_ranking([of_mean, of_served], reps).entries}
+    assert against_means["of-mean"].mape_pct == pytest.approx(0.0, abs=1e-9)
+    assert against_means["of-served"].mape_pct == pytest.approx(10.0)
+    assert _ranks(paired_ranking([of_mean, of_served], reps)) == {"of-mean": 1, "of-served": 2}
+    # control: without the repetitions the served label is the truth, and the order flips
+    alone = {e.name: e for e in paired_ranking([of_mean, of_served]).entries}
+    assert alone["of-served"].mape_pct == 0.0 and alone["of-mean"].mape_pct == pytest.approx(100 / 11)
+    # a configuration with one measurement keeps its served label
+    single = LabelRepetitions(served, tuple(np.array([110.0]) for _ in range(n)))
+    assert not paired_ranking([of_mean, of_served], single).label_noise
+
+
+def test_repetitions_and_labels_must_cover_the_same_configurations():
+    with pytest.raises(RankingInputError):
+        LabelRepetitions(np.ones(3), (np.ones(2), np.ones(2)))
+    with pytest.raises(RankingInputError):
+        paired_ranking([Contender("a", np.ones((1, 5)))], LabelRepetitions(np.ones(4), tuple(np.ones((4, 2)))))
+
+
+def test_a_label_measured_twice_carries_its_standard_error():
+    # two measurements 90 and 110: their mean's standard error is s / sqrt(2) = 14.14 / 1.41 = 10 %;
+    # a plain bootstrap of the two gives 7.1 %, and the drawn labels here must give the 10 %
+    from perfgraphs.evaluation.ranking import _label_factors
+
+    reps = LabelRepetitions(np.full(200, 100.0), tuple(np.array([90.0, 110.0]) for _ in range(200)))
+    factors = _label_factors(reps, np.random.default_rng(0), 2000, 200)
+    assert np.std(factors) == pytest.approx(0.10, rel=0.03)
+    # control: five measurements, standard error s / sqrt(5)
+    five = np.array([90.0, 95.0, 100.0, 105.0, 110.0])
+    factors = _label_factors(LabelRepetitions(np.full(200, 100.0), tuple(five for _ in range(200))),
+                             np.random.default_rng(1), 2000, 200)
+    assert np.std(factors) == pytest.approx(np.std(five, ddof=1) / np.sqrt(5) / 100, rel=0.03)

@@ -144,6 +144,23 @@ def test_split_half_against_hand_computed_values():
     assert split_half_of([_row("a", 1, 1.0)], "latency_ms") is None
 
 
+def test_split_half_with_each_rounds_level_taken_out():
+    from perfgraphs.collect.floor import round_levels
+
+    # round 2 ran at twice the speed of round 1 on every configuration: as measured the halves are
+    # 100 % apart; each round on its level (1/1.5 and 2/1.5 of the configurations' means) they agree
+    rows = [_row("a", 1, 10.0), _row("a", 2, 20.0), _row("b", 1, 100.0), _row("b", 2, 200.0),
+            _row("c", 1, 40.0), _row("c", 2, 100.0)]
+    levels = round_levels(rows, "latency_ms")
+    assert levels[1] == pytest.approx(2 / 3) and levels[2] == pytest.approx(4 / 3)  # c: 40/70, 100/70 off the median
+    raw = split_half_of(rows, "latency_ms")
+    assert raw.median_pct == pytest.approx(100.0)
+    level = split_half_of(rows, "latency_ms", levels)
+    # a and b agree exactly; c's own difference stays: (100/(4/3)) / (40/(2/3)) - 1 = 25 %
+    assert level.median_pct == pytest.approx(0.0) and level.mean_pct == pytest.approx(25 / 3)
+    assert round_levels([_row("a", 1, 10.0)], "latency_ms") == {}  # one round: no mean to compare with
+
+
 # -- the plan of a config's test part ------------------------------------------------------------
 
 

@@ -340,7 +340,7 @@ def rounds_summary(root: Path) -> list[str]:
     """Which machine the rows belong to (one, or the store is refused), how many configurations
     have how many ok rounds, per family, the floor between rounds and the split-half agreement."""
     from perfgraphs.collect.errors import ForeignMachineError
-    from perfgraphs.collect.floor import split_half_of, store_floor
+    from perfgraphs.collect.floor import round_levels, split_half_of, store_floor
     from perfgraphs.collect.rounds import round_of
     from perfgraphs.collect.store import MeasurementStore, hardware_identity
 
@@ -373,6 +373,15 @@ def rounds_summary(root: Path) -> list[str]:
     for half in filter(None, (split_half_of(rows, t) for t in targets)):
         out.append(f"split-half agreement {half.target}: median {half.median_pct:.2f} %, mean {half.mean_pct:.2f} % "
                    f"between the labels (each the mean of its rounds) of the odd and the even rounds (n={half.n_configs})")
+    # a round that is one pass over every configuration (a visits campaign) shares its host state
+    # with the whole pass: the same halves with that offset taken out
+    for target in targets:
+        levels = round_levels(rows, target)
+        half = split_half_of(rows, target, levels) if len(levels) > 1 else None
+        if half is not None:
+            out.append(f"split-half agreement {target}, each round on one level (divided by its median ratio to the "
+                       f"configurations' means, {min(levels.values()):.3f}-{max(levels.values()):.3f}): median "
+                       f"{half.median_pct:.2f} %, mean {half.mean_pct:.2f} % (n={half.n_configs})")
     return out
 
 

@@ -56,9 +56,10 @@ def run(args: argparse.Namespace) -> int:
         spec = RunSpec(dataset, config, target, name, (0,), quick=True, max_train_graphs=cap)
         result = run_benchmark(spec, log=not args.no_mlflow)
         results.append((name, result))
-        console.print(f"  {name}: MAPE {result.per_seed[0]['mape_pct']:.1f} %")
+        console.print(f"  {name}: MAPE {result.per_seed[0]['mape_pct']:.1f} % (the Evaluator's, on the build's labels)")
     trained_on = "" if cap is None or cap >= len(data["train"]) else f", {cap} training graphs"
-    _print_ranking(console, results, f"{dataset} · {config} · {target} (test part, quick mode, seed 0{trained_on})")
+    _print_ranking(console, results, f"{dataset} · {config} · {target} (test part, quick mode, seed 0{trained_on})",
+                   board)
     note = noise_floor_note(board)
     if note:  # the floor the boards show beside the same labels
         note = note.replace("**", "")
@@ -68,18 +69,20 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_ranking(console, results: list, title: str) -> None:
+def _print_ranking(console, results: list, title: str, board) -> None:
     """The baselines' rank groups, not 1..n: the paired bootstrap says which differences the test
-    part can tell."""
+    part can tell, label noise included where the board's labels were measured again."""
     import numpy as np
     from rich.markup import escape
     from rich.table import Table
 
     from perfgraphs.evaluation.ranking import Contender, paired_ranking
     from perfgraphs.evaluation.scoring import PER_CONFIG_KEY
+    from perfgraphs.leaderboard.records.ranks import label_repetitions, repetitions_note
 
+    repetitions = label_repetitions(board)
     ranking = paired_ranking([Contender(name, np.asarray([s[PER_CONFIG_KEY] for s in result.per_seed]))
-                              for name, result in results])
+                              for name, result in results], repetitions)
     by_name = dict(results)
     table = Table(title=title)
     for col in ("group", "baseline", "MAPE % [95 % CI]", "Δ to best [95 % CI]", "Acc10 %", "Kendall τ", "fit s",
@@ -95,11 +98,14 @@ def _print_ranking(console, results: list, title: str) -> None:
                       f"{result.predict_per_second[0]:,.0f}")
     console.print(table)
     groups = ranking.groups
+    noise = (f"the labels' repetitions are resampled too ({repetitions_note(repetitions)}); one seed each, so the "
+             "seed spread is not in these intervals" if ranking.label_noise else
+             "one seed each and one measurement per label, so neither seed spread nor label noise is in these "
+             "intervals")
     console.print(escape(
         f"{len(groups)} group(s) on {ranking.n_configs} test configurations: a baseline is in a later group only "
         f"when a paired bootstrap shows at least one earlier baseline better beyond the sampling of the test "
-        f"configurations (Holm-adjusted, 5 %); one seed each and one measurement per label, so neither seed "
-        f"spread nor label noise is in these intervals."))
+        f"configurations (Holm-adjusted, 5 %); {noise}."))
 
 
 def _preview_site(console, results: list) -> None:

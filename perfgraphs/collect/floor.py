@@ -80,19 +80,40 @@ class SplitHalf:
     mean_pct: float
 
 
-def split_half_of(rows: list[dict], target: str) -> SplitHalf | None:
+def round_levels(rows: list[dict], target: str) -> dict[int, float]:
+    """Each round's level: the median over configurations (those with two or more ok rounds) of the
+    round's value / the configuration's mean over its rounds. A round of a visits campaign is one
+    pass over every configuration in one state of the host (the dippm test part's six passes sat
+    0.88-1.00 of the labels' level), so its level is an offset shared by the whole pass."""
+    column = TARGET_COLUMNS.get(target, target)
+    by_key: dict[str, dict[int, float]] = {}
+    for r in rows:
+        if r["status"] == "ok" and r.get(column) is not None and not r.get("gate_flagged"):
+            by_key.setdefault(r["key"], {})[round_of(r)] = float(r[column])
+    ratios: dict[int, list[float]] = {}
+    for rounds in by_key.values():
+        mean = statistics.fmean(rounds.values()) if len(rounds) > 1 else 0.0
+        if mean > 0:
+            for n, v in rounds.items():
+                ratios.setdefault(n, []).append(v / mean)
+    return {n: statistics.median(v) for n, v in ratios.items()}
+
+
+def split_half_of(rows: list[dict], target: str, levels: dict[int, float] | None = None) -> SplitHalf | None:
     """Per configuration, the label of its odd rounds (1, 3, ...) plays the truth and the label of
     its even rounds (2, 4, ...) the prediction (each the label :func:`~perfgraphs.collect.rounds.fold`
     makes of rounds: their mean): the absolute percentage difference between the two
     labels, summarised over configurations (``rows`` as for :func:`round_pairs`; a configuration
     needs an ok round in each half). With two rounds this is the floor between rounds 1 and 2; with
-    four, each half is a label of two rounds, as a label of all four is of four. None when no
+    four, each half is a label of two rounds, as a label of all four is of four. ``levels``: each
+    round's value first divided by its round's level (:func:`round_levels`). None when no
     configuration has both halves."""
     column = TARGET_COLUMNS.get(target, target)
     halves: dict[str, tuple[list[float], list[float]]] = {}
     for r in rows:
         if r["status"] == "ok" and r.get(column) is not None and not r.get("gate_flagged"):
-            halves.setdefault(r["key"], ([], []))[round_of(r) % 2 == 0].append(r[column])
+            level = (levels or {}).get(round_of(r), 1.0)
+            halves.setdefault(r["key"], ([], []))[round_of(r) % 2 == 0].append(r[column] / level)
     diffs = sorted(abs(round_label(even) / round_label(odd) - 1) * 100
                    for odd, even in halves.values() if odd and even and round_label(odd) > 0)
     if not diffs:

@@ -102,15 +102,17 @@ def test_part_floor(task: Task, test_part=None) -> tuple[str, float] | None:
     cfg = task.config
     if cfg.repeat_suite is None:
         return None
-    from perfgraphs.data.repeats import repeat_floor, repeat_values
+    from perfgraphs.data.repeats import repeat_floor, repeat_levels, repeat_values
     from perfgraphs.evaluation.protocol import protocol_parts
 
     if test_part is None:
         test_part = protocol_parts(task)[1].test
     if "measurement_id" not in test_part.column_names:
         return None
-    values = repeat_values(task.dataset, cfg, task.target.name, list(test_part["measurement_id"]))
-    found = repeat_floor(values, task.target.name) if values else None
+    ids = list(test_part["measurement_id"][:])
+    values = repeat_values(task.dataset, cfg, task.target.name, ids)
+    found = repeat_floor(values, task.target.name, repeat_values(task.dataset, cfg, task.target.name, ids, True),
+                         repeat_levels(task.dataset, cfg, task.target.name, ids)) if values else None
     if found is None:
         return None
     return (f"Noise floor of the labels, on the test part ({cfg.hardware or cfg.platform}): "

@@ -3,9 +3,11 @@
 A board scores every entry on the same test configurations, so two entries are compared *paired*:
 each bootstrap resample draws the test configurations with replacement once and scores every entry
 on that same draw. Within a resample each entry also draws its seeds with replacement (the seed
-spread) and, where the labels have repetitions, every drawn configuration draws its repetitions
-(the label noise): the label becomes ``label × mean(drawn repetitions) / mean(repetitions)``. An
-entry's score is MAPE averaged over its seeds.
+spread). Where the labels have repetitions (:class:`LabelRepetitions`), each configuration is scored
+against the mean of its repetitions rather than the one measurement the build serves (the
+contenders' ratios, taken against the served label, are put on that mean), and every drawn
+configuration draws its repetitions (the label noise): its label becomes the mean of the drawn
+repetitions. An entry's score is MAPE averaged over its seeds.
 
 The resampled scores are centred at each entry's point estimate (a label re-drawn from its
 repetitions adds error to every entry alike, a shift the intervals should not show). From the
@@ -50,6 +52,47 @@ class RankingInputError(ValueError):
 
 
 @dataclass(frozen=True)
+class LabelRepetitions:
+    """A board's labels measured more than once: per test configuration (in the contenders' order),
+    ``labels`` the value the contenders' ratios are against (the build's label) and ``values`` every
+    measurement of it (the label's own one included where it is one of them). A missing or
+    non-positive value (a failed round) is no measurement and is dropped."""
+
+    labels: np.ndarray
+    values: tuple[np.ndarray, ...]
+
+    def __post_init__(self):
+        labels = np.asarray(self.labels, dtype=float).ravel()
+        values = tuple(np.asarray([v for v in np.asarray(r, dtype=float).ravel() if np.isfinite(v) and v > 0])
+                       for r in self.values)
+        if len(labels) != len(values):
+            raise RankingInputError(f"{len(labels)} labels for {len(values)} label repetition lists")
+        object.__setattr__(self, "labels", labels)
+        object.__setattr__(self, "values", values)
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    @property
+    def repeated(self) -> np.ndarray:
+        """Whether each configuration has two or more measurements (only those carry label noise)."""
+        return np.array([len(v) >= 2 for v in self.values], dtype=bool)
+
+    @property
+    def counts(self) -> np.ndarray:
+        return np.array([len(v) for v in self.values], dtype=int)
+
+    def to_means(self) -> np.ndarray:
+        """Per configuration, label / mean of its repetitions (1 where it has fewer than two): a
+        ratio against the label times this is the ratio against the mean."""
+        out = np.ones(len(self))
+        for i, reps in enumerate(self.values):
+            if len(reps) >= 2 and np.isfinite(self.labels[i]) and self.labels[i] > 0:
+                out[i] = self.labels[i] / reps.mean()
+        return out
+
+
+@dataclass(frozen=True)
 class Contender:
     """One entry's per-configuration errors on a board's test configurations, as prediction /
     label per seed: ``ratios`` has shape (seeds, configurations), every row in the same
@@ -89,7 +132,7 @@ class Ranking:
     entries: tuple[Ranked, ...]  # by rank, then point estimate
     n_configs: int
     resamples: int
-    label_noise: bool  # whether label repetitions were resampled
+    label_noise: bool  # whether label repetitions were resampled (and the labels are their means)
     ranked: bool  # False: too few configurations (or contenders) to rank; ranks are all 1
     reason: str  # why not ranked, or ""
 
@@ -104,7 +147,8 @@ class Ranking:
         """One line on what separates the groups."""
         if not self.ranked:
             return f"not ranked: {self.reason}"
-        noise = ("seeds and label repetitions resampled" if self.label_noise
+        noise = ("seeds and label repetitions resampled; each configuration measured again scored against the "
+                 "mean of its measurements" if self.label_noise
                  else "seeds resampled; the labels have no repetitions, so label noise is not in the intervals")
         return (f"{len(self.groups)} rank group(s): entries share a rank unless a paired bootstrap over the "
                 f"{self.n_configs} test configurations ({self.resamples} resamples; {noise}) separates them "
@@ -112,27 +156,36 @@ class Ranking:
                 f"a lower mean")
 
 
-def _label_factors(repetitions: list[np.ndarray] | None, idx_rng: np.random.Generator, b: int,
+def _label_factors(repetitions: LabelRepetitions | None, idx_rng: np.random.Generator, b: int,
                    n: int) -> np.ndarray | None:
-    """(b, n) multiplicative label perturbations: mean of drawn repetitions / mean of repetitions."""
+    """(b, n) multiplicative label perturbations: mean of drawn repetitions / mean of repetitions.
+
+    The repetitions are drawn with their deviations from their mean scaled by sqrt(k / (k - 1)):
+    a plain bootstrap of k values gives their mean a variance of (k - 1) / k × s² / k, half the
+    standard error's s² / k at k = 2 (a row measured twice); scaled, it is s² / k at every k."""
     if repetitions is None:
         return None
     factors = np.ones((b, n))
     by_k: dict[int, list[int]] = {}
-    for i, reps in enumerate(repetitions):
+    for i, reps in enumerate(repetitions.values):
         if len(reps) >= 2:
             by_k.setdefault(len(reps), []).append(i)
     for k, cols in by_k.items():
-        reps = np.stack([repetitions[i] for i in cols])  # (m, k)
+        reps = np.stack([repetitions.values[i] for i in cols])  # (m, k)
+        mean = reps.mean(axis=1, keepdims=True)
+        scaled = mean + np.sqrt(k / (k - 1)) * (reps - mean)
         draw = idx_rng.integers(0, k, size=(b, len(cols), k))
-        drawn = np.take_along_axis(np.broadcast_to(reps, (b, *reps.shape)), draw, axis=2).mean(axis=2)
-        factors[:, cols] = drawn / reps.mean(axis=1)
+        drawn = np.take_along_axis(np.broadcast_to(scaled, (b, *reps.shape)), draw, axis=2).mean(axis=2)
+        # a label is positive: a draw of scaled deviations (only rows whose measurements differ
+        # several-fold reach zero) stays above a hundredth of the mean
+        factors[:, cols] = np.maximum(drawn / mean[:, 0], 0.01)
     return factors
 
 
-def bootstrap_mapes(contenders: list[Contender], repetitions: list[np.ndarray] | None = None,
+def bootstrap_mapes(contenders: list[Contender], repetitions: LabelRepetitions | None = None,
                     resamples: int = RESAMPLES, seed: int = 0) -> np.ndarray:
-    """(contenders, resamples) MAPE of every contender on every paired resample."""
+    """(contenders, resamples) MAPE of every contender on every paired resample (``contenders``'
+    ratios against the labels the repetitions re-draw: their means)."""
     n = contenders[0].ratios.shape[1]
     rng = np.random.default_rng(seed)
     out = np.empty((len(contenders), resamples))
@@ -162,24 +215,23 @@ def holm(pvalues: dict[tuple[int, int], float], alpha: float = ALPHA) -> set[tup
     return rejected
 
 
-def paired_ranking(contenders: list[Contender], repetitions: list[np.ndarray] | None = None,
+def paired_ranking(contenders: list[Contender], repetitions: LabelRepetitions | None = None,
                    resamples: int = RESAMPLES, alpha: float = ALPHA, seed: int = 0,
                    min_configs: int = MIN_RANKED_CONFIGS) -> Ranking:
-    """Rank groups of ``contenders`` (see the module's docstring). ``repetitions``: per test
-    configuration, the label's repeated measurements (None where the board has none)."""
+    """Rank groups of ``contenders`` (see the module's docstring). ``repetitions``: the labels'
+    repeated measurements (None where the board has none)."""
     if not contenders:
         raise RankingInputError("nothing to rank")
     n = contenders[0].ratios.shape[1]
     if any(c.ratios.shape[1] != n for c in contenders):
         raise RankingInputError("entries scored on different numbers of test configurations cannot be paired: "
                                 + ", ".join(f"{c.name} ({c.ratios.shape[1]})" for c in contenders))
-    if repetitions is not None:
-        if len(repetitions) != n:
-            raise RankingInputError(f"{len(repetitions)} label repetition lists for {n} test configurations")
-        # a missing or non-positive repetition (a failed round) is no measurement of the label
-        repetitions = [np.asarray([v for v in np.asarray(r, dtype=float).ravel() if np.isfinite(v) and v > 0])
-                       for r in repetitions]
-    label_noise = repetitions is not None and any(len(r) >= 2 for r in repetitions)
+    if repetitions is not None and len(repetitions) != n:
+        raise RankingInputError(f"{len(repetitions)} label repetition lists for {n} test configurations")
+    label_noise = repetitions is not None and bool(repetitions.repeated.any())
+    if label_noise:  # scored against each label's mean: one measurement is the noisier label
+        to_means = repetitions.to_means()
+        contenders = [Contender(c.name, c.ratios * to_means[None, :]) for c in contenders]
     m = len(contenders)
     # Holm's smallest threshold is alpha / (m - 1); a bootstrap p-value cannot go below 2 / (B + 1)
     resamples = max(resamples, int(np.ceil(4 * max(1, m - 1) / alpha)))

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from perfgraphs.evaluation.ranking import (MIN_RANKED_CONFIGS, Contender, Ranked, Ranking, RankingInputError,
-                                           paired_ranking)
+from perfgraphs.evaluation.ranking import (MIN_RANKED_CONFIGS, Contender, LabelRepetitions, Ranked, Ranking,
+                                           RankingInputError, paired_ranking)
 from perfgraphs.evaluation.scoring import PER_CONFIG_KEY
 from perfgraphs.leaderboard.records.results import Entry
 from perfgraphs.registry import Task
@@ -29,8 +29,6 @@ RANK_RULE = ("entries are compared paired, on the same test configurations: a bo
              "lower mean, Holm-adjusted, 5 %), never above an entry with a lower mean MAPE, so entries the data "
              "cannot separate share a rank group; Δ to best is the paired difference in MAPE points with its 95 % "
              "interval; boards under 100 test configurations and (quick) runs on official boards are not ranked")
-# the build's column of each label's repeated measurements (perfgraphs.collect.rounds.fold)
-REPETITION_COLUMNS = {"latency_ms": "round_latency_ms", "cpu_time_ms": "round_cpu_time_ms"}
 
 
 @dataclass(frozen=True)
@@ -76,7 +74,7 @@ def is_quick(method: str) -> bool:
     return re.search(r" \(quick[,)]", method) is not None
 
 
-def rank_board(entries: list[Entry], repetitions: list[np.ndarray] | None = None,
+def rank_board(entries: list[Entry], repetitions: LabelRepetitions | None = None,
                min_configs: int = MIN_RANKED_CONFIGS, official: bool = False) -> BoardRanking:
     """Rank groups of one board's current entries (one build, one test set, one protocol). On an
     ``official`` board, CI-sized (quick) runs are smoke tests: listed, never ranked."""
@@ -104,6 +102,12 @@ def rank_board(entries: list[Entry], repetitions: list[np.ndarray] | None = None
                 notes.append(f"label repetitions not used: they cover {len(repetitions)} test configurations, "
                              f"the entries {n}")
                 repetitions = None
+            elif repetitions is not None and labels and not np.allclose(labels[0], repetitions.labels, rtol=2e-3):
+                # as many configurations, other labels or another order: pairing them would score
+                # each prediction against another configuration's measurements
+                notes.append("label repetitions not used: their labels are not the entries' labels, in the "
+                             "entries' order")
+                repetitions = None
             try:
                 ranking = paired_ranking([Contender(f"{i}", r) for i, (_, r) in enumerate(usable)], repetitions,
                                          min_configs=min_configs)
@@ -119,6 +123,8 @@ def rank_board(entries: list[Entry], repetitions: list[np.ndarray] | None = None
                                            r.diff_to_best, r.diff_ci95, tuple(method[b] for b in r.better_than))))
         if not ranking.label_noise:
             notes.append("the labels have one measurement each: the ranks ignore label noise (see the noise floor)")
+        else:
+            notes.append(repetitions_note(repetitions))
     for e, _ in sorted(unusable, key=lambda er: _or_inf(er[0].mean_std("mape_pct")[0])):
         rows.append(BoardRow(e, None))
     if unusable:
@@ -152,31 +158,36 @@ def _or_inf(value: float) -> float:
     return value if np.isfinite(value) else np.inf
 
 
-def label_repetitions(board: Task, test_set: str = "public", protocol: str = "") -> list[np.ndarray] | None:
+def repetitions_note(repetitions: LabelRepetitions) -> str:
+    """What the ranked MAPEs are measured against, where the labels have repetitions."""
+    counts = repetitions.counts[repetitions.repeated]
+    k = f"{counts.min()}" if counts.min() == counts.max() else f"{counts.min()}-{counts.max()}"
+    part = ("every test configuration" if repetitions.repeated.all()
+            else f"{len(counts)} of the {len(repetitions)} test configurations (the others: their one measurement)")
+    if np.allclose(repetitions.to_means(), 1.0, rtol=1e-6):  # a config measured in rounds: its label is their mean
+        return f"each label is the mean of its {k} measurements, for {part}"
+    return (f"ranked MAPEs are against each label's mean of its {k} measurements (each later visit first divided by "
+            f"its pass's median ratio to the labels), for {part}; a record's own MAPE (the Evaluator's) is against "
+            "the build's label, one measurement")
+
+
+def label_repetitions(board: Task, test_set: str = "public", protocol: str = "") -> LabelRepetitions | None:
     """Each test configuration's repeated measurements of the board's label, in the test part's
-    order: its rounds where the config's labels are measured in rounds, else the label and its
-    visits where the config's test part was measured again (``Config.repeat_suite``,
-    :mod:`perfgraphs.data.repeats`); None where they are one measurement (or the test set is
-    hidden: its labels are not here)."""
+    order (a cross-validated board's: every row, in fold order; :func:`perfgraphs.data.repeats.
+    part_repetitions`: its rounds, or the label and its visits, each visit on the labels' scale);
+    None where they are one measurement (or the test set is hidden: its labels are not here)."""
     cfg = board.config
-    if test_set != "public" or board.cross_validated:
+    if test_set != "public" or (cfg.min_rounds < 2 and cfg.repeat_suite is None):
         return None
-    column = REPETITION_COLUMNS.get(board.target.name) if cfg.min_rounds >= 2 else None
-    if column is None and cfg.repeat_suite is None:
-        return None
+    from perfgraphs.data.repeats import part_repetitions
     from perfgraphs.evaluation.protocol import protocol_parts
 
     _, data = protocol_parts(board, protocol=protocol or None)
-    if column is None:
-        from perfgraphs.data.repeats import repeat_values
-
-        if "measurement_id" not in data.test.column_names:
-            return None
-        values = repeat_values(board.dataset, cfg, board.target.name, list(data.test["measurement_id"]))
-        return None if values is None else [np.asarray(v, dtype=float) for v in values]
-    if column not in data.test.column_names:
+    values = part_repetitions(board.dataset, cfg, board.target.name, data.test, on_label_scale=True)
+    if values is None:
         return None
-    return [np.asarray(v if v else [], dtype=float) for v in data.test[column]]
+    labels = np.asarray([np.nan if v is None else v for v in data.test[board.target.name][:]], dtype=float)
+    return LabelRepetitions(labels, tuple(np.asarray(v, dtype=float) for v in values))
 
 
 def mape_text(row: BoardRow) -> str:

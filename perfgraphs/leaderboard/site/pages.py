@@ -191,7 +191,9 @@ def _table(entries: list[Entry], key: str, cv: str, superseded: int = 0, repetit
     ranked = rank_board(entries, repetitions, official=official_board)
     for row in ranked.rows:
         e = row.entry
-        mape = e.mean_std("mape_pct")[0]
+        # sorted by what the cell shows: a ranked entry's MAPE is the ranking's (against the labels'
+        # means where they have repetitions), another's its record's mean over seeds
+        mape = row.ranked.mape_pct if row.ranked is not None else e.mean_std("mape_pct")[0]
         tau = e.mean_std("kendall_tau")[0]
         diff = row.ranked.diff_to_best if row.ranked is not None else -1
         rows.append("<tr>" + _cell(row.ranked.rank if row.ranked and row.ranked.rank else 999, row.rank_text)
