@@ -394,6 +394,9 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
                    sources=("suite:llm-cpu",), evaluation="cv-folds", input_columns=ENCODER_INPUT_COLUMNS,
                    unrecorded_protocol="stratified-5-fold",
                    noise_probe_file="noise-floor-llm-cpu.json", predict_mode="infer",
+                   # every row measured again (cross-validated: each row is a test row of one fold);
+                   # the store grows in stretches on the labels' machine, and the ranks read what it holds
+                   repeat_suite=f"llm-cpu-all-visits-{EPYC_VM_TAG}",
                    boards=(Board("latency_ms", "encoder LLM forward latency on our CPU core"),
                            Board("throughput_samples_per_s", "the LLM paper's throughput T"),
                            Board("peak_memory_mb", "the LLM paper's peak memory M_peak"))),

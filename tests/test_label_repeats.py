@@ -33,11 +33,12 @@ def test_repeat_floor_of_known_values():
     assert repeat_floor([[100.0], [7.0]], "latency_ms") is None  # nothing measured again
 
 
-# (dataset, target, its store column, test rows, visits each test row has at least)
+# (dataset, target, its store column, test rows, visits each test row has at least); llm's CPU
+# config is cross-validated, so every row is a test row, and its campaign is under way (every row
+# measured again at least once so far)
 MEASURED_AGAIN = [("dippm", "latency_ms", "latency_median_ms", 300, 3),
-                  ("trappm", "step_time_ms", "latency_median_ms", 199, 4)]
-# llm's CPU rows, measured again while their campaign runs (no config names the store yet)
-LLM_VISITS = "llm-cpu-all-visits-amd-epyc-23059b2f"
+                  ("trappm", "step_time_ms", "latency_median_ms", 199, 4),
+                  ("llm", "latency_ms", "latency_median_ms", 377, 1)]
 
 
 def _scored_rows(dataset, target):
@@ -49,15 +50,15 @@ def _scored_rows(dataset, target):
 
 def test_a_cross_validated_board_pairs_every_row_with_its_visits():
     """perfgraphs/llm's CPU config is cross-validated: its board scores every row, fold by fold, and
-    its repetitions follow that order (here with the llm visits store named as the config's)."""
+    its repetitions follow that order, under each of its protocols."""
     from dataclasses import replace
 
     from perfgraphs.evaluation.protocol import protocol_parts
     from perfgraphs.leaderboard.records.ranks import label_repetitions
 
-    plain = task("llm", "cpu-torch-fp32", "latency_ms")
-    assert label_repetitions(plain) is None  # control: as registered, measured once
-    board = replace(plain, config=replace(plain.config, repeat_suite=LLM_VISITS))
+    board = task("llm", "cpu-torch-fp32", "latency_ms")
+    # control: without the store named, the rows are measured once
+    assert label_repetitions(replace(board, config=replace(board.config, repeat_suite=None))) is None
     rows = _scored_rows("llm", "latency_ms")
     for protocol in board.config.split_protocols:
         found = label_repetitions(board, protocol=protocol)

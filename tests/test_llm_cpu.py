@@ -202,6 +202,30 @@ def test_model_facts_equal_the_shipped_configs_and_closed_forms(built):
             assert row["gmacs_per_forward"] == pytest.approx(row["graph_gmacs_per_sample_batch1"], rel=2e-3)
 
 
+def test_the_committed_counts_cover_every_row_and_equal_the_closed_form(committed):
+    """A build reads the GMACs of every committed row from the package (counting them takes about
+    2 min in a fresh home): every ok row has one, each equals the closed form, and the meta-device
+    counter still gives the committed value (so a torch that counts otherwise fails here)."""
+    ok, _ = committed
+    counts = llm_cpu.committed_gmacs()
+    ids = {llm_cpu.row_id(r["model"], r["seq_len"], r["batch_size"]) for r in ok.values()}
+    assert ids <= set(counts) and len(ids) >= 300
+    for rid, value in counts.items():
+        model, rest = rid.rsplit("@seq", 1)
+        seq, batch = (int(x) for x in rest.split("#b"))
+        c = _shipped_config(encoder_facts(model).model_id)
+        assert value == pytest.approx(closed_form_gmacs(c, seq, batch), rel=1e-12), rid
+    rid = min(ids)
+    model, rest = rid.rsplit("@seq", 1)
+    seq, batch = (int(x) for x in rest.split("#b"))
+    assert llm_cpu.forward_gmacs(model, seq, batch) == counts[rid]
+    # control: a row the table does not hold is counted, and lands in the cache, not the table
+    extra = llm_cpu.counted_gmacs([(model, 7, 3)])
+    assert extra[llm_cpu.row_id(model, 7, 3)] == pytest.approx(closed_form_gmacs(
+        _shipped_config(encoder_facts(model).model_id), 7, 3), rel=1e-12)
+    assert llm_cpu.row_id(model, 7, 3) not in llm_cpu.committed_gmacs()
+
+
 def test_facts_of_all_nine_encoders():
     bert = encoder_facts("hf:bert-base-uncased")
     # published: 12 layers, hidden 768, 12 heads, 3072 feed-forward, 30,522 tokens, ~110 M parameters

@@ -62,8 +62,8 @@ def test_refresh_noise_floor_rewrites_only_that_sentence(tmp_path):
 
 
 def test_a_dataset_quotes_its_own_suites_noise_probe(tmp_path, monkeypatch):
-    """perfgraphs/llm's CPU rows cite the LLM suite's probe once it exists and none before (another
-    suite's probe measured other configurations); perfgraphs/dippm cites its own; a target the probe
+    """perfgraphs/llm's CPU rows cite the LLM suite's probe once it exists and before it only their
+    own visits (another suite's probe measured other configurations); perfgraphs/dippm cites its own; a target the probe
     did not measure (trappm's training steps) has none; dippm's peak memory has its test part's
     visits (the test labels measured again) instead."""
     import json
@@ -78,7 +78,8 @@ def test_a_dataset_quotes_its_own_suites_noise_probe(tmp_path, monkeypatch):
 
     monkeypatch.setattr(paths, "noise_floor_dir", lambda: tmp_path)
     probe("dippm-cpu", 24.9, 13.2, 100)
-    assert label_noise.noise_floor_note(task("llm", "cpu-torch-fp32", "latency_ms")) is None
+    llm = label_noise.noise_floor_note(task("llm", "cpu-torch-fp32", "latency_ms"))
+    assert "measured again" in llm and "llm-cpu-all-visits" in llm and "probe" not in llm  # its rows' visits only
     dippm = label_noise.noise_floor_note(task("dippm", "cpu-torch-fp32", "latency_ms"))
     assert "100 configurations of the dippm-cpu plan" in dippm and "24.9 % MAPE raw, 13.2 % calibrated" in dippm
     # peak memory: no probe measured it, but the test part measured again did (its visits), and

@@ -212,6 +212,38 @@ def test_control_the_wheel_data_is_readable_without_the_mask(tmp_path, monkeypat
     assert "READ LABELS" in _read_installed_rows(tmp_path, monkeypatch, masked=False)
 
 
+def _sandbox_reads(tmp_path: Path, path: Path) -> str:
+    dirs = {p: tmp_path / p for p in ("job", "inbox", "code", "submission")}
+    for d in dirs.values():
+        d.mkdir(exist_ok=True)
+        d.chmod(0o755)
+    code = f"try:\n    print('READ', open({str(path)!r}).read())\nexcept OSError as e:\n    print('DENIED', e)\n"
+    done = subprocess.run(isolation.command(isolation.SandboxPaths(**dirs), [sys.executable, "-c", code]),
+                          capture_output=True, text=True, timeout=60, env=isolation.outer_environment())
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def test_a_keeper_folder_the_sandbox_reads_is_named_and_one_it_cannot_is_not(tmp_path, monkeypatch):
+    """Hidden labels under a folder bound into every sandbox (here a site-packages folder on the
+    harness's path) are readable by a predictor: readable_root names that folder, which submit
+    refuses; a folder outside every bind is unreadable there and readable_root gives None."""
+    site = tmp_path / "lib" / "site-packages"
+    exposed = site / "keeper" / "dippm-cpu-torch-fp32.parquet"
+    hidden = tmp_path / "keeper" / "dippm-cpu-torch-fp32.parquet"
+    for f in (exposed, hidden):
+        f.parent.mkdir(parents=True)
+        f.write_text("LABELS 1.2345")
+    isolation.make_readable(tmp_path)
+    monkeypatch.setattr(sys, "path", [*sys.path, str(site)])
+    assert "READ LABELS" in _sandbox_reads(tmp_path, exposed)  # the attack, without the guard
+    assert isolation.readable_root(exposed.parent) == site.resolve()
+    assert "DENIED" in _sandbox_reads(tmp_path, hidden)
+    assert isolation.readable_root(hidden.parent) is None
+    assert isolation.readable_root(hidden.parent, also=(tmp_path / "keeper",)) == (tmp_path / "keeper").resolve()
+    assert isolation.readable_root(Path("/usr/share/hidden")) == Path("/usr").resolve()
+
+
 # -- timings on a known CPU set ---------------------------------------------------------------------
 
 SPIN = """

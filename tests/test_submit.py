@@ -463,6 +463,20 @@ def test_hidden_labels_are_checked_against_their_commitment(parts, env, capsys, 
     assert (env["results"] / "dippm.jsonl").read_bytes() == before
 
 
+def test_hidden_labels_inside_the_submission_are_refused_in_one_line(parts, env, capsys, monkeypatch):
+    """The submission's folder is bound into its sandbox: a keeper folder inside it would hand the
+    predictor the labels, so submit refuses it before reading anything there."""
+    folder = predictions_submission(env["tmp"] / "carries-keeper", parts, method="carries-keeper")
+    keeper = folder / "keeper"
+    keeper.mkdir()
+    monkeypatch.setenv("PERFGRAPHS_HIDDEN_DIR", str(keeper))
+    before = (env["results"] / "dippm.jsonl").read_bytes() if (env["results"] / "dippm.jsonl").exists() else None
+    rc, err = run_cli(["submit", str(folder), "--hidden-labels", "--results", str(env["results"])], capsys)
+    assert rc == 1 and len(err) == 1 and "which every sandbox reads" in err[0] and str(folder) in err[0], err
+    after = (env["results"] / "dippm.jsonl").read_bytes() if (env["results"] / "dippm.jsonl").exists() else None
+    assert after == before
+
+
 def test_two_submissions_scored_at_the_same_time_both_land(parts, env):
     from concurrent.futures import ThreadPoolExecutor
 

@@ -134,7 +134,8 @@ def _board(sub: Submission, opts: SubmitOptions, problems: list[str]) -> Task | 
         return None
 
 
-def _test_set(data, board: Task, opts: SubmitOptions, problems: list[str]) -> _TestSet | None:
+def _test_set(data, board: Task, opts: SubmitOptions, problems: list[str],
+              root: Path | None = None) -> _TestSet | None:
     from perfgraphs.leaderboard.records.hidden import HiddenLabelsError, load_hidden
 
     target = board.target.name
@@ -147,6 +148,12 @@ def _test_set(data, board: Task, opts: SubmitOptions, problems: list[str]) -> _T
         test = data.test
         return _TestSet(list(map(str, test["sample_id"])), np.asarray(test[target], dtype=float),
                         list(map(str, test["family"])), test)
+    seen = isolation.readable_root(opts.hidden_labels, also=(root,) if root is not None else ())
+    if seen is not None:  # bound read-only into every sandbox: a predictor could read the labels
+        problems.append(f"--hidden-labels: the keeper folder {opts.hidden_labels} is inside {seen}, which every "
+                        "sandbox reads: move it to a folder no predictor can read ($PERFGRAPHS_HIDDEN_DIR outside "
+                        "the system folders, the Python installation and the submission)")
+        return None
     try:
         hidden = load_hidden(opts.hidden_labels, board)
     except HiddenLabelsError as exc:
@@ -389,7 +396,7 @@ def _scored_data(sub: Submission, scoring: _Scoring, opts: SubmitOptions, record
                         "checkout of this commit (`perfgraphs datasets build`) with the board's generator versions")
     elif other_build:
         verdict.warnings.append(f"{other_build}: scores here are not comparable with the board's")
-    test = _test_set(data, board, opts, problems)
+    test = _test_set(data, board, opts, problems, sub.root)
     if problems or test is None:
         return None
     problems += _label_data(sub, test, board.target.name)

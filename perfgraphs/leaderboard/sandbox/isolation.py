@@ -108,6 +108,19 @@ def _system_binds() -> list[str]:
     return args + ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
 
 
+def readable_root(path: Path, also: tuple[Path, ...] = ()) -> Path | None:
+    """The folder or file every sandbox reads that holds ``path`` (a system folder or file, the
+    interpreter and its packages, or one of ``also``: the submission's own folder), or None when no
+    sandbox can read it. A keeper folder of hidden labels must give None."""
+    target = Path(path).expanduser().resolve()
+    roots = [Path(p).resolve() for p in (*SYSTEM_DIRS, *SYSTEM_FILES) if Path(p).exists()]
+    roots += _python_roots() + [Path(a).resolve() for a in also]
+    for root in roots:
+        if target == root or root in target.parents:
+            return root
+    return None
+
+
 def _python_roots() -> list[Path]:
     """The interpreter and its packages, read-only, at their own paths (a venv's scripts and
     ``pyvenv.cfg`` name them absolutely): the prefixes, and any other ``site-packages`` folder on
