@@ -11,7 +11,8 @@
 #   bash plans/hidden-round.sh measure            # the plan's visits, the store in the keeper folder
 #   bash plans/hidden-round.sh finish             # as above, from that store
 #   git add leaderboard/hidden && git commit ...  # the commitment, before anything is scored
-#   bash plans/hidden-round.sh score              # every reference on every board of the config
+#   bash plans/hidden-round.sh score              # every reference on every board of the config, then
+#                                                 # the keeper's rank groups (leaderboard/hidden/ranks/)
 #
 # DATASET / CONFIG name the boards (default dippm / h200-torch-fp32); SOURCE the public plan whose
 # protocol and sizes the draw follows (default plans/dippm-cuda.yaml); REFS the references to score
@@ -90,6 +91,12 @@ score)
         || echo "hidden-round: $ref on $target was not recorded (the line above says why)"
     done
   done
+  # the groups, from the per-configuration scores only the keeper holds (RULES, Hidden test sets, 4)
+  for target in $targets; do
+    $pg leaderboard rank-hidden --dataset "$dataset" --config "$config" --target "$target" \
+      || echo "hidden-round: $target not ranked (the line above says why)"
+  done
+  echo "now: git add leaderboard/results leaderboard/hidden/ranks && git commit"
   ;;
 *)
   echo "usage: bash plans/hidden-round.sh prepare | measure | finish [FILES_AT] | score" >&2; exit 2;;

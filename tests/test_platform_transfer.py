@@ -361,6 +361,41 @@ def test_a_run_becomes_tables_and_leaderboard_records_per_k(tmp_path):
     assert "leave-one-platform-out/known-models/K16" in site.read_text()
 
 
+def test_a_stopped_run_resumes_from_the_fits_it_kept():
+    """A long run (the graph network: hours) is kept after every fit; given those rows back it fits
+    only the rest, K by K, and ends with the rows a run from scratch gives."""
+    from perfgraphs.leaderboard.transfer_runner import TransferSpec, run_transfer
+    from perfgraphs.registry import get_dataset, task
+
+    ds = get_dataset("nnlqp")
+    cfg = next(c for c in ds.configs if "leave-one-platform-out" in c.split_protocols)
+    names = [p for p in cfg.platforms if p.startswith("timm-rtx")][:3]
+    rng = np.random.default_rng(3)
+    n = 90
+    base = np.exp(rng.uniform(-2, 3, n))
+    platforms = [_platform(name, "rtx3090" if "3090" in name else "rtx4090") for name in names]
+    labels = {names[0]: base, names[1]: 1.5 * base * np.exp(rng.normal(0, 0.05, n)), names[2]: 0.7 * base ** 1.1}
+    table = synthetic_table(labels, platforms, n)
+    spec = TransferSpec(task(ds.name, cfg.name, "latency_per_sample_ms"), "ratio-transfer", "known-models", (8, 16),
+                        (0, 1, 2))
+    order = []
+    full = run_transfer(spec, table=table, progress=order.append)
+    assert [r["shots"] for r in order] == sorted(r["shots"] for r in order)  # K outermost
+    kept = [dict(r) for r in full.rows[:5]]
+    new = []
+    resumed = run_transfer(spec, table=table, progress=new.append, done=kept)
+    assert len(new) == len(full.rows) - 5 and not {(r["platform"], r["shots"], r["draw"]) for r in new} & \
+        {(r["platform"], r["shots"], r["draw"]) for r in kept}
+
+    def scores(rows):
+        return sorted((r["platform"], r["shots"], r["draw"], r["mape_pct"], r["n"]) for r in rows)
+    assert scores(resumed.rows) == scores(full.rows)
+    assert resumed.fit_seconds == pytest.approx(sum(r["fit_seconds"] for r in resumed.rows))
+    # control: rows of another spec's draws are not taken as done
+    other = run_transfer(spec, table=table, done=[{**r, "draw": 9} for r in kept])
+    assert len(other.rows) == len(full.rows)
+
+
 def test_ratio_rule_uses_the_best_covering_source_when_none_covers_most_shots():
     rng = np.random.default_rng(8)
     n = 100

@@ -463,6 +463,76 @@ def test_hidden_labels_are_checked_against_their_commitment(parts, env, capsys, 
     assert (env["results"] / "dippm.jsonl").read_bytes() == before
 
 
+def test_a_hidden_board_is_ranked_by_its_keeper_without_publishing_per_configuration_scores(
+        parts, env, capsys, git_commitments, monkeypatch):
+    """Hidden-set records carry aggregates only, so the paired bootstrap runs in the keeper: submit
+    keeps each record's per-configuration ratios in the keeper folder, ``rank-hidden`` publishes the
+    groups alone, and boards rank by them only the records they were computed from."""
+    from perfgraphs.leaderboard.records.ranks import rank_board
+    from perfgraphs.leaderboard.records.results import read_entries
+    from perfgraphs.leaderboard.records.sealed_ranks import read_sealed, scores_path, seal, write_sealed
+
+    commitments, commit = git_commitments
+    keeper = env["tmp"] / "keeper"
+    keeper.mkdir()
+    monkeypatch.setenv("PERFGRAPHS_HIDDEN_DIR", str(keeper))
+    rows = parts.test.data.table
+    pq.write_table(rows, keeper / "dippm-cpu-torch-fp32.parquet")
+    rc, _ = run_cli(["leaderboard", "commit-hidden", str(keeper), "--dataset", "dippm", "--config", "cpu-torch-fp32",
+                     "--commitments", str(commitments)], capsys)
+    assert rc == 0
+    commit()
+    # three entries: the example, one 0.1 % off it (the data cannot separate them), one 40 % high
+    for method, factor in (("keeper-a", 1.0), ("keeper-a-twin", 1.001), ("keeper-high", 1.4)):
+        folder = predictions_submission(env["tmp"] / method, parts, method=method)
+        for seed in range(5):
+            rewrite_seed(folder, seed, lambda t: t.set_column(2, "value", pa.compute.multiply(t.column("value"), factor)))
+        import yaml
+
+        meta = yaml.safe_load((folder / "submission.yaml").read_text())
+        mapes = [numpy_mape(rows.column("latency_ms").to_numpy(),
+                            pq.read_table(folder / "predictions" / f"seed-{s}.parquet").column("value").to_numpy())
+                 for s in range(5)]
+        meta["reported"] = {"mape_pct": {"mean": float(np.mean(mapes)), "std": float(np.std(mapes, ddof=1))}}
+        (folder / "submission.yaml").write_text(yaml.safe_dump(meta))
+        rc, err = run_cli(["submit", str(folder), "--hidden-labels", "--results", str(env["results"])], capsys)
+        assert rc == 0, err
+    entries = [e for e in read_entries("perfgraphs/dippm", env["results"]) if e.test_set == "hidden"]
+    assert len(entries) == 3 and all("pred_over_label" not in s for e in entries for s in e.per_seed)
+    for e in entries:  # the ratios went to the keeper, nowhere else
+        kept = json.loads(scores_path(keeper, e.dataset, e.config, e.target, e.run_identity).read_text())
+        assert len(kept["pred_over_label"]) == 5 and len(kept["pred_over_label"][0]) == rows.num_rows
+    # control: without published ranks, the board cannot pair them
+    plain = rank_board(entries, official=True)
+    assert all(r.ranked is None for r in plain.rows) and "no per-configuration" in " ".join(plain.notes)
+    doc = seal(entries, keeper, min_configs=10)
+    path = write_sealed(doc)
+    assert path.parent == commitments / "ranks"
+    text = path.read_text()
+    assert "pred_over_label" not in text and len(text) < 4000  # groups only, no per-configuration number
+    sealed = read_sealed("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms", entries[0].hidden_labels_sha256)
+    board = rank_board(entries, official=True, sealed=sealed)
+    rank = {r.entry.method: r.ranked.rank for r in board.rows}
+    assert rank["keeper-a"] == rank["keeper-a-twin"] == 1 and rank["keeper-high"] > 1
+    assert any("keeper" in n for n in board.notes)
+    # ranks of another hidden set are not read
+    assert read_sealed("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms", "0" * 64) is None
+    # a record changed after the ranks (a better MAPE written by hand): listed unranked, not ranked by them
+    forged = entries[2]
+    forged.per_seed[0]["mape_pct"] = 1.0
+    board = rank_board(entries, official=True, sealed=sealed)
+    assert next(r for r in board.rows if r.entry.method == "keeper-high").ranked is None
+    assert any("not the one the keeper ranked" in n for n in board.notes)
+    # ... and the keeper refuses to rank it again: its kept scores do not give that MAPE
+    with pytest.raises(Exception, match="changed after it was scored"):
+        seal(entries, keeper, min_configs=10)
+    # the command: one line per entry and the file (the tiny test part is below the size a ranking needs)
+    rc, err = run_cli(["leaderboard", "rank-hidden", "--dataset", "dippm", "--config", "cpu-torch-fp32",
+                       "--target", "latency_ms", "--results", str(env["results"])], capsys)
+    assert rc == 0, err
+    assert json.loads(path.read_text())["ranked"] is False
+
+
 def test_hidden_labels_inside_the_submission_are_refused_in_one_line(parts, env, capsys, monkeypatch):
     """The submission's folder is bound into its sandbox: a keeper folder inside it would hand the
     predictor the labels, so submit refuses it before reading anything there."""

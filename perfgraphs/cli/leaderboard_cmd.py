@@ -37,6 +37,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     h.add_argument("--config", required=True)
     h.add_argument("--commitments", type=Path, default=None, help="default leaderboard/hidden")
     h.set_defaults(func=_commit_hidden)
+    rh = verbs.add_parser("rank-hidden", help="the keeper's step after a hidden round is scored: rank the hidden "
+                          "board's entries from the scores the keeper folder holds and write "
+                          "leaderboard/hidden/ranks/<dataset>-<config>--<target>.json (no per-configuration number)")
+    rh.add_argument("labels_dir", type=Path, nargs="?", default=None,
+                    help="the keeper folder (default: $PERFGRAPHS_HIDDEN_DIR)")
+    rh.add_argument("--dataset", required=True)
+    rh.add_argument("--config", required=True)
+    rh.add_argument("--target", required=True)
+    rh.add_argument("--results", type=Path, default=None)
+    rh.add_argument("--commitments", type=Path, default=None, help="default leaderboard/hidden")
+    rh.set_defaults(func=_rank_hidden)
+    rp = verbs.add_parser("reproduce", help="score a reference record again at its own commit (a git worktree, "
+                          "that commit's submit, a fresh home) and compare its per-seed MAPE and build")
+    rp.add_argument("dataset", help="the results file's dataset (dippm, trappm, nnlqp, llm)")
+    rp.add_argument("line", type=int, help="the record's line in leaderboard/results/<dataset>.jsonl (from 1)")
+    rp.add_argument("--results", type=Path, default=None)
+    rp.add_argument("--time-limit-s", type=float, default=3600, help="per seed, as submit's")
+    rp.set_defaults(func=_reproduce)
 
 
 def _build(args) -> int:
@@ -55,6 +73,7 @@ def _show(args) -> int:
     from perfgraphs.leaderboard.records.builds import pins_file, read_pins, split_by_build
     from perfgraphs.leaderboard.records.hidden import compromised_hashes, hidden_noise_text
     from perfgraphs.leaderboard.records.ranks import RANK_RULE, diff_text, label_repetitions, mape_text, rank_board
+    from perfgraphs.leaderboard.records.sealed_ranks import read_sealed
     from perfgraphs.leaderboard.records.results import RESULTS_DIR, RecordedBoards
     from perfgraphs.leaderboard.site.pages import current_and_superseded, noise_floor_text
 
@@ -86,8 +105,9 @@ def _show(args) -> int:
         noise = noise or "noise floor not measured for these labels"
         if any(e.hidden_labels_sha256 in compromised_hashes() for e in current):
             noise += " · COMPROMISED hidden set (its architectures are in public data): reproduced, not verified"
+        sealed = read_sealed(dataset, config, target, hidden_set) if test_set == "hidden" else None
         ranked = rank_board(current, label_repetitions(recorded, test_set, protocol) if recorded else None,
-                            official=board is not None)
+                            official=board is not None, sealed=sealed)
         caption = [noise.replace("**", "")] + ranked.lines() + (
             [f"{len(previous)} entries on earlier builds not ranked"] if previous else [])
         table = Table(title=f"{title} · test n = {n if n is not None else '–'}", caption="\n".join(caption),
@@ -146,4 +166,46 @@ def _commit_hidden(args) -> int:
     path = commit_hidden(args.labels_dir, ds.name, args.config, args.commitments)
     print(f"{path}: {path.read_text().split()[0]} (git commit this file, then score with --hidden-labels "
           f"and {KEEPER_ENV}={args.labels_dir or '$' + KEEPER_ENV})")
+    return 0
+
+
+def _rank_hidden(args) -> int:
+    from perfgraphs.leaderboard.records.builds import pins_file, read_pins, split_by_build
+    from perfgraphs.leaderboard.records.hidden import HiddenLabelsError, commitment_path, keeper_dir
+    from perfgraphs.leaderboard.records.results import RESULTS_DIR, read_entries
+    from perfgraphs.leaderboard.records.sealed_ranks import seal, write_sealed
+    from perfgraphs.leaderboard.site.pages import current_and_superseded
+    from perfgraphs.registry import get_dataset
+
+    ds = get_dataset(args.dataset)
+    cfg = ds.config(args.config)
+    keeper = keeper_dir(args.labels_dir)
+    commitment = commitment_path(ds.name, cfg.name, args.commitments)
+    if not commitment.is_file():
+        raise HiddenLabelsError(f"no commitment {commitment}: nothing to rank")
+    sha = commitment.read_text().split()[0].strip().lower()
+    results = args.results or RESULTS_DIR
+    entries = [e for e in read_entries(ds.name, results) if e.config == cfg.name and e.target == args.target
+               and e.test_set == "hidden" and e.hidden_labels_sha256 == sha and not e.protocol]
+    pins = read_pins(pins_file(results))
+    _, on_build, _ = split_by_build(entries, pins.get(f"{ds.name} {cfg.name}"))
+    doc = seal(current_and_superseded(on_build)[0], keeper)
+    path = write_sealed(doc, args.commitments)
+    for x in doc["entries"]:
+        print(f"rank {x['rank']}: {x['method']} {x['mape_pct']:.2f} % MAPE "
+              f"(Δ to best {x['diff_to_best']:+.2f} [{x['diff_ci95'][0]:.2f}, {x['diff_ci95'][1]:.2f}])")
+    print(f"{path}: commit it (the ranks the boards show for this hidden set)")
+    return 0
+
+
+def _reproduce(args) -> int:
+    from perfgraphs.leaderboard.reproduce import reproduce
+
+    found = reproduce(args.dataset, args.line, args.results, args.time_limit_s)
+    where = f"{found.dataset} line {found.line}: {found.method} at {found.commit[:12]}"
+    if not found.ok:
+        print(f"{where}: NOT reproduced: " + "; ".join(found.problems))
+        return 1
+    print(f"{where}: reproduced (build {found.found_build[:12]}; per-seed MAPE "
+          + ", ".join(f"{m:.4f}" for m in found.found_mape_pct) + " %)")
     return 0

@@ -90,6 +90,7 @@ class Verdict:
     data: object | None = None  # ProtocolData
     warnings: list[str] = field(default_factory=list)
     task: Task | None = None  # the board it is scored on, resolved once
+    kept_ratios: list | None = None  # a hidden-set score's per-configuration ratios, for the keeper only
 
     @property
     def ok(self) -> bool:
@@ -349,6 +350,8 @@ def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None, rec
     if verdict.problems:
         return verdict
     verdict.entry, verdict.run_log = _recorded(sub, scoring, verdict.data, test, outputs, per_seed, opts)
+    if test.name == "hidden":  # the keeper ranks hidden boards from these (records.sealed_ranks)
+        verdict.kept_ratios = [list(s[PER_CONFIG_KEY]) for s in per_seed]
     return verdict
 
 
@@ -550,6 +553,13 @@ def submit(path: str | Path, opts: SubmitOptions | None = None, log_mlflow: bool
     except (ResultsChangedError, InvalidRecordError) as exc:
         verdict.problems.append(str(exc))
         return verdict, None
+    if verdict.kept_ratios is not None and opts.hidden_labels is not None:
+        from perfgraphs.leaderboard.records.sealed_ranks import keep_scores
+
+        try:
+            keep_scores(opts.hidden_labels, verdict.entry, verdict.kept_ratios)
+        except OSError as exc:  # the record stands; the keeper cannot rank it until it is scored again
+            verdict.warnings.append(f"recorded, but its scores could not be kept for the hidden board's ranks ({exc})")
     if log_mlflow:
         try:
             log_run(verdict.run_log, verdict.data, opts.home)

@@ -93,7 +93,10 @@ def held_out_platforms(table: PlatformTable, dataset: Dataset, only: tuple[str, 
 
 
 def run_transfer(spec: TransferSpec, home: Path | None = None, table: PlatformTable | None = None,
-                 content_hash: str = "", progress=None) -> TransferResult:
+                 content_hash: str = "", progress=None, done: list[dict] = ()) -> TransferResult:
+    """Every (K, held-out platform, draw) of ``spec``, K outermost (a stopped run has finished its
+    first K everywhere before it starts the next). ``done``: rows of an earlier run of this spec on
+    this build, kept and not fitted again (a resumed run); ``progress``: called with each new row."""
     from perfgraphs.baselines.catalog import TRANSFER_BASELINES
 
     if spec.baseline not in TRANSFER_BASELINES:
@@ -117,17 +120,24 @@ def run_transfer(spec: TransferSpec, home: Path | None = None, table: PlatformTa
     check_descriptors(reference.make(0), table, platforms)
     result = TransferResult(spec, content_hash,
                             gpu_platforms=tuple(p.name for p in table.platforms if p.device_kind == "gpu"))
-    for platform in platforms:
-        for k in spec.shots:
+    wanted = {(p, k, d) for p in platforms for k in spec.shots for d in spec.draws}
+    result.rows = [r for r in done if (r["platform"], r["shots"], r["draw"]) in wanted]
+    finished = {(r["platform"], r["shots"], r["draw"]) for r in result.rows}
+    for k in spec.shots:
+        for platform in platforms:
             for draw in spec.draws:
+                if (platform, k, draw) in finished:
+                    continue
                 task = transfer_task(table, platform, k, draw, spec.variant)
                 t0 = time.perf_counter()
                 predictor = reference.make(draw).fit(task.table, platform)
                 pred = predictor.predict(task.table, task.test_rows)
-                result.fit_seconds += time.perf_counter() - t0
-                result.rows.append(score_task(task, pred, spec.board))
+                row = score_task(task, pred, spec.board)
+                row["fit_seconds"] = time.perf_counter() - t0
+                result.rows.append(row)
                 if progress is not None:
                     progress(result.rows[-1])
+    result.fit_seconds = float(sum(r.get("fit_seconds", 0.0) for r in result.rows))
     return result
 
 
@@ -143,17 +153,25 @@ def check_descriptors(predictor, table: PlatformTable, platforms: list[str]) -> 
 
 
 def run_transfers(specs: list[TransferSpec], table: PlatformTable, content_hash: str = "",
-                  on_result=None, notify=print) -> list[TransferResult]:
+                  on_result=None, notify=print, done_of=None, on_row=None) -> list[TransferResult]:
     """Several transfer predictors through the protocol on one table. One that needs a hardware
     descriptor a platform's device lacks is skipped with one line (``notify``) and the others run;
     :func:`run_transfer`, a run of one predictor, refuses instead. ``on_result``: called with each
-    result as it is done."""
+    result as it is done; ``done_of(spec)``: the rows an earlier, stopped run of it kept;
+    ``on_row(spec, rows)``: called with a spec's rows so far after each new one."""
     from perfgraphs.features.hardware import UnknownHardwareError
 
     results = []
     for spec in specs:
+        done = done_of(spec) if done_of is not None else []
+        partial = list(done)
+
+        def progress(row, spec=spec, partial=partial):
+            partial.append(row)
+            if on_row is not None:
+                on_row(spec, partial)
         try:
-            result = run_transfer(spec, table=table, content_hash=content_hash)
+            result = run_transfer(spec, table=table, content_hash=content_hash, progress=progress, done=done)
         except UnknownHardwareError as exc:
             notify(f"skipping {spec.baseline} ({spec.variant}): {exc}")
             continue

@@ -75,9 +75,13 @@ def is_quick(method: str) -> bool:
 
 
 def rank_board(entries: list[Entry], repetitions: LabelRepetitions | None = None,
-               min_configs: int = MIN_RANKED_CONFIGS, official: bool = False) -> BoardRanking:
+               min_configs: int = MIN_RANKED_CONFIGS, official: bool = False,
+               sealed: dict | None = None) -> BoardRanking:
     """Rank groups of one board's current entries (one build, one test set, one protocol). On an
-    ``official`` board, CI-sized (quick) runs are smoke tests: listed, never ranked."""
+    ``official`` board, CI-sized (quick) runs are smoke tests: listed, never ranked. ``sealed``: a
+    hidden board's ranks as its keeper published them (:mod:`perfgraphs.leaderboard.records.sealed_ranks`)."""
+    if sealed is not None:
+        return _sealed_board(entries, sealed, official)
     smoke = [e for e in entries if official and is_quick(e.method)]
     usable, unusable = [], []
     for e in entries:
@@ -138,6 +142,43 @@ def rank_board(entries: list[Entry], repetitions: LabelRepetitions | None = None
                      "settings are smoke tests, and an official board ranks full-strength runs only"
                      + ("" if usable else "; no full-strength entry is on this board yet"))
     return BoardRanking(tuple(rows), ranking, tuple(notes))
+
+
+def _sealed_board(entries: list[Entry], sealed: dict, official: bool) -> BoardRanking:
+    """A hidden board ranked by its keeper: each entry the published ranks name (run identity and
+    method) with the MAPE they were computed from takes its rank from them; the others are listed
+    unranked, with why."""
+    by_identity = {x.get("run_identity"): x for x in sealed.get("entries", []) if isinstance(x, dict)}
+    ranked, later, changed, smoke = [], [], [], []
+    for e in entries:
+        x = by_identity.get(e.run_identity)
+        mean = e.mean_std("mape_pct")[0]
+        if official and is_quick(e.method):
+            smoke.append(e)
+        elif x is None or x.get("method") != e.method:
+            later.append(e)
+        elif not (isinstance(x.get("mape_pct"), (int, float)) and np.isclose(mean, x["mape_pct"], rtol=0, atol=1e-4)):
+            changed.append(e)
+        else:
+            rank = int(x["rank"]) if sealed.get("ranked") else 0
+            ranked.append(BoardRow(e, Ranked(e.method, rank, float(x["mape_pct"]), tuple(x["mape_ci95"]),
+                                             float(x["diff_to_best"]), tuple(x["diff_ci95"]),
+                                             tuple(x.get("better_than", ())))))
+    rows = sorted(ranked, key=lambda r: (r.ranked.rank, r.ranked.mape_pct))
+    rows += [BoardRow(e, None) for e in sorted(later + changed + smoke, key=lambda e: _or_inf(e.mean_std("mape_pct")[0]))]
+    notes = [str(sealed.get("summary", "")),
+             f"ranked by the hidden set's keeper on its labels (computed {sealed.get('computed_at_utc', '?')}; "
+             "the records carry aggregates only, so the ranks are the keeper's published ones)"]
+    if later:
+        notes.append(f"{len(later)} entr{'ies' if len(later) > 1 else 'y'} unranked: scored after the keeper's "
+                     "ranks were computed (or not in them): ranked when the keeper computes them again")
+    if changed:
+        notes.append(f"{len(changed)} entr{'ies' if len(changed) > 1 else 'y'} unranked: the record's MAPE is not "
+                     "the one the keeper ranked (a record changed after it was ranked)")
+    if smoke:
+        notes.append(f"{len(smoke)} (quick) entr{'ies' if len(smoke) > 1 else 'y'} listed unranked: CI-sized "
+                     "settings are smoke tests, and an official board ranks full-strength runs only")
+    return BoardRanking(tuple(rows), None, tuple(n for n in notes if n))
 
 
 def interval_text(lo: float, hi: float) -> str:

@@ -17,6 +17,7 @@ from perfgraphs.leaderboard.records.boards import (applicable_baselines, entry_g
 from perfgraphs.leaderboard.records.builds import pins_file, read_pins, split_by_build
 from perfgraphs.leaderboard.records.hidden import compromised_hashes, hidden_noise_text
 from perfgraphs.leaderboard.records.ranks import RANK_RULE, diff_text, label_repetitions, mape_text, rank_board
+from perfgraphs.leaderboard.records.sealed_ranks import read_sealed
 from perfgraphs.leaderboard.records.results import RESULTS_DIR, Entry, RecordedBoards, min_seeds_of
 from perfgraphs.leaderboard.records.tiers import HARNESS_TIERS
 from perfgraphs.registry import Config, Task
@@ -182,13 +183,13 @@ def _entry_page(e: Entry, history: str, cv: str) -> str:
 
 
 def _table(entries: list[Entry], key: str, cv: str, superseded: int = 0, repetitions=None,
-           official_board: bool = False) -> str:
+           official_board: bool = False, sealed: dict | None = None) -> str:
     cols = ("rank", "method", "MAPE % [95 % CI]", "Δ to best [95 % CI]", "RMSE", "Acc(10%) %", "Kendall τ", "#params (self-reported)",
             "fit s", "CPU s in fit (cores)", "predictions/s", "hardware", "date", "tier", "division", "data")
     head = "".join(f"<th{' class=l' if c in ('method', 'hardware', 'date', 'tier', 'division', 'data') else ''}>{c}</th>"
                    for c in cols)
     rows = []
-    ranked = rank_board(entries, repetitions, official=official_board)
+    ranked = rank_board(entries, repetitions, official=official_board, sealed=sealed)
     for row in ranked.rows:
         e = row.entry
         # sorted by what the cell shows: a ranked entry's MAPE is the ranking's (against the labels'
@@ -294,8 +295,9 @@ def _board_section(out: Path, group: tuple[str, str, str, str, str, str], entrie
                             if current and not public else None),
                         registered.hardware if registered else None)
     repetitions = label_repetitions(recorded, test_set, protocol) if current and recorded else None
+    sealed = read_sealed(dataset, config, target, hidden_set) if not public and hidden_set else None
     table = (facts + _table(current, key, cv, sum(map(len, earlier.values())), repetitions,
-                            official_board=board is not None) if current else
+                            official_board=board is not None, sealed=sealed) if current else
              facts + f"<p class=note>{html.escape(key)}: no entries on the current build yet.</p>") + _previous(previous)
     if board is None:
         return None, table

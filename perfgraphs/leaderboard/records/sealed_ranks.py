@@ -1,0 +1,136 @@
+"""A hidden board's rank groups, computed where its labels are (the keeper folder) and published
+without them.
+
+A hidden-set record carries aggregate scores only: its per-configuration ratios (prediction /
+label) would hand a submitter, who knows its own predictions, the hidden labels. So the paired
+bootstrap that ranks the public boards (:mod:`perfgraphs.evaluation.ranking`) cannot run from the
+records. Instead:
+
+1. ``perfgraphs submit --hidden-labels`` keeps each accepted record's ratios in the keeper folder,
+   ``scores/<set>/<target>/<run_identity>.json`` (:func:`keep_scores`), never in the repository;
+2. once a round's entries are scored, the keeper runs ``perfgraphs leaderboard rank-hidden``
+   (:func:`seal`): the same paired bootstrap over them, written to
+   ``leaderboard/hidden/ranks/<set>--<target>.json`` — each entry's rank, MAPE interval, difference
+   to the best with its interval and the entries it beats, and no per-configuration number;
+3. boards read that file (:func:`read_sealed`, then ``ranks.rank_board(..., sealed=...)``): an entry
+   is ranked by it only when the file names its record (run identity, method, hidden set) and the
+   record's own MAPE is the one the file was computed from; every other entry stays unranked, with
+   the reason (scored after the ranks, or a record that does not match them).
+
+Kaggle's private leaderboard works the same way: the host scores and ranks on labels nobody else
+holds, and publishes the outcome.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from perfgraphs.evaluation.ranking import MIN_RANKED_CONFIGS, Contender, RankingInputError, paired_ranking
+from perfgraphs.leaderboard.records import hidden
+from perfgraphs.leaderboard.records.hidden import HiddenLabelsError, _stem
+from perfgraphs.leaderboard.records.results import Entry
+
+SCORES_DIR = "scores"  # inside the keeper folder
+# a record's MAPE against the one its kept ratios give: the ratios are stored to 6 significant digits
+# (records.record_check), so they reproduce a MAPE to about 5e-5 points; a changed score moves far more
+MAPE_ATOL = 1e-4
+
+
+def scores_path(keeper: Path, dataset: str, config: str, target: str, run_identity: str) -> Path:
+    return Path(keeper) / SCORES_DIR / _stem(dataset, config) / target / f"{run_identity}.json"
+
+
+def ranks_path(dataset: str, config: str, target: str, root: Path | None = None) -> Path:
+    # a folder of their own: the commitments folder's *.json are the sets' definitions
+    return (root or hidden.COMMITMENTS_DIR) / "ranks" / f"{_stem(dataset, config)}--{target}.json"
+
+
+def keep_scores(keeper: Path, entry: Entry, ratios: list[list[float]]) -> Path:
+    """Keep a hidden-set record's per-seed, per-configuration prediction / label in the keeper."""
+    path = scores_path(keeper, entry.dataset, entry.config, entry.target, entry.run_identity)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    doc = {"method": entry.method, "run_identity": entry.run_identity,
+           "hidden_labels_sha256": entry.hidden_labels_sha256, "pred_over_label": ratios}
+    tmp = path.with_name(path.name + f".tmp-{os.getpid()}")
+    tmp.write_text(json.dumps(doc))
+    os.replace(tmp, path)
+    return path
+
+
+def _kept_ratios(keeper: Path, e: Entry) -> np.ndarray:
+    path = scores_path(keeper, e.dataset, e.config, e.target, e.run_identity)
+    try:
+        doc = json.loads(path.read_text())
+        ratios = np.asarray(doc["pred_over_label"], dtype=float)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise HiddenLabelsError(f"{e.method}: no readable kept scores {path} ({type(exc).__name__}): a record "
+                                "scored with --hidden-labels keeps them in the keeper folder") from None
+    if doc.get("hidden_labels_sha256") != e.hidden_labels_sha256 or doc.get("method") != e.method:
+        raise HiddenLabelsError(f"{e.method}: the kept scores {path} belong to another record or hidden set")
+    recorded = [s.get("mape_pct") for s in e.per_seed]
+    kept = [float(np.mean(np.abs(r - 1.0)) * 100.0) for r in np.atleast_2d(ratios)]
+    if len(kept) != len(recorded) or not np.allclose(kept, recorded, rtol=0, atol=MAPE_ATOL):
+        raise HiddenLabelsError(f"{e.method}: the record's per-seed MAPE is not what the keeper's scores give "
+                                f"({path}): the record was changed after it was scored")
+    return np.atleast_2d(ratios)
+
+
+def seal(entries: list[Entry], keeper: Path, min_configs: int = MIN_RANKED_CONFIGS) -> dict:
+    """The rank groups of one hidden board's full-strength entries (one set, one build), from the
+    scores its keeper holds; the document ``rank-hidden`` publishes."""
+    from perfgraphs.leaderboard.records.ranks import is_quick
+
+    entries = [e for e in entries if not is_quick(e.method)]
+    if not entries:
+        raise HiddenLabelsError("no full-strength entry on this hidden board to rank")
+    sets = {e.hidden_labels_sha256 for e in entries}
+    if len(sets) != 1 or "" in sets:
+        raise HiddenLabelsError("the entries are not all scored on one hidden test set")
+    contenders = [Contender(str(i), _kept_ratios(keeper, e)) for i, e in enumerate(entries)]
+    try:
+        ranking = paired_ranking(contenders, None, min_configs=min_configs)
+    except RankingInputError as exc:
+        raise HiddenLabelsError(f"cannot rank the hidden board: {exc}") from None
+    first = entries[0]
+    return {
+        "about": "rank groups of a hidden board, computed by its keeper from the per-configuration scores the "
+                 "keeper folder holds (perfgraphs.leaderboard.records.sealed_ranks); no per-configuration number",
+        "dataset": first.dataset, "config": first.config, "target": first.target,
+        "hidden_labels_sha256": first.hidden_labels_sha256, "dataset_content_hash": first.dataset_content_hash,
+        "n_configs": ranking.n_configs, "resamples": ranking.resamples, "ranked": ranking.ranked,
+        "reason": ranking.reason, "summary": ranking.summary(),
+        "computed_at_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "entries": [{"method": entries[int(r.name)].method, "run_identity": entries[int(r.name)].run_identity,
+                     "rank": r.rank, "mape_pct": r.mape_pct, "mape_ci95": list(r.mape_ci95),
+                     "diff_to_best": r.diff_to_best, "diff_ci95": list(r.diff_ci95),
+                     "better_than": [entries[int(b)].method for b in r.better_than]}
+                    for r in ranking.entries],
+    }
+
+
+def write_sealed(doc: dict, root: Path | None = None) -> Path:
+    path = ranks_path(doc["dataset"], doc["config"], doc["target"], root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + f".tmp-{os.getpid()}")
+    tmp.write_text(json.dumps(doc, indent=1) + "\n")
+    os.replace(tmp, path)
+    return path
+
+
+def read_sealed(dataset: str, config: str, target: str, hidden_sha256: str, root: Path | None = None) -> dict | None:
+    """The published ranks of this hidden board, or None: no file, an unreadable one, or one
+    computed on another hidden set."""
+    path = ranks_path(dataset, config, target, root)
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(doc, dict) or doc.get("hidden_labels_sha256") != hidden_sha256 \
+            or not isinstance(doc.get("entries"), list):
+        return None
+    return doc
