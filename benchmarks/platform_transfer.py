@@ -27,7 +27,7 @@ PLAN = (("known-models", (8, 16, 32, 64, 128)), ("known-models-other-devices", (
 
 def main(argv: list[str] | None = None) -> int:
     from perfgraphs.evaluation.platform_transfer import PROTOCOL, load_platform_table
-    from perfgraphs.leaderboard.records.results import append_entry
+    from perfgraphs.leaderboard.records.results import DuplicateEntryError, append_entry
     from perfgraphs.leaderboard.transfer_runner import (TransferResult, TransferSpec, run_transfers, to_entries,
                                                         write_tables)
     from perfgraphs.baselines.catalog import TRANSFER_BASELINES
@@ -100,10 +100,21 @@ def main(argv: list[str] | None = None) -> int:
         doc = json.loads(kept_file(spec).read_text())
         return bool(doc.get("complete", True)) and bool(done_of(spec))
 
+    def from_kept(r: dict) -> TransferResult:
+        return TransferResult(TransferSpec(board, **{k: tuple(v) if isinstance(v, list) else v
+                                                     for k, v in r["spec"].items() if k not in BOARD_NAMES}),
+                              r["content_hash"], r["rows"], r["fit_seconds"], tuple(r["gpu_platforms"]))
+
     todo = [s for s in specs if not finished(s)]
     for spec in specs:
         if spec not in todo:
             print(f"{spec.baseline} {spec.variant}: kept in {work}, not fitted again", flush=True)
+            if args.record:  # a run finished by an earlier, unrecorded invocation
+                for entry in to_entries(from_kept(json.loads(kept_file(spec).read_text()))):
+                    try:
+                        append_entry(entry)
+                    except DuplicateEntryError:
+                        print(f"{entry.method} {entry.protocol}: already recorded at this commit", flush=True)
     results = run_transfers(todo, table, content_hash, on_result=keep, notify=notify, done_of=done_of,
                             on_row=(lambda spec, rows: write_kept(spec, rows, False)) if work is not None else None)
     if work is not None:  # every finished run kept, in plan order
@@ -112,11 +123,7 @@ def main(argv: list[str] | None = None) -> int:
             if not r.get("complete", True):
                 print(f"{name}: {len(r['rows'])} fits kept, not finished: left out of the tables", flush=True)
         kept = {k: r for k, r in kept.items() if r.get("complete", True)}
-        results = [TransferResult(TransferSpec(board, **{k: tuple(v) if isinstance(v, list) else v
-                                                         for k, v in r["spec"].items() if k not in BOARD_NAMES}),
-                                  r["content_hash"], r["rows"],
-                                  r["fit_seconds"], tuple(r["gpu_platforms"]))
-                   for variant, _ in PLAN for b in TRANSFER_BASELINES
+        results = [from_kept(r) for variant, _ in PLAN for b in TRANSFER_BASELINES
                    if (r := kept.get(f"{b}--{variant}")) is not None]
     if not results:
         print("no finished run to write tables from", flush=True)

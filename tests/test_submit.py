@@ -523,6 +523,12 @@ def test_a_hidden_board_is_ranked_by_its_keeper_without_publishing_per_configura
     board = rank_board(entries, official=True, sealed=sealed)
     assert next(r for r in board.rows if r.entry.method == "keeper-high").ranked is None
     assert any("not the one the keeper ranked" in n for n in board.notes)
+    # a ranks file is text too: a malformed or non-finite published rank is not applied, and never crashes
+    own = next(x for x in sealed["entries"] if x["run_identity"] == entries[0].run_identity)
+    assert rank_board(entries[:1], official=True, sealed={**sealed, "entries": [own, "junk"]}).rows[0].ranked  # control
+    for bad in ({**own, "rank": "first"}, {**own, "mape_ci95": 3}, {**own, "diff_ci95": [0.0, float("nan")]}):
+        board = rank_board(entries[:1], official=True, sealed={**sealed, "entries": [bad, "junk"]})
+        assert board.rows[0].ranked is None
     # ... and the keeper refuses to rank it again: its kept scores do not give that MAPE
     with pytest.raises(Exception, match="changed after it was scored"):
         seal(entries, keeper, min_configs=10)

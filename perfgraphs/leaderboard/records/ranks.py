@@ -12,7 +12,7 @@ used: one seed chosen by the record would stand for five.)
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -148,22 +148,20 @@ def _sealed_board(entries: list[Entry], sealed: dict, official: bool) -> BoardRa
     """A hidden board ranked by its keeper: each entry the published ranks name (run identity and
     method) with the MAPE they were computed from takes its rank from them; the others are listed
     unranked, with why."""
-    by_identity = {x.get("run_identity"): x for x in sealed.get("entries", []) if isinstance(x, dict)}
+    listed = sealed.get("entries") if isinstance(sealed.get("entries"), list) else []
+    by_identity = {x.get("run_identity"): x for x in listed if isinstance(x, dict)}
     ranked, later, changed, smoke = [], [], [], []
     for e in entries:
         x = by_identity.get(e.run_identity)
-        mean = e.mean_std("mape_pct")[0]
+        found = _sealed_rank(x, bool(sealed.get("ranked"))) if x is not None and x.get("method") == e.method else None
         if official and is_quick(e.method):
             smoke.append(e)
         elif x is None or x.get("method") != e.method:
             later.append(e)
-        elif not (isinstance(x.get("mape_pct"), (int, float)) and np.isclose(mean, x["mape_pct"], rtol=0, atol=1e-4)):
+        elif found is None or not np.isclose(e.mean_std("mape_pct")[0], found.mape_pct, rtol=0, atol=1e-4):
             changed.append(e)
         else:
-            rank = int(x["rank"]) if sealed.get("ranked") else 0
-            ranked.append(BoardRow(e, Ranked(e.method, rank, float(x["mape_pct"]), tuple(x["mape_ci95"]),
-                                             float(x["diff_to_best"]), tuple(x["diff_ci95"]),
-                                             tuple(x.get("better_than", ())))))
+            ranked.append(BoardRow(e, replace(found, name=e.method)))
     rows = sorted(ranked, key=lambda r: (r.ranked.rank, r.ranked.mape_pct))
     rows += [BoardRow(e, None) for e in sorted(later + changed + smoke, key=lambda e: _or_inf(e.mean_std("mape_pct")[0]))]
     notes = [str(sealed.get("summary", "")),
@@ -174,11 +172,26 @@ def _sealed_board(entries: list[Entry], sealed: dict, official: bool) -> BoardRa
                      "ranks were computed (or not in them): ranked when the keeper computes them again")
     if changed:
         notes.append(f"{len(changed)} entr{'ies' if len(changed) > 1 else 'y'} unranked: the record's MAPE is not "
-                     "the one the keeper ranked (a record changed after it was ranked)")
+                     "the one the keeper ranked (a record changed after it was ranked), or its published rank is "
+                     "not well-formed")
     if smoke:
         notes.append(f"{len(smoke)} (quick) entr{'ies' if len(smoke) > 1 else 'y'} listed unranked: CI-sized "
                      "settings are smoke tests, and an official board ranks full-strength runs only")
     return BoardRanking(tuple(rows), None, tuple(n for n in notes if n))
+
+
+def _sealed_rank(x: dict, ranked: bool) -> Ranked | None:
+    """A published rank as the board shows it; None when a field is missing, of another type or not
+    finite (the file is text too: it is read, never trusted to be well-formed)."""
+    try:
+        rank = int(x["rank"]) if ranked else 0
+        numbers = [float(x["mape_pct"]), float(x["diff_to_best"]), *map(float, x["mape_ci95"]), *map(float, x["diff_ci95"])]
+        if len(x["mape_ci95"]) != 2 or len(x["diff_ci95"]) != 2 or not np.isfinite(numbers).all() or rank < 0:
+            return None
+        better = tuple(str(b) for b in x.get("better_than", ()))
+    except (KeyError, TypeError, ValueError):
+        return None
+    return Ranked("", rank, numbers[0], (numbers[2], numbers[3]), numbers[1], (numbers[4], numbers[5]), better)
 
 
 def interval_text(lo: float, hi: float) -> str:
