@@ -95,7 +95,7 @@ def _existing_record() -> str:
 
     from perfgraphs.leaderboard.records.results import Entry
 
-    e = Entry(method="existing", dataset="perfgraphs/dippm", dataset_version="0.1.0", dataset_content_hash="h",
+    e = Entry(method="existing", authors="test author", dataset="perfgraphs/dippm", dataset_version="0.1.0", dataset_content_hash="h",
               config="cpu-torch-fp32", target="latency_ms", tier="verified", division="closed", code_commit="c0ffee",
               per_seed=[{"seed": i, "n": 31, "mape_pct": 50.0 + i, "rmse": 1.0, "acc_10_pct": 5.0, "kendall_tau": 0.1}
                         for i in range(5)],

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -49,17 +50,71 @@ def test_a_committed_reference_record_is_scored_again_and_a_forged_one_is_not(tm
 def test_what_cannot_be_reproduced_here_is_one_line(tmp_path, capsys):
     results = tmp_path / "results"
     results.mkdir()
-    own = {"method": "my-model", "authors": "someone", "tier": "reproduced", "code_commit": "0" * 40,
-           "dataset": "perfgraphs/dippm", "per_seed": []}
+    committed = json.loads((RESULTS_DIR / "dippm.jsonl").read_text().splitlines()[
+        _line("dippm", lambda r: r["method"] == "layerwise-linear" and r["config"] == "h200-torch-fp32") - 1])
+    own = {**committed, "method": "my-model", "authors": "someone"}
     (results / "dippm.jsonl").write_text(json.dumps(own) + "\n")
     with pytest.raises(ReproduceError, match="not a reference record"):
         reproduce("dippm", 1, results)
     with pytest.raises(ReproduceError, match="no line 2"):
         reproduce("dippm", 2, results)
-    ghost = {**own, "method": "layerwise-linear", "authors": "perfgraphs reference baselines"}
-    (results / "dippm.jsonl").write_text(json.dumps(ghost) + "\n")
-    with pytest.raises(ReproduceError, match="not in this checkout's history"):
+    # a record the boards leave out is not scored again: a commit that is not in this history, a
+    # name of no reference under the reference authors (a path, say), seeds the record picked
+    for bad, why in (({"code_commit": "0" * 40}, "not in this repository's history"),
+                     ({"method": "../../../../tmp/evil"}, "names no reference baseline"),
+                     ({"code_commit": "HEAD~1"}, "not in this repository's history")):
+        (results / "dippm.jsonl").write_text(json.dumps({**committed, **bad}) + "\n")
+        with pytest.raises(ReproduceError, match=why):
+            reproduce("dippm", 1, results)
+    picked = {**committed, "per_seed": [{**s, "seed": s["seed"] + 10} for s in committed["per_seed"]]}
+    (results / "dippm.jsonl").write_text(json.dumps(picked) + "\n")
+    with pytest.raises(ReproduceError, match="not 0-4"):
         reproduce("dippm", 1, results)
+    ghost = {**committed, "code_commit": "0" * 40}
+    (results / "dippm.jsonl").write_text(json.dumps(ghost) + "\n")
     rc = main(["leaderboard", "reproduce", "dippm", "1", "--results", str(results)])
     err = [x for x in capsys.readouterr().err.splitlines() if x.strip()]
-    assert rc != 0 and len(err) == 1 and "history" in err[0]
+    assert rc != 0 and len(err) == 1 and "history" in err[0], err
+
+
+def test_the_commit_s_run_imports_the_worktree_s_code_only(tmp_path):
+    """An editable install maps ``perfgraphs.benchmarks`` to this checkout: a child given the
+    worktree on PYTHONPATH alone would stage this checkout's code for "the commit's" run."""
+    import subprocess
+    import sys
+
+    from perfgraphs.leaderboard.records.history import git
+    from perfgraphs.leaderboard.reproduce import _CHILD
+
+    root = RESULTS_DIR.parent.parent
+    tree = tmp_path / "tree"
+    assert git(root, "worktree", "add", "--detach", "--quiet", str(tree), "HEAD") is not None
+    try:
+        show = "import perfgraphs, perfgraphs.benchmarks as b, perfgraphs.cli as c; print(perfgraphs.__file__, b.__file__, c.__file__)\n"
+        code = _CHILD.split("from perfgraphs.cli import main")[0] + show
+        done = subprocess.run([sys.executable, "-c", code, str(tree)], capture_output=True, text=True, cwd=tree)
+        files = done.stdout.split()
+        assert len(files) == 3 and all(f.startswith(str(tree)) for f in files), done.stderr[-500:]
+        plain = subprocess.run([sys.executable, "-c", "import perfgraphs.benchmarks as b; print(b.__file__)"],
+                               capture_output=True, text=True, cwd=tree, env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"})
+        if "__editable__" in " ".join(str(p) for p in Path(sys.prefix).rglob("__editable__*.pth")):
+            assert not plain.stdout.strip().startswith(str(tree))  # control: the leak the bootstrap closes
+    finally:
+        git(root, "worktree", "remove", "--force", str(tree))
+        git(root, "worktree", "prune")
+
+
+def test_every_score_of_every_seed_is_compared():
+    from perfgraphs.leaderboard.reproduce import _compare
+
+    record = json.loads((RESULTS_DIR / "dippm.jsonl").read_text().splitlines()[
+        _line("dippm", lambda r: r["method"] == "layerwise-linear" and r["config"] == "h200-torch-fp32") - 1])
+    assert _compare(record, record, 5e-3) == []  # control
+    nicer = {**record, "per_seed": [{**s, "kendall_tau": 0.999} for s in record["per_seed"]]}
+    assert len(_compare(nicer, record, 5e-3)) == len(record["per_seed"])
+    ratios = {**record, "per_seed": [{**s, "pred_over_label": [1.0] * len(s["pred_over_label"])}
+                                     for s in record["per_seed"]]}
+    assert all("ratios" in d for d in _compare(ratios, record, 5e-3))
+    assert _compare({**record, "num_params": 12}, record, 5e-3)
+    # timings are the machine's: not compared
+    assert _compare({**record, "per_seed": [{**s, "fit_seconds": 0.01} for s in record["per_seed"]]}, record, 5e-3) == []

@@ -242,6 +242,24 @@ def test_a_keeper_folder_the_sandbox_reads_is_named_and_one_it_cannot_is_not(tmp
     assert isolation.readable_root(hidden.parent) is None
     assert isolation.readable_root(hidden.parent, also=(tmp_path / "keeper",)) == (tmp_path / "keeper").resolve()
     assert isolation.readable_root(Path("/usr/share/hidden")) == Path("/usr").resolve()
+    # submit's check follows links: a keeper outside every bind whose labels file is a link into one
+    # (or a second name of a file elsewhere) is refused; a plain file there is not (the control)
+    from perfgraphs.leaderboard.submit import _keeper_problem
+    from perfgraphs.registry import task
+
+    board = task("dippm", "cpu-torch-fp32", "latency_ms")
+    assert _keeper_problem(hidden.parent, board, None) is None
+    linked = tmp_path / "linked-keeper"
+    linked.mkdir()
+    (linked / hidden.name).symlink_to(exposed)
+    assert "READ LABELS" in _sandbox_reads(tmp_path, exposed) and str(site.resolve()) in _keeper_problem(linked, board, None)
+    (linked / hidden.name).unlink()
+    os.link(hidden, linked / hidden.name)
+    assert "other name" in _keeper_problem(linked, board, None)
+    scores = tmp_path / "scores-keeper"
+    scores.mkdir()
+    (scores / "scores").symlink_to(site)  # kept scores written into a folder the sandbox reads
+    assert str(site.resolve()) in _keeper_problem(scores, board, None)
 
 
 # -- timings on a known CPU set ---------------------------------------------------------------------

@@ -12,6 +12,7 @@ import os
 import hashlib
 import json
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -529,9 +530,15 @@ def test_a_hidden_board_is_ranked_by_its_keeper_without_publishing_per_configura
     for bad in ({**own, "rank": "first"}, {**own, "mape_ci95": 3}, {**own, "diff_ci95": [0.0, float("nan")]}):
         board = rank_board(entries[:1], official=True, sealed={**sealed, "entries": [bad, "junk"]})
         assert board.rows[0].ranked is None
-    # ... and the keeper refuses to rank it again: its kept scores do not give that MAPE
-    with pytest.raises(Exception, match="changed after it was scored"):
-        seal(entries, keeper, min_configs=10)
+    # ... and the keeper leaves it out when it ranks again (its kept scores do not give that MAPE),
+    # as it does a copy of a ranked record under other authors
+    copy = replace(entries[0], authors="someone else", code_url="https://example.org/copy")
+    again = seal([*entries, copy], keeper, min_configs=10)
+    assert {x["method"] for x in again["entries"]} == {"keeper-a", "keeper-a-twin"}
+    assert [x["why"] for x in again["left_out"]] and all("not the one these scores" in x["why"] for x in again["left_out"])
+    assert len(again["left_out"]) == 2
+    board = rank_board([entries[0], copy], official=True, sealed=sealed)  # the copy is not ranked by the file
+    assert [r.ranked is not None for r in board.rows] == [True, False]
     # the command: one line per entry and the file (the tiny test part is below the size a ranking needs)
     rc, err = run_cli(["leaderboard", "rank-hidden", "--dataset", "dippm", "--config", "cpu-torch-fp32",
                        "--target", "latency_ms", "--results", str(env["results"])], capsys)

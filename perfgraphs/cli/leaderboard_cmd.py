@@ -108,7 +108,7 @@ def _show(args) -> int:
         sealed = read_sealed(dataset, config, target, hidden_set) if test_set == "hidden" else None
         ranked = rank_board(current, label_repetitions(recorded, test_set, protocol) if recorded else None,
                             official=board is not None, sealed=sealed)
-        caption = [noise.replace("**", "")] + ranked.lines() + (
+        caption = [noise.replace("**", "")] + [escape(line) for line in ranked.lines()] + (
             [f"{len(previous)} entries on earlier builds not ranked"] if previous else [])
         table = Table(title=f"{title} · test n = {n if n is not None else '–'}", caption="\n".join(caption),
                       caption_justify="left")
@@ -191,6 +191,8 @@ def _rank_hidden(args) -> int:
     _, on_build, _ = split_by_build(entries, pins.get(f"{ds.name} {cfg.name}"))
     doc = seal(current_and_superseded(on_build)[0], keeper)
     path = write_sealed(doc, args.commitments)
+    for x in doc["left_out"]:
+        print(f"left out: {x['why']}")
     for x in doc["entries"]:
         print(f"rank {x['rank']}: {x['method']} {x['mape_pct']:.2f} % MAPE "
               f"(Δ to best {x['diff_to_best']:+.2f} [{x['diff_ci95'][0]:.2f}, {x['diff_ci95'][1]:.2f}])")

@@ -18,14 +18,19 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from perfgraphs.errors import PerfgraphsError
+from perfgraphs.evaluation.scoring import PER_CONFIG_KEY
 from perfgraphs.leaderboard.records.history import full_history, git
 from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS, REFERENCE_DIR
 from perfgraphs.leaderboard.records.results import RESULTS_DIR
@@ -34,6 +39,8 @@ from perfgraphs.leaderboard.records.tiers import HARNESS_TIERS
 # A seed's MAPE scored again may move by float noise (threads, a library's reduction order): 0.5 %
 # of it. A changed score moves further; a deterministic entry gives the same digits.
 TOLERANCE_REL = 5e-3
+# each seed's scores compared (timings, memory and cores are the machine's and vary run to run)
+SCORES = ("n", "mape_pct", "rmse", "acc_5_pct", "acc_10_pct", "acc_15_pct", "kendall_tau")
 
 
 class ReproduceError(PerfgraphsError):
@@ -51,10 +58,11 @@ class Reproduction:
     recorded_build: str
     found_build: str
     tolerance_rel: float = TOLERANCE_REL
+    differences: tuple[str, ...] = ()  # every other field scored again that differs (_compare)
 
     @property
     def problems(self) -> list[str]:
-        out = []
+        out = [d for d in self.differences if "MAPE" not in d and "mape_pct" not in d and "the build is" not in d]
         if self.found_build != self.recorded_build:
             out.append(f"the build at {self.commit[:12]} is {self.found_build[:12]}, the record's {self.recorded_build[:12]}")
         if len(self.found_mape_pct) != len(self.recorded_mape_pct):
@@ -70,6 +78,11 @@ class Reproduction:
 
 
 def read_record(dataset: str, line: int, results: Path | None = None) -> dict:
+    """Record ``line`` (from 1) of ``dataset``'s results file, checked as the boards check it when
+    they read it (its fields, then its claims): a record the boards leave out is not scored again."""
+    from perfgraphs.leaderboard.records.results import _parse_record
+    from perfgraphs.leaderboard.records.trust import trust_problem
+
     path = Path(results or RESULTS_DIR) / f"{dataset.split('/')[-1]}.jsonl"
     try:
         lines = path.read_text().splitlines()
@@ -77,60 +90,159 @@ def read_record(dataset: str, line: int, results: Path | None = None) -> dict:
         raise ReproduceError(f"cannot read {path} ({exc.strerror or exc})") from None
     if not 1 <= line <= len(lines):
         raise ReproduceError(f"{path} has {len(lines)} records: no line {line}")
-    try:
-        record = json.loads(lines[line - 1])
-    except ValueError:
-        raise ReproduceError(f"{path}:{line} is not a JSON record") from None
-    if not isinstance(record, dict):
-        raise ReproduceError(f"{path}:{line} is not a JSON record")
+    record, problem = _parse_record(lines[line - 1])
+    if record is None or problem is not None:
+        raise ReproduceError(f"{path}:{line}: {problem or 'not a record'}: the boards leave it out")
+    problem = trust_problem(record)
+    if problem is not None:
+        raise ReproduceError(f"{path}:{line}: {record.get('method')!r} {problem}: the boards leave it out")
     return record
 
 
-def _submit_command(record: dict, folder: str, results: Path, time_limit_s: float) -> list[str]:
-    seeds = [str(int(s["seed"])) for s in record.get("per_seed", [])]
-    cmd = [sys.executable, "-c", "import sys; from perfgraphs.cli import main; sys.exit(main(sys.argv[1:]))",
+def _reference_folder(tree: Path, method: str) -> str:
+    """The reference's folder in the worktree, for a method that names a reference (its folder must
+    stay inside the worktree's reference folder: a name is not a path)."""
+    from perfgraphs.leaderboard.records.trust import reference_spellings
+
+    base = method.split(" (")[0]
+    if base not in reference_spellings():
+        raise ReproduceError(f"{method!r} names no reference baseline")
+    root = (tree / "leaderboard" / REFERENCE_DIR.name).resolve()
+    folder = (root / base).resolve()
+    if folder.parent != root:
+        raise ReproduceError(f"{method!r} names no reference folder")
+    return f"leaderboard/{REFERENCE_DIR.name}/{base}"
+
+
+# The child imports the worktree's package only: an editable install's finder would map
+# ``perfgraphs.benchmarks`` (a package-dir of its own) to this checkout, and the sandbox would stage
+# this checkout's code for "the commit's" run. The finder is dropped and the mapping made to the tree.
+_CHILD = """import importlib.util, sys
+tree = sys.argv.pop(1)
+sys.meta_path[:] = [f for f in sys.meta_path if "__editable__" not in type(f).__module__]
+sys.path_hooks[:] = [h for h in sys.path_hooks if "__editable__" not in getattr(h, "__module__", "")]
+sys.path.insert(0, tree)
+import perfgraphs
+spec = importlib.util.spec_from_file_location("perfgraphs.benchmarks", tree + "/benchmarks/__init__.py",
+                                              submodule_search_locations=[tree + "/benchmarks"])
+if spec is not None and spec.loader is not None:
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["perfgraphs.benchmarks"] = module
+    setattr(perfgraphs, "benchmarks", module)
+    spec.loader.exec_module(module)
+from perfgraphs.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def _submit_command(record: dict, tree: Path, folder: str, results: Path, time_limit_s: float) -> list[str]:
+    from perfgraphs.leaderboard.records.ranks import is_quick
+
+    seeds = [str(int(s["seed"])) for s in record["per_seed"]]
+    cmd = [sys.executable, "-c", _CHILD, str(tree),
            "submit", folder, "--dataset", record["dataset"], "--config", record["config"],
            "--target", record["target"], "--seeds", *seeds, "--results", str(results), "--no-mlflow",
            "--time-limit-s", str(time_limit_s)]
-    if " (quick" in record["method"]:
+    if is_quick(record["method"]):
         cmd.append("--quick")
     if record.get("protocol"):
         cmd += ["--protocol", record["protocol"]]
     return cmd
 
 
-def reproduce(dataset: str, line: int, results: Path | None = None, time_limit_s: float = 3600,
-              tolerance_rel: float = TOLERANCE_REL) -> Reproduction:
-    """Score record ``line`` (1-based) of ``dataset``'s results file again at its commit."""
-    record = read_record(dataset, line, results)
-    method, commit = str(record.get("method", "")), str(record.get("code_commit", ""))
+def _check_reproducible(record: dict) -> None:
+    method = str(record.get("method", ""))
     if record.get("authors") != REFERENCE_AUTHORS:
         raise ReproduceError(f"{method!r} is not a reference record: its code is at its code_url "
                              f"({record.get('code_url')}), not in this repository")
     if record.get("tier") not in HARNESS_TIERS or record.get("test_set", "public") != "public":
         raise ReproduceError(f"{method!r} is not a harness score on a public test set: nothing here can score "
                              "it again")
-    if record.get("protocol", "").startswith("leave-one-platform-out"):
+    if str(record.get("protocol") or "").startswith("leave-one-platform-out"):
         raise ReproduceError(f"{method!r} is a transfer record: `python -m benchmarks.platform_transfer` scores "
                              "those again")
+    seeds = [s.get("seed") for s in record["per_seed"]]
+    if seeds != list(range(len(seeds))):  # the harness's seeds 0, 1, ...: no record picks its seeds
+        raise ReproduceError(f"{method!r} was scored on seeds {seeds}, not 0-{len(seeds) - 1}")
+    commit = str(record.get("code_commit", ""))
     root = REFERENCE_DIR.parent.parent
-    if not full_history(REFERENCE_DIR.parent) or git(root, "cat-file", "-e", f"{commit}^{{commit}}") is None:
+    if re.fullmatch(r"[0-9a-f]{7,40}", commit) is None:
+        raise ReproduceError(f"{method!r}: code_commit {commit[:50]!r} is not a commit hash")
+    if not full_history(REFERENCE_DIR.parent) or git(root, "merge-base", "--is-ancestor", commit, "HEAD") is None:
         raise ReproduceError(f"commit {commit[:12]!r} is not in this checkout's history (a shallow clone, an "
-                             "installed package, or a commit that never landed)")
-    folder = f"leaderboard/{REFERENCE_DIR.name}/{method.split(' (')[0]}"
+                             "installed package, or a commit that never landed on it)")
+
+
+def _compare(record: dict, again: dict, tolerance_rel: float) -> list[str]:
+    """What differs between the record and its score again, beyond the tolerance: every seed's
+    metrics and per-configuration ratios, the method, the build and the parameter count (timings and
+    the hardware are the machine's, not compared)."""
+    out = []
+    if again.get("method") != record.get("method"):
+        out.append(f"scored again as {again.get('method')!r}, recorded as {record.get('method')!r}")
+    if again.get("dataset_content_hash") != record.get("dataset_content_hash"):
+        out.append(f"the build is {str(again.get('dataset_content_hash'))[:12]}, the record's "
+                   f"{str(record.get('dataset_content_hash'))[:12]}")
+    if again.get("num_params") != record.get("num_params"):
+        out.append(f"{again.get('num_params')} parameters counted again, {record.get('num_params')} in the record")
+    mine, theirs = record["per_seed"], again.get("per_seed", [])
+    if len(mine) != len(theirs):
+        return out + [f"{len(theirs)} seeds scored, the record has {len(mine)}"]
+    for a, b in zip(mine, theirs):
+        for key in SCORES:
+            x, y = a.get(key), b.get(key)
+            if isinstance(x, (int, float)) and isinstance(y, (int, float)) and not isinstance(x, bool):
+                if not (abs(x - y) <= tolerance_rel * max(abs(y), 1e-9) or (x != x and y != y)):
+                    out.append(f"seed {b.get('seed')}: {key} {y:.6g} scored again, {x:.6g} in the record")
+        ra, rb = a.get(PER_CONFIG_KEY), b.get(PER_CONFIG_KEY)
+        if isinstance(ra, list) and isinstance(rb, list):
+            try:
+                close = len(ra) == len(rb) and bool(np.allclose(np.asarray(ra, dtype=float), np.asarray(rb, dtype=float),
+                                                                rtol=tolerance_rel, atol=0))
+            except (TypeError, ValueError):
+                close = False
+            if not close:
+                out.append(f"seed {b.get('seed')}: per-configuration ratios differ from the record's")
+    return out
+
+
+def _run(cmd: list[str], cwd: Path, env: dict) -> subprocess.CompletedProcess:
+    """The child in a session of its own, killed with everything it started if this process is
+    stopped (Ctrl-C, SIGTERM), so no scoring outlives the command."""
+    child = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True)
+    try:
+        out, err = child.communicate()
+    except BaseException:
+        try:
+            os.killpg(child.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        child.wait()
+        raise
+    return subprocess.CompletedProcess(cmd, child.returncode, out, err)
+
+
+def reproduce(dataset: str, line: int, results: Path | None = None, time_limit_s: float = 3600,
+              tolerance_rel: float = TOLERANCE_REL) -> Reproduction:
+    """Score record ``line`` (1-based) of ``dataset``'s results file again at its commit."""
+    record = read_record(dataset, line, results)
+    _check_reproducible(record)
+    method, commit = str(record["method"]), str(record["code_commit"])
+    root = REFERENCE_DIR.parent.parent
     with tempfile.TemporaryDirectory(prefix="perfgraphs-reproduce-") as tmp:
         tree = Path(tmp) / "tree"
         if git(root, "worktree", "add", "--detach", "--quiet", str(tree), commit) is None:
             raise ReproduceError(f"cannot check out {commit[:12]} into a worktree")
         try:
+            folder = _reference_folder(tree, method)
             if not (tree / folder / "submission.yaml").is_file():
                 raise ReproduceError(f"{folder}/ does not exist at {commit[:12]}")
             env = {k: v for k, v in os.environ.items()
                    if not k.startswith("PERFGRAPHS_") and k not in ("PYTHONPATH", "MLFLOW_TRACKING_URI")}
-            env.update(PYTHONPATH=str(tree), PERFGRAPHS_HOME=str(Path(tmp) / "home"), PYTHONDONTWRITEBYTECODE="1")
+            env.update(PERFGRAPHS_HOME=str(Path(tmp) / "home"), PYTHONDONTWRITEBYTECODE="1")
             out = Path(tmp) / "results"
-            done = subprocess.run(_submit_command(record, folder, out, time_limit_s), cwd=tree, env=env,
-                                  capture_output=True, text=True)
+            done = _run(_submit_command(record, tree, folder, out, time_limit_s), tree, env)
             if done.returncode != 0:
                 last = (done.stderr.strip().splitlines() or ["no message"])[-1]
                 raise ReproduceError(f"the submit of {commit[:12]} failed (exit {done.returncode}): {last[:300]}")
@@ -143,7 +255,7 @@ def reproduce(dataset: str, line: int, results: Path | None = None, time_limit_s
             git(root, "worktree", "prune")
     again = written[0]
     return Reproduction(record["dataset"], line, method, commit,
-                        tuple(float(s["mape_pct"]) for s in record.get("per_seed", [])),
+                        tuple(float(s["mape_pct"]) for s in record["per_seed"]),
                         tuple(float(s["mape_pct"]) for s in again.get("per_seed", [])),
                         str(record.get("dataset_content_hash", "")), str(again.get("dataset_content_hash", "")),
-                        tolerance_rel)
+                        tolerance_rel, tuple(_compare(record, again, tolerance_rel)))

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -149,11 +150,9 @@ def _test_set(data, board: Task, opts: SubmitOptions, problems: list[str],
         test = data.test
         return _TestSet(list(map(str, test["sample_id"])), np.asarray(test[target], dtype=float),
                         list(map(str, test["family"])), test)
-    seen = isolation.readable_root(opts.hidden_labels, also=(root,) if root is not None else ())
-    if seen is not None:  # bound read-only into every sandbox: a predictor could read the labels
-        problems.append(f"--hidden-labels: the keeper folder {opts.hidden_labels} is inside {seen}, which every "
-                        "sandbox reads: move it to a folder no predictor can read ($PERFGRAPHS_HIDDEN_DIR outside "
-                        "the system folders, the Python installation and the submission)")
+    problem = _keeper_problem(opts.hidden_labels, board, root)
+    if problem is not None:
+        problems.append(f"--hidden-labels: {problem}")
         return None
     try:
         hidden = load_hidden(opts.hidden_labels, board)
@@ -172,6 +171,34 @@ def _test_set(data, board: Task, opts: SubmitOptions, problems: list[str],
     return _TestSet([str(i) for i in rows.column("sample_id").to_pylist()],
                     np.asarray(rows.column(target).to_pylist(), dtype=float),
                     [str(f) for f in rows.column("family").to_pylist()], rows, "hidden", hidden.sha256)
+
+
+def _keeper_problem(keeper: Path, board: Task, root: Path | None) -> str | None:
+    """Why the keeper folder would show its labels to a predictor (None: it would not): the sandbox
+    is what keeps them from it, so a machine without one scores no hidden set; the folder, the
+    labels file (through any link) and the kept scores must lie outside every folder a sandbox reads,
+    and the labels file may have no other name (a hard link is the same file elsewhere)."""
+    from perfgraphs.leaderboard.records.hidden import hidden_file
+    from perfgraphs.leaderboard.records.sealed_ranks import SCORES_DIR
+
+    if isolation.unavailable_reason() is not None:
+        return (f"hidden labels are scored only inside the sandbox, and it is not available here "
+                f"({isolation.unavailable_reason()})")
+    labels = hidden_file(keeper, board.dataset.name, board.config.name)
+    also = (root,) if root is not None else ()
+    for path in (keeper, labels, Path(keeper) / SCORES_DIR):
+        seen = isolation.readable_root(path, also=also)  # resolved: a link is followed to what it names
+        if seen is not None:
+            return (f"{path} is (or leads) inside {seen}, which every sandbox reads: keep the hidden labels in a "
+                    "folder no predictor can read ($PERFGRAPHS_HIDDEN_DIR outside the system folders, the Python "
+                    "installation and the submission)")
+    try:
+        links = os.stat(labels).st_nlink
+    except OSError:
+        links = 1  # not there: load_hidden says so
+    if links > 1:
+        return f"{labels} has {links - 1} other name(s) (hard links): the labels file must have one name, in the keeper"
+    return None
 
 
 def _input_columns(board: Task) -> tuple[tuple[str, ...], tuple[str, ...] | None]:

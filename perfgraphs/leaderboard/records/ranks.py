@@ -19,7 +19,7 @@ import numpy as np
 from perfgraphs.evaluation.ranking import (MIN_RANKED_CONFIGS, Contender, LabelRepetitions, Ranked, Ranking,
                                            RankingInputError, paired_ranking)
 from perfgraphs.evaluation.scoring import PER_CONFIG_KEY
-from perfgraphs.leaderboard.records.results import Entry
+from perfgraphs.leaderboard.records.results import Entry, record_sha256
 from perfgraphs.registry import Task
 
 
@@ -149,7 +149,7 @@ def _sealed_board(entries: list[Entry], sealed: dict, official: bool) -> BoardRa
     method) with the MAPE they were computed from takes its rank from them; the others are listed
     unranked, with why."""
     listed = sealed.get("entries") if isinstance(sealed.get("entries"), list) else []
-    by_identity = {x.get("run_identity"): x for x in listed if isinstance(x, dict)}
+    by_identity = {x["run_identity"]: x for x in listed if isinstance(x, dict) and isinstance(x.get("run_identity"), str)}
     ranked, later, changed, smoke = [], [], [], []
     for e in entries:
         x = by_identity.get(e.run_identity)
@@ -158,7 +158,8 @@ def _sealed_board(entries: list[Entry], sealed: dict, official: bool) -> BoardRa
             smoke.append(e)
         elif x is None or x.get("method") != e.method:
             later.append(e)
-        elif found is None or not np.isclose(e.mean_std("mape_pct")[0], found.mape_pct, rtol=0, atol=1e-4):
+        elif found is None or x.get("record_sha256") != record_sha256(e) \
+                or not np.isclose(e.mean_std("mape_pct")[0], found.mape_pct, rtol=0, atol=1e-4):
             changed.append(e)
         else:
             ranked.append(BoardRow(e, replace(found, name=e.method)))
@@ -172,8 +173,8 @@ def _sealed_board(entries: list[Entry], sealed: dict, official: bool) -> BoardRa
                      "ranks were computed (or not in them): ranked when the keeper computes them again")
     if changed:
         notes.append(f"{len(changed)} entr{'ies' if len(changed) > 1 else 'y'} unranked: the record's MAPE is not "
-                     "the one the keeper ranked (a record changed after it was ranked), or its published rank is "
-                     "not well-formed")
+                     "the one the keeper ranked (a record changed after it was ranked, or a copy of one), or its "
+                     "published rank is not well-formed")
     if smoke:
         notes.append(f"{len(smoke)} (quick) entr{'ies' if len(smoke) > 1 else 'y'} listed unranked: CI-sized "
                      "settings are smoke tests, and an official board ranks full-strength runs only")
@@ -189,7 +190,7 @@ def _sealed_rank(x: dict, ranked: bool) -> Ranked | None:
         if len(x["mape_ci95"]) != 2 or len(x["diff_ci95"]) != 2 or not np.isfinite(numbers).all() or rank < 0:
             return None
         better = tuple(str(b) for b in x.get("better_than", ()))
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError, OverflowError):
         return None
     return Ranked("", rank, numbers[0], (numbers[2], numbers[3]), numbers[1], (numbers[4], numbers[5]), better)
 

@@ -33,7 +33,7 @@ import numpy as np
 from perfgraphs.evaluation.ranking import MIN_RANKED_CONFIGS, Contender, RankingInputError, paired_ranking
 from perfgraphs.leaderboard.records import hidden
 from perfgraphs.leaderboard.records.hidden import HiddenLabelsError, _stem
-from perfgraphs.leaderboard.records.results import Entry
+from perfgraphs.leaderboard.records.results import Entry, record_sha256
 
 SCORES_DIR = "scores"  # inside the keeper folder
 # a record's MAPE against the one its kept ratios give: the ratios are stored to 6 significant digits
@@ -54,7 +54,7 @@ def keep_scores(keeper: Path, entry: Entry, ratios: list[list[float]]) -> Path:
     """Keep a hidden-set record's per-seed, per-configuration prediction / label in the keeper."""
     path = scores_path(keeper, entry.dataset, entry.config, entry.target, entry.run_identity)
     path.parent.mkdir(parents=True, exist_ok=True)
-    doc = {"method": entry.method, "run_identity": entry.run_identity,
+    doc = {"method": entry.method, "run_identity": entry.run_identity, "record_sha256": record_sha256(entry),
            "hidden_labels_sha256": entry.hidden_labels_sha256, "pred_over_label": ratios}
     tmp = path.with_name(path.name + f".tmp-{os.getpid()}")
     tmp.write_text(json.dumps(doc))
@@ -74,9 +74,10 @@ def _kept_ratios(keeper: Path, e: Entry) -> np.ndarray:
         raise HiddenLabelsError(f"{e.method}: the kept scores {path} belong to another record or hidden set")
     recorded = [s.get("mape_pct") for s in e.per_seed]
     kept = [float(np.mean(np.abs(r - 1.0)) * 100.0) for r in np.atleast_2d(ratios)]
-    if len(kept) != len(recorded) or not np.allclose(kept, recorded, rtol=0, atol=MAPE_ATOL):
-        raise HiddenLabelsError(f"{e.method}: the record's per-seed MAPE is not what the keeper's scores give "
-                                f"({path}): the record was changed after it was scored")
+    if len(kept) != len(recorded) or not np.allclose(kept, recorded, rtol=0, atol=MAPE_ATOL) \
+            or doc.get("record_sha256") != record_sha256(e):
+        raise HiddenLabelsError(f"{e.method}: the record is not the one these scores were kept for ({path}): "
+                                "it was changed after it was scored, or it copies another record")
     return np.atleast_2d(ratios)
 
 
@@ -91,7 +92,17 @@ def seal(entries: list[Entry], keeper: Path, min_configs: int = MIN_RANKED_CONFI
     sets = {e.hidden_labels_sha256 for e in entries}
     if len(sets) != 1 or "" in sets:
         raise HiddenLabelsError("the entries are not all scored on one hidden test set")
-    contenders = [Contender(str(i), _kept_ratios(keeper, e)) for i, e in enumerate(entries)]
+    kept, left_out = [], []
+    for e in entries:  # a record the keeper cannot vouch for is left out, not a reason to rank nothing
+        try:
+            kept.append((e, _kept_ratios(keeper, e)))
+        except HiddenLabelsError as exc:
+            left_out.append({"method": e.method, "run_identity": e.run_identity, "why": str(exc)})
+    if not kept:
+        raise HiddenLabelsError("no entry of this hidden board has kept scores that match its record: "
+                                + "; ".join(x["why"] for x in left_out)[:400])
+    entries = [e for e, _ in kept]
+    contenders = [Contender(str(i), r) for i, (_, r) in enumerate(kept)]
     try:
         ranking = paired_ranking(contenders, None, min_configs=min_configs)
     except RankingInputError as exc:
@@ -105,8 +116,10 @@ def seal(entries: list[Entry], keeper: Path, min_configs: int = MIN_RANKED_CONFI
         "n_configs": ranking.n_configs, "resamples": ranking.resamples, "ranked": ranking.ranked,
         "reason": ranking.reason, "summary": ranking.summary(),
         "computed_at_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "left_out": left_out,
         "entries": [{"method": entries[int(r.name)].method, "run_identity": entries[int(r.name)].run_identity,
-                     "rank": r.rank, "mape_pct": r.mape_pct, "mape_ci95": list(r.mape_ci95),
+                     "record_sha256": record_sha256(entries[int(r.name)]), "rank": r.rank,
+                     "mape_pct": r.mape_pct, "mape_ci95": list(r.mape_ci95),
                      "diff_to_best": r.diff_to_best, "diff_ci95": list(r.diff_ci95),
                      "better_than": [entries[int(b)].method for b in r.better_than]}
                     for r in ranking.entries],

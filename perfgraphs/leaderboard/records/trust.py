@@ -28,7 +28,7 @@ def trust_problem(record: dict) -> str | None:
 
 
 @functools.lru_cache(maxsize=1)
-def _reference_spellings() -> frozenset[str]:
+def reference_spellings() -> frozenset[str]:
     """The reference baselines' names from the repository and the baseline catalog (not from records: a
     record cannot vouch for itself)."""
     from perfgraphs.baselines.catalog import reference_names
@@ -45,7 +45,9 @@ def _reference_code_problem(base: str, commit: str) -> str | None:
     if not full_history(root):
         return None  # an installed package or a shallow clone: no history to check against
     well_formed = re.fullmatch(r"[0-9a-f]{7,40}", commit or "") is not None
-    if not well_formed or git(root, "cat-file", "-e", f"{commit}^{{commit}}") is None:
+    # in the history of what is checked out: a commit that exists only on an unmerged branch (a
+    # fetched pull request) is code nobody accepted
+    if not well_formed or git(root, "merge-base", "--is-ancestor", commit, "HEAD") is None:
         return f"is recorded as a reference baseline at commit {commit!r}, which is not in this repository's history"
     folder = REFERENCE_DIR / base
     if folder.is_dir():
@@ -62,11 +64,11 @@ def reserved_record_problem(method: str, authors: str, code_commit: str) -> str 
     are text anyone can edit, so this runs on read, not only in ``submit``."""
     if not isinstance(method, str) or not isinstance(authors, str):
         return None  # the record check names wrong types
-    why = names.reserved_taken(method, authors, set(_reference_spellings()))
+    why = names.reserved_taken(method, authors, set(reference_spellings()))
     if why is not None or authors != REFERENCE_AUTHORS:
         return why
     base = method.split(" (")[0]
-    if base not in _reference_spellings():
-        return None  # no reference's row to take over
+    if base not in reference_spellings():  # the reference authors sign the references only
+        return f"method {method!r} is recorded by the reference authors but names no reference baseline"
     why = _reference_code_problem(base, str(code_commit))
     return f"method {method!r} {why}" if why else None
