@@ -340,7 +340,8 @@ def _timed_record(method: str, field: str, value) -> dict:
                  "fit_seconds": 1.0, "predictions_per_second": 100.0, "peak_memory_mb": 50.0,
                  "fit_cpu_seconds": 1.0, "predict_cpu_seconds": 0.1, "cores": 1} for i in range(5)]
     per_seed[2][field] = value
-    return asdict(Entry(method=method, dataset="perfgraphs/dippm", dataset_version="0.1.0", dataset_content_hash="h",
+    return asdict(Entry(method=method, authors="test author", dataset="perfgraphs/dippm", dataset_version="0.1.0",
+                        dataset_content_hash="h",
                         config="cpu-torch-fp32", target="latency_ms", tier="reproduced", division="closed",
                         code_commit="c0ffee", per_seed=per_seed, fit_seconds=1.0, predictions_per_second=100.0,
                         num_params=None, hardware="cpu", run_identity=method, peak_memory_mb=50.0))

@@ -320,25 +320,33 @@ def test_a_profile_correction_needs_a_gain_beyond_the_shots_noise():
     assert RatioTransfer._choose_correction(["none", "family"], {"none": rule, "family": lucky}, y) == "family"
 
 
+def _three_registered_gpus(seed: int, noise: float, power: float = 1.0, n: int = 90):
+    """(names, table, board): three of the nnlqp config's RTX platforms (the Evaluator scores real
+    names), the second 1.5x the first with log-normal ``noise``, the third 0.7 x the first ** power."""
+    from perfgraphs.registry import get_dataset, task
+
+    ds = get_dataset("nnlqp")
+    cfg = next(c for c in ds.configs if "leave-one-platform-out" in c.split_protocols)
+    names = [p for p in cfg.platforms if p.startswith("timm-rtx")][:3]
+    rng = np.random.default_rng(seed)
+    base = np.exp(rng.uniform(-2, 3, n))
+    platforms = [_platform(name, "rtx3090" if "3090" in name else "rtx4090") for name in names]
+    labels = {names[0]: base, names[1]: 1.5 * base * np.exp(rng.normal(0, noise, n)), names[2]: 0.7 * base ** power}
+    return names, synthetic_table(labels, platforms, n), task(ds.name, cfg.name, "latency_per_sample_ms")
+
+
 def test_a_run_becomes_tables_and_leaderboard_records_per_k(tmp_path):
     """Scored by the registry's Evaluator (real platform names of the config), summarised with
     intervals over draws, written as tables and as records the site shows on a board of their own."""
     from perfgraphs.leaderboard.records.results import append_entry, read_entries
     from perfgraphs.leaderboard.site.pages import build_site
     from perfgraphs.leaderboard.transfer_runner import TransferSpec, run_transfer, to_entries, write_tables
-    from perfgraphs.registry import get_dataset, task
+    from perfgraphs.registry import get_dataset
 
-    ds = get_dataset("nnlqp")
-    cfg = next(c for c in ds.configs if "leave-one-platform-out" in c.split_protocols)
-    names = [p for p in cfg.platforms if p.startswith("timm-rtx")][:3]
-    rng = np.random.default_rng(2)
     n = 90
-    base = np.exp(rng.uniform(-2, 3, n))
-    platforms = [_platform(name, "rtx3090" if "3090" in name else "rtx4090") for name in names]
-    labels = {names[0]: base, names[1]: 1.5 * base * np.exp(rng.normal(0, 0.02, n)), names[2]: 0.7 * base}
-    table = synthetic_table(labels, platforms, n)
-    spec = TransferSpec(task(ds.name, cfg.name, "latency_per_sample_ms"), "ratio-transfer", "known-models", (8, 16),
-                        (0, 1, 2, 3, 4))
+    names, table, board = _three_registered_gpus(2, noise=0.02, n=n)
+    ds = get_dataset("nnlqp")
+    spec = TransferSpec(board, "ratio-transfer", "known-models", (8, 16), (0, 1, 2, 3, 4))
     res = run_transfer(spec, table=table, content_hash="c0ffee")  # five draws: a record needs five seeds
     assert len(res.rows) == 3 * 2 * 5 and all(r["n"] == n - r["shots"] for r in res.rows)
     exact = [s for s in res.summary() if s["platform"] == names[2]]  # 0.7 × names[0], exactly
@@ -365,19 +373,9 @@ def test_a_stopped_run_resumes_from_the_fits_it_kept():
     """A long run (the graph network: hours) is kept after every fit; given those rows back it fits
     only the rest, K by K, and ends with the rows a run from scratch gives."""
     from perfgraphs.leaderboard.transfer_runner import TransferSpec, run_transfer
-    from perfgraphs.registry import get_dataset, task
 
-    ds = get_dataset("nnlqp")
-    cfg = next(c for c in ds.configs if "leave-one-platform-out" in c.split_protocols)
-    names = [p for p in cfg.platforms if p.startswith("timm-rtx")][:3]
-    rng = np.random.default_rng(3)
-    n = 90
-    base = np.exp(rng.uniform(-2, 3, n))
-    platforms = [_platform(name, "rtx3090" if "3090" in name else "rtx4090") for name in names]
-    labels = {names[0]: base, names[1]: 1.5 * base * np.exp(rng.normal(0, 0.05, n)), names[2]: 0.7 * base ** 1.1}
-    table = synthetic_table(labels, platforms, n)
-    spec = TransferSpec(task(ds.name, cfg.name, "latency_per_sample_ms"), "ratio-transfer", "known-models", (8, 16),
-                        (0, 1, 2))
+    _, table, board = _three_registered_gpus(3, noise=0.05, power=1.1)
+    spec = TransferSpec(board, "ratio-transfer", "known-models", (8, 16), (0, 1, 2))
     order = []
     full = run_transfer(spec, table=table, progress=order.append)
     assert [r["shots"] for r in order] == sorted(r["shots"] for r in order)  # K outermost

@@ -183,36 +183,8 @@ def test_control_without_the_launcher_the_sandbox_is_host_root(tmp_path, monkeyp
 
 # -- an installed package's labels stay out ---------------------------------------------------------
 
-def _read_installed_rows(tmp_path: Path, monkeypatch, masked: bool) -> str:
-    site = tmp_path / "lib" / "site-packages"
-    artifacts = site / "perfgraphs" / "predict" / "artifacts"
-    artifacts.mkdir(parents=True)
-    (artifacts / "board.rows.npz").write_bytes(b"LABELS 1.2345 6.789")
-    isolation.make_readable(tmp_path / "lib")
-    monkeypatch.setattr(sys, "path", [*sys.path, str(site)])
-    if not masked:
-        monkeypatch.setattr(isolation, "_installed_package_dirs", lambda: [])
-    dirs = {p: tmp_path / p for p in ("job", "inbox", "code", "submission")}
-    for d in dirs.values():
-        d.mkdir(exist_ok=True)
-        d.chmod(0o755)
-    path = artifacts / "board.rows.npz"
-    code = f"import os\ntry:\n    print('READ', open({str(path)!r}).read())\nexcept OSError as e:\n    print('DENIED', e)\n"
-    done = subprocess.run(isolation.command(isolation.SandboxPaths(**dirs), [sys.executable, "-c", code]),
-                          capture_output=True, text=True, timeout=60, env=isolation.outer_environment())
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout
-
-
-def test_an_installed_wheel_shows_no_package_data_in_the_sandbox(tmp_path, monkeypatch):
-    assert "DENIED" in _read_installed_rows(tmp_path, monkeypatch, masked=True)
-
-
-def test_control_the_wheel_data_is_readable_without_the_mask(tmp_path, monkeypatch):
-    assert "READ LABELS" in _read_installed_rows(tmp_path, monkeypatch, masked=False)
-
-
 def _sandbox_reads(tmp_path: Path, path: Path) -> str:
+    """What a process in the harness's sandbox prints when it opens ``path``: READ and the text, or DENIED."""
     dirs = {p: tmp_path / p for p in ("job", "inbox", "code", "submission")}
     for d in dirs.values():
         d.mkdir(exist_ok=True)
@@ -222,6 +194,26 @@ def _sandbox_reads(tmp_path: Path, path: Path) -> str:
                           capture_output=True, text=True, timeout=60, env=isolation.outer_environment())
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout
+
+
+def _read_installed_rows(tmp_path: Path, monkeypatch, masked: bool) -> str:
+    site = tmp_path / "lib" / "site-packages"
+    artifacts = site / "perfgraphs" / "predict" / "artifacts"
+    artifacts.mkdir(parents=True)
+    (artifacts / "board.rows.npz").write_bytes(b"LABELS 1.2345 6.789")
+    isolation.make_readable(tmp_path / "lib")
+    monkeypatch.setattr(sys, "path", [*sys.path, str(site)])
+    if not masked:
+        monkeypatch.setattr(isolation, "_installed_package_dirs", lambda: [])
+    return _sandbox_reads(tmp_path, artifacts / "board.rows.npz")
+
+
+def test_an_installed_wheel_shows_no_package_data_in_the_sandbox(tmp_path, monkeypatch):
+    assert "DENIED" in _read_installed_rows(tmp_path, monkeypatch, masked=True)
+
+
+def test_control_the_wheel_data_is_readable_without_the_mask(tmp_path, monkeypatch):
+    assert "READ LABELS" in _read_installed_rows(tmp_path, monkeypatch, masked=False)
 
 
 def test_a_keeper_folder_the_sandbox_reads_is_named_and_one_it_cannot_is_not(tmp_path, monkeypatch):

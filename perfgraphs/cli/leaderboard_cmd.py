@@ -201,8 +201,10 @@ def _rank_hidden(args) -> int:
 
 
 def _reproduce(args) -> int:
+    from perfgraphs.cli.submit_cmd import _terminate_cleanly
     from perfgraphs.leaderboard.reproduce import reproduce
 
+    _terminate_cleanly()  # SIGTERM unwinds too: the child's session is killed and the worktree removed
     found = reproduce(args.dataset, args.line, args.results, args.time_limit_s)
     where = f"{found.dataset} line {found.line}: {found.method} at {found.commit[:12]}"
     if not found.ok:
