@@ -80,7 +80,7 @@ path.write_text(json.dumps(doc, indent=2) + "\n")
 print(f"{path}: {len(held)} architectures, {len(doc['left_out'])} left out")
 PY
   rm -rf .hidden
-  echo "now: git add leaderboard/hidden && git commit (before scoring anything on it)"
+  echo "now: git add leaderboard/hidden && git commit (the .sha256 and the keeper's .pub, before scoring anything on it)"
   ;;
 score)
   targets=$($py -c "from perfgraphs.registry import get_dataset; c = get_dataset('$dataset').config('$config'); print(' '.join(b.target for b in c.boards))")

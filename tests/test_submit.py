@@ -478,6 +478,7 @@ def test_a_hidden_board_is_ranked_by_its_keeper_without_publishing_per_configura
     groups alone, and boards rank by them only the records they were computed from."""
     from perfgraphs.leaderboard.records.ranks import rank_board
     from perfgraphs.leaderboard.records.results import read_entries
+    from perfgraphs.leaderboard.records.keeper_key import ranks_message, sign
     from perfgraphs.leaderboard.records.sealed_ranks import read_sealed, scores_path, seal, write_sealed
 
     commitments, commit = git_commitments
@@ -500,6 +501,15 @@ def test_a_hidden_board_is_ranked_by_its_keeper_without_publishing_per_configura
         assert rc == 0, err
     entries = [e for e in read_entries("perfgraphs/dippm", env["results"]) if e.test_set == "hidden"]
     assert len(entries) == 3 and all("pred_over_label" not in s for e in entries for s in e.per_seed)
+    assert all(e.keeper_signature for e in entries)  # signed by the keeper's key, which stays in the keeper
+    # a hidden record written by hand (here: a signed one renamed) is not read: its signature does not hold
+    lines = (env["results"] / "dippm.jsonl").read_text().splitlines()
+    forged = json.loads(lines[-1])
+    forged.update(method="keeper-forged", run_identity="f" * 16)
+    (env["results"] / "dippm.jsonl").write_text("\n".join([*lines, json.dumps(forged)]) + "\n")
+    names = {e.method for e in read_entries("perfgraphs/dippm", env["results"]) if e.test_set == "hidden"}
+    assert "keeper-forged" not in names and len(names) == 3
+    capsys.readouterr()
     for e in entries:  # the ratios went to the keeper, nowhere else
         kept = json.loads(scores_path(keeper, e.dataset, e.config, e.target, e.run_identity).read_text())
         assert len(kept["pred_over_label"]) == 5 and len(kept["pred_over_label"][0]) == rows.num_rows
@@ -507,6 +517,11 @@ def test_a_hidden_board_is_ranked_by_its_keeper_without_publishing_per_configura
     plain = rank_board(entries, official=True)
     assert all(r.ranked is None for r in plain.rows) and "no per-configuration" in " ".join(plain.notes)
     doc = seal(entries, keeper, min_configs=10)
+    path = write_sealed(doc)
+    # unsigned, the file is not the keeper's: not read (the set's public key is committed beside it)
+    assert (commitments / "dippm-cpu-torch-fp32.pub").is_file()
+    assert read_sealed("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms", entries[0].hidden_labels_sha256) is None
+    doc["keeper_signature"] = sign(keeper, ranks_message(doc))
     path = write_sealed(doc)
     assert path.parent == commitments / "ranks"
     text = path.read_text()

@@ -163,8 +163,12 @@ def _commit_hidden(args) -> int:
 
     ds = get_dataset(args.dataset)
     ds.config(args.config)  # unknown configs fail here, with the list of known ones
+    from perfgraphs.leaderboard.records.hidden import keeper_dir
+    from perfgraphs.leaderboard.records.keeper_key import write_public_key
+
     path = commit_hidden(args.labels_dir, ds.name, args.config, args.commitments)
-    print(f"{path}: {path.read_text().split()[0]} (git commit this file, then score with --hidden-labels "
+    key = write_public_key(keeper_dir(args.labels_dir), ds.name, args.config, args.commitments)
+    print(f"{path}: {path.read_text().split()[0]} and {key.name} (git commit both, then score with --hidden-labels "
           f"and {KEEPER_ENV}={args.labels_dir or '$' + KEEPER_ENV})")
     return 0
 
@@ -189,7 +193,10 @@ def _rank_hidden(args) -> int:
                and e.test_set == "hidden" and e.hidden_labels_sha256 == sha and not e.protocol]
     pins = read_pins(pins_file(results))
     _, on_build, _ = split_by_build(entries, pins.get(f"{ds.name} {cfg.name}"))
+    from perfgraphs.leaderboard.records.keeper_key import ranks_message, sign
+
     doc = seal(current_and_superseded(on_build)[0], keeper)
+    doc["keeper_signature"] = sign(keeper, ranks_message(doc))
     path = write_sealed(doc, args.commitments)
     for x in doc["left_out"]:
         print(f"left out: {x['why']}")

@@ -19,7 +19,8 @@ import numpy as np
 from perfgraphs.evaluation.ranking import (MIN_RANKED_CONFIGS, Contender, LabelRepetitions, Ranked, Ranking,
                                            RankingInputError, paired_ranking)
 from perfgraphs.evaluation.scoring import PER_CONFIG_KEY
-from perfgraphs.leaderboard.records.results import Entry, record_sha256
+from perfgraphs.leaderboard.records.digest import record_sha256
+from perfgraphs.leaderboard.records.results import Entry
 from perfgraphs.registry import Task
 
 

@@ -21,7 +21,7 @@ MIN_SEEDS = 5
 
 TEXT_FIELDS = ("method", "dataset", "dataset_version", "dataset_content_hash", "config", "target", "tier",
                "division", "code_commit", "hardware", "run_identity", "date_utc", "authors", "test_set",
-               "hidden_labels_sha256", "code_url", "paper", "isolation", "protocol")
+               "hidden_labels_sha256", "code_url", "paper", "isolation", "protocol", "keeper_signature")
 REQUIRED = ("method", "dataset", "dataset_version", "dataset_content_hash", "config", "target", "tier", "division",
             "code_commit", "per_seed", "fit_seconds", "predictions_per_second", "num_params", "hardware",
             "run_identity")

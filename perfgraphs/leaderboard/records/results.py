@@ -5,7 +5,6 @@ or lose a record (MLflow keeps the detailed log; this file is what the site is b
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
 import math
 import os
@@ -74,6 +73,9 @@ class Entry:
     # records before them and on self-reported entries.
     fit_cpu_seconds: float | None = None
     cores: int | None = None
+    # Added with keeper signatures: a hidden-set record's signature by its set's keeper over
+    # record_sha256 (records.keeper_key); "" elsewhere
+    keeper_signature: str = ""
 
     def __post_init__(self):
         # a record written as "verified" on a public (or since compromised) test set reads as what
@@ -201,22 +203,6 @@ def read_entries(dataset: str, root: Path | None = None, skipped: list[str] | No
             _WARNED.add((str(path), n, line))
             print(f"warning: {message}", file=sys.stderr)
     return entries
-
-
-# What a kept score and a published rank are bound to: the whole record as scored (a copy of a
-# ranked record under other authors, another commit or division, or with other per-seed numbers,
-# is another record), less its tier, which is read from evidence, never from the record.
-DIGEST_FIELDS = ("method", "dataset", "dataset_version", "dataset_content_hash", "config", "target", "division",
-                 "code_commit", "per_seed", "fit_seconds", "predictions_per_second", "num_params", "hardware",
-                 "run_identity", "date_utc", "authors", "test_set", "hidden_labels_sha256", "code_url", "paper",
-                 "external_data", "hyperparameters", "peak_memory_mb", "isolation", "protocol", "fit_cpu_seconds",
-                 "cores")
-
-
-def record_sha256(entry: Entry) -> str:
-    """The record as scored, as one digest (a hidden board's kept scores and published ranks name it)."""
-    doc = {k: getattr(entry, k, None) for k in DIGEST_FIELDS}
-    return hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()
 
 
 _WARNED: set[tuple[str, int, str]] = set()

@@ -33,7 +33,8 @@ import numpy as np
 from perfgraphs.evaluation.ranking import MIN_RANKED_CONFIGS, Contender, RankingInputError, paired_ranking
 from perfgraphs.leaderboard.records import hidden
 from perfgraphs.leaderboard.records.hidden import HiddenLabelsError, _stem
-from perfgraphs.leaderboard.records.results import Entry, record_sha256
+from perfgraphs.leaderboard.records.digest import record_sha256
+from perfgraphs.leaderboard.records.results import Entry
 
 SCORES_DIR = "scores"  # inside the keeper folder
 # a record's MAPE against the one its kept ratios give: the ratios are stored to 6 significant digits
@@ -146,4 +147,8 @@ def read_sealed(dataset: str, config: str, target: str, hidden_sha256: str, root
     if not isinstance(doc, dict) or doc.get("hidden_labels_sha256") != hidden_sha256 \
             or not isinstance(doc.get("entries"), list):
         return None
+    from perfgraphs.leaderboard.records.keeper_key import ranks_message, signature_problem
+
+    if signature_problem(dataset, config, ranks_message(doc), doc.get("keeper_signature", ""), root):
+        return None  # not the keeper's: ranks are applied only as the keeper published them
     return doc

@@ -23,8 +23,22 @@ def trust_problem(record: dict) -> str | None:
 
     return (hidden_claim_problem(record.get("test_set", "public"), record.get("hidden_labels_sha256", ""),
                                  record.get("date_utc", ""))
+            or _keeper_signature_problem(record)
             or reserved_record_problem(record.get("method", ""), record.get("authors", ""),
                                        record.get("code_commit", "")))
+
+
+def _keeper_signature_problem(record: dict) -> str | None:
+    """A hidden-set record of a set with a committed public key must carry its keeper's signature
+    over the record's digest (:mod:`perfgraphs.leaderboard.records.keeper_key`)."""
+    if record.get("test_set") != "hidden":
+        return None
+    from perfgraphs.leaderboard.records.keeper_key import signature_problem
+    from perfgraphs.leaderboard.records.digest import record_sha256
+
+    why = signature_problem(str(record.get("dataset", "")), str(record.get("config", "")), record_sha256(record),
+                            record.get("keeper_signature", ""))
+    return f"claims a hidden test set but {why}" if why else None
 
 
 @functools.lru_cache(maxsize=1)
