@@ -18,8 +18,9 @@
   serving features (the decode-step prior, :mod:`perfgraphs.features.serving`); the transfer
   predictors of a new platform, :class:`RooflinePrior` and :class:`PriorResidualTransfer`, take a
   platform table; on one platform's graph rows (issue 34), :class:`FittedRoofline` (the roofline
-  with its four hardware constants fitted to the labels) and :class:`RooflineBoost` (XGBoost on
-  the log ratio to it) take Hugging Face rows; :class:`EncoderRoofline` is that physics on the
+  with its four hardware constants fitted to the labels), :class:`RooflineBoost` (XGBoost on
+  the log ratio to it) and :class:`RooflineSage` (DIPPM's network on that ratio) take Hugging Face
+  rows; :class:`EncoderRoofline` is that physics on the
   encoder rows' model facts.
 
 :mod:`perfgraphs.baselines.catalog` is the one table of baselines (names, estimators, what each
@@ -41,7 +42,7 @@ _HOMES = {  # public name -> its module, relative to this package
     "operator_mix_features": ".layerwise_boost", "LayerwiseLinear": ".layerwise_linear",
     "layer_features": ".layerwise_linear", "LLMGNN": ".llm_gnn", "LLMXGBoost": ".llm_xgboost", "NNLQPGNN": ".nnlqp_gnn",
     "PriorResidualTransfer": ".physics_transfer", "RooflinePrior": ".physics_transfer",
-    "FittedRoofline": ".roofline_fit", "RooflineBoost": ".roofline_fit", "EncoderRoofline": ".encoder_roofline",
+    "FittedRoofline": ".roofline_fit", "RooflineBoost": ".roofline_fit", "RooflineSage": ".roofline_sage", "EncoderRoofline": ".encoder_roofline",
     "ServingPrior": ".serving_prior", "ServingPriorBoost": ".serving_prior", "StaticMLP": ".static_mlp", "StaticXGBoost": ".static_xgboost",
     "TraPPM": ".trappm",
 }

@@ -107,6 +107,8 @@ ROOFLINE_FIT = Baseline("roofline-fit", "perfgraphs.baselines.roofline_fit:Fitte
                         settings=False, parameters=COEFFICIENTS)
 ROOFLINE_BOOST = Baseline("roofline-boost", "perfgraphs.baselines.roofline_fit:RooflineBoost", TRAPPM, ROWS,
                           ("xgboost",), selects_on_validation=True)
+ROOFLINE_SAGE = Baseline("roofline-sage", "perfgraphs.baselines.roofline_sage:RooflineSage", DIPPM, ROWS,
+                         GRAPH_FRAMEWORKS)
 # the decode-step physics of LLM serving (issue 27) on the serving runs' rows: one constant on the
 # prior, and boosted log(label / prior); entries on the llm serving boards (the prior times decode
 # steps, which the other tabular rows do not have)
@@ -124,7 +126,7 @@ GNN_LM = Baseline("gnn-lm", "perfgraphs.baselines.gnn_lm:GNNLM", "nnlqp", GRAPH_
 # every baseline, in the order boards list their references and quickstart runs its own
 BASELINES: dict[str, Baseline] = {b.name: b for b in (
     LAYERWISE_LINEAR, LAYERWISE_BOOST, STATIC_XGBOOST, STATIC_MLP, DIPPM_SAGE, NNLQP_GNN, TRAPPM_GNN, LLM_XGBOOST,
-    LLM_GNN, GNN_LM, ROOFLINE_FIT, ROOFLINE_BOOST, SERVING_PRIOR, SERVING_PRIOR_BOOST,
+    LLM_GNN, GNN_LM, ROOFLINE_FIT, ROOFLINE_BOOST, ROOFLINE_SAGE, SERVING_PRIOR, SERVING_PRIOR_BOOST,
     ENCODER_ROOFLINE)}
 
 
