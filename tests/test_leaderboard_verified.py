@@ -70,6 +70,11 @@ def _write(results, *records) -> None:
 
 
 def test_a_hand_written_verified_record_is_not_shown(tmp_path, capsys, git_commitments):
+    from perfgraphs.leaderboard.records.digest import record_sha256
+    from perfgraphs.leaderboard.records.keeper_key import UNSIGNED_RECORDS, sign, write_public_key
+    from perfgraphs.leaderboard.records.tiers import hidden_claim_problem
+
+    (tmp_path / "other-keeper-dir").mkdir()
     commitments, commit = git_commitments
     results = tmp_path / "results"
     made_up = good_record("forged", mapes=(1.0, 1.1, 0.9, 1.0, 1.0), tier="verified", test_set="hidden",
@@ -85,15 +90,37 @@ def test_a_hand_written_verified_record_is_not_shown(tmp_path, capsys, git_commi
     out, err = capsys.readouterr()
     assert "forged" not in out and "honest" in out
     assert len([line for line in err.splitlines() if "dippm.jsonl:1" in line]) == 1, err
-    # control: the same record on a set the organisers committed to before its date is shown, verified
+    # the same record with the real hash of a set the organisers committed to, dated after it: the
+    # commitment checks alone pass it (the hole the audit of 2026-12-01 found on the live set, which
+    # has no key) ...
     (commitments / "dippm-cpu-torch-fp32.sha256").write_text("ab" * 32 + "  dippm-cpu-torch-fp32.parquet\n")
     commit()
     later = {**made_up, "date_utc": "2999-01-01T00:00:00+00:00"}
+    assert hidden_claim_problem(later["test_set"], later["hidden_labels_sha256"], later["date_utc"]) is None
+    # ... but it is not the keeper's: neither signed by the set's key nor one of the records frozen
+    # as merged on a set from before keys
     _write(results, later)
+    skipped = []
+    assert read_entries("dippm", results, skipped) == [] and "no committed key" in skipped[0], skipped
+    # control: frozen as merged (its digest listed), it is read, verified
+    (commitments / UNSIGNED_RECORDS).write_text(f"{'ab' * 32} {record_sha256(later)}\n")
     (entry,) = read_entries("dippm", results, [])
     assert entry.tier == "verified"
-    # ... but not when it claims to have been scored before the commitment existed
-    _write(results, {**made_up, "date_utc": "2001-01-01T00:00:00+00:00"})
+    (commitments / UNSIGNED_RECORDS).unlink()
+    # once the set has a key, only the keeper's signature makes it count
+    keeper = tmp_path / "keeper"
+    keeper.mkdir()
+    write_public_key(keeper, "dippm", "cpu-torch-fp32", "ab" * 32, commitments)
+    commit()
+    _write(results, {**later, "keeper_signature": sign(tmp_path / "other-keeper-dir", record_sha256(later))})
+    skipped = []
+    assert read_entries("dippm", results, skipped) == [] and "not signed by" in skipped[0], skipped
+    _write(results, {**later, "keeper_signature": sign(keeper, record_sha256(later))})
+    (entry,) = read_entries("dippm", results, [])
+    assert entry.tier == "verified"
+    # ... and a signed record is still refused when it claims a score from before the commitment
+    early = {**made_up, "date_utc": "2001-01-01T00:00:00+00:00"}
+    _write(results, {**early, "keeper_signature": sign(keeper, record_sha256(early))})
     skipped = []
     assert read_entries("dippm", results, skipped) == [] and "before its commitment" in skipped[0]
 
@@ -118,6 +145,34 @@ def test_the_committed_records_all_check():
         if not shallow_clone():  # a clone without history cannot show the commitment came first
             assert all(e.tier == "verified" for e in hidden if e.hidden_labels_sha256 not in compromised_hashes())
         assert len(entries) == sum(1 for line in path.read_text().splitlines() if line.strip())
+
+
+def test_a_record_written_by_hand_on_the_live_set_without_a_key_is_not_read(tmp_path):
+    """The audit's attack on the live set (committed before keys): a committed record of it, copied
+    with a better MAPE, another name and a later date, has the set's real hash and passes the
+    commitment checks; it is not one of the records frozen as merged, so it is not read. Control:
+    the committed record itself, verbatim, is read verified."""
+    from pathlib import Path
+
+    from conftest import shallow_clone
+
+    from perfgraphs.leaderboard.records.hidden import compromised_hashes
+
+    source = Path(__file__).resolve().parents[1] / "leaderboard" / "results" / "dippm.jsonl"
+    live = [json.loads(line) for line in source.read_text().splitlines()
+            if line.strip() and json.loads(line).get("test_set") == "hidden"
+            and json.loads(line)["hidden_labels_sha256"] not in compromised_hashes()]
+    assert live, "the live hidden set has records"
+    original = live[0]
+    forged = {**original, "method": "hand-written", "authors": "someone", "date_utc": "2030-01-01T00:00:00+00:00",
+              "per_seed": [{**s, "mape_pct": 0.5} for s in original["per_seed"]]}
+    _write(tmp_path, original, forged)
+    skipped: list[str] = []
+    entries = read_entries("dippm", tmp_path, skipped)
+    assert [e.method for e in entries] == [original["method"]]
+    if not shallow_clone():
+        assert entries[0].tier == "verified"
+    assert len(skipped) == 1 and "no committed key" in skipped[0], skipped
 
 
 

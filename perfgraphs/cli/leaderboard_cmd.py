@@ -167,7 +167,8 @@ def _commit_hidden(args) -> int:
     from perfgraphs.leaderboard.records.keeper_key import write_public_key
 
     path = commit_hidden(args.labels_dir, ds.name, args.config, args.commitments)
-    key = write_public_key(keeper_dir(args.labels_dir), ds.name, args.config, args.commitments)
+    key = write_public_key(keeper_dir(args.labels_dir), ds.name, args.config, path.read_text().split()[0],
+                           args.commitments)
     print(f"{path}: {path.read_text().split()[0]} and {key.name} (git commit both, then score with --hidden-labels "
           f"and {KEEPER_ENV}={args.labels_dir or '$' + KEEPER_ENV})")
     return 0

@@ -2,12 +2,19 @@
 
 A hidden-set record and a hidden board's published ranks are files of the repository: anyone can
 write one by hand. Since this module, a hidden set's commitment comes with the public half of an
-Ed25519 key (``leaderboard/hidden/<set>.pub``, written by ``commit-hidden`` and committed with the
+Ed25519 key (``leaderboard/hidden/<set>.pub``, named below; written by ``commit-hidden`` and committed with the
 ``.sha256``); the private half stays in the keeper folder (``keeper-key.pem``), where no predictor can
 read it. ``submit --hidden-labels`` signs each record's digest
 (:func:`perfgraphs.leaderboard.records.results.record_sha256`) and ``rank-hidden`` the ranks file;
-readers verify both against the committed public key. A set committed before (no ``.pub``) keeps
-its records as they were: the merge is its only gate, as RULES.md says.
+readers verify both against the committed public key.
+
+The key belongs to one set (``<dataset>-<config>-<first 16 hex of its sha256>.pub``): the next
+round of a config commits a key of its own, and the records and ranks of the earlier rounds still
+verify against theirs. Sets committed before signatures have no key; their records are frozen as
+they were merged, by digest, in ``leaderboard/hidden/unsigned-records.txt`` (one ``<set sha256>
+<record sha256>`` a line): a hidden-set record that is neither signed by its set's key nor listed
+there is not read, whatever it claims (a hand-written record with the real hash of a set without a
+key was read as verified before). Ranks of a set without a key are never applied.
 """
 
 from __future__ import annotations
@@ -23,10 +30,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from perfgraphs.leaderboard.records import hidden
 
 PRIVATE_NAME = "keeper-key.pem"  # in the keeper folder, never in the repository
+UNSIGNED_RECORDS = "unsigned-records.txt"  # the records of the sets from before keys, frozen
 
 
-def public_key_path(dataset: str, config: str, root: Path | None = None) -> Path:
-    return (root or hidden.COMMITMENTS_DIR) / f"{hidden._stem(dataset, config)}.pub"
+def public_key_path(dataset: str, config: str, set_sha256: str, root: Path | None = None) -> Path:
+    return (root or hidden.COMMITMENTS_DIR) / f"{hidden._stem(dataset, config)}-{set_sha256.lower()[:16]}.pub"
 
 
 def _private(keeper: Path) -> Ed25519PrivateKey:
@@ -48,9 +56,9 @@ def _private(keeper: Path) -> Ed25519PrivateKey:
     return key
 
 
-def write_public_key(keeper: Path, dataset: str, config: str, root: Path | None = None) -> Path:
+def write_public_key(keeper: Path, dataset: str, config: str, set_sha256: str, root: Path | None = None) -> Path:
     """The public half of the keeper's key beside the set's commitment (commit both)."""
-    out = public_key_path(dataset, config, root)
+    out = public_key_path(dataset, config, set_sha256, root)
     data = _private(keeper).public_key().public_bytes(serialization.Encoding.PEM,
                                                       serialization.PublicFormat.SubjectPublicKeyInfo)
     tmp = out.with_name(out.name + f".tmp-{os.getpid()}")
@@ -63,8 +71,7 @@ def sign(keeper: Path, message: str) -> str:
     return _private(keeper).sign(message.encode()).hex()
 
 
-def _public(dataset: str, config: str, root: Path | None = None) -> Ed25519PublicKey | None:
-    path = public_key_path(dataset, config, root)
+def _public(path: Path) -> Ed25519PublicKey | None:
     try:
         key = serialization.load_pem_public_key(path.read_bytes())
     except (OSError, ValueError, TypeError):
@@ -72,20 +79,48 @@ def _public(dataset: str, config: str, root: Path | None = None) -> Ed25519Publi
     return key if isinstance(key, Ed25519PublicKey) else None
 
 
-def signature_problem(dataset: str, config: str, message: str, signature: object,
+def has_key(dataset: str, config: str, set_sha256: str, root: Path | None = None) -> bool:
+    return public_key_path(dataset, config, str(set_sha256), root).exists()
+
+
+def signature_problem(dataset: str, config: str, set_sha256: str, message: str, signature: object,
                       root: Path | None = None) -> str | None:
-    """Why ``signature`` is not the set's keeper's over ``message`` (None: it is, or the set has no
-    committed public key: a set from before signatures)."""
-    if not public_key_path(dataset, config, root).exists():
-        return None
-    key = _public(dataset, config, root)
+    """Why ``signature`` is not the keeper's of the hidden set ``set_sha256`` over ``message``
+    (None: it is)."""
+    path = public_key_path(dataset, config, str(set_sha256), root)
+    if not path.exists():
+        return f"its hidden set has no committed public key ({path.name})"
+    key = _public(path)
     if key is None:
-        return f"the hidden set's public key {public_key_path(dataset, config, root).name} is not readable"
+        return f"the hidden set's public key {path.name} is not readable"
     try:
         key.verify(bytes.fromhex(str(signature)), message.encode())
     except (ValueError, InvalidSignature):
-        return "is not signed by the hidden set's keeper (leaderboard/hidden/<set>.pub)"
+        return f"is not signed by the hidden set's keeper ({path.name})"
     return None
+
+
+def unsigned_records(root: Path | None = None) -> frozenset[tuple[str, str]]:
+    """(set sha256, record sha256) of every record merged on a set that has no key (frozen)."""
+    try:
+        text = ((root or hidden.COMMITMENTS_DIR) / UNSIGNED_RECORDS).read_text()
+    except OSError:
+        return frozenset()
+    pairs = (line.split() for line in text.splitlines() if line.strip() and not line.startswith("#"))
+    return frozenset((p[0].lower(), p[1].lower()) for p in pairs if len(p) == 2)
+
+
+def record_signature_problem(record: dict, record_digest: str, root: Path | None = None) -> str | None:
+    """Why a hidden-set record is not its keeper's: signed by its set's key, or (a set without a
+    key) one of the frozen records of :data:`UNSIGNED_RECORDS`. None: it is."""
+    dataset, config = str(record.get("dataset", "")), str(record.get("config", ""))
+    set_sha256 = str(record.get("hidden_labels_sha256", "")).lower()
+    if has_key(dataset, config, set_sha256, root):
+        return signature_problem(dataset, config, set_sha256, record_digest, record.get("keeper_signature", ""), root)
+    if (set_sha256, record_digest.lower()) in unsigned_records(root):
+        return None
+    return (f"its hidden set has no committed key and the record is not one of those merged before keys "
+            f"({UNSIGNED_RECORDS})")
 
 
 def ranks_message(doc: dict) -> str:

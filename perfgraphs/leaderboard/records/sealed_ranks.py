@@ -149,6 +149,6 @@ def read_sealed(dataset: str, config: str, target: str, hidden_sha256: str, root
         return None
     from perfgraphs.leaderboard.records.keeper_key import ranks_message, signature_problem
 
-    if signature_problem(dataset, config, ranks_message(doc), doc.get("keeper_signature", ""), root):
-        return None  # not the keeper's: ranks are applied only as the keeper published them
+    if signature_problem(dataset, config, hidden_sha256, ranks_message(doc), doc.get("keeper_signature", ""), root):
+        return None  # not the keeper's (or a set without a key): applied only as its keeper published them
     return doc
