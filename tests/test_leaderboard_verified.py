@@ -173,6 +173,11 @@ def test_a_record_written_by_hand_on_the_live_set_without_a_key_is_not_read(tmp_
     if not shallow_clone():
         assert entries[0].tier == "verified"
     assert len(skipped) == 1 and "no committed key" in skipped[0], skipped
+    # the frozen list never grows: the 13 records merged on the two sets from before keys
+    from perfgraphs.leaderboard.records.keeper_key import unsigned_records
+
+    frozen = unsigned_records()
+    assert len(frozen) == 13 and {s[:8] for s, _ in frozen} == {"4e45d0b9", "2ee8d095"}
 
 
 
