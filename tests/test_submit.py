@@ -562,6 +562,54 @@ def test_a_hidden_board_is_ranked_by_its_keeper_without_publishing_per_configura
     assert json.loads(path.read_text())["ranked"] is False
 
 
+def test_every_hidden_board_run_starts_on_an_empty_page_cache_or_is_refused(parts, env, capsys, git_commitments,
+                                                                            monkeypatch):
+    """Issue 32 item 7 through submit: a code submission on a hidden set drops the page cache before
+    every run (each seed of each part), and a harness that cannot (not root) refuses in one line and
+    stores nothing. The drop itself is checked by page residency in test_leaderboard_confine."""
+    import os
+    import shutil
+
+    from perfgraphs.leaderboard.sandbox import confine
+
+    if os.geteuid() != 0:
+        pytest.skip("dropping the page cache needs root")
+    commitments, commit = git_commitments
+    keeper = env["tmp"] / "keeper-cache"
+    keeper.mkdir()
+    monkeypatch.setenv("PERFGRAPHS_HIDDEN_DIR", str(keeper))
+    pq.write_table(parts.test.data.table, keeper / "dippm-cpu-torch-fp32.parquet")
+    rc, _ = run_cli(["leaderboard", "commit-hidden", "--dataset", "dippm", "--config", "cpu-torch-fp32",
+                     "--commitments", str(commitments)], capsys)
+    assert rc == 0
+    commit()
+    import yaml
+
+    folder = env["tmp"] / "ridge-hidden"
+    shutil.copytree(EXAMPLE, folder)
+    meta = yaml.safe_load((EXAMPLE / "submission.yaml").read_text())
+    meta.update({k: v for k, v in metadata("ridge-hidden").items() if k in ("method", "authors", "code")})
+    (folder / "submission.yaml").write_text(yaml.safe_dump(meta))
+    args = ["submit", str(folder), *BOARD, "--quick", "--hidden-labels",
+            "--results", str(env["results"]), "--no-mlflow"]
+    # a harness that cannot drop it: refused before any run, nothing stored
+    root_can = confine.DROP_CACHES
+    monkeypatch.setattr(confine, "DROP_CACHES", env["tmp"] / "no-such-dir" / "drop_caches")
+    rc, err = run_cli(args, capsys)
+    assert rc == 1 and len(err) == 1 and "cannot drop the page cache" in err[0], err
+    assert not (env["results"] / "dippm.jsonl").exists()
+    # control: as root it is dropped before each run (5 seeds, one part) and the entry is scored
+    monkeypatch.setattr(confine, "DROP_CACHES", root_can)
+    calls = []
+    real = confine.drop_page_cache
+    monkeypatch.setattr(confine, "drop_page_cache", lambda: calls.append(1) or real())
+    rc, err = run_cli(args, capsys)
+    assert rc == 0, err
+    assert len(calls) == 5
+    (record,) = [json.loads(line) for line in (env["results"] / "dippm.jsonl").read_text().splitlines()]
+    assert record["test_set"] == "hidden" and record["tier"] == "verified"
+
+
 def test_hidden_labels_inside_the_submission_are_refused_in_one_line(parts, env, capsys, monkeypatch):
     """The submission's folder is bound into its sandbox: a keeper folder inside it would hand the
     predictor the labels, so submit refuses it before reading anything there."""
