@@ -71,7 +71,7 @@ def _write(results, *records) -> None:
 
 def test_a_hand_written_verified_record_is_not_shown(tmp_path, capsys, git_commitments):
     from perfgraphs.leaderboard.records.digest import record_sha256
-    from perfgraphs.leaderboard.records.keeper_key import UNSIGNED_RECORDS, sign, write_public_key
+    from perfgraphs.leaderboard.records.keeper_key import UNSIGNED_RECORDS, record_message, sign, write_public_key
     from perfgraphs.leaderboard.records.tiers import hidden_claim_problem
 
     (tmp_path / "other-keeper-dir").mkdir()
@@ -112,15 +112,32 @@ def test_a_hand_written_verified_record_is_not_shown(tmp_path, capsys, git_commi
     keeper.mkdir()
     write_public_key(keeper, "dippm", "cpu-torch-fp32", "ab" * 32, commitments)
     commit()
-    _write(results, {**later, "keeper_signature": sign(tmp_path / "other-keeper-dir", record_sha256(later))})
+    def signed(record, keeper_dir):
+        return {**record, "keeper_signature": sign(keeper_dir, record_message(record_sha256(record), record["tier"]))}
+
+    _write(results, signed(later, tmp_path / "other-keeper-dir"))
     skipped = []
     assert read_entries("dippm", results, skipped) == [] and "not signed by" in skipped[0], skipped
-    _write(results, {**later, "keeper_signature": sign(keeper, record_sha256(later))})
+    _write(results, signed(later, keeper))
     (entry,) = read_entries("dippm", results, [])
     assert entry.tier == "verified"
+    # the keeper signs the tier too: a signed self-reported record (predictions files scored on the
+    # hidden set) relabelled verified is not read (found by the review of 2026-12-01); control: as signed
+    files = signed({**later, "tier": "self-reported", "method": "files"}, keeper)
+    _write(results, files)
+    (entry,) = read_entries("dippm", results, [])
+    assert entry.tier == "self-reported"
+    _write(results, {**files, "tier": "verified"})
+    skipped = []
+    assert read_entries("dippm", results, skipped) == [] and "not signed by" in skipped[0], skipped
+    # a record's dataset or config cannot point the key lookup outside leaderboard/hidden/
+    (commitments / "dippm-x").mkdir()
+    _write(results, signed({**later, "config": "x/../cpu-torch-fp32"}, keeper))
+    skipped = []
+    assert read_entries("dippm", results, skipped) == [] and "names no hidden set" in skipped[0], skipped
     # ... and a signed record is still refused when it claims a score from before the commitment
     early = {**made_up, "date_utc": "2001-01-01T00:00:00+00:00"}
-    _write(results, {**early, "keeper_signature": sign(keeper, record_sha256(early))})
+    _write(results, signed(early, keeper))
     skipped = []
     assert read_entries("dippm", results, skipped) == [] and "before its commitment" in skipped[0]
 

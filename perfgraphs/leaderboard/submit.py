@@ -510,10 +510,10 @@ def _recorded(sub: Submission, scoring: _Scoring, data, test: _TestSet, outputs:
     if hidden:  # the keeper's signature: a hand-written hidden record cannot carry one (records.keeper_key)
         from dataclasses import replace
 
-        from perfgraphs.leaderboard.records.keeper_key import sign
+        from perfgraphs.leaderboard.records.keeper_key import record_message, sign
         from perfgraphs.leaderboard.records.digest import record_sha256
 
-        entry = replace(entry, keeper_signature=sign(opts.hidden_labels, record_sha256(entry)))
+        entry = replace(entry, keeper_signature=sign(opts.hidden_labels, record_message(record_sha256(entry), entry.tier)))
     run_log = RunLog(
         run_name=f"{scoring.method}-{identity}", identity=identity, target=board.target.name,
         params={"method": scoring.method, "tier": entry.tier, "division": meta.division,

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature
@@ -33,8 +34,26 @@ PRIVATE_NAME = "keeper-key.pem"  # in the keeper folder, never in the repository
 UNSIGNED_RECORDS = "unsigned-records.txt"  # the records of the sets from before keys, frozen
 
 
+# a set's file names come from a record's own fields when it is read: nothing that could climb out of
+# leaderboard/hidden/ or name a folder there
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
 def public_key_path(dataset: str, config: str, set_sha256: str, root: Path | None = None) -> Path:
     return (root or hidden.COMMITMENTS_DIR) / f"{hidden._stem(dataset, config)}-{set_sha256.lower()[:16]}.pub"
+
+
+def _names_a_set(dataset: str, config: str, set_sha256: str) -> bool:
+    stem = hidden._stem(dataset, config)
+    return (_NAME.fullmatch(stem) is not None and ".." not in stem
+            and re.fullmatch(r"[0-9a-f]{64}", set_sha256) is not None)
+
+
+def record_message(record_digest: str, tier: str) -> str:
+    """What the keeper signs of a hidden-set record: its digest and its tier (the digest leaves the
+    tier out, as a tier is read from evidence; signed, a self-reported record cannot be relabelled
+    verified)."""
+    return f"{record_digest}:{tier}"
 
 
 def _private(keeper: Path) -> Ed25519PrivateKey:
@@ -87,6 +106,8 @@ def signature_problem(dataset: str, config: str, set_sha256: str, message: str, 
                       root: Path | None = None) -> str | None:
     """Why ``signature`` is not the keeper's of the hidden set ``set_sha256`` over ``message``
     (None: it is)."""
+    if not _names_a_set(dataset, config, str(set_sha256)):
+        return f"names no hidden set ({hidden._stem(dataset, config)!r}, {str(set_sha256)[:16]!r})"
     path = public_key_path(dataset, config, str(set_sha256), root)
     if not path.exists():
         return f"its hidden set has no committed public key ({path.name})"
@@ -111,12 +132,16 @@ def unsigned_records(root: Path | None = None) -> frozenset[tuple[str, str]]:
 
 
 def record_signature_problem(record: dict, record_digest: str, root: Path | None = None) -> str | None:
-    """Why a hidden-set record is not its keeper's: signed by its set's key, or (a set without a
-    key) one of the frozen records of :data:`UNSIGNED_RECORDS`. None: it is."""
+    """Why a hidden-set record is not its keeper's: signed (its digest and tier) by its set's key,
+    or (a set without a key) one of the frozen records of :data:`UNSIGNED_RECORDS`, whose tiers are
+    theirs as merged (all ``verified``). None: it is."""
     dataset, config = str(record.get("dataset", "")), str(record.get("config", ""))
-    set_sha256 = str(record.get("hidden_labels_sha256", "")).lower()
+    set_sha256 = str(record.get("hidden_labels_sha256", ""))
+    if not _names_a_set(dataset, config, set_sha256):
+        return f"names no hidden set ({hidden._stem(dataset, config)!r}, {set_sha256[:16]!r})"
     if has_key(dataset, config, set_sha256, root):
-        return signature_problem(dataset, config, set_sha256, record_digest, record.get("keeper_signature", ""), root)
+        return signature_problem(dataset, config, set_sha256, record_message(record_digest, str(record.get("tier", ""))),
+                                 record.get("keeper_signature", ""), root)
     if (set_sha256, record_digest.lower()) in unsigned_records(root):
         return None
     return (f"its hidden set has no committed key and the record is not one of those merged before keys "
