@@ -92,6 +92,9 @@ def main() -> None:
         print(f"{stem.with_suffix('.md')}: noise floor {'updated' if changed else 'already current'}")
         return
     scope = _scope(args, board, load_build(board.dataset, board.config).data)
+    # read before any baseline runs: an input it needs that is missing (the timm files behind an
+    # imported floor) then fails in seconds, not after hours of fits
+    noise = noise_floor_note(board)
     rows, not_applicable, unavailable = _run_baselines(args, stem)
     rows.sort(key=lambda r: r["mape_pct_mean"])
     RESULTS.mkdir(parents=True, exist_ok=True)
@@ -99,7 +102,7 @@ def main() -> None:
     writer = csv.DictWriter(buffer, fieldnames=list(ROW_FIELDS))
     writer.writeheader()
     writer.writerows(rows)
-    lines = _table_lines(args, board, scope, rows)
+    lines = _table_lines(args, board, scope, rows, noise)
     if not_applicable:
         reason = NOT_GRAPH_ROWS if board.config.platform else GRAPHLESS_REASON
         lines += ["", f"Not applicable here: {', '.join(not_applicable)} (graph baselines): {reason}."]
@@ -180,7 +183,7 @@ def _run_baselines(args: argparse.Namespace, stem: Path) -> tuple[list[dict], li
     return rows, not_applicable, unavailable
 
 
-def _table_lines(args: argparse.Namespace, board, scope: str, rows: list[dict]) -> list[str]:
+def _table_lines(args: argparse.Namespace, board, scope: str, rows: list[dict], noise: str | None) -> list[str]:
     """The Markdown table's heading, command, noise floor and one line per baseline."""
     lines = [f"# {args.dataset} · {args.config} · {args.target}{' · ' + args.protocol if args.protocol else ''}"
              f"{' (quick mode)' if args.quick else ''}", "",
@@ -190,7 +193,7 @@ def _table_lines(args: argparse.Namespace, board, scope: str, rows: list[dict]) 
              f"{' --protocol ' + args.protocol if args.protocol else ''}"
              f"{' --baselines ' + ' '.join(args.baselines) if sorted(args.baselines) != sorted(BASELINES) else ''}`. "
              f"Scored samples: {rows[0]['n_scored']}.", ""]
-    lines += [noise_floor_note(board) or f"{NOISE_LINE}: no repeated measurements of these labels exist yet.", ""]
+    lines += [noise or f"{NOISE_LINE}: no repeated measurements of these labels exist yet.", ""]
     lines += [f"| baseline | MAPE % | RMSE ({board.target.unit}) | Acc(10%) % | Kendall τ | predictions/s | wall clock s |",
               "|---|---|---|---|---|---|---|"]
     for r in rows:
