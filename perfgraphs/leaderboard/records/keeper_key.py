@@ -5,7 +5,8 @@ write one by hand. Since this module, a hidden set's commitment comes with the p
 Ed25519 key (``leaderboard/hidden/<set>.pub``, named below; written by ``commit-hidden`` and committed with the
 ``.sha256``); the private half stays in the keeper folder (``keeper-key.pem``), where no predictor can
 read it. ``submit --hidden-labels`` signs each record's digest
-(:func:`perfgraphs.leaderboard.records.results.record_sha256`) and ``rank-hidden`` the ranks file;
+(:func:`perfgraphs.leaderboard.records.digest.record_sha256`) with its tier (:func:`record_message`)
+and ``rank-hidden`` the ranks file;
 readers verify both against the committed public key.
 
 The key belongs to one set (``<dataset>-<config>-<first 16 hex of its sha256>.pub``): the next
