@@ -188,3 +188,87 @@ def test_a_public_variant_is_found_under_any_spelling_shape_or_place(tmp_path):
     with pytest.raises(PlanError):  # a plan the collector cannot read is refused, never skipped
         (repo / "plans" / "bad.yaml").write_text("- a\n- b\n")
         public_variants(repo / "plans")
+
+
+def _empty_repo(root: Path) -> Path:
+    for folder in ("plans", "data/measurements", "data/splits", "perfgraphs/predict/artifacts"):
+        (root / folder).mkdir(parents=True)
+    return root
+
+
+EXPOSED = "timm:resnet50+layers=2x2x2x2"  # timm's resnet26, whose latency timm publishes
+UNEXPOSED = "timm:resnet50+layers=2x3x3x2"
+
+
+def test_a_variant_that_builds_a_named_architecture_is_found_in_the_importers_sources(tmp_path):
+    """No committed file names ``resnet50+layers=2x2x2x2``, but it builds timm's ``resnet26``
+    (ground truth: the graphs, below), which timm's published results measure: the exposure scan
+    finds it there. Controls: another layout is found nowhere, and with resnet26's rows taken out of
+    the source the variant is not found either (the source, not the spelling, exposes it)."""
+    import os
+    import re
+
+    from perfgraphs.leaderboard.records.exposure import public_mentions
+    from perfgraphs.loaders.timm_benchmark import TIMM_SUBDIR
+
+    a = load_graph(EXPOSED, image_shape=(3, 96, 96)).static_features()
+    b = load_graph("timm:resnet26", image_shape=(3, 96, 96)).static_features()
+    assert (a["total_params"], a["total_macs"], a["num_nodes"]) == (b["total_params"], b["total_macs"], b["num_nodes"])
+    repo = _empty_repo(tmp_path / "repo")
+    external = Path(os.environ["PERFGRAPHS_EXTERNAL_DIR"])
+    assert public_mentions([EXPOSED, UNEXPOSED], repo, external=external) == {EXPOSED: [f"external:{TIMM_SUBDIR}"]}
+    trimmed = tmp_path / "external" / TIMM_SUBDIR
+    trimmed.mkdir(parents=True)
+    for csv_file in (external / TIMM_SUBDIR).glob("benchmark-infer-*.csv"):
+        lines = csv_file.read_text().splitlines(keepends=True)
+        # under another name: a pinned file's name with other bytes is refused, never read
+        renamed = re.sub(r"(-dynamo)?\.csv$", r"copy\1.csv", csv_file.name)
+        (trimmed / renamed).write_text("".join(l for l in lines if not l.startswith(("resnet26,", "resnet26."))))
+    # the trimmed copies are read: the scan still finds resnet50 there by its name
+    assert public_mentions([EXPOSED, UNEXPOSED, "timm:resnet50"], repo, external=tmp_path / "external") == {
+        "timm:resnet50": [f"external:{TIMM_SUBDIR}"]}
+
+
+def test_an_importer_source_names_a_hub_model_with_its_organisation(tmp_path):
+    """ML.ENERGY's ids carry an organisation (``meta-llama/Llama-3.1-8B-Instruct``): the scan finds the
+    hidden name whole. Control: a model the source does not list is not found."""
+    import json
+    import os
+
+    from perfgraphs.leaderboard.records.exposure import public_mentions
+    from perfgraphs.loaders.mlenergy import MLENERGY_SUBDIR
+
+    external = Path(os.environ["PERFGRAPHS_EXTERNAL_DIR"])
+    first = sorted((external / MLENERGY_SUBDIR / "models").glob("*__*__*.json"))[0]
+    model = json.loads(first.read_text())["model_id"]  # the file's own id, e.g. "Qwen/Qwen3-14B"
+    assert model.count("/") == 1
+    found = public_mentions([f"hf:{model}", "hf:nobody/no-such-model"], _empty_repo(tmp_path / "repo"), external=external)
+    assert found == {f"hf:{model}": [f"external:{MLENERGY_SUBDIR}"]}
+
+
+def test_the_scan_refuses_to_skip_sources_it_cannot_find(tmp_path, monkeypatch):
+    from perfgraphs.errors import SourceNotFoundError
+    from perfgraphs.leaderboard.records.exposure import public_mentions
+
+    with pytest.raises(SourceNotFoundError, match="PERFGRAPHS_EXTERNAL_DIR") as info:
+        public_mentions([UNEXPOSED], _empty_repo(tmp_path / "repo"), external=tmp_path / "nowhere")
+    assert "\n" not in str(info.value)
+
+
+def test_a_hidden_file_leaves_out_what_public_data_names(tmp_path, capsys):
+    """The keeper's build drops the rows of an architecture the scan finds, says which and where, and
+    keeps the rest. Control: a table of unexposed architectures is returned whole."""
+    import os
+
+    import pyarrow as pa
+
+    from perfgraphs.leaderboard.records.hidden import leave_out_public
+
+    repo, external = _empty_repo(tmp_path / "repo"), Path(os.environ["PERFGRAPHS_EXTERNAL_DIR"])
+    table = pa.table({"name": [EXPOSED, UNEXPOSED, EXPOSED, UNEXPOSED], "sample_id": [0, 1, 2, 3]})
+    kept = leave_out_public(table, repo, external)
+    assert kept.column("name").to_pylist() == [UNEXPOSED, UNEXPOSED] and kept.column("sample_id").to_pylist() == [1, 3]
+    out = capsys.readouterr().out
+    assert "left out 2 row(s) of 1 architecture(s)" in out and "external:timm-benchmark" in out
+    clean = table.filter(pa.array([n == UNEXPOSED for n in table.column("name").to_pylist()]))
+    assert leave_out_public(clean, repo, external).equals(clean)

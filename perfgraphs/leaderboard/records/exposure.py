@@ -8,8 +8,12 @@ committed measurement stores (``data/measurements``, a held-out suite's too: no 
 but its labels are public), the committed plans (``plans/``: a held-out suite's, such as
 predict's second held-out set of structure variants, names what its store will label), the split files (``data/splits``) and the
 predict artifacts (``perfgraphs/predict/artifacts``, whose
-``*.rows.npz`` name their rows). ``tests/test_leaderboard_trust.py`` compares it with what each
-hidden set's definition declares compromised (``leaderboard/hidden/<dataset>-<config>.json``).
+``*.rows.npz`` name their rows) — and the public sources the importers read (``external:<source>``:
+timm's published benchmark results, ML.ENERGY's leaderboard), which name architectures only: there
+a structure variant is found as the named architecture it builds (:mod:`perfgraphs.graph.fingerprint`;
+``timm:resnet50+layers=2x2x2x2`` is timm's ``resnet26``, whose latency timm publishes on four
+machines). ``tests/test_leaderboard_trust.py`` compares it with what each hidden set's definition
+declares compromised (``leaderboard/hidden/<dataset>-<config>.json``).
 """
 
 from __future__ import annotations
@@ -20,7 +24,9 @@ from pathlib import Path
 
 import yaml
 
-_SEPARATORS = re.compile(r"[\s,;|@#/]+")
+_SEPARATORS = re.compile(r"[\s,;|@#]+")
+# a model in a path (``runs/resnet50/…``) or a hub id (``timm/resnet50``) is named by one of its parts
+# too; a hub id with an organisation (``hf:prajjwal1/bert-tiny``) only whole
 
 
 def _bare(name: str) -> str:
@@ -28,12 +34,17 @@ def _bare(name: str) -> str:
     return name.split(":", 1)[1] if ":" in name else name
 
 
+def _timm(name: str) -> str:
+    return name if ":" in name else f"timm:{name}"
+
+
 def _named(strings, wanted: dict[str, str]) -> set[str]:
     found = set()
     for s in strings:
         for token in _SEPARATORS.split(str(s)):
-            if _bare(token) in wanted:
-                found.add(wanted[_bare(token)])
+            for part in (token, *token.split("/")):
+                if _bare(part) in wanted:
+                    found.add(wanted[_bare(part)])
     return found
 
 
@@ -60,11 +71,73 @@ def _store_names(store: Path) -> list[str]:
     return names
 
 
-def public_mentions(architectures: list[str], repo: Path, own_plan: str | None = None) -> dict[str, list[str]]:
-    """architecture → sorted public places (repository-relative) that name it; absent when none.
+def _external_folder(external: Path | None) -> Path:
+    from perfgraphs.errors import SourceNotFoundError
+    from perfgraphs.paths import external_dir, shared_external_dir
+
+    folder = external or external_dir() or shared_external_dir()
+    if folder is None or not Path(folder).is_dir():
+        raise SourceNotFoundError("the exposure scan reads the importers' public sources and found none: set "
+                                  "PERFGRAPHS_EXTERNAL_DIR to the folder holding timm-benchmark/ and "
+                                  "mlenergy-leaderboard/")
+    return Path(folder)
+
+
+# a structure variant is looked up among a source's named architectures whose published parameter
+# count is within this fraction of its own (a ViT's position embedding grows with the input size it
+# was benchmarked at: 0.7 % for vit_small at 384), so that only a few of them are built
+_PARAM_TOLERANCE = 0.05
+
+
+def _source_mentions(architectures: list[str], wanted: dict[str, str], external: Path) -> dict[str, set[str]]:
+    """architecture → the importers' sources (``external:<folder>``) that name it, or, for a structure
+    variant, name the architecture it builds (same timm module, same fingerprint)."""
+    from perfgraphs.graph.fingerprint import architecture_structure
+    from perfgraphs.graph.zoo import parse_model_name, timm_module_of
+    from perfgraphs.loaders.mlenergy import MLENERGY_SUBDIR, import_mlenergy
+    from perfgraphs.loaders.timm_benchmark import TIMM_SUBDIR, import_timm_benchmark
+
+    found: dict[str, set[str]] = {}
+    if (external / MLENERGY_SUBDIR).is_dir():
+        table = import_mlenergy(external / MLENERGY_SUBDIR, progress=False, download=False, warn=False).table
+        for a in _named(set(table.column("model_id").to_pylist()), wanted):
+            found.setdefault(a, set()).add(f"external:{MLENERGY_SUBDIR}")
+    if not (external / TIMM_SUBDIR).is_dir():
+        return found
+    table = import_timm_benchmark(external / TIMM_SUBDIR, progress=False, download=False, warn=False).table
+    place = f"external:{TIMM_SUBDIR}"
+    params: dict[str, set[float]] = {}
+    for arch, millions in zip(table.column("arch").to_pylist(), table.column("param_count_millions").to_pylist()):
+        params.setdefault(arch, set()).add(millions)
+    for a in _named(params, wanted):
+        found.setdefault(a, set()).add(place)
+    for a in architectures:
+        # a structure variant, or a named architecture under an alias (``tv_densenet121``)
+        own = None if place in found.get(a, ()) else architecture_structure(a)
+        if own is None:
+            continue
+        module, millions = timm_module_of(parse_model_name(_timm(a)).arch.split(".")[0]), own.num_params / 1e6
+        for arch, counts in params.items():
+            close = any(c is not None and abs(c - millions) <= _PARAM_TOLERANCE * millions + 0.01 for c in counts)
+            if close and timm_module_of(arch) == module:
+                named = architecture_structure(arch)
+                if named is not None and named.fingerprint == own.fingerprint:
+                    found.setdefault(a, set()).add(place)
+                    break
+    return found
+
+
+def public_mentions(architectures: list[str], repo: Path, own_plan: str | None = None,
+                    external: Path | None = None) -> dict[str, list[str]]:
+    """architecture → sorted public places (repository-relative, or ``external:<source>`` for an
+    importer's source) that name it; absent when none.
     ``own_plan``: the set's own plan (repository-relative), which names it without exposing it.
     A structure variant is matched under any spelling of its structure
-    (:func:`perfgraphs.collect.variants.structure_key`), not only the one written."""
+    (:func:`perfgraphs.collect.variants.structure_key`), not only the one written, and in the
+    importers' sources as the named architecture it builds. ``external``: the folder of the public
+    sources (default ``$PERFGRAPHS_EXTERNAL_DIR``, else the project's ``shared/external``);
+    :class:`~perfgraphs.errors.SourceNotFoundError` when there is none: a scan that skipped them
+    would say less than it seems to."""
     import numpy as np
 
     from perfgraphs.collect.plan import parse_plan, plan_files
@@ -101,4 +174,6 @@ def public_mentions(architectures: list[str], repo: Path, own_plan: str | None =
         with np.load(artifact, allow_pickle=False) as rows:
             names = rows["names"].tolist() if "names" in rows.files else []
         note(_named(names, wanted), f"perfgraphs/predict/artifacts/{artifact.name.split('--')[0]}--*.rows.npz")
+    for a, found in _source_mentions(architectures, wanted, _external_folder(external)).items():
+        places.setdefault(a, set()).update(found)
     return {a: sorted(p) for a, p in sorted(places.items())}

@@ -225,6 +225,24 @@ def load_hidden(labels_dir: Path | None, board: Task, root: Path | None = None) 
     return HiddenTest(table, actual, path)
 
 
+def leave_out_public(table: pa.Table, repo: Path | None = None, external: Path | None = None) -> pa.Table:
+    """``table`` without the rows of architectures (``name``) that public data names: the exposure
+    scan (:func:`perfgraphs.leaderboard.records.exposure.public_mentions`) over every committed file of
+    ``repo`` (default: this checkout) and the importers' public sources (``external``), a structure
+    variant found as the named architecture it builds. Says in one line what it left out, and where."""
+    from perfgraphs.leaderboard.records.exposure import public_mentions
+
+    names = sorted(set(table.column("name").to_pylist()))
+    found = public_mentions(names, Path(repo) if repo is not None else paths.leaderboard_dir().parent, external=external)
+    if not found:
+        return table
+    keep = [n not in found for n in table.column("name").to_pylist()]
+    where = "; ".join(f"{a} ({', '.join(places)})" for a, places in found.items())
+    print(f"note: left out {keep.count(False)} row(s) of "
+          f"{len(found)} architecture(s) that public data names: {where}"[:400])
+    return table.filter(pa.array(keep))
+
+
 def build_hidden(ds: Dataset, cfg: Config, measurements: Path, labels_dir: Path, work: Path) -> Path:
     """Write ``<labels_dir>/<dataset>-<config>.parquet`` from a measurement store kept outside the
     repository: every successful measurement, with its graph exported into ``work/pool`` (the
@@ -255,9 +273,10 @@ def build_hidden(ds: Dataset, cfg: Config, measurements: Path, labels_dir: Path,
         table = table.filter(pa.array(keep))
         print(f"note: left out {len(keep) - table.num_rows} row(s) of {len(shared)} structure(s) that are in the "
               f"public parts ({', '.join(map(str, dropped))[:200]})")
+    table = leave_out_public(table)
     if table.num_rows == 0:
-        raise HiddenLabelsError(f"every hidden structure is in the public parts of {ds.name}/{cfg.name}: measure "
-                                "architectures outside the public plan")
+        raise HiddenLabelsError(f"every hidden structure is in the public parts of {ds.name}/{cfg.name} or in public "
+                                "data: measure architectures outside the public plan")
     out = hidden_file(keeper_dir(labels_dir), ds.name, cfg.name)
     atomic_write_table(table.sort_by("sample_id"), out, sidecar=False)
     return out
