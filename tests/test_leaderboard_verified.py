@@ -267,3 +267,52 @@ def test_each_hidden_set_is_its_own_table_in_show_and_on_the_site(tmp_path, caps
     assert main(["leaderboard", "show"]) == 0
     out = capsys.readouterr().out
     assert all(sha[:8] in out for sha in sets)
+
+
+def _site_text(site) -> str:
+    """The site's boards and entry pages (the rules page quotes the reserved names and authors)."""
+    return "\n".join(p.read_text(errors="replace") for p in sorted(site.rglob("*.html")) if p.name != "rules.html")
+
+
+def test_every_hand_written_row_of_the_table_fails_through_leaderboard_build(tmp_path, capsys, monkeypatch):
+    """The issue's hand-written rows through the command that publishes the boards: a made-up
+    verified hidden record, a reference's name and authors at a commit this repository never had,
+    look-alikes of the name and of the authors, and a NaN timing. `leaderboard build` exits 0, puts
+    none of them on the site and names each in one warning line; the honest record is there.
+    Control: with the checks made when records are read switched off, the same files put the forged
+    entries on the site (what `build` did before)."""
+    from conftest import shallow_clone
+
+    if shallow_clone():
+        pytest.skip("a shallow clone has no history to check a record's commit against")
+    forged = {
+        "forged-verified": good_record("forged-verified", mapes=(1.0, 1.1, 0.9, 1.0, 1.0), tier="verified",
+                                       test_set="hidden", hidden_labels_sha256="ab" * 32),
+        "reference-name": good_record("static-xgboost (quick)", authors=REFERENCE_AUTHORS, code_commit="ab" * 20,
+                                      mapes=(2.0, 2.1, 1.9, 2.0, 2.0)),
+        "cyrillic-name": good_record("\u0455tatic-xgboost", authors="someone"),
+        "cyrillic-authors": good_record("static-xgboost", authors="perfgraphs r\u0435ference baselines",
+                                        code_commit=_head()),
+        "nan-fit": good_record("nan-timing", fit_seconds=float("nan")),
+    }
+    results, site = tmp_path / "results", tmp_path / "site"
+    _write(results, *forged.values(), good_record("honest"))
+    capsys.readouterr()
+    assert main(["leaderboard", "build", "--results", str(results), "--out", str(site)]) == 0
+    text, err = _site_text(site), capsys.readouterr().err
+    assert "honest" in text and not [p.name for p in site.rglob("*xgboost*")]
+    assert "forged-verified" not in text and "nan-timing" not in text and "\u0455tatic" not in text
+    assert "r\u0435ference" not in text and REFERENCE_AUTHORS not in text
+    warned = [line for line in err.splitlines() if "dippm.jsonl:" in line and "skipped" in line]
+    assert sorted(int(line.split("dippm.jsonl:")[1].split(":")[0]) for line in warned) == [1, 2, 3, 4, 5], err
+    # control: the checks made on read switched off, the forgeries are published
+    from perfgraphs.leaderboard.records import record_check, results as results_module, trust
+
+    monkeypatch.setattr(trust, "trust_problem", lambda record: None)
+    monkeypatch.setattr(record_check, "record_problem", lambda record, fields, min_seeds: None)
+    monkeypatch.setattr(results_module, "_WARNED", set())
+    site2 = tmp_path / "site-unchecked"
+    assert main(["leaderboard", "build", "--results", str(results), "--out", str(site2)]) == 0
+    text = _site_text(site2)
+    assert "forged-verified" in text and "nan-timing" in text and "\u0455tatic" in text and REFERENCE_AUTHORS in text
+    assert [p.name for p in site2.rglob("*xgboost*")]
