@@ -106,15 +106,34 @@ def test_a_hand_written_verified_record_is_not_shown(tmp_path, capsys, git_commi
     (commitments / UNSIGNED_RECORDS).write_text(f"{'ab' * 32} {record_sha256(later)}\n")
     (entry,) = read_entries("dippm", results, [])
     assert entry.tier == "verified"
-    (commitments / UNSIGNED_RECORDS).unlink()
-    # once the set has a key, only the keeper's signature makes it count
-    keeper = tmp_path / "keeper"
-    keeper.mkdir()
-    write_public_key(keeper, "dippm", "cpu-torch-fp32", "ab" * 32, commitments)
-    commit()
     def signed(record, keeper_dir):
         return {**record, "keeper_signature": sign(keeper_dir, record_message(record_sha256(record), record["tier"]))}
 
+    # a key for that keyless set, written by anyone after its commitment (the review of 2026-12-02):
+    # neither uncommitted nor committed later does it make a record of its own signing count, and
+    # the frozen record still reads (the key does not unseat the set's merged records)
+    forger = tmp_path / "forger"
+    forger.mkdir()
+    write_public_key(forger, "dippm", "cpu-torch-fp32", "ab" * 32, commitments)
+    for step in ("uncommitted", "committed later"):
+        _write(results, signed({**later, "method": "forged-by-key"}, forger))
+        skipped = []
+        assert read_entries("dippm", results, skipped) == [] and "not committed" in skipped[0], (step, skipped)
+        _write(results, later)
+        (entry,) = read_entries("dippm", results, [])
+        assert entry.tier == "verified", step
+        if step == "uncommitted":
+            commit("a key added after the set's commitment")
+    (commitments / UNSIGNED_RECORDS).unlink()
+    # a set whose key was committed with its commitment (as `commit-hidden` writes both): only the
+    # keeper's signature makes a record count
+    keeper = tmp_path / "keeper"
+    keeper.mkdir()
+    made_up = {**made_up, "hidden_labels_sha256": "cd" * 32}
+    later = {**later, "hidden_labels_sha256": "cd" * 32}
+    (commitments / "dippm-cpu-torch-fp32.sha256").write_text("cd" * 32 + "  dippm-cpu-torch-fp32.parquet\n")
+    write_public_key(keeper, "dippm", "cpu-torch-fp32", "cd" * 32, commitments)
+    commit()
     _write(results, signed(later, tmp_path / "other-keeper-dir"))
     skipped = []
     assert read_entries("dippm", results, skipped) == [] and "not signed by" in skipped[0], skipped
@@ -134,7 +153,10 @@ def test_a_hand_written_verified_record_is_not_shown(tmp_path, capsys, git_commi
     (commitments / "dippm-x").mkdir()
     _write(results, signed({**later, "config": "x/../cpu-torch-fp32"}, keeper))
     skipped = []
-    assert read_entries("dippm", results, skipped) == [] and "names no hidden set" in skipped[0], skipped
+    assert read_entries("dippm", results, skipped) == [] and "another board" in skipped[0], skipped
+    from perfgraphs.leaderboard.records.keeper_key import record_signature_problem
+
+    assert "names no hidden set" in record_signature_problem({**later, "config": "x/../cpu-torch-fp32"}, "0" * 64)
     # ... and a signed record is still refused when it claims a score from before the commitment
     early = {**made_up, "date_utc": "2001-01-01T00:00:00+00:00"}
     _write(results, signed(early, keeper))
@@ -316,3 +338,25 @@ def test_every_hand_written_row_of_the_table_fails_through_leaderboard_build(tmp
     text = _site_text(site2)
     assert "forged-verified" in text and "nan-timing" in text and "\u0455tatic" in text and REFERENCE_AUTHORS in text
     assert [p.name for p in site2.rglob("*xgboost*")]
+
+
+def test_a_commitment_certifies_only_its_own_board(tmp_path, git_commitments):
+    """dippm's committed set hash, claimed by a record of another board (trappm, which never had a
+    hidden set), is refused (found by the review of 2026-12-02: a 'verified' trappm board); control:
+    the same claim on dippm's own board passes the commitment check."""
+    from perfgraphs.leaderboard.records.tiers import hidden_claim_problem
+
+    commitments, commit = git_commitments
+    (commitments / "dippm-cpu-torch-fp32.sha256").write_text("ef" * 32 + "  dippm-cpu-torch-fp32.parquet\n")
+    commit()
+    when = "2999-01-01T00:00:00+00:00"
+    assert hidden_claim_problem("hidden", "ef" * 32, when, "perfgraphs/dippm", "cpu-torch-fp32") is None
+    why = hidden_claim_problem("hidden", "ef" * 32, when, "perfgraphs/trappm", "cpu-torch-fp32")
+    assert why and "another board" in why and "dippm-cpu-torch-fp32" in why
+    results = tmp_path / "results"
+    path = results_path("trappm", results)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(good_record("cross", dataset="perfgraphs/trappm", target="step_time_ms", tier="verified",
+                                           test_set="hidden", hidden_labels_sha256="ef" * 32, date_utc=when)) + "\n")
+    skipped: list[str] = []
+    assert read_entries("trappm", results, skipped) == [] and "another board" in skipped[0], skipped

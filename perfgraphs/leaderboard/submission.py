@@ -463,12 +463,37 @@ def _parse_declarations(doc: dict, problems: list[str]) -> tuple[object, object,
     return paper, external, division
 
 
+def _first_non_json(value, where: str = "") -> tuple[str, str] | None:
+    """(where, type name) of the first value JSON cannot hold, None when every value is JSON's."""
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return None
+    if isinstance(value, dict):
+        for k, v in value.items():
+            found = _first_non_json(v, f"{where}.{k}" if where else str(k))
+            if found:
+                return found
+        return None
+    if isinstance(value, list):
+        for i, v in enumerate(value):
+            found = _first_non_json(v, f"{where}[{i}]")
+            if found:
+                return found
+        return None
+    return (where or "the document"), type(value).__name__
+
+
 def load_submission(path: str | Path) -> Submission:
     """Read and validate a submission folder (or its ``submission.yaml``)."""
     path = Path(path)
     root = path.parent if path.name == "submission.yaml" else path
     doc = _read_yaml(root)
     problems: list[str] = []
+    not_json = _first_non_json(doc)
+    if not_json:
+        # YAML reads 2024-01-01 as a date and !!binary as bytes: a record is JSON, so such a value
+        # would pass every check and break the record's write after scoring (review of 2026-12-02)
+        problems.append(f"submission.yaml: {not_json[0]} is a {not_json[1]}: write it as text (in quotes), a "
+                        "number, true/false, a list or a mapping")
     unknown = sorted(set(doc) - set(REQUIRED) - set(OPTIONAL))
     if unknown:
         problems.append(f"submission.yaml: unknown field(s) {', '.join(unknown)} (allowed: "

@@ -111,46 +111,76 @@ def compromised_hashes(root: Path | None = None) -> frozenset[str]:
 _ADDED_HASH = re.compile(r"^\+([0-9a-f]{64})\b")
 
 
+@dataclass(frozen=True)
+class CommitmentHistory:
+    """What the history of the commitments folder shows: each hash with the date, the order (commits
+    counted from the first) and the file stems (``<dataset>-<config>``) of the commit that first
+    added it to a ``.sha256``; each public key file with the order of the commit that added it."""
+
+    hashes: dict[str, tuple[str, int, frozenset[str]]]
+    keys: dict[str, int]
+
+
 @functools.lru_cache(maxsize=8)
-def _committed(root: Path, head: str) -> tuple[tuple[str, str], ...] | None:
-    log = git(root, "log", "--reverse", "--format=@@%cI", "-p", "--unified=0", "--", "*.sha256")
+def _history(root: Path, head: str) -> CommitmentHistory | None:
+    log = git(root, "log", "--reverse", "--format=@@%cI", "-p", "--unified=0", "--", "*.sha256", "*.pub")
     if log is None:
         return None
-    first: dict[str, str] = {}
-    date = ""
+    hashes: dict[str, tuple[str, int, set[str]]] = {}
+    keys: dict[str, int] = {}
+    date, order, current, created = "", -1, None, False
     for line in log.splitlines():
         if line.startswith("@@") and not line.startswith("@@ "):
-            date = line[2:].strip()
-        elif (m := _ADDED_HASH.match(line)) and m.group(1) not in first:
-            first[m.group(1)] = date
-    return tuple(first.items())
+            date, order = line[2:].strip(), order + 1
+        elif line.startswith("--- "):
+            created = line == "--- /dev/null"
+        elif line.startswith("+++ "):
+            current = line[6:] if line.startswith("+++ b/") else None
+            name = Path(current).name if current else ""
+            if name.endswith(".pub") and created:
+                keys.setdefault(name, order)
+        elif current and current.endswith(".sha256") and (m := _ADDED_HASH.match(line)):
+            stem = Path(current).name.removesuffix(".sha256")
+            first = hashes.setdefault(m.group(1), (date, order, set()))
+            if first[1] == order:
+                first[2].add(stem)
+    return CommitmentHistory({h: (d, o, frozenset(st)) for h, (d, o, st) in hashes.items()}, keys)
+
+
+def commitment_history(root: Path | None = None) -> CommitmentHistory | None:
+    """The :class:`CommitmentHistory` of the commitments folder at HEAD; None when it is not in a git
+    repository (an installed package): then nothing can be shown to be committed. In a shallow
+    clone every file shows as added by its oldest commit: dates are "" there (unknown)."""
+    folder = Path(root or COMMITMENTS_DIR).resolve()
+    head = git(folder, "rev-parse", "HEAD") if folder.is_dir() else None
+    if head is None:
+        return None
+    found = _history(folder, head.strip())  # once per commit: the history below HEAD cannot change
+    if found is None or full_history(folder):
+        return found
+    return CommitmentHistory({h: ("", o, st) for h, (_, o, st) in found.hashes.items()}, found.keys)
 
 
 def committed_commitments(root: Path | None = None) -> dict[str, str] | None:
     """Every hidden-set commitment ever committed to git in the commitments folder: sha256 -> the
     date of the commit that first added it (ISO 8601; "" in a shallow clone, which lacks the
-    history). None when the folder is not in a git repository (an installed package): then nothing
-    can be shown to be committed."""
-    folder = Path(root or COMMITMENTS_DIR).resolve()
-    head = git(folder, "rev-parse", "HEAD") if folder.is_dir() else None
-    if head is None:
-        return None
-    found = _committed(folder, head.strip())  # once per commit: the history below HEAD cannot change
-    if found is None:
-        return None
-    if not full_history(folder):
-        # a shallow clone shows its oldest commit adding every file: the dates are unknown ("")
-        return {sha: "" for sha, _ in found}
-    return dict(found)
+    history). None when the folder is not in a git repository (an installed package)."""
+    history = commitment_history(root)
+    return None if history is None else {h: d for h, (d, _, _) in history.hashes.items()}
+
+
+def committed_unchanged(path: Path) -> bool:
+    """``path`` is tracked by git and the same as at HEAD."""
+    folder, name = path.parent, path.name
+    tracked = git(folder, "ls-files", "--error-unmatch", "--", name)
+    changed = git(folder, "diff", "--name-only", "HEAD", "--", name)
+    return tracked is not None and changed is not None and not changed.strip()
 
 
 def _check_committed(commitment: Path) -> None:
     """A commitment counts only once it is committed to git, unchanged: a file the scorer wrote a
     moment ago, or edited since, commits to nothing anyone else saw before the scores."""
-    folder, name = commitment.parent, commitment.name
-    tracked = git(folder, "ls-files", "--error-unmatch", "--", name)
-    changed = git(folder, "diff", "--name-only", "HEAD", "--", name)
-    if tracked is None or changed is None or changed.strip():
+    if not committed_unchanged(commitment):
         raise HiddenLabelsError(f"the commitment {commitment} is not committed to git as it is now: a hidden test "
                                 "set scores only against a commitment committed (and published) before scoring "
                                 "(leaderboard/RULES.md, 'Hidden test sets')")

@@ -99,8 +99,24 @@ def _public(path: Path) -> Ed25519PublicKey | None:
     return key if isinstance(key, Ed25519PublicKey) else None
 
 
-def has_key(dataset: str, config: str, set_sha256: str, root: Path | None = None) -> bool:
-    return public_key_path(dataset, config, str(set_sha256), root).exists()
+def key_problem(dataset: str, config: str, set_sha256: str, root: Path | None = None) -> str | None:
+    """Why the set has no key that counts (None: it has one). A key counts once it is committed to git
+    as it is now, no later than the commit that first committed the set's hash to its config's
+    ``.sha256``: a key written or committed afterwards (anyone can add a file) would let its writer
+    sign records of a set whose keeper never had it (found by the review of 2026-12-02)."""
+    path = public_key_path(dataset, config, str(set_sha256), root)
+    if not path.exists():
+        return f"its hidden set has no committed key ({path.name})"
+    history = hidden.commitment_history(root)
+    first = None if history is None else history.hashes.get(str(set_sha256).lower())
+    added = None if history is None else history.keys.get(path.name)
+    if not hidden.committed_unchanged(path) or added is None:
+        return f"its hidden set's public key {path.name} is not committed to git as it is now"
+    if first is None or hidden._stem(dataset, config) not in first[2] or added > first[1]:
+        return (f"its hidden set's public key {path.name} was not committed with the set's commitment "
+                "(a key added later vouches for nothing)")
+    return None
+
 
 
 def signature_problem(dataset: str, config: str, set_sha256: str, message: str, signature: object,
@@ -109,9 +125,10 @@ def signature_problem(dataset: str, config: str, set_sha256: str, message: str, 
     (None: it is)."""
     if not _names_a_set(dataset, config, str(set_sha256)):
         return f"names no hidden set ({hidden._stem(dataset, config)!r}, {str(set_sha256)[:16]!r})"
+    why = key_problem(dataset, config, str(set_sha256), root)
+    if why:
+        return why
     path = public_key_path(dataset, config, str(set_sha256), root)
-    if not path.exists():
-        return f"its hidden set has no committed public key ({path.name})"
     key = _public(path)
     if key is None:
         return f"the hidden set's public key {path.name} is not readable"
@@ -140,12 +157,14 @@ def record_signature_problem(record: dict, record_digest: str, root: Path | None
     set_sha256 = str(record.get("hidden_labels_sha256", ""))
     if not _names_a_set(dataset, config, set_sha256):
         return f"names no hidden set ({hidden._stem(dataset, config)!r}, {set_sha256[:16]!r})"
-    if has_key(dataset, config, set_sha256, root):
+    no_key = key_problem(dataset, config, set_sha256, root)
+    if no_key is None:
         return signature_problem(dataset, config, set_sha256, record_message(record_digest, str(record.get("tier", ""))),
                                  record.get("keeper_signature", ""), root)
+    # a key file that does not count leaves the set keyless: its frozen records still read
     if (set_sha256, record_digest.lower()) in unsigned_records(root):
         return None
-    return (f"its hidden set has no committed key and the record is not one of those merged before keys "
+    return (f"{no_key}, and the record is not one of those merged on a set from before keys "
             f"({UNSIGNED_RECORDS})")
 
 

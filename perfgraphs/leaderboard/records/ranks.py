@@ -238,7 +238,12 @@ def label_repetitions(board: Task, test_set: str = "public", protocol: str = "")
     from perfgraphs.data.repeats import part_repetitions
     from perfgraphs.evaluation.protocol import protocol_parts
 
-    _, data = protocol_parts(board, protocol=protocol or None)
+    from perfgraphs.errors import PerfgraphsError
+
+    try:
+        _, data = protocol_parts(board, protocol=protocol or None)
+    except PerfgraphsError:
+        return None  # a record's protocol this board does not run (hand-written): no repetitions to pair
     values = part_repetitions(board.dataset, cfg, board.target.name, data.test, on_label_scale=True)
     if values is None:
         return None

@@ -138,6 +138,23 @@ def _per_config_problem(seed: dict) -> str | None:
     return None
 
 
+def _breakdown_problem(seed: dict) -> str | None:
+    """A seed's breakdowns (``per_family``, ``per_platform``: the site's tables) map text to objects
+    whose values are numbers or null (text there broke the site's build: review of 2026-12-02)."""
+    for key in ("per_family", "per_platform"):
+        table = seed.get(key)
+        if table is None:
+            continue
+        if not isinstance(table, dict) or not all(isinstance(v, dict) for v in table.values()):
+            return f"{key} must map each name to an object of scores"
+        for name, scores in table.items():
+            # NaN stays readable: records from before undefined scores were stored as null carry it
+            bad = [m for m, v in scores.items() if v is not None and not _number(v)]
+            if bad:
+                return f"{key}.{name}: {', '.join(bad)} must be numbers or null"
+    return None
+
+
 def _seeds_problem(per_seed, min_seeds: int) -> str | None:
     """Five honest seeds or no record: every seed a distinct integer with finite scores."""
     if not isinstance(per_seed, list) or not per_seed:
@@ -158,7 +175,7 @@ def _seeds_problem(per_seed, min_seeds: int) -> str | None:
         cores = s.get("cores")
         if cores is not None and not (isinstance(cores, int) and not isinstance(cores, bool) and cores >= 1):
             return f"seed {s['seed']}: cores = {cores!r} (an integer ≥ 1, or null)"
-        why = _per_config_problem(s)
+        why = _per_config_problem(s) or _breakdown_problem(s)
         if why:
             return f"seed {s['seed']}: {why}"
     if len(set(seeds)) != len(seeds):

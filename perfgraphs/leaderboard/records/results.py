@@ -214,8 +214,8 @@ def _parse_record(line: str, min_seeds: int | None = None) -> tuple[dict | None,
 
     try:
         record = json.loads(line)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        return None, f"not JSON: {str(exc)[:80]}"
+    except (ValueError, RecursionError) as exc:  # ValueError: JSON's own, and an integer of > 4300 digits
+        return None, f"not JSON: {' '.join(str(exc).split())[:80]}"
     return record, record_check.record_problem(record, _FIELDS, min_seeds or record_check.MIN_SEEDS)
 
 

@@ -47,15 +47,18 @@ def honest_tier(tier: str, test_set: str, hidden_labels_sha256: str = "") -> str
     return REPRODUCED if hidden_labels_sha256 in compromised_hashes() else VERIFIED
 
 
-def hidden_claim_problem(test_set: str, hidden_labels_sha256: str, date_utc: str) -> str | None:
+def hidden_claim_problem(test_set: str, hidden_labels_sha256: str, date_utc: str, dataset: str | None = None,
+                         config: str | None = None) -> str | None:
     """Why a record's hidden-set claim does not check against the committed commitments (None: it
     checks, or the record claims no hidden set). Without a git history to read (an installed
-    package) nothing can check: the record is refused too, as its claim cannot be shown."""
+    package) nothing can check: the record is refused too, as its claim cannot be shown. Given the
+    record's ``dataset`` and ``config``, the hash must have been committed as that config's set
+    (``<dataset>-<config>.sha256``): another board's commitment certifies nothing here."""
     if test_set != "hidden":
         return None
     from datetime import datetime
 
-    from perfgraphs.leaderboard.records.hidden import committed_commitments
+    from perfgraphs.leaderboard.records.hidden import _stem, commitment_history, committed_commitments
 
     committed = committed_commitments()
     if committed is None:
@@ -64,6 +67,11 @@ def hidden_claim_problem(test_set: str, hidden_labels_sha256: str, date_utc: str
     if sha not in committed:
         return (f"claims a hidden test set (sha256 {sha[:16] or 'none'}...) that matches no commitment ever "
                 "committed to leaderboard/hidden/")
+    if dataset is not None and config is not None:
+        stems = commitment_history().hashes[sha][2]
+        if _stem(str(dataset), str(config)) not in stems:
+            return (f"claims a hidden test set (sha256 {sha[:16]}...) committed for another board "
+                    f"({', '.join(sorted(stems))}), not for {_stem(str(dataset), str(config))}")
     if not committed[sha]:
         return None  # a shallow clone: committed, at a date its history does not show
     try:

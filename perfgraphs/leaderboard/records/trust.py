@@ -22,7 +22,7 @@ def trust_problem(record: dict) -> str | None:
     from perfgraphs.leaderboard.records.tiers import hidden_claim_problem
 
     return (hidden_claim_problem(record.get("test_set", "public"), record.get("hidden_labels_sha256", ""),
-                                 record.get("date_utc", ""))
+                                 record.get("date_utc", ""), record.get("dataset", ""), record.get("config", ""))
             or _keeper_signature_problem(record)
             or reserved_record_problem(record.get("method", ""), record.get("authors", ""),
                                        record.get("code_commit", "")))
@@ -78,6 +78,11 @@ def reserved_record_problem(method: str, authors: str, code_commit: str) -> str 
     are text anyone can edit, so this runs on read, not only in ``submit``."""
     if not isinstance(method, str) or not isinstance(authors, str):
         return None  # the record check names wrong types
+    # the documented character set, on read too: an invisible or control character in a hand-written
+    # record made a row that reads as a reference's, or wrote escapes to a terminal (review of 2026-12-02)
+    outside = names.check_charset("method", method) + names.check_charset("authors", authors)
+    if outside:
+        return outside[0]
     why = names.reserved_taken(method, authors, set(reference_spellings()))
     if why is not None or authors != REFERENCE_AUTHORS:
         return why

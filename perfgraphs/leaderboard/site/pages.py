@@ -83,7 +83,16 @@ def cv_note(config: Config | None, protocol: str) -> str:
 
 
 def entry_slug(e: Entry) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", f"{e.dataset}-{e.config}-{e.target}-{e.method}-{e.run_identity}".lower())
+    """The entry's page name: readable, and unique to the record (a digest of its exact method,
+    authors, run, commit and date): the readable part folds every other character to ``-``, so two
+    records (``static+xgboost`` beside ``static-xgboost``, with a copied run identity) once shared a
+    page and one overwrote the reference's (review of 2026-12-02)."""
+    import hashlib
+
+    readable = re.sub(r"[^a-z0-9]+", "-", f"{e.dataset}-{e.config}-{e.target}-{e.method}-{e.run_identity}".lower())
+    exact = "\0".join((e.dataset, e.config, e.target, e.method, e.authors, e.run_identity, e.code_commit,
+                        e.date_utc, e.tier, e.test_set))
+    return f"{readable}-{hashlib.sha256(exact.encode()).hexdigest()[:8]}"
 
 
 def _svg_scatter(pairs: list, target: str) -> str:
@@ -117,12 +126,14 @@ def current_and_superseded(entries: list[Entry]) -> tuple[list[Entry], dict[str,
 
     A method re-submitted (a fixed bug, a new commit) gets a new record; the results file keeps
     both, but ranking the two side by side would count one method twice. The latest record of each
-    (method, tier, division) is ranked; the older ones stay reachable from its page, newest first.
+    (method, authors, tier, division) is ranked; the older ones stay reachable from its page, newest
+    first. Another author's record under the same method name supersedes nothing (it took over the
+    entry before: review of 2026-12-02); both are listed.
     """
     latest: dict[tuple, list[Entry]] = {}
     # records are appended in submission order, so file order breaks ties of equal timestamps
     for _, e in sorted(enumerate(entries), key=lambda oe: (oe[1].date_utc, oe[0])):
-        latest.setdefault((e.method, e.tier, e.division), []).insert(0, e)
+        latest.setdefault((e.method, e.authors, e.tier, e.division), []).insert(0, e)
     current = [history[0] for history in latest.values()]
     return current, {entry_slug(history[0]): history[1:] for history in latest.values()}
 

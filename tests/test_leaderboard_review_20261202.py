@@ -1,0 +1,155 @@
+"""The adversarial review of 2026-12-02 (issue 32, "a fresh adversarial pass"): each attack that
+worked, refused through the command a user runs, with a control showing what it got before.
+
+The forged key and the cross-board claim are in ``test_leaderboard_verified.py``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+from perfgraphs.cli import main
+from perfgraphs.leaderboard.records.results import read_entries, results_path
+
+from test_leaderboard_trust import good_record
+from test_submit import env, numpy_mape, parts, predictions_submission  # noqa: F401 — fixtures
+
+
+def _worse(folder: Path, parts, factor: float) -> None:
+    """Every prediction × factor, and submission.yaml's reported MAPE made to agree (a valid submission)."""
+    mapes = []
+    for path in sorted((folder / "predictions").glob("seed-*.parquet")):
+        t = pq.read_table(path)
+        v = np.asarray(t["value"]) * factor
+        pq.write_table(t.set_column(t.column_names.index("value"), "value", pa.array(v)), path)
+        mapes.append(numpy_mape(parts.test["latency_ms"], v))
+    meta = yaml.safe_load((folder / "submission.yaml").read_text())
+    meta["reported"] = {"mape_pct": {"mean": float(np.mean(mapes)), "std": float(np.std(mapes, ddof=1))}}
+    (folder / "submission.yaml").write_text(yaml.safe_dump(meta))
+
+
+def test_another_author_under_my_method_name_supersedes_nothing(env, parts, capsys):
+    """Mallory submits Alice's method name at a new commit, with predictions three times off: Alice's
+    entry stays current on the board beside Mallory's. Control: Alice's own newer record does
+    supersede her older one."""
+    from perfgraphs.leaderboard.site.pages import build_site
+
+    def submit(name, authors, commit, factor=1.0):
+        folder = predictions_submission(env["tmp"] / name, parts, method="gnn-x", authors=[authors],
+                                        code={"url": f"https://example.org/{name}", "commit": commit * 40})
+        if factor != 1.0:
+            _worse(folder, parts, factor)
+        assert main(["submit", str(folder), "--results", str(env["results"]), "--no-mlflow"]) == 0
+
+    submit("alice", "Alice Author", "a")
+    submit("mallory", "Mallory", "b", factor=3.0)
+    index = build_site(env["tmp"] / "site", env["results"]).read_text()
+    assert index.count(">gnn-x</a>") == 2 and "superseded" not in index
+    submit("alice2", "Alice Author", "c")
+    index = build_site(env["tmp"] / "site2", env["results"]).read_text()
+    assert index.count(">gnn-x</a>") == 2 and "1 earlier record superseded" in index
+
+
+@pytest.mark.parametrize("method, authors", [
+    ("static-xgbo\u17b4ost", "Mallory"),            # a zero-width, default-ignorable vowel
+    ("static\u180b-xgboost", "Mallory"),            # a Mongolian variation selector
+    ("mallory-net", "perfgraphs reference base\u17b4lines"),
+    ("\x1b]0;pwned\x07\x1b[2Jmallory", "Mallory"),  # terminal escapes, for `show`
+])
+def test_invisible_or_control_characters_in_a_record_are_not_read(tmp_path, capsys, method, authors):
+    """A hand-written record outside the documented character set is skipped when read, in one line,
+    by `leaderboard show` and `leaderboard build`. Control: the same record under a plain name is
+    shown."""
+    results = tmp_path / "results"
+    path = results_path("dippm", results)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(good_record(method, authors=authors)) + "\n")
+    skipped: list[str] = []
+    assert read_entries("dippm", results, skipped) == [] and "outside the allowed set" in skipped[0], skipped
+    capsys.readouterr()
+    assert main(["leaderboard", "show", "--results", str(results)]) == 0
+    out, err = capsys.readouterr()
+    assert "\x1b]" not in out and "\u17b4" not in out and "\u180b" not in out
+    assert len([line for line in err.splitlines() if "dippm.jsonl:1" in line]) == 1, err
+    path.write_text(json.dumps(good_record("plain-name", authors="Mallory")) + "\n")
+    assert [e.method for e in read_entries("dippm", results, [])] == ["plain-name"]
+
+
+def test_two_records_whose_names_fold_alike_get_their_own_pages(tmp_path):
+    """``static+xgboost`` with the reference's run identity once took the reference's page (the page
+    name folds every other character to ``-``). Control: the page names still read as the method."""
+    from dataclasses import replace
+
+    from perfgraphs.leaderboard.records.results import Entry
+    from perfgraphs.leaderboard.site.pages import entry_slug
+
+    reference = Entry(**good_record("static-xgboost", run_identity="d8cf316e9d7f604d"))
+    copy = replace(reference, method="static+xgboost", authors="Mallory")
+    assert entry_slug(reference) != entry_slug(copy)
+    assert entry_slug(reference).startswith("perfgraphs-dippm-cpu-torch-fp32-latency-ms-static-xgboost-d8cf316e9d7f604d-")
+
+
+def test_a_date_in_the_hyperparameters_is_refused_by_check_in_one_line(env, parts, capsys):
+    """YAML reads an unquoted 2024-01-01 as a date: `check` passed it and `submit` crashed after
+    scoring every seed. Now both refuse it in one line, and nothing is stored. Control: the quoted
+    date (text) passes."""
+    folder = predictions_submission(env["tmp"] / "dated", parts, method="dated",
+                                    hyperparameters={"grid": {"snapshot": ["2024-01-01"]},
+                                                     "chosen": {"snapshot": "2024-01-01"}})
+    quoted = (folder / "submission.yaml").read_text()
+    (folder / "submission.yaml").write_text(quoted.replace("'2024-01-01'", "2024-01-01"))
+    for command in ("check", "submit"):
+        capsys.readouterr()
+        extra = ["--no-mlflow"] if command == "submit" else []
+        assert main([command, str(folder), "--results", str(env["results"]), *extra]) != 0
+        err = capsys.readouterr().err
+        assert "hyperparameters.chosen.snapshot is a date" in err and "internal error" not in err, err
+    assert read_entries("dippm", env["results"]) == []
+    (folder / "submission.yaml").write_text(quoted)
+    assert main(["check", str(folder), "--results", str(env["results"])]) == 0
+
+
+BROKEN_LINES = {
+    # a 4301-digit integer: Python's JSON reader raises ValueError, which stopped every command
+    "huge-integer": json.dumps(good_record("bigint")).replace('"num_params": null', '"num_params": ' + "9" * 4301),
+    # text where the site formats a number
+    "text-in-per-family": json.dumps(good_record("fam", per_seed=[
+        {**s, "per_family": {"resnet": {"n": 10, "mape_pct": "abc", "acc_10_pct": 30.0}}}
+        for s in good_record()["per_seed"]])),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BROKEN_LINES))
+def test_a_broken_results_line_is_skipped_by_every_reader(tmp_path, capsys, kind):
+    """One bad line is skipped with one warning by `show` and `build`; the good line beside it is on
+    both. Before: `show`, `build` and every `check`/`submit` reading the file stopped with an
+    internal error."""
+    results = tmp_path / "results"
+    path = results_path("dippm", results)
+    path.parent.mkdir(parents=True)
+    path.write_text(BROKEN_LINES[kind] + "\n" + json.dumps(good_record("honest")) + "\n")
+    capsys.readouterr()
+    assert main(["leaderboard", "show", "--results", str(results)]) == 0
+    out, err = capsys.readouterr()
+    assert "honest" in out and "internal error" not in err
+    assert main(["leaderboard", "build", "--results", str(results), "--out", str(tmp_path / "site")]) == 0
+    assert "honest" in (tmp_path / "site" / "index.html").read_text()
+
+
+def test_a_record_under_a_protocol_its_board_does_not_run_stops_no_board(tmp_path, capsys):
+    """A record with ``protocol: bogus`` made `show` and `build` exit 2 for everyone. Now the boards
+    build; control: the honest record beside it is on them."""
+    results = tmp_path / "results"
+    path = results_path("dippm", results)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(good_record("bogus-protocol", protocol="bogus-protocol")) + "\n"
+                    + json.dumps(good_record("honest")) + "\n")
+    assert main(["leaderboard", "show", "--results", str(results)]) == 0
+    assert "honest" in capsys.readouterr().out
+    assert main(["leaderboard", "build", "--results", str(results), "--out", str(tmp_path / "site")]) == 0
