@@ -34,24 +34,34 @@ def _worse(folder: Path, parts, factor: float) -> None:
     (folder / "submission.yaml").write_text(yaml.safe_dump(meta))
 
 
-def test_another_author_under_my_method_name_supersedes_nothing(env, parts, capsys):
-    """Mallory submits Alice's method name at a new commit, with predictions three times off: Alice's
-    entry stays current on the board beside Mallory's. Control: Alice's own newer record does
-    supersede her older one."""
+def test_another_author_under_my_method_name_is_refused_and_supersedes_nothing(env, parts, capsys, monkeypatch):
+    """Mallory submits Alice's method name (or one that reads the same) at a new commit, with
+    predictions three times off: `submit` refuses it in one line and stores nothing. Written into the
+    results file anyway (the write-side check switched off here), it supersedes nothing: Alice's
+    entry stays current on the board beside it. Control: Alice's own newer record does supersede
+    her older one."""
+    from perfgraphs.leaderboard.records import check
     from perfgraphs.leaderboard.site.pages import build_site
 
-    def submit(name, authors, commit, factor=1.0):
-        folder = predictions_submission(env["tmp"] / name, parts, method="gnn-x", authors=[authors],
+    def submit(name, authors, commit, factor=1.0, method="gnn-x"):
+        folder = predictions_submission(env["tmp"] / name, parts, method=method, authors=[authors],
                                         code={"url": f"https://example.org/{name}", "commit": commit * 40})
         if factor != 1.0:
             _worse(folder, parts, factor)
-        assert main(["submit", str(folder), "--results", str(env["results"]), "--no-mlflow"]) == 0
+        capsys.readouterr()
+        return main(["submit", str(folder), "--results", str(env["results"]), "--no-mlflow"])
 
-    submit("alice", "Alice Author", "a")
-    submit("mallory", "Mallory", "b", factor=3.0)
+    assert submit("alice", "Alice Author", "a") == 0
+    for spelling in ("gnn-x", "GNN_x"):
+        assert submit(f"mallory-{spelling}", "Mallory", "b", factor=3.0, method=spelling) != 0
+        err = capsys.readouterr().err
+        assert "is recorded by other authors (Alice Author)" in err and len(err.strip().splitlines()) == 1, err
+    assert len(read_entries("dippm", env["results"])) == 1
+    monkeypatch.setattr(check, "check_name_owner", lambda *args: [])
+    assert submit("mallory", "Mallory", "b", factor=3.0) == 0
     index = build_site(env["tmp"] / "site", env["results"]).read_text()
     assert index.count(">gnn-x</a>") == 2 and "superseded" not in index
-    submit("alice2", "Alice Author", "c")
+    assert submit("alice2", "Alice Author", "c") == 0
     index = build_site(env["tmp"] / "site2", env["results"]).read_text()
     assert index.count(">gnn-x</a>") == 2 and "1 earlier record superseded" in index
 

@@ -398,6 +398,7 @@ def _admitted(sub: Submission, board: Task, opts: SubmitOptions, record: bool, v
     else:
         problems += too_few
     problems += check.check_reserved(meta.method, meta.authors, sub.root, opts.results_root)
+    problems += check.check_name_owner(opts.results_root, board, meta.method, meta.authors)
     method = meta.method + (" (quick)" if sub.kind == "code" and opts.quick else "")
     test_set_name = "hidden" if opts.hidden_labels is not None else "public"
     problems += check.check_duplicate(opts.results_root, board, method, meta.code_commit, test_set_name, protocol)

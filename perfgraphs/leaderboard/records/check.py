@@ -141,6 +141,23 @@ def _close(a, b) -> bool:
         return False
 
 
+def check_name_owner(results_root: Path | None, board: Task, method: str, authors: str) -> list[str]:
+    """A method name belongs to the authors who first recorded it on the dataset's boards, as a team
+    name does on Kaggle: another author's submission under it, or under a name that reads the same
+    (:func:`perfgraphs.leaderboard.records.names.same_name`), is refused (review of 2026-12-02: it
+    took over the entry; boards no longer let it, and the name stays unambiguous). The reference
+    names are :func:`check_reserved`'s."""
+    from perfgraphs.leaderboard.records.results import read_entries
+
+    base = method.split(" (")[0]
+    for e in read_entries(board.dataset.name, results_root, skipped=[]):
+        if e.authors not in (authors, REFERENCE_AUTHORS) and names_mod.same_name(e.method.split(" (")[0], base):
+            return [f"method {method!r} is recorded by other authors ({e.authors}) on {board.dataset.name} "
+                    f"({e.method!r}, {e.date_utc[:10]}): choose a name of your own (names are compared ignoring "
+                    "case, look-alike characters and - _ . / and spaces)"]
+    return []
+
+
 def check_duplicate(results_root: Path | None, board: Task, method: str, commit: str, test_set: str,
                     protocol: str = "") -> list[str]:
     from perfgraphs.leaderboard.records.results import find_duplicate
