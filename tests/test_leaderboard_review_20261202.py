@@ -163,3 +163,44 @@ def test_a_record_under_a_protocol_its_board_does_not_run_stops_no_board(tmp_pat
     assert main(["leaderboard", "show", "--results", str(results)]) == 0
     assert "honest" in capsys.readouterr().out
     assert main(["leaderboard", "build", "--results", str(results), "--out", str(tmp_path / "site")]) == 0
+
+
+def test_the_tables_x20_row_through_leaderboard_show(tmp_path, capsys, monkeypatch):
+    """The issue's row: a ridge whose predictions were multiplied by 20 on two of five seeds was ranked
+    1st on the public latency board. Here it is a copy of the committed layerwise-linear record (its
+    per-configuration ratios ×20 on seeds 1 and 3, scores made to agree), beside every committed
+    record, through `leaderboard show`: it is not first, and it ranks no better than the same copy
+    unscaled (control: that copy, an honest entry, is ranked beside layerwise-linear)."""
+    import re
+
+    from perfgraphs.leaderboard.records.results import Entry
+    from perfgraphs.paths import leaderboard_dir
+
+    committed = results_path("dippm", leaderboard_dir() / "results").read_text().splitlines()
+    source = next(json.loads(line) for line in committed if json.loads(line)["method"] == "layerwise-linear"
+                  and json.loads(line)["target"] == "latency_ms" and json.loads(line)["per_seed"][0].get("pred_over_label"))
+
+    def copy(method: str, factor: float) -> dict:
+        seeds = []
+        for s in source["per_seed"]:
+            r = np.asarray(s["pred_over_label"]) * (factor if s["seed"] in (1, 3) else 1.0)
+            seeds.append({**s, "pred_over_label": [round(float(v), 6) for v in r],
+                          "mape_pct": float(np.mean(np.abs(r - 1)) * 100),
+                          **{f"acc_{p}_pct": float(np.mean(np.abs(r - 1) <= p / 100) * 100) for p in (5, 10, 15)}})
+        return {**source, "method": method, "authors": "test author", "code_commit": "ab" * 20,
+                "run_identity": method, "per_seed": seeds}
+
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "builds.json").write_text((leaderboard_dir() / "builds.json").read_text())
+    lines = [*committed, json.dumps(copy("ridge-x20", 20.0)), json.dumps(copy("ridge-copy", 1.0))]
+    results_path("dippm", results).write_text("\n".join(lines) + "\n")
+    assert Entry(**copy("ridge-x20", 20.0)).mean_std("mape_pct")[0] > 500  # the issue's ~830 %
+    monkeypatch.setenv("COLUMNS", "250")
+    capsys.readouterr()
+    assert main(["leaderboard", "show", "--results", str(results)]) == 0
+    out = capsys.readouterr().out
+    board = out.split("random-70-15-15 (public")[1].split("Noise floor")[0]  # the first table: dippm cpu latency_ms
+    ranks = {m: int(r) for r, m in re.findall(r"│ (\d+)\s+│ ([a-z0-9-]+)\s", board)}
+    assert ranks["roofline-boost"] == 1 and ranks["ridge-x20"] > 1, ranks
+    assert ranks["ridge-x20"] >= ranks["ridge-copy"] == ranks["layerwise-linear"], ranks
