@@ -204,3 +204,149 @@ def test_the_tables_x20_row_through_leaderboard_show(tmp_path, capsys, monkeypat
     ranks = {m: int(r) for r, m in re.findall(r"│ (\d+)\s+│ ([a-z0-9-]+)\s", board)}
     assert ranks["roofline-boost"] == 1 and ranks["ridge-x20"] > 1, ranks
     assert ranks["ridge-x20"] >= ranks["ridge-copy"] == ranks["layerwise-linear"], ranks
+
+
+# -- the second pass of 2026-12-02, on the fixes ---------------------------------------------------
+
+def _git(repo: Path, *args: str, date: str | None = None) -> str:
+    import os
+    import subprocess
+
+    env = {**os.environ, **({"GIT_COMMITTER_DATE": date, "GIT_AUTHOR_DATE": date} if date else {})}
+    return subprocess.run(["git", "-C", str(repo), "-c", "user.name=someone", "-c", "user.email=s@example.org", *args],
+                          check=True, capture_output=True, text=True, env=env).stdout
+
+
+def _fresh_history():
+    from perfgraphs.leaderboard.records import hidden
+
+    hidden._history.cache_clear()
+
+
+def test_a_backdated_key_or_commitment_merged_later_counts_from_the_merge(tmp_path, git_commitments):
+    """A branch from before the set's commitment, committed with an earlier date, adds a key for the
+    set (and the set's hash to another board's file) and is merged afterwards: both count from the
+    merge, after the commitment, so the key vouches for nothing and the other board gains nothing.
+    Control: a key committed with the commitment counts."""
+    from perfgraphs.leaderboard.records.keeper_key import key_problem, write_public_key
+    from perfgraphs.leaderboard.records.tiers import hidden_claim_problem
+
+    commitments, commit = git_commitments
+    repo, sha = commitments.parent.parent, "ab" * 32
+    start = _git(repo, "rev-parse", "HEAD").strip()
+    branch = _git(repo, "rev-parse", "--abbrev-ref", "HEAD").strip()
+    (commitments / "dippm-cpu-torch-fp32.sha256").write_text(f"{sha}  dippm-cpu-torch-fp32.parquet\n")
+    commit()
+    _git(repo, "checkout", "-q", "-b", "side", start)
+    commitments.mkdir(parents=True, exist_ok=True)  # the start commit has no files
+    forger = tmp_path / "forger"
+    forger.mkdir()
+    write_public_key(forger, "dippm", "cpu-torch-fp32", sha, commitments)
+    (commitments / "trappm-cpu-torch-fp32.sha256").write_text(f"{sha}  trappm-cpu-torch-fp32.parquet\n")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "backdated", date="2001-01-01T00:00:00+00:00")
+    _git(repo, "checkout", "-q", branch)
+    _git(repo, "merge", "-q", "--no-ff", "side", "-m", "merge")
+    _fresh_history()
+    assert "vouches for nothing" in key_problem("dippm", "cpu-torch-fp32", sha)
+    when = "2999-01-01T00:00:00+00:00"
+    assert hidden_claim_problem("hidden", sha, when, "perfgraphs/dippm", "cpu-torch-fp32") is None
+    assert "another board" in hidden_claim_problem("hidden", sha, when, "perfgraphs/trappm", "cpu-torch-fp32")
+    # control: a set whose key is committed with its commitment
+    keeper, other = tmp_path / "keeper", "cd" * 32
+    keeper.mkdir()
+    (commitments / "dippm-cpu-torch-fp32.sha256").write_text(f"{other}  dippm-cpu-torch-fp32.parquet\n")
+    write_public_key(keeper, "dippm", "cpu-torch-fp32", other, commitments)
+    commit()
+    _fresh_history()
+    assert key_problem("dippm", "cpu-torch-fp32", other) is None
+
+
+def test_a_shallow_clone_counts_no_key_and_a_subfolder_commits_nothing(tmp_path, git_commitments, monkeypatch):
+    """In a shallow clone every file shows as added by its oldest commit, so no key counts there;
+    a ``.sha256`` in a subfolder of the commitments folder declares no set; and the user's git
+    configuration (no diff prefixes, colour always) changes nothing that is read. Controls: the full
+    clone's key counts, and the same file at the top level is a commitment."""
+    from perfgraphs.leaderboard.records import hidden
+    from perfgraphs.leaderboard.records.keeper_key import key_problem, write_public_key
+
+    commitments, commit = git_commitments
+    repo, sha = commitments.parent.parent, "ef" * 32
+    keeper = tmp_path / "keeper"
+    keeper.mkdir()
+    (commitments / "dippm-cpu-torch-fp32.sha256").write_text(f"{sha}  dippm-cpu-torch-fp32.parquet\n")
+    write_public_key(keeper, "dippm", "cpu-torch-fp32", sha, commitments)
+    commit()
+    _fresh_history()
+    assert key_problem("dippm", "cpu-torch-fp32", sha) is None
+    shallow = tmp_path / "shallow"
+    _git(tmp_path, "clone", "-q", "--depth", "1", f"file://{repo}", str(shallow))
+    monkeypatch.setattr(hidden, "COMMITMENTS_DIR", shallow / "leaderboard" / "hidden")
+    assert "shallow clone" in key_problem("dippm", "cpu-torch-fp32", sha)
+    monkeypatch.setattr(hidden, "COMMITMENTS_DIR", commitments)
+    made_up = "12" * 32
+    (commitments / "archive").mkdir()
+    (commitments / "archive" / "dippm-cpu-torch-fp32.sha256").write_text(f"{made_up}  x.parquet\n")
+    commit()
+    _fresh_history()
+    assert made_up not in hidden.committed_commitments() and sha in hidden.committed_commitments()
+    config = tmp_path / "gitconfig"
+    config.write_text("[diff]\n\tnoprefix = true\n[color]\n\tui = always\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
+    _fresh_history()
+    assert sha in hidden.committed_commitments() and key_problem("dippm", "cpu-torch-fp32", sha) is None
+    (commitments / "dippm-cpu-torch-fp32.sha256").write_text(f"{made_up}  x.parquet\n")
+    commit()
+    _fresh_history()
+    assert made_up in hidden.committed_commitments()
+
+
+BROKEN_LINES.update({
+    "a-400-digit-timing": json.dumps(good_record("big-timing")).replace('"fit_seconds": 1.0', '"fit_seconds": ' + "9" * 401),
+    "seeds-at-1e308": json.dumps(good_record("huge-mapes", mapes=(1e308,) * 5)),
+    "a-400-digit-breakdown": json.dumps(good_record("fam-big", per_seed=[
+        {**s, "per_family": {"resnet": {"n": 10, "mape_pct": 10 ** 400, "acc_10_pct": 30.0}}}
+        for s in good_record()["per_seed"]])),
+})
+
+
+def test_a_long_run_identity_builds_its_page(tmp_path):
+    results = tmp_path / "results"
+    path = results_path("dippm", results)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(good_record("long-run", run_identity="x" * 300)) + "\n")
+    assert main(["leaderboard", "build", "--results", str(results), "--out", str(tmp_path / "site")]) == 0
+    assert [p for p in (tmp_path / "site").glob("*long-run*.html")]
+
+
+def test_one_teams_spellings_of_a_method_are_one_entry(tmp_path):
+    """Alice's ``gnn-x`` and, later, her ``GNN_X``: one current entry, the other superseded."""
+    from perfgraphs.leaderboard.site.pages import build_site
+
+    results = tmp_path / "results"
+    path = results_path("dippm", results)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(good_record("gnn-x", authors="Alice Author", date_utc="2026-11-01T00:00:00+00:00"))
+                    + "\n" + json.dumps(good_record("GNN_X", authors="Alice Author", run_identity="2",
+                                                    date_utc="2026-11-02T00:00:00+00:00")) + "\n")
+    index = build_site(tmp_path / "site", results).read_text()
+    assert "1 earlier record superseded" in index and ">GNN_X</a>" in index and ">gnn-x</a>" not in index
+
+
+@pytest.mark.parametrize("method, authors, refused", [
+    ("gnnx", "Mallory", True), ("(gnn-x)", "Mallory", True), ("gnn-x+", "Mallory", True),
+    ("gnn-x/v2", "Mallory", True), ("gnn-x v2", "Mallory", True), ("GNN X", "Mallory", True),
+    ("gnn-lite", "Mallory", False),                                   # another word: another name
+    ("gnn-x", "Bob Builder, Alice Author", False),                    # her team, reordered
+    ("gnn-x", "Alice Author, Bob Builder, Carol", False),             # her team, extended
+])
+def test_a_name_reads_as_its_owners_whatever_the_spelling(tmp_path, method, authors, refused):
+    from perfgraphs.leaderboard.records.check import check_name_owner
+    from perfgraphs.registry import task
+
+    results = tmp_path / "results"
+    path = results_path("dippm", results)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(good_record("gnn-x", authors="Alice Author, Bob Builder")) + "\n")
+    problems = check_name_owner(results, task("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms"), method, authors)
+    assert bool(problems) == refused, problems

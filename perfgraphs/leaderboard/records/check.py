@@ -141,6 +141,10 @@ def _close(a, b) -> bool:
         return False
 
 
+def _team(authors: str) -> set[str]:
+    return {names_mod.canonical(a) for a in str(authors).split(",") if a.strip()}
+
+
 def check_name_owner(results_root: Path | None, board: Task, method: str, authors: str) -> list[str]:
     """A method name belongs to the authors who first recorded it on the dataset's boards, as a team
     name does on Kaggle: another author's submission under it, or under a name that reads the same
@@ -150,11 +154,15 @@ def check_name_owner(results_root: Path | None, board: Task, method: str, author
     from perfgraphs.leaderboard.records.results import read_entries
 
     base = method.split(" (")[0]
+    mine = _team(authors)
     for e in read_entries(board.dataset.name, results_root, skipped=[]):
-        if e.authors not in (authors, REFERENCE_AUTHORS) and names_mod.same_name(e.method.split(" (")[0], base):
+        # a team is the same when one author is: a list reordered or extended is still theirs
+        if e.authors == REFERENCE_AUTHORS or _team(e.authors) & mine:
+            continue
+        if names_mod.reads_as(base, e.method.split(" (")[0]):
             return [f"method {method!r} is recorded by other authors ({e.authors}) on {board.dataset.name} "
                     f"({e.method!r}, {e.date_utc[:10]}): choose a name of your own (names are compared ignoring "
-                    "case, look-alike characters and - _ . / and spaces)"]
+                    "case, look-alike characters, punctuation and spaces, and suffixes such as /v2)"]
     return []
 
 

@@ -121,9 +121,19 @@ class CommitmentHistory:
     keys: dict[str, int]
 
 
+# How the history is read (review of 2026-12-02): the mainline only (``--first-parent``, a merge's
+# changes dated and ordered as the merge: a branch's commit backdated and merged later lands when
+# it was merged, not when it says it was made), the folder's own files only (``:(glob)`` keeps
+# ``*`` from matching ``/``: a ``.sha256`` in a subfolder declares nothing), and one diff format
+# whatever the user's git configuration says (prefixes, colour, external diff, renames).
+_LOG = ("-c", "diff.noprefix=false", "-c", "color.ui=never", "log", "--first-parent", "--diff-merges=first-parent",
+        "--reverse", "--no-color", "--no-ext-diff", "--no-renames", "--src-prefix=a/", "--dst-prefix=b/",
+        "--format=@@%cI", "-p", "--unified=0", "--", ":(glob)*.sha256", ":(glob)*.pub")
+
+
 @functools.lru_cache(maxsize=8)
 def _history(root: Path, head: str) -> CommitmentHistory | None:
-    log = git(root, "log", "--reverse", "--format=@@%cI", "-p", "--unified=0", "--", "*.sha256", "*.pub")
+    log = git(root, *_LOG)
     if log is None:
         return None
     hashes: dict[str, tuple[str, int, set[str]]] = {}

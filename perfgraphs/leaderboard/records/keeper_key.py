@@ -30,6 +30,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from perfgraphs.leaderboard.records import hidden
+from perfgraphs.leaderboard.records.history import full_history
 
 PRIVATE_NAME = "keeper-key.pem"  # in the keeper folder, never in the repository
 UNSIGNED_RECORDS = "unsigned-records.txt"  # the records of the sets from before keys, frozen
@@ -107,6 +108,9 @@ def key_problem(dataset: str, config: str, set_sha256: str, root: Path | None = 
     path = public_key_path(dataset, config, str(set_sha256), root)
     if not path.exists():
         return f"its hidden set has no committed key ({path.name})"
+    if not full_history(path.parent):
+        # a shallow clone shows its oldest commit adding every file: when a key came cannot be told
+        return f"its hidden set's public key {path.name} cannot be checked without the git history (a shallow clone)"
     history = hidden.commitment_history(root)
     first = None if history is None else history.hashes.get(str(set_sha256).lower())
     added = None if history is None else history.keys.get(path.name)

@@ -73,13 +73,39 @@ def _prefix_of(name_key: str, reserved_key: str) -> bool:
     return not rest or not rest[0].isalnum()
 
 
+def compact(text: str) -> str:
+    """:func:`canonical` with every character that is not a letter or a digit dropped: ``gnnx``,
+    ``(gnn-x)``, ``gnn-x+`` and ``GNN X`` read as one name to a person skimming a board."""
+    return re.sub(r"[^0-9a-z]+", "", canonical(text))
+
+
+# a version after a name, in canonical form (whose confusables fold 1 to l and 0 to o)
+_VERSION_SUFFIX = re.compile(r"[^0-9a-z]*(v(ersion)?[^0-9a-z]*)?[0-9lo]*([^0-9a-z]*[0-9lo]+)*[^0-9a-z]*")
+
+
+def reads_as(name: str, other: str) -> bool:
+    """Whether a person would read ``name`` as ``other``, or as another version of it: the same
+    once :func:`compact`, or ``other`` followed by a version (``/v2``, `` v3``, ``-2.1``). Another
+    word after it (``gnn-lite`` after ``gnn``) makes another name."""
+    a, b = compact(name), compact(other)
+    if not a or not b:
+        return False
+    if a == b:
+        return True
+    for longer, shorter in ((name, other), (other, name)):
+        k, r = canonical(longer), canonical(shorter)
+        if _prefix_of(k, r) and _VERSION_SUFFIX.fullmatch(k[len(r):]):
+            return True
+    return False
+
+
 def taken_name(name: str, reserved: set[str] | list[str] | tuple[str, ...]) -> str | None:
-    """The reserved name that ``name`` takes (equal once canonical, or that plus a separator and
-    a suffix such as ``/v2``, ``-v2`` or `` (quick)``), or None. ``reserved`` may be raw names or
-    canonical forms."""
-    mine = keys(name)
+    """The reserved name that ``name`` takes (equal once canonical or once :func:`compact`, or that
+    plus a separator and a suffix such as ``/v2``, ``-v2`` or `` (quick)``), or None. ``reserved``
+    may be raw names or canonical forms."""
+    mine, mine_compact = keys(name), compact(name)
     for other in sorted(reserved):
-        if any(_prefix_of(k, r) for k in mine for r in keys(other)):
+        if any(_prefix_of(k, r) for k in mine for r in keys(other)) or (mine_compact and mine_compact == compact(other)):
             return other
     return None
 

@@ -17,6 +17,7 @@ from perfgraphs.leaderboard.records.boards import (applicable_baselines, entry_g
 from perfgraphs.leaderboard.records.builds import pins_file, read_pins, split_by_build
 from perfgraphs.leaderboard.records.hidden import compromised_hashes, hidden_noise_text
 from perfgraphs.leaderboard.records.ranks import RANK_RULE, diff_text, label_repetitions, mape_text, rank_board
+from perfgraphs.leaderboard.records import names
 from perfgraphs.leaderboard.records.sealed_ranks import read_sealed
 from perfgraphs.leaderboard.records.results import RESULTS_DIR, Entry, RecordedBoards, min_seeds_of
 from perfgraphs.leaderboard.records.tiers import HARNESS_TIERS
@@ -89,7 +90,8 @@ def entry_slug(e: Entry) -> str:
     page and one overwrote the reference's (review of 2026-12-02)."""
     import hashlib
 
-    readable = re.sub(r"[^a-z0-9]+", "-", f"{e.dataset}-{e.config}-{e.target}-{e.method}-{e.run_identity}".lower())
+    # at most 160 readable characters: a file name has 255 bytes (a long run_identity broke `build`)
+    readable = re.sub(r"[^a-z0-9]+", "-", f"{e.dataset}-{e.config}-{e.target}-{e.method}-{e.run_identity}".lower())[:160]
     exact = "\0".join((e.dataset, e.config, e.target, e.method, e.authors, e.run_identity, e.code_commit,
                         e.date_utc, e.tier, e.test_set))
     return f"{readable}-{hashlib.sha256(exact.encode()).hexdigest()[:8]}"
@@ -133,7 +135,8 @@ def current_and_superseded(entries: list[Entry]) -> tuple[list[Entry], dict[str,
     latest: dict[tuple, list[Entry]] = {}
     # records are appended in submission order, so file order breaks ties of equal timestamps
     for _, e in sorted(enumerate(entries), key=lambda oe: (oe[1].date_utc, oe[0])):
-        latest.setdefault((e.method, e.authors, e.tier, e.division), []).insert(0, e)
+        # the method as people read it (``gnn-x`` and ``GNN_X`` by one team are one method)
+        latest.setdefault((names.canonical(e.method), e.authors, e.tier, e.division), []).insert(0, e)
     current = [history[0] for history in latest.values()]
     return current, {entry_slug(history[0]): history[1:] for history in latest.values()}
 
