@@ -147,10 +147,10 @@ def _team(authors: str) -> set[str]:
 
 def check_name_owner(results_root: Path | None, board: Task, method: str, authors: str) -> list[str]:
     """A method name belongs to the authors who first recorded it on the dataset's boards, as a team
-    name does on Kaggle: another author's submission under it, or under a name that reads the same
-    (:func:`perfgraphs.leaderboard.records.names.same_name`), is refused (review of 2026-12-02: it
-    took over the entry; boards no longer let it, and the name stays unambiguous). The reference
-    names are :func:`check_reserved`'s."""
+    name does on Kaggle: another team's submission under it, or under a name that reads the same
+    (:func:`perfgraphs.leaderboard.records.names.reads_as`), is refused (review of 2026-12-02: it
+    took over the entry; boards no longer let it, and the name stays unambiguous). A team is the
+    same when one of its authors is. The reference names are :func:`check_reserved`'s."""
     from perfgraphs.leaderboard.records.results import read_entries
 
     base = method.split(" (")[0]
