@@ -336,6 +336,8 @@ def test_one_teams_spellings_of_a_method_are_one_entry(tmp_path):
 @pytest.mark.parametrize("method, authors, refused", [
     ("gnnx", "Mallory", True), ("(gnn-x)", "Mallory", True), ("gnn-x+", "Mallory", True),
     ("gnn-x/v2", "Mallory", True), ("gnn-x v2", "Mallory", True), ("GNN X", "Mallory", True),
+    ("GNN (X)", "Mallory", True), ("gnn (-x)", "Mallory", True),      # third pass: brackets inside
+    ("gnn-x (quick)", "Mallory", True), ("gnn-x-2.1", "Mallory", True),
     ("gnn-lite", "Mallory", False),                                   # another word: another name
     ("gnn-x", "Bob Builder, Alice Author", False),                    # her team, reordered
     ("gnn-x", "Alice Author, Bob Builder, Carol", False),             # her team, extended
@@ -350,3 +352,39 @@ def test_a_name_reads_as_its_owners_whatever_the_spelling(tmp_path, method, auth
     path.write_text(json.dumps(good_record("gnn-x", authors="Alice Author, Bob Builder")) + "\n")
     problems = check_name_owner(results, task("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms"), method, authors)
     assert bool(problems) == refused, problems
+
+
+@pytest.mark.parametrize("mine, theirs, refused", [
+    ("ViT-L", "ViT", False), ("GAT-V", "GAT", False), ("vit-lo", "vit", False),  # letters are not versions
+    ("resnet50", "resnet", False),                                               # nor digits run into the name
+    ("ViT-2", "ViT", True), ("vit v3", "vit", True), ("gnn-xv2", "gnn-x", True),
+])
+def test_only_a_version_after_a_name_reads_as_it(tmp_path, mine, theirs, refused):
+    """The third pass: ``ViT-L`` was refused as a "version" of another team's ``ViT`` (``l`` read
+    as ``1``). Control: a real version suffix is still refused."""
+    from perfgraphs.leaderboard.records.check import check_name_owner
+    from perfgraphs.registry import task
+
+    results = tmp_path / "results"
+    path = results_path("dippm", results)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(good_record(theirs, authors="Alice Author")) + "\n")
+    problems = check_name_owner(results, task("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms"), mine, "Bob Builder")
+    assert bool(problems) == refused, problems
+
+
+def test_a_non_finite_hyperparameter_is_refused_by_check_in_one_line(env, parts, capsys):
+    """``.inf`` in the hyperparameters passed `check`; stored as null, it changed the record's digest
+    after the keeper signed it, so the honest record was skipped as unsigned. Control: a finite
+    grid passes."""
+    folder = predictions_submission(env["tmp"] / "inf", parts, method="clipped",
+                                    hyperparameters={"grid": {"clip": [1.0, 2.0]}, "chosen": {"clip": 2.0}})
+    finite = (folder / "submission.yaml").read_text()
+    assert "clip:" in finite
+    (folder / "submission.yaml").write_text(finite.replace("2.0", ".inf"))
+    capsys.readouterr()
+    assert main(["check", str(folder), "--results", str(env["results"])]) != 0
+    err = capsys.readouterr().err
+    assert "is a non-finite number" in err and "internal error" not in err and len(err.strip().splitlines()) == 1, err
+    (folder / "submission.yaml").write_text(finite)
+    assert main(["check", str(folder), "--results", str(env["results"])]) == 0

@@ -20,6 +20,7 @@ how to fix it, and raises :class:`SubmissionError` with all of them.
 from __future__ import annotations
 
 import ast
+import math
 import os
 import re
 import stat
@@ -465,6 +466,10 @@ def _parse_declarations(doc: dict, problems: list[str]) -> tuple[object, object,
 
 def _first_non_json(value, where: str = "") -> tuple[str, str] | None:
     """(where, type name) of the first value JSON cannot hold, None when every value is JSON's."""
+    if isinstance(value, float) and not math.isfinite(value):
+        # .inf and .nan: strict JSON has neither; stored as null, the record's digest (signed by
+        # a hidden set's keeper) would change between scoring and reading (review of 2026-12-02)
+        return (where or "the document"), "non-finite number"
     if value is None or isinstance(value, (str, bool, int, float)):
         return None
     if isinstance(value, dict):

@@ -141,6 +141,10 @@ def _close(a, b) -> bool:
         return False
 
 
+def _without_quick(method: str) -> str:
+    return method.removesuffix(" (quick)")
+
+
 def _team(authors: str) -> set[str]:
     return {names_mod.canonical(a) for a in str(authors).split(",") if a.strip()}
 
@@ -153,13 +157,13 @@ def check_name_owner(results_root: Path | None, board: Task, method: str, author
     same when one of its authors is. The reference names are :func:`check_reserved`'s."""
     from perfgraphs.leaderboard.records.results import read_entries
 
-    base = method.split(" (")[0]
+    base = _without_quick(method)  # the whole name: ``GNN (X)`` is compared as written
     mine = _team(authors)
     for e in read_entries(board.dataset.name, results_root, skipped=[]):
         # a team is the same when one author is: a list reordered or extended is still theirs
         if e.authors == REFERENCE_AUTHORS or _team(e.authors) & mine:
             continue
-        if names_mod.reads_as(base, e.method.split(" (")[0]):
+        if names_mod.reads_as(base, _without_quick(e.method)):
             return [f"method {method!r} is recorded by other authors ({e.authors}) on {board.dataset.name} "
                     f"({e.method!r}, {e.date_utc[:10]}): choose a name of your own (names are compared ignoring "
                     "case, look-alike characters, punctuation and spaces, and suffixes such as /v2)"]

@@ -79,22 +79,25 @@ def compact(text: str) -> str:
     return re.sub(r"[^0-9a-z]+", "", canonical(text))
 
 
-# a version after a name, in canonical form (whose confusables fold 1 to l and 0 to o)
-_VERSION_SUFFIX = re.compile(r"[^0-9a-z]*(v(ersion)?[^0-9a-z]*)?[0-9lo]*([^0-9a-z]*[0-9lo]+)*[^0-9a-z]*")
+# a name followed by a version: a separator or a ``v`` before the digits (``/v2``, `` 3``, ``-2.1``,
+# ``v2``), read on the name as written (case and width folded, never letters for digits: ``ViT-L``
+# is another model, not version 1 of ``ViT``; review of 2026-12-02)
+_VERSIONED = re.compile(r"(?P<stem>.*?)(?:[^0-9a-z]+(?:v(?:ersion)?[^0-9a-z]*)?|v(?:ersion)?[^0-9a-z]*)"
+                        r"[0-9]+(?:[^0-9a-z]+[0-9]+)*[^0-9a-z]*")
 
 
 def reads_as(name: str, other: str) -> bool:
     """Whether a person would read ``name`` as ``other``, or as another version of it: the same
     once :func:`compact`, or ``other`` followed by a version (``/v2``, `` v3``, ``-2.1``). Another
-    word after it (``gnn-lite`` after ``gnn``) makes another name."""
+    word after it (``gnn-lite`` after ``gnn``, ``ViT-L`` after ``ViT``) makes another name."""
     a, b = compact(name), compact(other)
     if not a or not b:
         return False
     if a == b:
         return True
     for longer, shorter in ((name, other), (other, name)):
-        k, r = canonical(longer), canonical(shorter)
-        if _prefix_of(k, r) and _VERSION_SUFFIX.fullmatch(k[len(r):]):
+        m = _VERSIONED.fullmatch(unicodedata.normalize("NFKC", str(longer)).casefold())
+        if m and m["stem"] and compact(m["stem"]) == compact(shorter):
             return True
     return False
 
