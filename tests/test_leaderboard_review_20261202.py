@@ -388,3 +388,70 @@ def test_a_non_finite_hyperparameter_is_refused_by_check_in_one_line(env, parts,
     assert "is a non-finite number" in err and "internal error" not in err and len(err.strip().splitlines()) == 1, err
     (folder / "submission.yaml").write_text(finite)
     assert main(["check", str(folder), "--results", str(env["results"])]) == 0
+
+
+# -- the fourth pass of 2026-12-02 -----------------------------------------------------------------
+
+def _owner_problems(tmp_path, recorded: list[tuple[str, str]], method: str, authors: str) -> list[str]:
+    from perfgraphs.leaderboard.records.check import check_name_owner
+    from perfgraphs.registry import task
+
+    results = tmp_path / "results"
+    path = results_path("dippm", results)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(good_record(m, authors=a, run_identity=str(i))) + "\n"
+                            for i, (m, a) in enumerate(recorded)))
+    return check_name_owner(results, task("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms"), method, authors)
+
+
+@pytest.mark.parametrize("recorded, method, authors, refused", [
+    # another version of another team's versioned name, or the same version spelled otherwise
+    ("gnn-x v2", "gnn-x v3", "Mallory", True), ("gnn-x v2", "gnn-x-2", "Mallory", True),
+    ("gnn-x v2", "gnn-x version 2", "Mallory", True), ("gnn-x 2", "gnn-x 2.1", "Mallory", True),
+    ("gnn-x v2", "gnn-x-lite", "Mallory", False),
+    # a quick-run suffix of any wording does not make another name
+    ("gnn-x", "gnn-x (quick, 400 training graphs)", "Mallory", True),
+])
+def test_versions_and_quick_suffixes_of_another_teams_name(tmp_path, recorded, method, authors, refused):
+    assert bool(_owner_problems(tmp_path, [(recorded, "Alice Author")], method, authors)) == refused
+
+
+@pytest.mark.parametrize("theirs, mine, refused", [
+    ("Alice Author, et al.", "Mallory, et al.", True),         # "et al." names nobody
+    ("Doe, J., Roe, A.", "Mallory, A.", True),                 # an initial names nobody
+    ("Tim Bloom", "Tirn B1o0m, Mallory", True),                # a look-alike is not the same person
+    ("Doe, J., Roe, A.", "Roe, A., Doe, J.", False),           # control: the same people, reordered
+])
+def test_a_team_is_the_same_people_as_written(tmp_path, theirs, mine, refused):
+    assert bool(_owner_problems(tmp_path, [("gnn-x", theirs)], "gnn-x", mine)) == refused
+
+
+@pytest.mark.parametrize("method, authors", [
+    ("static-xgboostv2", "Mallory"), ("TraPPMv2", "Mallory"),                      # a version run into a reference name
+    ("mallory-net", "perfgraphs referencebaselines"), ("mallory-net", "perfgraphs reference (baselines)"),
+    ("mallory-net", "perfgraphs+reference+baselines"),                             # the reference authors, repunctuated
+])
+def test_reference_names_and_authors_are_reserved_whatever_the_punctuation(tmp_path, method, authors):
+    """Refused at submission (`check_reserved`) and when read (a hand-written record is not shown).
+    Control: an unrelated name by other authors passes both."""
+    from perfgraphs.leaderboard.records.check import check_reserved
+    from perfgraphs.leaderboard.records.trust import reserved_record_problem
+
+    assert check_reserved(method, authors, tmp_path, tmp_path / "results")
+    assert reserved_record_problem(method, authors, "ab" * 20)
+    assert not check_reserved("mallory-net", "Mallory", tmp_path, tmp_path / "results")
+    assert reserved_record_problem("mallory-net", "Mallory", "ab" * 20) is None
+
+
+def test_a_record_never_shown_reserves_no_name(tmp_path):
+    """A hand-written line by "the reference authors" under a team's name is skipped when read, and no
+    longer locks the team out of its own name. Control: a real reference name stays reserved."""
+    from perfgraphs.leaderboard.records.check import check_reserved
+
+    results = tmp_path / "results"
+    path = results_path("dippm", results)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(good_record("gnn-x", authors="perfgraphs reference baselines")) + "\n")
+    assert read_entries("dippm", results, []) == []
+    assert check_reserved("gnn-x", "Alice Author", tmp_path, results) == []
+    assert check_reserved("static-xgboost", "Alice Author", tmp_path, results)

@@ -183,11 +183,15 @@ def test_reserved_names_control_the_references_themselves_and_other_names_pass(t
     # a copy of the reference folder elsewhere is not the reference
     shutil.copytree(ref, tmp_path / "static-xgboost")
     assert check.check_reserved("static-xgboost", "perfgraphs reference baselines", tmp_path / "static-xgboost")
-    # a method recorded by the reference authors is reserved even if no folder has its name any more
+    # a name is reserved by the catalog and the reference folders, and by the records the boards read;
+    # a line by "the reference authors" that is never shown (here: at a commit this repository never
+    # had, naming no reference) reserves nothing: it locked teams out of their own names (review of
+    # 2026-12-02, test_leaderboard_review_20261202.py)
     results = tmp_path / "results"
     _write_lines(results, [json.dumps(good_record("retired-baseline (quick)",
                                                   authors="perfgraphs reference baselines"))])
-    assert check.check_reserved("retired-baseline", "someone", _folder(tmp_path, "r"), results)
+    assert check.check_reserved("retired-baseline", "someone", _folder(tmp_path, "r"), results) == []
+    assert check.check_reserved("static-xgboost", "someone", _folder(tmp_path, "r2"), results)
 
 
 # -- end to end through `perfgraphs submit` (predictions files: no sandbox, seconds) ------------------
