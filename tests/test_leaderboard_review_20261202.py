@@ -455,3 +455,33 @@ def test_a_record_never_shown_reserves_no_name(tmp_path):
     assert read_entries("dippm", results, []) == []
     assert check_reserved("gnn-x", "Alice Author", tmp_path, results) == []
     assert check_reserved("static-xgboost", "Alice Author", tmp_path, results)
+
+
+# -- the fifth pass of 2026-12-02 ------------------------------------------------------------------
+
+@pytest.mark.parametrize("recorded, method, refused", [
+    ("GNN-lite", "GNN-Iite", True), ("llm-perf", "IIm-perf", True),      # a capital I reads as l
+    ("gnn-x", "gnn-x (Quick)", True),                                    # a quick suffix in any case
+    ("gnn-x", "gnn-x ver. 2", True), ("gnn-x", "gnn-x rev2", True),      # other ways to write a version
+    ("gnn-x", "gnn-xl", False), ("GNN-lite", "GNN-life", False),         # controls: other names
+])
+def test_fifth_pass_spellings_of_another_teams_name(tmp_path, recorded, method, refused):
+    assert bool(_owner_problems(tmp_path, [(recorded, "Alice Author")], method, "Mallory")) == refused
+
+
+@pytest.mark.parametrize("method, authors", [
+    ("static-xgboost2", "Mallory"), ("trappm2", "Mallory"), ("roofline-fit2", "Mallory"),
+    ("my-method", "perfgraphs ref. baselines"), ("my-method", "perfgraphs baselines (reference)"),
+    ("my-method", "perfgraphs reference"),
+])
+def test_fifth_pass_reference_names_and_authors(tmp_path, method, authors):
+    """Refused at submission and when read. Control: the project's other authors
+    (``perfgraphs maintainers``) and an unrelated name pass."""
+    from perfgraphs.leaderboard.records.check import check_reserved
+    from perfgraphs.leaderboard.records.ranks import is_quick
+    from perfgraphs.leaderboard.records.trust import reserved_record_problem
+
+    assert check_reserved(method, authors, tmp_path, tmp_path / "results")
+    assert reserved_record_problem(method, authors, "ab" * 20)
+    assert not check_reserved("example-ridge", "perfgraphs maintainers", tmp_path, tmp_path / "results")
+    assert is_quick("gnn-x (Quick)") and not is_quick("gnn-x (quickly)")

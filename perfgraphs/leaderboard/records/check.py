@@ -144,7 +144,7 @@ def _close(a, b) -> bool:
 
 def _without_quick(method: str) -> str:
     """The name without a ``--quick`` run's suffix, whatever it says inside (``ranks.is_quick``)."""
-    return re.sub(r"\s*\(quick[,)].*$", "", method.strip())
+    return re.sub(r"\s*\(quick[,)].*$", "", method.strip(), flags=re.IGNORECASE)
 
 
 # words in an author list that name nobody (``et al.``) or too little to be one person (an initial)

@@ -79,11 +79,17 @@ def compact(text: str) -> str:
     return re.sub(r"[^0-9a-z]+", "", canonical(text))
 
 
+def _compact_keys(text: str) -> set[str]:
+    """Every :func:`keys` form, compacted: the cased one reads a capital ``I`` as ``l``."""
+    return {re.sub(r"[^0-9a-z]+", "", k.casefold()) for k in keys(text)} - {""}
+
+
 # a name followed by a version: a separator or a ``v`` before the digits (``/v2``, `` 3``, ``-2.1``,
 # ``v2``), read on the name as written (case and width folded, never letters for digits: ``ViT-L``
 # is another model, not version 1 of ``ViT``; review of 2026-12-02)
-_VERSIONED = re.compile(r"(?P<stem>.*?)(?:[^0-9a-z]+(?:v(?:ersion)?[^0-9a-z]*)?|v(?:ersion)?[^0-9a-z]*)"
-                        r"[0-9]+(?:[^0-9a-z]+[0-9]+)*[^0-9a-z]*")
+_VERSION_WORD = r"(?:v|ver|version|rev|revision)"
+_VERSIONED = re.compile(r"(?P<stem>.*?)(?:[^0-9a-z]+(?:" + _VERSION_WORD + r"[^0-9a-z]*)?|" + _VERSION_WORD +
+                        r"[^0-9a-z]*)[0-9]+(?:[^0-9a-z]+[0-9]+)*[^0-9a-z]*")
 
 
 def _unversioned(name: str) -> str:
@@ -97,8 +103,7 @@ def reads_as(name: str, other: str) -> bool:
     the same once :func:`compact`, with any trailing version (``/v2``, `` v3``, ``-2.1``,
     ``version 2``) set aside on both. Another word after it (``gnn-lite`` after ``gnn``, ``ViT-L``
     after ``ViT``) makes another name."""
-    a, b = compact(_unversioned(name)), compact(_unversioned(other))
-    return bool(a) and a == b
+    return bool(_compact_keys(_unversioned(name)) & _compact_keys(_unversioned(other)))
 
 
 def taken_name(name: str, reserved: set[str] | list[str] | tuple[str, ...]) -> str | None:
@@ -107,8 +112,11 @@ def taken_name(name: str, reserved: set[str] | list[str] | tuple[str, ...]) -> s
     may be raw names or canonical forms."""
     mine, mine_compact = keys(name), compact(name)
     for other in sorted(reserved):
-        if any(_prefix_of(k, r) for k in mine for r in keys(other)) or (mine_compact and mine_compact == compact(other)) \
-                or reads_as(name, other):
+        theirs = compact(other)
+        # a reference name with a number run into it (``static-xgboost2``) is still its name
+        numbered = bool(theirs) and mine_compact.startswith(theirs) and mine_compact[len(theirs):].isdigit()
+        if any(_prefix_of(k, r) for k in mine for r in keys(other)) or (mine_compact and mine_compact == theirs) \
+                or numbered or reads_as(name, other):
             return other
     return None
 
@@ -128,7 +136,11 @@ def is_reference_authors(authors: str) -> bool:
     marker = canonical("reference baseline")
     # punctuation between the words does not make another author (``referencebaselines``,
     # ``reference (baselines)``: review of 2026-12-02)
-    return any(marker in k for k in keys(authors)) or compact("reference baseline") in compact(authors)
+    plain = compact(authors)
+    # the project's name with a word of "reference baselines" (``perfgraphs ref. baselines``,
+    # ``perfgraphs reference``): the references' author, abbreviated or reordered
+    return any(marker in k for k in keys(authors)) or compact("reference baseline") in plain \
+        or (compact("perfgraphs") in plain and any(w in plain for w in ("ref", compact("baseline"))))
 
 
 def lookalike_authors(authors: str) -> bool:

@@ -72,7 +72,7 @@ def _labels_of(e: Entry) -> np.ndarray | None:
 
 def is_quick(method: str) -> bool:
     """A CI-sized run (``--quick``: ``<method> (quick)``, ``<method> (quick, 400 training graphs)``)."""
-    return re.search(r" \(quick[,)]", method) is not None
+    return re.search(r" \(quick[,)]", method, re.IGNORECASE) is not None  # "(Quick)" is one too
 
 
 def rank_board(entries: list[Entry], repetitions: LabelRepetitions | None = None,
