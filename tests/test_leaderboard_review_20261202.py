@@ -223,6 +223,19 @@ def _fresh_history():
     hidden._history.cache_clear()
 
 
+def _commit_set_with_key(tmp_path, git_commitments, sha: str) -> None:
+    """The organisers' round: the dippm cpu set's commitment and its key, in one commit."""
+    from perfgraphs.leaderboard.records.keeper_key import write_public_key
+
+    commitments, commit = git_commitments
+    keeper = tmp_path / f"keeper-{sha[:4]}"
+    keeper.mkdir()
+    (commitments / "dippm-cpu-torch-fp32.sha256").write_text(f"{sha}  dippm-cpu-torch-fp32.parquet\n")
+    write_public_key(keeper, "dippm", "cpu-torch-fp32", sha, commitments)
+    commit()
+    _fresh_history()
+
+
 def test_a_backdated_key_or_commitment_merged_later_counts_from_the_merge(tmp_path, git_commitments):
     """A branch from before the set's commitment, committed with an earlier date, adds a key for the
     set (and the set's hash to another board's file) and is merged afterwards: both count from the
@@ -253,12 +266,8 @@ def test_a_backdated_key_or_commitment_merged_later_counts_from_the_merge(tmp_pa
     assert hidden_claim_problem("hidden", sha, when, "perfgraphs/dippm", "cpu-torch-fp32") is None
     assert "another board" in hidden_claim_problem("hidden", sha, when, "perfgraphs/trappm", "cpu-torch-fp32")
     # control: a set whose key is committed with its commitment
-    keeper, other = tmp_path / "keeper", "cd" * 32
-    keeper.mkdir()
-    (commitments / "dippm-cpu-torch-fp32.sha256").write_text(f"{other}  dippm-cpu-torch-fp32.parquet\n")
-    write_public_key(keeper, "dippm", "cpu-torch-fp32", other, commitments)
-    commit()
-    _fresh_history()
+    other = "cd" * 32
+    _commit_set_with_key(tmp_path, git_commitments, other)
     assert key_problem("dippm", "cpu-torch-fp32", other) is None
 
 
@@ -272,12 +281,7 @@ def test_a_shallow_clone_counts_no_key_and_a_subfolder_commits_nothing(tmp_path,
 
     commitments, commit = git_commitments
     repo, sha = commitments.parent.parent, "ef" * 32
-    keeper = tmp_path / "keeper"
-    keeper.mkdir()
-    (commitments / "dippm-cpu-torch-fp32.sha256").write_text(f"{sha}  dippm-cpu-torch-fp32.parquet\n")
-    write_public_key(keeper, "dippm", "cpu-torch-fp32", sha, commitments)
-    commit()
-    _fresh_history()
+    _commit_set_with_key(tmp_path, git_commitments, sha)
     assert key_problem("dippm", "cpu-torch-fp32", sha) is None
     shallow = tmp_path / "shallow"
     _git(tmp_path, "clone", "-q", "--depth", "1", f"file://{repo}", str(shallow))
