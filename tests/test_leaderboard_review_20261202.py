@@ -277,7 +277,7 @@ def test_a_shallow_clone_counts_no_key_and_a_subfolder_commits_nothing(tmp_path,
     configuration (no diff prefixes, colour always) changes nothing that is read. Controls: the full
     clone's key counts, and the same file at the top level is a commitment."""
     from perfgraphs.leaderboard.records import hidden
-    from perfgraphs.leaderboard.records.keeper_key import key_problem, write_public_key
+    from perfgraphs.leaderboard.records.keeper_key import key_problem
 
     commitments, commit = git_commitments
     repo, sha = commitments.parent.parent, "ef" * 32
