@@ -115,8 +115,7 @@ def taken_name(name: str, reserved: set[str] | list[str] | tuple[str, ...]) -> s
         theirs = compact(other)
         # a reference name with a number run into it (``static-xgboost2``) is still its name
         numbered = bool(theirs) and mine_compact.startswith(theirs) and mine_compact[len(theirs):].isdigit()
-        if any(_prefix_of(k, r) for k in mine for r in keys(other)) or (mine_compact and mine_compact == theirs) \
-                or numbered or reads_as(name, other):
+        if any(_prefix_of(k, r) for k in mine for r in keys(other)) or numbered or reads_as(name, other):
             return other
     return None
 
@@ -131,14 +130,13 @@ def is_reference_authors(authors: str) -> bool:
     ``REFERENCE_AUTHORS`` or names a "reference baseline" at all. Byte-equal or look-alike."""
     from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS
 
-    if same_name(authors, REFERENCE_AUTHORS) or compact(authors) == compact(REFERENCE_AUTHORS):
+    if same_name(authors, REFERENCE_AUTHORS):
         return True
     marker = canonical("reference baseline")
     # punctuation between the words does not make another author (``referencebaselines``,
-    # ``reference (baselines)``: review of 2026-12-02)
+    # ``reference (baselines)``), nor does the project's name with a word of "reference baselines",
+    # abbreviated or reordered (``perfgraphs ref. baselines``): review of 2026-12-02
     plain = compact(authors)
-    # the project's name with a word of "reference baselines" (``perfgraphs ref. baselines``,
-    # ``perfgraphs reference``): the references' author, abbreviated or reordered
     return any(marker in k for k in keys(authors)) or compact("reference baseline") in plain \
         or (compact("perfgraphs") in plain and any(w in plain for w in ("ref", compact("baseline"))))
 
