@@ -356,7 +356,7 @@ def test_committed_reference_entries_are_on_the_site(tmp_path):
             # the MAPE column is the records' mean over seeds; where the labels have repetitions, a
             # paired entry's is against each label's mean of them (recomputed here from the records'
             # ratios, the build's labels and the repetitions)
-            mape = dict(zip(shown, table.locator("tbody tr td:nth-child(3)").evaluate_all(
+            mape = dict(zip(shown, table.locator("tbody tr td:nth-child(4)").evaluate_all(
                 "cells => cells.map(c => parseFloat(c.dataset.v))")))
             paired = {row.entry.method for row in expected.rows if row.ranked is not None}
             for r in entries:

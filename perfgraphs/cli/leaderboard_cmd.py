@@ -112,14 +112,17 @@ def _show(args) -> int:
             [f"{len(previous)} entries on earlier builds not ranked"] if previous else [])
         table = Table(title=f"{title} · test n = {n if n is not None else '–'}", caption="\n".join(caption),
                       caption_justify="left")
-        for col in ("rank", "method", "MAPE % [95 % CI]", "Δ to best [95 % CI]", "Kendall τ", "tier"):
-            table.add_column(col)
+        for col in ("#", "method, by authors", "MAPE % [95 % CI]", "Δ to best [95 % CI]", "τ", "tier"):
+            # a name and its authors wrap, never cut: an ellipsis would hide what tells two entries apart
+            table.add_column(col, overflow="fold" if col.startswith("method") else "ellipsis")
         for row in ranked.rows:
             tau = row.entry.mean_std("kendall_tau")[0]
-            table.add_row(row.rank_text, escape(row.entry.method), mape_text(row), diff_text(row),
+            # whose entry it is, on every row: names that resemble each other are told apart by it
+            who = f"{escape(row.entry.method)}\n[dim]by {escape(row.entry.authors)}[/dim]"
+            table.add_row(row.rank_text, who, mape_text(row), diff_text(row),
                           "–" if tau != tau else f"{tau:.3f}", row.entry.tier)
         console.print(table)
-    console.print("Ranks: " + RANK_RULE)
+    console.print("Ranks (#): " + RANK_RULE + "; τ: Kendall's τ of predictions and labels")
     return 0
 
 

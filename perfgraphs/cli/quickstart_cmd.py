@@ -79,12 +79,14 @@ def _print_ranking(console, results: list, title: str, board) -> None:
     from perfgraphs.evaluation.ranking import Contender, paired_ranking
     from perfgraphs.evaluation.scoring import PER_CONFIG_KEY
     from perfgraphs.leaderboard.records.ranks import label_repetitions, repetitions_note
+    from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS
 
     repetitions = label_repetitions(board)
     ranking = paired_ranking([Contender(name, np.asarray([s[PER_CONFIG_KEY] for s in result.per_seed]))
                               for name, result in results], repetitions)
     by_name = dict(results)
-    table = Table(title=title)
+    # every row is the project's own reference code, run here: the boards show each row's authors
+    table = Table(title=f"{title}: {REFERENCE_AUTHORS}, run here")
     for col in ("group", "baseline", "MAPE % [95 % CI]", "Δ to best [95 % CI]", "Acc10 %", "Kendall τ", "fit s",
                 "pred./s"):
         # names whole even in an 80-column terminal: the numeric headers wrap instead

@@ -142,42 +142,24 @@ def _close(a, b) -> bool:
         return False
 
 
-def _without_quick(method: str) -> str:
-    """The name without a ``--quick`` run's suffix, whatever it says inside (``ranks.is_quick``)."""
-    return re.sub(r"\s*\(quick[,)].*$", "", method.strip(), flags=re.IGNORECASE)
-
-
-# words in an author list that name nobody (``et al.``) or too little to be one person (an initial)
-_NOBODY = re.compile(r"^(et al\.?|and others|others|[a-z]\.?)$")
-
-
-def _team(authors: str) -> set[str]:
-    """The authors of a list as written (NFKC, case and spaces folded; never look-alikes folded
-    together: ``Tirn B1o0m`` is not ``Tim Bloom``), without words that name nobody."""
-    import unicodedata
-
-    people = (" ".join(unicodedata.normalize("NFKC", a).casefold().split()) for a in str(authors).split(","))
-    return {p for p in people if p and not _NOBODY.fullmatch(p)}
-
-
 def check_name_owner(results_root: Path | None, board: Task, method: str, authors: str) -> list[str]:
-    """A method name belongs to the authors who first recorded it on the dataset's boards, as a team
-    name does on Kaggle: another team's submission under it, or under a name that reads the same
-    (:func:`perfgraphs.leaderboard.records.names.reads_as`), is refused (review of 2026-12-02: it
-    took over the entry; boards no longer let it, and the name stays unambiguous). A team is the
-    same when one of its authors is. The reference names are :func:`check_reserved`'s."""
+    """A method name belongs to the team that first recorded it on the dataset's boards, as a team
+    name does on Kaggle: another team's submission under the same name
+    (:func:`perfgraphs.leaderboard.records.names.same_method`: case, look-alike characters and
+    separators aside, a ``(quick…)`` suffix too) is refused. A team is the same when one of its
+    people is (:func:`~perfgraphs.leaderboard.records.names.same_team`). Names that merely resemble
+    another team's are allowed: every board shows the authors beside the method, and a record
+    supersedes only its own team's (review of 2026-12-02). The reference names are
+    :func:`check_reserved`'s, compared strictly."""
     from perfgraphs.leaderboard.records.results import read_entries
 
-    base = _without_quick(method)  # the whole name: ``GNN (X)`` is compared as written
-    mine = _team(authors)
     for e in read_entries(board.dataset.name, results_root, skipped=[]):
-        # a team is the same when one author is: a list reordered or extended is still theirs
-        if e.authors == REFERENCE_AUTHORS or _team(e.authors) & mine:
+        if e.authors == REFERENCE_AUTHORS or names_mod.same_team(e.authors, authors):
             continue
-        if names_mod.reads_as(base, _without_quick(e.method)):
+        if names_mod.same_method(method, e.method):
             return [f"method {method!r} is recorded by other authors ({e.authors}) on {board.dataset.name} "
                     f"({e.method!r}, {e.date_utc[:10]}): choose a name of your own (names are compared ignoring "
-                    "case, look-alike characters, punctuation and spaces, and suffixes such as /v2)"]
+                    "case, look-alike characters, the separators - _ . / and spaces, and a (quick) suffix)"]
     return []
 
 

@@ -18,11 +18,22 @@ reference authors spelled with a Cyrillic ``е``. Here names are compared by the
 A capital ``I`` reads as ``l`` too, which case folding alone would turn into ``i``; so a name is
 also compared by its *cased* key (confusables before case folding, :func:`keys`).
 
-A name **takes** a reserved name when one of its keys is the reserved name's canonical form, or
-starts with it followed by anything but a letter or digit: ``static-xgboost/v2``,
-``static-xgboost v2``, ``Static-XGBoost (quick)`` and ``static-xgboost+tuned`` all take
-``static-xgboost``; ``my-xgboost``, ``xgboost-static-variant`` and ``static-xgboosted`` do not
-(containing a reference name elsewhere is fine).
+Two strengths of comparison, for two questions (review of 2026-12-02, after five adversarial
+passes on one fuzzy rule for both):
+
+- **Reference names** (:func:`taken_name`), strict: the reference baselines are the one author
+  whose names code can guard. A name **takes** a reserved name when one of its keys is the
+  reserved name's canonical form, or starts with it followed by anything but a letter or digit
+  (``static-xgboost/v2``, ``Static-XGBoost (quick)``, ``static-xgboost+tuned``); when it reads as
+  it once punctuation is dropped and a trailing version set aside (:func:`reads_as`); when a number
+  is run into it (``static-xgboost2``); and with ``vv`` read as ``w`` and ``cl`` as ``d``
+  (``layervvise-boost``, ``clippm-sage``). ``my-xgboost``, ``xgboost-static-variant`` and
+  ``static-xgboosted`` do not take it (containing a reference name elsewhere is fine).
+- **Between teams** (:func:`same_method`, :func:`same_team`), exact: every board shows the authors
+  beside the method, so another team's ``gnn-x v3`` beside ``gnn-x v2`` is visibly another
+  team's entry, not a taken-over one. A method name is refused only when it *is* another team's
+  name once canonical (case, look-alikes, separators; a ``(quick…)`` suffix set aside). A fuzzier
+  rule refused honest names (``mlp-3`` after another team's ``mlp``) and still never converged.
 
 **Character set** (:func:`check_charset`). ``method`` and ``authors`` are plain ASCII: letters
 ``A-Z a-z``, digits ``0-9``, the space, and ``- _ . ( ) / + , & ' @`` — no other punctuation, no
@@ -98,26 +109,87 @@ def _unversioned(name: str) -> str:
     return m["stem"] if m and compact(m["stem"]) else str(name)
 
 
+# letter pairs that read as one letter in most fonts (UTS #39 lists ``rn`` for ``m``, folded in
+# :func:`_fold`): used for the reference names only, where a false match costs a team one name close
+# to a reference's, while folding ``cl`` between teams would make ``CLIP`` and ``DIP`` one name
+_PAIRS = (("vv", "w"), ("cl", "d"))
+
+
+def _loose(text: str) -> str:
+    for pair, letter in _PAIRS:
+        text = text.replace(pair, letter)
+    return text
+
+
 def reads_as(name: str, other: str) -> bool:
     """Whether a person would read ``name`` as ``other``, or as another version of the same name:
-    the same once :func:`compact`, with any trailing version (``/v2``, `` v3``, ``-2.1``,
-    ``version 2``) set aside on both. Another word after it (``gnn-lite`` after ``gnn``, ``ViT-L``
-    after ``ViT``) makes another name."""
-    return bool(_compact_keys(_unversioned(name)) & _compact_keys(_unversioned(other)))
+    the same once :func:`compact` (and ``vv``/``cl`` read as ``w``/``d``), with any trailing version
+    (``/v2``, `` v3``, ``-2.1``, ``version 2``) set aside on both. Another word after it
+    (``gnn-lite`` after ``gnn``, ``ViT-L`` after ``ViT``) makes another name. The reference names'
+    rule (:func:`taken_name`); between teams, :func:`same_method`."""
+    loose = {_loose(k) for k in _compact_keys(_unversioned(name))}
+    return bool(loose & {_loose(k) for k in _compact_keys(_unversioned(other))})
 
 
 def taken_name(name: str, reserved: set[str] | list[str] | tuple[str, ...]) -> str | None:
     """The reserved name that ``name`` takes (equal once canonical or once :func:`compact`, or that
-    plus a separator and a suffix such as ``/v2``, ``-v2`` or `` (quick)``), or None. ``reserved``
-    may be raw names or canonical forms."""
-    mine, mine_compact = keys(name), compact(name)
+    plus a separator and a suffix such as ``/v2``, ``-v2`` or `` (quick)``, or a number run into it;
+    ``vv`` and ``cl`` read as ``w`` and ``d``), or None. ``reserved`` may be raw names or canonical
+    forms."""
+    mine = {_loose(k) for k in keys(name)}
+    mine_compact = {_loose(k) for k in _compact_keys(name)}
     for other in sorted(reserved):
-        theirs = compact(other)
+        theirs = {_loose(k) for k in _compact_keys(other)}
         # a reference name with a number run into it (``static-xgboost2``) is still its name
-        numbered = bool(theirs) and mine_compact.startswith(theirs) and mine_compact[len(theirs):].isdigit()
-        if any(_prefix_of(k, r) for k in mine for r in keys(other)) or numbered or reads_as(name, other):
+        numbered = any(m.startswith(t) and m[len(t):].isdigit() for m in mine_compact for t in theirs)
+        if any(_prefix_of(k, _loose(r)) for k in mine for r in keys(other)) or numbered or reads_as(name, other):
             return other
     return None
+
+
+def without_quick(method: str) -> str:
+    """The name without a ``--quick`` run's suffix, whatever it says inside (``(quick)``,
+    ``(Quick, 400 training graphs)``; :func:`perfgraphs.leaderboard.records.ranks.is_quick`)."""
+    return re.sub(r"\s*\(quick[,)].*$", "", str(method).strip(), flags=re.IGNORECASE)
+
+
+def same_method(a: str, b: str) -> bool:
+    """Between teams: ``a`` is ``b`` once canonical (case, look-alike characters, ``-_./`` and spaces
+    alike) with any ``(quick…)`` suffix set aside. ``GNN_X`` is ``gnn-x``; ``gnn-x v3``, ``gnnx``
+    and ``mlp-3`` are other names than ``gnn-x v2``, ``gnn-x`` and ``mlp`` (the boards show whose)."""
+    return bool(keys(without_quick(a)) & keys(without_quick(b)))
+
+
+# entries of an author list that name nobody (``et al.``) or too little to be one person (an initial)
+_NOBODY = re.compile(r"^(et al\.?|and others|others|[a-z]\.?)$")
+_INITIALS = re.compile(r"^(?:[a-z]\.\s*-?\s*)*[a-z]\.?$")  # "J.", "J. R.", "J.-P.", "J"
+_AUTHOR_SEPARATORS = re.compile(r"\s*(?:[,;&]|\band\b)\s*")
+
+
+def authors_key(authors: str) -> str:
+    """An author list as written, NFKC, case folded and spaces collapsed: what makes two records one
+    team's entry (supersession) and what the boards display."""
+    return " ".join(unicodedata.normalize("NFKC", str(authors)).casefold().split())
+
+
+def team(authors: str) -> frozenset[str]:
+    """The people of an author list, as written (:func:`authors_key`; never look-alikes folded
+    together: ``Tirn B1o0m`` is not ``Tim Bloom``). People are separated by ``,``, ``;``, ``&`` or
+    ``and``; a "Last, F." list keeps each surname with its initials (``Smith, J.`` and ``Smith, K.``
+    are two people); ``et al.`` and a lone initial name nobody."""
+    people: list[str] = []
+    for piece in _AUTHOR_SEPARATORS.split(authors_key(authors)):
+        if piece and _INITIALS.fullmatch(piece) and people and " " not in people[-1]:
+            people[-1] = f"{people[-1]} {piece}"  # "Last, F.": the initials belong to the surname before them
+        elif piece:
+            people.append(piece)
+    return frozenset(p for p in people if not _NOBODY.fullmatch(p))
+
+
+def same_team(a: str, b: str) -> bool:
+    """Whether two author lists are one team: one person in common (a list reordered or extended is
+    still the team's)."""
+    return bool(team(a) & team(b))
 
 
 def same_name(a: str, b: str) -> bool:

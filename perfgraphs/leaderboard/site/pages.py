@@ -136,7 +136,8 @@ def current_and_superseded(entries: list[Entry]) -> tuple[list[Entry], dict[str,
     # records are appended in submission order, so file order breaks ties of equal timestamps
     for _, e in sorted(enumerate(entries), key=lambda oe: (oe[1].date_utc, oe[0])):
         # the method as people read it (``gnn-x`` and ``GNN_X`` by one team are one method)
-        latest.setdefault((names.canonical(e.method), e.authors, e.tier, e.division), []).insert(0, e)
+        latest.setdefault((names.canonical(e.method), names.authors_key(e.authors), e.tier, e.division),
+                          []).insert(0, e)
     current = [history[0] for history in latest.values()]
     return current, {entry_slug(history[0]): history[1:] for history in latest.values()}
 
@@ -186,6 +187,7 @@ def _entry_page(e: Entry, history: str, cv: str) -> str:
                  f"<th class=l>{unit}</th><th>n</th><th>MAPE %</th><th>Acc(10%) %</th></tr></thead><tbody>{fams}</tbody>"
                  "</table>")
     body = (f"<p><a href='index.html'>← leaderboard</a></p><h1>{html.escape(e.method)}</h1>"
+            f"<p class=by>by {html.escape(e.authors)}</p>"
             f"<p>{html.escape(e.dataset)} {html.escape(e.dataset_version)} · {html.escape(e.config)} · "
             f"{html.escape(e.target)} · tier {e.tier} · division {e.division} · commit {html.escape(e.code_commit[:12])} · "
             f"run {html.escape(e.run_identity)} · {html.escape(e.hardware)} · {html.escape(e.date_utc)}</p>"
@@ -193,14 +195,14 @@ def _entry_page(e: Entry, history: str, cv: str) -> str:
             f"<table class=sortable><caption>per seed ({scored})</caption><thead><tr>{head}</tr></thead>"
             f"<tbody>{seeds}</tbody></table>{breakdown}"
             + plot)
-    return _page(e.method, body)
+    return _page(f"{e.method} by {e.authors}", body)
 
 
 def _table(entries: list[Entry], key: str, cv: str, superseded: int = 0, repetitions=None,
            official_board: bool = False, sealed: dict | None = None) -> str:
-    cols = ("rank", "method", "MAPE % [95 % CI]", "Δ to best [95 % CI]", "RMSE", "Acc(10%) %", "Kendall τ", "#params (self-reported)",
+    cols = ("rank", "method", "authors", "MAPE % [95 % CI]", "Δ to best [95 % CI]", "RMSE", "Acc(10%) %", "Kendall τ", "#params (self-reported)",
             "fit s", "CPU s in fit (cores)", "predictions/s", "hardware", "date", "tier", "division", "data")
-    head = "".join(f"<th{' class=l' if c in ('method', 'hardware', 'date', 'tier', 'division', 'data') else ''}>{c}</th>"
+    head = "".join(f"<th{' class=l' if c in ('method', 'authors', 'hardware', 'date', 'tier', 'division', 'data') else ''}>{c}</th>"
                    for c in cols)
     rows = []
     ranked = rank_board(entries, repetitions, official=official_board, sealed=sealed)
@@ -214,6 +216,8 @@ def _table(entries: list[Entry], key: str, cv: str, superseded: int = 0, repetit
         rows.append("<tr>" + _cell(row.ranked.rank if row.ranked and row.ranked.rank else 999, row.rank_text)
                     + f"<td class=l data-v='{html.escape(e.method)}'>"
                     f"<a href='{entry_slug(e)}.html'>{html.escape(e.method)}</a></td>"
+                    # whose entry it is, on every row: names that resemble each other are told apart by it
+                    + _cell(e.authors, left=True)
                     + _cell(mape, mape_text(row) + (" ⁰" if e.zero_spread else "")) + _cell(diff, diff_text(row))
                     + _cell(e.mean_std("rmse")[0], f"{e.mean_std('rmse')[0]:.4g}")
                     + _cell(e.mean_std("acc_10_pct")[0], f"{e.mean_std('acc_10_pct')[0]:.1f}")
