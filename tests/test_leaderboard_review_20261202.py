@@ -348,7 +348,8 @@ def test_one_teams_spellings_of_a_method_are_one_entry(tmp_path):
     ("gnn-x", "Bob Builder, Alice Author", False),                    # her team, reordered
     ("gnn-x", "Alice Author, Bob Builder, Carol", False),             # her team, extended
     ("gnn-x", "Alice Author and Bob Builder", False),                 # her team, written with "and"
-    ("gnn-x", "Bob Builder & Carol", False),                          # one of her people, with "&"
+    ("gnn-x", "Bob Builder & Carol", True),          # one of her people and another: not her team (sixth pass)
+    ("gnn-x", "Mallory and Bob Builder", True),
 ])
 def test_another_teams_name_is_refused_only_when_it_is_that_name(tmp_path, method, authors, refused):
     from perfgraphs.leaderboard.records.check import check_name_owner
@@ -425,6 +426,8 @@ def test_versions_and_quick_suffixes_of_another_teams_name(tmp_path, recorded, m
     ("Doe, J., Roe, A.", "Mallory, A.", True),                 # an initial names nobody
     ("Tim Bloom", "Tirn B1o0m, Mallory", True),                # a look-alike is not the same person
     ("Smith, J., Roe, A.", "Smith, K.", True),                 # "Last, F.": one surname, two people
+    ("Alice Author, Google Research", "Mallory, Google Research", True),  # one affiliation is no team (sixth pass)
+    ("Anonymous", "anonymous", True),                          # a placeholder names nobody
     ("Doe, J., Roe, A.", "Roe, A., Doe, J.", False),           # control: the same people, reordered
     ("Smith, J. R., Roe, A.", "Smith, J. R.", False),          # control: one of them, "Last, F." kept whole
 ])
@@ -466,7 +469,9 @@ def test_a_record_never_shown_reserves_no_name(tmp_path):
 # -- the fifth pass of 2026-12-02 ------------------------------------------------------------------
 
 @pytest.mark.parametrize("recorded, method, refused", [
-    ("GNN-lite", "GNN-Iite", True), ("llm-perf", "IIm-perf", True),      # a capital I reads as l
+    # a capital I for l: another name since the sixth pass (told apart by the authors beside it, in a
+    # monospace font on the site; look-alike *authors* are refused: test_sixth_pass_lookalike_authors)
+    ("GNN-lite", "GNN-Iite", False), ("llm-perf", "IIm-perf", False),
     ("gnn-x", "gnn-x (Quick)", True),                                    # a quick suffix in any case
     ("gnn-x", "gnn-x ver. 2", False), ("gnn-x", "gnn-x rev2", False),    # versions: other names, shown with whose
     ("gnn-x", "gnn-xl", False), ("GNN-lite", "GNN-life", False),         # controls: other names
@@ -532,8 +537,8 @@ def test_resembling_names_are_told_apart_on_every_board(tmp_path, capsys, monkey
     for method, authors in RESEMBLING:
         row = next(r for r in index.split("<tr>") if f">{method}</a>" in r)
         assert f">{authors}</td>" in row, row
-        page = next(p for p in site.glob("*.html") if p.name != "index.html" and f"<h1>{method}</h1>" in p.read_text())
-        assert f"by {authors}</p>" in page.read_text()
+        page = next(p for p in site.glob("*.html") if p.name != "index.html" and f"<h1 class=who>{method}</h1>" in p.read_text())
+        assert f"<p class=who>by {authors}</p>" in page.read_text()
 
 
 @pytest.mark.parametrize("method", ["layervvise-boost", "LAYERVVISE-LINEAR", "clippm-sage", "roofline-boost-vv2"])
@@ -552,3 +557,129 @@ def test_letter_pairs_that_read_as_one_letter_take_a_reference_name(tmp_path, me
         assert check_reserved(method, "Mallory", tmp_path, results)  # the prefix rule: "-" then a suffix
     for other in ("cluster-net", "vvnet", "clip-mlp"):
         assert not check_reserved(other, "Mallory", tmp_path, results), other
+
+
+# -- the sixth pass of 2026-12-02 (on the names redesign) ------------------------------------------
+
+@pytest.mark.parametrize("authors, refused", [
+    ("AIice Author, Bob BuiIder", True),     # a capital I for l: reads as Alice Author's team
+    ("Tirn Bloorn", True), ("Alice Auth0r", True),
+    ("Alice Author, Bob Builder", False),    # control: her team as recorded
+    ("alice author", False),                 # her name in another case is her name
+    ("Alicia Author", False),                # another person
+])
+def test_sixth_pass_lookalike_authors(tmp_path, authors, refused):
+    """With names compared exactly between teams, the authors tell rows apart, so authors that read
+    as another team's people without being them are refused (`gnn-x v2` by ``AIice Author, Bob
+    BuiIder`` read as Alice's v2)."""
+    recorded = [("gnn-x", "Alice Author, Bob Builder"), ("mlp-z", "Tim Bloom")]
+    problems = _owner_problems(tmp_path, recorded, "gnn-x v2", authors)
+    assert any("reads like" in p for p in problems) == refused, problems
+
+
+def test_sixth_pass_lookalike_authors_through_check_and_on_the_boards(env, parts, capsys, monkeypatch):
+    """Through `check`: refused in one line. Written into the results file anyway (the check off),
+    both rows are shown, and `leaderboard show` and the site say which two authors read alike.
+    Control: honest authors pass and no such line is shown."""
+    from perfgraphs.leaderboard.records import check
+    from perfgraphs.leaderboard.site.pages import build_site
+
+    def submit(name, authors, method, command="submit"):
+        commit = {"alice": "a", "bob": "b", "mallory": "c"}[name] * 40
+        folder = predictions_submission(env["tmp"] / name, parts, method=method, authors=[authors],
+                                        code={"url": f"https://example.org/{name}", "commit": commit})
+        capsys.readouterr()
+        extra = ["--no-mlflow"] if command == "submit" else []
+        return main([command, str(folder), "--results", str(env["results"]), *extra])
+
+    assert submit("alice", "Alice Author", "gnn-x") == 0
+    assert submit("mallory", "AIice Author", "gnn-x v2", command="check") != 0
+    err = capsys.readouterr().err
+    assert "reads like 'Alice Author'" in err and len(err.strip().splitlines()) == 1, err
+    assert submit("bob", "Bob Builder", "gnn-x v2", command="check") == 0  # control
+    monkeypatch.setattr(check, "check_name_owner", lambda *args: [])
+    assert submit("mallory", "AIice Author", "gnn-x v2") == 0
+    capsys.readouterr()
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["leaderboard", "show", "--results", str(env["results"])]) == 0
+    out = capsys.readouterr().out
+    note = " ".join(out.split()).split("look-alike authors: ")[1].split("letter by letter")[0]
+    assert "'AIice Author' (gnn-x v2)" in note and "'Alice Author' (gnn-x)" in note, out
+    index = build_site(env["tmp"] / "site", env["results"]).read_text()
+    assert "look-alike authors" in index and "class='l who'" in index and ".who{font-family:ui-monospace" in index
+
+
+@pytest.mark.parametrize("authors", ["Alice Author,  Bob Builder", "Alice Author, Bob Builder ", " Alice Author"])
+def test_sixth_pass_spaces_a_page_collapses(tmp_path, capsys, authors):
+    """Authors that display as another team's once a page collapses spaces replaced its row (the
+    supersession key folded them). Such a record is not read (one warning line), so Alice's row
+    stays; `check` refuses them; a list item's own spaces are stripped (``[" Bob"]`` is ``Bob``).
+    Control: the record written with single spaces supersedes hers (it *is* her author string)."""
+    from perfgraphs.leaderboard.records.names import check_charset
+    from perfgraphs.leaderboard.site.pages import build_site
+
+    assert check_charset("authors", authors)
+    results = tmp_path / "results"
+    path = results_path("dippm", results)
+    path.parent.mkdir(parents=True)
+    alice = good_record("gnn-x", authors="Alice Author, Bob Builder", date_utc="2026-11-01T00:00:00+00:00")
+    other = good_record("gnn-x", authors=authors, run_identity="2", date_utc="2026-11-02T00:00:00+00:00",
+                        per_seed=[{**s, "mape_pct": 1.0} for s in alice["per_seed"]])
+    path.write_text(json.dumps(alice) + "\n" + json.dumps(other) + "\n")
+    skipped: list = []
+    assert [e.authors for e in read_entries("dippm", results, skipped)] == ["Alice Author, Bob Builder"] and skipped
+    index = build_site(tmp_path / "site", results).read_text()
+    assert "superseded" not in index and index.count(">gnn-x</a>") == 1
+    path.write_text(json.dumps(alice) + "\n" + json.dumps({**other, "authors": "Alice Author, Bob Builder"}) + "\n")
+    assert "1 earlier record superseded" in build_site(tmp_path / "site2", results).read_text()
+
+
+def test_sixth_pass_a_list_of_authors_is_joined_with_single_spaces(env, parts, capsys):
+    folder = predictions_submission(env["tmp"] / "spaces", parts, method="spaced", authors=[" Bob Builder ", "Carol"])
+    capsys.readouterr()
+    assert main(["check", str(folder), "--results", str(env["results"])]) == 0, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("authors", ["Anonymous", "TBD", "anonymous, et al.", "The Authors"])
+def test_sixth_pass_authors_that_name_nobody_are_refused(tmp_path, authors):
+    """Two teams that both write ``Anonymous`` are one author string: the later replaced the other's
+    row. Control: a one-word handle is a name."""
+    assert any("name nobody" in p for p in _owner_problems(tmp_path, [], "gnn-x", authors))
+    assert not _owner_problems(tmp_path, [], "gnn-x", "mallory42")
+
+
+@pytest.mark.parametrize("recorded, method", [("vit-v1", "vit-vl"), ("clip-v1", "CLIP-VL"), ("MNet", "RNNet"),
+                                              ("gnn-o1", "gnn-01"), ("bert-l1", "bert-LI")])
+def test_sixth_pass_honest_names_between_teams_pass(tmp_path, recorded, method):
+    """False refusals of the look-alike folding between teams (``vit-vl``, a vision-language ViT, after
+    another team's ``vit-v1``). Control: the same name in another case is refused."""
+    assert not _owner_problems(tmp_path, [(recorded, "Alice Author")], method, "Mallory")
+    assert _owner_problems(tmp_path, [(recorded, "Alice Author")], recorded.upper(), "Mallory")
+
+
+@pytest.mark.parametrize("method, authors", [("CLIP-PM-sage", "Mallory"), ("clip-mlp", "Mallory"),
+                                             ("my-net", "perfgraphs maintainers, Lloyd Trefethen"),
+                                             ("my-net", "Refik Ozturk (perfgraphs contributors)")])
+def test_sixth_pass_honest_names_beside_the_references_pass(tmp_path, method, authors):
+    """``cl`` reads ``d`` only in lowercase (``CLIP-PM`` is no ``dippm``); "ref" is a word of the
+    reference authors only as a word (not inside ``Trefethen`` or ``Refik``). Controls: the
+    lowercase look-alike and the abbreviation are still refused."""
+    from perfgraphs.leaderboard.records.check import check_reserved
+
+    assert not check_reserved(method, authors, tmp_path, tmp_path / "results")
+    assert check_reserved("clippm-sage", "Mallory", tmp_path, tmp_path / "results")
+    assert check_reserved("my-net", "perfgraphs ref. baselines", tmp_path, tmp_path / "results")
+
+
+@pytest.mark.parametrize("field", ["config", "dataset"])
+def test_sixth_pass_a_long_unknown_board_name_stops_no_command(tmp_path, capsys, field):
+    """A record naming a 300-character config stopped `leaderboard show` with "internal error:
+    OSError: File name too long". Control: `leaderboard build` read it already."""
+    results = tmp_path / "results"
+    path = results_path("dippm", results)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(good_record("m", authors="A B", **{field: "x" * 300})) + "\n")
+    capsys.readouterr()
+    assert main(["leaderboard", "show", "--results", str(results)]) == 0
+    assert "internal error" not in capsys.readouterr().err
+    assert main(["leaderboard", "build", "--results", str(results), "--out", str(tmp_path / "site")]) == 0

@@ -118,3 +118,56 @@ def test_every_score_of_every_seed_is_compared():
     assert _compare({**record, "num_params": 12}, record, 5e-3)
     # timings are the machine's: not compared
     assert _compare({**record, "per_seed": [{**s, "fit_seconds": 0.01} for s in record["per_seed"]]}, record, 5e-3) == []
+
+
+def _contributor_folder(tmp_path: Path) -> Path:
+    """The example ridge as a contributor's repository: its own git history, its own names."""
+    import shutil
+    import subprocess
+
+    from perfgraphs.paths import leaderboard_dir
+
+    folder = tmp_path / "contrib"
+    shutil.copytree(leaderboard_dir() / "examples" / "ridge", folder)
+    meta = (folder / "submission.yaml").read_text().replace("method: example-ridge", "method: contrib-ridge")
+    meta = meta.replace("config: cpu-torch-fp32", "config: h200-torch-fp32")
+    (folder / "submission.yaml").write_text(meta.replace("authors: [perfgraphs maintainers]", "authors: [Carol Contributor]"))
+    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=c", "-c", "user.email=c@example.org", "commit", "-qm", "x"]):
+        subprocess.run(["git", "-C", str(folder), *args], check=True, capture_output=True)
+    return folder
+
+
+def test_a_contributors_record_is_scored_again_from_its_folder_and_a_reordered_one_is_not(tmp_path, capsys):
+    """The review of 2026-12-02: a contributor's record with seeds 1-4's honest per-configuration
+    ratios reordered keeps every seed's MAPE and Acc, but breaks the pairing the ranks rest on (a
+    runner-up shared rank 1). `reproduce --submission` scores the contributor's folder at the
+    record's commit and compares every ratio: the honest record is reproduced (control), the
+    reordered one is not."""
+    import numpy as np
+
+    folder = _contributor_folder(tmp_path)
+    results = tmp_path / "results"
+    assert main(["submit", str(folder), "--dataset", "dippm", "--config", "h200-torch-fp32", "--target", "latency_ms",
+                 "--results", str(results), "--no-mlflow"]) == 0
+    path = results / "dippm.jsonl"
+    record = json.loads(path.read_text().splitlines()[0])
+    assert record["authors"] == "Carol Contributor" and record["tier"] == "reproduced"
+    capsys.readouterr()
+    assert main(["leaderboard", "reproduce", "dippm", "1", "--results", str(results), "--submission", str(folder)]) == 0
+    assert "reproduced" in capsys.readouterr().out
+
+    rng = np.random.default_rng(0)
+    reordered = {**record, "per_seed": [s if s["seed"] == 0 else {**s, "pred_over_label": list(rng.permutation(s["pred_over_label"]))}
+                                        for s in record["per_seed"]]}
+    path.write_text(json.dumps(reordered) + "\n")
+    found = reproduce("dippm", 1, results, submission=folder)
+    assert found.found_mape_pct == pytest.approx(found.recorded_mape_pct, rel=1e-6)  # the MAPEs agree
+    assert not found.ok and sum("per-configuration ratios differ" in p for p in found.problems) == 4, found.problems
+
+    with pytest.raises(ReproduceError, match="is at"):  # the folder at another commit than the record's
+        path.write_text(json.dumps({**record, "code_commit": "0" * 40}) + "\n")
+        reproduce("dippm", 1, results, submission=folder)
+    (folder / "predictor.py").write_text((folder / "predictor.py").read_text() + "\n# changed\n")
+    path.write_text(json.dumps(record) + "\n")
+    with pytest.raises(ReproduceError, match="uncommitted"):
+        reproduce("dippm", 1, results, submission=folder)

@@ -48,12 +48,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     rh.add_argument("--results", type=Path, default=None)
     rh.add_argument("--commitments", type=Path, default=None, help="default leaderboard/hidden")
     rh.set_defaults(func=_rank_hidden)
-    rp = verbs.add_parser("reproduce", help="score a reference record again at its own commit (a git worktree, "
-                          "that commit's submit, a fresh home) and compare its per-seed MAPE and build")
+    rp = verbs.add_parser("reproduce", help="score a record again at its own commit (a reference's: a git worktree, "
+                          "that commit's submit, a fresh home; a contributor's: --submission, the folder cloned at "
+                          "its commit) and compare every seed's scores, per-configuration ratios and build")
     rp.add_argument("dataset", help="the results file's dataset (dippm, trappm, nnlqp, llm)")
     rp.add_argument("line", type=int, help="the record's line in leaderboard/results/<dataset>.jsonl (from 1)")
     rp.add_argument("--results", type=Path, default=None)
     rp.add_argument("--time-limit-s", type=float, default=3600, help="per seed, as submit's")
+    rp.add_argument("--submission", type=Path, default=None,
+                    help="a contributor's record: its submission folder, a git checkout at the record's code_commit")
     rp.set_defaults(func=_reproduce)
 
 
@@ -72,6 +75,7 @@ def _show(args) -> int:
     from perfgraphs.leaderboard.records.boards import entry_groups, group_order, official
     from perfgraphs.leaderboard.records.builds import pins_file, read_pins, split_by_build
     from perfgraphs.leaderboard.records.hidden import compromised_hashes, hidden_noise_text
+    from perfgraphs.leaderboard.records.names import lookalike_notes
     from perfgraphs.leaderboard.records.ranks import RANK_RULE, diff_text, label_repetitions, mape_text, rank_board
     from perfgraphs.leaderboard.records.sealed_ranks import read_sealed
     from perfgraphs.leaderboard.records.results import RESULTS_DIR, RecordedBoards
@@ -101,14 +105,16 @@ def _show(args) -> int:
         n = (pin or {}).get("test_n", {}).get(target) or current[0].per_seed[0].get("n")
         recorded = recorded_boards.task(dataset, config, target)
         noise = noise_floor_text(recorded) if recorded and test_set == "public" else (
-            hidden_noise_text(dataset, config, target, current[0].hidden_labels_sha256) if current else None)
+            hidden_noise_text(dataset, config, target, current[0].hidden_labels_sha256) if test_set == "hidden"
+            else None)
         noise = noise or "noise floor not measured for these labels"
         if any(e.hidden_labels_sha256 in compromised_hashes() for e in current):
             noise += " · COMPROMISED hidden set (its architectures are in public data): reproduced, not verified"
         sealed = read_sealed(dataset, config, target, hidden_set) if test_set == "hidden" else None
         ranked = rank_board(current, label_repetitions(recorded, test_set, protocol) if recorded else None,
                             official=board is not None, sealed=sealed)
-        caption = [noise.replace("**", "")] + [escape(line) for line in ranked.lines()] + (
+        lines = ranked.lines() + lookalike_notes((e.method, e.authors) for e in current)
+        caption = [noise.replace("**", "")] + [escape(line) for line in lines] + (
             [f"{len(previous)} entries on earlier builds not ranked"] if previous else [])
         table = Table(title=f"{title} · test n = {n if n is not None else '–'}", caption="\n".join(caption),
                       caption_justify="left")
@@ -216,7 +222,7 @@ def _reproduce(args) -> int:
     from perfgraphs.leaderboard.reproduce import reproduce
 
     _terminate_cleanly()  # SIGTERM unwinds too: the child's session is killed and the worktree removed
-    found = reproduce(args.dataset, args.line, args.results, args.time_limit_s)
+    found = reproduce(args.dataset, args.line, args.results, args.time_limit_s, submission=args.submission)
     where = f"{found.dataset} line {found.line}: {found.method} at {found.commit[:12]}"
     if not found.ok:
         print(f"{where}: NOT reproduced: " + "; ".join(found.problems))

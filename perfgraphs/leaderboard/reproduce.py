@@ -10,8 +10,12 @@ worktree, runs *that commit's* ``perfgraphs submit`` on the reference's folder t
 record's board, protocol, quick setting and seeds, into a scratch results folder and a fresh home,
 and compares each seed's MAPE and the build's content hash with the record's.
 
-Only reference records carry their code in this repository; another record's code is at its
-``code_url`` and is reproduced from there.
+Only reference records carry their code in this repository. Another record's code is at its
+``code_url``: the reviewer clones it at ``code_commit`` and passes its submission folder
+(``submission=``, ``leaderboard reproduce ... --submission FOLDER``); this checkout's ``submit``
+scores it. Every seed's per-configuration ratios are compared, not only its MAPE: reordering a
+seed's honest ratios keeps its MAPE and widens the paired intervals the ranks rest on (review of
+2026-12-02).
 """
 
 from __future__ import annotations
@@ -174,6 +178,28 @@ def _check_reproducible(record: dict) -> None:
                              "installed package, or a commit that never landed on it)")
 
 
+def _check_contributor(record: dict, folder: Path) -> None:
+    """A contributor's harness record, and the folder the reviewer cloned at its commit."""
+    method = str(record.get("method", ""))
+    if record.get("authors") == REFERENCE_AUTHORS:
+        raise ReproduceError(f"{method!r} is a reference record: reproduce it without --submission (its own commit)")
+    if record.get("tier") not in HARNESS_TIERS or record.get("test_set", "public") != "public":
+        raise ReproduceError(f"{method!r} is not a harness score on a public test set: nothing here can score "
+                             "it again")
+    seeds = [s.get("seed") for s in record["per_seed"]]
+    if seeds != list(range(len(seeds))):
+        raise ReproduceError(f"{method!r} was scored on seeds {seeds}, not 0-{len(seeds) - 1}")
+    if not (folder / "submission.yaml").is_file():
+        raise ReproduceError(f"{folder} has no submission.yaml: pass the submission folder of the record's code")
+    commit = str(record.get("code_commit", ""))
+    head = git(folder, "rev-parse", "HEAD")
+    if re.fullmatch(r"[0-9a-f]{7,40}", commit) is None or head is None or not head.strip().startswith(commit):
+        raise ReproduceError(f"{folder} is at {(head or 'no git commit').strip()[:12]}, the record's code at "
+                             f"{commit[:12]!r}: check out the record's commit of {record.get('code_url') or 'its code'}")
+    if (git(folder, "status", "--porcelain", "--", ".") or "").strip():
+        raise ReproduceError(f"{folder} has uncommitted changes: score the commit as it is")
+
+
 def _compare(record: dict, again: dict, tolerance_rel: float) -> list[str]:
     """What differs between the record and its score again, beyond the tolerance, besides the
     per-seed MAPE and the build (:class:`Reproduction` compares those): every seed's other scores and
@@ -222,13 +248,40 @@ def _run(cmd: list[str], cwd: Path, env: dict) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess(cmd, child.returncode, out, err)
 
 
+def _env(tmp: str) -> dict:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("PERFGRAPHS_") and k not in ("PYTHONPATH", "MLFLOW_TRACKING_URI")}
+    env.update(PERFGRAPHS_HOME=str(Path(tmp) / "home"), PYTHONDONTWRITEBYTECODE="1")
+    return env
+
+
+def _score_once(cmd: list[str], cwd: Path, tmp: str, commit: str) -> dict:
+    done = _run(cmd, cwd, _env(tmp))
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        raise ReproduceError(f"the submit of {commit[:12]} failed (exit {done.returncode}): {last[:300]}")
+    written = [json.loads(x) for p in sorted((Path(tmp) / "results").glob("*.jsonl")) for x in p.read_text().splitlines()]
+    if len(written) != 1:
+        raise ReproduceError(f"the submit of {commit[:12]} wrote {len(written)} records, not one")
+    return written[0]
+
+
 def reproduce(dataset: str, line: int, results: Path | None = None, time_limit_s: float = 3600,
-              tolerance_rel: float = TOLERANCE_REL) -> Reproduction:
-    """Score record ``line`` (1-based) of ``dataset``'s results file again at its commit."""
+              tolerance_rel: float = TOLERANCE_REL, submission: Path | None = None) -> Reproduction:
+    """Score record ``line`` (1-based) of ``dataset``'s results file again at its commit: a
+    reference's from this repository's history; a contributor's from ``submission``, its folder
+    checked out at the record's commit, by this checkout's ``submit``."""
     record = read_record(dataset, line, results)
-    _check_reproducible(record)
-    method, commit = str(record["method"]), str(record["code_commit"])
+    method, commit = str(record.get("method", "")), str(record.get("code_commit", ""))
     root = REFERENCE_DIR.parent.parent
+    if submission is not None:
+        folder = Path(submission).resolve()
+        _check_contributor(record, folder)
+        with tempfile.TemporaryDirectory(prefix="perfgraphs-reproduce-") as tmp:
+            again = _score_once(_submit_command(record, root, str(folder), Path(tmp) / "results", time_limit_s),
+                                root, tmp, commit)
+        return _reproduction(record, line, again, tolerance_rel)
+    _check_reproducible(record)
     with tempfile.TemporaryDirectory(prefix="perfgraphs-reproduce-") as tmp:
         tree = Path(tmp) / "tree"
         if git(root, "worktree", "add", "--detach", "--quiet", str(tree), commit) is None:
@@ -237,23 +290,17 @@ def reproduce(dataset: str, line: int, results: Path | None = None, time_limit_s
             folder = _reference_folder(tree, method)
             if not (tree / folder / "submission.yaml").is_file():
                 raise ReproduceError(f"{folder}/ does not exist at {commit[:12]}")
-            env = {k: v for k, v in os.environ.items()
-                   if not k.startswith("PERFGRAPHS_") and k not in ("PYTHONPATH", "MLFLOW_TRACKING_URI")}
-            env.update(PERFGRAPHS_HOME=str(Path(tmp) / "home"), PYTHONDONTWRITEBYTECODE="1")
-            out = Path(tmp) / "results"
-            done = _run(_submit_command(record, tree, folder, out, time_limit_s), tree, env)
-            if done.returncode != 0:
-                last = (done.stderr.strip().splitlines() or ["no message"])[-1]
-                raise ReproduceError(f"the submit of {commit[:12]} failed (exit {done.returncode}): {last[:300]}")
-            written = [json.loads(x) for p in sorted(out.glob("*.jsonl")) for x in p.read_text().splitlines()]
-            if len(written) != 1:
-                raise ReproduceError(f"the submit of {commit[:12]} wrote {len(written)} records, not one")
+            again = _score_once(_submit_command(record, tree, folder, Path(tmp) / "results", time_limit_s),
+                                tree, tmp, commit)
         finally:
             git(root, "worktree", "remove", "--force", str(tree))
             shutil.rmtree(tree, ignore_errors=True)
             git(root, "worktree", "prune")
-    again = written[0]
-    return Reproduction(record["dataset"], line, method, commit,
+    return _reproduction(record, line, again, tolerance_rel)
+
+
+def _reproduction(record: dict, line: int, again: dict, tolerance_rel: float) -> Reproduction:
+    return Reproduction(record["dataset"], line, str(record["method"]), str(record["code_commit"]),
                         tuple(float(s["mape_pct"]) for s in record["per_seed"]),
                         tuple(float(s["mape_pct"]) for s in again.get("per_seed", [])),
                         str(record.get("dataset_content_hash", "")), str(again.get("dataset_content_hash", "")),

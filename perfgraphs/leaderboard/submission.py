@@ -436,7 +436,7 @@ def _parse_people(doc: dict, problems: list[str]) -> tuple[str, object, str]:
     problems += [f"submission.yaml: {p}" for p in names.check_charset("method", method)]
     authors = doc.get("authors")
     if isinstance(authors, list):
-        authors = ", ".join(str(a) for a in authors)
+        authors = ", ".join(str(a).strip() for a in authors)  # ``[" Bob"]`` is "Bob", not a double space
     if "authors" in doc and not (isinstance(authors, str) and authors.strip()):
         problems.append("submission.yaml: 'authors' must be a name or a list of names")
     elif isinstance(authors, str):

@@ -143,24 +143,41 @@ def _close(a, b) -> bool:
 
 
 def check_name_owner(results_root: Path | None, board: Task, method: str, authors: str) -> list[str]:
-    """A method name belongs to the team that first recorded it on the dataset's boards, as a team
-    name does on Kaggle: another team's submission under the same name
-    (:func:`perfgraphs.leaderboard.records.names.same_method`: case, look-alike characters and
-    separators aside, a ``(quick…)`` suffix too) is refused. A team is the same when one of its
-    people is (:func:`~perfgraphs.leaderboard.records.names.same_team`). Names that merely resemble
-    another team's are allowed: every board shows the authors beside the method, and a record
-    supersedes only its own team's (review of 2026-12-02). The reference names are
-    :func:`check_reserved`'s, compared strictly."""
+    """Whose entry a submission is, as the boards will show it (review of 2026-12-02):
+
+    - its authors name someone (``Anonymous`` or ``TBD`` could be any team);
+    - none of them reads as a person another team recorded without being written as they are
+      (:func:`perfgraphs.leaderboard.records.names.lookalike_people`: ``AIice Author`` beside
+      Alice Author), since the authors are what tells two entries on a board apart;
+    - its method is not another team's name (:func:`~perfgraphs.leaderboard.records.names.same_method`:
+      case, the separators ``-_./`` and spaces, and a ``(quick…)`` suffix aside), as a team name is
+      Kaggle's. A team is the same when one list's people are all among the other's
+      (:func:`~perfgraphs.leaderboard.records.names.same_team`). Names that merely resemble another
+      team's are other entries, shown with their authors.
+
+    The reference names and authors are :func:`check_reserved`'s, compared strictly."""
     from perfgraphs.leaderboard.records.results import read_entries
 
+    if names_mod.names_nobody(authors):
+        return [f"authors {authors!r} name nobody in particular: write the names of the people (or the team) who "
+                "made the entry, as the leaderboard will show them"]
+    problems = []
     for e in read_entries(board.dataset.name, results_root, skipped=[]):
-        if e.authors == REFERENCE_AUTHORS or names_mod.same_team(e.authors, authors):
+        if e.authors == REFERENCE_AUTHORS:
             continue
-        if names_mod.same_method(method, e.method):
-            return [f"method {method!r} is recorded by other authors ({e.authors}) on {board.dataset.name} "
-                    f"({e.method!r}, {e.date_utc[:10]}): choose a name of your own (names are compared ignoring "
-                    "case, look-alike characters, the separators - _ . / and spaces, and a (quick) suffix)"]
-    return []
+        alike = names_mod.lookalike_people(authors, e.authors)
+        if alike and not problems:
+            mine, theirs = alike[0]
+            problems.append(f"author {mine!r} reads like {theirs!r}, an author of {e.method!r} on "
+                            f"{board.dataset.name} ({e.date_utc[:10]}), without being written the same: write the "
+                            "name as recorded if it is that person, otherwise so that it does not read like theirs")
+        if not names_mod.same_team(e.authors, authors) and names_mod.same_method(method, e.method):
+            problems.append(f"method {method!r} is recorded by other authors ({e.authors}) on {board.dataset.name} "
+                            f"({e.method!r}, {e.date_utc[:10]}): choose a name of your own (names are compared "
+                            "ignoring case, the separators - _ . / and spaces, and a (quick) suffix; a team that "
+                            "grew lists its recorded authors too)")
+            break
+    return problems
 
 
 def check_duplicate(results_root: Path | None, board: Task, method: str, commit: str, test_set: str,

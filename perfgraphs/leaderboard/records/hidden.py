@@ -327,13 +327,16 @@ def hidden_noise_text(dataset: str, config: str, target: str, sha256: str, root:
     set's own repeated visits (aggregates only), for the set whose commitment is ``sha256``; None
     when the definition states none (the hidden labels never leave the keeper folder, so this is
     the only place a board can read their noise from)."""
-    commitment = commitment_path(dataset, config, root)
-    path = definition_path(dataset, config, root)
-    if not commitment.exists() or not path.exists():
+    try:  # a record may name any dataset or config: a path too long for the file system names no set
+        commitment = commitment_path(dataset, config, root)
+        path = definition_path(dataset, config, root)
+        if not commitment.is_file() or not path.is_file():
+            return None
+        if (commitment.read_text().split() or [""])[0].strip().lower() != (sha256 or "").lower():
+            return None
+        measured = read_definition(path).get("measured") or {}
+    except (OSError, ValueError, HiddenLabelsError):
         return None
-    if commitment.read_text().split()[0].strip().lower() != (sha256 or "").lower():
-        return None
-    measured = read_definition(path).get("measured") or {}
     floor = (measured.get("noise_floor") or {}).get(target) if isinstance(measured, dict) else None
     if not isinstance(floor, dict) or "between_visits_mape_pct" not in floor:
         return None

@@ -32,12 +32,17 @@ passes on one fuzzy rule for both):
 - **Between teams** (:func:`same_method`, :func:`same_team`), exact: every board shows the authors
   beside the method, so another team's ``gnn-x v3`` beside ``gnn-x v2`` is visibly another
   team's entry, not a taken-over one. A method name is refused only when it *is* another team's
-  name once canonical (case, look-alikes, separators; a ``(quick…)`` suffix set aside). A fuzzier
+  name, case and the separators ``-_./`` and spaces aside, a ``(quick…)`` suffix too; no
+  look-alike folding (``vit-v1`` and ``vit-vl`` are two names; the charset is ASCII). A fuzzier
   rule refused honest names (``mlp-3`` after another team's ``mlp``) and still never converged.
+  What tells rows apart is then the authors, so *their* look-alikes are what is refused
+  (:func:`lookalike_people`: ``AIice Author`` with a capital ``I`` for Alice Author's ``l``), and
+  the site prints names and authors in a monospace font, where ASCII look-alikes differ.
 
 **Character set** (:func:`check_charset`). ``method`` and ``authors`` are plain ASCII: letters
-``A-Z a-z``, digits ``0-9``, the space, and ``- _ . ( ) / + , & ' @`` — no other punctuation, no
-accents (transliterate: ``Jose Muller``), no control, invisible or non-Latin characters. A method
+``A-Z a-z``, digits ``0-9``, the space (single, between words), and ``- _ . ( ) / + , & ' @`` — no
+other punctuation, no accents (transliterate: ``Jose Muller``), no control, invisible or non-Latin
+characters. A method
 is at most 64 characters, the authors at most 200. The same rules are in leaderboard/RULES.md.
 """
 
@@ -110,15 +115,22 @@ def _unversioned(name: str) -> str:
 
 
 # letter pairs that read as one letter in most fonts (UTS #39 lists ``rn`` for ``m``, folded in
-# :func:`_fold`): used for the reference names only, where a false match costs a team one name close
-# to a reference's, while folding ``cl`` between teams would make ``CLIP`` and ``DIP`` one name
-_PAIRS = (("vv", "w"), ("cl", "d"))
+# :func:`_fold`), as written: a lowercase ``cl`` reads ``d`` but ``CL`` does not (``CLIP-PM`` is no
+# ``dippm``). For the reference names and people's names only: between teams' methods, folding
+# ``cl`` would make ``CLIP`` and ``DIP`` one name
+_PAIRS = (("vv", "w"), ("VV", "W"), ("cl", "d"))
 
 
 def _loose(text: str) -> str:
+    """``text`` with each pair of :data:`_PAIRS` read as its letter (NFKC first, case kept)."""
+    text = unicodedata.normalize("NFKC", str(text))
     for pair, letter in _PAIRS:
         text = text.replace(pair, letter)
     return text
+
+
+def _spellings(text: str) -> tuple[str, str]:
+    return (str(text), _loose(text))
 
 
 def reads_as(name: str, other: str) -> bool:
@@ -127,8 +139,8 @@ def reads_as(name: str, other: str) -> bool:
     (``/v2``, `` v3``, ``-2.1``, ``version 2``) set aside on both. Another word after it
     (``gnn-lite`` after ``gnn``, ``ViT-L`` after ``ViT``) makes another name. The reference names'
     rule (:func:`taken_name`); between teams, :func:`same_method`."""
-    loose = {_loose(k) for k in _compact_keys(_unversioned(name))}
-    return bool(loose & {_loose(k) for k in _compact_keys(_unversioned(other))})
+    mine = set().union(*(_compact_keys(_unversioned(x)) for x in _spellings(name)))
+    return bool(mine & set().union(*(_compact_keys(_unversioned(x)) for x in _spellings(other))))
 
 
 def taken_name(name: str, reserved: set[str] | list[str] | tuple[str, ...]) -> str | None:
@@ -136,13 +148,13 @@ def taken_name(name: str, reserved: set[str] | list[str] | tuple[str, ...]) -> s
     plus a separator and a suffix such as ``/v2``, ``-v2`` or `` (quick)``, or a number run into it;
     ``vv`` and ``cl`` read as ``w`` and ``d``), or None. ``reserved`` may be raw names or canonical
     forms."""
-    mine = {_loose(k) for k in keys(name)}
-    mine_compact = {_loose(k) for k in _compact_keys(name)}
+    mine = set().union(*(keys(x) for x in _spellings(name)))
+    mine_compact = set().union(*(_compact_keys(x) for x in _spellings(name)))
     for other in sorted(reserved):
-        theirs = {_loose(k) for k in _compact_keys(other)}
+        theirs = set().union(*(_compact_keys(x) for x in _spellings(other)))
         # a reference name with a number run into it (``static-xgboost2``) is still its name
         numbered = any(m.startswith(t) and m[len(t):].isdigit() for m in mine_compact for t in theirs)
-        if any(_prefix_of(k, _loose(r)) for k in mine for r in keys(other)) or numbered or reads_as(name, other):
+        if any(_prefix_of(k, r) for k in mine for r in keys(other)) or numbered or reads_as(name, other):
             return other
     return None
 
@@ -153,43 +165,87 @@ def without_quick(method: str) -> str:
     return re.sub(r"\s*\(quick[,)].*$", "", str(method).strip(), flags=re.IGNORECASE)
 
 
+def _plain(text: str) -> str:
+    """NFKC, case folded, the separators ``-_./`` and spaces alike: no look-alike folding."""
+    return " ".join(_SEPARATORS.sub(" ", unicodedata.normalize("NFKC", str(text)).casefold()).split())
+
+
 def same_method(a: str, b: str) -> bool:
-    """Between teams: ``a`` is ``b`` once canonical (case, look-alike characters, ``-_./`` and spaces
-    alike) with any ``(quick…)`` suffix set aside. ``GNN_X`` is ``gnn-x``; ``gnn-x v3``, ``gnnx``
-    and ``mlp-3`` are other names than ``gnn-x v2``, ``gnn-x`` and ``mlp`` (the boards show whose)."""
-    return bool(keys(without_quick(a)) & keys(without_quick(b)))
+    """Between teams: ``a`` is ``b`` once case and the separators ``-_./`` and spaces are set aside,
+    with any ``(quick…)`` suffix too. ``GNN_X`` is ``gnn-x``; ``gnn-x v3``, ``gnnx``, ``mlp-3`` and
+    ``vit-vl`` are other names than ``gnn-x v2``, ``gnn-x``, ``mlp`` and ``vit-v1`` (the boards show
+    whose each is, and refuse look-alike authors: :func:`lookalike_people`)."""
+    return _plain(without_quick(a)) == _plain(without_quick(b))
 
 
 # entries of an author list that name nobody (``et al.``) or too little to be one person (an initial)
 _NOBODY = re.compile(r"^(et al\.?|and others|others|[a-z]\.?)$")
 _INITIALS = re.compile(r"^(?:[a-z]\.\s*-?\s*)*[a-z]\.?$")  # "J.", "J. R.", "J.-P.", "J"
-_AUTHOR_SEPARATORS = re.compile(r"\s*(?:[,;&]|\band\b)\s*")
 
 
-def authors_key(authors: str) -> str:
-    """An author list as written, NFKC, case folded and spaces collapsed: what makes two records one
-    team's entry (supersession) and what the boards display."""
-    return " ".join(unicodedata.normalize("NFKC", str(authors)).casefold().split())
+# author lists that name nobody in particular: any team could write them
+PLACEHOLDER_AUTHORS = frozenset({"anonymous", "anon", "author", "authors", "the authors", "unknown", "n/a", "na",
+                                 "none", "nobody", "tbd", "todo", "me", "us", "we", "team", "my team", "user"})
 
 
-def team(authors: str) -> frozenset[str]:
-    """The people of an author list, as written (:func:`authors_key`; never look-alikes folded
-    together: ``Tirn B1o0m`` is not ``Tim Bloom``). People are separated by ``,``, ``;``, ``&`` or
-    ``and``; a "Last, F." list keeps each surname with its initials (``Smith, J.`` and ``Smith, K.``
-    are two people); ``et al.`` and a lone initial name nobody."""
+def _people(authors: str) -> list[str]:
+    """The people of an author list as written (NFKC, spaces collapsed, case kept). People are
+    separated by ``,``, ``;``, ``&`` or ``and``; a "Last, F." list keeps each surname with its
+    initials (``Smith, J.`` and ``Smith, K.`` are two people); ``et al.`` and a lone initial name
+    nobody."""
     people: list[str] = []
-    for piece in _AUTHOR_SEPARATORS.split(authors_key(authors)):
-        if piece and _INITIALS.fullmatch(piece) and people and " " not in people[-1]:
+    text = " ".join(unicodedata.normalize("NFKC", str(authors)).split())
+    for piece in re.split(r"\s*(?:[,;&]|\b[Aa][Nn][Dd]\b)\s*", text):
+        if piece and _INITIALS.fullmatch(piece.casefold()) and people and " " not in people[-1]:
             people[-1] = f"{people[-1]} {piece}"  # "Last, F.": the initials belong to the surname before them
         elif piece:
             people.append(piece)
-    return frozenset(p for p in people if not _NOBODY.fullmatch(p))
+    return [p for p in people if not _NOBODY.fullmatch(p.casefold())]
+
+
+def team(authors: str) -> frozenset[str]:
+    """The people of an author list (:func:`_people`), case folded; never look-alikes folded
+    together (``Tirn B1o0m`` is not ``Tim Bloom``: :func:`lookalike_people` says they read alike)."""
+    return frozenset(p.casefold() for p in _people(authors))
+
+
+def names_nobody(authors: str) -> bool:
+    """Whether an author list names no one in particular (``Anonymous``, ``et al.``, ``TBD``)."""
+    return not (team(authors) - PLACEHOLDER_AUTHORS)
 
 
 def same_team(a: str, b: str) -> bool:
-    """Whether two author lists are one team: one person in common (a list reordered or extended is
-    still the team's)."""
-    return bool(team(a) & team(b))
+    """Whether two author lists are one team: the people of one are all among the other's (a list
+    reordered or extended is still the team's; sharing one affiliation or one member is not)."""
+    mine, theirs = team(a) - PLACEHOLDER_AUTHORS, team(b) - PLACEHOLDER_AUTHORS
+    return bool(mine and theirs) and (mine <= theirs or theirs <= mine)
+
+
+def lookalike_people(a: str, b: str) -> list[tuple[str, str]]:
+    """The people of ``a`` who read as someone of ``b`` without being them as written (case aside):
+    the same once look-alikes are folded (:func:`keys`, ``vv``/``cl`` too): ``AIice Author`` with a
+    capital ``I`` and ``Alice Author``, ``Tirn Bloorn`` and ``Tim Bloom``. Pairs (a's, b's)."""
+    found = []
+    for p in _people(a):
+        for q in _people(b):
+            if p.casefold() != q.casefold() and (set().union(*(keys(x) for x in _spellings(p)))
+                                                 & set().union(*(keys(x) for x in _spellings(q)))):
+                found.append((p, q))
+    return found
+
+
+def lookalike_notes(rows) -> list[str]:
+    """For a board's (method, authors) rows: one line for each two entries whose authors read alike
+    without being written the same (:func:`lookalike_people`). ``check``/``submit`` refuse such
+    authors; a hand-written record is shown, and this line says what to look at."""
+    rows = list(dict.fromkeys((str(m), str(a)) for m, a in rows))
+    out = []
+    for i, (m1, a1) in enumerate(rows):
+        for m2, a2 in rows[i + 1:]:
+            for p, q in lookalike_people(a1, a2)[:1]:
+                out.append(f"look-alike authors: {p!r} ({m1}) and {q!r} ({m2}) read alike but are written "
+                           "differently: two entries, told apart letter by letter")
+    return out
 
 
 def same_name(a: str, b: str) -> bool:
@@ -209,8 +265,11 @@ def is_reference_authors(authors: str) -> bool:
     # ``reference (baselines)``), nor does the project's name with a word of "reference baselines",
     # abbreviated or reordered (``perfgraphs ref. baselines``): review of 2026-12-02
     plain = compact(authors)
+    # a word of "reference baselines": "ref", "ref.", "refer…", "baseline…" (not "Refik" or "Trefethen")
+    words = re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKC", str(authors)).casefold())
+    reference_word = any(len(w) >= 3 and "references".startswith(w) or w.startswith("baseline") for w in words)
     return any(marker in k for k in keys(authors)) or compact("reference baseline") in plain \
-        or (compact("perfgraphs") in plain and any(w in plain for w in ("ref", compact("baseline"))))
+        or (compact("perfgraphs") in plain and reference_word)
 
 
 def lookalike_authors(authors: str) -> bool:
@@ -245,6 +304,9 @@ def check_charset(field: str, text: str) -> list[str]:
     limit = _LIMITS.get(field)
     if limit is not None and len(text) > limit:
         problems.append(f"{field} is {len(text)} characters long: shorten it to at most {limit}")
+    if text != " ".join(text.split(" ")).strip() or "  " in text:
+        # spaces that a page collapses would make two author lists display alike (review of 2026-12-02)
+        problems.append(f"{field} {text!r} has leading, trailing or repeated spaces: write single spaces between words")
     bad = sorted({c for c in text if not _ALLOWED.fullmatch(c)})
     if bad:
         shown = ", ".join(f"{c!r} (U+{ord(c):04X} {unicodedata.name(c, 'unnamed')})" for c in bad[:5])

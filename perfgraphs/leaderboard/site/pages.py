@@ -33,7 +33,10 @@ RULES = paths.leaderboard_dir() / "RULES.md"
 
 _STYLE = """body{font-family:system-ui,sans-serif;margin:2rem;max-width:75rem}
 table{border-collapse:collapse;margin:1rem 0}th,td{border:1px solid #ccc;padding:.3rem .6rem;text-align:right}
-th{background:#f3f3f3;cursor:pointer}td.l,th.l{text-align:left}caption{text-align:left;font-weight:bold}"""
+th{background:#f3f3f3;cursor:pointer}td.l,th.l{text-align:left}caption{text-align:left;font-weight:bold}
+.who{font-family:ui-monospace,Menlo,Consolas,"DejaVu Sans Mono",monospace}"""
+# .who: methods and authors in a monospace font, where ASCII look-alikes (I and l, rn and m, 0 and O)
+# differ; they are what tells two entries apart
 
 _SORT_JS = """<script>
 document.querySelectorAll('table.sortable').forEach(function(t){
@@ -136,8 +139,8 @@ def current_and_superseded(entries: list[Entry]) -> tuple[list[Entry], dict[str,
     # records are appended in submission order, so file order breaks ties of equal timestamps
     for _, e in sorted(enumerate(entries), key=lambda oe: (oe[1].date_utc, oe[0])):
         # the method as people read it (``gnn-x`` and ``GNN_X`` by one team are one method)
-        latest.setdefault((names.canonical(e.method), names.authors_key(e.authors), e.tier, e.division),
-                          []).insert(0, e)
+        # the authors exactly as shown: another spelling of them is another entry, listed beside it
+        latest.setdefault((names.canonical(e.method), e.authors, e.tier, e.division), []).insert(0, e)
     current = [history[0] for history in latest.values()]
     return current, {entry_slug(history[0]): history[1:] for history in latest.values()}
 
@@ -186,8 +189,8 @@ def _entry_page(e: Entry, history: str, cv: str) -> str:
                  f"<table class=sortable><caption>per {unit} (seed {e.per_seed[0]['seed']})</caption><thead><tr>"
                  f"<th class=l>{unit}</th><th>n</th><th>MAPE %</th><th>Acc(10%) %</th></tr></thead><tbody>{fams}</tbody>"
                  "</table>")
-    body = (f"<p><a href='index.html'>← leaderboard</a></p><h1>{html.escape(e.method)}</h1>"
-            f"<p class=by>by {html.escape(e.authors)}</p>"
+    body = (f"<p><a href='index.html'>← leaderboard</a></p><h1 class=who>{html.escape(e.method)}</h1>"
+            f"<p class=who>by {html.escape(e.authors)}</p>"
             f"<p>{html.escape(e.dataset)} {html.escape(e.dataset_version)} · {html.escape(e.config)} · "
             f"{html.escape(e.target)} · tier {e.tier} · division {e.division} · commit {html.escape(e.code_commit[:12])} · "
             f"run {html.escape(e.run_identity)} · {html.escape(e.hardware)} · {html.escape(e.date_utc)}</p>"
@@ -214,10 +217,10 @@ def _table(entries: list[Entry], key: str, cv: str, superseded: int = 0, repetit
         tau = e.mean_std("kendall_tau")[0]
         diff = row.ranked.diff_to_best if row.ranked is not None else -1
         rows.append("<tr>" + _cell(row.ranked.rank if row.ranked and row.ranked.rank else 999, row.rank_text)
-                    + f"<td class=l data-v='{html.escape(e.method)}'>"
+                    + f"<td class='l who' data-v='{html.escape(e.method)}'>"
                     f"<a href='{entry_slug(e)}.html'>{html.escape(e.method)}</a></td>"
                     # whose entry it is, on every row: names that resemble each other are told apart by it
-                    + _cell(e.authors, left=True)
+                    + f"<td class='l who' data-v='{html.escape(e.authors)}'>{html.escape(e.authors)}</td>"
                     + _cell(mape, mape_text(row) + (" ⁰" if e.zero_spread else "")) + _cell(diff, diff_text(row))
                     + _cell(e.mean_std("rmse")[0], f"{e.mean_std('rmse')[0]:.4g}")
                     + _cell(e.mean_std("acc_10_pct")[0], f"{e.mean_std('acc_10_pct')[0]:.1f}")
@@ -245,7 +248,8 @@ def _table(entries: list[Entry], key: str, cv: str, superseded: int = 0, repetit
     zero = ("<p class=note>⁰ every seed scored the same: the method is deterministic given the data, so its "
             "interval is a point by construction, not a measured certainty.</p>"
             if any(e.zero_spread for e in entries) else "")
-    groups = "".join(f"<p class=ranks>{html.escape(line)}</p>" for line in ranked.lines())
+    groups = "".join(f"<p class=ranks>{html.escape(line)}</p>" for line in ranked.lines()
+                     + names.lookalike_notes((e.method, e.authors) for e in entries))
     return (f"<table class=sortable id='{html.escape(key)}'><caption>{html.escape(key + note)}</caption>"
             f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>{groups}{zero}")
 
