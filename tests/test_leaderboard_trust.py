@@ -323,7 +323,7 @@ def lookup_submission(folder: Path, parts, form: str) -> Path:
         np.save(folder / "labels.npy", labels)
     else:
         (folder / "labels.csv").write_text("".join(f"{v:.4g}\n" for v in labels))  # rounded to 4 digits
-    meta = {"method": f"lookup-{form}", "authors": "x", "contact": "x@example.org",
+    meta = {"method": f"lookup-{form}", "authors": "Xavier Lookup", "contact": "x@example.org",
             "code": {"url": "https://example.org/c", "commit": "cd" * 20}, "paper": None, "external_data": False,
             "division": "closed", "hyperparameters": {"grid": {}, "chosen": {}}, "entry_point": "predictor:Predictor"}
     (folder / "submission.yaml").write_text(yaml.safe_dump(meta))

@@ -171,3 +171,48 @@ def test_a_contributors_record_is_scored_again_from_its_folder_and_a_reordered_o
     path.write_text(json.dumps(record) + "\n")
     with pytest.raises(ReproduceError, match="uncommitted"):
         reproduce("dippm", 1, results, submission=folder)
+
+
+def test_every_field_but_the_runs_own_is_compared():
+    """The seventh pass edited a record's tier (self-reported → reproduced) and scaled its (label,
+    prediction) pairs by 1.01 (ratios and MAPE unchanged); a comparison of the scores alone passed
+    both. Control: the record against itself, and against its own run's fields changed, passes."""
+    from perfgraphs.leaderboard.reproduce import TOLERANCE_REL, _compare
+
+    record = json.loads((RESULTS_DIR / "dippm.jsonl").read_text().splitlines()[
+        _line("dippm", lambda r: r["method"] == "layerwise-linear" and r["config"] == "h200-torch-fp32") - 1])
+    run = {**record, "date_utc": "2030-01-01T00:00:00+00:00", "hardware": "elsewhere", "fit_seconds": 99.0,
+           "per_seed": [{**s, "fit_seconds": 99.0, "predictions_per_second": 1.0} for s in record["per_seed"]]}
+    assert _compare(record, run, TOLERANCE_REL) == []
+    edits = {"tier": {"tier": "verified" if record["tier"] != "verified" else "reproduced"},
+             "division": {"division": "open"}, "hyperparameters": {"hyperparameters": {"alpha": 3.0}},
+             "actual_vs_predicted": {"actual_vs_predicted": [[t * 1.01, p * 1.01] for t, p in record["actual_vs_predicted"]]},
+             "per_family": {"per_seed": [{**s, "per_family": {"resnet": {"n": 1, "mape_pct": 1.0}}} for s in record["per_seed"]]}}
+    for field, edit in edits.items():
+        assert any(field in p for p in _compare({**record, **edit}, record, TOLERANCE_REL)), field
+
+
+def test_predictions_files_are_not_scored_again_as_a_harness_record(tmp_path):
+    """A self-reported predictions folder, its record's tier edited to reproduced: running the files
+    again would only agree with themselves, so `reproduce --submission` refuses the folder."""
+    import subprocess
+
+    folder = _contributor_folder(tmp_path)
+    (folder / "predictor.py").unlink()
+    (folder / "predictions").mkdir()
+    meta = (folder / "submission.yaml").read_text().replace("entry_point: predictor:Predictor", "predictions: predictions")
+    (folder / "submission.yaml").write_text(meta)
+    subprocess.run(["git", "-C", str(folder), "add", "-A"], check=True, capture_output=True)
+    subprocess.run(["git", "-C", str(folder), "-c", "user.name=c", "-c", "user.email=c@example.org", "commit", "-qm", "p"],
+                   check=True, capture_output=True)
+    head = subprocess.run(["git", "-C", str(folder), "rev-parse", "HEAD"], check=True, capture_output=True,
+                          text=True).stdout.strip()
+    committed = json.loads((RESULTS_DIR / "dippm.jsonl").read_text().splitlines()[
+        _line("dippm", lambda r: r["method"] == "layerwise-linear" and r["config"] == "h200-torch-fp32") - 1])
+    record = {**committed, "method": "contrib-ridge", "authors": "Carol Contributor", "code_commit": head,
+              "tier": "reproduced"}
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "dippm.jsonl").write_text(json.dumps(record) + "\n")
+    with pytest.raises(ReproduceError, match="predictions files, not code"):
+        reproduce("dippm", 1, results, submission=folder)

@@ -116,7 +116,8 @@ def _show(args) -> int:
         lines = ranked.lines() + lookalike_notes((e.method, e.authors) for e in current)
         caption = [noise.replace("**", "")] + [escape(line) for line in lines] + (
             [f"{len(previous)} entries on earlier builds not ranked"] if previous else [])
-        table = Table(title=f"{title} · test n = {n if n is not None else '–'}", caption="\n".join(caption),
+        # a record names its board: its text is shown, never read as markup (review of 2026-12-02)
+        table = Table(title=escape(f"{title} · test n = {n if n is not None else '–'}"), caption="\n".join(caption),
                       caption_justify="left")
         for col in ("#", "method, by authors", "MAPE % [95 % CI]", "Δ to best [95 % CI]", "τ", "tier"):
             # a name and its authors wrap, never cut: an ellipsis would hide what tells two entries apart

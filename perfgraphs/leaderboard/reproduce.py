@@ -46,6 +46,12 @@ TOLERANCE_REL = 5e-3
 # each seed's scores compared beside its MAPE, which Reproduction compares itself (timings, memory
 # and cores are the machine's and vary run to run)
 SCORES = ("n", "rmse", "acc_5_pct", "acc_10_pct", "acc_15_pct", "kendall_tau")
+# A record's fields that are the machine's or the run's, not the code's: every other field, the tier
+# and the declarations included, is compared (a hand-edited tier, division or label pairs passed a
+# comparison of the scores alone: review of 2026-12-02)
+RUN_FIELDS = frozenset({"date_utc", "hardware", "fit_seconds", "fit_cpu_seconds", "cores", "peak_memory_mb",
+                        "predictions_per_second", "predict_cpu_seconds", "isolation", "run_identity", "predictions_sha256",
+                        "keeper_signature"})
 
 
 class ReproduceError(PerfgraphsError):
@@ -191,6 +197,15 @@ def _check_contributor(record: dict, folder: Path) -> None:
         raise ReproduceError(f"{method!r} was scored on seeds {seeds}, not 0-{len(seeds) - 1}")
     if not (folder / "submission.yaml").is_file():
         raise ReproduceError(f"{folder} has no submission.yaml: pass the submission folder of the record's code")
+    from perfgraphs.leaderboard.submission import SubmissionError, _read_yaml
+
+    try:  # the kind only: the submit below checks the rest, as it checks every submission
+        doc = _read_yaml(folder)
+    except SubmissionError as exc:
+        raise ReproduceError(f"{folder}: {exc}") from None
+    if doc.get("predictions") is not None:  # predictions files are self-reported: running them again certifies nothing
+        raise ReproduceError(f"{folder} holds predictions files, not code: its records are self-reported, and "
+                             f"{method!r} claims {record.get('tier')!r}")
     commit = str(record.get("code_commit", ""))
     head = git(folder, "rev-parse", "HEAD")
     if re.fullmatch(r"[0-9a-f]{7,40}", commit) is None or head is None or not head.strip().startswith(commit):
@@ -210,6 +225,9 @@ def _compare(record: dict, again: dict, tolerance_rel: float) -> list[str]:
         out.append(f"scored again as {again.get('method')!r}, recorded as {record.get('method')!r}")
     if again.get("num_params") != record.get("num_params"):
         out.append(f"{again.get('num_params')} parameters counted again, {record.get('num_params')} in the record")
+    for key in sorted((set(record) | set(again)) - RUN_FIELDS - {"method", "num_params", "per_seed", "dataset_content_hash"}):
+        if not _same(record.get(key), again.get(key), tolerance_rel):
+            out.append(f"{key}: {_short(again.get(key))} scored again, {_short(record.get(key))} in the record")
     mine, theirs = record["per_seed"], again.get("per_seed", [])
     if len(mine) != len(theirs):  # Reproduction says so
         return out
@@ -219,6 +237,9 @@ def _compare(record: dict, again: dict, tolerance_rel: float) -> list[str]:
             if isinstance(x, (int, float)) and isinstance(y, (int, float)) and not isinstance(x, bool):
                 if not (abs(x - y) <= tolerance_rel * max(abs(y), 1e-9) or (x != x and y != y)):
                     out.append(f"seed {b.get('seed')}: {key} {y:.6g} scored again, {x:.6g} in the record")
+        for key in sorted((set(a) | set(b)) - RUN_FIELDS - set(SCORES) - {"mape_pct", PER_CONFIG_KEY}):
+            if not _same(a.get(key), b.get(key), tolerance_rel):
+                out.append(f"seed {b.get('seed')}: {key} differs from the record's")
         ra, rb = a.get(PER_CONFIG_KEY), b.get(PER_CONFIG_KEY)
         if isinstance(ra, list) and isinstance(rb, list):
             try:
@@ -229,6 +250,24 @@ def _compare(record: dict, again: dict, tolerance_rel: float) -> list[str]:
             if not close:
                 out.append(f"seed {b.get('seed')}: per-configuration ratios differ from the record's")
     return out
+
+
+def _same(x, y, tolerance_rel: float) -> bool:
+    """Equal, numbers within the tolerance, containers element by element."""
+    if isinstance(x, bool) or isinstance(y, bool):
+        return x is y
+    if isinstance(x, (int, float)) and isinstance(y, (int, float)):
+        return abs(x - y) <= tolerance_rel * max(abs(y), 1e-9) or (x != x and y != y)
+    if isinstance(x, dict) and isinstance(y, dict):
+        return x.keys() == y.keys() and all(_same(x[k], y[k], tolerance_rel) for k in x)
+    if isinstance(x, list) and isinstance(y, list):
+        return len(x) == len(y) and all(_same(a, b, tolerance_rel) for a, b in zip(x, y))
+    return x == y
+
+
+def _short(value) -> str:
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _run(cmd: list[str], cwd: Path, env: dict) -> subprocess.CompletedProcess:

@@ -146,13 +146,14 @@ def check_name_owner(results_root: Path | None, board: Task, method: str, author
     """Whose entry a submission is, as the boards will show it (review of 2026-12-02):
 
     - its authors name someone (``Anonymous`` or ``TBD`` could be any team);
-    - none of them reads as a person another team recorded without being written as they are
-      (:func:`perfgraphs.leaderboard.records.names.lookalike_people`: ``AIice Author`` beside
-      Alice Author), since the authors are what tells two entries on a board apart;
-    - its method is not another team's name (:func:`~perfgraphs.leaderboard.records.names.same_method`:
-      case, the separators ``-_./`` and spaces, and a ``(quick…)`` suffix aside), as a team name is
-      Kaggle's. A team is the same when one list's people are all among the other's
-      (:func:`~perfgraphs.leaderboard.records.names.same_team`). Names that merely resemble another
+    - none of them reads as a person another record names without being written as they are
+      (:func:`perfgraphs.leaderboard.records.names.lookalike_people`: ``AIice Author`` or ``Bob
+      Builder'`` beside Alice Author and Bob Builder), since the authors tell two entries apart;
+    - a method name recorded on the dataset belongs to its author list, exactly as recorded, as a
+      team name is Kaggle's (:func:`~perfgraphs.leaderboard.records.names.same_method`: case,
+      punctuation, spaces and a ``(quick…)`` suffix aside): another list under it, even the same
+      people written otherwise, would be a second row of that name; a team that grew keeps the
+      recorded list for that method or names the new entry. Names that only resemble another
       team's are other entries, shown with their authors.
 
     The reference names and authors are :func:`check_reserved`'s, compared strictly."""
@@ -171,11 +172,11 @@ def check_name_owner(results_root: Path | None, board: Task, method: str, author
             problems.append(f"author {mine!r} reads like {theirs!r}, an author of {e.method!r} on "
                             f"{board.dataset.name} ({e.date_utc[:10]}), without being written the same: write the "
                             "name as recorded if it is that person, otherwise so that it does not read like theirs")
-        if not names_mod.same_team(e.authors, authors) and names_mod.same_method(method, e.method):
-            problems.append(f"method {method!r} is recorded by other authors ({e.authors}) on {board.dataset.name} "
-                            f"({e.method!r}, {e.date_utc[:10]}): choose a name of your own (names are compared "
-                            "ignoring case, the separators - _ . / and spaces, and a (quick) suffix; a team that "
-                            "grew lists its recorded authors too)")
+        if e.authors != authors and names_mod.same_method(method, e.method):
+            problems.append(f"method {method!r} is recorded by {e.authors!r} on {board.dataset.name} ({e.method!r}, "
+                            f"{e.date_utc[:10]}): a method's entries carry one author list; submit with exactly that "
+                            "list if it is yours, or choose another name (names are compared ignoring case, "
+                            "punctuation, spaces and a (quick) suffix)")
             break
     return problems
 

@@ -29,18 +29,20 @@ passes on one fuzzy rule for both):
   is run into it (``static-xgboost2``); and with ``vv`` read as ``w`` and ``cl`` as ``d``
   (``layervvise-boost``, ``clippm-sage``). ``my-xgboost``, ``xgboost-static-variant`` and
   ``static-xgboosted`` do not take it (containing a reference name elsewhere is fine).
-- **Between teams** (:func:`same_method`, :func:`same_team`), exact: every board shows the authors
-  beside the method, so another team's ``gnn-x v3`` beside ``gnn-x v2`` is visibly another
-  team's entry, not a taken-over one. A method name is refused only when it *is* another team's
-  name, case and the separators ``-_./`` and spaces aside, a ``(quick…)`` suffix too; no
-  look-alike folding (``vit-v1`` and ``vit-vl`` are two names; the charset is ASCII). A fuzzier
-  rule refused honest names (``mlp-3`` after another team's ``mlp``) and still never converged.
-  What tells rows apart is then the authors, so *their* look-alikes are what is refused
-  (:func:`lookalike_people`: ``AIice Author`` with a capital ``I`` for Alice Author's ``l``), and
-  the site prints names and authors in a monospace font, where ASCII look-alikes differ.
+- **Between entries** (:func:`same_method`), exact: every board shows the authors beside the
+  method, so another team's ``gnn-x v3`` beside ``gnn-x v2`` is visibly another team's entry,
+  not a taken-over one. A recorded method name belongs to its author list as written: another
+  list under the *same* name (case, punctuation, spaces and a ``(quick…)`` suffix aside; no
+  look-alike folding: ``vit-v1`` and ``vit-vl`` are two names, the charset is ASCII) is refused.
+  A fuzzier rule refused honest names (``mlp-3`` after another team's ``mlp``) and still never
+  converged. What tells rows apart is then the authors, so *their* look-alikes are what is refused
+  (:func:`lookalike_people`: ``AIice Author`` with a capital ``I`` for Alice Author's ``l``, ``Bob
+  Builder'`` for Bob Builder), and the site prints names and authors in a monospace font, where
+  ASCII look-alikes differ.
 
 **Character set** (:func:`check_charset`). ``method`` and ``authors`` are plain ASCII: letters
-``A-Z a-z``, digits ``0-9``, the space (single, between words), and ``- _ . ( ) / + , & ' @`` — no
+``A-Z a-z``, digits ``0-9``, the space (single, between words; no empty name between ``, ; &``),
+and ``- _ . ( ) / + , & ' @`` — no
 other punctuation, no accents (transliterate: ``Jose Muller``), no control, invisible or non-Latin
 characters. A method
 is at most 64 characters, the authors at most 200. The same rules are in leaderboard/RULES.md.
@@ -166,15 +168,15 @@ def without_quick(method: str) -> str:
 
 
 def _plain(text: str) -> str:
-    """NFKC, case folded, the separators ``-_./`` and spaces alike: no look-alike folding."""
-    return " ".join(_SEPARATORS.sub(" ", unicodedata.normalize("NFKC", str(text)).casefold()).split())
+    """NFKC, case folded, every character but letters and digits dropped: no look-alike folding."""
+    return re.sub(r"[^0-9a-z]+", "", unicodedata.normalize("NFKC", str(text)).casefold())
 
 
 def same_method(a: str, b: str) -> bool:
-    """Between teams: ``a`` is ``b`` once case and the separators ``-_./`` and spaces are set aside,
-    with any ``(quick…)`` suffix too. ``GNN_X`` is ``gnn-x``; ``gnn-x v3``, ``gnnx``, ``mlp-3`` and
-    ``vit-vl`` are other names than ``gnn-x v2``, ``gnn-x``, ``mlp`` and ``vit-v1`` (the boards show
-    whose each is, and refuse look-alike authors: :func:`lookalike_people`)."""
+    """Between teams: ``a`` is ``b`` once case, punctuation and spaces are set aside, with any
+    ``(quick…)`` suffix too. ``GNN_X``, ``gnnx``, ``gnn-x'`` and ``(gnn-x)`` are ``gnn-x``;
+    ``gnn-x v3``, ``mlp-3`` and ``vit-vl`` are other names than ``gnn-x v2``, ``mlp`` and ``vit-v1``
+    (the boards show whose each is, and refuse look-alike authors: :func:`lookalike_people`)."""
     return _plain(without_quick(a)) == _plain(without_quick(b))
 
 
@@ -214,22 +216,18 @@ def names_nobody(authors: str) -> bool:
     return not (team(authors) - PLACEHOLDER_AUTHORS)
 
 
-def same_team(a: str, b: str) -> bool:
-    """Whether two author lists are one team: the people of one are all among the other's (a list
-    reordered or extended is still the team's; sharing one affiliation or one member is not)."""
-    mine, theirs = team(a) - PLACEHOLDER_AUTHORS, team(b) - PLACEHOLDER_AUTHORS
-    return bool(mine and theirs) and (mine <= theirs or theirs <= mine)
-
-
 def lookalike_people(a: str, b: str) -> list[tuple[str, str]]:
     """The people of ``a`` who read as someone of ``b`` without being them as written (case aside):
-    the same once look-alikes are folded (:func:`keys`, ``vv``/``cl`` too): ``AIice Author`` with a
-    capital ``I`` and ``Alice Author``, ``Tirn Bloorn`` and ``Tim Bloom``. Pairs (a's, b's)."""
+    the same once look-alikes are folded and punctuation dropped (``vv``/``cl`` too): ``AIice
+    Author`` with a capital ``I`` and ``Alice Author``, ``Tirn Bloorn`` and ``Tim Bloom``, ``Bob
+    Builder'`` and ``Bob Builder``. Pairs (a's, b's)."""
+    def folded(person: str) -> set[str]:
+        return set().union(*(_compact_keys(x) for x in _spellings(person)))
+
     found = []
     for p in _people(a):
         for q in _people(b):
-            if p.casefold() != q.casefold() and (set().union(*(keys(x) for x in _spellings(p)))
-                                                 & set().union(*(keys(x) for x in _spellings(q)))):
+            if p.casefold() != q.casefold() and folded(p) & folded(q):
                 found.append((p, q))
     return found
 
@@ -245,6 +243,9 @@ def lookalike_notes(rows) -> list[str]:
             for p, q in lookalike_people(a1, a2)[:1]:
                 out.append(f"look-alike authors: {p!r} ({m1}) and {q!r} ({m2}) read alike but are written "
                            "differently: two entries, told apart letter by letter")
+            if a1 != a2 and same_method(m1, m2):
+                out.append(f"one method name, two author lists: {m1!r} by {a1!r} and {m2!r} by {a2!r}: two "
+                           "entries, told apart by their authors")
     return out
 
 
@@ -265,11 +266,28 @@ def is_reference_authors(authors: str) -> bool:
     # ``reference (baselines)``), nor does the project's name with a word of "reference baselines",
     # abbreviated or reordered (``perfgraphs ref. baselines``): review of 2026-12-02
     plain = compact(authors)
-    # a word of "reference baselines": "ref", "ref.", "refer…", "baseline…" (not "Refik" or "Trefethen")
+    # a word of "reference baselines": "ref", "ref.", "refer…", "baseline…" (not "Refik" or "Trefethen"),
+    # or one typo away (``refrence``, ``baselnes``); the project's name, or a typo of it
+    # (``pefrgraphs``, ``perfgraph``): typo-squats of the reference authors (review of 2026-12-02)
     words = re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKC", str(authors)).casefold())
-    reference_word = any(len(w) >= 3 and "references".startswith(w) or w.startswith("baseline") for w in words)
+    reference_word = any(len(w) >= 3 and "references".startswith(w) or w.startswith("baseline")
+                         or (len(w) >= 6 and min(_edits(w, x) for x in ("reference", "references", "baseline",
+                                                                         "baselines")) <= 2) for w in words)
+    project = compact("perfgraphs") in plain or any(len(w) >= 7 and _edits(w, "perfgraphs") <= 2 for w in words)
     return any(marker in k for k in keys(authors)) or compact("reference baseline") in plain \
-        or (compact("perfgraphs") in plain and reference_word)
+        or (project and reference_word)
+
+
+def _edits(a: str, b: str) -> int:
+    """Optimal-string-alignment distance: insertions, deletions, substitutions and swaps of two
+    neighbours (``pefr`` for ``perf``) each count one."""
+    d = [[i + j if i * j == 0 else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+    return d[len(a)][len(b)]
 
 
 def lookalike_authors(authors: str) -> bool:
@@ -304,6 +322,8 @@ def check_charset(field: str, text: str) -> list[str]:
     limit = _LIMITS.get(field)
     if limit is not None and len(text) > limit:
         problems.append(f"{field} is {len(text)} characters long: shorten it to at most {limit}")
+    if field == "authors" and any(not piece.strip() for piece in re.split(r"[,;&]", text)):
+        problems.append(f"authors {text!r} has an empty name between separators (, ; &): list names only")
     if text != " ".join(text.split(" ")).strip() or "  " in text:
         # spaces that a page collapses would make two author lists display alike (review of 2026-12-02)
         problems.append(f"{field} {text!r} has leading, trailing or repeated spaces: write single spaces between words")

@@ -75,6 +75,33 @@ def is_quick(method: str) -> bool:
     return re.search(r" \(quick[,)]", method, re.IGNORECASE) is not None  # "(Quick)" is one too
 
 
+def _aligned(a: tuple, b: tuple) -> bool:
+    (ea, ra), (eb, rb) = a, b
+    la, lb = _labels_of(ea), _labels_of(eb)
+    return ra.shape[1] == rb.shape[1] and (la is None or lb is None or (
+        la.shape == lb.shape and bool(np.allclose(la, lb, rtol=2e-3))))
+
+
+def _on_the_boards_configurations(usable: list, repetitions: LabelRepetitions | None) -> tuple[list, list]:
+    """(the entries on the board's test configurations, the others). The board's are those the
+    label repetitions were measured on where they match some entry, else those most entries agree
+    on (a hand-written record cannot unrank the others by disagreeing with them)."""
+    if not usable:
+        return [], []
+
+    def on_repetitions(item) -> bool:
+        lab = _labels_of(item[0])
+        return repetitions is not None and lab is not None and len(repetitions) == lab.shape[0] == item[1].shape[1] \
+            and bool(np.allclose(lab, repetitions.labels, rtol=2e-3))
+
+    score = [(on_repetitions(u), sum(_aligned(u, other) for other in usable)) for u in usable]
+    best = max(range(len(usable)), key=lambda i: score[i])
+    if any(score[i] == score[best] and not _aligned(usable[i], usable[best]) for i in range(len(usable))):
+        return [], usable  # no configurations most entries share: nothing to pair on
+    keep = [u for u in usable if _aligned(u, usable[best])]
+    return keep, [u for u in usable if not _aligned(u, usable[best])]
+
+
 def rank_board(entries: list[Entry], repetitions: LabelRepetitions | None = None,
                min_configs: int = MIN_RANKED_CONFIGS, official: bool = False,
                sealed: dict | None = None) -> BoardRanking:
@@ -92,33 +119,35 @@ def rank_board(entries: list[Entry], repetitions: LabelRepetitions | None = None
         (usable if ratios is not None else unusable).append((e, ratios))
     notes = []
     ranking = None
+    usable, misaligned = _on_the_boards_configurations(usable, repetitions)
+    if misaligned and not usable:
+        notes.append("not ranked: the entries' per-configuration records are not on the same test configurations "
+                     "(sizes " + ", ".join(map(str, sorted({r.shape[1] for _, r in misaligned}))) + ")")
+    elif misaligned:
+        # records of one build always agree; a hand-edited one may not, and it is set aside alone
+        # (it unranked the whole board before, listing a lookup table first: review of 2026-12-02)
+        notes.append(f"{len(misaligned)} entr{'ies' if len(misaligned) > 1 else 'y'} unranked: per-configuration "
+                     "records not on the board's test configurations (another size, other labels or another order)")
     if usable:
         sizes = {r.shape[1] for _, r in usable}
         labels = [lab for e, _ in usable if (lab := _labels_of(e)) is not None]
-        aligned = len(sizes) == 1 and all(
-            lab.shape == labels[0].shape and np.allclose(lab, labels[0], rtol=2e-3) for lab in labels)
-        if not aligned:  # records of one build always agree; a hand-edited one may not
-            notes.append("not ranked: the entries' per-configuration records are not on the same test "
-                         "configurations (sizes " + ", ".join(map(str, sorted(sizes))) + ")")
+        n = next(iter(sizes))
+        if repetitions is not None and len(repetitions) != n:  # records of another test part
+            notes.append(f"label repetitions not used: they cover {len(repetitions)} test configurations, "
+                         f"the entries {n}")
+            repetitions = None
+        elif repetitions is not None and labels and not np.allclose(labels[0], repetitions.labels, rtol=2e-3):
+            # as many configurations, other labels or another order: pairing them would score
+            # each prediction against another configuration's measurements
+            notes.append("label repetitions not used: their labels are not the entries' labels, in the "
+                         "entries' order")
+            repetitions = None
+        try:
+            ranking = paired_ranking([Contender(f"{i}", r) for i, (_, r) in enumerate(usable)], repetitions,
+                                     min_configs=min_configs)
+        except RankingInputError as exc:
+            notes.append(f"not ranked: {exc}")
             unusable, usable = unusable + usable, []
-        else:
-            n = next(iter(sizes))
-            if repetitions is not None and len(repetitions) != n:  # records of another test part
-                notes.append(f"label repetitions not used: they cover {len(repetitions)} test configurations, "
-                             f"the entries {n}")
-                repetitions = None
-            elif repetitions is not None and labels and not np.allclose(labels[0], repetitions.labels, rtol=2e-3):
-                # as many configurations, other labels or another order: pairing them would score
-                # each prediction against another configuration's measurements
-                notes.append("label repetitions not used: their labels are not the entries' labels, in the "
-                             "entries' order")
-                repetitions = None
-            try:
-                ranking = paired_ranking([Contender(f"{i}", r) for i, (_, r) in enumerate(usable)], repetitions,
-                                         min_configs=min_configs)
-            except RankingInputError as exc:
-                notes.append(f"not ranked: {exc}")
-                unusable, usable = unusable + usable, []
     rows = []
     if ranking is not None:
         method = {str(i): e.method for i, (e, _) in enumerate(usable)}
@@ -130,7 +159,7 @@ def rank_board(entries: list[Entry], repetitions: LabelRepetitions | None = None
             notes.append("the labels have one measurement each: the ranks ignore label noise (see the noise floor)")
         else:
             notes.append(repetitions_note(repetitions))
-    for e, _ in sorted(unusable, key=lambda er: _or_inf(er[0].mean_std("mape_pct")[0])):
+    for e, _ in sorted(unusable + misaligned, key=lambda er: _or_inf(er[0].mean_std("mape_pct")[0])):
         rows.append(BoardRow(e, None))
     if unusable:
         notes.append(f"{len(unusable)} entr{'ies' if len(unusable) > 1 else 'y'} unranked: no per-configuration "

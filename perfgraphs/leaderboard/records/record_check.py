@@ -73,6 +73,8 @@ def record_problem(record, known: frozenset[str], min_seeds: int = MIN_SEEDS) ->
         return f"field(s) {', '.join(wrong)} must be text"
     if record["tier"] not in TIERS:
         return f"tier {record['tier']!r} is not one of {', '.join(TIERS)}"
+    if record["division"] not in ("closed", "open"):  # shown on every page: no other text gets there
+        return f"division {record['division'][:40]!r} is neither closed nor open"
     if record.get("test_set", "public") not in ("public", "hidden"):
         return f"test_set {record['test_set']!r} is neither public nor hidden"
     for k in OPTIONAL_NUMBERS:

@@ -192,7 +192,7 @@ def _entry_page(e: Entry, history: str, cv: str) -> str:
     body = (f"<p><a href='index.html'>← leaderboard</a></p><h1 class=who>{html.escape(e.method)}</h1>"
             f"<p class=who>by {html.escape(e.authors)}</p>"
             f"<p>{html.escape(e.dataset)} {html.escape(e.dataset_version)} · {html.escape(e.config)} · "
-            f"{html.escape(e.target)} · tier {e.tier} · division {e.division} · commit {html.escape(e.code_commit[:12])} · "
+            f"{html.escape(e.target)} · tier {html.escape(e.tier)} · division {html.escape(e.division)} · commit {html.escape(e.code_commit[:12])} · "
             f"run {html.escape(e.run_identity)} · {html.escape(e.hardware)} · {html.escape(e.date_utc)}</p>"
             f"{history}<table>{meta}</table>"
             f"<table class=sortable><caption>per seed ({scored})</caption><thead><tr>{head}</tr></thead>"
