@@ -801,3 +801,38 @@ def test_seventh_pass_typos_of_the_reference_authors_are_refused(tmp_path, autho
     assert reserved_record_problem("static-xgbooost", authors, "ab" * 20)
     for other in ("perfgraphs maintainers, Lloyd Trefethen", "Refik Ozturk (perfgraphs contributors)", "Alice Author"):
         assert not check_reserved("my-net", other, tmp_path, tmp_path / "results"), other
+
+
+# -- the eighth pass of 2026-12-02 -----------------------------------------------------------------
+
+def test_eighth_pass_agreeing_hand_written_records_cannot_set_the_references_aside(tmp_path, capsys, monkeypatch):
+    """On a board without label repetitions (dippm h200 latency), twelve hand-written copies of a
+    record with their label pairs scaled by 1.01 agreed with each other and outvoted the six
+    references: every reference row was set aside as "not on the board's test configurations".
+    The board's configurations now follow the reference baselines' records; the copies are set aside,
+    each named. Control: without references on the board, the majority still decides."""
+    from perfgraphs.leaderboard.records.ranks import rank_board
+    from perfgraphs.leaderboard.records.results import Entry
+    from perfgraphs.paths import leaderboard_dir
+
+    committed = [json.loads(line) for line in results_path("dippm", leaderboard_dir() / "results").read_text().splitlines()]
+    pins = json.loads((leaderboard_dir() / "builds.json").read_text())
+    build = next(v["content_hash"] for k, v in pins.items() if k == "perfgraphs/dippm h200-torch-fp32")
+    references = {}
+    for r in committed:  # the current record of each reference on the board
+        if (r["config"], r["target"], r["dataset_content_hash"]) == ("h200-torch-fp32", "latency_ms", build) \
+                and r["per_seed"][0].get("pred_over_label") and "(quick" not in r["method"]:
+            references[r["method"]] = r
+    assert len(references) >= 3
+    source = next(iter(references.values()))
+    copies = [{**source, "method": f"mal-{i}", "authors": "Mal Lory", "run_identity": f"mal-{i}", "code_commit": "ab" * 20,
+               "actual_vs_predicted": [[t * 1.01, p * 1.01] for t, p in source["actual_vs_predicted"]]} for i in range(12)]
+    board = rank_board([Entry(**r) for r in [*references.values(), *copies]])
+    text = " ".join(board.lines())
+    assert "12 entries unranked: per-configuration records not on the board's test configurations" in text, text
+    assert "mal-0 by Mal Lory" in text
+    assert not any(row.entry.authors == "Mal Lory" and row.ranked is not None for row in board.rows)
+    assert all(row.ranked is not None for row in board.rows if row.entry.authors != "Mal Lory")
+    control = rank_board([Entry(**r) for r in [*copies, {**source, "method": "lone", "authors": "Lone Author",
+                                                          "run_identity": "lone"}]])
+    assert [row.entry.method for row in control.rows if row.ranked is None] == ["lone"]

@@ -84,8 +84,12 @@ def _aligned(a: tuple, b: tuple) -> bool:
 
 def _on_the_boards_configurations(usable: list, repetitions: LabelRepetitions | None) -> tuple[list, list]:
     """(the entries on the board's test configurations, the others). The board's are those the
-    label repetitions were measured on where they match some entry, else those most entries agree
-    on (a hand-written record cannot unrank the others by disagreeing with them)."""
+    label repetitions were measured on where they match some entry; else those most of the reference
+    baselines' records share (records the boards read only at a commit holding the reference's
+    code); else those most entries share. So a hand-written record cannot unrank the others by
+    disagreeing with them, nor a dozen of them that agree with each other (review of 2026-12-02)."""
+    from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS
+
     if not usable:
         return [], []
 
@@ -94,7 +98,8 @@ def _on_the_boards_configurations(usable: list, repetitions: LabelRepetitions | 
         return repetitions is not None and lab is not None and len(repetitions) == lab.shape[0] == item[1].shape[1] \
             and bool(np.allclose(lab, repetitions.labels, rtol=2e-3))
 
-    score = [(on_repetitions(u), sum(_aligned(u, other) for other in usable)) for u in usable]
+    score = [(on_repetitions(u), sum(_aligned(u, o) for o in usable if o[0].authors == REFERENCE_AUTHORS),
+              sum(_aligned(u, o) for o in usable)) for u in usable]
     best = max(range(len(usable)), key=lambda i: score[i])
     if any(score[i] == score[best] and not _aligned(usable[i], usable[best]) for i in range(len(usable))):
         return [], usable  # no configurations most entries share: nothing to pair on
@@ -126,8 +131,9 @@ def rank_board(entries: list[Entry], repetitions: LabelRepetitions | None = None
     elif misaligned:
         # records of one build always agree; a hand-edited one may not, and it is set aside alone
         # (it unranked the whole board before, listing a lookup table first: review of 2026-12-02)
+        shown = ", ".join(f"{e.method} by {e.authors}" for e, _ in misaligned[:5]) + (", ..." if len(misaligned) > 5 else "")
         notes.append(f"{len(misaligned)} entr{'ies' if len(misaligned) > 1 else 'y'} unranked: per-configuration "
-                     "records not on the board's test configurations (another size, other labels or another order)")
+                     f"records not on the board's test configurations (another size, other labels or another order): {shown}")
     if usable:
         sizes = {r.shape[1] for _, r in usable}
         labels = [lab for e, _ in usable if (lab := _labels_of(e)) is not None]
