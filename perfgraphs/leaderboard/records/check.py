@@ -8,7 +8,6 @@ it) instead of raising, so a submission learns about all of its defects at once.
 from __future__ import annotations
 
 import math
-import re
 from pathlib import Path
 
 import numpy as np
