@@ -48,7 +48,7 @@ BASELINE = "ref_baseline_ms"
 # (the site, `leaderboard show` per group, the tests) would otherwise read and verify every file of
 # both stores each time: about 2 s a call for the dippm stores.
 _READ: dict[tuple, object] = {}
-_READ_LIMIT = 16
+_READ_LIMIT = 32
 
 
 def _by_store_state(store, what: tuple, read):
@@ -73,14 +73,16 @@ def _labels_and_visits(ds: Dataset, cfg: Config, target: str,
 
     calibrated = column == "latency_calibrated_ms"
     own_store = MeasurementStore(measurement_root(ds, cfg))
+    # each store is read once per state, whatever the column: a board per target asks for the same files
+    own_rows = _by_store_state(own_store, ("rows",), lambda: own_store.read(latest=False))
     own = _by_store_state(own_store, ("labels", column), lambda: {
-        r["measurement_id"]: r for r in own_store.read(latest=False)
-        .select(["measurement_id", "key", column, BASELINE]).to_pylist()})
+        r["measurement_id"]: r for r in own_rows.select(["measurement_id", "key", column, BASELINE]).to_pylist()})
     repeat_store = MeasurementStore(paths.measurement_store(cfg.repeat_suite))
+    repeat_rows = _by_store_state(repeat_store, ("round rows",), repeat_store.round_rows)
 
     def read_visits() -> dict[str, list[tuple[int, float, float | None]]]:
         visits: dict[str, list[tuple[int, float, float | None]]] = {}
-        for r in repeat_store.round_rows():
+        for r in repeat_rows:
             if r["status"] == "ok" and r.get(column) is not None and not r.get("gate_flagged"):
                 visits.setdefault(r["key"], []).append((round_of(r), float(r[column]), r.get(BASELINE)))
         return visits

@@ -17,6 +17,7 @@ whose architectures this project cannot turn into graphs offline (:data:`GRAPHLE
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -147,6 +148,19 @@ def protocol_test_fold(task: Task, protocol: str, rows):
     return committed_test_fold(task.dataset.name, protocol, list(rows["row_id"]), split_config(cfg))
 
 
+# The folds of each (build, target, fold assignment) once per process: a board's ranks, its noise
+# floor and its page each ask for them, and cutting a build into folds costs about a second.
+# The parts are Hugging Face datasets, which no caller changes in place.
+_FOLDS: dict[tuple, tuple] = {}
+_FOLDS_LIMIT = 16
+
+
+def _remember(key: tuple, split: tuple) -> None:
+    if len(_FOLDS) >= _FOLDS_LIMIT:
+        _FOLDS.pop(next(iter(_FOLDS)))  # the oldest
+    _FOLDS[key] = split
+
+
 def fold_protocols(task: Task, home=None, protocol: str | None = None):
     """``(folds, whole)``: one :class:`perfgraphs.evaluation.protocol.ProtocolData` per fold
     (train = the other folds, no validation part: selection happens inside the training rows),
@@ -174,10 +188,19 @@ def fold_protocols(task: Task, home=None, protocol: str | None = None):
             # dataset stores: a submission that splits its training rows by ``fold`` (an inner
             # cross-validation) then keeps every model within one of its folds too
             rows = rows.remove_columns("fold").add_column("fold", [int(k) for k in test_fold])
-        parts = folds(rows, test_fold)
+        # the parts follow from the build's rows (its manifest), the target and each row's fold
+        key = (loaded.manifest.get("manifest_sha256"), ds.name, cfg.name, target, hashlib.sha256(
+            np.asarray((rows["fold"][:] if "fold" in rows.column_names else []) if test_fold is None else test_fold,
+                       dtype=np.int64).tobytes()).hexdigest())
+        split = _FOLDS.get(key) if key[0] else None
+        if split is None:
+            parts = folds(rows, test_fold)
+            split = parts, datasets.concatenate_datasets([p.test for p in parts])
+            if key[0]:
+                _remember(key, split)
+        parts, whole = split
     except TabularProtocolError as exc:
         raise TabularProtocolError(f"{ds.name}/{cfg.name}: {exc} (its measurement campaign may still be filling it)"
                                    if cfg.platform else f"{ds.name}/{cfg.name}: {exc}") from None
-    whole = datasets.concatenate_datasets([p.test for p in parts])
     return ([ProtocolData(**common, train=p.train, validation=None, test=p.test) for p in parts],
             ProtocolData(**common, train=None, validation=None, test=whole))
