@@ -836,3 +836,43 @@ def test_eighth_pass_agreeing_hand_written_records_cannot_set_the_references_asi
     control = rank_board([Entry(**r) for r in [*copies, {**source, "method": "lone", "authors": "Lone Author",
                                                           "run_identity": "lone"}]])
     assert [row.entry.method for row in control.rows if row.ranked is None] == ["lone"]
+
+
+# -- the ninth pass of 2026-12-02 -----------------------------------------------------------------
+
+def test_ninth_pass_an_unranked_board_names_no_best_entry():
+    """Known since the eighth pass: a board too small to rank (fewer test configurations than the
+    paired ranking needs) printed "best" in the Δ column of its lowest MAPE; it now says that row
+    has the lowest MAPE and is not ranked. Control: the same entries on enough configurations."""
+    from perfgraphs.evaluation.ranking import MIN_RANKED_CONFIGS
+    from perfgraphs.evaluation.scoring import PER_CONFIG_KEY
+    from perfgraphs.leaderboard.records.ranks import diff_text, rank_board
+    from perfgraphs.leaderboard.records.results import Entry
+
+    rng = np.random.default_rng(0)
+
+    def entry(method: str, bias: float, n: int) -> Entry:
+        ratios = [list(bias + 0.05 * rng.standard_normal(n)) for _ in range(5)]
+        seeds = [{**s, PER_CONFIG_KEY: r} for s, r in zip(good_record(method)["per_seed"], ratios)]
+        return Entry(**good_record(method, per_seed=seeds))
+
+    small = rank_board([entry("a", 1.1, 10), entry("b", 1.3, 10)])
+    assert small.ranking is not None and not small.ranking.ranked
+    assert diff_text(small.rows[0]) == "lowest MAPE (not ranked)"
+    assert all(diff_text(r) != "best" for r in small.rows)
+    large = rank_board([entry("a", 1.1, MIN_RANKED_CONFIGS), entry("b", 1.3, MIN_RANKED_CONFIGS)])
+    assert large.ranking.ranked and diff_text(large.rows[0]) == "best"
+
+
+@pytest.mark.parametrize("theirs, mine, alike", [
+    ("Mei-Lin Chen", "Meilin Chen", True),  # namesakes read as one person, as RULES.md says
+    ("Mei-Lin Chen", "Meilin J. Chen", False),  # ... and the later entry tells them apart
+    ("Mei-Lin Chen", "Meilin Chen (ETH Zurich)", False),
+    ("Jean-Luc Picard", "Jean Luc Picard", True),
+    ("Ann Lee", "Anne Lee", False),
+])
+def test_ninth_pass_namesakes_tell_themselves_apart(theirs, mine, alike):
+    from perfgraphs.leaderboard.records.names import check_charset, lookalike_people
+
+    assert bool(lookalike_people(mine, theirs)) is alike
+    assert check_charset("authors", mine) == []

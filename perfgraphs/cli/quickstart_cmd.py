@@ -94,7 +94,7 @@ def _print_ranking(console, results: list, title: str, board) -> None:
     for r in ranking.entries:
         result = by_name[r.name]
         s = result.per_seed[0]
-        diff = "best" if r.diff_to_best == 0 else f"+{r.diff_to_best:.1f} [{r.diff_ci95[0]:.1f}, {r.diff_ci95[1]:.1f}]"
+        diff = ("best" if ranking.ranked else "lowest (not ranked)") if r.diff_to_best == 0 else f"+{r.diff_to_best:.1f} [{r.diff_ci95[0]:.1f}, {r.diff_ci95[1]:.1f}]"
         table.add_row(str(r.rank), r.name, f"{r.mape_pct:.1f} [{r.mape_ci95[0]:.1f}, {r.mape_ci95[1]:.1f}]", diff,
                       f"{s['acc_10_pct']:.1f}", f"{s['kendall_tau']:.3f}", f"{result.fit_seconds[0]:.1f}",
                       f"{result.predict_per_second[0]:,.0f}")

@@ -240,8 +240,8 @@ def diff_text(row: BoardRow) -> str:
     r = row.ranked
     if r is None:
         return "–"
-    if r.diff_to_best == 0.0:
-        return "best"
+    if r.diff_to_best == 0.0:  # an unranked board (rank 0) has a lowest MAPE, not a best entry
+        return "best" if r.rank > 0 else "lowest MAPE (not ranked)"
     return f"+{r.diff_to_best:.2f} {interval_text(*r.diff_ci95)}"
 
 
