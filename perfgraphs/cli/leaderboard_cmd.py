@@ -85,6 +85,7 @@ def _show(args) -> int:
     pins = read_pins(pins_file(results))
     recorded_boards = RecordedBoards()  # each board the records name, resolved once
     groups = entry_groups(results, recorded_boards)
+    everyone = [(e.method, e.authors) for entries in groups.values() for e in entries]  # names span every board
     console = Console()
     for key in group_order(groups):
         dataset, config, target, protocol, test_set, hidden_set = key
@@ -113,7 +114,7 @@ def _show(args) -> int:
         sealed = read_sealed(dataset, config, target, hidden_set) if test_set == "hidden" else None
         ranked = rank_board(current, label_repetitions(recorded, test_set, protocol) if recorded else None,
                             official=board is not None, sealed=sealed)
-        lines = ranked.lines() + lookalike_notes((e.method, e.authors) for e in current)
+        lines = ranked.lines() + lookalike_notes(((e.method, e.authors) for e in current), everyone)
         caption = [noise.replace("**", "")] + [escape(line) for line in lines] + (
             [f"{len(previous)} entries on earlier builds not ranked"] if previous else [])
         # a record names its board: its text is shown, never read as markup (review of 2026-12-02)

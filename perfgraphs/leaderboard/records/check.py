@@ -142,7 +142,8 @@ def _close(a, b) -> bool:
 
 
 def check_name_owner(results_root: Path | None, board: Task, method: str, authors: str) -> list[str]:
-    """Whose entry a submission is, as the boards will show it (review of 2026-12-02):
+    """Whose entry a submission is, as the boards will show it (review of 2026-12-02), against the
+    records of every dataset (a name is one team's across the leaderboard: ninth pass):
 
     - its authors name someone (``Anonymous`` or ``TBD`` could be any team);
     - none of them reads as a person another record names without being written as they are
@@ -156,23 +157,23 @@ def check_name_owner(results_root: Path | None, board: Task, method: str, author
       team's are other entries, shown with their authors.
 
     The reference names and authors are :func:`check_reserved`'s, compared strictly."""
-    from perfgraphs.leaderboard.records.results import read_entries
+    from perfgraphs.leaderboard.records.results import read_all_entries
 
     if names_mod.names_nobody(authors):
         return [f"authors {authors!r} name nobody in particular: write the names of the people (or the team) who "
                 "made the entry, as the leaderboard will show them"]
     problems = []
-    for e in read_entries(board.dataset.name, results_root, skipped=[]):
+    for e in read_all_entries(results_root, skipped=[]):  # a name is a team's on every dataset (ninth pass)
         if e.authors == REFERENCE_AUTHORS:
             continue
         alike = names_mod.lookalike_people(authors, e.authors)
         if alike and not problems:
             mine, theirs = alike[0]
             problems.append(f"author {mine!r} reads like {theirs!r}, an author of {e.method!r} on "
-                            f"{board.dataset.name} ({e.date_utc[:10]}), without being written the same: write the "
+                            f"{e.dataset} ({e.date_utc[:10]}), without being written the same: write the "
                             "name as recorded if it is that person, otherwise so that it does not read like theirs")
         if e.authors != authors and names_mod.same_method(method, e.method):
-            problems.append(f"method {method!r} is recorded by {e.authors!r} on {board.dataset.name} ({e.method!r}, "
+            problems.append(f"method {method!r} is recorded by {e.authors!r} on {e.dataset} ({e.method!r}, "
                             f"{e.date_utc[:10]}): a method's entries carry one author list; submit with exactly that "
                             "list if it is yours, or choose another name (names are compared ignoring case, "
                             "punctuation, spaces and a (quick) suffix)")

@@ -50,6 +50,7 @@ is at most 64 characters, the authors at most 200. The same rules are in leaderb
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -64,9 +65,19 @@ _SEPARATORS = re.compile(r"[\s\-_./]+")
 _ALLOWED_TEXT = "ASCII letters, digits, spaces and " + " ".join(ALLOWED_PUNCTUATION)
 
 
+# A capital L read in the cased key: it reads as no other letter, while case folding would make it
+# the ``l`` that a capital ``I`` reads as (``Lan Chen`` is not ``Ian Chen``; ninth pass of 2026-12-02).
+# It is marked as ``Ḻ`` (U+1E3A), which NFKC and the confusables table keep, and which case folds
+# to ``ḻ`` (U+1E3B); no name holds it (the charset is ASCII). disarm drops private-use characters.
+_CAPITAL_L = "\u1e3a"
+_CAPITAL_L_KEY = _CAPITAL_L.casefold()
+
+
 def _fold(text: str, cased: bool) -> str:
     text = unicodedata.normalize("NFKC", str(text))
-    if not cased:
+    if cased:
+        text = text.replace("I", "l").replace("L", _CAPITAL_L)
+    else:
         text = text.casefold()
     # confusables -> case fold -> confusables, to a fixed point (disarm's key is one)
     text = disarm.skeleton_key(text, digit_policy="tr39").replace("m", "rn")
@@ -97,9 +108,19 @@ def compact(text: str) -> str:
     return re.sub(r"[^0-9a-z]+", "", canonical(text))
 
 
+def _compact(key: str) -> str:
+    return re.sub(r"[^0-9a-z" + _CAPITAL_L_KEY + r"]+", "", key.casefold())
+
+
 def _compact_keys(text: str) -> set[str]:
     """Every :func:`keys` form, compacted: the cased one reads a capital ``I`` as ``l``."""
-    return {re.sub(r"[^0-9a-z]+", "", k.casefold()) for k in keys(text)} - {""}
+    return {_compact(k) for k in keys(text)} - {""}
+
+
+def _compact_keys_by_kind(text: str) -> set[tuple[bool, str]]:
+    """:func:`_compact_keys`, each with whether it is the cased key: a cased key is compared with
+    cased keys only, since ``Lan`` folds to the ``lan`` that ``Ian``'s cased key reads as."""
+    return {(cased, k) for cased in (False, True) if (k := _compact(_fold(text, cased)))}
 
 
 # a name followed by a version: a separator or a ``v`` before the digits (``/v2``, `` 3``, ``-2.1``,
@@ -167,8 +188,10 @@ def without_quick(method: str) -> str:
     return re.sub(r"\s*\(quick[,)].*$", "", str(method).strip(), flags=re.IGNORECASE)
 
 
-def _plain(text: str) -> str:
-    """NFKC, case folded, every character but letters and digits dropped: no look-alike folding."""
+def method_key(text: str) -> str:
+    """A method name between entries: NFKC, case folded, every character but letters and digits
+    dropped, no look-alike folding (``gnn-1`` and ``gnn-l`` are two names). What ``check`` compares
+    (:func:`same_method`) and what the boards group one team's records by."""
     return re.sub(r"[^0-9a-z]+", "", unicodedata.normalize("NFKC", str(text)).casefold())
 
 
@@ -177,7 +200,7 @@ def same_method(a: str, b: str) -> bool:
     ``(quick…)`` suffix too. ``GNN_X``, ``gnnx``, ``gnn-x'`` and ``(gnn-x)`` are ``gnn-x``;
     ``gnn-x v3``, ``mlp-3`` and ``vit-vl`` are other names than ``gnn-x v2``, ``mlp`` and ``vit-v1``
     (the boards show whose each is, and refuse look-alike authors: :func:`lookalike_people`)."""
-    return _plain(without_quick(a)) == _plain(without_quick(b))
+    return method_key(without_quick(a)) == method_key(without_quick(b))
 
 
 # entries of an author list that name nobody (``et al.``) or too little to be one person (an initial)
@@ -190,7 +213,8 @@ PLACEHOLDER_AUTHORS = frozenset({"anonymous", "anon", "author", "authors", "the 
                                  "none", "nobody", "tbd", "todo", "me", "us", "we", "team", "my team", "user"})
 
 
-def _people(authors: str) -> list[str]:
+@functools.lru_cache(maxsize=4096)
+def _people(authors: str) -> tuple[str, ...]:
     """The people of an author list as written (NFKC, spaces collapsed, case kept). People are
     separated by ``,``, ``;``, ``&`` or ``and``; a "Last, F." list keeps each surname with its
     initials (``Smith, J.`` and ``Smith, K.`` are two people); ``et al.`` and a lone initial name
@@ -202,7 +226,7 @@ def _people(authors: str) -> list[str]:
             people[-1] = f"{people[-1]} {piece}"  # "Last, F.": the initials belong to the surname before them
         elif piece:
             people.append(piece)
-    return [p for p in people if not _NOBODY.fullmatch(p.casefold())]
+    return tuple(p for p in people if not _NOBODY.fullmatch(p.casefold()))
 
 
 def team(authors: str) -> frozenset[str]:
@@ -221,31 +245,39 @@ def lookalike_people(a: str, b: str) -> list[tuple[str, str]]:
     the same once look-alikes are folded and punctuation dropped (``vv``/``cl`` too): ``AIice
     Author`` with a capital ``I`` and ``Alice Author``, ``Tirn Bloorn`` and ``Tim Bloom``, ``Bob
     Builder'`` and ``Bob Builder``. Pairs (a's, b's)."""
-    def folded(person: str) -> set[str]:
-        return set().union(*(_compact_keys(x) for x in _spellings(person)))
-
     found = []
     for p in _people(a):
         for q in _people(b):
-            if p.casefold() != q.casefold() and folded(p) & folded(q):
+            if p.casefold() != q.casefold() and _person_keys(p) & _person_keys(q):
                 found.append((p, q))
     return found
 
 
-def lookalike_notes(rows) -> list[str]:
+@functools.lru_cache(maxsize=4096)
+def _person_keys(person: str) -> frozenset[tuple[bool, str]]:
+    """What a person's name reads as (:func:`lookalike_people`); a board compares every pair of its
+    authors with every author of the leaderboard, so each name is folded once."""
+    return frozenset().union(*(_compact_keys_by_kind(x) for x in _spellings(person)))
+
+
+def lookalike_notes(rows, elsewhere=()) -> list[str]:
     """For a board's (method, authors) rows: one line for each two entries whose authors read alike
-    without being written the same (:func:`lookalike_people`). ``check``/``submit`` refuse such
-    authors; a hand-written record is shown, and this line says what to look at."""
+    without being written the same (:func:`lookalike_people`), or that share a method name under two
+    author lists, on this board or between one of its rows and a record of another board
+    (``elsewhere``: (method, authors) of every record, wherever it is; names belong to their authors
+    across the leaderboard). ``check``/``submit`` refuse such names; a hand-written record is
+    shown, and this line says what to look at."""
     rows = list(dict.fromkeys((str(m), str(a)) for m, a in rows))
+    others = [r for r in dict.fromkeys((str(m), str(a)) for m, a in elsewhere) if r not in rows]
     out = []
     for i, (m1, a1) in enumerate(rows):
-        for m2, a2 in rows[i + 1:]:
+        for (m2, a2), where in [(r, "") for r in rows[i + 1:]] + [(r, ", on another board") for r in others]:
             for p, q in lookalike_people(a1, a2)[:1]:
-                out.append(f"look-alike authors: {p!r} ({m1}) and {q!r} ({m2}) read alike but are written "
+                out.append(f"look-alike authors: {p!r} ({m1}) and {q!r} ({m2}{where}) read alike but are written "
                            "differently: two entries, told apart letter by letter")
             if a1 != a2 and same_method(m1, m2):
-                out.append(f"one method name, two author lists: {m1!r} by {a1!r} and {m2!r} by {a2!r}: two "
-                           "entries, told apart by their authors")
+                out.append(f"one method name, two author lists: {m1!r} by {a1!r} and {m2!r} by {a2!r}{where}: "
+                           "two entries, told apart by their authors")
     return out
 
 

@@ -12,6 +12,7 @@ used: one seed chosen by the record would stand for five.)
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -75,36 +76,61 @@ def is_quick(method: str) -> bool:
     return re.search(r" \(quick[,)]", method, re.IGNORECASE) is not None  # "(Quick)" is one too
 
 
-def _aligned(a: tuple, b: tuple) -> bool:
-    (ea, ra), (eb, rb) = a, b
-    la, lb = _labels_of(ea), _labels_of(eb)
-    return ra.shape[1] == rb.shape[1] and (la is None or lb is None or (
-        la.shape == lb.shape and bool(np.allclose(la, lb, rtol=2e-3))))
+# a record's labels are the build's rounded to 4 significant digits (relative error <= 5e-4)
+LABELS_RTOL = 2e-3
 
 
-def _on_the_boards_configurations(usable: list, repetitions: LabelRepetitions | None) -> tuple[list, list]:
-    """(the entries on the board's test configurations, the others). The board's are those the
-    label repetitions were measured on where they match some entry; else those most of the reference
-    baselines' records share (records the boards read only at a commit holding the reference's
-    code); else those most entries share. So a hand-written record cannot unrank the others by
-    disagreeing with them, nor a dozen of them that agree with each other (review of 2026-12-02)."""
+def _sizes_mode(sizes: list[int]) -> int | None:
+    """The one size most of ``sizes`` are; None when there are none or two sizes tie."""
+    counts = Counter(sizes).most_common(2)
+    return None if not counts or (len(counts) == 2 and counts[0][1] == counts[1][1]) else counts[0][0]
+
+
+def board_configurations(usable: list, repetitions: LabelRepetitions | None) -> tuple[int | None, np.ndarray | None]:
+    """(number of test configurations, their labels in the test part's order, or None) of a board,
+    from one source, never from a vote between records (a tie between two records that each agree
+    with most of the others, none with each other, unranked every board: ninth pass of 2026-12-02):
+
+    1. the label repetitions' labels (the build's own, in its order) where some record is on them;
+    2. else the element-wise median of the reference baselines' labels (their records are read only
+       at a commit holding the reference's code, and `reproduce` scores them again), over those of
+       the size most of them have;
+    3. else the same over every record (a board no reference was run on: the majority decides).
+    Without labels, the size most records have."""
     from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS
 
-    if not usable:
-        return [], []
-
-    def on_repetitions(item) -> bool:
+    def on(item, labels: np.ndarray) -> bool:
         lab = _labels_of(item[0])
-        return repetitions is not None and lab is not None and len(repetitions) == lab.shape[0] == item[1].shape[1] \
-            and bool(np.allclose(lab, repetitions.labels, rtol=2e-3))
+        return lab is not None and lab.shape == labels.shape == (item[1].shape[1],) \
+            and bool(np.allclose(lab, labels, rtol=LABELS_RTOL))
 
-    score = [(on_repetitions(u), sum(_aligned(u, o) for o in usable if o[0].authors == REFERENCE_AUTHORS),
-              sum(_aligned(u, o) for o in usable)) for u in usable]
-    best = max(range(len(usable)), key=lambda i: score[i])
-    if any(score[i] == score[best] and not _aligned(usable[i], usable[best]) for i in range(len(usable))):
-        return [], usable  # no configurations most entries share: nothing to pair on
-    keep = [u for u in usable if _aligned(u, usable[best])]
-    return keep, [u for u in usable if not _aligned(u, usable[best])]
+    if repetitions is not None and any(on(u, repetitions.labels) for u in usable):
+        return len(repetitions), repetitions.labels
+    for group in ([u for u in usable if u[0].authors == REFERENCE_AUTHORS], usable):
+        labelled = [(lab, r) for e, r in group if (lab := _labels_of(e)) is not None and lab.shape == (r.shape[1],)]
+        if labelled:
+            n = _sizes_mode([len(lab) for lab, _ in labelled])
+            return (None, None) if n is None else (n, np.median([lab for lab, _ in labelled if len(lab) == n], axis=0))
+        if group:
+            return _sizes_mode([r.shape[1] for _, r in group]), None
+    return None, None
+
+
+def _on_the_boards_configurations(usable: list, repetitions: LabelRepetitions | None
+                                  ) -> tuple[list, list, np.ndarray | None]:
+    """(the entries on the board's test configurations (:func:`board_configurations`), the others,
+    the board's labels or None). A record with labels is on them when its labels are the board's;
+    one without, when it has as many configurations."""
+    n, labels = board_configurations(usable, repetitions)
+    if n is None:
+        return [], usable, None
+
+    def on(item) -> bool:
+        lab = _labels_of(item[0])
+        return item[1].shape[1] == n and (labels is None or lab is None or (
+            lab.shape == labels.shape and bool(np.allclose(lab, labels, rtol=LABELS_RTOL))))
+
+    return [u for u in usable if on(u)], [u for u in usable if not on(u)], labels
 
 
 def rank_board(entries: list[Entry], repetitions: LabelRepetitions | None = None,
@@ -124,7 +150,7 @@ def rank_board(entries: list[Entry], repetitions: LabelRepetitions | None = None
         (usable if ratios is not None else unusable).append((e, ratios))
     notes = []
     ranking = None
-    usable, misaligned = _on_the_boards_configurations(usable, repetitions)
+    usable, misaligned, board_labels = _on_the_boards_configurations(usable, repetitions)
     if misaligned and not usable:
         notes.append("not ranked: the entries' per-configuration records are not on the same test configurations "
                      "(sizes " + ", ".join(map(str, sorted({r.shape[1] for _, r in misaligned}))) + ")")
@@ -135,16 +161,15 @@ def rank_board(entries: list[Entry], repetitions: LabelRepetitions | None = None
         notes.append(f"{len(misaligned)} entr{'ies' if len(misaligned) > 1 else 'y'} unranked: per-configuration "
                      f"records not on the board's test configurations (another size, other labels or another order): {shown}")
     if usable:
-        sizes = {r.shape[1] for _, r in usable}
-        labels = [lab for e, _ in usable if (lab := _labels_of(e)) is not None]
-        n = next(iter(sizes))
+        n = usable[0][1].shape[1]
         if repetitions is not None and len(repetitions) != n:  # records of another test part
             notes.append(f"label repetitions not used: they cover {len(repetitions)} test configurations, "
                          f"the entries {n}")
             repetitions = None
-        elif repetitions is not None and labels and not np.allclose(labels[0], repetitions.labels, rtol=2e-3):
-            # as many configurations, other labels or another order: pairing them would score
-            # each prediction against another configuration's measurements
+        elif repetitions is not None and board_labels is not None and board_labels is not repetitions.labels:
+            # the board's configurations are not the repetitions' (no record is on them: as many
+            # configurations, other labels or another order): pairing them would score each
+            # prediction against another configuration's measurements
             notes.append("label repetitions not used: their labels are not the entries' labels, in the "
                          "entries' order")
             repetitions = None

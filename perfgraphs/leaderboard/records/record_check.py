@@ -56,12 +56,32 @@ def _finite(value) -> bool:
     return _number(value) and math.isfinite(value)
 
 
+# the deepest nesting a record may hold: a harness record is about 5 deep (per_seed, per_family); a
+# line 600 deep parsed, then broke ``dataclasses.asdict`` in every check and submit with a
+# RecursionError (ninth pass of 2026-12-02). The submission file's own limit.
+MAX_RECORD_DEPTH = 32
+
+
+def _deeper_than(value, limit: int) -> bool:
+    """Whether ``value`` nests lists and objects more than ``limit`` deep (walked without recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            if depth > limit:
+                return True
+            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return False
+
+
 def record_problem(record, known: frozenset[str], min_seeds: int = MIN_SEEDS) -> str | None:
     """None for a record that can be shown and ranked; else one line saying what is wrong.
     ``known``: the record's field names (the ``Entry`` dataclass's, passed in by
     :mod:`perfgraphs.leaderboard.records.results`, which imports this module)."""
     if not isinstance(record, dict):
         return f"a record is a JSON object, got {type(record).__name__}"
+    if _deeper_than(record, MAX_RECORD_DEPTH):
+        return f"nested more than {MAX_RECORD_DEPTH} deep"
     missing = [k for k in REQUIRED if k not in record]
     if missing:
         return f"missing field(s) {', '.join(missing)}"

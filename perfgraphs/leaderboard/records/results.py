@@ -209,6 +209,11 @@ _WARNED: set[tuple[str, int, str]] = set()
 
 
 
+def read_all_entries(root: Path | None = None, skipped: list[str] | None = None) -> list[Entry]:
+    """The valid records of every results file of ``root`` (:func:`read_entries`), file by file."""
+    return [e for path in sorted((root or RESULTS_DIR).glob("*.jsonl")) for e in read_entries(path.stem, root, skipped)]
+
+
 def _parse_record(line: str, min_seeds: int | None = None) -> tuple[dict | None, str | None]:
     from perfgraphs.leaderboard.records import record_check
 

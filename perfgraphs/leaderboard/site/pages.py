@@ -138,9 +138,10 @@ def current_and_superseded(entries: list[Entry]) -> tuple[list[Entry], dict[str,
     latest: dict[tuple, list[Entry]] = {}
     # records are appended in submission order, so file order breaks ties of equal timestamps
     for _, e in sorted(enumerate(entries), key=lambda oe: (oe[1].date_utc, oe[0])):
-        # the method as people read it (``gnn-x`` and ``GNN_X`` by one team are one method)
+        # the method as check compares it (``gnn-x`` and ``GNN_X`` by one team are one method; ``gnn-1``
+        # and ``gnn-l`` two, both accepted by check, so neither hides the other: ninth pass of 2026-12-02);
         # the authors exactly as shown: another spelling of them is another entry, listed beside it
-        latest.setdefault((names.canonical(e.method), e.authors, e.tier, e.division), []).insert(0, e)
+        latest.setdefault((names.method_key(e.method), e.authors, e.tier, e.division), []).insert(0, e)
     current = [history[0] for history in latest.values()]
     return current, {entry_slug(history[0]): history[1:] for history in latest.values()}
 
@@ -202,7 +203,9 @@ def _entry_page(e: Entry, history: str, cv: str) -> str:
 
 
 def _table(entries: list[Entry], key: str, cv: str, superseded: int = 0, repetitions=None,
-           official_board: bool = False, sealed: dict | None = None) -> str:
+           official_board: bool = False, sealed: dict | None = None, elsewhere=()) -> str:
+    """A board's table and the lines under it; ``elsewhere``: (method, authors) of every record on
+    the leaderboard, which its names are compared with (:func:`names.lookalike_notes`)."""
     cols = ("rank", "method", "authors", "MAPE % [95 % CI]", "Δ to best [95 % CI]", "RMSE", "Acc(10%) %", "Kendall τ", "#params (self-reported)",
             "fit s", "CPU s in fit (cores)", "predictions/s", "hardware", "date", "tier", "division", "data")
     head = "".join(f"<th{' class=l' if c in ('method', 'authors', 'hardware', 'date', 'tier', 'division', 'data') else ''}>{c}</th>"
@@ -249,7 +252,7 @@ def _table(entries: list[Entry], key: str, cv: str, superseded: int = 0, repetit
             "interval is a point by construction, not a measured certainty.</p>"
             if any(e.zero_spread for e in entries) else "")
     groups = "".join(f"<p class=ranks>{html.escape(line)}</p>" for line in ranked.lines()
-                     + names.lookalike_notes((e.method, e.authors) for e in entries))
+                     + names.lookalike_notes(((e.method, e.authors) for e in entries), elsewhere))
     return (f"<table class=sortable id='{html.escape(key)}'><caption>{html.escape(key + note)}</caption>"
             f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>{groups}{zero}")
 
@@ -293,7 +296,7 @@ def _previous(entries: list[Entry]) -> str:
 
 
 def _board_section(out: Path, group: tuple[str, str, str, str, str, str], entries: list[Entry], pin: dict | None,
-                   missing: dict, recorded_boards: RecordedBoards) -> tuple[object | None, str]:
+                   missing: dict, recorded_boards: RecordedBoards, elsewhere=()) -> tuple[object | None, str]:
     """(the official board of a group of entries or None, its HTML section); the entries' own
     pages are written to ``out``. Each hidden set of a board is its own section."""
     dataset, config, target, protocol, test_set, hidden_set = group
@@ -319,7 +322,7 @@ def _board_section(out: Path, group: tuple[str, str, str, str, str, str], entrie
     repetitions = label_repetitions(recorded, test_set, protocol) if current and recorded else None
     sealed = read_sealed(dataset, config, target, hidden_set) if not public and hidden_set else None
     table = (facts + _table(current, key, cv, sum(map(len, earlier.values())), repetitions,
-                            official_board=board is not None, sealed=sealed) if current else
+                            official_board=board is not None, sealed=sealed, elsewhere=elsewhere) if current else
              facts + f"<p class=note>{html.escape(key)}: no entries on the current build yet.</p>") + _previous(previous)
     if board is None:
         return None, table
@@ -362,6 +365,7 @@ def build_site(out: Path | None = None, results: Path | None = None, official_si
     pins = read_pins(pins_file(results))
     recorded = RecordedBoards()  # each board the records name, resolved once
     groups = entry_groups(results, recorded)
+    everyone = [(e.method, e.authors) for entries in groups.values() for e in entries]  # names span every board
     official_sections, other_sections = [], []
     missing = missing_reference_entries(results)
     for key in group_order(groups):
@@ -371,7 +375,8 @@ def build_site(out: Path | None = None, results: Path | None = None, official_si
                                      f"no entries yet (reference baselines not yet at full strength: "
                                      f"{html.escape(', '.join(missing.get(board, [])))})</p>")
             continue
-        board, section = _board_section(out, key, groups[key], pins.get(f"{key[0]} {key[1]}"), missing, recorded)
+        board, section = _board_section(out, key, groups[key], pins.get(f"{key[0]} {key[1]}"), missing, recorded,
+                                        everyone)
         (other_sections if board is None else official_sections).append(section)
     others = ("<h2>Additional boards</h2><p>Targets outside the official list, and official targets under a "
               "config's secondary protocol (perfgraphs/llm's stratified folds; see the rules): recorded "
