@@ -6,6 +6,7 @@ The forged key and the cross-board claim are in ``test_leaderboard_verified.py``
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -1042,3 +1043,85 @@ def test_ninth_pass_one_teams_gnn_1_and_gnn_l_are_two_entries():
     assert sorted(e.method for e in current) == ["gnn-1", "gnn-l"]
     current, _ = current_and_superseded([record("gnn-x", 1), record("GNN_X", 2)])
     assert [e.method for e in current] == ["GNN_X"]
+
+
+# -- the tenth pass of 2026-12-02 (on the ninth pass's fixes) ---------------------------------------
+
+def _with_ratios(record: dict, method: str, authors: str, scale: float = 1.0) -> dict:
+    """``record`` (labels, no ratios) as an entry with ratios for every seed: its first seed's
+    (label, prediction) pairs × ``scale``, each seed's MAPE theirs."""
+    pairs = [[t * scale, p * scale] for t, p in record["actual_vs_predicted"]]
+    ratios = [p / t for t, p in pairs]
+    mape = float(np.mean(np.abs(np.asarray(ratios) - 1)) * 100)
+    seeds = [{**record["per_seed"][0], "seed": k, "mape_pct": mape, "pred_over_label": ratios, "n": len(ratios)}
+             for k in range(5)]
+    return {**record, "method": method, "authors": authors, "run_identity": method, "code_commit": "ab" * 20,
+            "tier": "self-reported", "per_seed": seeds, "actual_vs_predicted": pairs}
+
+
+def test_tenth_pass_references_without_ratios_still_anchor_the_board():
+    """On the additional llm mlenergy boards (stratified folds) the references were recorded
+    before per-configuration ratios: the board's labels fell through to the median of every
+    record, and two sock puppets with labels × 1.01 outvoted an honest entry, which was set aside
+    while they ranked first. The references' labels anchor a board whether or not their records
+    can be ranked. Control: with no reference on the board, the majority decides."""
+    from perfgraphs.leaderboard.records.ranks import rank_board
+    from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS
+    from perfgraphs.leaderboard.records.results import Entry
+    from perfgraphs.paths import leaderboard_dir
+
+    committed = [json.loads(line) for line in results_path("llm", leaderboard_dir() / "results").read_text().splitlines()]
+    board = [r for r in committed if (r["config"], r["target"], r.get("protocol", "")) ==
+             ("mlenergy", "energy_per_token_joules", "") and r["authors"] == REFERENCE_AUTHORS]
+    references = [r for r in board if r["dataset_content_hash"] == board[-1]["dataset_content_hash"]]
+    assert references and not any(s.get("pred_over_label") for r in references for s in r["per_seed"])
+    source = references[-1]
+    mine = [_with_ratios(source, "honest-net", "Hon Est"), _with_ratios(source, "sock-a", "Mal Lory", 1.01),
+            _with_ratios(source, "sock-b", "Eve Ill", 1.01)]
+    ranked = rank_board([Entry(**r) for r in [*references, *mine]])
+    aside = {row.entry.method for row in ranked.rows if row.ranked is None} - {r["method"] for r in references}
+    assert aside == {"sock-a", "sock-b"}, ranked.lines()
+    control = rank_board([Entry(**r) for r in mine])
+    assert [row.entry.method for row in control.rows if row.ranked is None] == ["honest-net"]
+
+
+def test_tenth_pass_a_bad_byte_or_a_folder_in_the_results_stops_no_reader(tmp_path):
+    """A line of invalid UTF-8 stopped `leaderboard reproduce` for every line of its file
+    ("internal error: UnicodeDecodeError"; `submit` read the file the same way), and a folder named
+    ``extra.jsonl`` stopped `show`, `build`, `check` and `submit` (IsADirectoryError). The line is
+    skipped and the folder is no results file; a record is appended beside the bad line."""
+    from perfgraphs.leaderboard.records.boards import entry_groups
+    from perfgraphs.leaderboard.records.results import (Entry, InvalidRecordError, RecordedBoards, append_entry,
+                                                        check_unchanged, read_all_entries, results_snapshot)
+    from perfgraphs.leaderboard.reproduce import read_record
+    from perfgraphs.paths import leaderboard_dir
+
+    results = tmp_path / "results"
+    results.mkdir()
+    first = results_path("dippm", leaderboard_dir() / "results").read_text().splitlines()[0]
+    (results / "dippm.jsonl").write_bytes(first.encode() + b"\n" + b'{"method": "x\xff"}\n')
+    (results / "extra.jsonl").mkdir()
+    (results / "extra.jsonl" / "README").write_text("not a results file")
+    assert read_record("dippm", 1, results)["method"] == json.loads(first)["method"]
+    skipped = []
+    assert len(read_all_entries(results, skipped)) == 1 and len(skipped) == 1
+    assert sum(map(len, entry_groups(results, RecordedBoards()).values())) == 1
+    before = results_snapshot(results)
+    assert set(before) == {"dippm.jsonl"}
+    check_unchanged(before, results)
+    record = Entry(**good_record("appended", dataset="perfgraphs/dippm"))
+    append_entry(record, results)
+    assert [e.method for e in read_all_entries(results, [])][-1] == "appended"
+    with pytest.raises(InvalidRecordError, match="is not a file"):
+        append_entry(Entry(**good_record("elsewhere", dataset="perfgraphs/extra")), results)
+
+
+def test_tenth_pass_an_entry_page_name_carries_64_bits():
+    """With 8 hex digits, a hand-written record under a case variant of a team's method, its run
+    identity copied, found a commit whose page name was the team's in nine minutes on one core, and
+    the team's row linked to the attacker's page. The digest now has 16 hex digits."""
+    from perfgraphs.leaderboard.records.results import Entry
+    from perfgraphs.leaderboard.site.pages import entry_slug
+
+    slug = entry_slug(Entry(**good_record("gnn-x", authors="Alice Author")))
+    assert re.fullmatch(r".*-gnn-x-gnn-x-[0-9a-f]{16}", slug), slug

@@ -96,7 +96,7 @@ def read_record(dataset: str, line: int, results: Path | None = None) -> dict:
 
     path = Path(results or RESULTS_DIR) / f"{dataset.split('/')[-1]}.jsonl"
     try:
-        lines = path.read_text().splitlines()
+        lines = path.read_text(errors="replace").splitlines()  # as the boards read it: a bad byte skips one line
     except OSError as exc:
         raise ReproduceError(f"cannot read {path} ({exc.strerror or exc})") from None
     if not 1 <= line <= len(lines):

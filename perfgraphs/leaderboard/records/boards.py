@@ -95,10 +95,10 @@ def entry_groups(results: Path, recorded) -> dict[tuple, list]:
     mix a reproduced score with a verified one). Every official board has a group, empty where no
     record names it, so it is still listed with why. ``recorded``: a
     :class:`~perfgraphs.leaderboard.records.results.RecordedBoards`."""
-    from perfgraphs.leaderboard.records.results import read_entries
+    from perfgraphs.leaderboard.records.results import read_entries, results_files
 
     groups: dict[tuple, list] = {}
-    for path in sorted(Path(results).glob("*.jsonl")):
+    for path in results_files(results):
         for e in read_entries(path.stem, results):
             protocol = recorded.scoring_protocol(e.dataset, e.config, e.protocol)
             hidden_set = e.hidden_labels_sha256 if e.test_set != "public" else ""

@@ -230,13 +230,13 @@ def reserved_names(results_root: Path | None = None) -> set[str]:
 def _reserved_spellings(results_root: Path | None = None) -> set[str]:
     """:func:`reserved_names` as they are spelled (for messages)."""
     from perfgraphs.baselines.catalog import reference_names
-    from perfgraphs.leaderboard.records.results import RESULTS_DIR, _parse_record
+    from perfgraphs.leaderboard.records.results import RESULTS_DIR, _parse_record, results_files
     from perfgraphs.leaderboard.records.trust import trust_problem
 
     names = reference_names()
     names |= {p.name for p in REFERENCE_DIR.iterdir() if p.is_dir()} if REFERENCE_DIR.is_dir() else set()
     for folder in {Path(results_root or RESULTS_DIR), RESULTS_DIR}:
-        for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
+        for path in results_files(folder):
             for line in path.read_text(errors="replace").splitlines():
                 record, why = _parse_record(line) if line.strip() else (None, "")
                 # only a record the boards read: a hand-written line by "the reference authors" that is

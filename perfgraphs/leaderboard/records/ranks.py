@@ -86,7 +86,8 @@ def _sizes_mode(sizes: list[int]) -> int | None:
     return None if not counts or (len(counts) == 2 and counts[0][1] == counts[1][1]) else counts[0][0]
 
 
-def board_configurations(usable: list, repetitions: LabelRepetitions | None) -> tuple[int | None, np.ndarray | None]:
+def board_configurations(usable: list, repetitions: LabelRepetitions | None,
+                         unranked: tuple[Entry, ...] = ()) -> tuple[int | None, np.ndarray | None]:
     """(number of test configurations, their labels in the test part's order, or None) of a board,
     from one source, never from a vote between records (a tie between two records that each agree
     with most of the others, none with each other, unranked every board: ninth pass of 2026-12-02):
@@ -94,9 +95,12 @@ def board_configurations(usable: list, repetitions: LabelRepetitions | None) -> 
     1. the label repetitions' labels (the build's own, in its order) where some record is on them;
     2. else the element-wise median of the reference baselines' labels (their records are read only
        at a commit holding the reference's code, and `reproduce` scores them again), over those of
-       the size most of them have;
-    3. else the same over every record (a board no reference was run on: the majority decides).
-    Without labels, the size most records have."""
+       the size most of them have; a reference recorded without per-configuration ratios
+       (``unranked``: the board's records without them) counts too (tenth pass);
+    3. else the same over every record with ratios (a board no reference was run on: the majority
+       decides).
+    Without labels, the size most records have. ``usable``: (record, ratios) of the records with
+    per-configuration ratios."""
     from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS
 
     def on(item, labels: np.ndarray) -> bool:
@@ -106,22 +110,25 @@ def board_configurations(usable: list, repetitions: LabelRepetitions | None) -> 
 
     if repetitions is not None and any(on(u, repetitions.labels) for u in usable):
         return len(repetitions), repetitions.labels
-    for group in ([u for u in usable if u[0].authors == REFERENCE_AUTHORS], usable):
-        labelled = [(lab, r) for e, r in group if (lab := _labels_of(e)) is not None and lab.shape == (r.shape[1],)]
+    references = [u for u in usable if u[0].authors == REFERENCE_AUTHORS] + \
+        [(e, None) for e in unranked if e.authors == REFERENCE_AUTHORS]
+    for group in (references, usable):
+        labelled = [lab for e, r in group if (lab := _labels_of(e)) is not None and lab.ndim == 1
+                    and (r is None or lab.shape == (r.shape[1],))]
         if labelled:
-            n = _sizes_mode([len(lab) for lab, _ in labelled])
-            return (None, None) if n is None else (n, np.median([lab for lab, _ in labelled if len(lab) == n], axis=0))
-        if group:
-            return _sizes_mode([r.shape[1] for _, r in group]), None
+            n = _sizes_mode([len(lab) for lab in labelled])
+            return (None, None) if n is None else (n, np.median([lab for lab in labelled if len(lab) == n], axis=0))
+        if any(r is not None for _, r in group):
+            return _sizes_mode([r.shape[1] for _, r in group if r is not None]), None
     return None, None
 
 
-def _on_the_boards_configurations(usable: list, repetitions: LabelRepetitions | None
-                                  ) -> tuple[list, list, np.ndarray | None]:
+def _on_the_boards_configurations(usable: list, repetitions: LabelRepetitions | None,
+                                  unranked: tuple[Entry, ...] = ()) -> tuple[list, list, np.ndarray | None]:
     """(the entries on the board's test configurations (:func:`board_configurations`), the others,
     the board's labels or None). A record with labels is on them when its labels are the board's;
     one without, when it has as many configurations."""
-    n, labels = board_configurations(usable, repetitions)
+    n, labels = board_configurations(usable, repetitions, unranked)
     if n is None:
         return [], usable, None
 
@@ -150,7 +157,9 @@ def rank_board(entries: list[Entry], repetitions: LabelRepetitions | None = None
         (usable if ratios is not None else unusable).append((e, ratios))
     notes = []
     ranking = None
-    usable, misaligned, board_labels = _on_the_boards_configurations(usable, repetitions)
+    # the references' labels anchor the board whether or not their records can be ranked (tenth pass)
+    usable, misaligned, board_labels = _on_the_boards_configurations(
+        usable, repetitions, tuple(e for e, _ in unusable) + tuple(smoke))
     if misaligned and not usable:
         notes.append("not ranked: the entries' per-configuration records are not on the same test configurations "
                      "(sizes " + ", ".join(map(str, sorted({r.shape[1] for _, r in misaligned}))) + ")")

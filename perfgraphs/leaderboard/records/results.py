@@ -182,7 +182,7 @@ def read_entries(dataset: str, root: Path | None = None, skipped: list[str] | No
     ``file:line: why`` line, appended to ``skipped`` when given, else printed once per process as a
     warning on stderr."""
     path = results_path(dataset, root)
-    if not path.exists():
+    if not path.is_file():
         return []
     entries = []
     for n, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
@@ -209,9 +209,16 @@ _WARNED: set[tuple[str, int, str]] = set()
 
 
 
+def results_files(root: Path | None = None) -> list[Path]:
+    """The results files of a folder: its ``*.jsonl`` files, in name order; a folder of that name
+    (which a pull request can add) is no results file and stops no reader (tenth pass of 2026-12-02)."""
+    folder = Path(root or RESULTS_DIR)
+    return sorted(p for p in folder.glob("*.jsonl") if p.is_file()) if folder.is_dir() else []
+
+
 def read_all_entries(root: Path | None = None, skipped: list[str] | None = None) -> list[Entry]:
     """The valid records of every results file of ``root`` (:func:`read_entries`), file by file."""
-    return [e for path in sorted((root or RESULTS_DIR).glob("*.jsonl")) for e in read_entries(path.stem, root, skipped)]
+    return [e for path in results_files(root) for e in read_entries(path.stem, root, skipped)]
 
 
 def _parse_record(line: str, min_seeds: int | None = None) -> tuple[dict | None, str | None]:
@@ -242,8 +249,7 @@ class ResultsChangedError(PerfgraphsError):
 
 def results_snapshot(root: Path | None = None) -> dict[str, bytes]:
     """The bytes of every results file when a submission starts."""
-    folder = root or RESULTS_DIR
-    return {p.name: p.read_bytes() for p in sorted(folder.glob("*.jsonl"))} if folder.exists() else {}
+    return {p.name: p.read_bytes() for p in results_files(root)}
 
 
 def check_unchanged(before: dict[str, bytes], root: Path | None = None) -> None:
@@ -252,8 +258,7 @@ def check_unchanged(before: dict[str, bytes], root: Path | None = None) -> None:
     Records appended meanwhile by other submissions (each under the file lock) are fine: they are
     whole, valid lines after the old content. Nothing a predictor runs can reach these files (it
     is isolated); this catches a tampered or hand-edited results file before it is built upon."""
-    folder = root or RESULTS_DIR
-    after = {p.name: p.read_bytes() for p in sorted(folder.glob("*.jsonl"))} if folder.exists() else {}
+    after = {p.name: p.read_bytes() for p in results_files(root)}
     changed = sorted(n for n, old in before.items() if not after.get(n, b"").startswith(old))
     for name, data in after.items():
         added = data[len(before.get(name, b"")):]
@@ -299,7 +304,9 @@ def append_entry(entry: Entry, root: Path | None = None, before: dict[str, bytes
     # the scores the tables rank are finite (record_problem); what else may be undefined, a
     # family's Kendall τ over one graph say, is stored as null: strict JSON, never NaN
     line = json.dumps(_undefined_as_null(asdict(entry)), sort_keys=True, allow_nan=False) + "\n"
-    with open(path, "a+") as f:
+    if path.exists() and not path.is_file():
+        raise InvalidRecordError(f"{entry.method}: not recorded, {path} is not a file")
+    with open(path, "a+", errors="replace") as f:  # a line of invalid UTF-8 is skipped, never a stop
         fcntl.flock(f, fcntl.LOCK_EX)
         try:
             if before is not None:

@@ -7,6 +7,7 @@ with no server and no network, and the pages are generated only from the results
 from __future__ import annotations
 
 import html
+import json
 import re
 from pathlib import Path
 
@@ -90,14 +91,16 @@ def entry_slug(e: Entry) -> str:
     """The entry's page name: readable, and unique to the record (a digest of its exact method,
     authors, run, commit and date): the readable part folds every other character to ``-``, so two
     records (``static+xgboost`` beside ``static-xgboost``, with a copied run identity) once shared a
-    page and one overwrote the reference's (review of 2026-12-02)."""
+    page and one overwrote the reference's (review of 2026-12-02). The digest has 64 bits: with 32, a
+    hand-written record searched for one (a commit varied) in minutes and took another team's page
+    (tenth pass)."""
     import hashlib
 
     # at most 160 readable characters: a file name has 255 bytes (a long run_identity broke `build`)
     readable = re.sub(r"[^a-z0-9]+", "-", f"{e.dataset}-{e.config}-{e.target}-{e.method}-{e.run_identity}".lower())[:160]
-    exact = "\0".join((e.dataset, e.config, e.target, e.method, e.authors, e.run_identity, e.code_commit,
-                        e.date_utc, e.tier, e.test_set))
-    return f"{readable}-{hashlib.sha256(exact.encode()).hexdigest()[:8]}"
+    exact = json.dumps([e.dataset, e.config, e.target, e.method, e.authors, e.run_identity, e.code_commit,
+                        e.date_utc, e.tier, e.test_set])
+    return f"{readable}-{hashlib.sha256(exact.encode()).hexdigest()[:16]}"
 
 
 def _svg_scatter(pairs: list, target: str) -> str:
