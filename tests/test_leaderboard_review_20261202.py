@@ -1125,3 +1125,79 @@ def test_tenth_pass_an_entry_page_name_carries_64_bits():
 
     slug = entry_slug(Entry(**good_record("gnn-x", authors="Alice Author")))
     assert re.fullmatch(r".*-gnn-x-gnn-x-[0-9a-f]{16}", slug), slug
+
+
+# -- the eleventh pass of 2026-12-02 -----------------------------------------------------------------
+
+def test_eleventh_pass_a_hand_written_look_alike_stops_its_writer_not_the_team(tmp_path):
+    """Alice's `gnn-x` is recorded; a hand-written record by `AIice Author` (capital I), or `GNN_X`
+    by Mal Lory on another dataset, refused Alice's next `check`/`submit` ("author 'Alice Author'
+    reads like 'AIice Author'"; "method 'gnn-x' is recorded by 'Mal Lory'"). What a team has
+    recorded is its own to submit again. Controls: Mallory's own look-alike and name are still
+    refused, and Alice is refused before anything of hers is recorded."""
+    from perfgraphs.leaderboard.records.check import check_name_owner
+    from perfgraphs.registry import task
+
+    source = _current_board("h200-torch-fp32", "latency_ms")[0]
+    board = task("perfgraphs/dippm", "h200-torch-fp32", "latency_ms")
+    results = tmp_path / "results"
+    results.mkdir()
+
+    def write(*records: dict) -> None:
+        (results / "dippm.jsonl").write_text("".join(json.dumps({**source, **r}) + "\n" for r in records))
+
+    alice = {"method": "gnn-x", "authors": "Alice Author", "run_identity": "alice-1"}
+    mal = {"method": "mal-net", "authors": "AIice Author", "run_identity": "mal-1"}
+    squat = {"method": "GNN_X", "authors": "Mal Lory", "run_identity": "mal-2", "date_utc": "2020-01-01T00:00:00+00:00"}
+    write(mal, squat)  # control: before Alice is recorded, the hand-written records are in her way
+    assert check_name_owner(results, board, "gnn-y", "Alice Author")
+    write(alice, mal, squat)
+    for method in ("gnn-x", "gnn-y"):
+        assert check_name_owner(results, board, method, "Alice Author") == [], method
+    assert check_name_owner(results, board, "gnn-y", "Alice Author, Bob Builder") == []
+    assert check_name_owner(results, board, "gnn-x", "Bob Builder")  # her method, other authors
+    assert check_name_owner(results, board, "other", "A1ice Author")  # a new look-alike of hers
+
+
+def test_eleventh_pass_a_record_is_read_from_its_datasets_file_only(tmp_path):
+    """A dippm record in `zz.jsonl` was ranked on the dippm board while the duplicate check and
+    `submit`'s lock read `dippm.jsonl` only. It is now skipped, with one line."""
+    from perfgraphs.leaderboard.records.results import read_all_entries
+
+    results = tmp_path / "results"
+    results.mkdir()
+    line = results_path("dippm", Path(__file__).resolve().parents[1] / "leaderboard" / "results").read_text().splitlines()[0]
+    (results / "zz.jsonl").write_text(line + "\n")
+    (results / "dippm.jsonl").write_text(line + "\n")
+    skipped = []
+    assert len(read_all_entries(results, skipped)) == 1
+    assert len(skipped) == 1 and "zz.jsonl:1" in skipped[0] and "belongs in dippm.jsonl" in skipped[0], skipped
+
+
+@pytest.mark.parametrize("pins", [b"\xff{}", b"[" * 100000 + b"]" * 100000,
+                                  b'{"perfgraphs/dippm h200-torch-fp32": {"content_hash": "x", "test_n": [1]}}'])
+def test_eleventh_pass_a_broken_builds_file_is_one_line(tmp_path, capsys, pins):
+    """`builds.json` with a bad byte, nested past the parser, or a pin of the wrong shape stopped
+    `leaderboard show` with an internal error (UnicodeDecodeError, RecursionError, AttributeError)."""
+    results = tmp_path / "leaderboard" / "results"
+    results.mkdir(parents=True)
+    (tmp_path / "leaderboard" / "builds.json").write_bytes(pins)
+    assert main(["leaderboard", "show", "--results", str(results)]) != 0
+    err = [x for x in capsys.readouterr().err.splitlines() if x.strip()]
+    assert len(err) == 1 and "builds.json" in err[0] and "internal error" not in err[0], err
+
+
+def test_eleventh_pass_deeply_nested_hidden_files_are_unreadable_not_a_crash(tmp_path):
+    """A published ranks file, or a hidden-set definition, nested past the JSON parser stopped
+    `leaderboard show` with "internal error: RecursionError"."""
+    from perfgraphs.leaderboard.records.hidden import HiddenLabelsError, read_definition
+    from perfgraphs.leaderboard.records.sealed_ranks import ranks_path, read_sealed
+
+    deep = "[" * 100000 + "]" * 100000
+    path = ranks_path("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms", tmp_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(deep)
+    assert read_sealed("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms", "0" * 64, tmp_path) is None
+    (tmp_path / "definition.json").write_text(deep)
+    with pytest.raises(HiddenLabelsError, match="not a readable hidden-set definition"):
+        read_definition(tmp_path / "definition.json")

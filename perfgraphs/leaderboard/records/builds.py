@@ -45,7 +45,16 @@ def read_pins(path: Path | None = None) -> dict[str, dict]:
         pins = json.loads(path.read_text())
     except json.JSONDecodeError as exc:
         raise PerfgraphsError(f"{path} is not valid JSON ({exc.msg} at line {exc.lineno})") from None
-    return pins if isinstance(pins, dict) else {}
+    except (OSError, ValueError, RecursionError) as exc:  # a bad byte, nesting past the parser (eleventh pass)
+        raise PerfgraphsError(f"{path} is not readable JSON ({type(exc).__name__})") from None
+    if not isinstance(pins, dict):
+        return {}
+    for key, pin in pins.items():  # every reader takes a pin's fields as these types
+        if not (isinstance(pin, dict) and isinstance(pin.get("content_hash"), str)
+                and isinstance(pin.get("test_n", {}), dict) and isinstance(pin.get("generators", {}), dict)):
+            raise PerfgraphsError(f"{path}: the pin {key[:80]!r} is not an object with a content_hash text and "
+                                  "test_n and generators objects")
+    return pins
 
 
 def pinned(board: Task, path: Path | None = None) -> dict | None:

@@ -154,7 +154,10 @@ def check_name_owner(results_root: Path | None, board: Task, method: str, author
       punctuation, spaces and a ``(quick…)`` suffix aside): another list under it, even the same
       people written otherwise, would be a second row of that name; a team that grew keeps the
       recorded list for that method or names the new entry. Names that only resemble another
-      team's are other entries, shown with their authors.
+      team's are other entries, shown with their authors;
+    - a person written exactly as a record writes them, and a method recorded under exactly these
+      authors, are theirs to submit again, whatever was recorded beside them since (a hand-written
+      look-alike is noted under its board and stops its writer, not the team it imitates).
 
     The reference names and authors are :func:`check_reserved`'s, compared strictly."""
     from perfgraphs.leaderboard.records.results import read_all_entries
@@ -162,17 +165,21 @@ def check_name_owner(results_root: Path | None, board: Task, method: str, author
     if names_mod.names_nobody(authors):
         return [f"authors {authors!r} name nobody in particular: write the names of the people (or the team) who "
                 "made the entry, as the leaderboard will show them"]
+    entries = [e for e in read_all_entries(results_root, skipped=[]) if e.authors != REFERENCE_AUTHORS]
+    # what a team has recorded is its own to write again: a hand-written look-alike of it, or its
+    # method under other authors, stops the one who wrote it, never the team (eleventh pass)
+    recorded_people = {p for e in entries for p in names_mod.people(e.authors)}
+    owns_method = any(e.authors == authors and names_mod.same_method(method, e.method) for e in entries)
     problems = []
-    for e in read_all_entries(results_root, skipped=[]):  # a name is a team's on every dataset (ninth pass)
-        if e.authors == REFERENCE_AUTHORS:
-            continue
-        alike = names_mod.lookalike_people(authors, e.authors)
+    for e in entries:  # a name is a team's on every dataset (ninth pass)
+        alike = [(mine, theirs) for mine, theirs in names_mod.lookalike_people(authors, e.authors)
+                 if mine not in recorded_people]
         if alike and not problems:
             mine, theirs = alike[0]
             problems.append(f"author {mine!r} reads like {theirs!r}, an author of {e.method!r} on "
                             f"{e.dataset} ({e.date_utc[:10]}), without being written the same: write the "
                             "name as recorded if it is that person, otherwise so that it does not read like theirs")
-        if e.authors != authors and names_mod.same_method(method, e.method):
+        if not owns_method and e.authors != authors and names_mod.same_method(method, e.method):
             problems.append(f"method {method!r} is recorded by {e.authors!r} on {e.dataset} ({e.method!r}, "
                             f"{e.date_utc[:10]}): a method's entries carry one author list; submit with exactly that "
                             "list if it is yours, or choose another name (names are compared ignoring case, "

@@ -79,8 +79,9 @@ def definition_path(dataset: str, config: str, root: Path | None = None) -> Path
 def read_definition(path: Path) -> dict:
     try:
         doc = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise HiddenLabelsError(f"{path} is not a readable hidden-set definition ({exc})") from None
+    except (OSError, ValueError, RecursionError) as exc:  # ValueError: bad JSON or a bad byte
+        raise HiddenLabelsError(f"{path} is not a readable hidden-set definition ({type(exc).__name__}: "
+                                f"{str(exc)[:120]})") from None
     if not isinstance(doc, dict):
         raise HiddenLabelsError(f"{path} must be a JSON object (plan, left_out, compromised)")
     return doc

@@ -214,7 +214,7 @@ PLACEHOLDER_AUTHORS = frozenset({"anonymous", "anon", "author", "authors", "the 
 
 
 @functools.lru_cache(maxsize=4096)
-def _people(authors: str) -> tuple[str, ...]:
+def people(authors: str) -> tuple[str, ...]:
     """The people of an author list as written (NFKC, spaces collapsed, case kept). People are
     separated by ``,``, ``;``, ``&`` or ``and``; a "Last, F." list keeps each surname with its
     initials (``Smith, J.`` and ``Smith, K.`` are two people); ``et al.`` and a lone initial name
@@ -230,9 +230,9 @@ def _people(authors: str) -> tuple[str, ...]:
 
 
 def team(authors: str) -> frozenset[str]:
-    """The people of an author list (:func:`_people`), case folded; never look-alikes folded
+    """The people of an author list (:func:`people`), case folded; never look-alikes folded
     together (``Tirn B1o0m`` is not ``Tim Bloom``: :func:`lookalike_people` says they read alike)."""
-    return frozenset(p.casefold() for p in _people(authors))
+    return frozenset(p.casefold() for p in people(authors))
 
 
 def names_nobody(authors: str) -> bool:
@@ -246,8 +246,8 @@ def lookalike_people(a: str, b: str) -> list[tuple[str, str]]:
     Author`` with a capital ``I`` and ``Alice Author``, ``Tirn Bloorn`` and ``Tim Bloom``, ``Bob
     Builder'`` and ``Bob Builder``. Pairs (a's, b's)."""
     found = []
-    for p in _people(a):
-        for q in _people(b):
+    for p in people(a):
+        for q in people(b):
             if p.casefold() != q.casefold() and _person_keys(p) & _person_keys(q):
                 found.append((p, q))
     return found

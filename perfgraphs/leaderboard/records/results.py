@@ -189,6 +189,9 @@ def read_entries(dataset: str, root: Path | None = None, skipped: list[str] | No
         if not line.strip():
             continue
         record, why = _parse_record(line, min_seeds_of(path.parent))
+        if why is None and results_path(record["dataset"], path.parent) != path:
+            # a board reads its dataset's file; a duplicate check and a submit's lock see that file only
+            why = f"a record of {record['dataset'][:80]!r} belongs in {results_path(record['dataset']).name}"
         if why is None:
             from perfgraphs.leaderboard.records.trust import trust_problem
 

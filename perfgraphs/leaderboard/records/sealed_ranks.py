@@ -68,7 +68,7 @@ def _kept_ratios(keeper: Path, e: Entry) -> np.ndarray:
     try:
         doc = json.loads(path.read_text())
         ratios = np.asarray(doc["pred_over_label"], dtype=float)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:
         raise HiddenLabelsError(f"{e.method}: no readable kept scores {path} ({type(exc).__name__}): a record "
                                 "scored with --hidden-labels keeps them in the keeper folder") from None
     if doc.get("hidden_labels_sha256") != e.hidden_labels_sha256 or doc.get("method") != e.method:
@@ -142,7 +142,7 @@ def read_sealed(dataset: str, config: str, target: str, hidden_sha256: str, root
     path = ranks_path(dataset, config, target, root)
     try:
         doc = json.loads(path.read_text())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # nesting past the parser is unreadable too
         return None
     if not isinstance(doc, dict) or doc.get("hidden_labels_sha256") != hidden_sha256 \
             or not isinstance(doc.get("entries"), list):
