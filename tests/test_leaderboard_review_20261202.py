@@ -1201,3 +1201,31 @@ def test_eleventh_pass_deeply_nested_hidden_files_are_unreadable_not_a_crash(tmp
     (tmp_path / "definition.json").write_text(deep)
     with pytest.raises(HiddenLabelsError, match="not a readable hidden-set definition"):
         read_definition(tmp_path / "definition.json")
+
+
+# -- the twelfth pass of 2026-12-02 -----------------------------------------------------------------
+
+def test_twelfth_pass_a_ranks_file_just_under_the_parsers_depth_is_unreadable(tmp_path):
+    """Nested just under the JSON parser's limit, a published ranks file parsed, then broke
+    `json.dumps` of its signed message with a RecursionError. Control: a shallow one is read as far
+    as its (missing) signature."""
+    from perfgraphs.leaderboard.records.sealed_ranks import ranks_path, read_sealed
+
+    path = ranks_path("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms", tmp_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    head = '{"hidden_labels_sha256": "' + "0" * 64 + '", "entries": [], "x": '
+    path.write_text(head + "[" * 990 + "]" * 990 + "}")
+    assert read_sealed("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms", "0" * 64, tmp_path) is None
+    path.write_text(head + "[[1]]}")
+    assert read_sealed("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms", "0" * 64, tmp_path) is None
+
+
+def test_twelfth_pass_a_pins_test_size_is_a_count(tmp_path, capsys):
+    """A pin's test size reached the site's page unescaped (`"test_n": {"latency_ms": "<b>x</b>"}`)."""
+    results = tmp_path / "leaderboard" / "results"
+    results.mkdir(parents=True)
+    (tmp_path / "leaderboard" / "builds.json").write_text(json.dumps(
+        {"perfgraphs/dippm h200-torch-fp32": {"content_hash": "x", "test_n": {"latency_ms": "<b>x</b>"}}}))
+    assert main(["leaderboard", "show", "--results", str(results)]) != 0
+    err = [x for x in capsys.readouterr().err.splitlines() if x.strip()]
+    assert len(err) == 1 and "test_n (target: count)" in err[0], err

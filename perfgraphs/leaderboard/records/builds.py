@@ -51,9 +51,10 @@ def read_pins(path: Path | None = None) -> dict[str, dict]:
         return {}
     for key, pin in pins.items():  # every reader takes a pin's fields as these types
         if not (isinstance(pin, dict) and isinstance(pin.get("content_hash"), str)
-                and isinstance(pin.get("test_n", {}), dict) and isinstance(pin.get("generators", {}), dict)):
-            raise PerfgraphsError(f"{path}: the pin {key[:80]!r} is not an object with a content_hash text and "
-                                  "test_n and generators objects")
+                and isinstance(pin.get("test_n", {}), dict) and isinstance(pin.get("generators", {}), dict)
+                and all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in pin.get("test_n", {}).values())):
+            raise PerfgraphsError(f"{path}: the pin {key[:80]!r} is not an object with a content_hash text, "
+                                  "test_n (target: count) and generators objects")
     return pins
 
 

@@ -156,8 +156,11 @@ def check_name_owner(results_root: Path | None, board: Task, method: str, author
       recorded list for that method or names the new entry. Names that only resemble another
       team's are other entries, shown with their authors;
     - a person written exactly as a record writes them, and a method recorded under exactly these
-      authors, are theirs to submit again, whatever was recorded beside them since (a hand-written
-      look-alike is noted under its board and stops its writer, not the team it imitates).
+      authors, are theirs to submit again, whatever was recorded beside them since. A hand-written
+      look-alike therefore never stops the team it imitates, but once merged it is "as recorded"
+      too and passes here: the look-alike note under every board that shows it, and the review of
+      the pull request that added it, are what stop it (the records carry no order a hand-written
+      line cannot fake; git's would).
 
     The reference names and authors are :func:`check_reserved`'s, compared strictly."""
     from perfgraphs.leaderboard.records.results import read_all_entries

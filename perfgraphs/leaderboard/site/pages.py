@@ -284,7 +284,7 @@ def board_facts(pin: dict | None, target: str, current: list[Entry], noise: str 
     noise_text = (noise or "Noise floor: not measured for these labels yet (no repeated measurement of their configurations); "
                   "differences between entries may be within the labels' own noise.")
     measured_on = f"measured on {html.escape(hardware)} · " if hardware else ""
-    return (f"<p class=facts>build {html.escape(build)} · test n = {n if n is not None else '–'} · "
+    return (f"<p class=facts>build {html.escape(build)} · test n = {html.escape(str(n)) if n is not None else '–'} · "
             f"{measured_on}{html.escape(noise_text)}</p>")
 
 
