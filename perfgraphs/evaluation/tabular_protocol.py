@@ -189,9 +189,9 @@ def fold_protocols(task: Task, home=None, protocol: str | None = None):
             # cross-validation) then keeps every model within one of its folds too
             rows = rows.remove_columns("fold").add_column("fold", [int(k) for k in test_fold])
         # the parts follow from the build's rows (its manifest), the target and each row's fold
-        key = (loaded.manifest.get("manifest_sha256"), ds.name, cfg.name, target, hashlib.sha256(
-            np.asarray((rows["fold"][:] if "fold" in rows.column_names else []) if test_fold is None else test_fold,
-                       dtype=np.int64).tobytes()).hexdigest())
+        # (the fold column: the protocol's where it has its own, set just above)
+        fold = np.asarray(rows["fold"][:] if "fold" in rows.column_names else [], dtype=np.int64)
+        key = (loaded.manifest.get("manifest_sha256"), ds.name, cfg.name, target, hashlib.sha256(fold.tobytes()).hexdigest())
         split = _FOLDS.get(key) if key[0] else None
         if split is None:
             parts = folds(rows, test_fold)

@@ -95,14 +95,13 @@ def entry_groups(results: Path, recorded) -> dict[tuple, list]:
     mix a reproduced score with a verified one). Every official board has a group, empty where no
     record names it, so it is still listed with why. ``recorded``: a
     :class:`~perfgraphs.leaderboard.records.results.RecordedBoards`."""
-    from perfgraphs.leaderboard.records.results import read_entries, results_files
+    from perfgraphs.leaderboard.records.results import read_all_entries
 
     groups: dict[tuple, list] = {}
-    for path in results_files(results):
-        for e in read_entries(path.stem, results):
-            protocol = recorded.scoring_protocol(e.dataset, e.config, e.protocol)
-            hidden_set = e.hidden_labels_sha256 if e.test_set != "public" else ""
-            groups.setdefault((e.dataset, e.config, e.target, protocol, e.test_set, hidden_set), []).append(e)
+    for e in read_all_entries(results):
+        protocol = recorded.scoring_protocol(e.dataset, e.config, e.protocol)
+        hidden_set = e.hidden_labels_sha256 if e.test_set != "public" else ""
+        groups.setdefault((e.dataset, e.config, e.target, protocol, e.test_set, hidden_set), []).append(e)
     for board in BOARDS:
         groups.setdefault((*board.key, board.protocol, "public", ""), [])
     return groups

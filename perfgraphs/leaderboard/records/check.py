@@ -170,7 +170,7 @@ def check_name_owner(results_root: Path | None, board: Task, method: str, author
                 "made the entry, as the leaderboard will show them"]
     entries = [e for e in read_all_entries(results_root, skipped=[]) if e.authors != REFERENCE_AUTHORS]
     # what a team has recorded is its own to write again: a hand-written look-alike of it, or its
-    # method under other authors, stops the one who wrote it, never the team (eleventh pass)
+    # method under other authors, never stops the team (eleventh pass; see the docstring)
     recorded_people = {p for e in entries for p in names_mod.people(e.authors)}
     owns_method = any(e.authors == authors and names_mod.same_method(method, e.method) for e in entries)
     problems = []

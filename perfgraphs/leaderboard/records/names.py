@@ -114,7 +114,7 @@ def _compact(key: str) -> str:
 
 def _compact_keys(text: str) -> set[str]:
     """Every :func:`keys` form, compacted: the cased one reads a capital ``I`` as ``l``."""
-    return {_compact(k) for k in keys(text)} - {""}
+    return {k for _, k in _compact_keys_by_kind(text)}
 
 
 def _compact_keys_by_kind(text: str) -> set[tuple[bool, str]]:

@@ -62,7 +62,7 @@ def _finite(value) -> bool:
 MAX_RECORD_DEPTH = 32
 
 
-def _deeper_than(value, limit: int) -> bool:
+def deeper_than(value, limit: int) -> bool:
     """Whether ``value`` nests lists and objects more than ``limit`` deep (walked without recursion)."""
     stack = [(value, 1)]
     while stack:
@@ -80,7 +80,7 @@ def record_problem(record, known: frozenset[str], min_seeds: int = MIN_SEEDS) ->
     :mod:`perfgraphs.leaderboard.records.results`, which imports this module)."""
     if not isinstance(record, dict):
         return f"a record is a JSON object, got {type(record).__name__}"
-    if _deeper_than(record, MAX_RECORD_DEPTH):
+    if deeper_than(record, MAX_RECORD_DEPTH):
         return f"nested more than {MAX_RECORD_DEPTH} deep"
     missing = [k for k in REQUIRED if k not in record]
     if missing:

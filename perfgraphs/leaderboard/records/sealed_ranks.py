@@ -144,10 +144,10 @@ def read_sealed(dataset: str, config: str, target: str, hidden_sha256: str, root
         doc = json.loads(path.read_text())
     except (OSError, ValueError, RecursionError):  # nesting past the parser is unreadable too
         return None
-    from perfgraphs.leaderboard.records.record_check import MAX_RECORD_DEPTH, _deeper_than
+    from perfgraphs.leaderboard.records.record_check import MAX_RECORD_DEPTH, deeper_than
 
     if not isinstance(doc, dict) or doc.get("hidden_labels_sha256") != hidden_sha256 \
-            or not isinstance(doc.get("entries"), list) or _deeper_than(doc, MAX_RECORD_DEPTH):
+            or not isinstance(doc.get("entries"), list) or deeper_than(doc, MAX_RECORD_DEPTH):
         return None  # (a document just under the parser's depth broke json.dumps of its message: twelfth pass)
     from perfgraphs.leaderboard.records.keeper_key import ranks_message, signature_problem
 
