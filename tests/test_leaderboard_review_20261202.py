@@ -787,7 +787,9 @@ def test_seventh_pass_markup_in_a_board_name_stops_no_show(tmp_path, capsys, fie
     capsys.readouterr()
     assert main(["leaderboard", "show", "--results", str(results)]) == 0
     captured = capsys.readouterr()
-    assert "internal error" not in captured.err and "latency_ms[/x]" in " ".join(captured.out.split())
+    # shown as text then; since the thirteenth pass, a board name is plain and the record is skipped
+    # with one line naming it
+    assert "internal error" not in captured.err and "latency_ms[/x]" in " ".join(captured.err.split())
 
 
 @pytest.mark.parametrize("authors", ["perfgraph ref. baseline", "pefrgraphs refrence baselines",
@@ -1229,3 +1231,170 @@ def test_twelfth_pass_a_pins_test_size_is_a_count(tmp_path, capsys):
     assert main(["leaderboard", "show", "--results", str(results)]) != 0
     err = [x for x in capsys.readouterr().err.splitlines() if x.strip()]
     assert len(err) == 1 and "test_n (target: count)" in err[0], err
+
+
+# -- the thirteenth pass of 2026-12-02 -----------------------------------------------------------------
+
+def _records_repo(tmp_path) -> tuple[Path, callable]:
+    """A results folder under git, and a writer that commits one set of lines per call."""
+    source = _current_board("h200-torch-fp32", "latency_ms")[0]
+    results = tmp_path / "results"
+    results.mkdir()
+    _git(results, "init", "-q", "-b", "main")
+
+    def add(*records: dict, commit: bool = True, date: str | None = None, raw: str = "", first: bool = False) -> None:
+        path = results / "dippm.jsonl"
+        lines = raw + "".join(json.dumps({**source, **r}) + "\n" for r in records)
+        before = path.read_text(encoding="utf-8") if path.exists() else ""
+        path.write_text(lines + before if first else before + lines, encoding="utf-8")
+        if commit:
+            _git(results, "add", "dippm.jsonl")
+            _git(results, "commit", "-q", "-m", "records", date=date)
+    return results, add
+
+
+_ALICE = {"method": "gnn-x", "authors": "Alice Author", "run_identity": "alice-1"}
+_MAL = {"method": "mal-net", "authors": "AIice Author", "run_identity": "mal-1",  # a capital I
+        "date_utc": "2020-01-01T00:00:00+00:00"}
+_SQUAT = {"method": "GNN_X", "authors": "Mal Lory", "run_identity": "mal-2", "date_utc": "2020-01-01T00:00:00+00:00"}
+
+
+def test_thirteenth_pass_a_look_alike_merged_after_the_original_is_nobodys(tmp_path):
+    """Twelfth pass: a hand-written `AIice Author` record (or Alice's `gnn-x` as `GNN_X` by Mal Lory)
+    that a reviewer merged was "as recorded" and passed `check` for anyone, backdated or not. The
+    line that reached the main line later owns nothing now. Controls: the same files without git
+    history own everything recorded (the eleventh pass's rule), and Alice is still hers."""
+    import shutil
+
+    from perfgraphs.leaderboard.records.check import check_name_owner
+    from perfgraphs.registry import task
+
+    board = task("perfgraphs/dippm", "h200-torch-fp32", "latency_ms")
+    results, add = _records_repo(tmp_path)
+    # a broken first line with a line separator inside: Python and git must number lines alike
+    add(_ALICE, raw='{"paper": "a\u2028b"}\n')
+    add(_MAL, _SQUAT)
+    assert "reads like 'Alice Author'" in " ".join(check_name_owner(results, board, "mal-net-2", "AIice Author"))
+    assert "is recorded by 'Alice Author'" in " ".join(check_name_owner(results, board, "gnn-x", "Mal Lory"))
+    for method in ("gnn-x", "gnn-y"):
+        assert check_name_owner(results, board, method, "Alice Author") == [], method
+    plain = tmp_path / "plain"
+    shutil.copytree(results, plain, ignore=shutil.ignore_patterns(".git"))
+    assert check_name_owner(plain, board, "mal-net-2", "AIice Author") == []  # control: no history
+    assert check_name_owner(plain, board, "gnn-x", "Mal Lory") == []
+
+
+def test_thirteenth_pass_a_backdated_branch_arrives_when_it_is_merged(tmp_path):
+    """A branch made before Alice's record, its commit dated 2020, merged after her: it arrives with
+    its merge. Control: a look-alike that reached the main line first is its writer's, and Alice,
+    recorded after it, must tell herself apart (as a namesake does)."""
+    from perfgraphs.leaderboard.records.check import check_name_owner
+    from perfgraphs.registry import task
+
+    board = task("perfgraphs/dippm", "h200-torch-fp32", "latency_ms")
+    results, add = _records_repo(tmp_path)
+    add({**_ALICE, "method": "seed", "authors": "Sam Seed", "run_identity": "seed-1"})
+    _git(results, "checkout", "-q", "-b", "mallory")
+    add(_MAL, date="2020-01-01T00:00:00+00:00", first=True)  # at the top: no conflict with Alice's line
+    _git(results, "checkout", "-q", "main")
+    add(_ALICE)
+    _git(results, "merge", "-q", "--no-ff", "-m", "merge mallory", "mallory")
+    assert check_name_owner(results, board, "mal-net-2", "AIice Author")
+    assert check_name_owner(results, board, "gnn-y", "Alice Author") == []
+    # control: the look-alike first on the main line
+    _git(results, "reset", "-q", "--hard", "HEAD~2")
+    _git(results, "merge", "-q", "--ff-only", "mallory")
+    add(_ALICE)
+    assert check_name_owner(results, board, "mal-net-2", "AIice Author") == []
+    assert "reads like 'AIice Author'" in " ".join(check_name_owner(results, board, "gnn-y", "Alice Author"))
+
+
+def test_thirteenth_pass_a_line_not_yet_committed_comes_last(tmp_path):
+    """A look-alike appended to the working tree (a pull request's own line, before its merge)
+    arrives after every committed record."""
+    from perfgraphs.leaderboard.records.check import check_name_owner
+    from perfgraphs.leaderboard.records.history import line_arrivals
+    from perfgraphs.registry import task
+
+    board = task("perfgraphs/dippm", "h200-torch-fp32", "latency_ms")
+    results, add = _records_repo(tmp_path)
+    add(_ALICE)
+    add(_MAL, commit=False)
+    assert line_arrivals(results / "dippm.jsonl") == [0, 1]
+    assert check_name_owner(results, board, "mal-net-2", "AIice Author")
+    assert check_name_owner(results, board, "gnn-y", "Alice Author") == []
+
+
+@pytest.mark.parametrize("separator", ["\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"])
+def test_thirteenth_pass_one_line_of_the_file_is_one_record_at_most(tmp_path, separator):
+    """`A + separator + B` on one line: Python's splitlines read two records where git, a diff and
+    a reviewer see one line (a hidden second record after an invisible character). Control: the
+    two halves are each a valid record, and splitlines finds both."""
+    from test_leaderboard_trust import good_record as record
+
+    results = tmp_path / "results"
+    path = results_path("dippm", results)
+    path.parent.mkdir(parents=True)
+    line = json.dumps(record("shown")) + separator + json.dumps(record("hidden-after-it"))
+    path.write_text(line + "\n" + json.dumps(record("honest")) + "\n", encoding="utf-8")
+    halves = [json.loads(x) for x in line.splitlines()]  # control: what the reader used to see
+    assert [h["method"] for h in halves] == ["shown", "hidden-after-it"]
+    skipped: list[str] = []
+    assert [e.method for e in read_entries("dippm", results, skipped)] == ["honest"]
+    assert len(skipped) == 1 and ":1: skipped" in skipped[0], skipped
+
+
+_THIRTEENTH_BAD_FIELDS = {
+    "escape in dataset": {"dataset": "\x1b[31mevil/dippm"},
+    "another dataset's name in dippm.jsonl": {"dataset": "evil/dippm"},
+    "escape in config": {"config": "\x1b[2Jcfg"},
+    "escape in target": {"target": "\x1b[2Jt"},
+    "a heading in protocol": {"protocol": "random-70-15-15 (public, official) · build 937e48dcc8bf · test n = 311\x1b[8m"},
+    "a protocol the config does not run": {"protocol": "random-70-15-15x"},
+    "negative parameters": {"num_params": -5},
+    "huge parameters": {"num_params": 10**400},
+    "a date that is no date": {"date_utc": "garbage"},
+    "an empty date": {"date_utc": ""},
+    "a date without a zone": {"date_utc": "2026-11-01T00:00:00"},
+    "a future date": {"date_utc": "2999-01-01T00:00:00+00:00"},
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_THIRTEENTH_BAD_FIELDS))
+def test_thirteenth_pass_board_names_and_stated_numbers_are_checked_when_read(tmp_path, capsys, kind):
+    """Hand-written fields that made a board of their own, printed a heading reading as the official
+    board's, cleared the reviewer's terminal, or sorted as the newest record forever: skipped with one
+    line, and `show` prints no escape. Control: the same record without the change is read."""
+    from test_leaderboard_trust import good_record as record
+
+    results = tmp_path / "results"
+    path = results_path("dippm", results)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(record("evil", **_THIRTEENTH_BAD_FIELDS[kind]), ensure_ascii=False) + "\n"
+                    + json.dumps(record("honest", run_identity="honest")) + "\n", encoding="utf-8")
+    skipped: list[str] = []
+    assert [e.method for e in read_entries("dippm", results, skipped)] == ["honest"]
+    assert len(skipped) == 1 and ":1: skipped" in skipped[0], skipped
+    capsys.readouterr()
+    assert main(["leaderboard", "show", "--results", str(results)]) == 0
+    out, err = capsys.readouterr()
+    assert "\x1b" not in out + err and "evil" not in out and "official) · build 937e" not in out
+    control = tmp_path / "control"
+    results_path("dippm", control).parent.mkdir(parents=True)
+    results_path("dippm", control).write_text(json.dumps(record("evil")) + "\n")
+    assert [e.method for e in read_entries("dippm", control, [])] == ["evil"]
+
+
+@pytest.mark.parametrize("seed_change", [{"seed": 10**400}, {"seed": -1}, {"n": 3.5}, {"n": True}, {"n": 0}])
+def test_thirteenth_pass_a_seed_and_a_test_size_are_counts(tmp_path, seed_change):
+    from test_leaderboard_trust import good_record as record
+
+    results = tmp_path / "results"
+    path = results_path("dippm", results)
+    path.parent.mkdir(parents=True)
+    bad = record("evil")
+    bad["per_seed"][0].update(seed_change)
+    path.write_text(json.dumps(bad) + "\n" + json.dumps(record("honest")) + "\n")
+    skipped: list[str] = []
+    assert [e.method for e in read_entries("dippm", results, skipped)] == ["honest"]
+    assert len(skipped) == 1, skipped

@@ -69,6 +69,13 @@ def _write(results, *records) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
 
 
+def _soon() -> str:
+    """A minute from now: after a commit just made, and not in the future a record may not be dated."""
+    from datetime import datetime, timedelta, timezone
+
+    return (datetime.now(timezone.utc) + timedelta(minutes=1)).isoformat(timespec="seconds")
+
+
 def test_a_hand_written_verified_record_is_not_shown(tmp_path, capsys, git_commitments):
     from perfgraphs.leaderboard.records.digest import record_sha256
     from perfgraphs.leaderboard.records.keeper_key import UNSIGNED_RECORDS, record_message, sign, write_public_key
@@ -95,7 +102,7 @@ def test_a_hand_written_verified_record_is_not_shown(tmp_path, capsys, git_commi
     # has no key) ...
     (commitments / "dippm-cpu-torch-fp32.sha256").write_text("ab" * 32 + "  dippm-cpu-torch-fp32.parquet\n")
     commit()
-    later = {**made_up, "date_utc": "2999-01-01T00:00:00+00:00"}
+    later = {**made_up, "date_utc": _soon()}  # after the commit (a record dated ahead of today is skipped)
     assert hidden_claim_problem(later["test_set"], later["hidden_labels_sha256"], later["date_utc"]) is None
     # ... but it is not the keeper's: neither signed by the set's key nor one of the records frozen
     # as merged on a set from before keys
@@ -203,7 +210,7 @@ def test_a_record_written_by_hand_on_the_live_set_without_a_key_is_not_read(tmp_
             and json.loads(line)["hidden_labels_sha256"] not in compromised_hashes()]
     assert live, "the live hidden set has records"
     original = live[0]
-    forged = {**original, "method": "hand-written", "authors": "someone", "date_utc": "2030-01-01T00:00:00+00:00",
+    forged = {**original, "method": "hand-written", "authors": "someone", "date_utc": _soon(),
               "per_seed": [{**s, "mape_pct": 0.5} for s in original["per_seed"]]}
     _write(tmp_path, original, forged)
     skipped: list[str] = []
@@ -349,7 +356,7 @@ def test_a_commitment_certifies_only_its_own_board(tmp_path, git_commitments):
     commitments, commit = git_commitments
     (commitments / "dippm-cpu-torch-fp32.sha256").write_text("ef" * 32 + "  dippm-cpu-torch-fp32.parquet\n")
     commit()
-    when = "2999-01-01T00:00:00+00:00"
+    when = _soon()
     assert hidden_claim_problem("hidden", "ef" * 32, when, "perfgraphs/dippm", "cpu-torch-fp32") is None
     why = hidden_claim_problem("hidden", "ef" * 32, when, "perfgraphs/trappm", "cpu-torch-fp32")
     assert why and "another board" in why and "dippm-cpu-torch-fp32" in why

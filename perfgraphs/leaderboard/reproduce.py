@@ -91,22 +91,18 @@ class Reproduction:
 def read_record(dataset: str, line: int, results: Path | None = None) -> dict:
     """Record ``line`` (from 1) of ``dataset``'s results file, checked as the boards check it when
     they read it (its fields, then its claims): a record the boards leave out is not scored again."""
-    from perfgraphs.leaderboard.records.results import _parse_record
-    from perfgraphs.leaderboard.records.trust import trust_problem
+    from perfgraphs.leaderboard.records.results import file_lines, read_line
 
     path = Path(results or RESULTS_DIR) / f"{dataset.split('/')[-1]}.jsonl"
     try:
-        lines = path.read_text(errors="replace").splitlines()  # as the boards read it: a bad byte skips one line
+        lines = file_lines(path)  # as the boards read it: a bad byte skips one line
     except OSError as exc:
         raise ReproduceError(f"cannot read {path} ({exc.strerror or exc})") from None
     if not 1 <= line <= len(lines):
-        raise ReproduceError(f"{path} has {len(lines)} records: no line {line}")
-    record, problem = _parse_record(lines[line - 1])
+        raise ReproduceError(f"{path} has {len(lines)} lines: no line {line}")
+    record, problem = read_line(lines[line - 1], path) if lines[line - 1].strip() else (None, None)
     if record is None or problem is not None:
         raise ReproduceError(f"{path}:{line}: {problem or 'not a record'}: the boards leave it out")
-    problem = trust_problem(record)
-    if problem is not None:
-        raise ReproduceError(f"{path}:{line}: {record.get('method')!r} {problem}: the boards leave it out")
     return record
 
 

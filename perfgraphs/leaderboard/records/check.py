@@ -156,27 +156,33 @@ def check_name_owner(results_root: Path | None, board: Task, method: str, author
       recorded list for that method or names the new entry. Names that only resemble another
       team's are other entries, shown with their authors;
     - a person written exactly as a record writes them, and a method recorded under exactly these
-      authors, are theirs to submit again, whatever was recorded beside them since. A hand-written
-      look-alike therefore never stops the team it imitates, but once merged it is "as recorded"
-      too and passes here: the look-alike note under every board that shows it, and the review of
-      the pull request that added it, are what stop it (the records carry no order a hand-written
-      line cannot fake; git's would).
+      authors, are theirs to submit again, whatever was recorded beside them since: a hand-written
+      look-alike never stops the team it imitates. Which came first is git's word, not a record's
+      (a date is written by hand): the line that reached the main line first
+      (:func:`~perfgraphs.leaderboard.records.results.read_all_arrivals`). A look-alike person, or a
+      method under other authors, whose record a reviewer merged after the original's is recorded
+      but not owned, and passes here for nobody (thirteenth pass). Without the history (an installed
+      package, a shallow clone) nothing is known to be first, and everything recorded is owned.
 
     The reference names and authors are :func:`check_reserved`'s, compared strictly."""
-    from perfgraphs.leaderboard.records.results import read_all_entries
+    from perfgraphs.leaderboard.records.results import read_all_arrivals
 
     if names_mod.names_nobody(authors):
         return [f"authors {authors!r} name nobody in particular: write the names of the people (or the team) who "
                 "made the entry, as the leaderboard will show them"]
-    entries = [e for e in read_all_entries(results_root, skipped=[]) if e.authors != REFERENCE_AUTHORS]
+    arrived = [(e, when) for e, when in read_all_arrivals(results_root, skipped=[]) if e.authors != REFERENCE_AUTHORS]
+    entries = [e for e, _ in arrived]
     # what a team has recorded is its own to write again: a hand-written look-alike of it, or its
-    # method under other authors, never stops the team (eleventh pass; see the docstring)
-    recorded_people = {p for e in entries for p in names_mod.people(e.authors)}
-    owns_method = any(e.authors == authors and names_mod.same_method(method, e.method) for e in entries)
+    # method under other authors, never stops the team (eleventh pass), unless it came after the
+    # name it imitates (thirteenth pass; see the docstring)
+    owned_people = _owned_people(arrived)
+    named = [(e.authors == authors, when) for e, when in arrived if names_mod.same_method(method, e.method)]
+    ours = [when for own, when in named if own]
+    owns_method = bool(ours) and not any(_before(when, _earliest(ours)) for own, when in named if not own)
     problems = []
     for e in entries:  # a name is a team's on every dataset (ninth pass)
         alike = [(mine, theirs) for mine, theirs in names_mod.lookalike_people(authors, e.authors)
-                 if mine not in recorded_people]
+                 if mine not in owned_people]
         if alike and not problems:
             mine, theirs = alike[0]
             problems.append(f"author {mine!r} reads like {theirs!r}, an author of {e.method!r} on "
@@ -189,6 +195,29 @@ def check_name_owner(results_root: Path | None, board: Task, method: str, author
                             "punctuation, spaces and a (quick) suffix)")
             break
     return problems
+
+
+def _earliest(arrivals: list[int | None]) -> int | None:
+    """The earliest of some records' arrivals on the main line; None when one of them has none
+    known (then nothing is known to come before them)."""
+    return None if None in arrivals else min(arrivals)
+
+
+def _before(when: int | None, than: int | None) -> bool:
+    """Known to have reached the main line in an earlier commit (one commit orders nothing)."""
+    return when is not None and than is not None and when < than
+
+
+def _owned_people(arrived: list[tuple]) -> set[str]:
+    """The people recorded as written, less those a look-alike written otherwise came before."""
+    arrivals: dict[str, list[int | None]] = {}
+    for e, when in arrived:
+        for person in names_mod.people(e.authors):
+            arrivals.setdefault(person, []).append(when)
+    earliest = {p: _earliest(w) for p, w in arrivals.items()}
+    return {p for p in earliest
+            if not any(_before(earliest[q], earliest[p]) for q in earliest
+                       if q.casefold() != p.casefold() and names_mod.lookalike_people(p, q))}
 
 
 def check_duplicate(results_root: Path | None, board: Task, method: str, commit: str, test_set: str,
@@ -240,18 +269,17 @@ def reserved_names(results_root: Path | None = None) -> set[str]:
 def _reserved_spellings(results_root: Path | None = None) -> set[str]:
     """:func:`reserved_names` as they are spelled (for messages)."""
     from perfgraphs.baselines.catalog import reference_names
-    from perfgraphs.leaderboard.records.results import RESULTS_DIR, _parse_record, results_files
-    from perfgraphs.leaderboard.records.trust import trust_problem
+    from perfgraphs.leaderboard.records.results import RESULTS_DIR, file_lines, read_line, results_files
 
     names = reference_names()
     names |= {p.name for p in REFERENCE_DIR.iterdir() if p.is_dir()} if REFERENCE_DIR.is_dir() else set()
     for folder in {Path(results_root or RESULTS_DIR), RESULTS_DIR}:
         for path in results_files(folder):
-            for line in path.read_text(errors="replace").splitlines():
-                record, why = _parse_record(line) if line.strip() else (None, "")
+            for line in file_lines(path):
+                record, why = read_line(line, path) if line.strip() else (None, "")
                 # only a record the boards read: a hand-written line by "the reference authors" that is
                 # never shown must not reserve a team's name (review of 2026-12-02)
-                if why is None and record.get("authors") == REFERENCE_AUTHORS and trust_problem(record) is None:
+                if why is None and record.get("authors") == REFERENCE_AUTHORS:
                     names.add(record["method"].split(" (")[0])
     return names
 

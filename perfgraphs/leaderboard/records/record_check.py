@@ -11,6 +11,8 @@ of a ``TypeError`` deep in the site builder or a NaN interval that ranks first.
 from __future__ import annotations
 
 import math
+import re
+from datetime import datetime, timedelta, timezone
 
 from perfgraphs.evaluation.scoring import PER_CONFIG_KEY
 from perfgraphs.leaderboard.records.tiers import TIERS
@@ -40,6 +42,32 @@ SEED_MEASUREMENTS = ("fit_seconds", "predictions_per_second", "peak_memory_mb", 
 # (five seeds of 1e308 passed as finite and broke every reader's mean; an integer of 400 digits
 # broke math.isfinite itself: review of 2026-12-02)
 MAX_MAGNITUDE = 1e300
+
+
+# A board's name is made of these fields, printed as its heading by ``leaderboard show``: plain
+# names, no spaces, brackets, dots of the heading or control characters. A hand-written
+# ``protocol`` of "random-70-15-15 (public, official) · build … ESC[8m" printed a heading that read as
+# the official board's, and escapes in ``dataset`` cleared the reviewer's terminal (thirteenth pass).
+BOARD_FIELDS = ("dataset", "config", "target", "protocol")
+BOARD_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/+-]{0,199}")
+# numbers a record states about the model and the run: bounded as what they are (a 10**400
+# parameter count or seed was read and shown)
+MAX_PARAMS = 10**15
+MAX_SEED = 2**32  # numpy's seeds: 0 ≤ seed < 2**32
+# a record is dated when it is written; one dated ahead of its reader sorted as the newest forever
+FUTURE_SLACK = timedelta(days=1)
+
+
+def _date_problem(text: str) -> str | None:
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        return f"date_utc {text[:40]!r} is not an ISO 8601 date and time"
+    if when.tzinfo is None:
+        return f"date_utc {text[:40]!r} has no time zone (write UTC, +00:00)"
+    if when > datetime.now(timezone.utc) + FUTURE_SLACK:
+        return f"date_utc {text[:40]!r} is in the future"
+    return None
 
 
 def _number(value) -> bool:
@@ -91,6 +119,13 @@ def record_problem(record, known: frozenset[str], min_seeds: int = MIN_SEEDS) ->
     wrong = [k for k in TEXT_FIELDS if k in record and not isinstance(record[k], str)]
     if wrong:
         return f"field(s) {', '.join(wrong)} must be text"
+    names = [k for k in BOARD_FIELDS if not (k == "protocol" and record.get(k, "") == "")
+             and not BOARD_NAME.fullmatch(record.get(k, ""))]
+    if names:
+        return (f"{names[0]} {record[names[0]][:60]!r} is not a board name (letters, digits and . _ / + -, "
+                "at most 200)")
+    if "date_utc" in record and (why := _date_problem(record["date_utc"])):
+        return why
     if record["tier"] not in TIERS:
         return f"tier {record['tier']!r} is not one of {', '.join(TIERS)}"
     if record["division"] not in ("closed", "open"):  # shown on every page: no other text gets there
@@ -101,8 +136,9 @@ def record_problem(record, known: frozenset[str], min_seeds: int = MIN_SEEDS) ->
         if record.get(k) is not None and not (_finite(record[k]) and record[k] >= 0):
             return f"{k} must be a finite number ≥ 0 or null, got {record[k]!r}"
     if record["num_params"] is not None and not (isinstance(record["num_params"], int)
-                                                 and not isinstance(record["num_params"], bool)):
-        return f"num_params must be an integer or null, got {record['num_params']!r}"
+                                                 and not isinstance(record["num_params"], bool)
+                                                 and 0 <= record["num_params"] <= MAX_PARAMS):
+        return f"num_params must be an integer from 0 to {MAX_PARAMS:.0e} or null, got {str(record['num_params'])[:40]}"
     cores = record.get("cores")
     if cores is not None and not (isinstance(cores, int) and not isinstance(cores, bool) and cores >= 1):
         return f"cores must be an integer ≥ 1 or null, got {cores!r}"
@@ -195,8 +231,12 @@ def _seeds_problem(per_seed, min_seeds: int) -> str | None:
         return "per_seed must be a non-empty list of per-seed scores"
     seeds = []
     for s in per_seed:
-        if not isinstance(s, dict) or not (isinstance(s.get("seed"), int) and not isinstance(s.get("seed"), bool)):
-            return "every per_seed item must be an object with an integer seed"
+        if not isinstance(s, dict) or not (isinstance(s.get("seed"), int) and not isinstance(s.get("seed"), bool)
+                                           and 0 <= s["seed"] < MAX_SEED):
+            return "every per_seed item must be an object with an integer seed from 0 to 2**32 - 1"
+        n = s.get("n")
+        if n is not None and not (isinstance(n, int) and not isinstance(n, bool) and n >= 1):
+            return f"seed {s['seed']}: n = {str(n)[:40]} (the test size is a count ≥ 1)"
         seeds.append(s["seed"])
         bad = [m for m in SEED_METRICS if not _finite(s.get(m))]
         bad += [m for m in OPTIONAL_SEED_METRICS if s.get(m) is not None and not _finite(s[m])]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from perfgraphs import paths
 from perfgraphs.errors import PerfgraphsError
-from perfgraphs.registry import Config, Dataset, Task, get_dataset
+from perfgraphs.registry import DATASETS, Config, Dataset, Task, get_dataset
 
 RESULTS_DIR = paths.leaderboard_results_dir()
 METRICS = ("mape_pct", "rmse", "acc_10_pct", "kendall_tau")
@@ -175,29 +175,33 @@ def results_path(dataset: str, root: Path | None = None) -> Path:
 
 
 def read_entries(dataset: str, root: Path | None = None, skipped: list[str] | None = None) -> list[Entry]:
+    """The valid records of one results file, in file order (:func:`read_numbered_entries`)."""
+    return [e for _, e in read_numbered_entries(dataset, root, skipped)]
+
+
+def read_numbered_entries(dataset: str, root: Path | None = None,
+                          skipped: list[str] | None = None) -> list[tuple[int, Entry]]:
+    """The valid records of one results file with their line numbers (from 1), in file order."""
+    return _read(results_path(dataset, root), skipped)
+
+
+def _read(path: Path, skipped: list[str] | None) -> list[tuple[int, Entry]]:
     """The valid records of one results file, in file order. A line that is not a valid record
     (:func:`~perfgraphs.leaderboard.records.record_check.record_problem`), or whose claims do not check
     against the evidence (:func:`perfgraphs.leaderboard.records.trust.trust_problem`: a hidden set nobody
     committed to, a reference's name in other hands) is never shown or ranked: it is left in the file untouched and reported as one
     ``file:line: why`` line, appended to ``skipped`` when given, else printed once per process as a
     warning on stderr."""
-    path = results_path(dataset, root)
     if not path.is_file():
         return []
     entries = []
-    for n, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+    recorded = RecordedBoards()
+    for n, line in enumerate(file_lines(path), 1):
         if not line.strip():
             continue
-        record, why = _parse_record(line, min_seeds_of(path.parent))
-        if why is None and results_path(record["dataset"], path.parent) != path:
-            # a board reads its dataset's file; a duplicate check and a submit's lock see that file only
-            why = f"a record of {record['dataset'][:80]!r} belongs in {results_path(record['dataset']).name}"
+        record, why = read_line(line, path, recorded)
         if why is None:
-            from perfgraphs.leaderboard.records.trust import trust_problem
-
-            why = trust_problem(record)
-        if why is None:
-            entries.append(Entry(**record))
+            entries.append((n, Entry(**record)))
             continue
         message = f"{path}:{n}: skipped, not a valid leaderboard record ({why})"
         if skipped is not None:
@@ -211,6 +215,53 @@ def read_entries(dataset: str, root: Path | None = None, skipped: list[str] | No
 _WARNED: set[tuple[str, int, str]] = set()
 
 
+def read_line(line: str, path: Path, recorded: RecordedBoards | None = None) -> tuple[dict | None, str | None]:
+    """One line of the results file ``path`` as every reader reads it: (record, None) for a record
+    the boards show, else (record or None, why not): its fields, its place, then its claims."""
+    from perfgraphs.leaderboard.records.trust import trust_problem
+
+    record, why = _parse_record(line, min_seeds_of(path.parent))
+    if why is None:
+        why = _place_problem(record, path, recorded or RecordedBoards())
+    if why is None:
+        why = trust_problem(record)
+    return record, why
+
+
+def file_lines(path: Path) -> list[str]:
+    """A results file's lines (:func:`record_lines`), a bad byte read as U+FFFD (it spoils one line,
+    never the file). Bytes decoded, not ``read_text``: text mode reads a lone ``\r`` as a line break."""
+    return record_lines(path.read_bytes().decode("utf-8", errors="replace"))
+
+
+def record_lines(text: str) -> list[str]:
+    """A results file's lines as git, a diff and a reviewer count them: split at ``\n`` only (a
+    ``\r`` before it dropped). Python's ``splitlines`` also breaks at ``\x0b``, ``\x1c``, U+2028 and
+    others, so one line of a pull request's diff carried a second record after an invisible
+    character (thirteenth pass of 2026-12-02); such a line is now one line, and not a record."""
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    return lines[:-1] if lines and lines[-1] == "" else lines  # the last "\n" ends a line, starts none
+
+
+def _place_problem(record: dict, path: Path, recorded: RecordedBoards) -> str | None:
+    """Why a well-formed record does not belong where it is read: a board reads its dataset's file
+    (a duplicate check and a submit's lock see that file only), the file of a registered dataset
+    holds that dataset's records under its registered name (``evil/dippm`` made a board of its
+    own in dippm.jsonl), and a known config's record names one of its split protocols (thirteenth pass)."""
+    dataset = record["dataset"]
+    if results_path(dataset, path.parent) != path:
+        return f"a record of {dataset[:80]!r} belongs in {results_path(dataset).name}"
+    registered = [name for name in DATASETS if results_path(name, path.parent) == path]
+    if registered and dataset not in registered:
+        return f"{path.name} holds records of {registered[0]!r}, not {dataset[:80]!r}"
+    config = recorded.config(dataset, record["config"])
+    protocol = record.get("protocol", "")
+    if config is not None and protocol and protocol.split("/")[0] not in config.split_protocols:
+        return (f"protocol {protocol[:80]!r} is not one of {dataset} {record['config']}'s "
+                f"({', '.join(config.split_protocols) or 'none'})")
+    return None
+
+
 
 def results_files(root: Path | None = None) -> list[Path]:
     """The results files of a folder: its ``*.jsonl`` files, in name order; a folder of that name
@@ -222,6 +273,20 @@ def results_files(root: Path | None = None) -> list[Path]:
 def read_all_entries(root: Path | None = None, skipped: list[str] | None = None) -> list[Entry]:
     """The valid records of every results file of ``root`` (:func:`read_entries`), file by file."""
     return [e for path in results_files(root) for e in read_entries(path.stem, root, skipped)]
+
+
+def read_all_arrivals(root: Path | None = None, skipped: list[str] | None = None) -> list[tuple[Entry, int | None]]:
+    """Every valid record of ``root`` (:func:`read_all_entries`) with when its line reached the main
+    line of the repository (:func:`perfgraphs.leaderboard.records.history.line_arrivals`; None where
+    no history says): the order of records that a hand-written date cannot fake."""
+    from perfgraphs.leaderboard.records.history import line_arrivals
+
+    found = []
+    for path in results_files(root):
+        numbered = _read(path, skipped)
+        arrivals = line_arrivals(path.resolve()) if numbered else None
+        found += [(e, arrivals[n - 1] if arrivals and n <= len(arrivals) else None) for n, e in numbered]
+    return found
 
 
 def _parse_record(line: str, min_seeds: int | None = None) -> tuple[dict | None, str | None]:
@@ -277,7 +342,7 @@ def _valid_records(data: bytes) -> bool:
     if not data.endswith(b"\n"):
         return False
     try:
-        lines = data.decode().splitlines()
+        lines = record_lines(data.decode())
     except UnicodeDecodeError:
         return False
     return all(_parse_record(line)[1] is None for line in lines if line.strip())
@@ -309,14 +374,14 @@ def append_entry(entry: Entry, root: Path | None = None, before: dict[str, bytes
     line = json.dumps(_undefined_as_null(asdict(entry)), sort_keys=True, allow_nan=False) + "\n"
     if path.exists() and not path.is_file():
         raise InvalidRecordError(f"{entry.method}: not recorded, {path} is not a file")
-    with open(path, "a+", errors="replace") as f:  # a line of invalid UTF-8 is skipped, never a stop
+    with open(path, "a+", errors="replace", newline="") as f:  # a line of invalid UTF-8 is skipped, never a stop
         fcntl.flock(f, fcntl.LOCK_EX)
         try:
             if before is not None:
                 check_unchanged(before, root)
             f.seek(0)
             recorded = RecordedBoards()  # the file's boards, resolved once if a record is compared
-            for existing in f.read().splitlines():
+            for existing in record_lines(f.read()):
                 other, why = _parse_record(existing) if existing.strip() else (None, "blank")
                 if why is None:  # an invalid line is shown nowhere, so it cannot be duplicated
                     if entry_key(other, recorded) == entry_key(asdict(entry), recorded):
