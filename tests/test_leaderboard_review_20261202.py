@@ -1245,8 +1245,8 @@ def _records_repo(tmp_path) -> tuple[Path, callable]:
     def add(*records: dict, commit: bool = True, date: str | None = None, raw: str = "", first: bool = False) -> None:
         path = results / "dippm.jsonl"
         lines = raw + "".join(json.dumps({**source, **r}) + "\n" for r in records)
-        before = path.read_text(encoding="utf-8") if path.exists() else ""
-        path.write_text(lines + before if first else before + lines, encoding="utf-8")
+        before = path.read_text(encoding="utf-8", errors="surrogateescape") if path.exists() else ""
+        path.write_text(lines + before if first else before + lines, encoding="utf-8", errors="surrogateescape")
         if commit:
             _git(results, "add", "dippm.jsonl")
             _git(results, "commit", "-q", "-m", "records", date=date)
@@ -1398,3 +1398,71 @@ def test_thirteenth_pass_a_seed_and_a_test_size_are_counts(tmp_path, seed_change
     skipped: list[str] = []
     assert [e.method for e in read_entries("dippm", results, skipped)] == ["honest"]
     assert len(skipped) == 1, skipped
+
+
+# -- the fourteenth pass of 2026-12-02 -----------------------------------------------------------------
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85"])
+def test_fourteenth_pass_a_record_cannot_write_its_own_blame_header(tmp_path, separator):
+    """A look-alike's text field held `<separator><root commit> 1 3<separator>`: blame prints the
+    file's lines too, and str.splitlines() read that as the header of line 3, so the look-alike
+    merged last arrived first, took Alice's name and stopped Alice. Control: the header it wrote is
+    a well-formed header of the line it names."""
+    from perfgraphs.leaderboard.records.check import check_name_owner
+    from perfgraphs.leaderboard.records.history import line_arrivals
+    from perfgraphs.registry import task
+
+    board = task("perfgraphs/dippm", "h200-torch-fp32", "latency_ms")
+    results, add = _records_repo(tmp_path)
+    add({**_ALICE, "method": "seed", "authors": "Sam Seed", "run_identity": "seed-1"})
+    root = _git(results, "rev-parse", "HEAD").strip()
+    add(_ALICE)
+    forged = f"{separator}{root} 1 3{separator}"
+    _git(results, "checkout", "-q", "-b", "mallory")
+    with (results / "dippm.jsonl").open("a", encoding="utf-8") as f:
+        f.write(json.dumps({**_current_board("h200-torch-fp32", "latency_ms")[0], **_MAL, "hardware": f"H200{forged}x"},
+                           ensure_ascii=False) + "\n")
+    _git(results, "commit", "-q", "-am", "mallory")
+    _git(results, "checkout", "-q", "main")
+    _git(results, "merge", "-q", "--no-ff", "-m", "merge mallory", "mallory")
+    from perfgraphs.leaderboard.records.history import _BLAME_HEADER
+
+    assert _BLAME_HEADER.fullmatch(forged.strip(separator).encode())  # control: a header, were it read as one
+    assert line_arrivals(results / "dippm.jsonl") == [0, 1, 2]
+    assert check_name_owner(results, board, "mal-net-2", "AIice Author")
+    assert check_name_owner(results, board, "gnn-x", "Alice Author") == []
+
+
+def test_fourteenth_pass_a_bad_byte_in_a_results_file_stops_no_check(tmp_path):
+    """One invalid UTF-8 byte in a tracked results file broke `check` for everyone (`git blame`'s
+    output decoded strictly: UnicodeDecodeError). Now the line is skipped, the order still read."""
+    from perfgraphs.leaderboard.records.check import check_name_owner
+    from perfgraphs.leaderboard.records.history import line_arrivals
+    from perfgraphs.registry import task
+
+    board = task("perfgraphs/dippm", "h200-torch-fp32", "latency_ms")
+    results, add = _records_repo(tmp_path)
+    add(_ALICE)
+    with (results / "dippm.jsonl").open("ab") as f:
+        f.write(b'{"x": "\xff"}\n')
+    add(_MAL)
+    assert line_arrivals(results / "dippm.jsonl") == [0, 1, 1]
+    assert check_name_owner(results, board, "mal-net-2", "AIice Author")
+    assert check_name_owner(results, board, "gnn-y", "Alice Author") == []
+
+
+@pytest.mark.parametrize("date", ["20261202T120000+0000", "2020-W01-1T00:00:00+00:00", "2026-12-02T23:00:00-14:00",
+                                  "2026-12-02T12:00:00Z", "2026-12-02 12:00:00+00:00"])
+def test_fourteenth_pass_a_date_is_written_one_way(tmp_path, date):
+    """Dates in other ISO 8601 forms passed and sorted as the newest record (`'1' > '-'`). Control:
+    Entry's own form is read."""
+    from test_leaderboard_trust import good_record as record
+
+    results = tmp_path / "results"
+    path = results_path("dippm", results)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(record("evil", date_utc=date)) + "\n"
+                    + json.dumps(record("honest", date_utc="2026-12-01T12:00:00+00:00")) + "\n")
+    skipped: list[str] = []
+    assert [e.method for e in read_entries("dippm", results, skipped)] == ["honest"]
+    assert len(skipped) == 1 and "YYYY-MM-DDTHH:MM:SS+00:00" in skipped[0], skipped

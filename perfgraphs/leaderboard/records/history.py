@@ -11,9 +11,16 @@ from pathlib import Path
 
 
 def git(folder: Path, *args: str) -> str | None:
-    """``git -C folder args`` output, None when git, a repository or the object is not there."""
+    """``git -C folder args`` output as text (a bad byte read as U+FFFD: a file git prints is anyone's
+    text, fourteenth pass), None when git, a repository or the object is not there."""
+    out = git_bytes(folder, *args)
+    return None if out is None else out.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def git_bytes(folder: Path, *args: str) -> bytes | None:
+    """``git -C folder args`` output as bytes, None as :func:`git`."""
     try:
-        done = subprocess.run(["git", "-C", str(folder), *args], capture_output=True, text=True, timeout=60)
+        done = subprocess.run(["git", "-C", str(folder), *args], capture_output=True, timeout=60)
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout if done.returncode == 0 else None
@@ -26,7 +33,7 @@ def full_history(folder: Path) -> bool:
 
 
 _UNCOMMITTED = "0" * 40
-_BLAME_HEADER = re.compile(r"([0-9a-f]{40}) \d+ (\d+)(?: \d+)?$")
+_BLAME_HEADER = re.compile(rb"([0-9a-f]{40}) \d+ (\d+)(?: \d+)?")
 
 
 def line_arrivals(path: Path) -> list[int | None] | None:
@@ -48,14 +55,18 @@ def line_arrivals(path: Path) -> list[int | None] | None:
 @functools.lru_cache(maxsize=16)
 def _line_arrivals(folder: Path, name: str, head: str, mtime_ns: int, size: int) -> list[int | None] | None:
     chain = git(folder, "rev-list", "--first-parent", head)
-    blame = git(folder, "-c", "blame.ignoreRevsFile=", "blame", "--first-parent", "--porcelain", "--", name)
+    blame = git_bytes(folder, "-c", "blame.ignoreRevsFile=", "blame", "--first-parent", "--porcelain", "--", name)
     if chain is None or blame is None:
         return None
     commits = chain.split()
     when = {sha: len(commits) - 1 - i for i, sha in enumerate(commits)}
     when[_UNCOMMITTED] = len(commits)
     found: dict[int, int | None] = {}
-    for line in blame.splitlines():  # a line's header: "<commit> <line then> <line now>[ <group size>]"
-        if m := _BLAME_HEADER.match(line):
-            found[int(m.group(2))] = when.get(m.group(1))
-    return [found.get(n) for n in range(1, max(found, default=0) + 1)]
+    # bytes, split at "\n" only, headers only: the file's own lines come back too, each after a tab,
+    # and a record's text with U+2028 or NEL in it printed a header of its own choosing that
+    # str.splitlines() read (fourteenth pass)
+    for line in blame.split(b"\n"):  # a line's header: "<commit> <line then> <line now>[ <group size>]"
+        if not line.startswith(b"\t") and (m := _BLAME_HEADER.fullmatch(line)):
+            found[int(m.group(2))] = when.get(m.group(1).decode(), len(commits))
+    # a line blame did not place (none should be) comes last, as an uncommitted one: never first
+    return [found.get(n, len(commits)) for n in range(1, max(found, default=0) + 1)]
