@@ -1313,14 +1313,14 @@ def test_thirteenth_pass_a_line_not_yet_committed_comes_last(tmp_path):
     """A look-alike appended to the working tree (a pull request's own line, before its merge)
     arrives after every committed record."""
     from perfgraphs.leaderboard.records.check import check_name_owner
-    from perfgraphs.leaderboard.records.history import line_arrivals
+    from perfgraphs.leaderboard.records.history import added_lines
     from perfgraphs.registry import task
 
     board = task("perfgraphs/dippm", "h200-torch-fp32", "latency_ms")
     results, add = _records_repo(tmp_path)
     add(_ALICE)
     add(_MAL, commit=False)
-    assert line_arrivals(results / "dippm.jsonl") == [0, 1]
+    assert [when for when, _ in added_lines(results / "dippm.jsonl")] == [0]  # the main line has Alice only
     assert check_name_owner(results, board, "mal-net-2", "AIice Author")
     assert check_name_owner(results, board, "gnn-y", "Alice Author") == []
 
@@ -1403,13 +1403,16 @@ def test_thirteenth_pass_a_seed_and_a_test_size_are_counts(tmp_path, seed_change
 # -- the fourteenth pass of 2026-12-02 -----------------------------------------------------------------
 
 @pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85"])
-def test_fourteenth_pass_a_record_cannot_write_its_own_blame_header(tmp_path, separator):
-    """A look-alike's text field held `<separator><root commit> 1 3<separator>`: blame prints the
-    file's lines too, and str.splitlines() read that as the header of line 3, so the look-alike
-    merged last arrived first, took Alice's name and stopped Alice. Control: the header it wrote is
-    a well-formed header of the line it names."""
+def test_fourteenth_pass_a_record_cannot_write_its_own_arrival(tmp_path, separator):
+    """A look-alike's text field held `<separator><root commit> 1 3<separator>`: git prints the file's
+    lines too, and str.splitlines() read that as blame's header of line 3, so the look-alike merged
+    last arrived first, took Alice's name and stopped Alice. Git's output is read as bytes at
+    newlines. Control: the same output read with splitlines finds the forged header."""
+    import re
+    import subprocess
+
     from perfgraphs.leaderboard.records.check import check_name_owner
-    from perfgraphs.leaderboard.records.history import line_arrivals
+    from perfgraphs.leaderboard.records.history import added_lines
     from perfgraphs.registry import task
 
     board = task("perfgraphs/dippm", "h200-torch-fp32", "latency_ms")
@@ -1425,10 +1428,11 @@ def test_fourteenth_pass_a_record_cannot_write_its_own_blame_header(tmp_path, se
     _git(results, "commit", "-q", "-am", "mallory")
     _git(results, "checkout", "-q", "main")
     _git(results, "merge", "-q", "--no-ff", "-m", "merge mallory", "mallory")
-    from perfgraphs.leaderboard.records.history import _BLAME_HEADER
-
-    assert _BLAME_HEADER.fullmatch(forged.strip(separator).encode())  # control: a header, were it read as one
-    assert line_arrivals(results / "dippm.jsonl") == [0, 1, 2]
+    blame = subprocess.run(["git", "-C", str(results), "blame", "--first-parent", "--porcelain", "dippm.jsonl"],
+                           capture_output=True, check=True).stdout.decode()
+    headers = [m for x in blame.splitlines() if (m := re.fullmatch(r"([0-9a-f]{40}) \d+ 3(?: \d+)?", x))]
+    assert [m.group(1) for m in headers][-1] == root  # control: line 3's last header read so is the forged one
+    assert [when for when, _ in added_lines(results / "dippm.jsonl")] == [0, 1, 2]
     assert check_name_owner(results, board, "mal-net-2", "AIice Author")
     assert check_name_owner(results, board, "gnn-x", "Alice Author") == []
 
@@ -1437,7 +1441,7 @@ def test_fourteenth_pass_a_bad_byte_in_a_results_file_stops_no_check(tmp_path):
     """One invalid UTF-8 byte in a tracked results file broke `check` for everyone (`git blame`'s
     output decoded strictly: UnicodeDecodeError). Now the line is skipped, the order still read."""
     from perfgraphs.leaderboard.records.check import check_name_owner
-    from perfgraphs.leaderboard.records.history import line_arrivals
+    from perfgraphs.leaderboard.records.history import added_lines
     from perfgraphs.registry import task
 
     board = task("perfgraphs/dippm", "h200-torch-fp32", "latency_ms")
@@ -1446,7 +1450,7 @@ def test_fourteenth_pass_a_bad_byte_in_a_results_file_stops_no_check(tmp_path):
     with (results / "dippm.jsonl").open("ab") as f:
         f.write(b'{"x": "\xff"}\n')
     add(_MAL)
-    assert line_arrivals(results / "dippm.jsonl") == [0, 1, 1]
+    assert [when for when, _ in added_lines(results / "dippm.jsonl")] == [0, 1, 1]
     assert check_name_owner(results, board, "mal-net-2", "AIice Author")
     assert check_name_owner(results, board, "gnn-y", "Alice Author") == []
 
@@ -1466,3 +1470,39 @@ def test_fourteenth_pass_a_date_is_written_one_way(tmp_path, date):
     skipped: list[str] = []
     assert [e.method for e in read_entries("dippm", results, skipped)] == ["honest"]
     assert len(skipped) == 1 and "YYYY-MM-DDTHH:MM:SS+00:00" in skipped[0], skipped
+
+
+# -- the fifteenth pass of 2026-12-02 -----------------------------------------------------------------
+
+@pytest.mark.parametrize("edit", [" ", "\r", "move"])
+def test_fifteenth_pass_an_edit_of_the_originals_line_re_dates_nothing(tmp_path, edit):
+    """After `AIice Author` was merged (and refused), a second merge added a space or a `\r` to the
+    end of Alice's line, or moved her line below, which the reader does not see: blame dated her line
+    to that commit, the look-alike became the earlier and owned her name, and Alice was refused. A
+    record now arrives with the first main-line commit that added a line naming them. Control: blame
+    dates her line to the edit."""
+    from perfgraphs.leaderboard.records.check import check_name_owner
+    from perfgraphs.registry import task
+
+    board = task("perfgraphs/dippm", "h200-torch-fp32", "latency_ms")
+    results, add = _records_repo(tmp_path)
+    add(_ALICE)
+    add(_MAL, _SQUAT)
+    assert check_name_owner(results, board, "mal-net-2", "AIice Author")
+    path = results / "dippm.jsonl"
+    lines = path.read_text(encoding="utf-8").split("\n")
+    if edit == "move":
+        lines = lines[1:-1] + [lines[0], ""]
+    else:
+        lines[0] += edit
+    path.write_text("\n".join(lines), encoding="utf-8")
+    _git(results, "commit", "-q", "-am", "tidy")
+    assert [e.method for e in read_entries("dippm", results)] == (
+        ["mal-net", "GNN_X", "gnn-x"] if edit == "move" else ["gnn-x", "mal-net", "GNN_X"])
+    alice_line = 3 if edit == "move" else 1
+    blamed = _git(results, "blame", "--first-parent", "-l", "-s", "-L", f"{alice_line},{alice_line}", "dippm.jsonl")
+    assert blamed.split()[0] == _git(results, "rev-parse", "HEAD").strip()  # control: the edit's commit
+    assert "reads like 'Alice Author'" in " ".join(check_name_owner(results, board, "mal-net-2", "AIice Author"))
+    assert "is recorded by 'Alice Author'" in " ".join(check_name_owner(results, board, "gnn-x", "Mal Lory"))
+    assert check_name_owner(results, board, "gnn-x", "Alice Author") == []
+    assert check_name_owner(results, board, "gnn-y", "Alice Author") == []

@@ -7,7 +7,9 @@ it) instead of raising, so a submission learns about all of its defects at once.
 
 from __future__ import annotations
 
+import json
 import math
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -158,27 +160,29 @@ def check_name_owner(results_root: Path | None, board: Task, method: str, author
     - a person written exactly as a record writes them, and a method recorded under exactly these
       authors, are theirs to submit again, whatever was recorded beside them since: a hand-written
       look-alike never stops the team it imitates. Which came first is git's word, not a record's
-      (a date is written by hand): the line that reached the main line first
-      (:func:`~perfgraphs.leaderboard.records.results.read_all_arrivals`). A look-alike person, or a
-      method under other authors, whose record a reviewer merged after the original's is recorded
-      but not owned, and passes here for nobody (thirteenth pass). Without the history (an installed
-      package, a shallow clone) nothing is known to be first, and everything recorded is owned.
+      (a date is written by hand): the first main-line commit that added a record naming them
+      (:func:`_first_additions`; an edit of the original's line since, a space added, re-dates
+      nothing: fifteenth pass). A look-alike person, or a method under other authors, whose first
+      record a reviewer merged after the original's is recorded but not owned, and passes here for
+      nobody (thirteenth pass). Without the history (an installed package, a shallow clone) nothing
+      is known to be first, and everything recorded is owned.
 
     The reference names and authors are :func:`check_reserved`'s, compared strictly."""
-    from perfgraphs.leaderboard.records.results import read_all_arrivals
+    from perfgraphs.leaderboard.records.results import read_all_entries
 
     if names_mod.names_nobody(authors):
         return [f"authors {authors!r} name nobody in particular: write the names of the people (or the team) who "
                 "made the entry, as the leaderboard will show them"]
-    arrived = [(e, when) for e, when in read_all_arrivals(results_root, skipped=[]) if e.authors != REFERENCE_AUTHORS]
-    entries = [e for e, _ in arrived]
+    entries = [e for e in read_all_entries(results_root, skipped=[]) if e.authors != REFERENCE_AUTHORS]
     # what a team has recorded is its own to write again: a hand-written look-alike of it, or its
     # method under other authors, never stops the team (eleventh pass), unless it came after the
     # name it imitates (thirteenth pass; see the docstring)
-    owned_people = _owned_people(arrived)
-    named = [(e.authors == authors, when) for e, when in arrived if names_mod.same_method(method, e.method)]
-    ours = [when for own, when in named if own]
-    owns_method = bool(ours) and not any(_before(when, _earliest(ours)) for own, when in named if not own)
+    first = _first_additions(results_root)
+    owned_people = _owned_people({p for e in entries for p in names_mod.people(e.authors)}, first)
+    others = {e.authors for e in entries if e.authors != authors and names_mod.same_method(method, e.method)}
+    ours = first(lambda m, a: a == authors and names_mod.same_method(method, m))
+    owns_method = any(e.authors == authors and names_mod.same_method(method, e.method) for e in entries) and not any(
+        _before(first(lambda m, a, o=o: a == o and names_mod.same_method(method, m)), ours) for o in others)
     problems = []
     for e in entries:  # a name is a team's on every dataset (ninth pass)
         alike = [(mine, theirs) for mine, theirs in names_mod.lookalike_people(authors, e.authors)
@@ -197,10 +201,28 @@ def check_name_owner(results_root: Path | None, board: Task, method: str, author
     return problems
 
 
-def _earliest(arrivals: list[int | None]) -> int | None:
-    """The earliest of some records' arrivals on the main line; None when one of them has none
-    known (then nothing is known to come before them)."""
-    return None if None in arrivals else min(arrivals)
+def _first_additions(results_root: Path | None):
+    """``first(predicate)``: the arrival on the main line (:func:`perfgraphs.leaderboard.records.history.added_lines`)
+    of the first record line, over the history of every results file, whose (method, authors) satisfy
+    ``predicate``; records never added on the main line (not committed yet) after all of them. It
+    answers None for everything where there is no history to read."""
+    from perfgraphs.leaderboard.records.history import added_lines
+    from perfgraphs.leaderboard.records.results import RESULTS_DIR, results_files
+
+    added: list[tuple[int, str, str]] = []
+    for path in results_files(results_root or RESULTS_DIR):
+        lines = added_lines(path.resolve())
+        if lines is None:
+            return lambda predicate: None
+        for when, text in lines:
+            try:
+                record = json.loads(text)
+            except (ValueError, RecursionError):
+                continue  # not a record, names nobody
+            if isinstance(record, dict) and isinstance(record.get("method"), str) and isinstance(record.get("authors"), str):
+                added.append((when, record["method"], record["authors"]))
+    never = sys.maxsize
+    return lambda predicate: min((w for w, m, a in added if predicate(m, a)), default=never)
 
 
 def _before(when: int | None, than: int | None) -> bool:
@@ -208,15 +230,12 @@ def _before(when: int | None, than: int | None) -> bool:
     return when is not None and than is not None and when < than
 
 
-def _owned_people(arrived: list[tuple]) -> set[str]:
-    """The people recorded as written, less those a look-alike written otherwise came before."""
-    arrivals: dict[str, list[int | None]] = {}
-    for e, when in arrived:
-        for person in names_mod.people(e.authors):
-            arrivals.setdefault(person, []).append(when)
-    earliest = {p: _earliest(w) for p, w in arrivals.items()}
-    return {p for p in earliest
-            if not any(_before(earliest[q], earliest[p]) for q in earliest
+def _owned_people(recorded: set[str], first) -> set[str]:
+    """The people recorded as written, less those a look-alike written otherwise came before
+    (``first``: :func:`_first_additions`)."""
+    earliest = {p: first(lambda m, a, p=p: p in names_mod.people(a)) for p in recorded}
+    return {p for p in recorded
+            if not any(_before(earliest[q], earliest[p]) for q in recorded
                        if q.casefold() != p.casefold() and names_mod.lookalike_people(p, q))}
 
 

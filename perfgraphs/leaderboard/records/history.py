@@ -32,41 +32,39 @@ def full_history(folder: Path) -> bool:
     return (git(folder, "rev-parse", "--is-shallow-repository") or "").strip() == "false"
 
 
-_UNCOMMITTED = "0" * 40
-_BLAME_HEADER = re.compile(rb"([0-9a-f]{40}) \d+ (\d+)(?: \d+)?")
+# the main line's diffs of one file, plain whatever .gitattributes says (no external diff or textconv
+# driver, binary-looking files as text), each commit's marked by a NUL no diff line starts with
+_ADDED_LOG = ("-c", "core.quotepath=off", "-c", "color.ui=never", "log", "--first-parent", "--diff-merges=first-parent",
+              "--reverse", "--format=%x00%H", "-p", "--unified=0", "--no-renames", "--no-ext-diff", "--no-textconv",
+              "--text", "--no-color")
 
 
-def line_arrivals(path: Path) -> list[int | None] | None:
-    """When each line of ``path`` reached the checked-out branch, read along its first parents (the
-    main line: a merge brings its branch's lines when it is merged, whatever the branch's commits
-    say about themselves): 0 for the root commit's lines, one more per main-line commit, and one past
-    the last commit for a line not committed yet. None when there is no history to read (no git, a
-    file git does not track, a shallow clone). Line ``n`` (from 1) is item ``n - 1``."""
+def added_lines(path: Path) -> list[tuple[int, str]] | None:
+    """Every line the main line ever added to ``path`` (a tracked file), oldest first, as (arrival,
+    text): the arrival is the position of the commit on HEAD's first-parent line (0 the root), so a
+    branch's lines arrive with the merge that brought them, whatever the branch's commits say. A line
+    edited later (a space added, a line moved) is added again, later; its first addition stays. None
+    when there is no history to read (no git, a shallow clone); [] for a file the main line never had."""
     folder = path.parent
     if not full_history(folder):
         return None
     head = git(folder, "rev-parse", "HEAD")
-    stat = path.stat() if path.is_file() else None
-    if head is None or stat is None:
-        return None
-    return _line_arrivals(folder, path.name, head.strip(), stat.st_mtime_ns, stat.st_size)
+    return None if head is None else _added_lines(folder, path.name, head.strip())
 
 
 @functools.lru_cache(maxsize=16)
-def _line_arrivals(folder: Path, name: str, head: str, mtime_ns: int, size: int) -> list[int | None] | None:
+def _added_lines(folder: Path, name: str, head: str) -> list[tuple[int, str]] | None:
     chain = git(folder, "rev-list", "--first-parent", head)
-    blame = git_bytes(folder, "-c", "blame.ignoreRevsFile=", "blame", "--first-parent", "--porcelain", "--", name)
-    if chain is None or blame is None:
+    log = git_bytes(folder, *_ADDED_LOG, head, "--", name)
+    if chain is None or log is None:
         return None
     commits = chain.split()
     when = {sha: len(commits) - 1 - i for i, sha in enumerate(commits)}
-    when[_UNCOMMITTED] = len(commits)
-    found: dict[int, int | None] = {}
-    # bytes, split at "\n" only, headers only: the file's own lines come back too, each after a tab,
-    # and a record's text with U+2028 or NEL in it printed a header of its own choosing that
-    # str.splitlines() read (fourteenth pass)
-    for line in blame.split(b"\n"):  # a line's header: "<commit> <line then> <line now>[ <group size>]"
-        if not line.startswith(b"\t") and (m := _BLAME_HEADER.fullmatch(line)):
-            found[int(m.group(2))] = when.get(m.group(1).decode(), len(commits))
-    # a line blame did not place (none should be) comes last, as an uncommitted one: never first
-    return [found.get(n, len(commits)) for n in range(1, max(found, default=0) + 1)]
+    found, current = [], len(commits)
+    # bytes split at "\n" only: a record's own U+2028 or NEL ends no line here (fourteenth pass)
+    for line in log.split(b"\n"):
+        if line.startswith(b"\0"):
+            current = when.get(line[1:].decode("ascii", errors="replace").strip(), len(commits))
+        elif line.startswith(b"+") and not line.startswith(b"+++ "):
+            found.append((current, line[1:].decode("utf-8", errors="replace").removesuffix("\r")))
+    return found

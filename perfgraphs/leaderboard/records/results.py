@@ -175,23 +175,13 @@ def results_path(dataset: str, root: Path | None = None) -> Path:
 
 
 def read_entries(dataset: str, root: Path | None = None, skipped: list[str] | None = None) -> list[Entry]:
-    """The valid records of one results file, in file order (:func:`read_numbered_entries`)."""
-    return [e for _, e in read_numbered_entries(dataset, root, skipped)]
-
-
-def read_numbered_entries(dataset: str, root: Path | None = None,
-                          skipped: list[str] | None = None) -> list[tuple[int, Entry]]:
-    """The valid records of one results file with their line numbers (from 1), in file order."""
-    return _read(results_path(dataset, root), skipped)
-
-
-def _read(path: Path, skipped: list[str] | None) -> list[tuple[int, Entry]]:
     """The valid records of one results file, in file order. A line that is not a valid record
     (:func:`~perfgraphs.leaderboard.records.record_check.record_problem`), or whose claims do not check
     against the evidence (:func:`perfgraphs.leaderboard.records.trust.trust_problem`: a hidden set nobody
     committed to, a reference's name in other hands) is never shown or ranked: it is left in the file untouched and reported as one
     ``file:line: why`` line, appended to ``skipped`` when given, else printed once per process as a
     warning on stderr."""
+    path = results_path(dataset, root)
     if not path.is_file():
         return []
     entries = []
@@ -201,7 +191,7 @@ def _read(path: Path, skipped: list[str] | None) -> list[tuple[int, Entry]]:
             continue
         record, why = read_line(line, path, recorded)
         if why is None:
-            entries.append((n, Entry(**record)))
+            entries.append(Entry(**record))
             continue
         message = f"{path}:{n}: skipped, not a valid leaderboard record ({why})"
         if skipped is not None:
@@ -273,20 +263,6 @@ def results_files(root: Path | None = None) -> list[Path]:
 def read_all_entries(root: Path | None = None, skipped: list[str] | None = None) -> list[Entry]:
     """The valid records of every results file of ``root`` (:func:`read_entries`), file by file."""
     return [e for path in results_files(root) for e in read_entries(path.stem, root, skipped)]
-
-
-def read_all_arrivals(root: Path | None = None, skipped: list[str] | None = None) -> list[tuple[Entry, int | None]]:
-    """Every valid record of ``root`` (:func:`read_all_entries`) with when its line reached the main
-    line of the repository (:func:`perfgraphs.leaderboard.records.history.line_arrivals`; None where
-    no history says): the order of records that a hand-written date cannot fake."""
-    from perfgraphs.leaderboard.records.history import line_arrivals
-
-    found = []
-    for path in results_files(root):
-        numbered = _read(path, skipped)
-        arrivals = line_arrivals(path.resolve()) if numbered else None
-        found += [(e, arrivals[n - 1] if arrivals and n <= len(arrivals) else None) for n, e in numbered]
-    return found
 
 
 def _parse_record(line: str, min_seeds: int | None = None) -> tuple[dict | None, str | None]:
