@@ -5,7 +5,6 @@ clone, which lacks the commits older records name)."""
 from __future__ import annotations
 
 import functools
-import re
 import subprocess
 from pathlib import Path
 
