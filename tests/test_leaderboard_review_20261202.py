@@ -1506,3 +1506,79 @@ def test_fifteenth_pass_an_edit_of_the_originals_line_re_dates_nothing(tmp_path,
     assert "is recorded by 'Alice Author'" in " ".join(check_name_owner(results, board, "gnn-x", "Mal Lory"))
     assert check_name_owner(results, board, "gnn-x", "Alice Author") == []
     assert check_name_owner(results, board, "gnn-y", "Alice Author") == []
+
+
+# -- the sixteenth pass of 2026-12-02 -----------------------------------------------------------------
+
+@pytest.mark.parametrize("odd", ["pathspec", "link outside"])
+def test_sixteenth_pass_one_odd_results_file_turns_no_order_off(tmp_path, odd):
+    """An empty `:(bogus).jsonl` (git read its name as pathspec magic and failed) or a `zz.jsonl` linked
+    to a file outside the repository, merged after Alice and the look-alike: the order was dropped
+    for every file, and `AIice Author` owned her name again. Control: git fails on the name unquoted."""
+    import subprocess
+
+    from perfgraphs.leaderboard.records.check import check_name_owner
+    from perfgraphs.registry import task
+
+    board = task("perfgraphs/dippm", "h200-torch-fp32", "latency_ms")
+    results, add = _records_repo(tmp_path)
+    add(_ALICE)
+    add(_MAL, _SQUAT)
+    if odd == "pathspec":
+        (results / ":(bogus).jsonl").write_text("")
+        _git(results, "add", "--", ":(literal):(bogus).jsonl")
+        logged = subprocess.run(["git", "-C", str(results), "log", "--", ":(bogus).jsonl"], capture_output=True)
+        assert logged.returncode != 0  # control
+    else:
+        outside = tmp_path / "hostname"
+        outside.write_text("a host\n")
+        (results / "zz.jsonl").symlink_to(outside)
+        _git(results, "add", "zz.jsonl")
+    _git(results, "commit", "-q", "-m", "odd file")
+    assert check_name_owner(results, board, "mal-net-2", "AIice Author")
+    assert check_name_owner(results, board, "gnn-x", "Mal Lory")
+    assert check_name_owner(results, board, "gnn-y", "Alice Author") == []
+
+
+def test_sixteenth_pass_a_results_file_that_is_a_link_is_no_results_file(tmp_path):
+    """`dippm.jsonl` replaced by a link to a fresh copy with a look-alike's record: every line of it
+    arrived with the link, and Alice was refused her own name. A link is read as no results file
+    (its records would be another file's, with another history). Control: the link's target holds
+    the records, valid where they are."""
+    from perfgraphs.leaderboard.records.results import results_files
+
+    results, add = _records_repo(tmp_path)
+    add(_ALICE)
+    store = results / "store"
+    store.mkdir()
+    path = results / "dippm.jsonl"
+    (store / "dippm.jsonl").write_text(path.read_text() + json.dumps(
+        {**_current_board("h200-torch-fp32", "latency_ms")[0], **_MAL}) + "\n")
+    path.unlink()
+    path.symlink_to(store / "dippm.jsonl")
+    _git(results, "add", "-A")
+    _git(results, "commit", "-q", "-m", "link")
+    assert [e.method for e in read_entries("dippm", store)] == ["gnn-x", "mal-net"]  # control
+    assert results_files(results) == []
+    assert read_entries("dippm", results) == []
+
+
+def test_sixteenth_pass_no_git_attribute_touches_the_results_files(tmp_path):
+    """A `.gitattributes` line (`working-tree-encoding`, `eol`, `filter`) makes the records the boards
+    read differ from the lines a reviewer and the history see (Shift-JIS read `¥` as a backslash).
+    The repository sets none on them; a pull request adding one fails here."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1]
+    files = sorted(str(p.relative_to(root)) for p in (root / "leaderboard" / "results").glob("*.jsonl"))
+    done = subprocess.run(["git", "-C", str(root), "check-attr", "-a", "--", *files, "leaderboard/results/new.jsonl"],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip("not a git checkout")
+    assert done.stdout.strip() == "", done.stdout
+    # control: a pull request's attribute line is what this finds
+    _git(tmp_path, "init", "-q")
+    (tmp_path / ".gitattributes").write_text("*.jsonl working-tree-encoding=SHIFT-JIS\n")
+    found = subprocess.run(["git", "-C", str(tmp_path), "check-attr", "-a", "--", "leaderboard/results/dippm.jsonl"],
+                           capture_output=True, text=True, check=True).stdout
+    assert "working-tree-encoding: SHIFT-JIS" in found

@@ -204,17 +204,18 @@ def check_name_owner(results_root: Path | None, board: Task, method: str, author
 def _first_additions(results_root: Path | None):
     """``first(predicate)``: the arrival on the main line (:func:`perfgraphs.leaderboard.records.history.added_lines`)
     of the first record line, over the history of every results file, whose (method, authors) satisfy
-    ``predicate``; records never added on the main line (not committed yet) after all of them. It
-    answers None for everything where there is no history to read."""
-    from perfgraphs.leaderboard.records.history import added_lines
+    ``predicate``; records never added on the main line (not committed yet, or in a file whose history
+    cannot be read) after all of them: one odd file never turns the order off (sixteenth pass). It
+    answers None for everything where the results folder has no history to read."""
+    from perfgraphs.leaderboard.records.history import added_lines, full_history
     from perfgraphs.leaderboard.records.results import RESULTS_DIR, results_files
 
+    folder = Path(results_root or RESULTS_DIR)
+    if not folder.is_dir() or not full_history(folder.resolve()):
+        return lambda predicate: None
     added: list[tuple[int, str, str]] = []
-    for path in results_files(results_root or RESULTS_DIR):
-        lines = added_lines(path.resolve())
-        if lines is None:
-            return lambda predicate: None
-        for when, text in lines:
+    for path in results_files(folder):
+        for when, text in added_lines(path) or []:
             try:
                 record = json.loads(text)
             except (ValueError, RecursionError):

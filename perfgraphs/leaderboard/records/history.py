@@ -39,22 +39,30 @@ _ADDED_LOG = ("-c", "core.quotepath=off", "-c", "color.ui=never", "log", "--firs
 
 
 def added_lines(path: Path) -> list[tuple[int, str]] | None:
-    """Every line the main line ever added to ``path`` (a tracked file), oldest first, as (arrival,
-    text): the arrival is the position of the commit on HEAD's first-parent line (0 the root), so a
-    branch's lines arrive with the merge that brought them, whatever the branch's commits say. A line
-    edited later (a space added, a line moved) is added again, later; its first addition stays. None
-    when there is no history to read (no git, a shallow clone); [] for a file the main line never had."""
+    """Every line the main line ever added to ``path``, oldest first, as (arrival, text): the arrival
+    is the position of the commit on HEAD's first-parent line (0 the root), so a branch's lines arrive
+    with the merge that brought them, whatever the branch's commits say. A line edited later (a space
+    added, a line moved) is added again, later; its first addition stays. The path is the one given,
+    inside the repository, taken literally: not where a symlink points (a results file replaced by a
+    link to a fresh copy had every line arrive with the link), nor a pathspec its name spells
+    (``:(bogus).jsonl`` made git fail: sixteenth pass). None when there is no history to read (no
+    git, a shallow clone, a path outside the repository); [] for a path the main line never had."""
     folder = path.parent
-    if not full_history(folder):
+    top = git(folder, "rev-parse", "--show-toplevel")
+    if top is None or not full_history(folder):
         return None
-    head = git(folder, "rev-parse", "HEAD")
-    return None if head is None else _added_lines(folder, path.name, head.strip())
+    top = Path(top.strip())
+    inside = next((path.absolute().relative_to(a) for a in path.absolute().parents if a.resolve() == top), None)
+    head = git(top, "rev-parse", "HEAD")
+    if inside is None or head is None:
+        return None
+    return _added_lines(top, inside.as_posix(), head.strip())
 
 
 @functools.lru_cache(maxsize=16)
-def _added_lines(folder: Path, name: str, head: str) -> list[tuple[int, str]] | None:
-    chain = git(folder, "rev-list", "--first-parent", head)
-    log = git_bytes(folder, *_ADDED_LOG, head, "--", name)
+def _added_lines(top: Path, inside: str, head: str) -> list[tuple[int, str]] | None:
+    chain = git(top, "rev-list", "--first-parent", head)
+    log = git_bytes(top, *_ADDED_LOG, head, "--", f":(literal){inside}")
     if chain is None or log is None:
         return None
     commits = chain.split()

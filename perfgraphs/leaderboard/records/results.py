@@ -182,6 +182,9 @@ def read_entries(dataset: str, root: Path | None = None, skipped: list[str] | No
     ``file:line: why`` line, appended to ``skipped`` when given, else printed once per process as a
     warning on stderr."""
     path = results_path(dataset, root)
+    if path.is_symlink():  # its records would be another file's, with another history (sixteenth pass)
+        _report(f"{path}: skipped, a link is not a results file (write the records into it)", skipped, (str(path), 0, ""))
+        return []
     if not path.is_file():
         return []
     entries = []
@@ -193,16 +196,20 @@ def read_entries(dataset: str, root: Path | None = None, skipped: list[str] | No
         if why is None:
             entries.append(Entry(**record))
             continue
-        message = f"{path}:{n}: skipped, not a valid leaderboard record ({why})"
-        if skipped is not None:
-            skipped.append(message)
-        elif (str(path), n, line) not in _WARNED:
-            _WARNED.add((str(path), n, line))
-            print(f"warning: {message}", file=sys.stderr)
+        _report(f"{path}:{n}: skipped, not a valid leaderboard record ({why})", skipped, (str(path), n, line))
     return entries
 
 
 _WARNED: set[tuple[str, int, str]] = set()
+
+
+def _report(message: str, skipped: list[str] | None, key: tuple[str, int, str]) -> None:
+    """A reader's skip: appended to ``skipped`` when given, else a warning on stderr once per process."""
+    if skipped is not None:
+        skipped.append(message)
+    elif key not in _WARNED:
+        _WARNED.add(key)
+        print(f"warning: {message}", file=sys.stderr)
 
 
 def read_line(line: str, path: Path, recorded: RecordedBoards | None = None) -> tuple[dict | None, str | None]:
@@ -255,9 +262,10 @@ def _place_problem(record: dict, path: Path, recorded: RecordedBoards) -> str | 
 
 def results_files(root: Path | None = None) -> list[Path]:
     """The results files of a folder: its ``*.jsonl`` files, in name order; a folder of that name
-    (which a pull request can add) is no results file and stops no reader (tenth pass of 2026-12-02)."""
+    (which a pull request can add) is no results file and stops no reader (tenth pass of 2026-12-02),
+    nor is a symlink, whose records would be another file's, with another history (sixteenth pass)."""
     folder = Path(root or RESULTS_DIR)
-    return sorted(p for p in folder.glob("*.jsonl") if p.is_file()) if folder.is_dir() else []
+    return sorted(p for p in folder.glob("*.jsonl") if p.is_file() and not p.is_symlink()) if folder.is_dir() else []
 
 
 def read_all_entries(root: Path | None = None, skipped: list[str] | None = None) -> list[Entry]:
