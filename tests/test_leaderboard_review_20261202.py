@@ -1582,3 +1582,67 @@ def test_sixteenth_pass_no_git_attribute_touches_the_results_files(tmp_path):
     found = subprocess.run(["git", "-C", str(tmp_path), "check-attr", "-a", "--", "leaderboard/results/dippm.jsonl"],
                            capture_output=True, text=True, check=True).stdout
     assert "working-tree-encoding: SHIFT-JIS" in found
+
+
+# -- the seventeenth pass of 2026-12-02 -----------------------------------------------------------------
+
+def _seventeenth_read(tmp_path, bad: dict) -> list[str]:
+    """`bad` beside an honest record in a results folder: the skip lines (the honest one is read)."""
+    results = tmp_path / "results"
+    path = results_path("dippm", results)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(bad) + "\n" + json.dumps(good_record("honest", run_identity="honest")) + "\n")
+    skipped: list[str] = []
+    assert [e.method for e in read_entries("dippm", results, skipped)] == ["honest"]
+    return skipped
+
+
+@pytest.mark.parametrize("scores", [{"mape_pct": -42.0}, {"acc_10_pct": 250.0}, {"rmse": -1.0}, {"kendall_tau": 3.0},
+                                    {"per_family": {"resnet": {"n": 10, "mape_pct": 20.0, "acc_10_pct": 250.0}}}])
+def test_seventeenth_pass_a_score_is_within_what_it_can_be(tmp_path, scores):
+    """A record without per-configuration ratios carried MAPE -42 %, Acc(10 %) 250, RMSE -1, τ 3:
+    read, and listed first on boards with no ranked entry (the transfer boards). Control: the
+    record's own scores are read."""
+    record = good_record("magic")
+    assert [e.method for e in read_entries("dippm", _write_one(tmp_path / "control", record))] == ["magic"]
+    for s in record["per_seed"]:
+        s.update(scores)
+    skipped = _seventeenth_read(tmp_path, record)
+    assert len(skipped) == 1 and "outside what the score can be" in skipped[0], skipped
+
+
+def _write_one(results: Path, record: dict) -> Path:
+    path = results_path("dippm", results)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(record) + "\n")
+    return results
+
+
+@pytest.mark.parametrize("change", ["no date", "huge cores", "escape in hardware", "line break in run identity"])
+def test_seventeenth_pass_a_record_states_its_date_and_plain_text(tmp_path, change):
+    """A record without `date_utc` read as dated when read: the newest of its method forever (an
+    older score never superseded). Cores of 10**400 and control characters in other text were read."""
+    record = good_record("odd")
+    if change == "no date":
+        del record["date_utc"]
+    elif change == "huge cores":
+        record["cores"] = 10**400
+    elif change == "escape in hardware":
+        record["hardware"] = "cpu\x1b[2J"
+    else:
+        record["run_identity"] = "odd\nrun"
+    skipped = _seventeenth_read(tmp_path, record)
+    assert len(skipped) == 1, skipped
+    assert [e.method for e in read_entries("dippm", _write_one(tmp_path / "control", good_record("odd")))] == ["odd"]
+
+
+@pytest.mark.parametrize("method", ["stat1c-xgboost", "statlc-xgboost", "dlppm-sage", "layerwlse-linear",
+                                    "layenwise-linear", "nnlqp-gmn"])
+def test_seventeenth_pass_one_letter_off_a_reference_name_is_taken(method):
+    """Lowercase `i` for `1` or `l`, `n` for `r`, `m` for `n`: one letter off a reference name read as
+    it and stood beside it under another team. Control: names two letters or more away pass."""
+    from perfgraphs.leaderboard.records.trust import reserved_record_problem
+
+    assert reserved_record_problem(method, "Mallory Team", "a" * 40)
+    for other in ("my-gnn", "gnn-sage", "clip-mlp", "CLIP-PM-sage", "static-gbm"):
+        assert reserved_record_problem(other, "Mallory Team", "a" * 40) is None, other

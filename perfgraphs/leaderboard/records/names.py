@@ -177,9 +177,18 @@ def taken_name(name: str, reserved: set[str] | list[str] | tuple[str, ...]) -> s
         theirs = set().union(*(_compact_keys(x) for x in _spellings(other)))
         # a reference name with a number run into it (``static-xgboost2``) is still its name
         numbered = any(m.startswith(t) and m[len(t):].isdigit() for m in mine_compact for t in theirs)
-        if any(_prefix_of(k, r) for k in mine for r in keys(other)) or numbered or reads_as(name, other):
+        # one letter off a reference name of six or more: ``stat1c-xgboost``, ``layenwise-linear``,
+        # ``nnlqp-gmn`` read as the reference's (seventeenth pass)
+        typo = any(_one_off(m, t) for m in mine_compact for t in theirs)
+        if any(_prefix_of(k, r) for k in mine for r in keys(other)) or numbered or typo or reads_as(name, other):
             return other
     return None
+
+
+@functools.lru_cache(maxsize=65536)
+def _one_off(mine: str, reserved: str) -> bool:
+    """``mine`` is one edit (:func:`_edits`) from a reserved name's compact form of six or more characters."""
+    return len(reserved) >= 6 and abs(len(mine) - len(reserved)) <= 1 and 0 < _edits(mine, reserved) <= 1
 
 
 def without_quick(method: str) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from datetime import datetime, timedelta, timezone
 
 from perfgraphs.evaluation.scoring import PER_CONFIG_KEY
@@ -24,9 +25,11 @@ MIN_SEEDS = 5
 TEXT_FIELDS = ("method", "dataset", "dataset_version", "dataset_content_hash", "config", "target", "tier",
                "division", "code_commit", "hardware", "run_identity", "date_utc", "authors", "test_set",
                "hidden_labels_sha256", "code_url", "paper", "isolation", "protocol", "keeper_signature")
+# date_utc too: a record without one read as dated when it was read, the newest of its method forever
+# (never superseded; seventeenth pass)
 REQUIRED = ("method", "dataset", "dataset_version", "dataset_content_hash", "config", "target", "tier", "division",
             "code_commit", "per_seed", "fit_seconds", "predictions_per_second", "num_params", "hardware",
-            "run_identity")
+            "run_identity", "date_utc")
 OPTIONAL_NUMBERS = ("fit_seconds", "predictions_per_second", "peak_memory_mb", "fit_cpu_seconds")
 # every seed's scores that the tables show and rank: finite numbers, always
 SEED_METRICS = ("mape_pct", "rmse", "acc_10_pct")
@@ -54,6 +57,19 @@ BOARD_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/+-]{0,199}")
 # parameter count or seed was read and shown)
 MAX_PARAMS = 10**15
 MAX_SEED = 2**32  # numpy's seeds: 0 ≤ seed < 2**32
+MAX_CORES = 65536
+# what each score can be (seventeenth pass: a MAPE of -42 %, an Acc(10 %) of 250 and a τ of 3 were
+# read, and listed first on boards with no ranked entry); NaN stays readable in breakdowns
+SCORE_RANGES = {"mape_pct": (0.0, math.inf), "rmse": (0.0, math.inf), "acc_5_pct": (0.0, 100.0),
+                "acc_10_pct": (0.0, 100.0), "acc_15_pct": (0.0, 100.0), "kendall_tau": (-1.0, 1.0)}
+
+
+def _out_of_range(scores: dict) -> list[str]:
+    """The scores of ``scores`` that are numbers outside what they can be (:data:`SCORE_RANGES`)."""
+    return [f"{m} = {scores[m]!r}" for m, (low, high) in SCORE_RANGES.items()
+            if _number(scores.get(m)) and not math.isnan(scores[m]) and not low <= scores[m] <= high]
+
+
 # a record is dated when it is written; one dated ahead of its reader sorted as the newest forever
 FUTURE_SLACK = timedelta(days=1)
 
@@ -125,6 +141,9 @@ def record_problem(record, known: frozenset[str], min_seeds: int = MIN_SEEDS) ->
     wrong = [k for k in TEXT_FIELDS if k in record and not isinstance(record[k], str)]
     if wrong:
         return f"field(s) {', '.join(wrong)} must be text"
+    controls = [k for k in TEXT_FIELDS if k in record and any(unicodedata.category(c) == "Cc" for c in record[k])]
+    if controls:  # escapes for a terminal, line breaks for a page: in no field (seventeenth pass)
+        return f"field(s) {', '.join(controls)} hold control characters"
     names = [k for k in BOARD_FIELDS if not (k == "protocol" and record.get(k, "") == "")
              and not BOARD_NAME.fullmatch(record.get(k, ""))]
     if names:
@@ -146,8 +165,8 @@ def record_problem(record, known: frozenset[str], min_seeds: int = MIN_SEEDS) ->
                                                  and 0 <= record["num_params"] <= MAX_PARAMS):
         return f"num_params must be an integer from 0 to {MAX_PARAMS:.0e} or null, got {str(record['num_params'])[:40]}"
     cores = record.get("cores")
-    if cores is not None and not (isinstance(cores, int) and not isinstance(cores, bool) and cores >= 1):
-        return f"cores must be an integer ≥ 1 or null, got {cores!r}"
+    if cores is not None and not (isinstance(cores, int) and not isinstance(cores, bool) and 1 <= cores <= MAX_CORES):
+        return f"cores must be an integer from 1 to {MAX_CORES} or null, got {str(cores)[:40]}"
     for k, kind in (("external_data", bool), ("hyperparameters", dict), ("actual_vs_predicted", list)):
         if k in record and not isinstance(record[k], kind):
             return f"{k} must be {kind.__name__}, got {type(record[k]).__name__}"
@@ -228,6 +247,9 @@ def _breakdown_problem(seed: dict) -> str | None:
             bad = [m for m, v in scores.items() if v is not None and not _number(v)]
             if bad:
                 return f"{key}.{name}: {', '.join(bad)} must be numbers or null"
+            impossible = _out_of_range(scores)
+            if impossible:
+                return f"{key}.{name}: {', '.join(impossible)} (outside what the score can be)"
     return None
 
 
@@ -253,8 +275,11 @@ def _seeds_problem(per_seed, min_seeds: int) -> str | None:
                 return (f"seed {s['seed']}: {m} = {s[m]!r} (a measured time, rate or memory is a finite number "
                         "≥ 0, or null)")
         cores = s.get("cores")
-        if cores is not None and not (isinstance(cores, int) and not isinstance(cores, bool) and cores >= 1):
-            return f"seed {s['seed']}: cores = {cores!r} (an integer ≥ 1, or null)"
+        if cores is not None and not (isinstance(cores, int) and not isinstance(cores, bool) and 1 <= cores <= MAX_CORES):
+            return f"seed {s['seed']}: cores = {str(cores)[:40]} (an integer from 1 to {MAX_CORES}, or null)"
+        impossible = _out_of_range(s)
+        if impossible:
+            return f"seed {s['seed']}: {', '.join(impossible)} (outside what the score can be)"
         why = _per_config_problem(s) or _breakdown_problem(s)
         if why:
             return f"seed {s['seed']}: {why}"
