@@ -1058,7 +1058,7 @@ def _with_ratios(record: dict, method: str, authors: str, scale: float = 1.0) ->
     seeds = [{**record["per_seed"][0], "seed": k, "mape_pct": mape, "pred_over_label": ratios, "n": len(ratios)}
              for k in range(5)]
     return {**record, "method": method, "authors": authors, "run_identity": method, "code_commit": "ab" * 20,
-            "tier": "self-reported", "per_seed": seeds, "actual_vs_predicted": pairs}
+            "tier": "reproduced", "per_seed": seeds, "actual_vs_predicted": pairs}  # self-reported: unranked
 
 
 def test_tenth_pass_references_without_ratios_still_anchor_the_board():
@@ -1646,3 +1646,71 @@ def test_seventeenth_pass_one_letter_off_a_reference_name_is_taken(method):
     assert reserved_record_problem(method, "Mallory Team", "a" * 40)
     for other in ("my-gnn", "gnn-sage", "clip-mlp", "CLIP-PM-sage", "static-gbm"):
         assert reserved_record_problem(other, "Mallory Team", "a" * 40) is None, other
+
+
+# -- the eighteenth pass of 2026-12-02 -----------------------------------------------------------------
+
+def _oracle(source: dict, repetitions, tier: str) -> dict:
+    """Predictions at the label repetitions' means, 1 % off either way (public data: the committed
+    test visits), as a record of ``tier`` on ``source``'s board."""
+    rng = np.random.default_rng(0)
+    labels = np.asarray([t for t, _ in source["actual_vs_predicted"]])
+    seeds = []
+    for k in range(5):
+        ratios = (1.0 / repetitions.to_means()) * (1 + 0.01 * rng.choice([-1.0, 1.0], len(labels)))
+        mape = float(np.mean(np.abs(ratios - 1)) * 100)
+        seeds.append({**source["per_seed"][0], "seed": k, "mape_pct": mape, "pred_over_label": ratios.tolist()})
+    return {**source, "method": "oracle-net", "authors": "Mallory Example", "run_identity": f"oracle-{tier}",
+            "code_commit": "ab" * 20, "tier": tier, "per_seed": seeds,
+            "actual_vs_predicted": [[t, t * r] for t, r in zip(labels, seeds[0]["pred_over_label"])]}
+
+
+def test_eighteenth_pass_a_self_reported_entry_is_listed_beside_the_ranks():
+    """Predictions files at the committed repetitions' means (1 % off) ranked first on the official
+    dippm cpu latency board, at 1 % MAPE against a 16 % noise floor, every reference a place down:
+    predictions files are not run here and the test labels and their repetitions are public. A
+    self-reported entry is listed unranked, with a note. Control: the same entry as a harness-run
+    record ranks first."""
+    from perfgraphs.leaderboard.records.ranks import label_repetitions, rank_board
+    from perfgraphs.leaderboard.records.results import Entry
+    from perfgraphs.registry import task
+
+    board = task("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms")
+    repetitions = label_repetitions(board)
+    references = _current_board("cpu-torch-fp32", "latency_ms")
+    source = references[-1]
+    assert repetitions is not None and len(repetitions) == len(source["actual_vs_predicted"])
+    ranked = rank_board([Entry(**r) for r in [*references, _oracle(source, repetitions, "self-reported")]],
+                        repetitions, official=True)
+    rows = {row.entry.method: row for row in ranked.rows}
+    assert rows["oracle-net"].ranked is None and ranked.ranking.ranked
+    assert any("1 self-reported entry listed unranked" in line for line in ranked.lines()), ranked.lines()
+    assert [row.entry.method for row in ranked.rows][-1] == "oracle-net"
+    control = rank_board([Entry(**r) for r in [*references, _oracle(source, repetitions, "reproduced")]],
+                         repetitions, official=True)
+    first = next(row for row in control.rows if row.ranked is not None and row.ranked.rank == 1)
+    assert first.entry.method == "oracle-net" and first.ranked.mape_pct < 2.0
+
+
+def test_eighteenth_pass_code_carrying_the_repetitions_means_is_refused(env, parts, capsys):
+    """A code submission's table of the label repetitions' means (what the ranks are against; the
+    label scan knew only the build's labels) is refused naming the file. Control: the scan's arrays
+    without the repetitions do not find the file."""
+    from perfgraphs.leaderboard.label_scan import LabelArray, scan_submission
+    from perfgraphs.leaderboard.records.ranks import label_repetitions
+    from perfgraphs.registry import task
+    from test_leaderboard_trust import BOARD, lookup_submission
+
+    board = task("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms")
+    repetitions = label_repetitions(board)
+    if repetitions is None:
+        pytest.skip("no label repetitions for this board here")
+    folder = lookup_submission(env["tmp"] / "means", parts, "npy")
+    means = repetitions.labels / repetitions.to_means()
+    repeated = ~np.isclose(repetitions.to_means(), 1.0)  # where a mean is not the label itself
+    assert repeated.sum() >= 10
+    np.save(folder / "labels.npy", means[repeated])  # the means, not the build's labels
+    assert scan_submission(folder, [LabelArray("the labels", repetitions.labels)]) == []  # control
+    rc = main(["check", str(folder), *BOARD, "--results", str(env["results"])])
+    err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert rc == 1 and any("labels.npy" in line and "repeated measurements" in line for line in err), err

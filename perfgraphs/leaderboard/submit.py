@@ -323,12 +323,21 @@ def _read_predictions(sub: Submission, test: _TestSet, target: str, positive: bo
     return out
 
 
-def _label_data(sub: Submission, test: _TestSet, target: str) -> list[str]:
-    """Refuse a submission whose files carry the scored labels or the predict artifacts' labels."""
+def _label_data(sub: Submission, test: _TestSet, board, protocol: str) -> list[str]:
+    """Refuse a submission whose files carry the scored labels, their repeated measurements and
+    those measurements' means (what the ranks are against: eighteenth pass), or the predict
+    artifacts' labels."""
     from perfgraphs.leaderboard.label_scan import LabelArray, artifact_label_arrays, scan_submission
+    from perfgraphs.leaderboard.records.ranks import label_repetitions
 
-    scored = LabelArray(f"the {test.name} test labels of {target}", test.y_true)
-    return scan_submission(sub.root, [scored, *artifact_label_arrays()])
+    target = board.target.name
+    arrays = [LabelArray(f"the {test.name} test labels of {target}", test.y_true)]
+    repetitions = label_repetitions(board, test.name, protocol) if test.name == "public" else None
+    if repetitions is not None:
+        arrays += [LabelArray(f"the means of the repeated measurements of {target}",
+                              repetitions.labels / repetitions.to_means()),
+                   LabelArray(f"the repeated measurements of {target}", np.concatenate(repetitions.values))]
+    return scan_submission(sub.root, [*arrays, *artifact_label_arrays()])
 
 
 def _identity(**fields) -> str:
@@ -430,7 +439,7 @@ def _scored_data(sub: Submission, scoring: _Scoring, opts: SubmitOptions, record
     test = _test_set(data, board, opts, problems, sub.root)
     if problems or test is None:
         return None
-    problems += _label_data(sub, test, board.target.name)
+    problems += _label_data(sub, test, board, scoring.protocol)
     return None if problems else (parts, test)
 
 
