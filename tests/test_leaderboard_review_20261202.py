@@ -1665,7 +1665,7 @@ def _oracle(source: dict, repetitions, tier: str) -> dict:
             "actual_vs_predicted": [[t, t * r] for t, r in zip(labels, seeds[0]["pred_over_label"])]}
 
 
-def test_eighteenth_pass_a_self_reported_entry_is_listed_beside_the_ranks():
+def test_eighteenth_pass_a_self_reported_entry_is_listed_beside_the_ranks(monkeypatch):
     """Predictions files at the committed repetitions' means (1 % off) ranked first on the official
     dippm cpu latency board, at 1 % MAPE against a 16 % noise floor, every reference a place down:
     predictions files are not run here and the test labels and their repetitions are public. A
@@ -1686,10 +1686,44 @@ def test_eighteenth_pass_a_self_reported_entry_is_listed_beside_the_ranks():
     assert rows["oracle-net"].ranked is None and ranked.ranking.ranked
     assert any("1 self-reported entry listed unranked" in line for line in ranked.lines()), ranked.lines()
     assert [row.entry.method for row in ranked.rows][-1] == "oracle-net"
+    # control: as a harness-run record, without the nineteenth pass's floor, it ranks first
+    import perfgraphs.leaderboard.records.ranks as ranks_module
+
+    monkeypatch.setattr(ranks_module, "truth_mape_pct", lambda repetitions: 0.0)
     control = rank_board([Entry(**r) for r in [*references, _oracle(source, repetitions, "reproduced")]],
                          repetitions, official=True)
     first = next(row for row in control.rows if row.ranked is not None and row.ranked.rank == 1)
     assert first.entry.method == "oracle-net" and first.ranked.mape_pct < 2.0
+
+
+# -- the nineteenth pass of 2026-12-02 -----------------------------------------------------------------
+
+def test_nineteenth_pass_an_entry_closer_to_the_means_than_the_truth_is_not_ranked(monkeypatch):
+    """A code submission carrying the public repetitions' means (as 3-digit text keyed on graph
+    features: the label scan is a tripwire) ranked first as reproduced at 0.10 % [-0.40, 0.64] MAPE,
+    and `reproduce` confirmed it. No predictor that has not seen the test measurements can be closer
+    to their means than the true values are (3.9 % here, from the means' standard errors): such an
+    entry is listed unranked with a note, and a MAPE interval never goes below 0. Controls: every
+    reference stays ranked; without the floor the entry ranks first."""
+    import perfgraphs.leaderboard.records.ranks as ranks_module
+    from perfgraphs.leaderboard.records.ranks import label_repetitions, rank_board, truth_mape_pct
+    from perfgraphs.leaderboard.records.results import Entry
+    from perfgraphs.registry import task
+
+    repetitions = label_repetitions(task("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms"))
+    references = _current_board("cpu-torch-fp32", "latency_ms")
+    oracle = _oracle(references[-1], repetitions, "reproduced")
+    assert 3.0 < truth_mape_pct(repetitions) < 5.0
+    board = rank_board([Entry(**r) for r in [*references, oracle]], repetitions, official=True)
+    rows = {row.entry.method: row for row in board.rows}
+    assert rows["oracle-net"].ranked is None
+    assert any("closer to the labels' means than the true values" in line and "oracle-net" in line
+               for line in board.lines()), board.lines()
+    assert all(rows[r["method"]].ranked is not None for r in references)
+    monkeypatch.setattr(ranks_module, "truth_mape_pct", lambda repetitions: 0.0)
+    control = rank_board([Entry(**r) for r in [*references, oracle]], repetitions, official=True)
+    first = next(row for row in control.rows if row.ranked is not None and row.ranked.rank == 1)
+    assert first.entry.method == "oracle-net" and first.ranked.mape_ci95[0] >= 0.0
 
 
 def test_eighteenth_pass_code_carrying_the_repetitions_means_is_refused(env, parts, capsys):
