@@ -190,51 +190,61 @@ def rank_board(entries: list[Entry], repetitions: LabelRepetitions | None = None
         try:
             ranking = paired_ranking([Contender(f"{i}", r) for i, (_, r) in enumerate(usable)], repetitions,
                                      min_configs=min_configs)
-            floor = truth_mape_pct(repetitions) if ranking.label_noise else 0.0
-            beyond = {int(r.name) for r in ranking.entries if r.mape_ci95[1] < floor}
-            if beyond:
-                fitted = [usable[i] for i in sorted(beyond)]
-                usable = [u for i, u in enumerate(usable) if i not in beyond]
-                shown = ", ".join(f"{e.method} by {e.authors}" for e, _ in fitted[:5])
-                notes.append(f"{len(fitted)} entr{'ies' if len(fitted) > 1 else 'y'} unranked: closer to the labels' "
-                             f"means than the true values would be ({floor:.1f} % MAPE, from the means' standard "
-                             f"errors), which only predictions fitted to the test measurements are: {shown}")
-                misaligned = misaligned + fitted
-                ranking = paired_ranking([Contender(f"{i}", r) for i, (_, r) in enumerate(usable)], repetitions,
-                                         min_configs=min_configs) if usable else None
+            ranking, usable, fitted = _without_fitted(ranking, usable, repetitions, min_configs, notes)
+            misaligned = misaligned + fitted
         except RankingInputError as exc:
             notes.append(f"not ranked: {exc}")
             unusable, usable = unusable + usable, []
-    rows = []
-    if ranking is not None:
-        method = {str(i): e.method for i, (e, _) in enumerate(usable)}
-        for r in ranking.entries:
-            e = usable[int(r.name)][0]
-            rows.append(BoardRow(e, Ranked(e.method, r.rank if ranking.ranked else 0, r.mape_pct, r.mape_ci95,
-                                           r.diff_to_best, r.diff_ci95, tuple(method[b] for b in r.better_than))))
-        if not ranking.label_noise:
-            notes.append("the labels have one measurement each: the ranks ignore label noise (see the noise floor)")
-        else:
-            notes.append(repetitions_note(repetitions))
+    rows = _ranked_rows(ranking, usable, repetitions, notes) if ranking is not None else []
     for e, _ in sorted(unusable + misaligned, key=lambda er: _or_inf(er[0].mean_std("mape_pct")[0])):
         rows.append(BoardRow(e, None))
     if unusable:
         notes.append(f"{len(unusable)} entr{'ies' if len(unusable) > 1 else 'y'} unranked: no per-configuration "
                      "errors for every seed in the record (recorded before 2026-11-28, hidden-set aggregates or "
                      "per-draw transfer scores), so no paired comparison is possible")
-    for e in sorted(self_reported, key=lambda e: _or_inf(e.mean_std("mape_pct")[0])):
-        rows.append(BoardRow(e, None))
-    if self_reported:
-        notes.append(f"{len(self_reported)} self-reported entr{'ies' if len(self_reported) > 1 else 'y'} listed "
-                     "unranked: predictions files are not run here, and nothing shows they were not fitted to the "
-                     "public test labels; the ranks hold entries the harness ran")
-    for e in sorted(smoke, key=lambda e: _or_inf(e.mean_std("mape_pct")[0])):
-        rows.append(BoardRow(e, None))
-    if smoke:
-        notes.append(f"{len(smoke)} (quick) entr{'ies' if len(smoke) > 1 else 'y'} listed unranked: CI-sized "
-                     "settings are smoke tests, and an official board ranks full-strength runs only"
-                     + ("" if usable else "; no full-strength entry is on this board yet"))
+    for group, note in ((self_reported, "self-reported entr{} listed unranked: predictions files are not run here, "
+                                         "and nothing shows they were not fitted to the public test labels; the ranks "
+                                         "hold entries the harness ran"),
+                        (smoke, "(quick) entr{} listed unranked: CI-sized settings are smoke tests, and an official "
+                                "board ranks full-strength runs only"
+                                + ("" if usable else "; no full-strength entry is on this board yet"))):
+        rows += [BoardRow(e, None) for e in sorted(group, key=lambda e: _or_inf(e.mean_std("mape_pct")[0]))]
+        if group:
+            notes.append(f"{len(group)} " + note.format("ies" if len(group) > 1 else "y"))
     return BoardRanking(tuple(rows), ranking, tuple(notes))
+
+
+def _ranked_rows(ranking: Ranking, usable: list, repetitions: LabelRepetitions | None,
+                 notes: list[str]) -> list[BoardRow]:
+    """The ranked entries' rows, by rank; what the ranks rest on, in ``notes``."""
+    method = {str(i): e.method for i, (e, _) in enumerate(usable)}
+    rows = []
+    for r in ranking.entries:
+        e = usable[int(r.name)][0]
+        rows.append(BoardRow(e, Ranked(e.method, r.rank if ranking.ranked else 0, r.mape_pct, r.mape_ci95,
+                                       r.diff_to_best, r.diff_ci95, tuple(method[b] for b in r.better_than))))
+    notes.append(repetitions_note(repetitions) if ranking.label_noise else
+                 "the labels have one measurement each: the ranks ignore label noise (see the noise floor)")
+    return rows
+
+
+def _without_fitted(ranking: Ranking, usable: list, repetitions: LabelRepetitions | None, min_configs: int,
+                    notes: list[str]) -> tuple[Ranking | None, list, list]:
+    """(the ranking without them, the entries left, the entries closer to the labels' means than
+    the truth would be: :func:`truth_mape_pct`), the latter named in ``notes``."""
+    floor = truth_mape_pct(repetitions) if ranking.label_noise else 0.0
+    beyond = {int(r.name) for r in ranking.entries if r.mape_ci95[1] < floor}
+    if not beyond:
+        return ranking, usable, []
+    fitted = [usable[i] for i in sorted(beyond)]
+    usable = [u for i, u in enumerate(usable) if i not in beyond]
+    shown = ", ".join(f"{e.method} by {e.authors}" for e, _ in fitted[:5])
+    notes.append(f"{len(fitted)} entr{'ies' if len(fitted) > 1 else 'y'} unranked: closer to the labels' means than "
+                 f"the true values would be ({floor:.1f} % MAPE, from the means' standard errors), which only "
+                 f"predictions fitted to the test measurements are: {shown}")
+    ranking = paired_ranking([Contender(f"{i}", r) for i, (_, r) in enumerate(usable)], repetitions,
+                             min_configs=min_configs) if usable else None
+    return ranking, usable, fitted
 
 
 def _sealed_board(entries: list[Entry], sealed: dict, official: bool) -> BoardRanking:
