@@ -82,7 +82,9 @@ def test_invisible_or_control_characters_in_a_record_are_not_read(tmp_path, caps
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps(good_record(method, authors=authors)) + "\n")
     skipped: list[str] = []
-    assert read_entries("dippm", results, skipped) == [] and "outside the allowed set" in skipped[0], skipped
+    # a control character is refused by the record check (seventeenth pass), the rest by the name set
+    assert read_entries("dippm", results, skipped) == [] and (
+        "outside the allowed set" in skipped[0] or "hold control characters" in skipped[0]), skipped
     capsys.readouterr()
     assert main(["leaderboard", "show", "--results", str(results)]) == 0
     out, err = capsys.readouterr()
