@@ -212,7 +212,7 @@ def scan_submission(root: Path, arrays: list[LabelArray]) -> list[str]:
     arrays = list(arrays)
     index = label_index(arrays)
     per_file: dict[str, set[tuple[int, int]]] = {}
-    problems = []
+    problems, named = [], set()
     for path in sorted(p for p in Path(root).rglob("*") if not p.is_dir()):
         rel = str(path.relative_to(root))
         try:
@@ -232,6 +232,9 @@ def scan_submission(root: Path, arrays: list[LabelArray]) -> list[str]:
         if arr.values.size and len(hits) - len(chance) >= needed:
             files = sorted(per_file, key=lambda f: -sum(1 for a, _ in per_file[f] if a == k))
             files = [f for f in files if any(a == k for a, _ in per_file[f])]
+            if named.issuperset(files):  # one line per file: the labels' means are labels where measured once
+                continue
+            named.update(files)
             problems.append(f"{', '.join(files[:3])}{' …' if len(files) > 3 else ''}: holds {len(hits)} of the "
                             f"{len(arr.values)} distinct values of {arr.name} (decoys of the same form: "
                             f"{len(chance)}): a submission may not carry label "
