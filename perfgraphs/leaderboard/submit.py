@@ -323,16 +323,16 @@ def _read_predictions(sub: Submission, test: _TestSet, target: str, positive: bo
     return out
 
 
-def _label_data(sub: Submission, test: _TestSet, board, protocol: str) -> list[str]:
+def _label_data(sub: Submission, test: _TestSet, board, data) -> list[str]:
     """Refuse a submission whose files carry the scored labels, their repeated measurements and
     those measurements' means (what the ranks are against: eighteenth pass), or the predict
     artifacts' labels."""
     from perfgraphs.leaderboard.label_scan import LabelArray, artifact_label_arrays, scan_submission
-    from perfgraphs.leaderboard.records.ranks import label_repetitions
+    from perfgraphs.leaderboard.records.ranks import part_label_repetitions
 
     target = board.target.name
     arrays = [LabelArray(f"the {test.name} test labels of {target}", test.y_true)]
-    repetitions = label_repetitions(board, test.name, protocol) if test.name == "public" else None
+    repetitions = part_label_repetitions(board, data.test) if test.name == "public" else None
     if repetitions is not None:
         arrays += [LabelArray(f"the means of the repeated measurements of {target}",
                               repetitions.labels / repetitions.to_means()),
@@ -439,7 +439,7 @@ def _scored_data(sub: Submission, scoring: _Scoring, opts: SubmitOptions, record
     test = _test_set(data, board, opts, problems, sub.root)
     if problems or test is None:
         return None
-    problems += _label_data(sub, test, board, scoring.protocol)
+    problems += _label_data(sub, test, board, data)
     return None if problems else (parts, test)
 
 

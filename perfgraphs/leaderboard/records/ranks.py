@@ -153,10 +153,10 @@ def rank_board(entries: list[Entry], repetitions: LabelRepetitions | None = None
     # predictions files are not run here, and a public test part's labels and their repetitions are
     # public: predictions at the repetitions' means ranked first at 1 % MAPE, 16 times under the noise
     # floor (eighteenth pass). Listed beside the ranks, never in them, as a quick run is.
-    self_reported = [e for e in entries if e.tier == SELF_REPORTED and e not in smoke]
+    self_reported = [e for e in entries if _public_self_reported(e) and e not in smoke]
     usable, unusable = [], []
     for e in entries:
-        if (official and is_quick(e.method)) or e.tier == SELF_REPORTED:
+        if (official and is_quick(e.method)) or _public_self_reported(e):
             continue
         ratios = per_config_ratios(e)
         (usable if ratios is not None else unusable).append((e, ratios))
@@ -212,6 +212,11 @@ def rank_board(entries: list[Entry], repetitions: LabelRepetitions | None = None
         if group:
             notes.append(f"{len(group)} " + note.format("ies" if len(group) > 1 else "y"))
     return BoardRanking(tuple(rows), ranking, tuple(notes))
+
+
+def _public_self_reported(e: Entry) -> bool:
+    """Predictions files scored on a public test part (a hidden set's labels are not theirs to see)."""
+    return e.tier == SELF_REPORTED and e.test_set == "public"
 
 
 def _ranked_rows(ranking: Ranking, usable: list, repetitions: LabelRepetitions | None,
@@ -357,10 +362,19 @@ def label_repetitions(board: Task, test_set: str = "public", protocol: str = "")
         _, data = protocol_parts(board, protocol=protocol or None)
     except PerfgraphsError:
         return None  # a record's protocol this board does not run (hand-written): no repetitions to pair
-    values = part_repetitions(board.dataset, cfg, board.target.name, data.test, on_label_scale=True)
+    return part_label_repetitions(board, data.test)
+
+
+def part_label_repetitions(board: Task, test) -> LabelRepetitions | None:
+    """:func:`label_repetitions` of a test part already loaded (``submit`` has it)."""
+    from perfgraphs.data.repeats import part_repetitions
+
+    if board.config.min_rounds < 2 and board.config.repeat_suite is None:
+        return None
+    values = part_repetitions(board.dataset, board.config, board.target.name, test, on_label_scale=True)
     if values is None:
         return None
-    labels = np.asarray([np.nan if v is None else v for v in data.test[board.target.name][:]], dtype=float)
+    labels = np.asarray([np.nan if v is None else v for v in test[board.target.name][:]], dtype=float)
     return LabelRepetitions(labels, tuple(np.asarray(v, dtype=float) for v in values))
 
 

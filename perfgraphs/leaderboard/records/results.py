@@ -251,7 +251,9 @@ def _place_problem(record: dict, path: Path, recorded: RecordedBoards) -> str | 
     registered = [name for name in DATASETS if results_path(name, path.parent) == path]
     if registered and dataset not in registered:
         return f"{path.name} holds records of {registered[0]!r}, not {dataset[:80]!r}"
-    config = recorded.config(dataset, record["config"])
+    # the registry's table, read directly: a board is resolved once per submission (test_task)
+    config = next((c for c in DATASETS[dataset].configs if c.name == record["config"]), None) \
+        if dataset in DATASETS else None
     protocol = record.get("protocol", "")
     if config is not None and protocol and protocol.split("/")[0] not in config.split_protocols:
         return (f"protocol {protocol[:80]!r} is not one of {dataset} {record['config']}'s "
