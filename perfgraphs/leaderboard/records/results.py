@@ -188,11 +188,10 @@ def read_entries(dataset: str, root: Path | None = None, skipped: list[str] | No
     if not path.is_file():
         return []
     entries = []
-    recorded = RecordedBoards()
     for n, line in enumerate(file_lines(path), 1):
         if not line.strip():
             continue
-        record, why = read_line(line, path, recorded)
+        record, why = read_line(line, path)
         if why is None:
             entries.append(Entry(**record))
             continue
@@ -212,14 +211,14 @@ def _report(message: str, skipped: list[str] | None, key: tuple[str, int, str]) 
         print(f"warning: {message}", file=sys.stderr)
 
 
-def read_line(line: str, path: Path, recorded: RecordedBoards | None = None) -> tuple[dict | None, str | None]:
+def read_line(line: str, path: Path) -> tuple[dict | None, str | None]:
     """One line of the results file ``path`` as every reader reads it: (record, None) for a record
     the boards show, else (record or None, why not): its fields, its place, then its claims."""
     from perfgraphs.leaderboard.records.trust import trust_problem
 
     record, why = _parse_record(line, min_seeds_of(path.parent))
     if why is None:
-        why = _place_problem(record, path, recorded or RecordedBoards())
+        why = _place_problem(record, path)
     if why is None:
         why = trust_problem(record)
     return record, why
@@ -240,7 +239,7 @@ def record_lines(text: str) -> list[str]:
     return lines[:-1] if lines and lines[-1] == "" else lines  # the last "\n" ends a line, starts none
 
 
-def _place_problem(record: dict, path: Path, recorded: RecordedBoards) -> str | None:
+def _place_problem(record: dict, path: Path) -> str | None:
     """Why a well-formed record does not belong where it is read: a board reads its dataset's file
     (a duplicate check and a submit's lock see that file only), the file of a registered dataset
     holds that dataset's records under its registered name (``evil/dippm`` made a board of its
