@@ -65,7 +65,10 @@ def _paired_entry(method: str, ratios) -> Entry:
     """A record whose seeds carry per-configuration prediction / label ratios."""
     import numpy as np
 
+    import dataclasses
+
     e = entry(method, [float(np.mean(np.abs(np.asarray(r) - 1)) * 100) for r in ratios])
+    e = dataclasses.replace(e, authors=f"{method} team")  # one team each: a team has one ranked entry
     for s, r in zip(e.per_seed, ratios):
         s.update(n=len(r), pred_over_label=[float(v) for v in r],
                  **{f"acc_{pct}_pct": float(np.mean(np.abs(np.asarray(r) - 1) <= pct / 100) * 100) for pct in (5, 10, 15)})

@@ -190,7 +190,8 @@ def test_the_tables_x20_row_through_leaderboard_show(tmp_path, capsys, monkeypat
             seeds.append({**s, "pred_over_label": [round(float(v), 6) for v in r],
                           "mape_pct": float(np.mean(np.abs(r - 1)) * 100),
                           **{f"acc_{p}_pct": float(np.mean(np.abs(r - 1) <= p / 100) * 100) for p in (5, 10, 15)}})
-        return {**source, "method": method, "authors": "test author", "code_commit": "ab" * 20,
+        # two teams: a team's entries are ranked one (its best) at a time (twentieth pass)
+        return {**source, "method": method, "authors": f"{method} author", "code_commit": "ab" * 20,
                 "run_identity": method, "per_seed": seeds}
 
     results = tmp_path / "results"
@@ -830,14 +831,15 @@ def test_eighth_pass_agreeing_hand_written_records_cannot_set_the_references_asi
             references[r["method"]] = r
     assert len(references) >= 3
     source = next(iter(references.values()))
-    copies = [{**source, "method": f"mal-{i}", "authors": "Mal Lory", "run_identity": f"mal-{i}", "code_commit": "ab" * 20,
+    # twelve teams (a team's entries are ranked one at a time: twentieth pass)
+    copies = [{**source, "method": f"mal-{i}", "authors": f"Mal Lory {i}", "run_identity": f"mal-{i}", "code_commit": "ab" * 20,
                "actual_vs_predicted": [[t * 1.01, p * 1.01] for t, p in source["actual_vs_predicted"]]} for i in range(12)]
     board = rank_board([Entry(**r) for r in [*references.values(), *copies]])
     text = " ".join(board.lines())
     assert "12 entries unranked: per-configuration records not on the board's test configurations" in text, text
-    assert "mal-0 by Mal Lory" in text
-    assert not any(row.entry.authors == "Mal Lory" and row.ranked is not None for row in board.rows)
-    assert all(row.ranked is not None for row in board.rows if row.entry.authors != "Mal Lory")
+    assert "mal-0 by Mal Lory 0" in text
+    assert not any(row.entry.authors.startswith("Mal Lory") and row.ranked is not None for row in board.rows)
+    assert all(row.ranked is not None for row in board.rows if not row.entry.authors.startswith("Mal Lory"))
     control = rank_board([Entry(**r) for r in [*copies, {**source, "method": "lone", "authors": "Lone Author",
                                                           "run_identity": "lone"}]])
     assert [row.entry.method for row in control.rows if row.ranked is None] == ["lone"]
@@ -916,8 +918,10 @@ def test_ninth_pass_two_records_that_each_agree_with_the_references_unrank_no_bo
     references = _current_board("cpu-torch-fp32", "latency_ms")
     assert len(references) >= 5
     source = references[-1]
-    copies = [_copy(source, name, scale) for name, scale in (("mal-x", 1.0012), ("mal-z", 0.9988), ("mal-w1", 1.0024),
-                                                              ("mal-w2", 1.0024), ("mal-v1", 0.9976), ("mal-v2", 0.9976))]
+    # six teams (a team's entries are ranked one at a time: twentieth pass)
+    copies = [_copy(source, name, scale, authors=f"Mal Lory {name}")
+              for name, scale in (("mal-x", 1.0012), ("mal-z", 0.9988), ("mal-w1", 1.0024),
+                                  ("mal-w2", 1.0024), ("mal-v1", 0.9976), ("mal-v2", 0.9976))]
     labels = {r["method"]: np.asarray([t for t, _ in r["actual_vs_predicted"]]) for r in [source, *copies]}
     # control: the tolerance is not transitive, which is what the tie was made of
     assert np.allclose(labels["mal-x"], labels[source["method"]], rtol=LABELS_RTOL)
@@ -925,10 +929,10 @@ def test_ninth_pass_two_records_that_each_agree_with_the_references_unrank_no_bo
     assert not np.allclose(labels["mal-x"], labels["mal-z"], rtol=LABELS_RTOL)
     board = rank_board([Entry(**r) for r in [*references, *copies]])  # without repetitions: the references decide
     assert board.ranking is not None and board.ranking.ranked, board.lines()
-    assert all(row.ranked is not None for row in board.rows if row.entry.authors != "Mal Lory")
+    assert all(row.ranked is not None for row in board.rows if not row.entry.authors.startswith("Mal Lory"))
     aside = [row.entry.method for row in board.rows if row.ranked is None]
     assert sorted(aside) == ["mal-v1", "mal-v2", "mal-w1", "mal-w2"], aside
-    assert "mal-w1 by Mal Lory" in " ".join(board.lines())
+    assert "mal-w1 by Mal Lory mal-w1" in " ".join(board.lines())
     n, anchor = board_configurations([(Entry(**r), np.ones((1, len(labels["mal-x"])))) for r in [*references, *copies]],
                                      None)
     assert n == len(anchor) and np.allclose(anchor, labels[source["method"]], rtol=1e-3)
@@ -1750,3 +1754,223 @@ def test_eighteenth_pass_code_carrying_the_repetitions_means_is_refused(env, par
     rc = main(["check", str(folder), *BOARD, "--results", str(env["results"])])
     err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
     assert rc == 1 and any("labels.npy" in line and "repeated measurements" in line for line in err), err
+
+
+# -- the twentieth pass of 2026-12-02 -----------------------------------------------------------------
+
+def _seed_mixed(better: dict, worse: dict, method: str, k: int) -> dict:
+    """``worse`` by Mal Lory under ``method``: its seeds 0-2 from ``better`` (one predictor switching
+    on the seed: an honest harness run), 3-4 its own, every prediction × (1 + 0.001 k) (not copies
+    of each other)."""
+    def scaled(s: dict) -> dict:
+        r = np.asarray(s["pred_over_label"]) * (1 + 0.001 * k)
+        return {**s, "pred_over_label": r.tolist(), "mape_pct": float(np.mean(np.abs(r - 1)) * 100),
+                **{f"acc_{p}_pct": float(np.mean(np.abs(r - 1) <= p / 100) * 100) for p in (5, 10, 15)}}
+    seeds = [{**scaled(s), "seed": j} for j, s in enumerate(better["per_seed"][:3] + worse["per_seed"][3:])]
+    return {**worse, "method": method, "authors": "Mal Lory", "run_identity": f"mal-mix-{k}", "code_commit": f"{k:x}" * 40,
+            "per_seed": seeds, "actual_vs_predicted": better["actual_vs_predicted"]}
+
+
+def test_twentieth_pass_a_team_ranks_one_entry(monkeypatch):
+    """Seven entries of one team, six seed-mixed with a better predictor: each entry with a lower
+    mean widens an entry's Holm family, which lifted the seventh (static-mlp's scores) from rank 3
+    to 2 and pushed the references below it down six places. A team's best entry is ranked, its
+    others listed with a note (a co-author joins the team). Control: without that rule the lift."""
+    import perfgraphs.leaderboard.records.ranks as ranks_module
+    from perfgraphs.leaderboard.records.ranks import label_repetitions, rank_board
+    from perfgraphs.leaderboard.records.results import Entry
+    from perfgraphs.registry import task
+
+    repetitions = label_repetitions(task("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms"))
+    references = _current_board("cpu-torch-fp32", "latency_ms")
+    by = {r["method"]: r for r in references}
+    mine = {**by["static-mlp"], "method": "mallory-net", "authors": "Mal Lory", "run_identity": "mal-0",
+            "code_commit": "1" * 40}
+    mixes = [_seed_mixed(by["layerwise-boost"], mine, f"mallory-net-mix{k}", k + 2) for k in range(6)]
+    mixes[5]["authors"] = "Eve Example, Mal Lory"
+
+    def ranks(records):
+        board = rank_board([Entry(**r) for r in records], repetitions, official=True)
+        return board, {row.entry.method: row.ranked.rank if row.ranked else None for row in board.rows}
+
+    _, alone = ranks([*references, mine])
+    _, one_mix = ranks([*references, mixes[0]])
+    board, got = ranks([*references, mine, *mixes])
+    ranked_mal = [m for m, r in got.items() if m.startswith("mallory") and r is not None]
+    assert len(ranked_mal) == 1 and ranked_mal[0].startswith("mallory-net-mix"), got
+    assert got["mallory-net"] is None
+    assert any("6 entries listed unranked: a team's best entry" in line for line in board.lines()), board.lines()
+    assert {m: got[m] for m in by} == {m: one_mix[m] for m in by}  # six more entries move no reference
+    monkeypatch.setattr(ranks_module, "team_best", lambda usable: (usable, []))  # control
+    _, control = ranks([*references, mine, *mixes])
+    assert control["mallory-net"] < alone["mallory-net"]
+    assert control["static-xgboost"] >= alone["static-xgboost"] + 5
+
+
+@pytest.mark.parametrize("method", ["mlp-plus by perfgraphs reference baselines", "gnn-x by Alice Author",
+                                    "gnn-x_BY_alice", "perfgraphs reference baselines", "Perfgraphs-Reference-Baseline"])
+def test_twentieth_pass_a_method_holds_no_credit(method, env, parts, capsys):
+    """The boards print `<method> by <authors>`: `gnn-x by Alice Author` under Mal Lory read as
+    Alice's row, `mlp-plus by perfgraphs reference baselines` as a reference's; both passed `check`
+    and were shown. Now refused on submit and not shown when read. Control: `bytenet` and `gnn-x`."""
+    from perfgraphs.leaderboard.records.trust import reserved_record_problem
+    from test_leaderboard_trust import BOARD
+
+    assert reserved_record_problem(method, "Mal Lory", "1" * 40) is not None
+    for fine in ("bytenet", "gnn-x", "baseline-mlp"):
+        assert reserved_record_problem(fine, "Mal Lory", "1" * 40) is None, fine
+    folder = predictions_submission(env["tmp"] / "credit", parts)
+    meta = yaml.safe_load((folder / "submission.yaml").read_text())
+    (folder / "submission.yaml").write_text(yaml.safe_dump({**meta, "method": method, "authors": "Mal Lory"}))
+    rc = main(["check", str(folder), *BOARD, "--results", str(env["results"])])
+    err = capsys.readouterr().err
+    assert rc == 1 and ("the word 'by'" in err or "reference baselines' authors" in err or "reference authors" in err), err
+
+
+def test_twentieth_pass_a_line_that_is_no_record_claims_no_name(tmp_path):
+    """A draft line `{"method": "gnn-x", "authors": "Mal Lory"}` (never shown: not a record) merged
+    before Alice's record made Mal Lory's later hand-written `gnn-x` the first and refused Alice her
+    own name; a valid record removed before Alice's did the same. Only records the boards read, and
+    only while they stay, order names. Control: Mal's record merged first and kept owns the name."""
+    from perfgraphs.leaderboard.records.check import check_name_owner
+    from perfgraphs.registry import task
+
+    board = task("perfgraphs/dippm", "h200-torch-fp32", "latency_ms")
+    squat = {"method": "gnn-x", "authors": "Mal Lory", "run_identity": "mal-3"}
+    results, add = _records_repo(tmp_path)
+    add(raw='{"method": "gnn-x", "authors": "Mal Lory", "note": "draft"}\n')
+    add(_ALICE)
+    add(squat)
+    assert check_name_owner(results, board, "gnn-x", "Alice Author") == []
+    assert "is recorded by 'Alice Author'" in " ".join(check_name_owner(results, board, "gnn-x", "Mal Lory"))
+    # a record merged, then removed, then written again after Alice's: arrives again
+    (tmp_path / "removed").mkdir()
+    results2, add2 = _records_repo(tmp_path / "removed")
+    add2(squat)
+    (results2 / "dippm.jsonl").write_text("")
+    _git(results2, "commit", "-q", "-am", "remove")
+    add2(_ALICE)
+    add2(squat)
+    assert check_name_owner(results2, board, "gnn-x", "Alice Author") == []
+    # control: Mal's record first, kept: the name is Mal's
+    (tmp_path / "kept").mkdir()
+    results3, add3 = _records_repo(tmp_path / "kept")
+    add3(squat)
+    add3(_ALICE)
+    assert check_name_owner(results3, board, "gnn-x", "Mal Lory") == []
+    assert "is recorded by 'Mal Lory'" in " ".join(check_name_owner(results3, board, "gnn-x", "Alice Author"))
+
+
+def test_twentieth_pass_copies_of_an_entry_are_one_hypothesis():
+    """Five copies of the public roofline-boost under new names (its folder submitted again) lifted a
+    borderline entry from rank 2 to 1 and pushed every other entry down five: each copy was one more
+    comparison in Holm's family and one more entry "better". Copies now count once (by one team or
+    five). Control: the same board without them."""
+    from perfgraphs.evaluation.ranking import Contender, paired_ranking
+    from perfgraphs.leaderboard.records.ranks import per_config_ratios
+    from perfgraphs.leaderboard.records.results import Entry
+
+    references = {r["method"]: Entry(**r) for r in _current_board("cpu-torch-fp32", "latency_ms")}
+    best = per_config_ratios(references["roofline-boost"])
+    other = per_config_ratios(references["layerwise-boost"])
+    blend = np.exp(0.75 * np.log(best) + 0.25 * np.log(other))  # a borderline second
+    board = [Contender(m, per_config_ratios(e)) for m, e in references.items()] + [Contender("blend", blend)]
+    copies = [Contender(f"boost-variant-{k}", best.copy()) for k in range(5)]
+    alone = {r.name: r.rank for r in paired_ranking(board).entries}
+    with_copies = {r.name: r.rank for r in paired_ranking(board + copies).entries}
+    assert with_copies == {**alone, **{c.name: alone["roofline-boost"] for c in copies}}, (alone, with_copies)
+
+
+def test_twentieth_pass_reproduce_reads_no_repository_a_submission_lays_out(tmp_path, capsys):
+    """A submission folder holding HEAD (any commit), objects/, refs/ and a config whose
+    core.fsmonitor is a command: git read the folder as a bare repository, `reproduce --submission`
+    ran the command as the reviewer and took the folder as clean at the record's commit. Now git
+    reads .git folders only, and a folder not in a clone is refused in one line. Control: plain
+    `git status` there runs the command."""
+    import shutil
+    import subprocess
+
+    from perfgraphs.paths import leaderboard_dir
+
+    marker = tmp_path / "ran.txt"
+    source = tmp_path / "attacker"
+    sub = source / "sub"
+    shutil.copytree(leaderboard_dir() / "examples" / "ridge", sub)
+    (sub / "HEAD").write_text("1" * 40 + "\n")
+    for d in ("objects/info", "refs/heads"):
+        (sub / d).mkdir(parents=True)
+        (sub / d / ".keep").write_text("")
+    (sub / "config").write_text('[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n'
+                                f'\tfsmonitor = "echo ran >> {marker}; false"\n')
+    _git(source, "init", "-q")
+    _git(source, "add", "-A")
+    _git(source, "commit", "-qm", "x")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(source), str(clone)], check=True, capture_output=True)
+    record = {**_current_board("cpu-torch-fp32", "latency_ms")[0], "method": "mal-net", "authors": "Mal Lory",
+              "run_identity": "mal-net", "code_commit": "1" * 40, "tier": "reproduced"}
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "dippm.jsonl").write_text(json.dumps(record) + "\n")
+    capsys.readouterr()
+    rc = main(["leaderboard", "reproduce", "dippm", "1", "--results", str(results), "--submission", str(clone / "sub")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc != 0 and not marker.exists(), err
+    assert len(err) == 1 and "not in a git clone" in err[0], err
+    subprocess.run(["git", "-C", str(clone / "sub"), "status"], capture_output=True)  # control
+    assert marker.exists()
+
+
+def test_twentieth_pass_a_compression_bomb_is_scanned_within_the_budget(env, parts, capsys, monkeypatch):
+    """A 12 KB gzip of a gzip of gigabytes of zeros beside honest code: the label scan decompressed
+    it whole (MemoryError: "internal error"). Members are now cut while decompressed, within one
+    budget per file (here 8 MB for a bomb of 64 MB: the rule, at a test's size). Control: what the
+    bomb holds."""
+    import gzip
+    import zlib
+
+    from perfgraphs.leaderboard import label_scan
+    from test_leaderboard_trust import BOARD
+    from test_submit import EXAMPLE, code_submission
+
+    monkeypatch.setattr(label_scan, "MAX_SCAN_BYTES", 8 << 20)
+    folder = code_submission(env["tmp"] / "bomb", "bomb-net", (EXAMPLE / "predictor.py").read_text())
+    inner = zlib.compressobj(9, zlib.DEFLATED, 31)
+    layer = b"".join(inner.compress(bytes(1 << 20)) for _ in range(64)) + inner.flush()  # 64 MB of zeros
+    bomb = gzip.compress(layer, 9)
+    (folder / "weights.bin.gz").write_bytes(bomb)
+    held, d = 0, zlib.decompressobj(31)  # control: the bomb holds 64 MB, eight times the budget
+    for piece in (d.decompress(layer, 1 << 20),):
+        held += len(piece)
+    while d.unconsumed_tail:
+        held += len(d.decompress(d.unconsumed_tail, 1 << 20))
+    assert held == 64 << 20
+    left = [label_scan.MAX_SCAN_BYTES]
+    outer = list(label_scan._members(bomb, left))
+    assert [m for _, m in outer] == [layer] and left[0] == (8 << 20) - len(layer)
+    assert [len(m) for _, m in label_scan._members(layer, left)] == [(8 << 20) - len(layer)] and left[0] == 0
+    rc = main(["check", str(folder), *BOARD, "--results", str(env["results"]), "--seeds", "0"])
+    err = capsys.readouterr().err
+    assert "internal error" not in err and rc == 0, err
+
+
+def test_twentieth_pass_deeply_nested_folders_are_one_line(env, parts, capsys):
+    """1,100 nested folders in a submission: "internal error: RecursionError" from the recursive
+    walks. Refused in one line before anything walks them. Control: 30 levels pass."""
+    from test_leaderboard_trust import BOARD
+
+    for depth, refused in ((30, False), (1100, True)):
+        folder = predictions_submission(env["tmp"] / f"deep-{depth}", parts)
+        chain = [folder / "a"]
+        for _ in range(depth - 1):
+            chain.append(chain[-1] / "a")
+        for d in chain:  # one at a time: mkdir(parents=True) recurses
+            d.mkdir()
+        (chain[-1] / "x.txt").write_text("x")
+        rc = main(["check", str(folder), *BOARD, "--results", str(env["results"])])
+        err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+        (chain[-1] / "x.txt").unlink()
+        for d in reversed(chain):  # pytest's clean-up recurses too
+            d.rmdir()
+        assert "internal error" not in " ".join(err), err
+        assert (rc != 0 and any("nested more than 32 deep" in line for line in err)) == refused, (depth, err)

@@ -215,6 +215,14 @@ def holm(pvalues: dict[tuple[int, int], float], alpha: float = ALPHA) -> set[tup
     return rejected
 
 
+def _first_copies(contenders: list[Contender]) -> list[int]:
+    """For each contender, the first contender with the same predictions (every seed-mean ratio
+    equal to 1e-6): itself unless it copies an earlier one."""
+    means = [np.asarray(c.ratios, dtype=float).mean(axis=0) for c in contenders]
+    return [next(i for i in range(j + 1) if np.allclose(means[i], means[j], rtol=1e-6, atol=0.0))
+            for j in range(len(contenders))]
+
+
 def paired_ranking(contenders: list[Contender], repetitions: LabelRepetitions | None = None,
                    resamples: int = RESAMPLES, alpha: float = ALPHA, seed: int = 0,
                    min_configs: int = MIN_RANKED_CONFIGS) -> Ranking:
@@ -250,10 +258,15 @@ def paired_ranking(contenders: list[Contender], repetitions: LabelRepetitions | 
     # Each entry's rank is one statement, "these entries are better than it": its family is its
     # comparisons with the entries of lower mean, Holm-adjusted together. (One family over every
     # pair would let entries far below an entry, or near-duplicates added to the board, loosen or
-    # tighten its rank.)
+    # tighten its rank.) Noisy entries of lower mean still widen a family: the leaderboard ranks one
+    # entry per team (perfgraphs.leaderboard.records.ranks.team_best; twentieth pass of 2026-12-02).
     beats = {j: [] for j in range(m)}  # j -> the entries j beats significantly
+    first = _first_copies(contenders)
     for j in range(m):
-        family = {(i, j): pvalues[(min(i, j), max(i, j))] for i in range(m) if point[i] < point[j]}
+        # an entry with another's predictions (a public reference's folder submitted again under new
+        # names) is one hypothesis, not one more: five copies lifted a borderline entry to rank 1 and
+        # pushed every other down five (twentieth pass of 2026-12-02)
+        family = {(i, j): pvalues[(min(i, j), max(i, j))] for i in range(m) if point[i] < point[j] and first[i] == i}
         for i, _ in holm(family, alpha):
             beats[i].append(j)
     ranked = n >= min_configs

@@ -203,12 +203,25 @@ def _check_contributor(record: dict, folder: Path) -> None:
         raise ReproduceError(f"{folder} holds predictions files, not code: its records are self-reported, and "
                              f"{method!r} claims {record.get('tier')!r}")
     commit = str(record.get("code_commit", ""))
-    head = git(folder, "rev-parse", "HEAD")
+    _check_clone(folder)
+    head = git(folder, "rev-parse", "--verify", "HEAD^{commit}")  # a commit that exists, not HEAD's text
     if re.fullmatch(r"[0-9a-f]{7,40}", commit) is None or head is None or not head.strip().startswith(commit):
         raise ReproduceError(f"{folder} is at {(head or 'no git commit').strip()[:12]}, the record's code at "
                              f"{commit[:12]!r}: check out the record's commit of {record.get('code_url') or 'its code'}")
-    if (git(folder, "status", "--porcelain", "--", ".") or "").strip():
+    status = git(folder, "status", "--porcelain", "--", ".")
+    if status is None:  # git could not tell: nothing shows the folder is the commit
+        raise ReproduceError(f"{folder}: git status failed there: score a clean clone of the record's code")
+    if status.strip():
         raise ReproduceError(f"{folder} has uncommitted changes: score the commit as it is")
+
+
+def _check_clone(folder: Path) -> None:
+    """``folder`` is inside a clone's work tree whose repository is its top level's ``.git`` (a folder
+    of the submission's own files laid out as a repository named any commit HEAD: twentieth pass)."""
+    top, git_dir = git(folder, "rev-parse", "--show-toplevel"), git(folder, "rev-parse", "--absolute-git-dir")
+    if top is None or git_dir is None or Path(git_dir.strip()) != Path(top.strip()) / ".git":
+        raise ReproduceError(f"{folder} is not in a git clone (its repository is not the top level's .git): "
+                             "clone the record's code and pass its submission folder")
 
 
 def _compare(record: dict, again: dict, tolerance_rel: float) -> list[str]:

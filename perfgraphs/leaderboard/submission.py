@@ -126,8 +126,10 @@ def _text(doc: dict, key: str, problems: list[str], what: str) -> str:
 
 def _git_commit(root: Path) -> str | None:
     try:
-        out = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
-                             timeout=30)
+        from perfgraphs.leaderboard.records.history import SAFE_GIT
+
+        out = subprocess.run(["git", *SAFE_GIT, "-C", str(root), "rev-parse", "--verify", "HEAD^{commit}"],
+                             capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired):
         return None
     return out.stdout.strip() if out.returncode == 0 and _HEX.match(out.stdout.strip()) else None
@@ -487,10 +489,40 @@ def _first_non_json(value, where: str = "") -> tuple[str, str] | None:
     return (where or "the document"), type(value).__name__
 
 
+MAX_FOLDER_DEPTH = 32  # folders inside the submission folder
+MAX_FOLDER_ENTRIES = 100_000  # files and folders in all
+
+
+def _check_folder_shape(root: Path) -> None:
+    """The submission folder's tree within ``MAX_FOLDER_DEPTH`` and ``MAX_FOLDER_ENTRIES``, walked
+    with a stack before anything else walks it: 1,100 nested folders stopped `check` with "internal
+    error: RecursionError" in Python 3.11's recursive ``rglob`` (twentieth pass of 2026-12-02).
+    Links are not followed (the harness copies them as links)."""
+    stack, seen = [(root, 0)], 0
+    while stack:
+        folder, depth = stack.pop()
+        try:
+            with os.scandir(folder) as it:
+                entries = list(it)
+        except OSError:
+            continue  # not a folder, or unreadable: the checks that read it say so
+        seen += len(entries)
+        if seen > MAX_FOLDER_ENTRIES:
+            raise SubmissionError([f"{root}: more than {MAX_FOLDER_ENTRIES} files and folders: a submission holds "
+                                   "its code and what it reads, nothing else"])
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                if depth + 1 > MAX_FOLDER_DEPTH:
+                    raise SubmissionError([f"{root}: folders nested more than {MAX_FOLDER_DEPTH} deep "
+                                           f"({entry.path[len(str(root)):][:80]}...): flatten the submission folder"])
+                stack.append((Path(entry.path), depth + 1))
+
+
 def load_submission(path: str | Path) -> Submission:
     """Read and validate a submission folder (or its ``submission.yaml``)."""
     path = Path(path)
     root = path.parent if path.name == "submission.yaml" else path
+    _check_folder_shape(root)
     doc = _read_yaml(root)
     problems: list[str] = []
     not_json = _first_non_json(doc)

@@ -7,9 +7,11 @@ it) instead of raising, so a submission learns about all of its defects at once.
 
 from __future__ import annotations
 
-import json
 import math
 import sys
+from collections import Counter
+from itertools import groupby
+from operator import itemgetter
 from pathlib import Path
 
 import numpy as np
@@ -202,28 +204,53 @@ def check_name_owner(results_root: Path | None, board: Task, method: str, author
 
 
 def _first_additions(results_root: Path | None):
-    """``first(predicate)``: the arrival on the main line (:func:`perfgraphs.leaderboard.records.history.added_lines`)
-    of the first record line, over the history of every results file, whose (method, authors) satisfy
-    ``predicate``; records never added on the main line (not committed yet, or in a file whose history
-    cannot be read) after all of them: one odd file never turns the order off (sixteenth pass). It
-    answers None for everything where the results folder has no history to read."""
-    from perfgraphs.leaderboard.records.history import added_lines, full_history
-    from perfgraphs.leaderboard.records.results import RESULTS_DIR, results_files
+    """``first(predicate)``: the arrival on the main line (:func:`perfgraphs.leaderboard.records.history.line_changes`)
+    of the records whose (method, authors) satisfy ``predicate``: for each (method, authors) the
+    boards read now, the commit since which a record of it has been in the results files without a
+    gap. Only records the boards read count (:func:`perfgraphs.leaderboard.records.results.read_line`):
+    a line that is not one, one in another dataset's file, or one removed since claims nothing (a
+    draft line merged early took a name from the team that recorded it later: twentieth pass). An
+    edit or a move within one commit keeps the arrival (a space added re-dates nothing: fifteenth
+    pass); a record removed and written again arrives again. Records never added on the main line
+    (not committed yet, or in a file whose history cannot be read) come after all of them: one odd
+    file never turns the order off (sixteenth pass). It answers None for everything where the
+    results folder has no history to read."""
+    from perfgraphs.leaderboard.records.history import full_history, line_changes
+    from perfgraphs.leaderboard.records.results import RESULTS_DIR, read_line, results_files
 
     folder = Path(results_root or RESULTS_DIR)
     if not folder.is_dir() or not full_history(folder.resolve()):
         return lambda predicate: None
-    added: list[tuple[int, str, str]] = []
+    changes: list[tuple[int, int, str, str]] = []
     for path in results_files(folder):
-        for when, text in added_lines(path) or []:
-            try:
-                record = json.loads(text)
-            except (ValueError, RecursionError):
-                continue  # not a record, names nobody
-            if isinstance(record, dict) and isinstance(record.get("method"), str) and isinstance(record.get("authors"), str):
-                added.append((when, record["method"], record["authors"]))
+        verdicts: dict[str, tuple[str, str] | None] = {}  # a line's text -> its (method, authors), once
+        for when, delta, text in line_changes(path) or []:
+            if text not in verdicts:
+                record, why = read_line(text, path)
+                verdicts[text] = (record["method"], record["authors"]) if why is None else None
+            if verdicts[text] is not None:
+                changes.append((when, delta, *verdicts[text]))
+    since = _present_since(changes)
     never = sys.maxsize
-    return lambda predicate: min((w for w, m, a in added if predicate(m, a)), default=never)
+    return lambda predicate: min((w for (m, a), w in since.items() if predicate(m, a)), default=never)
+
+
+def _present_since(changes: list[tuple[int, int, str, str]]) -> dict[tuple[str, str], int]:
+    """For each (method, authors) with records at the end of ``changes`` ((arrival, +1 or -1,
+    method, authors), any order), the arrival since which it has had one in every commit."""
+    count: Counter = Counter()
+    since: dict[tuple[str, str], int] = {}
+    for when, group in groupby(sorted(changes, key=itemgetter(0)), key=itemgetter(0)):
+        touched = set()
+        for _, delta, method, authors in group:
+            count[(method, authors)] += delta
+            touched.add((method, authors))
+        for key in touched:  # a commit's edit removes and adds the same key: no gap
+            if count[key] <= 0:
+                since.pop(key, None)
+            else:
+                since.setdefault(key, when)
+    return since
 
 
 def _before(when: int | None, than: int | None) -> bool:
@@ -346,7 +373,10 @@ def _pristine_reference(root: Path, reference_dir: Path) -> str | None:
     if resolved.parent != refs or root.is_symlink():
         return None
     try:
-        out = subprocess.run(["git", "-C", str(refs), "status", "--porcelain", "--", str(resolved)],
+        from perfgraphs.leaderboard.records.history import SAFE_GIT
+
+        # files laid out as a bare repository in the folder must not be read as one (twentieth pass)
+        out = subprocess.run(["git", *SAFE_GIT, "-C", str(refs), "status", "--porcelain", "--", str(resolved)],
                              capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired):
         return None

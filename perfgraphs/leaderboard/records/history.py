@@ -16,10 +16,18 @@ def git(folder: Path, *args: str) -> str | None:
     return None if out is None else out.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
 
 
+# Git reads a folder that holds HEAD, objects/ and refs/ as a bare repository, config included, and
+# `git status` runs that config's core.fsmonitor as a command: a submission folder with those files
+# ran its writer's command on the reviewer's machine under `reproduce --submission`, and named any
+# commit as its HEAD (twentieth pass of 2026-12-02). Every git call here reads .git folders only
+# and runs no monitor.
+SAFE_GIT = ("-c", "safe.bareRepository=explicit", "-c", "core.fsmonitor=false")
+
+
 def git_bytes(folder: Path, *args: str) -> bytes | None:
     """``git -C folder args`` output as bytes, None as :func:`git`."""
     try:
-        done = subprocess.run(["git", "-C", str(folder), *args], capture_output=True, timeout=60)
+        done = subprocess.run(["git", *SAFE_GIT, "-C", str(folder), *args], capture_output=True, timeout=60)
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout if done.returncode == 0 else None
@@ -39,10 +47,18 @@ _ADDED_LOG = ("-c", "core.quotepath=off", "-c", "color.ui=never", "log", "--firs
 
 
 def added_lines(path: Path) -> list[tuple[int, str]] | None:
-    """Every line the main line ever added to ``path``, oldest first, as (arrival, text): the arrival
-    is the position of the commit on HEAD's first-parent line (0 the root), so a branch's lines arrive
-    with the merge that brought them, whatever the branch's commits say. A line edited later (a space
-    added, a line moved) is added again, later; its first addition stays. The path is the one given,
+    """Every line the main line ever added to ``path``, oldest first, as (arrival, text)
+    (:func:`line_changes` without the removals). A line edited later (a space added, a line moved)
+    is added again, later; its first addition stays."""
+    changes = line_changes(path)
+    return None if changes is None else [(when, text) for when, delta, text in changes if delta > 0]
+
+
+def line_changes(path: Path) -> list[tuple[int, int, str]] | None:
+    """Every line the main line added to (+1) or removed from (-1) ``path``, oldest first, as
+    (arrival, +1 or -1, text): the arrival is the position of the commit on HEAD's first-parent line
+    (0 the root), so a branch's lines arrive with the merge that brought them, whatever the branch's
+    commits say. The path is the one given,
     inside the repository, taken literally: not where a symlink points (a results file replaced by a
     link to a fresh copy had every line arrive with the link), nor a pathspec its name spells
     (``:(bogus).jsonl`` made git fail: sixteenth pass). None when there is no history to read (no
@@ -56,11 +72,11 @@ def added_lines(path: Path) -> list[tuple[int, str]] | None:
     head = git(top, "rev-parse", "HEAD")
     if inside is None or head is None:
         return None
-    return _added_lines(top, inside.as_posix(), head.strip())
+    return _line_changes(top, inside.as_posix(), head.strip())
 
 
 @functools.lru_cache(maxsize=16)
-def _added_lines(top: Path, inside: str, head: str) -> list[tuple[int, str]] | None:
+def _line_changes(top: Path, inside: str, head: str) -> list[tuple[int, int, str]] | None:
     chain = git(top, "rev-list", "--first-parent", head)
     log = git_bytes(top, *_ADDED_LOG, head, "--", f":(literal){inside}")
     if chain is None or log is None:
@@ -72,6 +88,7 @@ def _added_lines(top: Path, inside: str, head: str) -> list[tuple[int, str]] | N
     for line in log.split(b"\n"):
         if line.startswith(b"\0"):
             current = when.get(line[1:].decode("ascii", errors="replace").strip(), len(commits))
-        elif line.startswith(b"+") and not line.startswith(b"+++ "):
-            found.append((current, line[1:].decode("utf-8", errors="replace").removesuffix("\r")))
+        elif line[:1] in (b"+", b"-") and not line.startswith((b"+++ ", b"--- ")):
+            found.append((current, 1 if line[:1] == b"+" else -1,
+                          line[1:].decode("utf-8", errors="replace").removesuffix("\r")))
     return found

@@ -45,7 +45,8 @@ passes on one fuzzy rule for both):
 and ``- _ . ( ) / + , & ' @`` — no
 other punctuation, no accents (transliterate: ``Jose Muller``), no control, invisible or non-Latin
 characters. A method
-is at most 64 characters, the authors at most 200. The same rules are in leaderboard/RULES.md.
+is at most 64 characters, the authors at most 200. A method holds no credit (:func:`credit_in_method`:
+the word ``by``, the reference authors). The same rules are in leaderboard/RULES.md.
 """
 
 from __future__ import annotations
@@ -356,8 +357,9 @@ def reserved_taken(method: str, authors: str, reference_names: set[str]) -> str 
 
 
 def check_charset(field: str, text: str) -> list[str]:
-    """``method`` or ``authors`` (``field``) outside the documented character set or length limit:
-    one line each, saying what to do. Empty when ``text`` is fine."""
+    """``method`` or ``authors`` (``field``) outside the documented character set or length limit,
+    or a method holding a credit (:func:`credit_in_method`): one line each, saying what to do. Empty
+    when ``text`` is fine."""
     text = str(text)
     problems = []
     limit = _LIMITS.get(field)
@@ -374,4 +376,20 @@ def check_charset(field: str, text: str) -> list[str]:
         more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
         problems.append(f"{field} {text!r} has character(s) outside the allowed set: {shown}{more}; "
                         f"use only {_ALLOWED_TEXT}")
+    if field == "method":
+        problems += credit_in_method(text)
     return problems
+
+
+def credit_in_method(method: str) -> list[str]:
+    """A method name that reads as a credit, one line: the boards print ``<method> by <authors>``,
+    so ``gnn-x by Alice Author`` under Mal Lory read as Alice's row, and ``mlp-plus by perfgraphs
+    reference baselines`` as a reference's (twentieth pass of 2026-12-02). The word ``by`` and the
+    reference authors (:func:`is_reference_authors`) are the authors column's, never a method's."""
+    words = re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKC", str(method)).casefold())
+    if "by" in words:
+        return [f"method {method!r} has the word 'by', which the boards print before the authors: name the "
+                "method alone (the authors field says whose it is)"]
+    if is_reference_authors(method):
+        return [f"method {method!r} names the reference baselines' authors: name the method alone"]
+    return []
