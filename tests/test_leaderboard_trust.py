@@ -283,7 +283,7 @@ def test_submission_under_a_reference_name_is_refused_before_scoring(env, parts,
 
     skipped: list[str] = []
     if not shallow_clone():
-        assert read_entries("dippm", env["results"], skipped) == [] and "not in this repository's history" in skipped[0]
+        assert read_entries("dippm", env["results"], skipped) == [] and "not on this repository's main line" in skipped[0]
 
 
 # -- label-bearing submissions (the code route, in the sandbox) --------------------------------------

@@ -258,7 +258,7 @@ def test_a_hand_written_record_under_a_reference_name_is_not_shown(tmp_path):
     skipped: list[str] = []
     assert [e.method for e in read_entries("dippm", results, skipped)] == ["honest"]
     assert len(skipped) == len(forged), skipped
-    assert "not in this repository's history" in skipped[0]
+    assert "not on this repository's main line" in skipped[0]
     # control: the same record at a commit of this repository that holds the reference is shown
     _write(results, good_record("static-xgboost (quick)", authors=REFERENCE_AUTHORS, code_commit=_head()))
     skipped = []

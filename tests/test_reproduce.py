@@ -60,9 +60,9 @@ def test_what_cannot_be_reproduced_here_is_one_line(tmp_path, capsys):
         reproduce("dippm", 2, results)
     # a record the boards leave out is not scored again: a commit that is not in this history, a
     # name of no reference under the reference authors (a path, say), seeds the record picked
-    for bad, why in (({"code_commit": "0" * 40}, "not in this repository's history"),
+    for bad, why in (({"code_commit": "0" * 40}, "not on this repository's main line"),
                      ({"method": "../../../../tmp/evil"}, "names no reference baseline"),
-                     ({"code_commit": "HEAD~1"}, "not in this repository's history")):
+                     ({"code_commit": "HEAD~1"}, "not on this repository's main line")):
         (results / "dippm.jsonl").write_text(json.dumps({**committed, **bad}) + "\n")
         with pytest.raises(ReproduceError, match=why):
             reproduce("dippm", 1, results)

@@ -187,15 +187,23 @@ def bootstrap_mapes(contenders: list[Contender], repetitions: LabelRepetitions |
     """(contenders, resamples) MAPE of every contender on every paired resample (``contenders``'
     ratios against the labels the repetitions re-draw: their means)."""
     n = contenders[0].ratios.shape[1]
-    rng = np.random.default_rng(seed)
     out = np.empty((len(contenders), resamples))
+    # Every draw comes from a stream of its own, keyed on (seed, chunk, what it draws): one shared
+    # stream gave each entry draws that depended on its place in the list and on the entries before
+    # it, so a record's hand-written date, or a decoy added, re-rolled borderline comparisons
+    # (rank 2 -> 1: twenty-first pass of 2026-12-02). An entry's seeds are drawn alike for every
+    # entry with as many seeds: each entry's own seeds are still resampled on their own.
     for start in range(0, resamples, _CHUNK):
         b = min(_CHUNK, resamples - start)
+        rng = np.random.default_rng([seed, start, 0])
         counts = rng.multinomial(n, np.full(n, 1.0 / n), size=b).astype(float)  # shared: paired
         factors = _label_factors(repetitions, rng, b, n)
+        seed_weights: dict[int, np.ndarray] = {}
         for j, c in enumerate(contenders):
             s = c.ratios.shape[0]
-            weights = rng.multinomial(s, np.full(s, 1.0 / s), size=b) / s  # (b, s): seeds drawn
+            if s not in seed_weights:  # (b, s): seeds drawn
+                seed_weights[s] = np.random.default_rng([seed, start, 1, s]).multinomial(s, np.full(s, 1.0 / s), size=b) / s
+            weights = seed_weights[s]
             if factors is None:
                 per_config = weights @ np.abs(c.ratios - 1.0)  # (b, n)
             else:  # a perturbed label y' = y f gives prediction / y' = ratio / f
@@ -215,12 +223,15 @@ def holm(pvalues: dict[tuple[int, int], float], alpha: float = ALPHA) -> set[tup
     return rejected
 
 
-def _first_copies(contenders: list[Contender]) -> list[int]:
-    """For each contender, the first contender with the same predictions (every seed-mean ratio
-    equal to 1e-6): itself unless it copies an earlier one."""
-    means = [np.asarray(c.ratios, dtype=float).mean(axis=0) for c in contenders]
-    return [next(i for i in range(j + 1) if np.allclose(means[i], means[j], rtol=1e-6, atol=0.0))
-            for j in range(len(contenders))]
+def _copies(contenders: list[Contender]) -> list[int]:
+    """For each contender, the first contender with the same predictions: the same seeds' ratios
+    (rows of ``ratios``, in any order) to 1e-9. Seed means alone made a decoy of another entry's
+    means, each seed far off (49.9 % MAPE), a copy of the leader and erased its comparisons
+    (twenty-first pass of 2026-12-02)."""
+    rows = [np.asarray(c.ratios, dtype=float) for c in contenders]
+    rows = [r[np.lexsort(r.T[::-1])] for r in rows]  # seeds in one order
+    return [next(i for i in range(j + 1) if rows[i].shape == rows[j].shape
+                 and np.allclose(rows[i], rows[j], rtol=1e-9, atol=0.0)) for j in range(len(contenders))]
 
 
 def paired_ranking(contenders: list[Contender], repetitions: LabelRepetitions | None = None,
@@ -261,12 +272,19 @@ def paired_ranking(contenders: list[Contender], repetitions: LabelRepetitions | 
     # tighten its rank.) Noisy entries of lower mean still widen a family: the leaderboard ranks one
     # entry per team (perfgraphs.leaderboard.records.ranks.team_best; twentieth pass of 2026-12-02).
     beats = {j: [] for j in range(m)}  # j -> the entries j beats significantly
-    first = _first_copies(contenders)
+    copy_of = _copies(contenders)
     for j in range(m):
         # an entry with another's predictions (a public reference's folder submitted again under new
         # names) is one hypothesis, not one more: five copies lifted a borderline entry to rank 1 and
-        # pushed every other down five (twentieth pass of 2026-12-02)
-        family = {(i, j): pvalues[(min(i, j), max(i, j))] for i in range(m) if point[i] < point[j] and first[i] == i}
+        # pushed every other down five (twentieth pass of 2026-12-02). Of a set of copies, the one
+        # with the smallest p-value stands for them, whichever comes first.
+        strongest: dict[int, int] = {}
+        for i in range(m):
+            if point[i] < point[j]:
+                k = strongest.get(copy_of[i])
+                if k is None or pvalues[(min(i, j), max(i, j))] < pvalues[(min(k, j), max(k, j))]:
+                    strongest[copy_of[i]] = i
+        family = {(i, j): pvalues[(min(i, j), max(i, j))] for i in strongest.values()}
         for i, _ in holm(family, alpha):
             beats[i].append(j)
     ranked = n >= min_configs

@@ -29,6 +29,7 @@ bundled (scaled, encrypted) pass, and the hidden test set is what removes that p
 from __future__ import annotations
 
 import bz2
+import gzip
 import io
 import lzma
 import math
@@ -52,7 +53,10 @@ MIN_MATCHES = 5
 # decoy, and the magnitudes (hence the float exponents chance hits) stay the same
 DECOY_FACTOR = 1.0617
 MAX_SCAN_BYTES = 512 * 1024 * 1024  # per file, after decompression; larger is refused unread
+MAX_SUBMISSION_SCAN_BYTES = 2 * 1024 * 1024 * 1024  # all files, after decompression: a scan's time is bounded
 MAX_DEPTH = 3  # archives inside archives
+_LIMITS_TEXT = (f"{MAX_SCAN_BYTES // 2**20} MB a file and {MAX_SUBMISSION_SCAN_BYTES // 2**30} GB a submission, "
+                "once decompressed")
 _NUMBER = re.compile(rb"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 
 
@@ -128,15 +132,31 @@ def _raw_floats(data: bytes) -> list[np.ndarray]:
     return out
 
 
-def _structured(data: bytes) -> list[np.ndarray]:
-    """Numeric arrays of a Parquet file (its pages are compressed, so raw bytes would miss them)."""
+class Unscannable(Exception):
+    """A file whose contents the scan cannot read within its budget (archives' contents over it, a
+    Parquet file over it once read, an encrypted member): refused, never passed unread (twenty-first
+    pass of 2026-12-02: a zip of 512 MB of zeros, then the labels, passed, its second member unread)."""
+
+
+def _structured(data: bytes, left: list[int]) -> list[np.ndarray]:
+    """Numeric arrays of a Parquet file (its pages are compressed, so raw bytes would miss them),
+    its size once read (rows × columns × 8 bytes) taken off ``left`` first."""
     if not data.startswith(b"PAR1"):
         return []
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(io.BytesIO(data))
+        meta = pq.ParquetFile(io.BytesIO(data)).metadata
     except Exception:  # not a readable Parquet file: scanned as raw bytes only
+        return []
+    size = meta.num_rows * max(1, meta.num_columns) * 8
+    if size > left[0]:
+        raise Unscannable(f"a Parquet table of {meta.num_rows} rows × {meta.num_columns} columns, over what the "
+                          f"scan reads ({_LIMITS_TEXT})")
+    left[0] -= size
+    try:
+        table = pq.read_table(io.BytesIO(data))
+    except Exception:
         return []
     out = []
     for column in table.columns:
@@ -147,46 +167,44 @@ def _structured(data: bytes) -> list[np.ndarray]:
     return out
 
 
+def _read_capped(stream, left: list[int], what: str) -> bytes:
+    """At most ``left[0]`` bytes of a decompressing stream, taken off ``left``; more is refused."""
+    member = stream.read(left[0] + 1)
+    if len(member) > left[0]:
+        raise Unscannable(f"{what} holds more than the scan reads ({_LIMITS_TEXT})")
+    left[0] -= len(member)
+    return member
+
+
 def _members(data: bytes, left: list[int]):
-    """The decompressed members of an archive, one at a time (none when ``data`` is not one), cut
-    *while* they are decompressed at ``left[0]`` bytes, what is left of the file's budget
-    (``MAX_SCAN_BYTES`` for a file and everything nested in it; each member read is taken off): a
-    12 KB gzip of a gzip of 5 GB of zeros was decompressed whole and stopped `check` with a
-    MemoryError, and a zip's members were all held at once (twentieth pass of 2026-12-02)."""
+    """The decompressed members of an archive, one at a time (none when ``data`` is not one),
+    within ``left[0]`` bytes, what is left of the budget (each member read is taken off); more, or
+    an encrypted member, is :class:`Unscannable`. Decompressed as streams, cut while decompressed:
+    a 12 KB gzip of a gzip of 5 GB of zeros was decompressed whole (MemoryError: twentieth pass);
+    every stream of a multi-stream gzip, bzip2 or xz file is read (twenty-first pass)."""
     try:
         if zipfile.is_zipfile(io.BytesIO(data)):
             with zipfile.ZipFile(io.BytesIO(data)) as z:
                 for info in z.infolist():
-                    if left[0] <= 0:
-                        return
-                    if not info.is_dir():
-                        with z.open(info) as f:
-                            member = f.read(left[0])
-                        left[0] -= len(member)
-                        yield info.filename, member
-        elif data[:3] == b"\x1f\x8b\x08" and left[0] > 0:
-            member = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data, left[0])
-            left[0] -= len(member)
-            yield "(gzip)", member
-        elif data[:3] == b"BZh" and left[0] > 0:
-            member = bz2.BZ2Decompressor().decompress(data, max_length=left[0])
-            left[0] -= len(member)
-            yield "(bzip2)", member
-        elif data[:6] == b"\xfd7zXZ\x00" and left[0] > 0:
-            member = lzma.LZMADecompressor().decompress(data, max_length=left[0])
-            left[0] -= len(member)
-            yield "(xz)", member
+                    if info.is_dir():
+                        continue
+                    if info.flag_bits & 0x1:
+                        raise Unscannable(f"zip member {info.filename!r} is encrypted: the scan cannot read it")
+                    with z.open(info) as f:
+                        yield info.filename, _read_capped(f, left, f"zip member {info.filename!r}")
+        elif data[:3] == b"\x1f\x8b\x08":
+            yield "(gzip)", _read_capped(gzip.GzipFile(fileobj=io.BytesIO(data)), left, "the gzip stream")
+        elif data[:3] == b"BZh":
+            yield "(bzip2)", _read_capped(bz2.BZ2File(io.BytesIO(data)), left, "the bzip2 stream")
+        elif data[:6] == b"\xfd7zXZ\x00":
+            yield "(xz)", _read_capped(lzma.LZMAFile(io.BytesIO(data)), left, "the xz stream")
         elif len(data) > 262 and data[257:262] == b"ustar":
             with tarfile.open(fileobj=io.BytesIO(data)) as t:
                 for m in t.getmembers():
-                    if left[0] <= 0:
-                        return
                     if m.isfile():
-                        member = t.extractfile(m).read(left[0])
-                        left[0] -= len(member)
-                        yield m.name, member
+                        yield m.name, _read_capped(t.extractfile(m), left, f"tar member {m.name!r}")
     except (zipfile.BadZipFile, tarfile.TarError, OSError, EOFError, lzma.LZMAError, zlib.error, ValueError,
-            NotImplementedError):
+            NotImplementedError, RuntimeError):
         return
 
 
@@ -194,7 +212,7 @@ def _found_in(data: bytes, index: LabelIndex, depth: int = 0, left: list[int] | 
     """The label values in ``data`` and the archives nested in it, within ``left`` (:func:`_members`)."""
     left = [MAX_SCAN_BYTES] if left is None else left
     found = index.printed(_NUMBER.findall(data)) if b"\x00" not in data[:65536] else set()
-    for arr in _raw_floats(data) + _structured(data):
+    for arr in _raw_floats(data) + _structured(data, left):
         found |= index.exact(arr)
     if depth < MAX_DEPTH:
         for _, member in _members(data, left):
@@ -233,6 +251,7 @@ def scan_submission(root: Path, arrays: list[LabelArray]) -> list[str]:
     index = label_index(arrays)
     per_file: dict[str, set[tuple[int, int]]] = {}
     problems, named = [], set()
+    total = MAX_SUBMISSION_SCAN_BYTES  # a gzip of 512 MB of printed numbers took minutes: hundreds of them, hours
     for path in sorted(p for p in Path(root).rglob("*") if not p.is_dir()):
         rel = str(path.relative_to(root))
         try:
@@ -241,13 +260,22 @@ def scan_submission(root: Path, arrays: list[LabelArray]) -> list[str]:
             problems.append(f"{rel}: {exc}: a submission holds regular files only, each under "
                             f"{MAX_SCAN_BYTES // 2**20} MB")
             continue
+        total -= len(data)
+        left = [max(0, min(MAX_SCAN_BYTES, total))]
+        start = left[0]
         try:
+            if total < 0:
+                raise Unscannable(f"the submission's files hold more than the scan reads ({_LIMITS_TEXT})")
             with np.errstate(all="ignore"):  # raw bytes read as floats hold NaNs and overflows
-                found = _found_in(data, index)
+                found = _found_in(data, index, left=left)
+        except Unscannable as exc:
+            problems.append(f"{rel}: {exc}: a submission's files are scanned for label data, and what cannot be "
+                            "scanned is refused")
+            break
         except MemoryError:
-            problems.append(f"{rel}: too large to scan in this machine's memory once decompressed: a submission's "
-                            f"files hold at most {MAX_SCAN_BYTES // 2**20} MB each, archives' contents included")
-            continue
+            problems.append(f"{rel}: too large to scan in this machine's memory once decompressed ({_LIMITS_TEXT})")
+            break
+        total -= start - left[0]
         if found:
             per_file[rel] = found
     for k, arr in enumerate(index.arrays[:len(arrays)]):

@@ -35,7 +35,7 @@ import numpy as np
 
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.evaluation.scoring import PER_CONFIG_KEY
-from perfgraphs.leaderboard.records.history import full_history, git
+from perfgraphs.leaderboard.records.history import full_history, git, on_main_line
 from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS, REFERENCE_DIR
 from perfgraphs.leaderboard.records.results import RESULTS_DIR
 from perfgraphs.leaderboard.records.tiers import HARNESS_TIERS
@@ -175,9 +175,10 @@ def _check_reproducible(record: dict) -> None:
     root = REFERENCE_DIR.parent.parent
     if re.fullmatch(r"[0-9a-f]{7,40}", commit) is None:
         raise ReproduceError(f"{method!r}: code_commit {commit[:50]!r} is not a commit hash")
-    if not full_history(REFERENCE_DIR.parent) or git(root, "merge-base", "--is-ancestor", commit, "HEAD") is None:
-        raise ReproduceError(f"commit {commit[:12]!r} is not in this checkout's history (a shallow clone, an "
-                             "installed package, or a commit that never landed on it)")
+    if not full_history(REFERENCE_DIR.parent) or not on_main_line(root, commit):
+        raise ReproduceError(f"commit {commit[:12]!r} is not on this checkout's main line (a shallow clone, an "
+                             "installed package, a commit that never landed on it, or a branch's commit that "
+                             "reached it only through a merge)")
 
 
 def _check_contributor(record: dict, folder: Path) -> None:

@@ -491,6 +491,7 @@ def _first_non_json(value, where: str = "") -> tuple[str, str] | None:
 
 MAX_FOLDER_DEPTH = 32  # folders inside the submission folder
 MAX_FOLDER_ENTRIES = 100_000  # files and folders in all
+MAX_PATH_CHARS = 1024  # a path inside the submission folder
 
 
 def _check_folder_shape(root: Path) -> None:
@@ -504,13 +505,21 @@ def _check_folder_shape(root: Path) -> None:
         try:
             with os.scandir(folder) as it:
                 entries = list(it)
-        except OSError:
-            continue  # not a folder, or unreadable: the checks that read it say so
+        except OSError as exc:
+            if depth == 0:
+                continue  # the submission folder itself: the checks that read it say so
+            # a path the system cannot open (names of 250 characters, 20 deep) stopped `check` with
+            # "internal error: OSError" (twenty-first pass of 2026-12-02)
+            raise SubmissionError([f"{root}: cannot read {str(folder)[len(str(root)):][:80]}... ({exc.strerror}): "
+                                   "a submission holds plain folders with short names"]) from None
         seen += len(entries)
         if seen > MAX_FOLDER_ENTRIES:
             raise SubmissionError([f"{root}: more than {MAX_FOLDER_ENTRIES} files and folders: a submission holds "
                                    "its code and what it reads, nothing else"])
         for entry in entries:
+            if len(entry.path) - len(str(root)) > MAX_PATH_CHARS:
+                raise SubmissionError([f"{root}: a path inside it is over {MAX_PATH_CHARS} characters "
+                                       f"({entry.path[len(str(root)):][:80]}...): shorten the names"])
             if entry.is_dir(follow_symlinks=False):
                 if depth + 1 > MAX_FOLDER_DEPTH:
                     raise SubmissionError([f"{root}: folders nested more than {MAX_FOLDER_DEPTH} deep "

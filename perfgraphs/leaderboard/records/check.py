@@ -194,6 +194,10 @@ def check_name_owner(results_root: Path | None, board: Task, method: str, author
             problems.append(f"author {mine!r} reads like {theirs!r}, an author of {e.method!r} on "
                             f"{e.dataset} ({e.date_utc[:10]}), without being written the same: write the "
                             "name as recorded if it is that person, otherwise so that it does not read like theirs")
+        named = names_mod.named_person(method, authors, e.authors)
+        if named is not None and not problems:
+            problems.append(f"method {method!r} names {named!r}, an author of {e.method!r} on {e.dataset}: a method "
+                            "names the entry, the authors field says whose it is")
         if not owns_method and e.authors != authors and names_mod.same_method(method, e.method):
             problems.append(f"method {method!r} is recorded by {e.authors!r} on {e.dataset} ({e.method!r}, "
                             f"{e.date_utc[:10]}): a method's entries carry one author list; submit with exactly that "

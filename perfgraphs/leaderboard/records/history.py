@@ -39,6 +39,25 @@ def full_history(folder: Path) -> bool:
     return (git(folder, "rev-parse", "--is-shallow-repository") or "").strip() == "false"
 
 
+def on_main_line(folder: Path, commit: str) -> bool:
+    """Whether ``commit`` is on HEAD's first-parent line: code the main line held at some point. A
+    commit reached only through a merge's second parent (a branch's intermediate commit, reverted
+    before its merge) is code no reviewer accepted: a reference recorded at such a commit ran its
+    sabotaged code under `reproduce`, outside the sandbox, and was "reproduced" (twenty-first pass
+    of 2026-12-02)."""
+    full, head = git(folder, "rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}"), git(folder, "rev-parse", "HEAD")
+    top = git(folder, "rev-parse", "--show-toplevel")
+    if full is None or head is None or top is None:
+        return False
+    return full.strip() in _main_line(top.strip(), head.strip())
+
+
+@functools.lru_cache(maxsize=8)
+def _main_line(top: str, head: str) -> frozenset[str]:
+    chain = git(Path(top), "rev-list", "--first-parent", head)
+    return frozenset(chain.split()) if chain else frozenset()
+
+
 # the main line's diffs of one file, plain whatever .gitattributes says (no external diff or textconv
 # driver, binary-looking files as text), each commit's marked by a NUL no diff line starts with
 _ADDED_LOG = ("-c", "core.quotepath=off", "-c", "color.ui=never", "log", "--first-parent", "--diff-merges=first-parent",

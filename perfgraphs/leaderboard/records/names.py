@@ -245,6 +245,47 @@ def team(authors: str) -> frozenset[str]:
     return frozenset(p.casefold() for p in people(authors))
 
 
+_AFFILIATION = re.compile(r"\([^)]*\)|[@/].*$")
+
+
+@functools.lru_cache(maxsize=4096)
+def _name_parts(person: str) -> tuple[str, str]:
+    """(surname, first name) of a person as teams are told apart: the affiliation dropped
+    (``(ETH Zurich)``, ``@ETH``, ``/MIT``), case folded, middle names and punctuation aside; a
+    ``Lory M.`` (a "Last, F." list's person) read surname first. ("", "") when nothing is left."""
+    words = re.findall(r"[a-z0-9']+", _AFFILIATION.sub(" ", unicodedata.normalize("NFKC", person)).casefold())
+    if not words:
+        return "", ""
+    if len(words) >= 2 and len(words[0]) > 1 and all(len(w) == 1 for w in words[1:]):
+        return words[0], words[1]
+    return words[-1], (words[0] if len(words) > 1 else "")
+
+
+def same_person_loosely(p: str, q: str) -> bool:
+    """Whether two people may be one person written two ways, as a team is counted: the same
+    surname, and first names equal, one an initial of the other, or one missing (``Mal Lory``,
+    ``M. Lory``, ``Mal R. Lory``, ``Mal Lory (ETH Zurich)``, ``Lory``). Six spellings of one author
+    made six teams, each ranked (twenty-first pass of 2026-12-02). Namesakes written with an
+    initial only (``W. Chen`` beside ``Wei Chen``) are one team too: write the full name."""
+    (s1, f1), (s2, f2) = _name_parts(p), _name_parts(q)
+    if not s1 or s1 != s2:
+        return False
+    return not f1 or not f2 or f1 == f2 or (len(f1) == 1 and f2.startswith(f1)) or (len(f2) == 1 and f1.startswith(f2))
+
+
+def named_person(method: str, authors: str, other_authors: str) -> str | None:
+    """A person of ``other_authors`` (six or more letters and digits) whose name ``method`` holds,
+    when ``authors`` do not include them: ``gnn-x (Alice Author)`` by Mal Lory reads as Alice's
+    entry (twenty-first pass of 2026-12-02). None when there is none."""
+    mine = people(authors)
+    plain = compact(method)
+    for q in people(other_authors):
+        key = compact(_AFFILIATION.sub(" ", q))
+        if len(key) >= 6 and key in plain and not any(same_person_loosely(p, q) for p in mine):
+            return q
+    return None
+
+
 def names_nobody(authors: str) -> bool:
     """Whether an author list names no one in particular (``Anonymous``, ``et al.``, ``TBD``)."""
     return not (team(authors) - PLACEHOLDER_AUTHORS)
@@ -285,6 +326,11 @@ def lookalike_notes(rows, elsewhere=()) -> list[str]:
             for p, q in lookalike_people(a1, a2)[:1]:
                 out.append(f"look-alike authors: {p!r} ({m1}) and {q!r} ({m2}{where}) read alike but are written "
                            "differently: two entries, told apart letter by letter")
+            for method, authors, other, other_method in ((m1, a1, a2, m2), (m2, a2, a1, m1)):
+                named = named_person(method, authors, other)
+                if named is not None:
+                    out.append(f"a method names another entry's author: {method!r} by {authors!r} names {named!r} "
+                               f"(an author of {other_method!r}{where}): two entries, told apart by their authors")
             if a1 != a2 and same_method(m1, m2):
                 out.append(f"one method name, two author lists: {m1!r} by {a1!r} and {m2!r} by {a2!r}{where}: "
                            "two entries, told apart by their authors")

@@ -13,7 +13,7 @@ import functools
 import re
 
 from perfgraphs.leaderboard.records import names
-from perfgraphs.leaderboard.records.history import full_history, git
+from perfgraphs.leaderboard.records.history import full_history, git, on_main_line
 from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS, REFERENCE_DIR
 
 
@@ -59,10 +59,12 @@ def _reference_code_problem(base: str, commit: str) -> str | None:
     if not full_history(root):
         return None  # an installed package or a shallow clone: no history to check against
     well_formed = re.fullmatch(r"[0-9a-f]{7,40}", commit or "") is not None
-    # in the history of what is checked out: a commit that exists only on an unmerged branch (a
-    # fetched pull request) is code nobody accepted
-    if not well_formed or git(root, "merge-base", "--is-ancestor", commit, "HEAD") is None:
-        return f"is recorded as a reference baseline at commit {commit!r}, which is not in this repository's history"
+    # on the main line of what is checked out: a commit that exists only on an unmerged branch (a
+    # fetched pull request), or that reached the main line only through a merge's second parent (a
+    # branch's commit reverted before the merge), is code nobody accepted (twenty-first pass)
+    if not well_formed or not on_main_line(root, commit):
+        return (f"is recorded as a reference baseline at commit {commit!r}, which is not on this repository's "
+                "main line")
     folder = REFERENCE_DIR / base
     if folder.is_dir():
         rel = folder.relative_to(REFERENCE_DIR.parent).as_posix()
