@@ -39,17 +39,25 @@ def full_history(folder: Path) -> bool:
     return (git(folder, "rev-parse", "--is-shallow-repository") or "").strip() == "false"
 
 
+# The main line's commit when landed code became the first-parent line only: its ancestors (branches
+# the maintainers merged before, reference records among them) stay landed by ancestry.
+FIRST_PARENT_SINCE = "0bcf2e7e4b7e93c1ba0b32e864d4b577d305f72f"
+
+
 def on_main_line(folder: Path, commit: str) -> bool:
-    """Whether ``commit`` is on HEAD's first-parent line: code the main line held at some point. A
-    commit reached only through a merge's second parent (a branch's intermediate commit, reverted
-    before its merge) is code no reviewer accepted: a reference recorded at such a commit ran its
-    sabotaged code under `reproduce`, outside the sandbox, and was "reproduced" (twenty-first pass
-    of 2026-12-02)."""
+    """Whether ``commit`` is landed code: on HEAD's first-parent line, or an ancestor of
+    :data:`FIRST_PARENT_SINCE` (history from before the rule). A commit reached only through a
+    later merge's second parent (a branch's intermediate commit, reverted before its merge) is code
+    no reviewer accepted: a reference recorded at such a commit ran its sabotaged code under
+    `reproduce`, outside the sandbox, and was "reproduced" (twenty-first pass of 2026-12-02)."""
     full, head = git(folder, "rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}"), git(folder, "rev-parse", "HEAD")
     top = git(folder, "rev-parse", "--show-toplevel")
     if full is None or head is None or top is None:
         return False
-    return full.strip() in _main_line(top.strip(), head.strip())
+    if full.strip() in _main_line(top.strip(), head.strip()):
+        return True
+    return git(folder, "merge-base", "--is-ancestor", FIRST_PARENT_SINCE, "HEAD") is not None \
+        and git(folder, "merge-base", "--is-ancestor", full.strip(), FIRST_PARENT_SINCE) is not None
 
 
 @functools.lru_cache(maxsize=8)
