@@ -74,7 +74,7 @@ def test_what_cannot_be_reproduced_here_is_one_line(tmp_path, capsys):
     (results / "dippm.jsonl").write_text(json.dumps(ghost) + "\n")
     rc = main(["leaderboard", "reproduce", "dippm", "1", "--results", str(results)])
     err = [x for x in capsys.readouterr().err.splitlines() if x.strip()]
-    assert rc != 0 and len(err) == 1 and "history" in err[0], err
+    assert rc != 0 and len(err) == 1 and "main line" in err[0], err
 
 
 def test_the_commit_s_run_imports_the_worktree_s_code_only(tmp_path):

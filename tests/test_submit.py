@@ -494,7 +494,8 @@ def test_a_hidden_board_is_ranked_by_its_keeper_without_publishing_per_configura
     # three entries: the example, one 0.1 % off it (the data cannot separate them), one 40 % high
     for method, factor in (("keeper-a", 1.0), ("keeper-a-twin", 1.001), ("keeper-high", 1.4)):
         # three teams: a team has one ranked entry (its best)
-        folder = predictions_submission(env["tmp"] / method, parts, method=method, authors=[f"{method} team"])
+        authors = {"keeper-a": "Ann Keeper", "keeper-a-twin": "Bea Twin"}.get(method, "Cy High")
+        folder = predictions_submission(env["tmp"] / method, parts, method=method, authors=[authors])
         for seed in range(5):
             rewrite_seed(folder, seed, lambda t: t.set_column(2, "value", pa.compute.multiply(t.column("value"), factor)))
         report_against(folder, rows)
