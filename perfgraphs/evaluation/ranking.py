@@ -188,6 +188,9 @@ def bootstrap_mapes(contenders: list[Contender], repetitions: LabelRepetitions |
     ratios against the labels the repetitions re-draw: their means)."""
     n = contenders[0].ratios.shape[1]
     out = np.empty((len(contenders), resamples))
+    # each entry's seeds in one order, its values': the order a record lists them in is the
+    # submitter's to choose, and 10 of 24 orders ranked a borderline entry first (twenty-second pass)
+    sorted_ratios = [_seeds_in_order(np.asarray(c.ratios, dtype=float)) for c in contenders]
     # Every draw comes from a stream of its own, keyed on (seed, chunk, what it draws): one shared
     # stream gave each entry draws that depended on its place in the list and on the entries before
     # it, so a record's hand-written date, or a decoy added, re-rolled borderline comparisons
@@ -199,15 +202,15 @@ def bootstrap_mapes(contenders: list[Contender], repetitions: LabelRepetitions |
         counts = rng.multinomial(n, np.full(n, 1.0 / n), size=b).astype(float)  # shared: paired
         factors = _label_factors(repetitions, rng, b, n)
         seed_weights: dict[int, np.ndarray] = {}
-        for j, c in enumerate(contenders):
-            s = c.ratios.shape[0]
+        for j, ratios in enumerate(sorted_ratios):
+            s = ratios.shape[0]
             if s not in seed_weights:  # (b, s): seeds drawn
                 seed_weights[s] = np.random.default_rng([seed, start, 1, s]).multinomial(s, np.full(s, 1.0 / s), size=b) / s
             weights = seed_weights[s]
             if factors is None:
-                per_config = weights @ np.abs(c.ratios - 1.0)  # (b, n)
+                per_config = weights @ np.abs(ratios - 1.0)  # (b, n)
             else:  # a perturbed label y' = y f gives prediction / y' = ratio / f
-                per_config = np.einsum("bs,bsn->bn", weights, np.abs(c.ratios[None] / factors[:, None] - 1.0))
+                per_config = np.einsum("bs,bsn->bn", weights, np.abs(ratios[None] / factors[:, None] - 1.0))
             out[j, start:start + b] = (counts * per_config).sum(axis=1) / n * 100.0
     return out
 
@@ -223,13 +226,17 @@ def holm(pvalues: dict[tuple[int, int], float], alpha: float = ALPHA) -> set[tup
     return rejected
 
 
+def _seeds_in_order(ratios: np.ndarray) -> np.ndarray:
+    """A (seeds × configurations) array's rows in one order, whatever order they came in."""
+    return ratios[np.lexsort(ratios.T[::-1])]
+
+
 def _copies(contenders: list[Contender]) -> list[int]:
     """For each contender, the first contender with the same predictions: the same seeds' ratios
     (rows of ``ratios``, in any order) to 1e-9. Seed means alone made a decoy of another entry's
     means, each seed far off (49.9 % MAPE), a copy of the leader and erased its comparisons
     (twenty-first pass of 2026-12-02)."""
-    rows = [np.asarray(c.ratios, dtype=float) for c in contenders]
-    rows = [r[np.lexsort(r.T[::-1])] for r in rows]  # seeds in one order
+    rows = [_seeds_in_order(np.asarray(c.ratios, dtype=float)) for c in contenders]
     return [next(i for i in range(j + 1) if rows[i].shape == rows[j].shape
                  and np.allclose(rows[i], rows[j], rtol=1e-9, atol=0.0)) for j in range(len(contenders))]
 

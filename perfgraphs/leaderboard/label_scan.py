@@ -167,6 +167,9 @@ def _structured(data: bytes, left: list[int]) -> list[np.ndarray]:
     return out
 
 
+_ZIP_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA)
+
+
 def _read_capped(stream, left: list[int], what: str) -> bytes:
     """At most ``left[0]`` bytes of a decompressing stream, taken off ``left``; more is refused."""
     member = stream.read(left[0] + 1)
@@ -190,6 +193,9 @@ def _members(data: bytes, left: list[int]):
                         continue
                     if info.flag_bits & 0x1:
                         raise Unscannable(f"zip member {info.filename!r} is encrypted: the scan cannot read it")
+                    if info.compress_type not in _ZIP_METHODS:
+                        raise Unscannable(f"zip member {info.filename!r} is compressed with method "
+                                          f"{info.compress_type}, which the scan cannot read")
                     with z.open(info) as f:
                         yield info.filename, _read_capped(f, left, f"zip member {info.filename!r}")
         elif data[:3] == b"\x1f\x8b\x08":
@@ -204,8 +210,10 @@ def _members(data: bytes, left: list[int]):
                     if m.isfile():
                         yield m.name, _read_capped(t.extractfile(m), left, f"tar member {m.name!r}")
     except (zipfile.BadZipFile, tarfile.TarError, OSError, EOFError, lzma.LZMAError, zlib.error, ValueError,
-            NotImplementedError, RuntimeError):
-        return
+            NotImplementedError, RuntimeError) as exc:
+        # an archive the scan cannot read to its end (trailing bytes after a gzip stream, a member
+        # of an unsupported method) passed with what came after unread (twenty-second pass)
+        raise Unscannable(f"an archive the scan cannot read ({type(exc).__name__}: {' '.join(str(exc).split())[:120]})") from None
 
 
 def _found_in(data: bytes, index: LabelIndex, depth: int = 0, left: list[int] | None = None) -> set[tuple[int, int]]:

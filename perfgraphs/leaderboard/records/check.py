@@ -194,7 +194,8 @@ def check_name_owner(results_root: Path | None, board: Task, method: str, author
             problems.append(f"author {mine!r} reads like {theirs!r}, an author of {e.method!r} on "
                             f"{e.dataset} ({e.date_utc[:10]}), without being written the same: write the "
                             "name as recorded if it is that person, otherwise so that it does not read like theirs")
-        named = names_mod.named_person(method, authors, e.authors)
+        # a method the team recorded stays theirs, whoever was recorded since (twenty-second pass)
+        named = None if owns_method else names_mod.named_person(method, authors, e.authors)
         if named is not None and not problems:
             problems.append(f"method {method!r} names {named!r}, an author of {e.method!r} on {e.dataset}: a method "
                             "names the entry, the authors field says whose it is")

@@ -248,29 +248,40 @@ def team(authors: str) -> frozenset[str]:
 _AFFILIATION = re.compile(r"\([^)]*\)|[@/].*$")
 
 
+_TITLES = frozenset({"dr", "prof", "mr", "mrs", "ms", "jr", "sr", "ii", "iii", "iv", "phd"})
+
+
 @functools.lru_cache(maxsize=4096)
-def _name_parts(person: str) -> tuple[str, str]:
-    """(surname, first name) of a person as teams are told apart: the affiliation dropped
-    (``(ETH Zurich)``, ``@ETH``, ``/MIT``), case folded, middle names and punctuation aside; a
-    ``Lory M.`` (a "Last, F." list's person) read surname first. ("", "") when nothing is left."""
-    words = re.findall(r"[a-z0-9']+", _AFFILIATION.sub(" ", unicodedata.normalize("NFKC", person)).casefold())
-    if not words:
-        return "", ""
+def _name_parts(person: str) -> tuple[str, ...]:
+    """A person's name words as teams are told apart: the affiliation dropped (``(ETH Zurich)``,
+    ``@ETH``, ``/MIT``), case folded, titles and suffixes aside (``Dr.``, ``Jr.``), a hyphenated
+    surname one word; a ``Lory M.`` (a "Last, F." list's person) read surname last. () when
+    nothing is left."""
+    words = [w for w in re.findall(r"[a-z0-9'][a-z0-9'-]*", _AFFILIATION.sub(" ", unicodedata.normalize("NFKC", person)).casefold())
+             if w not in _TITLES]
     if len(words) >= 2 and len(words[0]) > 1 and all(len(w) == 1 for w in words[1:]):
-        return words[0], words[1]
-    return words[-1], (words[0] if len(words) > 1 else "")
+        words = words[1:] + words[:1]
+    return tuple(words)
 
 
 def same_person_loosely(p: str, q: str) -> bool:
     """Whether two people may be one person written two ways, as a team is counted: the same
-    surname, and first names equal, one an initial of the other, or one missing (``Mal Lory``,
-    ``M. Lory``, ``Mal R. Lory``, ``Mal Lory (ETH Zurich)``, ``Lory``). Six spellings of one author
-    made six teams, each ranked (twenty-first pass of 2026-12-02). Namesakes written with an
-    initial only (``W. Chen`` beside ``Wei Chen``) are one team too: write the full name."""
-    (s1, f1), (s2, f2) = _name_parts(p), _name_parts(q)
-    if not s1 or s1 != s2:
+    surname (last word) and first name, or a first name and its initial, and no two middle names
+    that differ (``Mal Lory``, ``M. Lory``, ``Mal R. Lory``, ``Mal Lory (ETH Zurich)``). Six
+    spellings of one author made six teams, each ranked (twenty-first pass of 2026-12-02); a
+    surname alone matches only itself, and ``MIT Han Lab`` not ``MIT Systems Lab`` (twenty-second pass).
+    Namesakes written with an initial (``W. Chen`` beside ``Wei Chen``) are one team: write the
+    full name."""
+    a, b = _name_parts(p), _name_parts(q)
+    if a and a == b:  # the same name, as written (case, affiliation and titles aside)
+        return True
+    if len(a) < 2 or len(b) < 2 or a[-1] != b[-1]:
         return False
-    return not f1 or not f2 or f1 == f2 or (len(f1) == 1 and f2.startswith(f1)) or (len(f2) == 1 and f1.startswith(f2))
+    f1, f2 = a[0], b[0]
+    if not (f1 == f2 or (len(f1) == 1 and f2.startswith(f1)) or (len(f2) == 1 and f1.startswith(f2))):
+        return False
+    m1, m2 = [w for w in a[1:-1] if len(w) > 1], [w for w in b[1:-1] if len(w) > 1]
+    return not (m1 and m2 and m1 != m2)
 
 
 def named_person(method: str, authors: str, other_authors: str) -> str | None:
