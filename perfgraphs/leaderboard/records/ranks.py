@@ -194,8 +194,7 @@ def rank_board(entries: list[Entry], repetitions: LabelRepetitions | None = None
                                      min_configs=min_configs)
             ranking, usable, fitted = _without_fitted(ranking, usable, repetitions, min_configs, notes)
             misaligned = misaligned + fitted
-            # a team's best among the entries left: a fitted table under a made-up co-author, set
-            # aside above, took its team's place and unranked the team (twenty-second pass)
+            # a team's best among the entries left (a fitted one took its team's place: 22nd pass)
             usable, seconds = team_best(usable)
             if seconds:
                 ranking = paired_ranking([Contender(f"{i}", r) for i, (_, r) in enumerate(usable)], repetitions,
