@@ -189,7 +189,7 @@ def bootstrap_mapes(contenders: list[Contender], repetitions: LabelRepetitions |
     n = contenders[0].ratios.shape[1]
     out = np.empty((len(contenders), resamples))
     # (the order a record lists its seeds in still picks which draw each seed gets: known, twenty-second pass)
-    sorted_ratios = [np.asarray(c.ratios, dtype=float) for c in contenders]
+    all_ratios = [np.asarray(c.ratios, dtype=float) for c in contenders]
     # Every draw comes from a stream of its own, keyed on (seed, chunk, what it draws): one shared
     # stream gave each entry draws that depended on its place in the list and on the entries before
     # it, so a record's hand-written date, or a decoy added, re-rolled borderline comparisons
@@ -201,7 +201,7 @@ def bootstrap_mapes(contenders: list[Contender], repetitions: LabelRepetitions |
         counts = rng.multinomial(n, np.full(n, 1.0 / n), size=b).astype(float)  # shared: paired
         factors = _label_factors(repetitions, rng, b, n)
         seed_weights: dict[int, np.ndarray] = {}
-        for j, ratios in enumerate(sorted_ratios):
+        for j, ratios in enumerate(all_ratios):
             s = ratios.shape[0]
             if s not in seed_weights:  # (b, s): seeds drawn
                 seed_weights[s] = np.random.default_rng([seed, start, 1, s]).multinomial(s, np.full(s, 1.0 / s), size=b) / s
