@@ -2291,3 +2291,47 @@ def test_twenty_second_pass_an_archive_the_scan_cannot_finish_is_refused(env, pa
     refused = scanned("m.zip", bytes(data))
     assert len(refused) == 1 and "method 9" in refused[0], refused
     assert scanned("ok.txt.gz", gzip.compress(b"1.5\n2.5\n3.5\n")) == []  # control
+
+
+# -- the twenty-third pass of 2026-12-02 -------------------------------------------------------------
+
+def _seed_order_board():
+    """A best entry and a borderline blend whose five seeds differ in quality (0.9 to 1.1 of the shared
+    error), on 150 configurations: near the edge of the 5 % test against the best."""
+    from perfgraphs.evaluation.ranking import Contender
+
+    rng = np.random.default_rng(0)
+    shared = rng.normal(0.0, 0.2, 150)
+    best = Contender("best", np.exp(0.9 * shared[None, :] + rng.normal(0, 0.05, (5, 150))))
+    for _ in range(7):  # (a later draw of the same generator: one at the edge)
+        rng.normal(0, 0.05, (5, 150))
+    scales = 1.0 + np.array([-0.2, -0.1, 0.0, 0.1, 0.2])
+    return best, np.exp(scales[:, None] * shared[None, :] + rng.normal(0, 0.05, (5, 150)))
+
+
+def test_twenty_third_pass_the_order_of_a_records_seeds_picks_nothing(monkeypatch):
+    """Seeds were drawn alike for every entry with as many seeds, so a record's k-th seed shared its
+    draws with the best entry's k-th seed, and the order a record listed its seeds in (its writer's
+    choice) picked which of its seeds moved with the leader's: a borderline blend tied the best in
+    some orders and not others. Now each entry draws its own seeds, in one order of their content:
+    every one of the 120 orders gets the same rank and intervals. Control: the seeds drawn alike per
+    seed count, in the record's order, and the orders disagree."""
+    import itertools
+
+    from perfgraphs.evaluation import ranking
+    from perfgraphs.evaluation.ranking import Contender, paired_ranking
+
+    best, blend = _seed_order_board()
+
+    def outcomes():
+        seen = set()
+        for order in itertools.permutations(range(5)):
+            r = paired_ranking([best, Contender("blend", blend[list(order)])], resamples=1000)
+            e = next(e for e in r.entries if e.name == "blend")
+            seen.add((e.rank, e.mape_ci95, e.diff_ci95))
+        return seen
+
+    assert len(outcomes()) == 1
+    monkeypatch.setattr(ranking, "_content_key", lambda r: [r.shape[0]])
+    monkeypatch.setattr(ranking, "_seeds_in_order", lambda r: r)
+    assert {rank for rank, _, _ in outcomes()} == {1, 2}
