@@ -196,8 +196,13 @@ def bootstrap_mapes(contenders: list[Contender], repetitions: LabelRepetitions |
     # its good seeds shared with the leader's, and re-rolled a borderline blend to rank 1 in 10 of 24
     # orders (twenty-second pass of 2026-12-02). What is left to a submitter is changing its own
     # predictions, which re-rolls its draws within the bootstrap's Monte Carlo error.
-    all_ratios = [_seeds_in_order(np.asarray(c.ratios, dtype=float)) for c in contenders]
-    seed_keys = [_content_key(r) for r in all_ratios]
+    # The stream is keyed on the entry's content to six significant digits, so copies (the same key:
+    # :func:`_copies`) draw alike: keyed on the exact bytes, copies a few ulp apart each re-rolled the
+    # leader's seeds, and the one with the smallest p-value, which stands for them in a Holm family,
+    # pushed a borderline entry down a rank (twenty-third pass of 2026-12-02).
+    canonical = [_canonical(c.ratios) for c in contenders]
+    all_ratios = [rows for rows, _ in canonical]
+    seed_keys = [key for _, key in canonical]
     label_shift = np.zeros(len(contenders))
     # Configurations and label repetitions come from streams keyed on (seed, chunk) only: one shared
     # stream gave each entry draws that depended on its place in the list and on the entries before
@@ -228,13 +233,6 @@ def bootstrap_mapes(contenders: list[Contender], repetitions: LabelRepetitions |
     return out - label_shift[:, None] / resamples
 
 
-def _content_key(ratios: np.ndarray) -> list[int]:
-    """Four 32-bit words of a digest of an entry's ratios (seeds in one order): its seeds' stream."""
-    digest = hashlib.sha256(np.ascontiguousarray(ratios, dtype="<f8").tobytes()
-                            + repr(ratios.shape).encode()).digest()
-    return [int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4)]
-
-
 def holm(pvalues: dict[tuple[int, int], float], alpha: float = ALPHA) -> set[tuple[int, int]]:
     """The pairs Holm's step-down procedure rejects at family-wise error ``alpha``."""
     ordered = sorted(pvalues.items(), key=lambda kv: kv[1])
@@ -246,19 +244,35 @@ def holm(pvalues: dict[tuple[int, int], float], alpha: float = ALPHA) -> set[tup
     return rejected
 
 
-def _seeds_in_order(ratios: np.ndarray) -> np.ndarray:
-    """A (seeds × configurations) array's rows in one order, whatever order they came in."""
-    return ratios[np.lexsort(ratios.T[::-1])]
+SIGNIFICANT_DIGITS = 6  # two entries whose every ratio agrees to this many digits are copies
 
 
-def _copies(contenders: list[Contender]) -> list[int]:
-    """For each contender, the first contender with the same predictions: the same seeds' ratios
-    (rows of ``ratios``, in any order) to 1e-9. Seed means alone made a decoy of another entry's
-    means, each seed far off (49.9 % MAPE), a copy of the leader and erased its comparisons
-    (twenty-first pass of 2026-12-02)."""
-    rows = [_seeds_in_order(np.asarray(c.ratios, dtype=float)) for c in contenders]
-    return [next(i for i in range(j + 1) if rows[i].shape == rows[j].shape
-                 and np.allclose(rows[i], rows[j], rtol=1e-9, atol=0.0)) for j in range(len(contenders))]
+def _canonical(ratios: np.ndarray) -> tuple[np.ndarray, tuple[int, ...]]:
+    """An entry's (seeds × configurations) ratios with its seeds in one order of their content,
+    whatever order the record lists them in, and a key of that content to
+    :data:`SIGNIFICANT_DIGITS` digits (four 32-bit words of a sha256 digest): the key of its seeds'
+    random stream and of its set of copies. Each ratio is read as an integer mantissa and a decimal
+    exponent, so -0.0 is 0.0 (two seeds differing only there sorted in the record's order and hashed
+    apart: twenty-third pass)."""
+    ratios = np.asarray(ratios, dtype=float)
+    magnitude = np.abs(ratios)
+    # (a decimal exponent from -300: 10 ** (exponent - digits) stays a normal number for a subnormal ratio)
+    exponent = np.where(magnitude > 0, np.floor(np.log10(np.maximum(magnitude, 1e-300))), 0).astype(np.int64)
+    mantissa = np.rint(ratios / 10.0 ** (exponent - SIGNIFICANT_DIGITS + 1)).astype(np.int64)
+    order = np.lexsort(np.concatenate([mantissa, exponent], axis=1).T[::-1])
+    digest = hashlib.sha256(np.ascontiguousarray(mantissa[order], dtype="<i8").tobytes()
+                            + np.ascontiguousarray(exponent[order], dtype="<i8").tobytes()
+                            + repr(ratios.shape).encode()).digest()
+    return ratios[order], tuple(int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4))
+
+
+def _copies(contenders: list[Contender]) -> list[tuple[int, ...]]:
+    """For each contender, the key of its set of copies: entries with the same seeds' ratios (in any
+    order) to :data:`SIGNIFICANT_DIGITS` digits, which draw their seeds alike and count once. Seed
+    means alone made a decoy of another entry's means, each seed far off (49.9 % MAPE), a copy of the
+    leader and erased its comparisons (twenty-first pass of 2026-12-02); copies judged to 1e-9 but
+    drawn apart let a few-ulp copy re-roll the leader's draws (twenty-third pass)."""
+    return [_canonical(c.ratios)[1] for c in contenders]
 
 
 def paired_ranking(contenders: list[Contender], repetitions: LabelRepetitions | None = None,

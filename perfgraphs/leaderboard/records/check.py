@@ -22,7 +22,7 @@ from perfgraphs.registry import Task
 
 from perfgraphs.leaderboard.records import names as names_mod  # names compared as people read them
 from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS, REFERENCE_DIR
-from perfgraphs.leaderboard.records.record_check import MIN_SEEDS  # one rule, defined with the record check
+from perfgraphs.leaderboard.records.record_check import MAX_SEEDS, MIN_SEEDS  # one rule, defined with the record check
 # Shuffling the test order may reorder floating-point sums inside a batch; anything beyond this
 # relative difference means the predictions depend on the order or the ids.
 INVARIANCE_RTOL = 1e-5
@@ -32,6 +32,8 @@ REPORTED_ATOL_PCT = 0.01
 
 def check_seeds(seeds) -> list[str]:
     distinct = sorted(set(int(s) for s in seeds))
+    if len(distinct) > MAX_SEEDS:
+        return [f"{len(distinct)} distinct seeds; a record has at most {MAX_SEEDS}: run seeds 0 1 2 3 4"]
     if len(distinct) < MIN_SEEDS:
         return [f"{len(distinct)} distinct seed(s) ({', '.join(map(str, distinct)) or 'none'}); the leaderboard "
                 f"needs at least {MIN_SEEDS}: run seeds 0 1 2 3 4 (--seeds, or seed-<k>.parquet files)"]

@@ -21,6 +21,9 @@ from perfgraphs.leaderboard.records.tiers import TIERS
 # A board's rule: five honest seeds or no record (a local preview board may ask for fewer:
 # perfgraphs.leaderboard.records.results.PREVIEW_MARKER)
 MIN_SEEDS = 5
+# ... and at most this many: every board read draws each seed of each entry 4,000 times (a record of
+# 300 seeds took 10 s and 0.8 GB of one ranking, 5,000 would take ~12 GB: twenty-third pass)
+MAX_SEEDS = 20
 
 TEXT_FIELDS = ("method", "dataset", "dataset_version", "dataset_content_hash", "config", "target", "tier",
                "division", "code_commit", "hardware", "run_identity", "date_utc", "authors", "test_set",
@@ -257,6 +260,8 @@ def _seeds_problem(per_seed, min_seeds: int) -> str | None:
     """Five honest seeds or no record: every seed a distinct integer with finite scores."""
     if not isinstance(per_seed, list) or not per_seed:
         return "per_seed must be a non-empty list of per-seed scores"
+    if len(per_seed) > MAX_SEEDS:
+        return f"{len(per_seed)} seeds; a record has at most {MAX_SEEDS}"
     seeds = []
     for s in per_seed:
         if not isinstance(s, dict) or not (isinstance(s.get("seed"), int) and not isinstance(s.get("seed"), bool)
