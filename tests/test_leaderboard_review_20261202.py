@@ -2429,3 +2429,108 @@ def test_twenty_third_pass_a_record_of_thousands_of_seeds_is_not_read(tmp_path, 
     assert check.check_seeds(range(MAX_SEEDS + 1)) == [f"{MAX_SEEDS + 1} distinct seeds; a record has at most "
                                                        f"{MAX_SEEDS}: run seeds 0 1 2 3 4"]
     assert check.check_seeds(range(5)) == []
+
+
+def _partial_clone_trap(tmp_path: Path, marker: Path) -> Path:
+    """A submission folder in a repository configured as a partial clone whose HEAD commit is
+    missing: resolving it makes git fetch, which runs remote.origin.uploadpack."""
+    import shutil
+
+    from perfgraphs.paths import leaderboard_dir
+
+    folder = tmp_path / "e1"
+    shutil.copytree(leaderboard_dir() / "examples" / "ridge", folder)
+    _git(folder, "init", "-q")
+    _git(folder, "add", "-A")
+    _git(folder, "commit", "-qm", "x")
+    head = _git(folder, "rev-parse", "HEAD").strip()
+    for key, value in (("core.repositoryformatversion", "1"), ("extensions.partialClone", "origin"),
+                       ("remote.origin.url", str(tmp_path / "nowhere")), ("remote.origin.promisor", "true"),
+                       ("remote.origin.uploadpack", f'sh -c "id > {marker}; exit 1" --')):
+        _git(folder, "config", key, value)
+    shutil.rmtree(folder / ".git" / "objects" / head[:2])
+    return folder
+
+
+def test_twenty_third_pass_resolving_commit_auto_fetches_nothing(tmp_path):
+    """`commit: auto` asked git for the folder's HEAD commit; in a repository configured as a partial
+    clone a missing commit made git fetch it, running the folder's remote.origin.uploadpack on the
+    reviewer's machine before any sandbox (`check`, `submit`, `reproduce --submission`). Git now
+    allows no transport and makes no lazy fetch. Control: the same call as before the fix runs it."""
+    import subprocess
+
+    from perfgraphs.leaderboard.submission import _git_commit
+
+    marker = tmp_path / "pwned.log"
+    folder = _partial_clone_trap(tmp_path, marker)
+    assert _git_commit(folder) is None and not marker.exists()
+    subprocess.run(["git", "-c", "safe.bareRepository=explicit", "-c", "core.fsmonitor=false", "-C", str(folder),
+                    "rev-parse", "--verify", "HEAD^{commit}"], capture_output=True)  # control: the call before
+    assert marker.exists()
+
+
+def test_twenty_third_pass_reproduce_runs_no_filter_a_handed_over_repository_configures(tmp_path, capsys):
+    """A folder handed over with its .git (a tarball of a "clone") whose config defines the clean
+    filter its committed .gitattributes names: `git status` in `reproduce --submission` re-hashed a
+    touched file through it and ran the command. A repository configured other than as a fresh clone
+    is refused in one line, before git status. Control: `git status` there runs the filter."""
+    import os
+    import shutil
+    import subprocess
+    import time
+
+    from perfgraphs.paths import leaderboard_dir
+
+    marker = tmp_path / "ran.txt"
+    source = tmp_path / "attacker"
+    shutil.copytree(leaderboard_dir() / "examples" / "ridge", source / "sub")
+    (source / ".gitattributes").write_text("* filter=pwn\n")
+    _git(source, "init", "-q")
+    _git(source, "add", "-A")
+    _git(source, "commit", "-qm", "x")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(source), str(clone)], check=True, capture_output=True)
+    _git(clone, "config", "filter.pwn.clean", f'sh -c "id >> {marker}; cat"')
+    touched = time.time() + 5
+    os.utime(clone / "sub" / "predictor.py", (touched, touched))
+    record = {**_current_board("cpu-torch-fp32", "latency_ms")[0], "method": "mal-net", "authors": "Mal Lory",
+              "run_identity": "mal-net", "code_commit": _git(clone, "rev-parse", "HEAD").strip(), "tier": "reproduced"}
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "dippm.jsonl").write_text(json.dumps(record) + "\n")
+    capsys.readouterr()
+    rc = main(["leaderboard", "reproduce", "dippm", "1", "--results", str(results), "--submission", str(clone / "sub")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc != 0 and not marker.exists(), err
+    assert len(err) == 1 and "config filter.pwn.clean" in err[0] and "fresh clone" in err[0], err
+    subprocess.run(["git", "-C", str(clone / "sub"), "status"], capture_output=True)  # control
+    assert marker.exists()
+
+
+@pytest.mark.parametrize("field", ["entry_point", "predictions"])
+def test_twenty_third_pass_a_name_too_long_for_the_system_is_one_line(tmp_path, capsys, field):
+    """A 300-character module name in entry_point, or predictions folder name: `Path.exists()`
+    raised "File name too long", printed as "internal error: OSError". Now the name is not found, in
+    one line. Control: the system does refuse the name."""
+    import shutil
+
+    from perfgraphs.paths import leaderboard_dir
+
+    folder = tmp_path / "long"
+    shutil.copytree(leaderboard_dir() / "examples" / "ridge", folder)
+    doc = yaml.safe_load((folder / "submission.yaml").read_text())
+    name = "a" * 300
+    if field == "entry_point":
+        doc["entry_point"] = f"{name}:Predictor"
+    else:
+        doc.pop("entry_point", None)
+        doc["predictions"] = name
+    (folder / "submission.yaml").write_text(yaml.safe_dump(doc))
+    with pytest.raises(OSError, match="too long"):  # control
+        (folder / f"{name}.py").exists()
+    capsys.readouterr()
+    rc = main(["check", str(folder), "--dataset", "dippm", "--config", "cpu-torch-fp32", "--target", "latency_ms",
+               "--quick"])
+    err = capsys.readouterr().err
+    assert rc != 0 and "internal error" not in err and "Traceback" not in err, err
+    assert "not found" in err

@@ -205,6 +205,7 @@ def _check_contributor(record: dict, folder: Path) -> None:
                              f"{method!r} claims {record.get('tier')!r}")
     commit = str(record.get("code_commit", ""))
     _check_clone(folder)
+    _check_plain_repository(folder)
     head = git(folder, "rev-parse", "--verify", "HEAD^{commit}")  # a commit that exists, not HEAD's text
     if re.fullmatch(r"[0-9a-f]{7,40}", commit) is None or head is None or not head.strip().startswith(commit):
         raise ReproduceError(f"{folder} is at {(head or 'no git commit').strip()[:12]}, the record's code at "
@@ -223,6 +224,35 @@ def _check_clone(folder: Path) -> None:
     if top is None or git_dir is None or Path(git_dir.strip()) != Path(top.strip()) / ".git":
         raise ReproduceError(f"{folder} is not in a git clone (its repository is not the top level's .git): "
                              "clone the record's code and pass its submission folder")
+
+
+# What `git clone` writes into a clone's config. Anything else a handed-over folder's repository
+# configures can name a command git runs: `git status` re-hashes a touched file through the clean
+# filter of the folder's .git/config (filter.<name>.clean, named by a committed .gitattributes), and
+# ran its writer's command on the reviewer's machine (twenty-third pass of 2026-12-02); so can
+# includes, extensions, hooks paths and submodules' own repositories.
+_CLONE_CONFIG = re.compile(r"core\.(repositoryformatversion|filemode|bare|logallrefupdates|ignorecase|precomposeunicode"
+                           r"|symlinks)|remote\..+\.(url|fetch)|branch\..+\.(remote|merge)|user\.(name|email)")
+
+
+def _check_plain_repository(folder: Path) -> None:
+    """``folder``'s repository is configured as a fresh clone's is, has no submodule and no linked
+    common folder: git run there runs nothing the folder's writer chose."""
+    git_dir = Path((git(folder, "rev-parse", "--absolute-git-dir") or "").strip())
+    extra = [name for name in ("commondir", "config.worktree", "modules") if (git_dir / name).exists()]
+    try:  # the file as written, its includes unread (an include is a key of its own, and not a clone's)
+        listed = subprocess.run(["git", "config", "--file", str(git_dir / "config"), "--no-includes", "--null",
+                                 "--list"], capture_output=True, timeout=60, cwd="/")
+        keys = None if listed.returncode else [item.split(b"\n", 1)[0].decode("utf-8", "replace")
+                                                for item in listed.stdout.split(b"\0") if item]
+    except (OSError, subprocess.SubprocessError):
+        keys = None
+    extra += [f"config {k}" for k in keys or () if not _CLONE_CONFIG.fullmatch(k)][:3]
+    gitlinks = [line for line in (git(folder, "ls-files", "--stage", "--", ".") or "").splitlines() if line.startswith("160000")]
+    if keys is None or extra or gitlinks:
+        what = ", ".join(extra) or ("submodules" if gitlinks else "a configuration git could not read")
+        raise ReproduceError(f"{folder}: its repository has {what}, which a fresh clone has not (git could run "
+                             "commands it names): score a fresh clone of the record's code")
 
 
 def _compare(record: dict, again: dict, tolerance_rel: float) -> list[str]:

@@ -371,23 +371,15 @@ def check_reserved(method: str, authors: str, root: Path, results_root: Path | N
 def _pristine_reference(root: Path, reference_dir: Path) -> str | None:
     """The name of the reference folder ``root`` is, if it is one of the repository's
     reference folders (not a symlink or copy) with no uncommitted change; else None."""
-    import subprocess
-
     try:
         resolved, refs = root.resolve(strict=True), reference_dir.resolve(strict=True)
     except OSError:
         return None
     if resolved.parent != refs or root.is_symlink():
         return None
-    try:
-        from perfgraphs.leaderboard.records.history import SAFE_GIT
+    from perfgraphs.leaderboard.records.history import git
 
-        # files laid out as a bare repository in the folder must not be read as one (twentieth pass)
-        out = subprocess.run(["git", *SAFE_GIT, "-C", str(refs), "status", "--porcelain", "--", str(resolved)],
-                             capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if out.returncode != 0 or out.stdout.strip():
-        return None
-    return resolved.name
+    # (history.git: files laid out as a bare repository in the folder are not read as one: twentieth pass)
+    status = git(refs, "status", "--porcelain", "--", str(resolved))
+    return None if status is None or status.strip() else resolved.name
 

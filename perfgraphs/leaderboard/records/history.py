@@ -5,6 +5,7 @@ clone, which lacks the commits older records name)."""
 from __future__ import annotations
 
 import functools
+import os
 import subprocess
 from pathlib import Path
 
@@ -21,13 +22,18 @@ def git(folder: Path, *args: str) -> str | None:
 # ran its writer's command on the reviewer's machine under `reproduce --submission`, and named any
 # commit as its HEAD (twentieth pass of 2026-12-02). Every git call here reads .git folders only
 # and runs no monitor.
-SAFE_GIT = ("-c", "safe.bareRepository=explicit", "-c", "core.fsmonitor=false")
+# Nor does it fetch: a repository's config can make it a partial clone whose missing objects git
+# fetches on demand, running the config's remote.*.uploadpack (or core.sshCommand) as a command: a
+# submission folder's .git/config ran its writer's command when `check` resolved `commit: auto`
+# (twenty-third pass of 2026-12-02). No transport is allowed and no lazy fetch made.
+SAFE_GIT = ("-c", "safe.bareRepository=explicit", "-c", "core.fsmonitor=false", "-c", "protocol.allow=never")
 
 
 def git_bytes(folder: Path, *args: str) -> bytes | None:
     """``git -C folder args`` output as bytes, None as :func:`git`."""
     try:
-        done = subprocess.run(["git", *SAFE_GIT, "-C", str(folder), *args], capture_output=True, timeout=60)
+        done = subprocess.run(["git", *SAFE_GIT, "-C", str(folder), *args], capture_output=True, timeout=60,
+                              env={**os.environ, "GIT_NO_LAZY_FETCH": "1"})
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout if done.returncode == 0 else None
