@@ -9,7 +9,8 @@ importing or unpickling anything, and collects the label values it finds:
 * numbers written as text (csv, json, txt, Python source…) with at least 4 significant digits,
   matched at the digits written (a label printed to 4 digits is found; a weight of 8 digits only
   if it *is* that label);
-* arrays of a structured format (npy/npz, Parquet) and the raw bytes of any other file (pickle,
+* arrays of a structured format (npy/npz, Parquet: list, map and struct columns flattened, string
+  columns scanned as text) and the raw bytes of any other file (pickle,
   torch, HDF5…) read as float64 (both byte orders) and float32 at every alignment, matched
   exactly against each label and its 4-, 5- and 6-digit roundings: a random float equals one of a
   few hundred given values essentially never, so model weights do not trip it.
@@ -134,37 +135,115 @@ def _raw_floats(data: bytes) -> list[np.ndarray]:
 
 class Unscannable(Exception):
     """A file whose contents the scan cannot read within its budget (archives' contents over it, a
-    Parquet file over it once read, an encrypted member): refused, never passed unread (twenty-first
-    pass of 2026-12-02: a zip of 512 MB of zeros, then the labels, passed, its second member unread)."""
+    Parquet file over it once read, an encrypted member, an archive nested past MAX_DEPTH): refused,
+    never passed unread (twenty-first pass of 2026-12-02: a zip of 512 MB of zeros, then the labels,
+    passed, its second member unread)."""
 
 
-def _structured(data: bytes, left: list[int]) -> list[np.ndarray]:
-    """Numeric arrays of a Parquet file (its pages are compressed, so raw bytes would miss them),
-    its size once read (rows × columns × 8 bytes) taken off ``left`` first."""
+def _parquet_size(meta) -> int:
+    """Bytes a Parquet file takes once read, from its metadata: 8 for every leaf value (a column
+    chunk's num_values counts each element of a list, where rows × columns counted a one-row
+    list<double> of 70 M zeros, a 627-byte file read into 1.8 GB, as 8 bytes: twenty-third pass of
+    2026-12-02), plus the byte arrays' pages as stored (read as dictionaries, see
+    :func:`_structured`) and fixed-size ones at their width."""
+    size = meta.num_rows * max(1, meta.num_columns) * 8
+    leaves = [meta.schema.column(c) for c in range(meta.num_columns)]
+    counted = 0
+    for g in range(meta.num_row_groups):
+        group = meta.row_group(g)
+        for c in range(group.num_columns):
+            chunk = group.column(c)
+            values = max(chunk.num_values, group.num_rows)
+            counted += 8 * values
+            if chunk.physical_type == "BYTE_ARRAY":
+                counted += chunk.total_uncompressed_size
+            elif chunk.physical_type == "FIXED_LEN_BYTE_ARRAY":
+                counted += values * max(0, leaves[c].length or 0)
+    return max(size, counted)
+
+
+def _leaves(array):
+    """The flat arrays under an Arrow array: lists and maps flattened, structs split into their
+    fields, dictionaries read as their values, recursively (a list<double> or struct column of the
+    labels passed: only flat columns were read, twenty-third pass)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(array, pa.ChunkedArray):
+        for chunk in array.chunks:
+            yield from _leaves(chunk)
+        return
+    kind = array.type
+    if pa.types.is_dictionary(kind):
+        yield from _leaves(array.dictionary)
+    elif pa.types.is_map(kind):
+        yield from _leaves(array.keys)
+        yield from _leaves(array.items)
+    elif pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
+        yield from _leaves(pc.list_flatten(array))
+    elif pa.types.is_struct(kind):
+        for field in array.flatten():
+            yield from _leaves(field)
+    else:
+        yield array
+
+
+def _joined(array) -> bytes:
+    """The values of a string or binary array, one a line: scanned as a member (printed numbers,
+    raw floats, an archive), since the Parquet pages that hold them are compressed."""
+    import pyarrow as pa
+
+    array = array.cast(pa.large_binary())
+    if not len(array) or array.buffers()[2] is None:
+        return b""
+    offsets = np.frombuffer(array.buffers()[1], np.int64)[array.offset:array.offset + len(array) + 1]
+    data = np.frombuffer(array.buffers()[2], np.uint8)[offsets[0]:offsets[-1]]
+    return np.insert(data, offsets[1:-1] - offsets[0], ord("\n")).tobytes()
+
+
+def _structured(data: bytes, left: list[int]) -> tuple[list[np.ndarray], list[bytes]]:
+    """The numbers of a Parquet file, and its strings and binaries (each column's values joined:
+    :func:`_joined`) — its pages are compressed, so raw bytes would miss them —, its size once read
+    (:func:`_parquet_size`) taken off ``left`` first: over it is refused before anything is read.
+    Byte arrays are read as dictionaries (a dictionary page of one long string repeated by its
+    indices is small until decoded)."""
     if not data.startswith(b"PAR1"):
-        return []
+        return [], []
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
         meta = pq.ParquetFile(io.BytesIO(data)).metadata
     except Exception:  # not a readable Parquet file: scanned as raw bytes only
-        return []
-    size = meta.num_rows * max(1, meta.num_columns) * 8
+        return [], []
+    size = _parquet_size(meta)
     if size > left[0]:
-        raise Unscannable(f"a Parquet table of {meta.num_rows} rows × {meta.num_columns} columns, over what the "
-                          f"scan reads ({_LIMITS_TEXT})")
+        raise Unscannable(f"a Parquet table of {meta.num_rows} rows × {meta.num_columns} columns ({size} bytes once "
+                          f"read, each element of its lists counted), over what the scan reads ({_LIMITS_TEXT})")
     left[0] -= size
+    strings = [meta.schema.column(c).path for c in range(meta.num_columns)
+               if meta.schema.column(c).physical_type == "BYTE_ARRAY"]
     try:
-        table = pq.read_table(io.BytesIO(data))
-    except Exception:
-        return []
-    out = []
-    for column in table.columns:
-        try:
-            out.append(np.asarray(column.to_numpy(zero_copy_only=False), dtype=np.float64))
-        except (TypeError, ValueError, Exception):
-            continue
-    return out
+        table = pq.read_table(io.BytesIO(data), read_dictionary=strings or None)
+        numbers, texts = [], []
+        for column in table.columns:
+            for leaf in _leaves(column):
+                if pa.types.is_string(leaf.type) or pa.types.is_large_string(leaf.type) or \
+                        pa.types.is_binary(leaf.type) or pa.types.is_large_binary(leaf.type) or \
+                        pa.types.is_fixed_size_binary(leaf.type):
+                    texts.append(_joined(leaf))
+                elif pa.types.is_integer(leaf.type) or pa.types.is_floating(leaf.type) or \
+                        pa.types.is_decimal(leaf.type) or pa.types.is_boolean(leaf.type):
+                    # unchecked: a 64-bit integer past 2**53 is a number all the same
+                    numbers.append(np.asarray(leaf.cast(pa.float64(), safe=False).to_numpy(zero_copy_only=False),
+                                              dtype=np.float64))
+    except RecursionError:
+        raise Unscannable("a Parquet table nested deeper than the scan follows") from None
+    except (pa.ArrowException, ValueError, TypeError, OSError) as exc:
+        # its metadata read, its pages not: what a predictor's reader might still get passed unread
+        raise Unscannable(f"a Parquet table the scan cannot read ({type(exc).__name__}: "
+                          f"{' '.join(str(exc).split())[:120]})") from None
+    return numbers, texts
 
 
 _ZIP_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA)
@@ -179,36 +258,62 @@ def _read_capped(stream, left: list[int], what: str) -> bytes:
     return member
 
 
+def _archive_kinds(data: bytes) -> list[str]:
+    """Every archive format whose signature ``data`` carries: a zip end record, gzip, bzip2 or xz
+    magic at its start, a tar header. All are read, not the first that matches: the labels gzipped
+    with a small zip after them passed, the zip read and the gzip never (twenty-third pass of
+    2026-12-02); a tar ending in a zip was the zip alone the same way."""
+    kinds = ["zip"] if zipfile.is_zipfile(io.BytesIO(data)) else []
+    kinds += [kind for kind, magic in (("gzip", b"\x1f\x8b\x08"), ("bzip2", b"BZh"), ("xz", b"\xfd7zXZ\x00"))
+              if data.startswith(magic)]
+    if len(data) > 262 and data[257:262] == b"ustar":
+        kinds.append("tar")
+    return kinds
+
+
+def _zip_members(data: bytes, left: list[int]):
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        for info in z.infolist():
+            # a folder entry with content is read by ZipFile.open all the same: `labels/` holding
+            # the labels passed unread (twenty-third pass)
+            if info.is_dir() and info.file_size == 0:
+                continue
+            if info.flag_bits & 0x1:
+                raise Unscannable(f"zip member {info.filename!r} is encrypted: the scan cannot read it")
+            if info.compress_type not in _ZIP_METHODS:
+                raise Unscannable(f"zip member {info.filename!r} is compressed with method "
+                                  f"{info.compress_type}, which the scan cannot read")
+            with z.open(info) as f:
+                yield info.filename, _read_capped(f, left, f"zip member {info.filename!r}")
+
+
+def _tar_members(data: bytes, left: list[int]):
+    with tarfile.open(fileobj=io.BytesIO(data)) as t:
+        for m in t.getmembers():
+            if m.isfile():
+                yield m.name, _read_capped(t.extractfile(m), left, f"tar member {m.name!r}")
+
+
+_STREAMS = {"gzip": lambda data: gzip.GzipFile(fileobj=io.BytesIO(data)),
+            "bzip2": lambda data: bz2.BZ2File(io.BytesIO(data)),
+            "xz": lambda data: lzma.LZMAFile(io.BytesIO(data))}
+
+
 def _members(data: bytes, left: list[int]):
-    """The decompressed members of an archive, one at a time (none when ``data`` is not one),
-    within ``left[0]`` bytes, what is left of the budget (each member read is taken off); more, or
-    an encrypted member, is :class:`Unscannable`. Decompressed as streams, cut while decompressed:
-    a 12 KB gzip of a gzip of 5 GB of zeros was decompressed whole (MemoryError: twentieth pass);
-    every stream of a multi-stream gzip, bzip2 or xz file is read (twenty-first pass)."""
+    """The decompressed members of an archive, one at a time (none when ``data`` is not one), of
+    every format it carries (:func:`_archive_kinds`), within ``left[0]`` bytes, what is left of the
+    budget (each member read is taken off); more, or an encrypted member, is :class:`Unscannable`.
+    Decompressed as streams, cut while decompressed: a 12 KB gzip of a gzip of 5 GB of zeros was
+    decompressed whole (MemoryError: twentieth pass); every stream of a multi-stream gzip, bzip2 or
+    xz file is read (twenty-first pass)."""
     try:
-        if zipfile.is_zipfile(io.BytesIO(data)):
-            with zipfile.ZipFile(io.BytesIO(data)) as z:
-                for info in z.infolist():
-                    if info.is_dir():
-                        continue
-                    if info.flag_bits & 0x1:
-                        raise Unscannable(f"zip member {info.filename!r} is encrypted: the scan cannot read it")
-                    if info.compress_type not in _ZIP_METHODS:
-                        raise Unscannable(f"zip member {info.filename!r} is compressed with method "
-                                          f"{info.compress_type}, which the scan cannot read")
-                    with z.open(info) as f:
-                        yield info.filename, _read_capped(f, left, f"zip member {info.filename!r}")
-        elif data[:3] == b"\x1f\x8b\x08":
-            yield "(gzip)", _read_capped(gzip.GzipFile(fileobj=io.BytesIO(data)), left, "the gzip stream")
-        elif data[:3] == b"BZh":
-            yield "(bzip2)", _read_capped(bz2.BZ2File(io.BytesIO(data)), left, "the bzip2 stream")
-        elif data[:6] == b"\xfd7zXZ\x00":
-            yield "(xz)", _read_capped(lzma.LZMAFile(io.BytesIO(data)), left, "the xz stream")
-        elif len(data) > 262 and data[257:262] == b"ustar":
-            with tarfile.open(fileobj=io.BytesIO(data)) as t:
-                for m in t.getmembers():
-                    if m.isfile():
-                        yield m.name, _read_capped(t.extractfile(m), left, f"tar member {m.name!r}")
+        for kind in _archive_kinds(data):
+            if kind == "zip":
+                yield from _zip_members(data, left)
+            elif kind == "tar":
+                yield from _tar_members(data, left)
+            else:
+                yield f"({kind})", _read_capped(_STREAMS[kind](data), left, f"the {kind} stream")
     except (zipfile.BadZipFile, tarfile.TarError, OSError, EOFError, lzma.LZMAError, zlib.error, ValueError,
             NotImplementedError, RuntimeError) as exc:
         # an archive the scan cannot read to its end (trailing bytes after a gzip stream, a member
@@ -217,11 +322,20 @@ def _members(data: bytes, left: list[int]):
 
 
 def _found_in(data: bytes, index: LabelIndex, depth: int = 0, left: list[int] | None = None) -> set[tuple[int, int]]:
-    """The label values in ``data`` and the archives nested in it, within ``left`` (:func:`_members`)."""
+    """The label values in ``data`` and the archives nested in it (and the strings of a Parquet
+    file's columns, one level down), within ``left`` (:func:`_members`). An archive found
+    :data:`MAX_DEPTH` levels down is refused: its members were skipped, and the labels gzipped four
+    times passed (twenty-third pass of 2026-12-02)."""
     left = [MAX_SCAN_BYTES] if left is None else left
     found = index.printed(_NUMBER.findall(data)) if b"\x00" not in data[:65536] else set()
-    for arr in _raw_floats(data) + _structured(data, left):
+    numbers, texts = _structured(data, left)
+    for arr in _raw_floats(data) + numbers:
         found |= index.exact(arr)
+    if depth >= MAX_DEPTH and (_archive_kinds(data) or (texts and depth > MAX_DEPTH)):
+        raise Unscannable(f"archives nested deeper than {MAX_DEPTH} levels, which the scan opens: unpack the "
+                          "outer ones")
+    for member in texts:  # a Parquet file's strings, one level down (scanned, not opened, past MAX_DEPTH)
+        found |= _found_in(member, index, depth + 1, left)
     if depth < MAX_DEPTH:
         for _, member in _members(data, left):
             found |= _found_in(member, index, depth + 1, left)

@@ -276,6 +276,57 @@ def _sum_or_none(values) -> float | None:
     return None if any(v is None for v in values) else float(sum(values))
 
 
+_PREDICTION_COLUMNS = ("sample_id", "target", "value")
+MAX_PREDICTION_STRING = 1024  # characters of one sample_id or target: ids are short
+
+
+def _prediction_table(path: Path, n_test: int):
+    """(the sample_id, target and value columns of a predictions file, None), or (None, the line that
+    refuses it). Sized from its metadata before anything is read (twenty-third pass of 2026-12-02:
+    the file was read whole, and a 627-byte Parquet of one list row of 70 M values is 1.8 GB once
+    read): a nested column, or more rows (or values in a column) than twice the test part and 1000,
+    is refused; strings are read as dictionaries and refused past MAX_PREDICTION_STRING characters
+    (one long id repeated is small until decoded)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from perfgraphs.leaderboard.submission import read_regular
+
+    unreadable = (f"{path.name}: not a readable Parquet file ({{}}): write it with pyarrow or "
+                  "pandas.DataFrame.to_parquet")
+    try:
+        data = read_regular(path, 512 * 1024 * 1024)
+        parquet = pq.ParquetFile(pa.BufferReader(data))
+        meta, schema = parquet.metadata, parquet.schema_arrow
+    except Exception as exc:
+        return None, unreadable.format(type(exc).__name__)
+    missing = [c for c in _PREDICTION_COLUMNS if c not in schema.names]
+    if missing:
+        return None, f"{path.name}: missing column(s) {', '.join(missing)}: the columns are sample_id, target, value"
+    nested = [f"{f.name} ({f.type})" for f in schema if f.name in _PREDICTION_COLUMNS and pa.types.is_nested(f.type)]
+    if nested:
+        return None, (f"{path.name}: nested column(s) {', '.join(nested)}: sample_id, target and value hold one "
+                      "plain value a row")
+    most = max([meta.num_rows] + [meta.row_group(g).column(c).num_values for g in range(meta.num_row_groups)
+                                  for c in range(meta.num_columns)])
+    if most > 2 * n_test + 1000:
+        return None, (f"{path.name}: {most} rows (or values in a column) for {n_test} test samples, refused before "
+                      "it is read: give exactly one prediction per test sample_id")
+    leaves = [meta.schema.column(c) for c in range(meta.num_columns)]
+    strings = [c.path for c in leaves if c.physical_type == "BYTE_ARRAY" and c.path in _PREDICTION_COLUMNS]
+    try:
+        table = pq.read_table(pa.BufferReader(data), columns=list(_PREDICTION_COLUMNS), read_dictionary=strings or None)
+    except Exception as exc:
+        return None, unreadable.format(type(exc).__name__)
+    for name in strings:
+        for chunk in table.column(name).chunks:
+            words = chunk.dictionary if pa.types.is_dictionary(chunk.type) else chunk
+            if len(words) and (pc.max(pc.binary_length(words)).as_py() or 0) > MAX_PREDICTION_STRING:
+                return None, (f"{path.name}: column {name} holds a value over {MAX_PREDICTION_STRING} characters: "
+                              "sample ids and the target name are short")
+    return table, None
+
+
 def _read_predictions(sub: Submission, test: _TestSet, target: str, positive: bool,
                       problems: list[str]) -> dict[int, np.ndarray]:
     """seed → predictions aligned with the test ids; every defect of every file is reported."""
@@ -288,19 +339,9 @@ def _read_predictions(sub: Submission, test: _TestSet, target: str, positive: bo
     position = {sid: i for i, sid in enumerate(test.ids)}
     for seed, path in sorted(files.items()):
         label = path.name
-        try:
-            import pyarrow as pa
-
-            from perfgraphs.leaderboard.submission import read_regular
-
-            table = pq.read_table(pa.BufferReader(read_regular(path, 512 * 1024 * 1024)))
-        except Exception as exc:
-            problems.append(f"{label}: not a readable Parquet file ({type(exc).__name__}): write it with "
-                            "pyarrow or pandas.DataFrame.to_parquet")
-            continue
-        missing = [c for c in ("sample_id", "target", "value") if c not in table.column_names]
-        if missing:
-            problems.append(f"{label}: missing column(s) {', '.join(missing)}: the columns are sample_id, target, value")
+        table, problem = _prediction_table(path, len(test.ids))
+        if problem is not None:
+            problems.append(problem)
             continue
         targets = set(map(str, table.column("target").to_pylist()))
         if targets != {target}:
