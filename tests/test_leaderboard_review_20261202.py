@@ -2534,3 +2534,58 @@ def test_twenty_third_pass_a_name_too_long_for_the_system_is_one_line(tmp_path, 
     err = capsys.readouterr().err
     assert rc != 0 and "internal error" not in err and "Traceback" not in err, err
     assert "not found" in err
+
+
+# -- the twenty-fourth pass of 2026-12-02 ------------------------------------------------------------
+
+def test_twenty_fourth_pass_a_rank_taken_from_an_entry_of_lower_mean_is_named():
+    """No entry ranks above one of lower mean: a wide entry (V) that nobody beats beyond the noise
+    takes the rank of a tight entry of lower mean (A) that the best beats, so adding A (anyone's
+    entry) moved V from rank 1 to 2 with nothing said. The rule stays (a wide interval never ranks
+    above a lower mean), and V's row now names A. Control: without A, V ranks 1, its own rank."""
+    from perfgraphs.evaluation.ranking import Contender, paired_ranking
+
+    rng = np.random.default_rng(3)
+    shared = rng.normal(0, 0.2, 311)
+    best = Contender("best", np.exp(0.8 * shared[None, :] + rng.normal(0, 0.02, (5, 311))))
+    tight = Contender("A", np.exp(0.9 * shared[None, :] + rng.normal(0, 0.02, (5, 311))))
+    wide = Contender("V", np.exp((0.9 + np.array([-0.45, -0.2, 0.0, 0.25, 0.5]))[:, None] * shared[None, :]
+                                 + rng.normal(0, 0.02, (5, 311))))
+    assert tight.mape_pct < wide.mape_pct
+    alone = {e.name: e for e in paired_ranking([best, wide]).entries}
+    assert (alone["V"].rank, alone["V"].raised_by) == (1, "")  # control
+    both = {e.name: e for e in paired_ranking([best, tight, wide]).entries}
+    assert "A" in both["best"].better_than and "V" not in both["best"].better_than
+    assert (both["A"].rank, both["V"].rank, both["V"].raised_by, both["A"].raised_by) == (2, 2, "A", "")
+
+
+def test_twenty_fourth_pass_a_public_record_names_no_hidden_set():
+    """A public record carrying a hidden set's hash (the withdrawn one) was read and ranked, and
+    `show` captioned the official public board "COMPROMISED hidden set". A public record names no
+    hidden set's labels. Control: the same record without the hash is read."""
+    from perfgraphs.leaderboard.records.hidden import compromised_hashes
+    from perfgraphs.leaderboard.records.record_check import record_problem
+    from perfgraphs.leaderboard.records.results import _FIELDS
+
+    record = good_record()
+    assert record.get("test_set", "public") == "public" and record_problem(record, _FIELDS) is None  # control
+    named = {**record, "hidden_labels_sha256": sorted(compromised_hashes())[0]}
+    assert record_problem(named, _FIELDS) == ("hidden_labels_sha256 is set on a public test set's record (it names "
+                                              "a hidden set's labels only)")
+
+
+def test_twenty_fourth_pass_a_frozen_hidden_record_keeps_its_tier():
+    """The frozen records of a hidden set from before keys are known by a digest that leaves the tier
+    out: one replayed as self-reported was read, a second row of its entry. Only as merged
+    (verified) does it read. Control: the frozen record itself reads."""
+    from perfgraphs.leaderboard.records.digest import record_sha256
+    from perfgraphs.leaderboard.records.keeper_key import record_signature_problem
+    from perfgraphs.leaderboard.records.results import RESULTS_DIR
+
+    frozen = [json.loads(line) for line in (RESULTS_DIR / "dippm.jsonl").read_text().splitlines()
+              if '"test_set": "hidden"' in line and "2ee8d095" in line]
+    assert frozen
+    record = frozen[0]
+    assert record["tier"] == "verified" and record_signature_problem(record, record_sha256(record)) is None  # control
+    replayed = {**record, "tier": "self-reported"}
+    assert record_signature_problem(replayed, record_sha256(replayed)) is not None

@@ -109,7 +109,7 @@ def _show(args) -> int:
             hidden_noise_text(dataset, config, target, current[0].hidden_labels_sha256) if test_set == "hidden"
             else None)
         noise = noise or "noise floor not measured for these labels"
-        if any(e.hidden_labels_sha256 in compromised_hashes() for e in current):
+        if test_set == "hidden" and any(e.hidden_labels_sha256 in compromised_hashes() for e in current):
             noise += " · COMPROMISED hidden set (its architectures are in public data): reproduced, not verified"
         sealed = read_sealed(dataset, config, target, hidden_set) if test_set == "hidden" else None
         ranked = rank_board(current, label_repetitions(recorded, test_set, protocol) if recorded else None,

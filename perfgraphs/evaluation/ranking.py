@@ -127,6 +127,9 @@ class Ranked:
     diff_to_best: float  # MAPE points above the best entry (0 for the best)
     diff_ci95: tuple[float, float]  # paired, percentile interval, unadjusted
     better_than: tuple[str, ...]  # entries this one beats beyond the noise (Holm-adjusted)
+    # the entry of lower mean whose rank this one takes (its own would be better: fewer entries beat
+    # it beyond the noise than beat that one); "" where the rank is its own
+    raised_by: str = ""
 
 
 @dataclass(frozen=True)
@@ -329,10 +332,16 @@ def paired_ranking(contenders: list[Contender], repetitions: LabelRepetitions | 
     reason = "" if ranked else f"{n} test configurations, fewer than the {min_configs} a paired ranking needs"
     raw = {j: 1 + sum(j in beats[k] for k in range(m)) for j in range(m)}
     order = sorted(range(m), key=lambda j: (point[j], contenders[j].name))
-    ranks, floor = {}, 1
-    for j in order:  # monotone in the point estimate
-        floor = max(floor, raw[j]) if ranked else 1
-        ranks[j] = floor
+    # Monotone in the point estimate: an entry whose interval is wide is beaten beyond the noise by
+    # fewer entries than a tighter one of lower mean, and takes that entry's rank, never a better one
+    # (a wide interval never ranks above a lower mean). So an entry of lower mean, anyone's, can move
+    # a wide entry down (twenty-fourth pass of 2026-12-02): the row names it (``raised_by``).
+    ranks, raised_by, floor, setter = {}, {}, 1, None
+    for j in order:
+        if ranked and raw[j] >= floor:
+            floor, setter = raw[j], j
+        ranks[j] = floor if ranked else 1
+        raised_by[j] = contenders[setter].name if ranked and floor > raw[j] else ""
     entries = []
     for j in order:
         diff = boot[j] - boot[best]
@@ -343,6 +352,6 @@ def paired_ranking(contenders: list[Contender], repetitions: LabelRepetitions | 
             mape_ci95=(max(0.0, float(np.percentile(boot[j], 2.5))), max(0.0, float(np.percentile(boot[j], 97.5)))),
             diff_to_best=float(point[j] - point[best]),
             diff_ci95=(float(np.percentile(diff, 2.5)), float(np.percentile(diff, 97.5))),
-            better_than=tuple(sorted(contenders[k].name for k in beats[j]))))
+            better_than=tuple(sorted(contenders[k].name for k in beats[j])), raised_by=raised_by[j]))
     return Ranking(tuple(sorted(entries, key=lambda e: (e.rank, e.mape_pct))), n, resamples, label_noise,
                    ranked, reason)

@@ -265,6 +265,11 @@ def _ranked_rows(ranking: Ranking, usable: list, repetitions: LabelRepetitions |
         e = usable[int(r.name)][0]
         rows.append(BoardRow(e, Ranked(e.method, r.rank if ranking.ranked else 0, r.mape_pct, r.mape_ci95,
                                        r.diff_to_best, r.diff_ci95, tuple(method[b] for b in r.better_than))))
+        if r.raised_by:
+            beaten = sum(r.name in other.better_than for other in ranking.entries)
+            notes.append(f"{e.method} ranks {r.rank} though {beaten} entr{'y is' if beaten == 1 else 'ies are'} "
+                         f"better than it beyond the noise: {method[r.raised_by]} has a lower mean MAPE and ranks "
+                         f"{r.rank}, and no entry ranks above one of lower mean")
     notes.append(repetitions_note(repetitions) if ranking.label_noise else
                  "the labels have one measurement each: the ranks ignore label noise (see the noise floor)")
     return rows

@@ -160,6 +160,10 @@ def record_problem(record, known: frozenset[str], min_seeds: int = MIN_SEEDS) ->
         return f"division {record['division'][:40]!r} is neither closed nor open"
     if record.get("test_set", "public") not in ("public", "hidden"):
         return f"test_set {record['test_set']!r} is neither public nor hidden"
+    # a public record naming a hidden set's labels marked the official public board as scored on a
+    # compromised hidden set (twenty-fourth pass of 2026-12-02)
+    if record.get("test_set", "public") == "public" and record.get("hidden_labels_sha256"):
+        return "hidden_labels_sha256 is set on a public test set's record (it names a hidden set's labels only)"
     for k in OPTIONAL_NUMBERS:
         if record.get(k) is not None and not (_finite(record[k]) and record[k] >= 0):
             return f"{k} must be a finite number ≥ 0 or null, got {record[k]!r}"
