@@ -2589,3 +2589,40 @@ def test_twenty_fourth_pass_a_frozen_hidden_record_keeps_its_tier():
     assert record["tier"] == "verified" and record_signature_problem(record, record_sha256(record)) is None  # control
     replayed = {**record, "tier": "self-reported"}
     assert record_signature_problem(replayed, record_sha256(replayed)) is not None
+
+
+def test_twenty_fourth_pass_git_runs_no_hook_of_a_handed_over_repository(tmp_path, capsys):
+    """A folder handed over with its .git holding an executable hooks/post-index-change, copied (new
+    inodes): `git status` in `reproduce --submission` rewrote the index and ran the hook. Git now runs
+    no hook and writes no index, and `reproduce` refuses a repository with hooks a clone has not.
+    Control: plain `git status` in the copy runs the hook."""
+    import shutil
+    import subprocess
+
+    from perfgraphs.leaderboard.records.history import git
+    from perfgraphs.paths import leaderboard_dir
+
+    marker = tmp_path / "hook-ran.txt"
+    source = tmp_path / "src"
+    shutil.copytree(leaderboard_dir() / "examples" / "ridge", source / "sub")
+    _git(source, "init", "-q")
+    _git(source, "add", "-A")
+    _git(source, "commit", "-qm", "x")
+    hook = source / ".git" / "hooks" / "post-index-change"
+    hook.write_text(f"#!/bin/sh\necho ran >> {marker}\n")
+    hook.chmod(0o755)
+    copy = tmp_path / "copy"
+    shutil.copytree(source, copy, symlinks=True)
+    assert git(copy / "sub", "status", "--porcelain", "--", ".") is not None and not marker.exists()
+    record = {**_current_board("cpu-torch-fp32", "latency_ms")[0], "method": "mal-net", "authors": "Mal Lory",
+              "run_identity": "mal-net", "code_commit": _git(copy, "rev-parse", "HEAD").strip(), "tier": "reproduced"}
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "dippm.jsonl").write_text(json.dumps(record) + "\n")
+    capsys.readouterr()
+    rc = main(["leaderboard", "reproduce", "dippm", "1", "--results", str(results), "--submission", str(copy / "sub")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc != 0 and not marker.exists(), err
+    assert len(err) == 1 and "hooks/post-index-change" in err[0], err
+    subprocess.run(["git", "-C", str(copy / "sub"), "status"], capture_output=True)  # control
+    assert marker.exists()

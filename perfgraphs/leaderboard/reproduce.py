@@ -240,6 +240,9 @@ def _check_plain_repository(folder: Path) -> None:
     common folder: git run there runs nothing the folder's writer chose."""
     git_dir = Path((git(folder, "rev-parse", "--absolute-git-dir") or "").strip())
     extra = [name for name in ("commondir", "config.worktree", "modules") if (git_dir / name).exists()]
+    hooks = git_dir / "hooks"  # a clone's hooks are git's *.sample files (none run: history.SAFE_GIT)
+    extra += [f"hooks/{h.name}" for h in (sorted(hooks.iterdir()) if hooks.is_dir() else ())
+              if not h.name.endswith(".sample")][:3]
     try:  # the file as written, its includes unread (an include is a key of its own, and not a clone's)
         listed = subprocess.run(["git", "config", "--file", str(git_dir / "config"), "--no-includes", "--null",
                                  "--list"], capture_output=True, timeout=60, cwd="/")

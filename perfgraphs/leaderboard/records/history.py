@@ -25,15 +25,18 @@ def git(folder: Path, *args: str) -> str | None:
 # Nor does it fetch: a repository's config can make it a partial clone whose missing objects git
 # fetches on demand, running the config's remote.*.uploadpack (or core.sshCommand) as a command: a
 # submission folder's .git/config ran its writer's command when `check` resolved `commit: auto`
-# (twenty-third pass of 2026-12-02). No transport is allowed and no lazy fetch made.
-SAFE_GIT = ("-c", "safe.bareRepository=explicit", "-c", "core.fsmonitor=false", "-c", "protocol.allow=never")
+# (twenty-third pass of 2026-12-02). No transport is allowed and no lazy fetch made. Nor are hooks
+# run, nor the index written: `git status` in a copied folder rewrote its index and ran the folder's
+# .git/hooks/post-index-change (twenty-fourth pass).
+SAFE_GIT = ("-c", "safe.bareRepository=explicit", "-c", "core.fsmonitor=false", "-c", "protocol.allow=never",
+            "-c", "core.hooksPath=/dev/null", "--no-optional-locks")
 
 
 def git_bytes(folder: Path, *args: str) -> bytes | None:
     """``git -C folder args`` output as bytes, None as :func:`git`."""
     try:
         done = subprocess.run(["git", *SAFE_GIT, "-C", str(folder), *args], capture_output=True, timeout=60,
-                              env={**os.environ, "GIT_NO_LAZY_FETCH": "1"})
+                              env={**os.environ, "GIT_NO_LAZY_FETCH": "1", "GIT_OPTIONAL_LOCKS": "0"})
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout if done.returncode == 0 else None
