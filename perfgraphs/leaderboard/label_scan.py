@@ -3,14 +3,15 @@ predict artifacts (``perfgraphs/predict/artifacts/*.rows.npz``), bundled as a lo
 
 The public test labels are committed in the repository, so a predictor that ships them scores 0 %
 however well it is isolated. This scan reads every regular file of the submission folder (and the
-members of zip, tar and gzip/bz2/xz archives, .npz and .pt included) as it is stored, never
-importing or unpickling anything, and collects the label values it finds:
+members of zip, tar and gzip/bz2/xz/zstd/lz4/zlib archives, .npz and .pt included) as it is stored,
+never importing or unpickling anything (Parquet, Arrow and ORC files are read by pyarrow in a
+forked child, :mod:`perfgraphs.leaderboard.isolated`), and collects the label values it finds:
 
 * numbers written as text (csv, json, txt, Python source…) with at least 4 significant digits,
   matched at the digits written (a label printed to 4 digits is found; a weight of 8 digits only
   if it *is* that label);
-* arrays of a structured format (npy/npz, Parquet: list, map and struct columns flattened, string
-  columns scanned as text) and the raw bytes of any other file (pickle,
+* arrays of a structured format (npy/npz of any numeric dtype; Parquet, Arrow/Feather and ORC:
+  list, map and struct columns flattened, string columns scanned as text) and the raw bytes of any other file (pickle,
   torch, HDF5…) read as float64 (both byte orders) and float32 at every alignment, matched
   exactly against each label and its 4-, 5- and 6-digit roundings: a random float equals one of a
   few hundred given values essentially never, so model weights do not trip it.
@@ -56,6 +57,9 @@ DECOY_FACTOR = 1.0617
 MAX_SCAN_BYTES = 512 * 1024 * 1024  # per file, after decompression; larger is refused unread
 MAX_SUBMISSION_SCAN_BYTES = 2 * 1024 * 1024 * 1024  # all files, after decompression: a scan's time is bounded
 MAX_DEPTH = 3  # archives inside archives
+MAX_MEMBERS = 10_000  # members of one archive
+MAX_SUBMISSION_MEMBERS = 100_000  # files and archive members of a submission, all levels
+MAX_TABLES = 1_000  # Parquet, Arrow and ORC files a submission's scan opens, each in a forked child
 _LIMITS_TEXT = (f"{MAX_SCAN_BYTES // 2**20} MB a file and {MAX_SUBMISSION_SCAN_BYTES // 2**30} GB a submission, "
                 "once decompressed")
 _NUMBER = re.compile(rb"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
@@ -201,49 +205,192 @@ def _joined(array) -> bytes:
     return np.insert(data, offsets[1:-1] - offsets[0], ord("\n")).tobytes()
 
 
-def _structured(data: bytes, left: list[int]) -> tuple[list[np.ndarray], list[bytes]]:
-    """The numbers of a Parquet file, and its strings and binaries (each column's values joined:
-    :func:`_joined`) — its pages are compressed, so raw bytes would miss them —, its size once read
-    (:func:`_parquet_size`) taken off ``left`` first: over it is refused before anything is read.
-    Byte arrays are read as dictionaries (a dictionary page of one long string repeated by its
-    indices is small until decoded)."""
-    if not data.startswith(b"PAR1"):
-        return [], []
+def _parquet_read(data: bytes, budget: int):
+    """(its size once read, its numbers, its strings) of a Parquet file, None when its metadata
+    does not read; over ``budget`` it is :class:`Unscannable` before its pages are read. Run in a
+    forked child (:func:`_table`): building a column chunk's metadata aborts the process on a
+    crafted footer."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
-        meta = pq.ParquetFile(io.BytesIO(data)).metadata
+        meta = pq.ParquetFile(pa.BufferReader(data)).metadata
     except Exception:  # not a readable Parquet file: scanned as raw bytes only
-        return [], []
+        return None
     size = _parquet_size(meta)
-    if size > left[0]:
+    if size > budget:
         raise Unscannable(f"a Parquet table of {meta.num_rows} rows × {meta.num_columns} columns ({size} bytes once "
                           f"read, each element of its lists counted), over what the scan reads ({_LIMITS_TEXT})")
-    left[0] -= size
     strings = [meta.schema.column(c).path for c in range(meta.num_columns)
                if meta.schema.column(c).physical_type == "BYTE_ARRAY"]
+    return (size, *_table_values(pq.read_table(pa.BufferReader(data), read_dictionary=strings or None).columns))
+
+
+def _batches_read(batches, budget: int, what: str):
+    """(size, numbers, strings) of Arrow record batches read one at a time, refused once their
+    decompressed size passes ``budget``."""
+    size, numbers, texts = 0, [], []
+    for batch in batches:
+        size += batch.nbytes
+        if size > budget:
+            raise Unscannable(f"{what} over what the scan reads once decompressed ({_LIMITS_TEXT})")
+        more_numbers, more_texts = _table_values(batch.columns)
+        numbers += more_numbers
+        texts += more_texts
+    return size, numbers, texts
+
+
+def _arrow_read(data: bytes, budget: int):
+    """An Arrow IPC (Feather v2) file, its batches decompressed one at a time (an lz4 or zstd
+    Feather file of the labels passed: its buffers are compressed, twenty-fourth pass)."""
+    import pyarrow as pa
+
     try:
-        table = pq.read_table(io.BytesIO(data), read_dictionary=strings or None)
-        numbers, texts = [], []
-        for column in table.columns:
-            for leaf in _leaves(column):
-                if pa.types.is_string(leaf.type) or pa.types.is_large_string(leaf.type) or \
-                        pa.types.is_binary(leaf.type) or pa.types.is_large_binary(leaf.type) or \
-                        pa.types.is_fixed_size_binary(leaf.type):
-                    texts.append(_joined(leaf))
-                elif pa.types.is_integer(leaf.type) or pa.types.is_floating(leaf.type) or \
-                        pa.types.is_decimal(leaf.type) or pa.types.is_boolean(leaf.type):
-                    # unchecked: a 64-bit integer past 2**53 is a number all the same
-                    numbers.append(np.asarray(leaf.cast(pa.float64(), safe=False).to_numpy(zero_copy_only=False),
-                                              dtype=np.float64))
-    except RecursionError:
-        raise Unscannable("a Parquet table nested deeper than the scan follows") from None
-    except (pa.ArrowException, ValueError, TypeError, OSError) as exc:
-        # its metadata read, its pages not: what a predictor's reader might still get passed unread
-        raise Unscannable(f"a Parquet table the scan cannot read ({type(exc).__name__}: "
-                          f"{' '.join(str(exc).split())[:120]})") from None
+        reader = pa.ipc.open_file(pa.BufferReader(data))
+    except Exception:
+        return None
+    return _batches_read((reader.get_batch(i) for i in range(reader.num_record_batches)), budget,
+                         "an Arrow file")
+
+
+def _orc_read(data: bytes, budget: int):
+    """An ORC file, its stripes read one at a time (zlib, zstd, lz4 or snappy ORC of the labels
+    passed, twenty-fourth pass)."""
+    import pyarrow as pa
+    import pyarrow.orc as orc
+
+    try:
+        reader = orc.ORCFile(pa.BufferReader(data))
+    except Exception:
+        return None
+    return _batches_read((reader.read_stripe(i) for i in range(reader.nstripes)), budget, "an ORC file")
+
+
+def _table_values(columns) -> tuple[list[np.ndarray], list[bytes]]:
+    """The numbers (as float64) and the strings (joined: :func:`_joined`) of Arrow columns."""
+    import pyarrow as pa
+
+    numbers, texts = [], []
+    for column in columns:
+        for leaf in _leaves(column):
+            if pa.types.is_string(leaf.type) or pa.types.is_large_string(leaf.type) or \
+                    pa.types.is_binary(leaf.type) or pa.types.is_large_binary(leaf.type) or \
+                    pa.types.is_fixed_size_binary(leaf.type):
+                texts.append(_joined(leaf))
+            elif pa.types.is_integer(leaf.type) or pa.types.is_floating(leaf.type) or \
+                    pa.types.is_decimal(leaf.type) or pa.types.is_boolean(leaf.type):
+                # unchecked: a 64-bit integer past 2**53 is a number all the same
+                numbers.append(np.asarray(leaf.cast(pa.float64(), safe=False).to_numpy(zero_copy_only=False),
+                                          dtype=np.float64))
     return numbers, texts
+
+
+def _table_kind(data: bytes) -> str | None:
+    """The table format ``data`` is, by the magic its readers check: Parquet and Arrow files by
+    their trailing magic (the leading PAR1 is not read by pq.read_table: a Parquet file starting
+    with four other bytes passed unread, twenty-fourth pass), ORC by its postscript's."""
+    if len(data) >= 12 and data.endswith(b"PAR1"):
+        return "Parquet"
+    if len(data) >= 12 and data.endswith(b"ARROW1"):
+        return "Arrow"
+    if len(data) > 8 and b"\x82\xf4\x03\x03ORC" in data[-1 - data[-1]:-1]:  # the postscript's magic field
+        return "ORC"
+    return None
+
+
+_TABLE_READERS = {"Parquet": _parquet_read, "Arrow": _arrow_read, "ORC": _orc_read}
+
+
+def _table_in_child(kind: str, data: bytes, budget: int):
+    """The reader of ``kind`` (run in the child): its read errors are one line, not an exception
+    the parent cannot unpickle."""
+    try:
+        return _TABLE_READERS[kind](data, budget)
+    except Unscannable:
+        raise
+    except RecursionError:
+        raise Unscannable(f"a {kind} table nested deeper than the scan follows") from None
+    except Exception as exc:  # noqa: BLE001 (whatever a crafted file makes the reader raise is one line)
+        # its metadata read, its pages not: what a predictor's reader might still get passed unread
+        raise Unscannable(f"a {kind} table the scan cannot read ({type(exc).__name__}: "
+                          f"{' '.join(str(exc).split())[:120]})") from None
+
+
+def _structured(data: bytes, left: list[int]) -> tuple[list[np.ndarray], list[bytes]]:
+    """The numbers of a Parquet, Arrow or ORC file, and its strings and binaries (each column's
+    values joined: :func:`_joined`) — its pages are compressed, so raw bytes would miss them —,
+    its size once read taken off ``left`` (over it is refused before anything is read: Parquet is
+    sized from its metadata, :func:`_parquet_size`, Arrow and ORC batch by batch); npy arrays of
+    any numeric dtype as float64 (:func:`_npy_values`). Byte arrays are read as dictionaries (a
+    dictionary page of one long string repeated by its indices is small until decoded).
+
+    The table is read in a forked child (:mod:`perfgraphs.leaderboard.isolated`): a 2.2 KB Parquet
+    file with one footer byte changed made pyarrow abort the process (twenty-fourth pass of
+    2026-12-02); a child that dies is refused. Each costs a fork (about 10 ms), so a submission
+    opens at most :data:`MAX_TABLES` of them."""
+    kind = _table_kind(data)
+    if kind is None:
+        return _npy_values(data, left), []
+    from perfgraphs.leaderboard.isolated import ChildFailed, in_child
+
+    _count(left, 2, f"more than {MAX_TABLES} Parquet, Arrow or ORC tables, which the scan reads one process each")
+    try:
+        read = in_child(_table_in_child, kind, data, left[0])
+    except ChildFailed as exc:
+        raise Unscannable(f"not a readable {kind} file: {exc}") from None
+    if read is None:
+        return [], []
+    size, numbers, texts = read
+    left[0] -= size
+    return numbers, texts
+
+
+def _npy_values(data: bytes, left: list[int]) -> list[np.ndarray]:
+    """The values of an .npy array of any numeric dtype as float64 (the real and imaginary parts of a
+    complex one), read from its header: the raw scan reads float64 and little-endian float32
+    only, and >f4, longdouble and complex .npy files of the labels passed (twenty-fourth pass)."""
+    if not data.startswith(b"\x93NUMPY"):
+        return []
+    from numpy.lib import format as npformat
+
+    stream = io.BytesIO(data)
+    try:
+        version = npformat.read_magic(stream)
+        header = npformat.read_array_header_1_0 if version == (1, 0) else npformat.read_array_header_2_0
+        shape, _, dtype = header(stream)
+    except Exception:  # not an array header: its bytes are scanned raw all the same
+        return []
+    fields = [dtype[name] for name in dtype.names] if dtype.names else [dtype]
+    offsets = [dtype.fields[name][1] for name in dtype.names] if dtype.names else [0]
+    count = min(math.prod(shape), (len(data) - stream.tell()) // max(1, dtype.itemsize))
+    out = []
+    for field, offset in zip(fields, offsets):
+        # float64 and little-endian float32 the raw scan reads at every offset already
+        if field.kind not in "biufc" or field.subdtype is not None or count <= 0 or field.str in ("<f8", ">f8", "<f4"):
+            continue
+        _take(left, count * field.itemsize, "an .npy array")  # read once more, as its distinct values
+        values = np.ndarray((count,), field, data, stream.tell() + offset, (dtype.itemsize,))
+        parts = (values.real, values.imag) if field.kind == "c" else (values,)
+        # distinct values first: a 300 MB uint8 array is not 2.4 GB of float64
+        out += [np.unique(part).astype(np.float64) for part in parts]
+    return out
+
+
+def _take(left: list[int], size: int, what: str) -> None:
+    if size > left[0]:
+        raise Unscannable(f"{what} holds more than the scan reads ({_LIMITS_TEXT})")
+    left[0] -= size
+
+
+def _count(left: list[int], slot: int, what: str) -> None:
+    """One more archive member (slot 1) or table read (slot 2) taken off what a submission may hold:
+    20,000 zip entries pointing at one 194-byte Parquet file took 52 s to scan, a million empty
+    members 35 s and 535 MB, their bytes all but free (twenty-fourth pass of 2026-12-02)."""
+    while len(left) < 3:
+        left.append((0, MAX_SUBMISSION_MEMBERS, MAX_TABLES)[len(left)])
+    if left[slot] <= 0:
+        raise Unscannable(f"the submission holds {what}: a scan's time is bounded")
+    left[slot] -= 1
 
 
 _ZIP_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA)
@@ -259,24 +406,69 @@ def _read_capped(stream, left: list[int], what: str) -> bytes:
 
 
 def _archive_kinds(data: bytes) -> list[str]:
-    """Every archive format whose signature ``data`` carries: a zip end record, gzip, bzip2 or xz
-    magic at its start, a tar header. All are read, not the first that matches: the labels gzipped
-    with a small zip after them passed, the zip read and the gzip never (twenty-third pass of
-    2026-12-02); a tar ending in a zip was the zip alone the same way."""
+    """Every archive format whose signature ``data`` carries: a zip end record, gzip, bzip2, xz,
+    zstd or lz4 frame magic at its start, a zlib stream, a tar header. All are read, not the first
+    that matches: the labels gzipped with a small zip after them passed, the zip read and the gzip
+    never (twenty-third pass of 2026-12-02); a tar ending in a zip was the zip alone the same way."""
     kinds = ["zip"] if zipfile.is_zipfile(io.BytesIO(data)) else []
-    kinds += [kind for kind, magic in (("gzip", b"\x1f\x8b\x08"), ("bzip2", b"BZh"), ("xz", b"\xfd7zXZ\x00"))
-              if data.startswith(magic)]
-    if len(data) > 262 and data[257:262] == b"ustar":
+    kinds += [kind for kind, magic in _MAGIC if data.startswith(magic)]
+    if _is_zlib(data):
+        kinds.append("zlib")
+    if _is_tar(data):
         kinds.append("tar")
     return kinds
 
 
+_MAGIC = (("gzip", b"\x1f\x8b\x08"), ("bzip2", b"BZh"), ("xz", b"\xfd7zXZ\x00"), ("zstd", b"\x28\xb5\x2f\xfd"),
+          ("lz4", b"\x04\x22\x4d\x18"))
+
+
+def _is_zlib(data: bytes) -> bool:
+    """A zlib header (deflate, its check bits right, no preset dictionary) whose first bytes inflate:
+    zlib.compress(labels) passed unread (twenty-fourth pass). Two bytes are weak evidence ("x^" is
+    a valid header), so the stream must also start to decompress."""
+    if len(data) < 3 or data[0] & 0x0F != 8 or data[0] >> 4 > 7 or (data[0] << 8 | data[1]) % 31 or data[1] & 0x20:
+        return False
+    try:
+        zlib.decompressobj().decompress(data[:4096], 1 << 16)
+    except zlib.error:
+        return False
+    return True
+
+
+def _is_tar(data: bytes) -> bool:
+    """A first 512-byte block that tarfile reads as a header (ustar magic, or a right checksum: a V7
+    tar, which has no magic, of the labels passed unread, twenty-fourth pass)."""
+    if len(data) > 262 and data[257:262] == b"ustar":
+        return True
+    try:
+        tarfile.TarInfo.frombuf(data[:512], "utf-8", "surrogateescape")
+    except (tarfile.HeaderError, ValueError):
+        return False
+    return True
+
+
+def _zip_entries(data: bytes) -> int:
+    """At most how many entries the zip's central directory holds, counted before ZipFile parses it
+    (a million took 535 MB): the entry signatures in it (a name may add one, never hide one)."""
+    try:
+        end = zipfile._EndRecData(io.BytesIO(data))  # noqa: SLF001 (what ZipFile itself reads)
+        start, stop = max(0, end[zipfile._ECD_LOCATION] - end[zipfile._ECD_SIZE] - 76), end[zipfile._ECD_LOCATION]
+    except Exception:  # noqa: BLE001 (the whole file, then: an upper bound all the same)
+        start, stop = 0, len(data)
+    return data.count(b"PK\x01\x02", start, stop)
+
+
 def _zip_members(data: bytes, left: list[int]):
+    if _zip_entries(data) > MAX_MEMBERS:
+        raise Unscannable(f"a zip of more than {MAX_MEMBERS} entries, which the scan does not open")
     with zipfile.ZipFile(io.BytesIO(data)) as z:
         for info in z.infolist():
+            _count(left, 1, f"more than {MAX_SUBMISSION_MEMBERS} files and archive members")
             # a folder entry with content is read by ZipFile.open all the same: `labels/` holding
-            # the labels passed unread (twenty-third pass)
-            if info.is_dir() and info.file_size == 0:
+            # the labels passed unread (twenty-third pass); not ZipInfo.is_dir, which indexes
+            # filename[-1] and raised IndexError on an entry named "" (twenty-fourth pass)
+            if info.filename.endswith("/") and info.file_size == 0:
                 continue
             if info.flag_bits & 0x1:
                 raise Unscannable(f"zip member {info.filename!r} is encrypted: the scan cannot read it")
@@ -288,15 +480,48 @@ def _zip_members(data: bytes, left: list[int]):
 
 
 def _tar_members(data: bytes, left: list[int]):
+    """Every member tarfile.extractfile reads, not only regular files: one of an unknown type flag
+    (b"Q") is read as a regular file and passed unread (twenty-fourth pass). Links are skipped:
+    their data is their target's, a member of its own."""
     with tarfile.open(fileobj=io.BytesIO(data)) as t:
-        for m in t.getmembers():
-            if m.isfile():
-                yield m.name, _read_capped(t.extractfile(m), left, f"tar member {m.name!r}")
+        for n, m in enumerate(t):
+            if n >= MAX_MEMBERS:
+                raise Unscannable(f"a tar of more than {MAX_MEMBERS} members, which the scan does not open")
+            _count(left, 1, f"more than {MAX_SUBMISSION_MEMBERS} files and archive members")
+            if m.islnk() or m.issym():
+                continue
+            f = t.extractfile(m)
+            if f is not None:
+                yield m.name, _read_capped(f, left, f"tar member {m.name!r}")
+
+
+def _zlib_stream(data: bytes):
+    """A zlib stream, as zlib.decompress reads it (the first stream; what follows is ignored). One
+    that fails to inflate is no stream (zlib.decompress fails on it too): a text that starts like a
+    zlib header is not refused for it."""
+    class _Stream:
+        def read(self, size: int) -> bytes:
+            try:
+                return zlib.decompressobj().decompress(data, size)
+            except zlib.error:
+                return b""
+    return _Stream()
 
 
 _STREAMS = {"gzip": lambda data: gzip.GzipFile(fileobj=io.BytesIO(data)),
             "bzip2": lambda data: bz2.BZ2File(io.BytesIO(data)),
-            "xz": lambda data: lzma.LZMAFile(io.BytesIO(data))}
+            "xz": lambda data: lzma.LZMAFile(io.BytesIO(data)),
+            "zlib": _zlib_stream,
+            # zstd and lz4 frames as pyarrow reads them (pandas and pyarrow open .zst and .lz4
+            # files so): the labels compressed either way passed unread (twenty-fourth pass)
+            "zstd": lambda data: _arrow_stream(data, "zstd"),
+            "lz4": lambda data: _arrow_stream(data, "lz4")}
+
+
+def _arrow_stream(data: bytes, codec: str):
+    import pyarrow as pa
+
+    return pa.input_stream(pa.py_buffer(data), compression=codec)
 
 
 def _members(data: bytes, left: list[int]):
@@ -315,7 +540,7 @@ def _members(data: bytes, left: list[int]):
             else:
                 yield f"({kind})", _read_capped(_STREAMS[kind](data), left, f"the {kind} stream")
     except (zipfile.BadZipFile, tarfile.TarError, OSError, EOFError, lzma.LZMAError, zlib.error, ValueError,
-            NotImplementedError, RuntimeError) as exc:
+            NotImplementedError, RuntimeError, KeyError) as exc:
         # an archive the scan cannot read to its end (trailing bytes after a gzip stream, a member
         # of an unsupported method) passed with what came after unread (twenty-second pass)
         raise Unscannable(f"an archive the scan cannot read ({type(exc).__name__}: {' '.join(str(exc).split())[:120]})") from None
@@ -374,6 +599,7 @@ def scan_submission(root: Path, arrays: list[LabelArray]) -> list[str]:
     per_file: dict[str, set[tuple[int, int]]] = {}
     problems, named = [], set()
     total = MAX_SUBMISSION_SCAN_BYTES  # a gzip of 512 MB of printed numbers took minutes: hundreds of them, hours
+    counts = [MAX_SUBMISSION_MEMBERS, MAX_TABLES]
     for path in sorted(p for p in Path(root).rglob("*") if not p.is_dir()):
         rel = str(path.relative_to(root))
         try:
@@ -383,9 +609,10 @@ def scan_submission(root: Path, arrays: list[LabelArray]) -> list[str]:
                             f"{MAX_SCAN_BYTES // 2**20} MB")
             continue
         total -= len(data)
-        left = [max(0, min(MAX_SCAN_BYTES, total))]
+        left = [max(0, min(MAX_SCAN_BYTES, total))] + counts  # counts: members and tables left, all files
         start = left[0]
         try:
+            _count(left, 1, f"more than {MAX_SUBMISSION_MEMBERS} files and archive members")
             if total < 0:
                 raise Unscannable(f"the submission's files hold more than the scan reads ({_LIMITS_TEXT})")
             with np.errstate(all="ignore"):  # raw bytes read as floats hold NaNs and overflows
@@ -398,6 +625,7 @@ def scan_submission(root: Path, arrays: list[LabelArray]) -> list[str]:
             problems.append(f"{rel}: too large to scan in this machine's memory once decompressed ({_LIMITS_TEXT})")
             break
         total -= start - left[0]
+        counts = left[1:]
         if found:
             per_file[rel] = found
     for k, arr in enumerate(index.arrays[:len(arrays)]):

@@ -287,30 +287,45 @@ def _prediction_table(path: Path, n_test: int):
     read): a nested column, or more rows (or values in a column) than twice the test part and 1000,
     is refused; strings are read as dictionaries and refused past MAX_PREDICTION_STRING characters
     (one long id repeated is small until decoded)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
+    from perfgraphs.leaderboard.isolated import ChildFailed, in_child
     from perfgraphs.leaderboard.submission import read_regular
 
     unreadable = (f"{path.name}: not a readable Parquet file ({{}}): write it with pyarrow or "
                   "pandas.DataFrame.to_parquet")
     try:
         data = read_regular(path, 512 * 1024 * 1024)
+    except Exception as exc:
+        return None, unreadable.format(type(exc).__name__)
+    # read in a forked child: pyarrow aborts the process (exit 134) building the column-chunk
+    # metadata of a 2.2 KB file with one footer byte changed, and `submit`/`check` died with it
+    # (twenty-fourth pass of 2026-12-02); a child that dies is a refusal like any unreadable file
+    try:
+        return in_child(_read_prediction_table, path.name, data, n_test, unreadable)
+    except ChildFailed as exc:
+        return None, unreadable.format(str(exc))
+
+
+def _read_prediction_table(label: str, data: bytes, n_test: int, unreadable: str):
+    """:func:`_prediction_table` once the file's bytes are read; run in a forked child."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
         parquet = pq.ParquetFile(pa.BufferReader(data))
         meta, schema = parquet.metadata, parquet.schema_arrow
     except Exception as exc:
         return None, unreadable.format(type(exc).__name__)
     missing = [c for c in _PREDICTION_COLUMNS if c not in schema.names]
     if missing:
-        return None, f"{path.name}: missing column(s) {', '.join(missing)}: the columns are sample_id, target, value"
+        return None, f"{label}: missing column(s) {', '.join(missing)}: the columns are sample_id, target, value"
     nested = [f"{f.name} ({f.type})" for f in schema if f.name in _PREDICTION_COLUMNS and pa.types.is_nested(f.type)]
     if nested:
-        return None, (f"{path.name}: nested column(s) {', '.join(nested)}: sample_id, target and value hold one "
+        return None, (f"{label}: nested column(s) {', '.join(nested)}: sample_id, target and value hold one "
                       "plain value a row")
     most = max([meta.num_rows] + [meta.row_group(g).column(c).num_values for g in range(meta.num_row_groups)
                                   for c in range(meta.num_columns)])
     if most > 2 * n_test + 1000:
-        return None, (f"{path.name}: {most} rows (or values in a column) for {n_test} test samples, refused before "
+        return None, (f"{label}: {most} rows (or values in a column) for {n_test} test samples, refused before "
                       "it is read: give exactly one prediction per test sample_id")
     leaves = [meta.schema.column(c) for c in range(meta.num_columns)]
     strings = [c.path for c in leaves if c.physical_type == "BYTE_ARRAY" and c.path in _PREDICTION_COLUMNS]
@@ -322,7 +337,7 @@ def _prediction_table(path: Path, n_test: int):
         for chunk in table.column(name).chunks:
             words = chunk.dictionary if pa.types.is_dictionary(chunk.type) else chunk
             if len(words) and (pc.max(pc.binary_length(words)).as_py() or 0) > MAX_PREDICTION_STRING:
-                return None, (f"{path.name}: column {name} holds a value over {MAX_PREDICTION_STRING} characters: "
+                return None, (f"{label}: column {name} holds a value over {MAX_PREDICTION_STRING} characters: "
                               "sample ids and the target name are short")
     return table, None
 
