@@ -2626,3 +2626,47 @@ def test_twenty_fourth_pass_git_runs_no_hook_of_a_handed_over_repository(tmp_pat
     assert len(err) == 1 and "hooks/post-index-change" in err[0], err
     subprocess.run(["git", "-C", str(copy / "sub"), "status"], capture_output=True)  # control
     assert marker.exists()
+
+
+# -- the twenty-fifth pass of 2026-12-02 -------------------------------------------------------------
+
+_ONE_PERSON = ["Mal Lory et al.", "Lory, Mal", "Mal Lory + Bob Builder", "ETH/Mal Lory", "Mal Lory with Bob Builder",
+               "Mal Lory 2", "Mal Lory MSc", "Mal Lory lab", "Team Mal Lory", "Mal Lory's group", "LORY Mal"]
+
+
+def test_twenty_fifth_pass_one_author_written_other_ways_is_still_one_team():
+    """`Mal Lory`, `Mal Lory et al.`, `Lory, Mal`, `Mal Lory + Bob Builder` and `ETH/Mal Lory` were
+    five teams: all five entries ranked (1, 1, 1, 3, 4) and the references moved down three places.
+    An author list's names are also read as adjacent name words, so they are one team, one entry
+    ranked. Controls: other people stay other teams (a shared affiliation or `et al.` joins
+    nobody), and with the person-only rule the spellings are teams of their own."""
+    from perfgraphs.leaderboard.records import names
+    from perfgraphs.leaderboard.records.ranks import label_repetitions, rank_board
+    from perfgraphs.leaderboard.records.results import Entry
+    from perfgraphs.registry import task
+
+    assert all(names.share_a_person(a, "Mal Lory") for a in _ONE_PERSON)
+    assert names.share_a_person("Mal Lory et al.", "Team Mal Lory")
+    for a, b in (("Mallory Example", "Mal Lory"), ("MIT Han Lab", "MIT Systems Lab"), ("Lab", "MIT Han Lab"),
+                 ("Dr. Zed Lory", "Dr. Mal Lory"), ("Alice Author (ETH Zurich)", "Bob Builder (ETH Zurich)"),
+                 ("Alice Author @ETH Zurich", "Bob Builder @ETH Zurich"), ("Alice Author et al.", "Bob Builder et al."),
+                 ("Alice Author, University of Toronto", "Bob Builder, Univ. of Toronto"), ("A. B.", "Al Bo")):
+        assert not names.share_a_person(a, b), (a, b)  # control
+    repetitions = label_repetitions(task("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms"))
+    references = _current_board("cpu-torch-fp32", "latency_ms")
+    by = {r["method"]: r for r in references}
+    mine = {**by["static-mlp"], "method": "mallory-net", "authors": "Mal Lory", "run_identity": "mal-0",
+            "code_commit": "1" * 40}
+    mixes = [{**_seed_mixed(by["layerwise-boost"], mine, f"mallory-net-mix{k}", k + 2), "authors": a}
+             for k, a in enumerate(_ONE_PERSON[:4])]
+    entries = [Entry(**r) for r in [*references, mine, *mixes]]
+
+    def ranked_mallory():
+        board = rank_board(entries, repetitions, official=True)
+        return [row.entry.method for row in board.rows if row.ranked is not None and row.entry.method.startswith("mallory")]
+
+    assert len(ranked_mallory()) == 1
+    person_only = lambda a, b: any(names.same_person_loosely(p, q) for p in names.people(a) for q in names.people(b))  # noqa: E731
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(names, "share_a_person", person_only)
+        assert len(ranked_mallory()) == 5  # control: the twenty-fourth pass's rule

@@ -450,3 +450,42 @@ def credit_in_method(method: str) -> list[str]:
     if is_reference_authors(method):
         return [f"method {method!r} names the reference baselines' authors: name the method alone"]
     return []
+
+
+# Words that join or qualify names, never a name's own: a pair holding one is no person
+_NOT_NAME_WORDS = _TITLES | frozenset({"et", "al", "and", "with", "the", "of", "team", "group", "lab", "s", "msc",
+                                       "bsc"})
+
+
+def _name_pairs(authors: str) -> set[tuple[str, str]]:
+    """The adjacent name words of an author list, folded (:func:`canonical`): each piece read on its
+    own (``,``, ``;``, ``&``, ``+``, ``/``, ``and``, ``with`` between people; an affiliation in
+    brackets or after ``@`` dropped), and two one-word pieces in a row read as one name
+    (``Lory, Mal``)."""
+    text = re.sub(r"\([^)]*\)|@[^,;&+/]*", " ", unicodedata.normalize("NFKC", str(authors)))
+    pieces = re.split(r"[,;&+/]|\b(?:[Aa][Nn][Dd]|[Ww][Ii][Tt][Hh])\b", text)
+    words = [[w for w in re.findall(r"[a-z0-9]+", canonical(piece)) if w not in _NOT_NAME_WORDS] for piece in pieces]
+    pairs = {pair for piece in words for pair in zip(piece, piece[1:])}
+    pairs |= {(a[0], b[0]) for a, b in zip(words, words[1:]) if len(a) == 1 and len(b) == 1}
+    return pairs
+
+
+def _pairs_alike(p: tuple[str, str], q: tuple[str, str]) -> bool:
+    """Two name pairs that may be one person: in either order, each word the same or an initial of
+    the other, one of them the same word of two or more letters."""
+    def alike(x: str, y: str) -> bool:
+        return x == y or (len(x) == 1 and y.startswith(x)) or (len(y) == 1 and x.startswith(y))
+    return any(alike(p[0], a) and alike(p[1], b) and ((p[0] == a and len(a) > 1) or (p[1] == b and len(b) > 1))
+               for a, b in (q, q[::-1]))
+
+
+def share_a_person(authors: str, other: str) -> bool:
+    """Whether two author lists share a person, however written: a person of each is
+    :func:`same_person_loosely`, or a name of one (two adjacent name words) is in the other.
+    ``Mal Lory et al.``, ``Lory, Mal``, ``Mal Lory + Bob Builder``, ``ETH/Mal Lory``, ``Team Mal
+    Lory``, ``Mal Lory's group`` and ``LORY Mal`` were each a team of their own beside ``Mal
+    Lory``, each ranked (twenty-fifth pass of 2026-12-02)."""
+    if any(same_person_loosely(p, q) for p in people(authors) for q in people(other)):
+        return True
+    mine, theirs = _name_pairs(authors), _name_pairs(other)
+    return any(_pairs_alike(p, q) for p in mine for q in theirs)

@@ -226,8 +226,9 @@ def rank_board(entries: list[Entry], repetitions: LabelRepetitions | None = None
 
 def team_best(usable: list) -> tuple[list, list[Entry]]:
     """(the entries ranked, one per team, the team's others): a team is the entries whose author
-    lists share a person, however written (:func:`perfgraphs.leaderboard.records.names.same_person_loosely`:
-    ``Mal Lory``, ``M. Lory``, ``Mal Lory (ETH Zurich)``: twenty-first pass), as Kaggle's private
+    lists share a person, however written (:func:`perfgraphs.leaderboard.records.names.share_a_person`:
+    ``Mal Lory``, ``M. Lory``, ``Mal Lory (ETH Zurich)``, ``Lory, Mal``: twenty-first and twenty-fifth
+    passes), as Kaggle's private
     leaderboard has one row per team; its entry of lowest mean MAPE over its per-configuration
     ratios is ranked. Seven entries of one team, six of them seed-mixed with a better predictor,
     lifted the seventh a rank and pushed the entries below it down six (each entry with a lower
@@ -236,16 +237,15 @@ def team_best(usable: list) -> tuple[list, list[Entry]]:
     from perfgraphs.leaderboard.records import names
     from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS
 
-    teams: list[tuple[list[str], list]] = []  # (people, their entries): merged where they share someone
+    teams: list[tuple[list[str], list]] = []  # (author lists, their entries): merged where they share someone
     for item in usable:
         if item[0].authors == REFERENCE_AUTHORS:
             teams.append(([], [item]))
             continue
-        people = list(names.people(item[0].authors))
-        joined = [t for t in teams if any(names.same_person_loosely(p, q) for p in people for q in t[0])]
+        joined = [t for t in teams if any(names.share_a_person(item[0].authors, a) for a in t[0])]
         for t in joined:
             teams.remove(t)
-        teams.append((people + [q for t in joined for q in t[0]], [u for t in joined for u in t[1]] + [item]))
+        teams.append(([item[0].authors] + [a for t in joined for a in t[0]], [u for t in joined for u in t[1]] + [item]))
     best = {id(min(entries, key=lambda u: (float(np.mean(np.abs(u[1] - 1.0))), u[0].method, u[0].authors)))
             for _, entries in teams}
     return [u for u in usable if id(u) in best], [u[0] for u in usable if id(u) not in best]
