@@ -2670,3 +2670,30 @@ def test_twenty_fifth_pass_one_author_written_other_ways_is_still_one_team():
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(names, "share_a_person", person_only)
         assert len(ranked_mallory()) == 5  # control: the twenty-fourth pass's rule
+
+
+def test_twenty_fifth_pass_a_record_dated_after_its_commit_claims_no_name(tmp_path, monkeypatch):
+    """Eve's `gnn-x` dated three days ahead was skipped when read, Alice recorded `gnn-x` the next
+    commit, and three days later Eve's line owned the name from its commit: Alice's `check` was
+    refused. A record dated after the commit that brought it claims nothing. Control: counted from
+    its commit, Eve's line owns the name."""
+    from datetime import datetime, timedelta, timezone
+
+    from perfgraphs.leaderboard.records import check, record_check
+    from perfgraphs.leaderboard.records.check import check_name_owner
+
+    now = datetime.now(timezone.utc).replace(microsecond=0)
+    results, add = _records_repo(tmp_path)
+    add({**_ALICE, "authors": "Eve Evil", "run_identity": "eve-1", "date_utc": (now + timedelta(days=3)).isoformat()})
+    add({**_ALICE, "date_utc": now.isoformat()})
+
+    class Later(datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return datetime.now(tz) + timedelta(days=3, hours=1)
+
+    monkeypatch.setattr(record_check, "datetime", Later)
+    assert check_name_owner(results, None, "gnn-x", "Alice Author") == []
+    assert check_name_owner(results, None, "gnn-x", "Eve Evil") != []
+    monkeypatch.setattr(check, "DATED_AFTER_SLACK_S", 10**9)
+    assert check_name_owner(results, None, "gnn-x", "Alice Author") != []  # control

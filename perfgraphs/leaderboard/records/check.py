@@ -222,7 +222,7 @@ def _first_additions(results_root: Path | None):
     (not committed yet, or in a file whose history cannot be read) come after all of them: one odd
     file never turns the order off (sixteenth pass). It answers None for everything where the
     results folder has no history to read."""
-    from perfgraphs.leaderboard.records.history import full_history, line_changes
+    from perfgraphs.leaderboard.records.history import full_history, line_changes, main_line_times
     from perfgraphs.leaderboard.records.results import RESULTS_DIR, read_line, results_files
 
     folder = Path(results_root or RESULTS_DIR)
@@ -231,15 +231,30 @@ def _first_additions(results_root: Path | None):
     changes: list[tuple[int, int, str, str]] = []
     for path in results_files(folder):
         verdicts: dict[str, tuple[str, str] | None] = {}  # a line's text -> its (method, authors), once
+        times = main_line_times(path) or []
         for when, delta, text in line_changes(path) or []:
             if text not in verdicts:
                 record, why = read_line(text, path)
-                verdicts[text] = (record["method"], record["authors"]) if why is None else None
+                # a record dated after the commit that brought it was no record then, and claims
+                # nothing: one dated three days ahead, skipped until then, took the name from the
+                # team that recorded it in between (twenty-fifth pass of 2026-12-02)
+                late = why is None and when < len(times) and _epoch(record["date_utc"]) > times[when] + DATED_AFTER_SLACK_S
+                verdicts[text] = (record["method"], record["authors"]) if why is None and not late else None
             if verdicts[text] is not None:
                 changes.append((when, delta, *verdicts[text]))
     since = _present_since(changes)
     never = sys.maxsize
     return lambda predicate: min((w for (m, a), w in since.items() if predicate(m, a)), default=never)
+
+
+# clocks differ: a record scored minutes before its merge may carry a time a little after it
+DATED_AFTER_SLACK_S = 3600
+
+
+def _epoch(date_utc: str) -> float:
+    from datetime import datetime
+
+    return datetime.fromisoformat(date_utc).timestamp()
 
 
 def _present_since(changes: list[tuple[int, int, str, str]]) -> dict[tuple[str, str], int]:

@@ -111,6 +111,27 @@ def line_changes(path: Path) -> list[tuple[int, int, str]] | None:
     return _line_changes(top, inside.as_posix(), head.strip())
 
 
+def main_line_times(path: Path) -> list[int] | None:
+    """The committer time (Unix seconds) of each commit on HEAD's first-parent line of the
+    repository holding ``path``, by arrival (0 the root, as :func:`line_changes` counts); None
+    without a history."""
+    folder = path.parent
+    top = git(folder, "rev-parse", "--show-toplevel")
+    head = git(folder, "rev-parse", "HEAD")
+    if top is None or head is None or not full_history(folder):
+        return None
+    return _main_line_times(Path(top.strip()), head.strip())
+
+
+@functools.lru_cache(maxsize=4)
+def _main_line_times(top: Path, head: str) -> list[int] | None:
+    out = git(top, "log", "--first-parent", "--reverse", "--format=%ct", head)
+    try:
+        return None if out is None else [int(t) for t in out.split()]
+    except ValueError:
+        return None
+
+
 @functools.lru_cache(maxsize=16)
 def _line_changes(top: Path, inside: str, head: str) -> list[tuple[int, int, str]] | None:
     chain = git(top, "rev-list", "--first-parent", head)
