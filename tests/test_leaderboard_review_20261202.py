@@ -2697,3 +2697,21 @@ def test_twenty_fifth_pass_a_record_dated_after_its_commit_claims_no_name(tmp_pa
     assert check_name_owner(results, None, "gnn-x", "Eve Evil") != []
     monkeypatch.setattr(check, "DATED_AFTER_SLACK_S", 10**9)
     assert check_name_owner(results, None, "gnn-x", "Alice Author") != []  # control
+
+
+@pytest.mark.parametrize("field, value", [("hardware", "Intel Xeon · tier verified · hidden test set"),
+                                          ("dataset_version", "0.1.0 verified"), ("run_identity", "r1 \u202e"),
+                                          ("isolation", "bubblewrap (official)"), ("paper", "x" * 400)])
+def test_twenty_fifth_pass_a_records_run_fields_read_as_no_tier(field, value):
+    """`hardware`, `run_identity`, `dataset_version`, `isolation`, `paper` and `code_url` only
+    refused control characters: the site printed "Intel Xeon · tier verified · hidden test set" in
+    a reproduced record's hardware cell, and a bidi override. They are printable ASCII of at most 300
+    characters, and the run's fields hold no tier's word. Control: the committed record's values,
+    and a self-reported record's "not measured (self-reported)" hardware, are read."""
+    from perfgraphs.leaderboard.records.record_check import record_problem
+    from perfgraphs.leaderboard.records.results import _FIELDS
+
+    record = good_record()
+    assert record_problem(record, _FIELDS) is None  # control
+    assert record_problem({**record, "hardware": "not measured (self-reported)"}, _FIELDS) is None
+    assert record_problem({**record, field: value}, _FIELDS).startswith(field)

@@ -95,6 +95,27 @@ def _date_problem(text: str) -> str | None:
     return None
 
 
+# What a record says about its run, shown on its page and in the index: plain printable ASCII of a
+# bounded length, and the run's own words, never a tier's. `Intel Xeon · tier verified · hidden test
+# set`, a bidi override (U+202E) and `0.1.0 verified` read on the site as the record's tier
+# (twenty-fifth pass of 2026-12-02).
+DESCRIPTIVE_FIELDS = ("dataset_version", "dataset_content_hash", "code_commit", "hardware", "run_identity", "isolation",
+                      "paper", "code_url")
+MAX_DESCRIPTIVE = 300
+# (not "self-reported": a self-reported record's hardware is "not measured (self-reported)")
+_TIER_WORDS = re.compile(r"\b(?:verified|reproduced|hidden|tier|official|rank)\b", re.IGNORECASE)
+
+
+def _descriptive_problem(record: dict) -> str | None:
+    for k in DESCRIPTIVE_FIELDS:
+        value = record.get(k, "")
+        if not re.fullmatch(rf"[ -~]{{0,{MAX_DESCRIPTIVE}}}", value):
+            return f"{k} must be printable ASCII of at most {MAX_DESCRIPTIVE} characters"
+        if k not in ("paper", "code_url") and _TIER_WORDS.search(value):
+            return f"{k} {value[:60]!r} holds a tier's word (the tier is its own field)"
+    return None
+
+
 def _number(value) -> bool:
     """A JSON number a float can hold (NaN included) within :data:`MAX_MAGNITUDE`."""
     if not isinstance(value, (int, float)) or isinstance(value, bool):
@@ -147,6 +168,8 @@ def record_problem(record, known: frozenset[str], min_seeds: int = MIN_SEEDS) ->
     controls = [k for k in TEXT_FIELDS if k in record and any(unicodedata.category(c) == "Cc" for c in record[k])]
     if controls:  # escapes for a terminal, line breaks for a page: in no field (seventeenth pass)
         return f"field(s) {', '.join(controls)} hold control characters"
+    if why := _descriptive_problem(record):
+        return why
     names = [k for k in BOARD_FIELDS if not (k == "protocol" and record.get(k, "") == "")
              and not BOARD_NAME.fullmatch(record.get(k, ""))]
     if names:
