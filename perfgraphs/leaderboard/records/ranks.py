@@ -267,9 +267,11 @@ def _ranked_rows(ranking: Ranking, usable: list, repetitions: LabelRepetitions |
                                        r.diff_to_best, r.diff_ci95, tuple(method[b] for b in r.better_than))))
         if r.raised_by:
             beaten = sum(r.name in other.better_than for other in ranking.entries)
-            notes.append(f"{e.method} ranks {r.rank} though {beaten} entr{'y is' if beaten == 1 else 'ies are'} "
-                         f"better than it beyond the noise: {method[r.raised_by]} has a lower mean MAPE and ranks "
-                         f"{r.rank}, and no entry ranks above one of lower mean")
+            other = usable[int(r.raised_by)][0]  # named with its authors: two rows may share a method
+            entries = "entry is" if beaten == 1 else "entries are"
+            notes.append(f"{e.method} by {e.authors} ranks {r.rank} though {beaten} {entries} "
+                         f"better than it beyond the noise: {other.method} by {other.authors} has a lower mean MAPE "
+                         f"and ranks {r.rank}, and no entry ranks above one of lower mean")
     notes.append(repetitions_note(repetitions) if ranking.label_noise else
                  "the labels have one measurement each: the ranks ignore label noise (see the noise floor)")
     return rows
