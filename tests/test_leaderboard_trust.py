@@ -180,7 +180,7 @@ def test_reference_names_and_author_are_reserved(tmp_path, method, authors):
 def test_reserved_names_control_the_references_themselves_and_other_names_pass(tmp_path):
     ref = REPO / "leaderboard" / "reference" / "static-xgboost"
     assert check.check_reserved("static-xgboost", "perfgraphs reference baselines", ref) == []
-    assert check.check_reserved("example-ridge", "perfgraphs maintainers", _folder(tmp_path, "ok")) == []
+    assert check.check_reserved("example-ridge", "Example Author", _folder(tmp_path, "ok")) == []
     # a copy of the reference folder elsewhere is not the reference
     shutil.copytree(ref, tmp_path / "static-xgboost")
     assert check.check_reserved("static-xgboost", "perfgraphs reference baselines", tmp_path / "static-xgboost")
@@ -463,7 +463,7 @@ def test_a_compromised_hidden_set_scores_nothing(env, parts, capsys, tmp_path, m
     hidden._compromised.cache_clear()
     assert sha in hidden.compromised_hashes()  # read from earlier_rounds
     values = [_median(parts)] * 5
-    folder = predictions_folder(env["tmp"] / "h", parts, values, method="hidden-try")
+    folder = predictions_folder(env["tmp"] / "h", parts, values, method="sealed-try")
     rc = main(["submit", str(folder), "--hidden-labels", "--results", str(env["results"]), "--no-mlflow"])
     err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
     assert rc == 1 and len(err) == 1 and "is compromised" in err[0], err
@@ -484,7 +484,7 @@ def test_hidden_records_carry_aggregates_only(env, parts, capsys, tmp_path, monk
     y = np.asarray(rows.column("latency_ms").to_pylist())
     pred = np.full(len(y), float(np.median(parts.train["latency_ms"])))
     mape = float(np.mean(np.abs(y - pred) / y) * 100)
-    folder = predictions_folder(env["tmp"] / "hidden", parts, [], method="hidden-agg", reported=(mape, 0.0))
+    folder = predictions_folder(env["tmp"] / "hidden", parts, [], method="sealed-agg", reported=(mape, 0.0))
     ids = rows.column("sample_id").to_pylist()
     for seed in range(5):
         pq.write_table(pa.table({"sample_id": ids, "target": ["latency_ms"] * len(ids), "value": pred}),

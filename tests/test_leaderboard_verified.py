@@ -315,7 +315,7 @@ def test_every_hand_written_row_of_the_table_fails_through_leaderboard_build(tmp
     if shallow_clone():
         pytest.skip("a shallow clone has no history to check a record's commit against")
     forged = {
-        "forged-verified": good_record("forged-verified", mapes=(1.0, 1.1, 0.9, 1.0, 1.0), tier="verified",
+        "forged-tier": good_record("forged-tier", mapes=(1.0, 1.1, 0.9, 1.0, 1.0), tier="verified",
                                        test_set="hidden", hidden_labels_sha256="ab" * 32),
         "reference-name": good_record("static-xgboost (quick)", authors=REFERENCE_AUTHORS, code_commit="ab" * 20,
                                       mapes=(2.0, 2.1, 1.9, 2.0, 2.0)),
@@ -330,7 +330,7 @@ def test_every_hand_written_row_of_the_table_fails_through_leaderboard_build(tmp
     assert main(["leaderboard", "build", "--results", str(results), "--out", str(site)]) == 0
     text, err = _site_text(site), capsys.readouterr().err
     assert "honest" in text and not [p.name for p in site.rglob("*xgboost*")]
-    assert "forged-verified" not in text and "nan-timing" not in text and "\u0455tatic" not in text
+    assert "forged-tier" not in text and "nan-timing" not in text and "\u0455tatic" not in text
     assert "r\u0435ference" not in text and REFERENCE_AUTHORS not in text
     warned = [line for line in err.splitlines() if "dippm.jsonl:" in line and "skipped" in line]
     assert sorted(int(line.split("dippm.jsonl:")[1].split(":")[0]) for line in warned) == [1, 2, 3, 4, 5], err
@@ -343,7 +343,7 @@ def test_every_hand_written_row_of_the_table_fails_through_leaderboard_build(tmp
     site2 = tmp_path / "site-unchecked"
     assert main(["leaderboard", "build", "--results", str(results), "--out", str(site2)]) == 0
     text = _site_text(site2)
-    assert "forged-verified" in text and "nan-timing" in text and "\u0455tatic" in text and REFERENCE_AUTHORS in text
+    assert "forged-tier" in text and "nan-timing" in text and "\u0455tatic" in text and REFERENCE_AUTHORS in text
     assert [p.name for p in site2.rglob("*xgboost*")]
 
 

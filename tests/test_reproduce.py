@@ -131,7 +131,7 @@ def _contributor_folder(tmp_path: Path) -> Path:
     shutil.copytree(leaderboard_dir() / "examples" / "ridge", folder)
     meta = (folder / "submission.yaml").read_text().replace("method: example-ridge", "method: contrib-ridge")
     meta = meta.replace("config: cpu-torch-fp32", "config: h200-torch-fp32")
-    (folder / "submission.yaml").write_text(meta.replace("authors: [perfgraphs maintainers]", "authors: [Carol Contributor]"))
+    (folder / "submission.yaml").write_text(meta.replace("authors: [Example Author]", "authors: [Carol Contributor]"))
     for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=c", "-c", "user.email=c@example.org", "commit", "-qm", "x"]):
         subprocess.run(["git", "-C", str(folder), *args], check=True, capture_output=True)
     return folder

@@ -450,7 +450,7 @@ def test_hidden_labels_are_checked_against_their_commitment(parts, env, capsys, 
     assert committed == hashlib.sha256(hidden_file.read_bytes()).hexdigest()
     assert not (set(LABEL_COLUMNS) | {"y"}) & set(input_table(rows).column_names)
     # predictions for exactly the hidden ids, scored against the hidden labels
-    folder = predictions_submission(env["tmp"] / "hidden-sub", parts, method="hidden")
+    folder = predictions_submission(env["tmp"] / "hidden-sub", parts, method="secret-board")
     ids = rows.column("sample_id").to_pylist()
     for seed in range(5):
         rewrite_seed(folder, seed, lambda t: t.filter(pa.compute.is_in(t.column("sample_id"), pa.array(ids))))
@@ -465,7 +465,7 @@ def test_hidden_labels_are_checked_against_their_commitment(parts, env, capsys, 
     labels = rows.column("latency_ms").to_pylist()
     labels[0] *= 0.5
     pq.write_table(rows.set_column(rows.column_names.index("latency_ms"), "latency_ms", pa.array(labels)), hidden_file)
-    other = predictions_submission(env["tmp"] / "hidden-sub-2", parts, method="hidden-2")
+    other = predictions_submission(env["tmp"] / "hidden-sub-2", parts, method="secret-board-2")
     rc, err = run_cli(["submit", str(other), *hidden_args], capsys)
     assert rc == 1 and len(err) == 1 and "do not match the published commitment" in err[0]
     assert (env["results"] / "dippm.jsonl").read_bytes() == before
@@ -492,9 +492,9 @@ def test_a_hidden_board_is_ranked_by_its_keeper_without_publishing_per_configura
     assert rc == 0
     commit()
     # three entries: the example, one 0.1 % off it (the data cannot separate them), one 40 % high
-    for method, factor in (("keeper-a", 1.0), ("keeper-a-twin", 1.001), ("keeper-high", 1.4)):
+    for method, factor in (("sealed-a", 1.0), ("sealed-a-twin", 1.001), ("sealed-high", 1.4)):
         # three teams: a team has one ranked entry (its best)
-        authors = {"keeper-a": "Ann Keeper", "keeper-a-twin": "Bea Twin"}.get(method, "Cy High")
+        authors = {"sealed-a": "Ann Sealey", "sealed-a-twin": "Bea Twin"}.get(method, "Cy High")
         folder = predictions_submission(env["tmp"] / method, parts, method=method, authors=[authors])
         for seed in range(5):
             rewrite_seed(folder, seed, lambda t: t.set_column(2, "value", pa.compute.multiply(t.column("value"), factor)))
@@ -507,10 +507,10 @@ def test_a_hidden_board_is_ranked_by_its_keeper_without_publishing_per_configura
     # a hidden record written by hand (here: a signed one renamed) is not read: its signature does not hold
     lines = (env["results"] / "dippm.jsonl").read_text().splitlines()
     forged = json.loads(lines[-1])
-    forged.update(method="keeper-forged", run_identity="f" * 16)
+    forged.update(method="forged-signed", run_identity="f" * 16)
     (env["results"] / "dippm.jsonl").write_text("\n".join([*lines, json.dumps(forged)]) + "\n")
     names = {e.method for e in read_entries("perfgraphs/dippm", env["results"]) if e.test_set == "hidden"}
-    assert "keeper-forged" not in names and len(names) == 3
+    assert "forged-signed" not in names and len(names) == 3
     capsys.readouterr()
     for e in entries:  # the ratios went to the keeper, nowhere else
         kept = json.loads(scores_path(keeper, e.dataset, e.config, e.target, e.run_identity).read_text())
@@ -532,7 +532,7 @@ def test_a_hidden_board_is_ranked_by_its_keeper_without_publishing_per_configura
     sealed = read_sealed("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms", entries[0].hidden_labels_sha256)
     board = rank_board(entries, official=True, sealed=sealed)
     rank = {r.entry.method: r.ranked.rank for r in board.rows}
-    assert rank["keeper-a"] == rank["keeper-a-twin"] == 1 and rank["keeper-high"] > 1
+    assert rank["sealed-a"] == rank["sealed-a-twin"] == 1 and rank["sealed-high"] > 1
     assert any("keeper" in n for n in board.notes)
     # ranks of another hidden set are not read
     assert read_sealed("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms", "0" * 64) is None
@@ -540,7 +540,7 @@ def test_a_hidden_board_is_ranked_by_its_keeper_without_publishing_per_configura
     forged = entries[2]
     forged.per_seed[0]["mape_pct"] = 1.0
     board = rank_board(entries, official=True, sealed=sealed)
-    assert next(r for r in board.rows if r.entry.method == "keeper-high").ranked is None
+    assert next(r for r in board.rows if r.entry.method == "sealed-high").ranked is None
     assert any("not the one the keeper ranked" in n for n in board.notes)
     # a ranks file is text too: a malformed or non-finite published rank is not applied, and never crashes
     own = next(x for x in sealed["entries"] if x["run_identity"] == entries[0].run_identity)
@@ -552,7 +552,7 @@ def test_a_hidden_board_is_ranked_by_its_keeper_without_publishing_per_configura
     # as it does a copy of a ranked record under other authors
     copy = replace(entries[0], authors="someone else", code_url="https://example.org/copy")
     again = seal([*entries, copy], keeper, min_configs=10)
-    assert {x["method"] for x in again["entries"]} == {"keeper-a", "keeper-a-twin"}
+    assert {x["method"] for x in again["entries"]} == {"sealed-a", "sealed-a-twin"}
     assert [x["why"] for x in again["left_out"]] and all("not the one these scores" in x["why"] for x in again["left_out"])
     assert len(again["left_out"]) == 2
     board = rank_board([entries[0], copy], official=True, sealed=sealed)  # the copy is not ranked by the file
@@ -587,10 +587,10 @@ def test_every_hidden_board_run_starts_on_an_empty_page_cache_or_is_refused(part
     commit()
     import yaml
 
-    folder = env["tmp"] / "ridge-hidden"
+    folder = env["tmp"] / "ridge-sealed"
     shutil.copytree(EXAMPLE, folder)
     meta = yaml.safe_load((EXAMPLE / "submission.yaml").read_text())
-    meta.update({k: v for k, v in metadata("ridge-hidden").items() if k in ("method", "authors", "code")})
+    meta.update({k: v for k, v in metadata("ridge-sealed").items() if k in ("method", "authors", "code")})
     (folder / "submission.yaml").write_text(yaml.safe_dump(meta))
     args = ["submit", str(folder), *BOARD, "--quick", "--hidden-labels",
             "--results", str(env["results"]), "--no-mlflow"]
@@ -615,7 +615,7 @@ def test_every_hidden_board_run_starts_on_an_empty_page_cache_or_is_refused(part
 def test_hidden_labels_inside_the_submission_are_refused_in_one_line(parts, env, capsys, monkeypatch):
     """The submission's folder is bound into its sandbox: a keeper folder inside it would hand the
     predictor the labels, so submit refuses it before reading anything there."""
-    folder = predictions_submission(env["tmp"] / "carries-keeper", parts, method="carries-keeper")
+    folder = predictions_submission(env["tmp"] / "carries-keeper", parts, method="carries-key-dir")
     keeper = folder / "keeper"
     keeper.mkdir()
     monkeypatch.setenv("PERFGRAPHS_HIDDEN_DIR", str(keeper))

@@ -46,7 +46,8 @@ and ``- _ . ( ) / + , & ' @`` — no
 other punctuation, no accents (transliterate: ``Jose Muller``), no control, invisible or non-Latin
 characters. A method
 is at most 64 characters, the authors at most 200. A method holds no credit (:func:`credit_in_method`:
-the word ``by``, the reference authors). The same rules are in leaderboard/RULES.md.
+the word ``by``, the reference authors, a word the board prints about a row such as ``verified`` or
+``rank 1``, the project's name). The same rules are in leaderboard/RULES.md.
 """
 
 from __future__ import annotations
@@ -179,11 +180,26 @@ def taken_name(name: str, reserved: set[str] | list[str] | tuple[str, ...]) -> s
         # a reference name with a number run into it (``static-xgboost2``) is still its name
         numbered = any(m.startswith(t) and m[len(t):].isdigit() for m in mine_compact for t in theirs)
         # one letter off a reference name of six or more: ``stat1c-xgboost``, ``layenwise-linear``,
-        # ``nnlqp-gmn`` read as the reference's (seventeenth pass)
-        typo = any(_one_off(m, t) for m in mine_compact for t in theirs)
+        # ``nnlqp-gmn`` read as the reference's (seventeenth pass), and so with a suffix after it, as
+        # the name exactly is with one: ``statlc-xgboost (tuned)``, ``static-xgbost-tuned``,
+        # ``trappn-ish``, ``statlc-xgboostv2`` (twenty-fifth pass)
+        typo = any(_one_off(m, t) for m in mine_compact | _stems(name, theirs) for t in theirs)
         if any(_prefix_of(k, r) for k in mine for r in keys(other)) or numbered or typo or reads_as(name, other):
             return other
     return None
+
+
+def _stems(name: str, reserved_compact: set[str]) -> set[str]:
+    """What of ``name`` a suffix may follow, compacted: the name up to each separator or parenthesis
+    (``static-xgbost`` of ``static-xgbost-tuned``), and its first as many letters and digits as a
+    reserved name has (``statlcxgboost`` of ``statlc-xgboostv2``; a name that *is* the reserved
+    name there is :func:`_prefix_of`'s, and ``static-xgboosted`` stays free: zero edits are no typo)."""
+    stems = set()
+    for spelling in _spellings(name):
+        text = unicodedata.normalize("NFKC", spelling)
+        stems |= {k for cut in re.finditer(r"[\W_]+", text) for k in _compact_keys(text[:cut.start()])}
+    whole = set().union(*(_compact_keys(x) for x in _spellings(name)))
+    return stems | {m[:len(t)] for m in whole for t in reserved_compact}
 
 
 @functools.lru_cache(maxsize=65536)
@@ -285,21 +301,74 @@ def same_person_loosely(p: str, q: str) -> bool:
 
 
 def named_person(method: str, authors: str, other_authors: str) -> str | None:
-    """A person of ``other_authors`` (six or more letters and digits) whose name ``method`` holds,
-    when ``authors`` do not include them: ``gnn-x (Alice Author)`` by Mal Lory reads as Alice's
-    entry (twenty-first pass of 2026-12-02). None when there is none."""
+    """A person of ``other_authors`` whose name ``method`` holds, when ``authors`` do not include
+    them: ``gnn-x (Alice Author)`` by Mal Lory reads as Alice's entry (twenty-first pass of
+    2026-12-02). Held: their name (six or more letters and digits) anywhere in the method, a
+    capital ``I`` read as ``l`` (``gnn-z (MaI Lory)``); or the method's parenthesised part or its
+    last words written as them loosely (:func:`same_person_loosely`: ``gnn-x (M. Lory)``,
+    ``gnn-x (Li Bo)``, ``gnn-x-li-bo``), or a parenthesised part that is their surname of four or
+    more letters (``gnn-x (Lory)``): each was accepted beside Mal Lory's entry, with no board note
+    (twenty-fifth pass). None when there is none."""
     mine = people(authors)
-    plain = compact(method)
+    held = _person_keys(method)
+    parts = _written_people(method)
     for q in people(other_authors):
-        key = compact(_AFFILIATION.sub(" ", q))
-        if len(key) >= 6 and key in plain and not any(same_person_loosely(p, q) for p in mine):
+        if any(same_person_loosely(p, q) for p in mine):
+            continue
+        name_keys = _person_keys(_AFFILIATION.sub(" ", q))
+        # cased keys with cased keys only (``Lan`` is not ``Ian``: :func:`_compact_keys_by_kind`)
+        if any(len(k) >= 6 and c == d and k in m for c, k in name_keys for d, m in held):
+            return q
+        if any(same_person_loosely(part, q) for part in parts) or _surname_named(method, q, mine):
             return q
     return None
 
 
+@functools.lru_cache(maxsize=4096)
+def _written_people(method: str) -> tuple[str, ...]:
+    """The parts of a method that could be a person written whole: each person of a parenthesised
+    part (``gnn-x (M. Lory, Bob)``), and its last two and three words (``gnn-x Li Bo``,
+    ``gnn-x-mal-r-lory``), affiliations and separators aside. One word alone is never a person
+    here: a team named ``Gnn`` would otherwise own every ``...-gnn`` (a long one is found whole)."""
+    text = unicodedata.normalize("NFKC", str(method))
+    parts = [p for inside in re.findall(r"\(([^()]*)\)", text) for p in people(inside)]
+    words = re.findall(r"[A-Za-z0-9']+", re.sub(r"\([^()]*\)", " ", text))
+    parts += [" ".join(words[-n:]) for n in (2, 3) if len(words) >= n]
+    return tuple(parts)
+
+
+def _surname_named(method: str, person: str, mine: tuple[str, ...]) -> bool:
+    """Whether a parenthesised part of ``method`` is ``person``'s surname alone (four or more
+    letters; ``gnn-x (Lory)``), and none of ``mine`` bears that surname."""
+    surname = (_name_parts(person) or ("",))[-1]
+    if len(surname) < 4 or len(_name_parts(person)) < 2 or any(_name_parts(p)[-1:] == (surname,) for p in mine):
+        return False
+    inside = re.findall(r"\(([^()]*)\)", unicodedata.normalize("NFKC", str(method)))
+    return any(_name_parts(part) == (surname,) for part in inside)
+
+
+# words that stand for a name without being one: a person made only of them (and numbers, and the
+# ``N.N.`` of "nomen nescio") is a placeholder however it is put together (``Anonymous Authors``,
+# ``Anon. Team``, ``Authors withheld``, ``Blind Submission``, ``Anonymous 1``): whole strings only
+# made two teams writing ``Anonymous Authors`` one team (twenty-fifth pass of 2026-12-02)
+_PLACEHOLDER_WORDS = frozenset(w for a in PLACEHOLDER_AUTHORS for w in re.findall(r"[a-z]+", a)) | {
+    "anonymous", "anonymised", "anonymized", "anon", "author", "authors", "withheld", "blind", "submission",
+    "submitted", "redacted", "team", "the", "my", "our", "et", "al", "others", "name", "names", "hidden",
+    "undisclosed", "unnamed", "tba", "private", "confidential", "placeholder", "review", "double", "anonymously",
+    "for"}
+
+
+def _placeholder_person(person: str) -> bool:
+    """Whether ``person`` is made of :data:`_PLACEHOLDER_WORDS`, numbers and ``N.N.`` only."""
+    text = re.sub(r"\bn\.\s*n\.?", " ", unicodedata.normalize("NFKC", person).casefold())
+    return all(w.isdigit() or w in _PLACEHOLDER_WORDS for w in re.findall(r"[a-z0-9]+", text))
+
+
 def names_nobody(authors: str) -> bool:
-    """Whether an author list names no one in particular (``Anonymous``, ``et al.``, ``TBD``)."""
-    return not (team(authors) - PLACEHOLDER_AUTHORS)
+    """Whether an author list names no one in particular (``Anonymous``, ``et al.``, ``TBD``,
+    ``Anonymous Authors``, ``Anon. Team``, ``Redacted``, ``N.N.``): each of its people is a
+    placeholder, as a whole or word by word (:func:`_placeholder_person`)."""
+    return all(p.casefold() in PLACEHOLDER_AUTHORS or _placeholder_person(p) for p in people(authors))
 
 
 def lookalike_people(a: str, b: str) -> list[tuple[str, str]]:
@@ -355,7 +424,15 @@ def same_name(a: str, b: str) -> bool:
 
 def is_reference_authors(authors: str) -> bool:
     """Whether ``authors`` reads as the reference baselines' author: it canonicalises onto
-    ``REFERENCE_AUTHORS`` or names a "reference baseline" at all. Byte-equal or look-alike."""
+    ``REFERENCE_AUTHORS`` or names a "reference baseline" at all (:func:`_names_reference_authors`),
+    names the project (:func:`names_project`) or its people (``official``, ``maintainers``,
+    ``organisers``, ``keeper``: twenty-fifth pass). Byte-equal or look-alike."""
+    words = re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKC", str(authors)).casefold())
+    return _names_reference_authors(authors) or names_project(authors) or bool(_ORGANISER_WORDS & set(words))
+
+
+def _names_reference_authors(authors: str) -> bool:
+    """Whether ``authors`` canonicalises onto ``REFERENCE_AUTHORS`` or names a "reference baseline"."""
     from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS
 
     if same_name(authors, REFERENCE_AUTHORS):
@@ -375,6 +452,24 @@ def is_reference_authors(authors: str) -> bool:
     project = compact("perfgraphs") in plain or any(len(w) >= 7 and _edits(w, "perfgraphs") <= 2 for w in words)
     return any(marker in k for k in keys(authors)) or compact("reference baseline") in plain \
         or (project and reference_word)
+
+
+# author words that read as the project's own people: ``perfgraphs official``, ``benchmark maintainers``,
+# ``leaderboard organisers``, ``hidden-set keeper`` were accepted as a team's authors and shown on the
+# official board (twenty-fifth pass of 2026-12-02); no person is named so
+_ORGANISER_WORDS = frozenset({"official", "officials", "maintainer", "maintainers", "organiser", "organisers",
+                              "organizer", "organizers", "keeper", "keepers"})
+
+
+def names_project(text: str) -> bool:
+    """Whether ``text`` names the project: ``perfgraphs`` anywhere once punctuation and look-alikes are
+    set aside (``perf graphs team``), or a word, or two words run together, one edit from it
+    (``perfgraph``, ``pefrgraphs``, ``perf grahps``). Only the reference authors, and no method,
+    may (twenty-fifth pass of 2026-12-02)."""
+    words = re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKC", str(text)).casefold())
+    runs = words + [a + b for a, b in zip(words, words[1:])]
+    return compact("perfgraphs") in compact(text) or any(
+        9 <= len(w) <= 11 and _edits(w, "perfgraphs") <= 1 for w in runs)
 
 
 def _edits(a: str, b: str) -> int:
@@ -438,17 +533,45 @@ def check_charset(field: str, text: str) -> list[str]:
     return problems
 
 
+# words a board prints about a row, never a method's own: ``gnn-v (verified, hidden test set)`` by
+# ``perfgraphs official`` was shown on the official board beside its tier column saying
+# "reproduced", and ``gnn-x (rank 1)`` beside its real rank (twenty-fifth pass of 2026-12-02)
+_BOARD_WORDS = frozenset({"verified", "reproduced", "selfreported", "hidden", "official", "reference", "references",
+                          "keeper"})
+
+
+def _board_label(words: list[str]) -> str:
+    """The first of a method's ``words`` (lowercase letters and digits) that is a board's word
+    (:data:`_BOARD_WORDS`, ``self-reported`` split or not), or ``rank`` and a number, or ''."""
+    for word, after in zip(words, words[1:] + [""]):
+        if word in _BOARD_WORDS:
+            return word
+        if word + after == "selfreported":
+            return "self-reported"
+        if re.fullmatch(r"rank[0-9]+(?:st|nd|rd|th)?", word + after if word == "rank" else word):
+            return f"rank {(word + after)[4:] if word == 'rank' else word[4:]}"
+    return ""
+
+
 def credit_in_method(method: str) -> list[str]:
     """A method name that reads as a credit, one line: the boards print ``<method> by <authors>``,
     so ``gnn-x by Alice Author`` under Mal Lory read as Alice's row, and ``mlp-plus by perfgraphs
     reference baselines`` as a reference's (twentieth pass of 2026-12-02). The word ``by`` and the
-    reference authors (:func:`is_reference_authors`) are the authors column's, never a method's."""
+    reference authors (:func:`is_reference_authors`) are the authors column's, never a method's; a
+    tier, the hidden set, a rank (:func:`_board_label`) and the project's name are the board's
+    (twenty-fifth pass)."""
     words = re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKC", str(method)).casefold())
     if "by" in words:
         return [f"method {method!r} has the word 'by', which the boards print before the authors: name the "
                 "method alone (the authors field says whose it is)"]
-    if is_reference_authors(method):
+    if _names_reference_authors(method):
         return [f"method {method!r} names the reference baselines' authors: name the method alone"]
+    label = _board_label(words)
+    if label:
+        return [f"method {method!r} has {label!r}, which reads as the board's own word (a tier, the hidden test "
+                "set, a rank, the official or reference rows): name the method alone; the board says the rest"]
+    if names_project(method) or is_reference_authors(method):
+        return [f"method {method!r} names the project or its people: name the method alone"]
     return []
 
 
