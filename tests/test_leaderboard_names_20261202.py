@@ -108,7 +108,8 @@ def test_a_method_naming_the_project_is_refused(method):
 
 @pytest.mark.parametrize("authors", ["perfgraphs official", "perfgraphs", "perfgraphs maintainers", "perfgraphs organisers",
                                      "perfgraphs leaderboard", "perfgraphs keeper", "official reference",
-                                     "benchmark maintainers", "leaderboard organizers", "hidden-set keeper",
+                                     "benchmark maintainers", "leaderboard organizers", "hidden-set keeper", "Keeper",
+                                     "the keepers", "Ann Lee, leaderboard keeper",
                                      "perf graphs team", "pefrgraphs lab", "Mal Lory, perfgraph"])
 def test_authors_reading_as_the_project_are_refused(tmp_path, authors):
     """Accepted, and ``perfgraphs official`` shown on the official board. Refused at submission
@@ -131,7 +132,7 @@ def test_honest_methods_and_authors_and_the_committed_records_pass(tmp_path):
                    "refnet", "gnn+lm (v2)"):
         assert names.check_charset("method", method) == [], method
     for authors in ("Alice Author", "Mal Lory", "Perfect Graphs Lab", "Graph Maintenance Group", "Meilin Chen (ETH Zurich)",
-                    "Lloyd Trefethen", "Example Author"):
+                    "Lloyd Trefethen", "Example Author", "Ann Keeper", "Keeper Jones"):
         assert not check_reserved("my-net", authors, tmp_path, tmp_path / "results"), authors
     assert names.is_reference_authors(REFERENCE_AUTHORS) and not names.lookalike_authors(REFERENCE_AUTHORS)
     reserved = set(reference_spellings())

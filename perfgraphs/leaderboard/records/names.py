@@ -428,7 +428,7 @@ def is_reference_authors(authors: str) -> bool:
     names the project (:func:`names_project`) or its people (``official``, ``maintainers``,
     ``organisers``, ``keeper``: twenty-fifth pass). Byte-equal or look-alike."""
     words = re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKC", str(authors)).casefold())
-    return _names_reference_authors(authors) or names_project(authors) or bool(_ORGANISER_WORDS & set(words))
+    return _names_reference_authors(authors) or names_project(authors) or _names_organisers(words)
 
 
 def _names_reference_authors(authors: str) -> bool:
@@ -458,7 +458,21 @@ def _names_reference_authors(authors: str) -> bool:
 # ``leaderboard organisers``, ``hidden-set keeper`` were accepted as a team's authors and shown on the
 # official board (twenty-fifth pass of 2026-12-02); no person is named so
 _ORGANISER_WORDS = frozenset({"official", "officials", "maintainer", "maintainers", "organiser", "organisers",
-                              "organizer", "organizers", "keeper", "keepers"})
+                              "organizer", "organizers"})
+# ``Keeper`` is also a surname (``Ann Keeper`` was refused): the word names the project's people
+# alone or after what it keeps (``hidden-set keeper``, ``leaderboard keeper``)
+_KEEPER_WORDS = frozenset({"keeper", "keepers"})
+_KEPT_WORDS = frozenset({"hidden", "set", "hiddenset", "label", "labels", "board", "leaderboard", "benchmark",
+                         "data", "dataset", "test", "secret", "the"})
+
+
+def _names_organisers(words: list[str]) -> bool:
+    """Whether the author words name the project's people: an organiser's word, or ``keeper`` alone
+    or after what is kept."""
+    if _ORGANISER_WORDS & set(words):
+        return True
+    return any(w in _KEEPER_WORDS and (len(words) == 1 or (i > 0 and words[i - 1] in _KEPT_WORDS))
+               for i, w in enumerate(words))
 
 
 def names_project(text: str) -> bool:
