@@ -2044,15 +2044,30 @@ def test_twenty_first_pass_a_decoy_of_the_leaders_means_is_no_copy():
     assert with_decoy == base
 
 
+def _mallory_and_mixes(spellings: list[str]):
+    """(the dippm cpu latency board's references, Mal Lory's ``mallory-net`` and one seed-mix of it
+    with layerwise-boost under each spelling of his name, as entries; the board's label repetitions)."""
+    from perfgraphs.leaderboard.records.ranks import label_repetitions
+    from perfgraphs.leaderboard.records.results import Entry
+    from perfgraphs.registry import task
+
+    repetitions = label_repetitions(task("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms"))
+    references = _current_board("cpu-torch-fp32", "latency_ms")
+    by = {r["method"]: r for r in references}
+    mine = {**by["static-mlp"], "method": "mallory-net", "authors": "Mal Lory", "run_identity": "mal-0",
+            "code_commit": "1" * 40}
+    mixes = [{**_seed_mixed(by["layerwise-boost"], mine, f"mallory-net-mix{k}", k + 2), "authors": a}
+             for k, a in enumerate(spellings)]
+    return [Entry(**r) for r in [*references, mine, *mixes]], repetitions
+
+
 def test_twenty_first_pass_one_person_written_six_ways_is_one_team(monkeypatch):
     """The twentieth pass's six seed-mixed entries under `Mal Lory (ETH Zurich)`, `Mal Lory (MIT)`,
     `M. Lory`, `Lory, M.`, `Mal R. Lory`, `Mal Lory @ETH` were six teams: the lift was back. Now one
     team. Controls: `Mallory Example` is another team, and so are the twenty-second pass's
     `MIT Han Lab` and `MIT Systems Lab`, `Lab` and `MIT Han Lab`, `Dr. Zed Lory` and `Dr. Mal Lory`."""
     from perfgraphs.leaderboard.records import names
-    from perfgraphs.leaderboard.records.ranks import label_repetitions, rank_board
-    from perfgraphs.leaderboard.records.results import Entry
-    from perfgraphs.registry import task
+    from perfgraphs.leaderboard.records.ranks import rank_board
 
     spellings = ["Mal Lory (ETH Zurich)", "Mal Lory (MIT)", "M. Lory", "Lory, M.", "Mal R. Lory", "Mal Lory @ETH"]
     assert all(any(names.same_person_loosely(p, "Mal Lory") for p in names.people(a)) for a in spellings)
@@ -2061,14 +2076,8 @@ def test_twenty_first_pass_one_person_written_six_ways_is_one_team(monkeypatch):
     for a, b in (("MIT Han Lab", "MIT Systems Lab"), ("Lab", "MIT Han Lab"), ("Dr. Zed Lory", "Dr. Mal Lory"),
                  ("Mal Smith Jr.", "Mal Jones Jr."), ("Ana Garcia-Lopez", "Ana Lopez")):
         assert not names.same_person_loosely(a, b), (a, b)
-    repetitions = label_repetitions(task("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms"))
-    references = _current_board("cpu-torch-fp32", "latency_ms")
-    by = {r["method"]: r for r in references}
-    mine = {**by["static-mlp"], "method": "mallory-net", "authors": "Mal Lory", "run_identity": "mal-0",
-            "code_commit": "1" * 40}
-    mixes = [{**_seed_mixed(by["layerwise-boost"], mine, f"mallory-net-mix{k}", k + 2), "authors": a}
-             for k, a in enumerate(spellings)]
-    board = rank_board([Entry(**r) for r in [*references, mine, *mixes]], repetitions, official=True)
+    entries, repetitions = _mallory_and_mixes(spellings)
+    board = rank_board(entries, repetitions, official=True)
     ranked = [row.entry.method for row in board.rows if row.ranked is not None and row.entry.method.startswith("mallory")]
     assert len(ranked) == 1, ranked
 
@@ -2648,9 +2657,7 @@ def test_twenty_fifth_pass_one_author_written_other_ways_is_still_one_team():
     ranked. Controls: other people stay other teams (a shared affiliation or `et al.` joins
     nobody), and with the person-only rule the spellings are teams of their own."""
     from perfgraphs.leaderboard.records import names
-    from perfgraphs.leaderboard.records.ranks import label_repetitions, rank_board
-    from perfgraphs.leaderboard.records.results import Entry
-    from perfgraphs.registry import task
+    from perfgraphs.leaderboard.records.ranks import rank_board
 
     assert all(names.share_a_person(a, "Mal Lory") for a in _ONE_PERSON)
     assert names.share_a_person("Mal Lory et al.", "Team Mal Lory")
@@ -2659,14 +2666,7 @@ def test_twenty_fifth_pass_one_author_written_other_ways_is_still_one_team():
                  ("Alice Author @ETH Zurich", "Bob Builder @ETH Zurich"), ("Alice Author et al.", "Bob Builder et al."),
                  ("Alice Author, University of Toronto", "Bob Builder, Univ. of Toronto"), ("A. B.", "Al Bo")):
         assert not names.share_a_person(a, b), (a, b)  # control
-    repetitions = label_repetitions(task("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms"))
-    references = _current_board("cpu-torch-fp32", "latency_ms")
-    by = {r["method"]: r for r in references}
-    mine = {**by["static-mlp"], "method": "mallory-net", "authors": "Mal Lory", "run_identity": "mal-0",
-            "code_commit": "1" * 40}
-    mixes = [{**_seed_mixed(by["layerwise-boost"], mine, f"mallory-net-mix{k}", k + 2), "authors": a}
-             for k, a in enumerate(_ONE_PERSON[:4])]
-    entries = [Entry(**r) for r in [*references, mine, *mixes]]
+    entries, repetitions = _mallory_and_mixes(_ONE_PERSON[:4])
 
     def ranked_mallory():
         board = rank_board(entries, repetitions, official=True)
