@@ -37,7 +37,7 @@ from perfgraphs.errors import PerfgraphsError
 from perfgraphs.evaluation.scoring import PER_CONFIG_KEY
 from perfgraphs.leaderboard.records.history import full_history, git, on_main_line
 from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS, REFERENCE_DIR
-from perfgraphs.leaderboard.records.results import RESULTS_DIR
+from perfgraphs.leaderboard.records.results import RESULTS_DIR, printable
 from perfgraphs.leaderboard.records.tiers import HARNESS_TIERS
 
 # A seed's MAPE scored again may move by float noise (threads, a library's reduction order): 0.5 %
@@ -282,7 +282,8 @@ def _compare(record: dict, again: dict, tolerance_rel: float) -> list[str]:
                     out.append(f"seed {b.get('seed')}: {key} {y:.6g} scored again, {x:.6g} in the record")
         for key in sorted((set(a) | set(b)) - RUN_FIELDS - set(SCORES) - {"mape_pct", PER_CONFIG_KEY}):
             if not _same(a.get(key), b.get(key), tolerance_rel):
-                out.append(f"seed {b.get('seed')}: {key} differs from the record's")
+                # a seed's keys are the record's own text: written escaped (twenty-sixth pass)
+                out.append(f"seed {b.get('seed')}: {printable(key)} differs from the record's")
         ra, rb = a.get(PER_CONFIG_KEY), b.get(PER_CONFIG_KEY)
         if isinstance(ra, list) and isinstance(rb, list):
             try:

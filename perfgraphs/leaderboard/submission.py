@@ -170,15 +170,20 @@ def _parse_hyperparameters(doc: dict, problems: list[str]) -> Hyperparameters:
         return Hyperparameters()
     for name, value in chosen.items():
         if name not in grid:
-            problems.append(f"submission.yaml: hyperparameters.chosen.{name} is not in the grid: add the values "
-                            f"searched for {name} to hyperparameters.grid")
+            problems.append(f"submission.yaml: hyperparameters.chosen.{name!r} is not in the grid: add the values "
+                            f"searched for {name!r} to hyperparameters.grid")
         elif value not in grid[name]:
-            problems.append(f"submission.yaml: hyperparameters.chosen.{name} = {value!r} is not one of the grid "
+            problems.append(f"submission.yaml: hyperparameters.chosen.{name!r} = {value!r} is not one of the grid "
                             f"values {grid[name]}: report the value selected on the validation part")
     missing = sorted(set(grid) - set(chosen))
     if missing:
-        problems.append(f"submission.yaml: hyperparameters.chosen lacks {', '.join(missing)}: give the value "
+        problems.append(f"submission.yaml: hyperparameters.chosen lacks {', '.join(map(str, missing))}: give the value "
                         "used for every searched hyper-parameter")
+    from perfgraphs.leaderboard.records.record_check import _hyperparameters_problem
+
+    # what the record will show on its page, checked before anything runs (twenty-sixth pass)
+    if why := _hyperparameters_problem(dict(chosen)):
+        problems.append(f"submission.yaml: hyperparameters.chosen: {why}")
     return Hyperparameters(dict(grid), dict(chosen))
 
 

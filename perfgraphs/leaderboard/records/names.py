@@ -330,11 +330,37 @@ def _written_people(method: str) -> tuple[str, ...]:
     part (``gnn-x (M. Lory, Bob)``), and its last two and three words (``gnn-x Li Bo``,
     ``gnn-x-mal-r-lory``), affiliations and separators aside. One word alone is never a person
     here: a team named ``Gnn`` would otherwise own every ``...-gnn`` (a long one is found whole)."""
-    text = unicodedata.normalize("NFKC", str(method))
-    parts = [p for inside in re.findall(r"\(([^()]*)\)", text) for p in people(inside)]
-    words = re.findall(r"[A-Za-z0-9']+", re.sub(r"\([^()]*\)", " ", text))
+    text = _plain_name(unicodedata.normalize("NFKC", str(method)))
+    parts = [p for inside in re.findall(r"\(([^()]*)\)", text) for p in people(_plain_name(inside))]
+    words = re.findall(r"[A-Za-z0-9']+", _plain_name(re.sub(r"\([^()]*\)", " ", text)))
     parts += [" ".join(words[-n:]) for n in (2, 3) if len(words) >= n]
+    # a two-word name in either order, as teams are told (``gnn-x Bo Li``, ``Lory, Mal``)
+    parts += [" ".join(p.split()[::-1]) for p in parts if len(p.split()) == 2]
     return tuple(parts)
+
+
+# what may follow a name without making it another: a version (``gnn-x Li Bo 2``, ``gnn-li-bo-v2``,
+# ``(Li Bo v2)``) and a possessive (``gnn-x Li Bo's``): each hid the name from the rule above, which
+# read the last words or the bracket whole (twenty-sixth pass of 2026-12-03)
+_VERSION_TOKEN = re.compile(r"(?:v|ver|version|rev|revision)?[0-9]+", re.IGNORECASE)
+_VERSION_WORDS = frozenset({"v", "ver", "version", "rev", "revision"})
+
+
+def _plain_name(text: str) -> str:
+    """``text`` without possessives and a trailing version (read token by token from the end: a
+    regular expression for it backtracked for minutes on ``1-1-1-…x``)."""
+    tokens = re.findall(r"[A-Za-z0-9]+|[^A-Za-z0-9]+", re.sub(r"'s\b|'(?=\s|$|\))", "", text))
+    numbered = False
+    while len(tokens) > 1:
+        last = tokens[-1]
+        if not last[0].isalnum() and last.strip(" -_./") == "":
+            tokens.pop()  # a separator
+        elif _VERSION_TOKEN.fullmatch(last) or (numbered and last.casefold() in _VERSION_WORDS):
+            numbered = numbered or last[-1].isdigit()
+            tokens.pop()
+        else:
+            break
+    return "".join(tokens) if any(t[0].isalnum() for t in tokens) else text
 
 
 def _surname_named(method: str, person: str, mine: tuple[str, ...]) -> bool:
@@ -344,7 +370,7 @@ def _surname_named(method: str, person: str, mine: tuple[str, ...]) -> bool:
     if len(surname) < 4 or len(_name_parts(person)) < 2 or any(_name_parts(p)[-1:] == (surname,) for p in mine):
         return False
     inside = re.findall(r"\(([^()]*)\)", unicodedata.normalize("NFKC", str(method)))
-    return any(_name_parts(part) == (surname,) for part in inside)
+    return any(_name_parts(_plain_name(part)) == (surname,) for part in inside)
 
 
 # words that stand for a name without being one: a person made only of them (and numbers, and the

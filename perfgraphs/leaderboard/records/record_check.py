@@ -25,6 +25,13 @@ MIN_SEEDS = 5
 # 300 seeds took 10 s and 0.8 GB of one ranking, 5,000 would take ~12 GB: twenty-third pass)
 MAX_SEEDS = 20
 
+# ... and at most this many test configurations a seed (its ``pred_over_label``, the first seed's
+# pairs) and names a breakdown: every board read bootstraps each entry's configurations 4,000 times
+# (chunk × seeds × configurations at a time), and the largest test part is 619 rows; a hand-written
+# record of 100,000 ones on a target of its own took ``leaderboard show`` from 20 s to 2 min 17 s and
+# 1.9 GB, a million would hold the reader for the better part of an hour (twenty-sixth pass)
+MAX_CONFIGS = 20_000
+
 TEXT_FIELDS = ("method", "dataset", "dataset_version", "dataset_content_hash", "config", "target", "tier",
                "division", "code_commit", "hardware", "run_identity", "date_utc", "authors", "test_set",
                "hidden_labels_sha256", "code_url", "paper", "isolation", "protocol", "keeper_signature")
@@ -116,6 +123,24 @@ def _descriptive_problem(record: dict) -> str | None:
     return None
 
 
+# A record's hyper-parameters and its breakdowns' names are shown on its page too, beside its tier and
+# test set: ``tier=verified`` with a bidi override after it, ``test set=hidden, keeper-signed`` and a
+# family named ``tier verified on the hidden test set`` were (twenty-sixth pass of 2026-12-03). The
+# words here are the tiers' (``hidden`` and ``rank`` are common hyper-parameter names: ``hidden=64``)
+_HYPERPARAMETER_TIER_WORDS = re.compile(r"\b(?:verified|reproduced|self-reported|tier|official|keeper)\b",
+                                        re.IGNORECASE)
+MAX_HYPERPARAMETERS = 4096  # characters, as the page writes them (``k=v, ...``): submission.yaml's value limit
+
+
+def _hyperparameters_problem(hyperparameters: dict) -> str | None:
+    shown = ", ".join(f"{k}={v}" for k, v in sorted(hyperparameters.items(), key=lambda kv: str(kv[0])))
+    if not re.fullmatch(rf"[ -~]{{0,{MAX_HYPERPARAMETERS}}}", shown):
+        return f"hyperparameters must read as printable ASCII of at most {MAX_HYPERPARAMETERS} characters"
+    if found := _HYPERPARAMETER_TIER_WORDS.search(shown):
+        return f"hyperparameters hold a tier's word ({found.group(0)!r}; the tier is its own field)"
+    return None
+
+
 def _number(value) -> bool:
     """A JSON number a float can hold (NaN included) within :data:`MAX_MAGNITUDE`."""
     if not isinstance(value, (int, float)) or isinstance(value, bool):
@@ -200,6 +225,8 @@ def record_problem(record, known: frozenset[str], min_seeds: int = MIN_SEEDS) ->
     for k, kind in (("external_data", bool), ("hyperparameters", dict), ("actual_vs_predicted", list)):
         if k in record and not isinstance(record[k], kind):
             return f"{k} must be {kind.__name__}, got {type(record[k]).__name__}"
+    if why := _hyperparameters_problem(record.get("hyperparameters", {})):
+        return why
     return _seeds_problem(record["per_seed"], min_seeds) or _pairs_problem(record)
 
 
@@ -216,6 +243,8 @@ def _pairs_problem(record: dict) -> str | None:
     pairs = record.get("actual_vs_predicted") or []
     if not pairs:
         return None
+    if len(pairs) > MAX_CONFIGS:
+        return f"actual_vs_predicted has {len(pairs)} pairs; a record has at most {MAX_CONFIGS} test configurations"
     if not all(isinstance(p, list) and len(p) == 2 and all(_finite(v) for v in p) and p[0] > 0 for p in pairs):
         return "actual_vs_predicted must be [label > 0, prediction] pairs of finite numbers"
     first = record["per_seed"][0]
@@ -243,6 +272,8 @@ def _per_config_problem(seed: dict) -> str | None:
     ratios = seed.get(PER_CONFIG_KEY)
     if ratios is None:
         return None
+    if isinstance(ratios, list) and len(ratios) > MAX_CONFIGS:
+        return f"{PER_CONFIG_KEY} has {len(ratios)} values; a record has at most {MAX_CONFIGS} test configurations"
     if not isinstance(ratios, list) or not ratios or not all(_finite(r) for r in ratios):
         return f"{PER_CONFIG_KEY} must be a non-empty list of finite numbers"
     if _number(seed.get("n")) and len(ratios) != seed["n"]:
@@ -272,6 +303,14 @@ def _breakdown_problem(seed: dict) -> str | None:
             continue
         if not isinstance(table, dict) or not all(isinstance(v, dict) for v in table.values()):
             return f"{key} must map each name to an object of scores"
+        if len(table) > MAX_CONFIGS:
+            return f"{key} has {len(table)} names; a breakdown has at most {MAX_CONFIGS}"
+        # each name is a row of the record's page, beside its tier (twenty-sixth pass)
+        named = next((n for n in table if not re.fullmatch(rf"[ -~]{{1,{MAX_DESCRIPTIVE}}}", n)
+                      or _TIER_WORDS.search(n)), None)
+        if named is not None:
+            return (f"{key}: the name {named[:60]!r} is not printable ASCII of at most {MAX_DESCRIPTIVE} characters "
+                    "without a tier's word")
         for name, scores in table.items():
             # NaN stays readable: records from before undefined scores were stored as null carry it
             bad = [m for m, v in scores.items() if v is not None and not _number(v)]

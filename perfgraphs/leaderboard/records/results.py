@@ -218,10 +218,18 @@ def read_line(line: str, path: Path) -> tuple[dict | None, str | None]:
 
     record, why = _parse_record(line, min_seeds_of(path.parent))
     if why is None:
-        why = _place_problem(record, path)
+        why = _place_problem(record, path) or (None if min_seeds_of(path.parent) else _evidence_problem(record))
     if why is None:
         why = trust_problem(record)
-    return record, why
+    return record, (None if why is None else printable(why))
+
+
+def printable(text: str) -> str:
+    """``text`` with every character a terminal or a page would not print as itself (controls,
+    escapes, bidi overrides, invisible ones) written as its escape: a reason names what a record
+    holds, and an unknown field or a family named ``ESC]0;…BEL ESC[2K`` reached the reviewer's
+    terminal raw through the reader's warning (twenty-sixth pass of 2026-12-03)."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in str(text))
 
 
 def file_lines(path: Path) -> list[str]:
@@ -257,7 +265,52 @@ def _place_problem(record: dict, path: Path) -> str | None:
     if config is not None and protocol and protocol.split("/")[0] not in config.split_protocols:
         return (f"protocol {protocol[:80]!r} is not one of {dataset} {record['config']}'s "
                 f"({', '.join(config.split_protocols) or 'none'})")
+    if config is not None and protocol and protocol not in _scored_protocols(protocol.split("/")[0]):
+        # ``random-70-15-15/official-hidden`` on dippm made a board of its own whose heading on the
+        # site was the official board's, its one entry ranked 1 (twenty-sixth pass of 2026-12-03)
+        return (f"protocol {protocol[:80]!r} is not a protocol {protocol.split('/')[0]} scores (its variants: "
+                f"{', '.join(sorted(_scored_protocols(protocol.split('/')[0])))[:200]})")
     return None
+
+
+# what every writer of a record whose code ran here states (submit._entry, runner.to_entry): its
+# times, measured, and its hardware; a predictions-files record has neither ("not measured
+# (self-reported)", null)
+HARNESS_EVIDENCE = ("fit_seconds", "predictions_per_second")
+NOT_MEASURED = "not measured"
+
+
+def _evidence_problem(record: dict) -> str | None:
+    """Why a record whose tier says its code ran here, with per-configuration ratios the boards
+    rank, says in its own fields that nothing ran: a predictions-files record with only ``"tier"``
+    edited to ``reproduced`` (``hardware: not measured (self-reported)``, null timings) was ranked 1
+    as reproduced (twenty-sixth pass of 2026-12-03). A tripwire for that contradiction, not a proof:
+    a record that writes timings passes, and only a reviewer's ``reproduce`` tells (rule 4).
+    Records without ratios (before 2026-11-28, hidden-set aggregates) are listed unranked."""
+    from perfgraphs.evaluation.scoring import PER_CONFIG_KEY
+    from perfgraphs.leaderboard.records.tiers import HARNESS_TIERS
+
+    if record["tier"] not in HARNESS_TIERS or not all(s.get(PER_CONFIG_KEY) for s in record["per_seed"]):
+        return None
+    missing = [k for k in HARNESS_EVIDENCE if record.get(k) is None]
+    hardware = record["hardware"]
+    if missing or hardware.lower().startswith(NOT_MEASURED):
+        said = ", ".join(missing + [f"hardware {hardware[:40]!r}"])
+        return (f"tier {record['tier']!r} says its code ran here, but the record says nothing was measured "
+                f"({said}): a predictions-files record is self-reported")
+    return None
+
+
+def _scored_protocols(name: str) -> set[str]:
+    """The protocol strings a split protocol's records may name: itself, and for one with variants
+    and shot counts (leave-one-platform-out) each ``<name>/<variant>/K<shots>`` the transfer runner
+    writes (:mod:`perfgraphs.leaderboard.transfer_runner`)."""
+    from perfgraphs.data.splits import PROTOCOLS
+
+    spec = PROTOCOLS.get(name, {})
+    shots = spec.get("shots", ())
+    return {name} | {f"{name}/{v}/K{k}" for v in spec.get("variants", ())
+                     for k in (shots if isinstance(shots, tuple) else (shots,))}
 
 
 
@@ -278,10 +331,27 @@ def _parse_record(line: str, min_seeds: int | None = None) -> tuple[dict | None,
     from perfgraphs.leaderboard.records import record_check
 
     try:
-        record = json.loads(line)
+        record = json.loads(line, object_pairs_hook=_object_without_duplicates)
     except (ValueError, RecursionError) as exc:  # ValueError: JSON's own, and an integer of > 4300 digits
         return None, f"not JSON: {' '.join(str(exc).split())[:80]}"
     return record, record_check.record_problem(record, _FIELDS, min_seeds or record_check.MIN_SEEDS)
+
+
+class DuplicateKeyError(ValueError):
+    """A JSON object that names one key twice."""
+
+
+def _object_without_duplicates(pairs: list[tuple[str, object]]) -> dict:
+    """A JSON object of a record, refused when it names a key twice: ``json`` keeps the last value,
+    while a reviewer reading the line finds the first (``"tier": "self-reported"`` written before
+    ``"tier": "reproduced"``, ``"authors"`` twice, ranked as the last said: twenty-sixth pass of
+    2026-12-03); so does a diff, and so may another reader of the file."""
+    record = dict(pairs)
+    if len(record) != len(pairs):
+        seen: set[str] = set()
+        twice = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise DuplicateKeyError(f"the key {twice[:40]!r} is written twice in one object (one value each)")
+    return record
 
 
 # A results folder holding this file is a local preview (``perfgraphs quickstart``: one seed per
