@@ -121,3 +121,26 @@ def test_random_weights_still_pass_with_binary_files_read_as_text(tmp_path):
     (folder / "w.bin").write_bytes(rng.standard_normal(2_000_000).astype("<f4").tobytes())
     (folder / "r.bin").write_bytes(rng.bytes(8_000_000))
     assert scan_submission(folder, [LabelArray("the test labels", LABELS)]) == []
+
+
+@pytest.mark.parametrize("column", ["sample_id", "target", "value"])
+def test_a_predictions_file_of_an_extension_column_is_refused_in_one_line(tmp_path, column):
+    """Attack: a predictions file (``seed-0.parquet``) whose sample_id is a canonical ``json``
+    extension column (``pa.ExtensionArray.from_storage(pa.json_(), ids)``, read back as one).
+    ``_read_prediction_table``'s length check ran ``pc.binary_length`` on it, and `perfgraphs check`
+    stopped with "internal error: ArrowNotImplementedError: Function 'binary_length' has no kernel
+    matching input types (extension<arrow.json>)" (exit 1). Now an extension column is refused
+    beside nested ones, in one line; a plain file (the control) is read."""
+    from perfgraphs.leaderboard.submit import _prediction_table
+
+    ids = [f"s{i}" for i in range(20)]
+    plain = {"sample_id": pa.array(ids), "target": pa.array(["latency_ms"] * 20), "value": pa.array(np.ones(20))}
+    honest = tmp_path / "seed-1.parquet"
+    pq.write_table(pa.table(plain), honest)
+    table, problem = _prediction_table(honest, 20)
+    assert problem is None and table.column("sample_id").to_pylist() == ids  # control: a plain file reads
+    storage = plain[column] if column != "value" else pa.array([str(v) for v in np.ones(20)])
+    odd = tmp_path / "seed-0.parquet"
+    pq.write_table(pa.table({**plain, column: pa.ExtensionArray.from_storage(pa.json_(), storage)}), odd)
+    table, problem = _prediction_table(odd, 20)
+    assert table is None and "nested or extension column(s)" in problem and "\n" not in problem
