@@ -379,10 +379,9 @@ def _npy_values(data: bytes, left: list[int]) -> tuple[list[np.ndarray], list[by
     count = min(math.prod(shape), (len(data) - stream.tell()) // max(1, dtype.itemsize))
     out, texts = [], []
     for field, offset in zip(fields, offsets):
-        if field.kind in "US" and field.subdtype is None and count > 0:
+        if field.kind in "US" and field.subdtype is None and count > 0 and field.itemsize > 0:
             _take(left, count * field.itemsize, "an .npy array")
-            words = np.ndarray((count,), field, data, stream.tell() + offset, (dtype.itemsize,))
-            texts.append(b"\n".join(w.encode("utf-8", "replace") if field.kind == "U" else w for w in words.tolist()))
+            texts.append(_npy_text(np.ndarray((count,), field, data, stream.tell() + offset, (dtype.itemsize,))))
             continue
         # float64 and little-endian float32 the raw scan reads at every offset already
         if field.kind not in "biufc" or field.subdtype is not None or count <= 0 or field.str in ("<f8", ">f8", "<f4"):
@@ -393,6 +392,20 @@ def _npy_values(data: bytes, left: list[int]) -> tuple[list[np.ndarray], list[by
         # distinct values first: a 300 MB uint8 array is not 2.4 GB of float64
         out += [np.unique(part).astype(np.float64) for part in parts]
     return out, texts
+
+
+def _npy_text(values: np.ndarray) -> bytes:
+    """The strings of a U or S array, one a line (NUL padding as line ends, other characters than
+    ASCII as '?'), without a Python object per string: 128 M one-character strings are 512 MB."""
+    raw = np.ascontiguousarray(values)  # a field of a structured record, copied out of it
+    if values.dtype.kind == "U":
+        codes = raw.view(values.dtype.str[0] + "u4").reshape(len(values), -1)
+        chars = np.where(codes < 128, codes, ord("?")).astype(np.uint8)
+    else:
+        chars = raw.view(np.uint8).reshape(len(values), -1)
+    lines = np.concatenate([chars, np.zeros((len(values), 1), np.uint8)], axis=1)
+    lines[lines == 0] = ord("\n")
+    return lines.tobytes()
 
 
 def _take(left: list[int], size: int, what: str) -> None:
