@@ -130,7 +130,7 @@ def test_a_predictions_file_of_an_extension_column_is_refused_in_one_line(tmp_pa
     ``_read_prediction_table``'s length check ran ``pc.binary_length`` on it, and `perfgraphs check`
     stopped with "internal error: ArrowNotImplementedError: Function 'binary_length' has no kernel
     matching input types (extension<arrow.json>)" (exit 1). Now an extension column is refused
-    beside nested ones, in one line; a plain file (the control) is read."""
+    as a nested one is, in one line; a plain file (the control) is read."""
     from perfgraphs.leaderboard.submit import _prediction_table
 
     ids = [f"s{i}" for i in range(20)]
@@ -143,4 +143,4 @@ def test_a_predictions_file_of_an_extension_column_is_refused_in_one_line(tmp_pa
     odd = tmp_path / "seed-0.parquet"
     pq.write_table(pa.table({**plain, column: pa.ExtensionArray.from_storage(pa.json_(), storage)}), odd)
     table, problem = _prediction_table(odd, 20)
-    assert table is None and "nested or extension column(s)" in problem and "\n" not in problem
+    assert table is None and f"nested column(s) {column} (extension<arrow.json>)" in problem and "\n" not in problem

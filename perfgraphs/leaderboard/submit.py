@@ -323,8 +323,8 @@ def _read_prediction_table(label: str, data: bytes, n_test: int, unreadable: str
     nested = [f"{f.name} ({f.type})" for f in schema if f.name in _PREDICTION_COLUMNS
               and (pa.types.is_nested(f.type) or isinstance(f.type, pa.BaseExtensionType))]
     if nested:
-        return None, (f"{label}: nested or extension column(s) {', '.join(nested)}: sample_id, target and value "
-                      "hold one plain value a row")
+        return None, (f"{label}: nested column(s) {', '.join(nested)}: sample_id, target and value hold one "
+                      "plain value a row (no list, struct or extension type)")
     most = max([meta.num_rows] + [meta.row_group(g).column(c).num_values for g in range(meta.num_row_groups)
                                   for c in range(meta.num_columns)])
     if most > 2 * n_test + 1000:
