@@ -177,6 +177,13 @@ def test_parquet_is_known_by_its_trailing_magic(tmp_path, monkeypatch):
     assert _scan(tmp_path, "old.parquet", bad) == []
 
 
+def _binary_not_read_as_text(monkeypatch) -> None:
+    """The text rule before the twenty-sixth pass, for the controls that show a reader is needed:
+    a file with a NUL in its first 64 KB was not read for printed numbers."""
+    monkeypatch.setattr(label_scan, "_printed_numbers",
+                        lambda data: label_scan._NUMBER.findall(data) if b"\x00" not in data[:65536] else [])
+
+
 def _tar(payload: bytes, kind: bytes = tarfile.REGTYPE, v7: bool = False) -> bytes:
     out = io.BytesIO()
     with tarfile.open(fileobj=out, mode="w", format=tarfile.USTAR_FORMAT) as t:
@@ -206,6 +213,7 @@ def test_a_v7_tar_is_read(tmp_path, monkeypatch):
     assert _found(_scan(tmp_path, "w.tar", data))
     assert _scan(tmp_path, "honest.tar", _tar(HONEST_CSV, v7=True)) == []  # control: honest
     monkeypatch.setattr(label_scan, "_is_tar", lambda data: data[257:262] == b"ustar")  # control: the old test
+    _binary_not_read_as_text(monkeypatch)  # (the tar's text is found in its bytes since the twenty-sixth pass)
     assert _scan(tmp_path, "old.tar", data) == []
 
 
@@ -219,7 +227,7 @@ def test_npy_of_any_numeric_dtype_is_read(tmp_path, dtype, monkeypatch):
     assert _found(_scan(tmp_path, "w.npy", npy(LABELS)))
     assert _scan(tmp_path, "honest.npy", npy(OTHER)) == []  # control: honest
     if dtype in (">f4", np.longdouble, ">c8"):  # control: not parsed, they pass (<c16 is float64 raw)
-        monkeypatch.setattr(label_scan, "_npy_values", lambda data, left: [])
+        monkeypatch.setattr(label_scan, "_npy_values", lambda data, left: ([], []))
         assert _scan(tmp_path, "old.npy", npy(LABELS)) == []
 
 
@@ -260,6 +268,7 @@ def test_zstd_lz4_and_zlib_streams_are_read(tmp_path, codec, monkeypatch):
     assert _scan(tmp_path, "honest.bin", _compressed(HONEST_CSV, codec)) == []  # control: honest
     kinds = label_scan._archive_kinds  # control: not decompressed, they pass
     monkeypatch.setattr(label_scan, "_archive_kinds", lambda data: [k for k in kinds(data) if k != codec])
+    _binary_not_read_as_text(monkeypatch)  # (lz4 stores a short text as literals, found as text since then)
     assert _scan(tmp_path, "old.bin", _compressed(CSV, codec)) == []
 
 

@@ -7,8 +7,8 @@ members of zip, tar and gzip/bz2/xz/zstd/lz4/zlib archives, .npz and .pt include
 never importing or unpickling anything (Parquet, Arrow and ORC files are read by pyarrow in a
 forked child, :mod:`perfgraphs.leaderboard.isolated`), and collects the label values it finds:
 
-* numbers written as text (csv, json, txt, Python source…) with at least 4 significant digits,
-  matched at the digits written (a label printed to 4 digits is found; a weight of 8 digits only
+* numbers written as text (csv, json, txt, Python source…, and the strings inside binary files:
+  a pickle, an .npy string array) with at least 4 significant digits, matched at the digits written (a label printed to 4 digits is found; a weight of 8 digits only
   if it *is* that label);
 * arrays of a structured format (npy/npz of any numeric dtype; Parquet, Arrow/Feather and ORC:
   list, map and struct columns flattened, string columns scanned as text) and the raw bytes of any other file (pickle,
@@ -169,7 +169,11 @@ def _parquet_size(meta) -> int:
 def _leaves(array):
     """The flat arrays under an Arrow array: lists and maps flattened, structs split into their
     fields, dictionaries read as their values, recursively (a list<double> or struct column of the
-    labels passed: only flat columns were read, twenty-third pass)."""
+    labels passed: only flat columns were read, twenty-third pass); an extension array as its
+    storage, a run-end-encoded one as its values, a union as its children and a list view as its
+    values (a zstd Parquet file of a ``fixed_shape_tensor`` or ``json`` column of the labels, and
+    Arrow files of union, run-end-encoded or list-view columns, passed: those leaves were skipped,
+    twenty-sixth pass of 2026-12-03)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -178,7 +182,14 @@ def _leaves(array):
             yield from _leaves(chunk)
         return
     kind = array.type
-    if pa.types.is_dictionary(kind):
+    if isinstance(kind, pa.BaseExtensionType):
+        yield from _leaves(array.storage)
+    elif pa.types.is_run_end_encoded(kind) or pa.types.is_list_view(kind) or pa.types.is_large_list_view(kind):
+        yield from _leaves(array.values)
+    elif pa.types.is_union(kind):
+        for k in range(kind.num_fields):
+            yield from _leaves(array.field(k))
+    elif pa.types.is_dictionary(kind):
         yield from _leaves(array.dictionary)
     elif pa.types.is_map(kind):
         yield from _leaves(array.keys)
@@ -275,7 +286,8 @@ def _table_values(columns) -> tuple[list[np.ndarray], list[bytes]]:
         for leaf in _leaves(column):
             if pa.types.is_string(leaf.type) or pa.types.is_large_string(leaf.type) or \
                     pa.types.is_binary(leaf.type) or pa.types.is_large_binary(leaf.type) or \
-                    pa.types.is_fixed_size_binary(leaf.type):
+                    pa.types.is_fixed_size_binary(leaf.type) or pa.types.is_string_view(leaf.type) or \
+                    pa.types.is_binary_view(leaf.type):
                 texts.append(_joined(leaf))
             elif pa.types.is_integer(leaf.type) or pa.types.is_floating(leaf.type) or \
                     pa.types.is_decimal(leaf.type) or pa.types.is_boolean(leaf.type):
@@ -330,7 +342,7 @@ def _structured(data: bytes, left: list[int]) -> tuple[list[np.ndarray], list[by
     opens at most :data:`MAX_TABLES` of them."""
     kind = _table_kind(data)
     if kind is None:
-        return _npy_values(data, left), []
+        return _npy_values(data, left)
     from perfgraphs.leaderboard.isolated import ChildFailed, in_child
 
     _count(left, 2, f"more than {MAX_TABLES} Parquet, Arrow or ORC tables, which the scan reads one process each")
@@ -345,12 +357,14 @@ def _structured(data: bytes, left: list[int]) -> tuple[list[np.ndarray], list[by
     return numbers, texts
 
 
-def _npy_values(data: bytes, left: list[int]) -> list[np.ndarray]:
+def _npy_values(data: bytes, left: list[int]) -> tuple[list[np.ndarray], list[bytes]]:
     """The values of an .npy array of any numeric dtype as float64 (the real and imaginary parts of a
     complex one), read from its header: the raw scan reads float64 and little-endian float32
-    only, and >f4, longdouble and complex .npy files of the labels passed (twenty-fourth pass)."""
+    only, and >f4, longdouble and complex .npy files of the labels passed (twenty-fourth pass).
+    Its string fields (``U``, ``S``) as text, one value a line: an .npy of the labels as strings,
+    stored as UTF-32, passed (twenty-sixth pass)."""
     if not data.startswith(b"\x93NUMPY"):
-        return []
+        return [], []
     from numpy.lib import format as npformat
 
     stream = io.BytesIO(data)
@@ -359,12 +373,16 @@ def _npy_values(data: bytes, left: list[int]) -> list[np.ndarray]:
         header = npformat.read_array_header_1_0 if version == (1, 0) else npformat.read_array_header_2_0
         shape, _, dtype = header(stream)
     except Exception:  # not an array header: its bytes are scanned raw all the same
-        return []
+        return [], []
     fields = [dtype[name] for name in dtype.names] if dtype.names else [dtype]
     offsets = [dtype.fields[name][1] for name in dtype.names] if dtype.names else [0]
     count = min(math.prod(shape), (len(data) - stream.tell()) // max(1, dtype.itemsize))
-    out = []
+    out, texts = [], []
     for field, offset in zip(fields, offsets):
+        if field.kind in "US" and field.subdtype is None and count > 0 and field.itemsize > 0:
+            _take(left, count * field.itemsize, "an .npy array")
+            texts.append(_npy_text(np.ndarray((count,), field, data, stream.tell() + offset, (dtype.itemsize,))))
+            continue
         # float64 and little-endian float32 the raw scan reads at every offset already
         if field.kind not in "biufc" or field.subdtype is not None or count <= 0 or field.str in ("<f8", ">f8", "<f4"):
             continue
@@ -373,7 +391,21 @@ def _npy_values(data: bytes, left: list[int]) -> list[np.ndarray]:
         parts = (values.real, values.imag) if field.kind == "c" else (values,)
         # distinct values first: a 300 MB uint8 array is not 2.4 GB of float64
         out += [np.unique(part).astype(np.float64) for part in parts]
-    return out
+    return out, texts
+
+
+def _npy_text(values: np.ndarray) -> bytes:
+    """The strings of a U or S array, one a line (NUL padding as line ends, other characters than
+    ASCII as '?'), without a Python object per string: 128 M one-character strings are 512 MB."""
+    raw = np.ascontiguousarray(values)  # a field of a structured record, copied out of it
+    if values.dtype.kind == "U":
+        codes = raw.view(values.dtype.str[0] + "u4").reshape(len(values), -1)
+        chars = np.where(codes < 128, codes, ord("?")).astype(np.uint8)
+    else:
+        chars = raw.view(np.uint8).reshape(len(values), -1)
+    lines = np.concatenate([chars, np.zeros((len(values), 1), np.uint8)], axis=1)
+    lines[lines == 0] = ord("\n")
+    return lines.tobytes()
 
 
 def _take(left: list[int], size: int, what: str) -> None:
@@ -546,13 +578,27 @@ def _members(data: bytes, left: list[int]):
         raise Unscannable(f"an archive the scan cannot read ({type(exc).__name__}: {' '.join(str(exc).split())[:120]})") from None
 
 
+_NUMBER_RUN = re.compile(rb"[-+.\deE]{4,}")  # the characters of a number of >= 4 digits, in a row
+
+
+def _printed_numbers(data: bytes) -> list[bytes]:
+    """The numbers written as text in ``data``: of a binary file (a NUL in its first 64 KB), those
+    in runs of number characters long enough to hold 4 digits, the same tokens at a fraction of the
+    cost. Binary files were not read as text at all, and the labels printed as strings in a pickle
+    (``pickle.dumps([repr(v) ...])``, ``torch.save``), or as text after a NUL byte, passed
+    (twenty-sixth pass of 2026-12-03)."""
+    if b"\x00" not in data[:65536]:
+        return _NUMBER.findall(data)
+    return _NUMBER.findall(b"\n".join(_NUMBER_RUN.findall(data)))
+
+
 def _found_in(data: bytes, index: LabelIndex, depth: int = 0, left: list[int] | None = None) -> set[tuple[int, int]]:
     """The label values in ``data`` and the archives nested in it (and the strings of a Parquet
     file's columns, one level down), within ``left`` (:func:`_members`). An archive found
     :data:`MAX_DEPTH` levels down is refused: its members were skipped, and the labels gzipped four
     times passed (twenty-third pass of 2026-12-02)."""
     left = [MAX_SCAN_BYTES] if left is None else left
-    found = index.printed(_NUMBER.findall(data)) if b"\x00" not in data[:65536] else set()
+    found = index.printed(_printed_numbers(data))
     numbers, texts = _structured(data, left)
     for arr in _raw_floats(data) + numbers:
         found |= index.exact(arr)

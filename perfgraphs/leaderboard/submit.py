@@ -318,10 +318,13 @@ def _read_prediction_table(label: str, data: bytes, n_test: int, unreadable: str
     missing = [c for c in _PREDICTION_COLUMNS if c not in schema.names]
     if missing:
         return None, f"{label}: missing column(s) {', '.join(missing)}: the columns are sample_id, target, value"
-    nested = [f"{f.name} ({f.type})" for f in schema if f.name in _PREDICTION_COLUMNS and pa.types.is_nested(f.type)]
+    # an extension column (a canonical ``json`` sample_id) stopped check/submit with "internal error:
+    # ArrowNotImplementedError" from the length check below (twenty-sixth pass of 2026-12-03)
+    nested = [f"{f.name} ({f.type})" for f in schema if f.name in _PREDICTION_COLUMNS
+              and (pa.types.is_nested(f.type) or isinstance(f.type, pa.BaseExtensionType))]
     if nested:
         return None, (f"{label}: nested column(s) {', '.join(nested)}: sample_id, target and value hold one "
-                      "plain value a row")
+                      "plain value a row (no list, struct or extension type)")
     most = max([meta.num_rows] + [meta.row_group(g).column(c).num_values for g in range(meta.num_row_groups)
                                   for c in range(meta.num_columns)])
     if most > 2 * n_test + 1000:
@@ -336,6 +339,9 @@ def _read_prediction_table(label: str, data: bytes, n_test: int, unreadable: str
     for name in strings:
         for chunk in table.column(name).chunks:
             words = chunk.dictionary if pa.types.is_dictionary(chunk.type) else chunk
+            if not any(is_(words.type) for is_ in (pa.types.is_string, pa.types.is_large_string, pa.types.is_binary,
+                                                   pa.types.is_large_binary)):
+                continue  # a decimal stored as a byte array: a number, of bounded width
             if len(words) and (pc.max(pc.binary_length(words)).as_py() or 0) > MAX_PREDICTION_STRING:
                 return None, (f"{label}: column {name} holds a value over {MAX_PREDICTION_STRING} characters: "
                               "sample ids and the target name are short")
