@@ -179,10 +179,10 @@ def _parse_hyperparameters(doc: dict, problems: list[str]) -> Hyperparameters:
     if missing:
         problems.append(f"submission.yaml: hyperparameters.chosen lacks {', '.join(map(str, missing))}: give the value "
                         "used for every searched hyper-parameter")
-    from perfgraphs.leaderboard.records.record_check import _hyperparameters_problem
+    from perfgraphs.leaderboard.records.record_check import hyperparameters_problem
 
     # what the record will show on its page, checked before anything runs (twenty-sixth pass)
-    if why := _hyperparameters_problem(dict(chosen)):
+    if why := hyperparameters_problem(dict(chosen)):
         problems.append(f"submission.yaml: hyperparameters.chosen: {why}")
     return Hyperparameters(dict(grid), dict(chosen))
 

@@ -132,7 +132,7 @@ _HYPERPARAMETER_TIER_WORDS = re.compile(r"\b(?:verified|reproduced|self-reported
 MAX_HYPERPARAMETERS = 4096  # characters, as the page writes them (``k=v, ...``): submission.yaml's value limit
 
 
-def _hyperparameters_problem(hyperparameters: dict) -> str | None:
+def hyperparameters_problem(hyperparameters: dict) -> str | None:
     shown = ", ".join(f"{k}={v}" for k, v in sorted(hyperparameters.items(), key=lambda kv: str(kv[0])))
     if not re.fullmatch(rf"[ -~]{{0,{MAX_HYPERPARAMETERS}}}", shown):
         return f"hyperparameters must read as printable ASCII of at most {MAX_HYPERPARAMETERS} characters"
@@ -225,7 +225,7 @@ def record_problem(record, known: frozenset[str], min_seeds: int = MIN_SEEDS) ->
     for k, kind in (("external_data", bool), ("hyperparameters", dict), ("actual_vs_predicted", list)):
         if k in record and not isinstance(record[k], kind):
             return f"{k} must be {kind.__name__}, got {type(record[k]).__name__}"
-    if why := _hyperparameters_problem(record.get("hyperparameters", {})):
+    if why := hyperparameters_problem(record.get("hyperparameters", {})):
         return why
     return _seeds_problem(record["per_seed"], min_seeds) or _pairs_problem(record)
 
