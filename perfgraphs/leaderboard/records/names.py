@@ -114,15 +114,19 @@ def _compact(key: str) -> str:
     return re.sub(r"[^0-9a-z" + _CAPITAL_L_KEY + r"]+", "", key.casefold())
 
 
-def _compact_keys(text: str) -> set[str]:
+# cached (every read of a board compares each record's names with every reference's: 120,000 calls
+# and 3.7 s of one `perfgraphs check`), so frozen: a caller cannot change what the next one is given
+@functools.lru_cache(maxsize=65536)
+def _compact_keys(text: str) -> frozenset[str]:
     """Every :func:`keys` form, compacted: the cased one reads a capital ``I`` as ``l``."""
-    return {k for _, k in _compact_keys_by_kind(text)}
+    return frozenset(k for _, k in _compact_keys_by_kind(text))
 
 
-def _compact_keys_by_kind(text: str) -> set[tuple[bool, str]]:
+@functools.lru_cache(maxsize=65536)
+def _compact_keys_by_kind(text: str) -> frozenset[tuple[bool, str]]:
     """:func:`_compact_keys`, each with whether it is the cased key: a cased key is compared with
     cased keys only, since ``Lan`` folds to the ``lan`` that ``Ian``'s cased key reads as."""
-    return {(cased, k) for cased in (False, True) if (k := _compact(_fold(text, cased)))}
+    return frozenset((cased, k) for cased in (False, True) if (k := _compact(_fold(text, cased))))
 
 
 # a name followed by a version: a separator or a ``v`` before the digits (``/v2``, `` 3``, ``-2.1``,
@@ -173,6 +177,13 @@ def taken_name(name: str, reserved: set[str] | list[str] | tuple[str, ...]) -> s
     plus a separator and a suffix such as ``/v2``, ``-v2`` or `` (quick)``, or a number run into it;
     ``vv`` and ``cl`` read as ``w`` and ``d``), or None. ``reserved`` may be raw names or canonical
     forms."""
+    return _taken_name(str(name), frozenset(reserved))
+
+
+# every read of the results files asks this of each record (800 times, 5 s of one `perfgraphs check`),
+# mostly of the same few methods against the same reference names
+@functools.lru_cache(maxsize=16384)
+def _taken_name(name: str, reserved: frozenset[str]) -> str | None:
     mine = set().union(*(keys(x) for x in _spellings(name)))
     mine_compact = set().union(*(_compact_keys(x) for x in _spellings(name)))
     for other in sorted(reserved):
