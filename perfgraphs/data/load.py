@@ -72,6 +72,12 @@ def load_build(ds: Dataset, cfg: Config, split: str | None = None, version: str 
         return LoadedBuild(_serve(ds, cfg, folder, manifest, split), manifest)
 
 
+def served_build(ds: Dataset, cfg: Config, home: Path | None = None, build: bool = True) -> tuple[Path, dict]:
+    """The folder :func:`load_build` serves by default (the release folder's latest, or the current
+    build) and its manifest, without loading the data."""
+    return _release_or_current(ds, cfg, None, home, build)
+
+
 def _release_or_current(ds: Dataset, cfg: Config, version: str | None, home: Path | None, build: bool
                         ) -> tuple[Path, dict]:
     """The folder to serve and its manifest: a release (named, or the release folder's latest)

@@ -103,13 +103,13 @@ def test_part_floor(task: Task, test_part=None) -> tuple[str, float] | None:
     if cfg.repeat_suite is None:
         return None
     from perfgraphs.data.repeats import repeat_floor, repeat_levels, repeat_values
-    from perfgraphs.evaluation.protocol import protocol_parts
 
-    if test_part is None:
-        test_part = protocol_parts(task)[1].test
-    if "measurement_id" not in test_part.column_names:
+    if test_part is not None:
+        ids = list(test_part["measurement_id"][:]) if "measurement_id" in test_part.column_names else None
+    else:
+        ids = _test_measurement_ids(task)
+    if ids is None:
         return None
-    ids = list(test_part["measurement_id"][:])
     values = repeat_values(task.dataset, cfg, task.target.name, ids)
     found = repeat_floor(values, task.target.name, repeat_values(task.dataset, cfg, task.target.name, ids, True),
                          repeat_levels(task.dataset, cfg, task.target.name, ids)) if values else None
@@ -117,6 +117,28 @@ def test_part_floor(task: Task, test_part=None) -> tuple[str, float] | None:
         return None
     return (f"Noise floor of the labels, on the test part ({cfg.hardware or cfg.platform}): "
             f"{found.sentence(cfg.repeat_suite)}."), found.mape_pct
+
+
+# A board's test part's measurement ids, by the build they were read from (its folder and content
+# hash): the site and `leaderboard show` state every board's floor, and each target of a config
+# loaded the same test part again (`perfgraphs quickstart`'s two sites: 29 loads, 28 s of 97).
+_TEST_IDS: dict[tuple, list | None] = {}
+
+
+def _test_measurement_ids(task: Task) -> list | None:
+    """The ``measurement_id`` of each row of ``task``'s test part in order, None when it has none."""
+    from perfgraphs.data.load import served_build
+    from perfgraphs.evaluation.protocol import protocol_parts
+
+    folder, manifest = served_build(task.dataset, task.config)
+    key = (str(folder), manifest.get("content_hash"), task.config.name, task.target.name)
+    if key[1] is None or key not in _TEST_IDS:
+        test_part = protocol_parts(task)[1].test
+        ids = list(test_part["measurement_id"][:]) if "measurement_id" in test_part.column_names else None
+        if key[1] is None:
+            return ids
+        _TEST_IDS[key] = ids
+    return None if _TEST_IDS[key] is None else list(_TEST_IDS[key])
 
 
 def every_platform_floor(task: Task) -> tuple[str, float | None]:
