@@ -216,9 +216,10 @@ def read_line(line: str, path: Path) -> tuple[dict | None, str | None]:
     the boards show, else (record or None, why not): its fields, its place, then its claims."""
     from perfgraphs.leaderboard.records.trust import trust_problem
 
-    record, why = _parse_record(line, min_seeds_of(path.parent))
+    preview = min_seeds_of(path.parent)  # one look for the marker file a line, not two
+    record, why = _parse_record(line, preview)
     if why is None:
-        why = _place_problem(record, path) or (None if min_seeds_of(path.parent) else _evidence_problem(record))
+        why = _place_problem(record, path) or (None if preview else _evidence_problem(record))
     if why is None:
         why = trust_problem(record)
     return record, (None if why is None else printable(why))
