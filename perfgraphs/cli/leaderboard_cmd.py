@@ -76,7 +76,8 @@ def _show(args) -> int:
     from perfgraphs.leaderboard.records.builds import pins_file, read_pins, split_by_build
     from perfgraphs.leaderboard.records.hidden import compromised_hashes, hidden_noise_text
     from perfgraphs.leaderboard.records.names import lookalike_notes
-    from perfgraphs.leaderboard.records.ranks import RANK_RULE, diff_text, label_repetitions, mape_text, rank_board
+    from perfgraphs.leaderboard.records.ranks import (RANK_RULE, diff_text, label_repetitions, mape_text, rank_board,
+                                                      unranked_board, unregistered_board)
     from perfgraphs.leaderboard.records.sealed_ranks import read_sealed
     from perfgraphs.leaderboard.records.results import RESULTS_DIR, RecordedBoards
     from perfgraphs.leaderboard.site.pages import current_and_superseded, noise_floor_text
@@ -112,8 +113,10 @@ def _show(args) -> int:
         if test_set == "hidden" and any(e.hidden_labels_sha256 in compromised_hashes() for e in current):
             noise += " · COMPROMISED hidden set (its architectures are in public data): reproduced, not verified"
         sealed = read_sealed(dataset, config, target, hidden_set) if test_set == "hidden" else None
-        ranked = rank_board(current, label_repetitions(recorded, test_set, protocol) if recorded else None,
-                            official=board is not None, sealed=sealed)
+        unregistered = None if board else unregistered_board(dataset, config, target, recorded_boards)
+        ranked = unranked_board(current, unregistered) if unregistered else rank_board(
+            current, label_repetitions(recorded, test_set, protocol) if recorded else None,
+            official=board is not None, sealed=sealed)
         lines = ranked.lines() + lookalike_notes(((e.method, e.authors) for e in current), everyone)
         caption = [noise.replace("**", "")] + [escape(line) for line in lines] + (
             [f"{len(previous)} entries on earlier builds not ranked"] if previous else [])

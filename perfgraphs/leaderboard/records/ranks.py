@@ -224,6 +224,25 @@ def rank_board(entries: list[Entry], repetitions: LabelRepetitions | None = None
     return BoardRanking(tuple(rows), ranking, tuple(notes))
 
 
+def unregistered_board(dataset: str, config: str, target: str, recorded) -> str | None:
+    """Why a board the registry does not resolve (``recorded``: a
+    :class:`~perfgraphs.leaderboard.records.results.RecordedBoards`) ranks nothing; None when it
+    resolves. No submission can be scored on a dataset, config or target the registry lacks, so only
+    a hand-written record (or one from before a registry change) names one: ``latency_MS`` beside
+    dippm's ``latency_ms`` made an additional board whose one hand-written entry was ranked 1 as
+    reproduced (twenty-seventh pass of 2026-12-03). Its records are shown, never ranked."""
+    if recorded.task(dataset, config, target) is not None:
+        return None
+    return (f"not ranked: the registry has no board {dataset} · {config} · {target} (no submission can be scored on "
+            "it: a hand-written record, or one from before the registry changed), so its entries are listed only")
+
+
+def unranked_board(entries: list[Entry], why: str) -> BoardRanking:
+    """Every entry listed, by mean MAPE, none ranked, with ``why`` as the board's note."""
+    rows = tuple(BoardRow(e, None) for e in sorted(entries, key=lambda e: _or_inf(e.mean_std("mape_pct")[0])))
+    return BoardRanking(rows, None, (why,))
+
+
 def team_best(usable: list) -> tuple[list, list[Entry]]:
     """(the entries ranked, one per team, the team's others): a team is the entries whose author
     lists share a person, however written (:func:`perfgraphs.leaderboard.records.names.share_a_person`:

@@ -322,6 +322,16 @@ def _breakdown_problem(seed: dict) -> str | None:
     return None
 
 
+def _digest_problem(seed: dict) -> str | None:
+    """A seed's ``predictions_sha256`` (shown on the entry's page) is what submit writes, a sha256 hex
+    digest, or absent: any text there was shown as the record's, ``VERIFIED hidden`` after a bidi
+    override (U+202E) in each seed's cell (twenty-seventh pass of 2026-12-03)."""
+    digest = seed.get("predictions_sha256")
+    if digest is None or digest == "" or (isinstance(digest, str) and re.fullmatch(r"[0-9a-f]{64}", digest)):
+        return None
+    return "predictions_sha256 must be a sha256 hex digest (64 characters 0-9 a-f) or absent"
+
+
 def _seeds_problem(per_seed, min_seeds: int) -> str | None:
     """Five honest seeds or no record: every seed a distinct integer with finite scores."""
     if not isinstance(per_seed, list) or not per_seed:
@@ -351,7 +361,7 @@ def _seeds_problem(per_seed, min_seeds: int) -> str | None:
         impossible = _out_of_range(s)
         if impossible:
             return f"seed {s['seed']}: {', '.join(impossible)} (outside what the score can be)"
-        why = _per_config_problem(s) or _breakdown_problem(s)
+        why = _per_config_problem(s) or _breakdown_problem(s) or _digest_problem(s)
         if why:
             return f"seed {s['seed']}: {why}"
     if len(set(seeds)) != len(seeds):

@@ -17,7 +17,8 @@ from perfgraphs.leaderboard.records.boards import (applicable_baselines, entry_g
                                           missing_reference_entries, official, reference_method)
 from perfgraphs.leaderboard.records.builds import pins_file, read_pins, split_by_build
 from perfgraphs.leaderboard.records.hidden import compromised_hashes, hidden_noise_text
-from perfgraphs.leaderboard.records.ranks import RANK_RULE, diff_text, label_repetitions, mape_text, rank_board
+from perfgraphs.leaderboard.records.ranks import (RANK_RULE, diff_text, label_repetitions, mape_text, rank_board,
+                                                  unranked_board, unregistered_board)
 from perfgraphs.leaderboard.records import names
 from perfgraphs.leaderboard.records.sealed_ranks import read_sealed
 from perfgraphs.leaderboard.records.results import RESULTS_DIR, Entry, RecordedBoards, min_seeds_of
@@ -93,13 +94,16 @@ def entry_slug(e: Entry) -> str:
     records (``static+xgboost`` beside ``static-xgboost``, with a copied run identity) once shared a
     page and one overwrote the reference's (review of 2026-12-02). The digest has 64 bits: with 32, a
     hand-written record searched for one (a commit varied) in minutes and took another team's page
-    (tenth pass)."""
+    (tenth pass). The digest is of the whole record: of ten of its fields, it left out the protocol,
+    and the five nnlqp transfer records of one run (K8 to K128, one run identity, commit and date)
+    shared one page, each of five boards' rows linking to the K128 record's scores; so did a record
+    on an earlier build, written after the current one's page (twenty-seventh pass of 2026-12-03)."""
     import hashlib
+    from dataclasses import asdict
 
     # at most 160 readable characters: a file name has 255 bytes (a long run_identity broke `build`)
     readable = re.sub(r"[^a-z0-9]+", "-", f"{e.dataset}-{e.config}-{e.target}-{e.method}-{e.run_identity}".lower())[:160]
-    exact = json.dumps([e.dataset, e.config, e.target, e.method, e.authors, e.run_identity, e.code_commit,
-                        e.date_utc, e.tier, e.test_set])
+    exact = json.dumps(asdict(e), sort_keys=True, default=str)
     return f"{readable}-{hashlib.sha256(exact.encode()).hexdigest()[:16]}"
 
 
@@ -136,7 +140,9 @@ def current_and_superseded(entries: list[Entry]) -> tuple[list[Entry], dict[str,
     both, but ranking the two side by side would count one method twice. The latest record of each
     (method, authors, tier, division) is ranked; the older ones stay reachable from its page, newest
     first. Another author's record under the same method name supersedes nothing (it took over the
-    entry before: review of 2026-12-02); both are listed.
+    entry before: review of 2026-12-02); both are listed. A record written twice (the same line
+    copied) is one record: its copy, "superseded" by it, wrote the ranked entry's page as "Superseded
+    ... Not ranked", linking to itself (twenty-seventh pass of 2026-12-03).
     """
     latest: dict[tuple, list[Entry]] = {}
     # records are appended in submission order, so file order breaks ties of equal timestamps
@@ -144,7 +150,9 @@ def current_and_superseded(entries: list[Entry]) -> tuple[list[Entry], dict[str,
         # the method as check compares it (``gnn-x`` and ``GNN_X`` by one team are one method; ``gnn-1``
         # and ``gnn-l`` two, both accepted by check, so neither hides the other: ninth pass of 2026-12-02);
         # the authors exactly as shown: another spelling of them is another entry, listed beside it
-        latest.setdefault((names.method_key(e.method), e.authors, e.tier, e.division), []).insert(0, e)
+        history = latest.setdefault((names.method_key(e.method), e.authors, e.tier, e.division), [])
+        if e not in history:  # a line twice (a merge's copy) is one record: its page, once, never "superseded"
+            history.insert(0, e)
     current = [history[0] for history in latest.values()]
     return current, {entry_slug(history[0]): history[1:] for history in latest.values()}
 
@@ -196,7 +204,7 @@ def _entry_page(e: Entry, history: str, cv: str) -> str:
     body = (f"<p><a href='index.html'>← leaderboard</a></p><h1 class=who>{html.escape(e.method)}</h1>"
             f"<p class=who>by {html.escape(e.authors)}</p>"
             f"<p>{html.escape(e.dataset)} {html.escape(e.dataset_version)} · {html.escape(e.config)} · "
-            f"{html.escape(e.target)} · tier {html.escape(e.tier)} · division {html.escape(e.division)} · commit {html.escape(e.code_commit[:12])} · "
+            f"{html.escape(e.target)}{' · ' + html.escape(e.protocol) if e.protocol else ''} · tier {html.escape(e.tier)} · division {html.escape(e.division)} · commit {html.escape(e.code_commit[:12])} · "
             f"run {html.escape(e.run_identity)} · {html.escape(e.hardware)} · {html.escape(e.date_utc)}</p>"
             f"{history}<table>{meta}</table>"
             f"<table class=sortable><caption>per seed ({scored})</caption><thead><tr>{head}</tr></thead>"
@@ -206,15 +214,17 @@ def _entry_page(e: Entry, history: str, cv: str) -> str:
 
 
 def _table(entries: list[Entry], key: str, cv: str, superseded: int = 0, repetitions=None,
-           official_board: bool = False, sealed: dict | None = None, elsewhere=()) -> str:
+           official_board: bool = False, sealed: dict | None = None, elsewhere=(), unregistered: str | None = None) -> str:
     """A board's table and the lines under it; ``elsewhere``: (method, authors) of every record on
-    the leaderboard, which its names are compared with (:func:`names.lookalike_notes`)."""
+    the leaderboard, which its names are compared with (:func:`names.lookalike_notes`);
+    ``unregistered``: why a board the registry lacks ranks nothing (:func:`unregistered_board`)."""
     cols = ("rank", "method", "authors", "MAPE % [95 % CI]", "Δ to best [95 % CI]", "RMSE", "Acc(10%) %", "Kendall τ", "#params (self-reported)",
             "fit s", "CPU s in fit (cores)", "predictions/s", "hardware", "date", "tier", "division", "data")
     head = "".join(f"<th{' class=l' if c in ('method', 'authors', 'hardware', 'date', 'tier', 'division', 'data') else ''}>{c}</th>"
                    for c in cols)
     rows = []
-    ranked = rank_board(entries, repetitions, official=official_board, sealed=sealed)
+    ranked = unranked_board(entries, unregistered) if unregistered else rank_board(
+        entries, repetitions, official=official_board, sealed=sealed)
     for row in ranked.rows:
         e = row.entry
         # sorted by what the cell shows: a ranked entry's MAPE is the ranking's (against the labels'
@@ -325,7 +335,9 @@ def _board_section(out: Path, group: tuple[str, str, str, str, str, str], entrie
     repetitions = label_repetitions(recorded, test_set, protocol) if current and recorded else None
     sealed = read_sealed(dataset, config, target, hidden_set) if not public and hidden_set else None
     table = (facts + _table(current, key, cv, sum(map(len, earlier.values())), repetitions,
-                            official_board=board is not None, sealed=sealed, elsewhere=elsewhere) if current else
+                            official_board=board is not None, sealed=sealed, elsewhere=elsewhere,
+                            unregistered=None if board else unregistered_board(dataset, config, target, recorded_boards))
+             if current else
              facts + f"<p class=note>{html.escape(key)}: no entries on the current build yet.</p>") + _previous(previous)
     if board is None:
         return None, table
