@@ -190,7 +190,7 @@ def _commit_hidden(args) -> int:
 
 def _rank_hidden(args) -> int:
     from perfgraphs.leaderboard.records.builds import pins_file, read_pins, split_by_build
-    from perfgraphs.leaderboard.records.hidden import HiddenLabelsError, commitment_path, keeper_dir
+    from perfgraphs.leaderboard.records.hidden import HiddenLabelsError, commitment_hash, commitment_path, keeper_dir
     from perfgraphs.leaderboard.records.results import RESULTS_DIR, read_entries
     from perfgraphs.leaderboard.records.sealed_ranks import seal, write_sealed
     from perfgraphs.leaderboard.site.pages import current_and_superseded
@@ -202,7 +202,9 @@ def _rank_hidden(args) -> int:
     commitment = commitment_path(ds.name, cfg.name, args.commitments)
     if not commitment.is_file():
         raise HiddenLabelsError(f"no commitment {commitment}: nothing to rank")
-    sha = commitment.read_text().split()[0].strip().lower()
+    sha = commitment_hash(commitment)
+    if sha is None:
+        raise HiddenLabelsError(f"the commitment {commitment} holds no sha256 hex digest as its first word")
     results = args.results or RESULTS_DIR
     entries = [e for e in read_entries(ds.name, results) if e.config == cfg.name and e.target == args.target
                and e.test_set == "hidden" and e.hidden_labels_sha256 == sha and not e.protocol]

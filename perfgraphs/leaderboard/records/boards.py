@@ -110,9 +110,9 @@ def entry_groups(results: Path, recorded) -> dict[tuple, list]:
 def group_order(groups) -> list[tuple]:
     """The groups' keys in the order boards are shown: official boards in the registry's order,
     each public test set first, then its live hidden set, then withdrawn ones; then the others."""
-    from perfgraphs.leaderboard.records.hidden import COMMITMENTS_DIR
+    from perfgraphs.leaderboard.records.hidden import COMMITMENTS_DIR, commitment_hash
 
     order = {(*b.key, b.protocol): i for i, b in enumerate(BOARDS)}
-    live = {p.read_text().split()[0] for p in COMMITMENTS_DIR.glob("*.sha256")} if COMMITMENTS_DIR.is_dir() else set()
+    live = {commitment_hash(p) for p in COMMITMENTS_DIR.glob("*.sha256")} - {None} if COMMITMENTS_DIR.is_dir() else set()
     return sorted(groups, key=lambda k: (k[:4] not in order, order.get(k[:4], 0), k[4] != "public",
                                          k[5] not in live, k))

@@ -209,6 +209,18 @@ def commitment_path(dataset: str, config: str, root: Path | None = None) -> Path
     return (root or COMMITMENTS_DIR) / f"{_stem(dataset, config)}.sha256"
 
 
+def commitment_hash(path: Path) -> str | None:
+    """The sha256 a commitment file publishes (its first word, lower case), or None when it holds
+    no sha256 hex digest or cannot be read: an empty ``leaderboard/hidden/x.sha256`` in a pull
+    request stopped `leaderboard show` and `build` with an IndexError (twenty-seventh pass of 2026-12-03)."""
+    try:
+        words = path.read_text().split()
+    except (OSError, ValueError):
+        return None
+    first = words[0].strip().lower() if words else ""
+    return first if re.fullmatch(r"[0-9a-f]{64}", first) else None
+
+
 def commit_hidden(labels_dir: Path, dataset: str, config: str, root: Path | None = None) -> Path:
     """Write the commitment of ``<labels_dir>/<dataset>-<config>.parquet`` (then commit it to git)."""
     path = hidden_file(keeper_dir(labels_dir), dataset, config)
@@ -245,7 +257,9 @@ def load_hidden(labels_dir: Path | None, board: Task, root: Path | None = None) 
                                 f"{labels_dir or '$' + KEEPER_ENV} --dataset {dataset} --config {config}` and commit "
                                 "the file before scoring")
     _check_committed(commitment)
-    expected = commitment.read_text().split()[0].strip().lower()
+    expected = commitment_hash(commitment)
+    if expected is None:
+        raise HiddenLabelsError(f"the commitment {commitment} holds no sha256 hex digest as its first word")
     if expected in compromised_hashes(root):
         raise HiddenLabelsError(f"the hidden test set {_stem(dataset, config)} (sha256 {expected[:16]}...) is "
                                 f"compromised: its architectures are in public data "
@@ -333,7 +347,7 @@ def hidden_noise_text(dataset: str, config: str, target: str, sha256: str, root:
         path = definition_path(dataset, config, root)
         if not commitment.is_file() or not path.is_file():
             return None
-        if (commitment.read_text().split() or [""])[0].strip().lower() != (sha256 or "").lower():
+        if commitment_hash(commitment) != (sha256 or "").lower():
             return None
         measured = read_definition(path).get("measured") or {}
     except (OSError, ValueError, HiddenLabelsError):
