@@ -579,6 +579,13 @@ def _members(data: bytes, left: list[int]):
 
 
 _NUMBER_RUN = re.compile(rb"[-+.\deE]{4,}")  # the characters of a number of >= 4 digits, in a row
+_NUL_GAP = re.compile(rb"\x00{4,}")  # what ends a string of a numpy U array (UTF-32), or of UTF-16 text
+_WIDE_TEXT = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")  # UTF-16 and UTF-32 byte-order marks
+# a pickled numpy string dtype ('S9', 'U12': SHORT_BINUNICODE, or BINUNICODE of protocols 2 and 3),
+# pickle.dumps, joblib.dump and torch.save alike: its items are stored back to back, a full-width
+# one not ended, and a U array's characters are UTF-32
+_STRING_DTYPE = re.compile(rb"(?:\x8c[\x02-\x04]|X[\x02-\x04]\x00\x00\x00)[<>|=]?([SU])([1-9]\d?)(?!\d)")
+MAX_STRING_WIDTHS = 8  # distinct widths a file's runs are cut at
 
 
 def _printed_numbers(data: bytes) -> list[bytes]:
@@ -586,10 +593,25 @@ def _printed_numbers(data: bytes) -> list[bytes]:
     in runs of number characters long enough to hold 4 digits, the same tokens at a fraction of the
     cost. Binary files were not read as text at all, and the labels printed as strings in a pickle
     (``pickle.dumps([repr(v) ...])``, ``torch.save``), or as text after a NUL byte, passed
-    (twenty-sixth pass of 2026-12-03)."""
+    (twenty-sixth pass of 2026-12-03). A pickled numpy string array's runs are cut at its items'
+    width, and a U array's (or UTF-16/32 text's, known by its byte-order mark) read without their
+    NULs: ``pickle.dumps(np.array([repr(v) ...]))``, S or U, and the same through joblib, passed
+    (twenty-seventh pass: 12 of 300 labels found in an S array, 0 in a U array)."""
     if b"\x00" not in data[:65536]:
         return _NUMBER.findall(data)
-    return _NUMBER.findall(b"\n".join(_NUMBER_RUN.findall(data)))
+    runs = _NUMBER_RUN.findall(data)
+    dtypes = _STRING_DTYPE.findall(data)
+    if data.startswith(_WIDE_TEXT) or any(kind == b"U" for kind, _ in dtypes):
+        # UTF-32 (UTF-16) read as 8-bit: its NULs removed, four or more ending a string
+        runs += _NUMBER_RUN.findall(_NUL_GAP.sub(b"\n", data).replace(b"\x00", b""))
+    widths = sorted({int(w) for _, w in dtypes if 4 <= int(w) <= 64})[:MAX_STRING_WIDTHS]
+    return _NUMBER.findall(b"\n".join(runs + _cut_at_widths(runs, widths)))
+
+
+def _cut_at_widths(runs: list[bytes], widths: list[int]) -> list[bytes]:
+    """The runs longer than a string width, cut at that width from their start (where a run of a
+    string array's items starts: after the NUL padding of a shorter item, or at the array's start)."""
+    return [run[i:i + w] for w in widths for run in runs if len(run) > w for i in range(0, len(run), w)]
 
 
 def _found_in(data: bytes, index: LabelIndex, depth: int = 0, left: list[int] | None = None) -> set[tuple[int, int]]:
@@ -638,6 +660,14 @@ def label_index(arrays: list[LabelArray]) -> LabelIndex:
     return _INDEXES[key]
 
 
+def _names_found(root: Path, index: LabelIndex) -> set[tuple[int, int]]:
+    """The label values printed in the names of the files and folders under ``root``, read as one
+    text: 300 empty files named ``<i>_<label>`` passed, and the predictor lists its own folder
+    (twenty-seventh pass of 2026-12-03). An archive's member names are in its bytes, read already."""
+    names = "\n".join(str(p.relative_to(root)) for p in Path(root).rglob("*"))
+    return index.printed(_NUMBER.findall(names.encode("utf-8", "surrogateescape")))
+
+
 def scan_submission(root: Path, arrays: list[LabelArray]) -> list[str]:
     """One problem line when the files under ``root`` carry label data, naming the files."""
     arrays = list(arrays)
@@ -646,6 +676,8 @@ def scan_submission(root: Path, arrays: list[LabelArray]) -> list[str]:
     problems, named = [], set()
     total = MAX_SUBMISSION_SCAN_BYTES  # a gzip of 512 MB of printed numbers took minutes: hundreds of them, hours
     counts = [MAX_SUBMISSION_MEMBERS, MAX_TABLES]
+    if found := _names_found(root, index):
+        per_file["(the names of its files and folders)"] = found
     for path in sorted(p for p in Path(root).rglob("*") if not p.is_dir()):
         rel = str(path.relative_to(root))
         try:
