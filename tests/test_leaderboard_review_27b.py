@@ -176,3 +176,16 @@ def test_labels_written_in_file_names_are_found(tmp_path):
     assert scan_submission(tmp_path / "honest", [LabelArray("the test labels", LABELS)]) == []
     problems = scan_submission(tmp_path / "labels", [LabelArray("the test labels", LABELS)])
     assert len(problems) == 1 and problems[0].startswith("(the names of its files and folders): holds 300 of the 300")
+
+
+def test_runs_cut_at_string_widths_stay_within_a_budget():
+    """The cost side of the pickled-string-array reader: one 100 MB run cut at eight pickled widths
+    (eight markers crafted into a binary file) was 8 × 25 M tokens to parse. The runs cut in one file
+    are at most a budget (an eighth of it, 1 MB at least), a run past what is left skipped, so a
+    test part's labels are cut whole and a crafted file costs about a quarter more than its scan."""
+    from perfgraphs.leaderboard import label_scan
+
+    runs = [b"1" * 100, b"12345678" * 2]
+    assert label_scan._cut_at_widths(runs, [4, 8], 50) == [b"1234\n5678\n1234\n5678", b"12345678\n12345678"]
+    assert label_scan._cut_at_widths(runs, [4], 10_000) == [b"\n".join([b"1111"] * 25), b"1234\n5678\n1234\n5678"]
+    assert label_scan._lines_of(b"12345" * 20_000, 5).split() == [b"12345"] * 20_000  # the numpy path
