@@ -7,6 +7,7 @@ shows the cut matters."""
 
 from __future__ import annotations
 
+import pickle
 import re
 
 import numpy as np
@@ -43,7 +44,7 @@ def test_printed_labels_cut_into_tiny_pieces_are_all_found(monkeypatch):
         monkeypatch.setattr(label_scan, "_TEXT_CHUNK", size)
         assert _found(label_scan._printed_labels(data, _index())) == expected, size
     # control: cutting every 7 bytes wherever they fall splits numbers, and labels go unseen
-    monkeypatch.setattr(label_scan, "_text_chunks", lambda d: (d[i:i + 7] for i in range(0, len(d), 7)))
+    monkeypatch.setattr(label_scan, "_text_chunks", lambda d, wide=False: (d[i:i + 7] for i in range(0, len(d), 7)))
     assert len(_found(label_scan._printed_labels(data, _index()))) < len(expected) // 2
 
 
@@ -78,3 +79,22 @@ def test_raw_floats_across_a_million_value_boundary_are_all_found():
     assert len(_found(index.exact(as32))) == len(at)  # float32 roundings of the labels are keys
     # control: the honest values alone hold no label
     assert index.exact(np.delete(values, at)) == set()
+
+
+def test_a_pickled_string_array_cut_into_pieces_is_read_as_the_whole(monkeypatch):
+    """A numpy U array (UTF-32: NULs inside every number) and an S array, pickled: the file's form
+    (wide, string widths) is decided once for the whole file, and a wide file is cut only where
+    there is neither a number character nor a NUL, so tiny pieces find what the whole finds."""
+    for kind in ("U", "S"):
+        data = pickle.dumps(np.array([repr(float(v)) for v in LABELS], dtype=kind))
+        whole = _found(label_scan._printed_labels(data, _index()))
+        assert len(whole) == len(np.unique(LABELS)), kind
+        for size in (3, 64, 4096):
+            monkeypatch.setattr(label_scan, "_TEXT_CHUNK", size)
+            assert _found(label_scan._printed_labels(data, _index())) == whole, (kind, size)
+        monkeypatch.undo()
+    # control: cutting a U array's bytes at NULs splits its numbers, and most labels go unseen
+    data = pickle.dumps(np.array([repr(float(v)) for v in LABELS], dtype="U"))
+    monkeypatch.setattr(label_scan, "_TEXT_CHUNK", 3)
+    monkeypatch.setattr(label_scan, "_NOT_WIDE_NUMBER", label_scan._NOT_NUMBER)
+    assert len(_found(label_scan._printed_labels(data, _index()))) < len(whole) // 2

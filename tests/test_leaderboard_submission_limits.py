@@ -204,15 +204,17 @@ def test_a_reader_error_is_one_line_not_two(tmp_path, capsys):
 
 def test_the_limits_leave_room_for_real_metadata(tmp_path):
     """At the limits, not over them: 32 levels (the document itself is one), a value of the
-    longest length, a number of the longest length, and text keys."""
+    longest length, a number of the longest length, and text keys. (The longest value is the
+    contact's: a paper or code.url is shown in the record, which holds 300 characters of them,
+    refused before anything runs since the twenty-seventh pass.)"""
     nested = "[" * (submission.MAX_YAML_DEPTH - 1) + "]" * (submission.MAX_YAML_DEPTH - 1)
-    text = (valid_yaml() + f"description: {nested}\n").replace(
-        "paper: null", "paper: '" + "x" * submission.MAX_YAML_SCALAR_CHARS + "'")
+    longest = {**yaml.safe_load(valid_yaml()), "contact": "x" * submission.MAX_YAML_SCALAR_CHARS}
+    text = yaml.safe_dump(longest) + f"description: {nested}\n"
     text = text.replace("grid: {}", "grid: {alpha: [" + "1" * submission.MAX_YAML_NUMBER_CHARS + "]}").replace(
         "chosen: {}", "chosen: {alpha: " + "1" * submission.MAX_YAML_NUMBER_CHARS + "}")
     sub = submission.load_submission(yaml_folder(tmp_path / "edge", text))
     assert sub.meta.hyperparameters.chosen == {"alpha": int("1" * submission.MAX_YAML_NUMBER_CHARS)}
-    assert len(sub.meta.paper) == submission.MAX_YAML_SCALAR_CHARS
+    assert len(sub.meta.contact) == submission.MAX_YAML_SCALAR_CHARS
 
 
 # -- the predictions folder stays inside the submission -------------------------------------------

@@ -232,7 +232,9 @@ def _reproduce(args) -> int:
     found = reproduce(args.dataset, args.line, args.results, args.time_limit_s, submission=args.submission)
     where = f"{found.dataset} line {found.line}: {found.method} at {found.commit[:12]}"
     if not found.ok:
-        print(f"{where}: NOT reproduced: " + "; ".join(found.problems))
+        from perfgraphs.cli.submit_cmd import _line
+
+        print(_line(f"{where}: NOT reproduced: " + "; ".join(found.problems)))
         return 1
     print(f"{where}: reproduced (build {found.found_build[:12]}; per-seed MAPE "
           + ", ".join(f"{m:.4f}" for m in found.found_mape_pct) + " %)")

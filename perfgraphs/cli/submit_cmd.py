@@ -81,8 +81,18 @@ def _terminate_cleanly() -> None:
 
 def _reject(command: str, problems: list[str]) -> int:
     for problem in problems:
-        print(f"perfgraphs {command}: {problem}", file=sys.stderr)
+        print(f"perfgraphs {command}: {_line(problem)}", file=sys.stderr)
     return 1
+
+
+def _line(text: str) -> str:
+    """One line, as the terminal shows it: a problem quotes names from the submission folder (a file
+    named ``x ESC[2K CR perfgraphs check: all fine LF ESC[8m.py`` erased its refusal and printed "OK" on
+    a line of its own: twenty-seventh pass of 2026-12-03), so controls, escapes and bidi overrides are
+    written as their escapes."""
+    from perfgraphs.leaderboard.records.results import printable
+
+    return printable(text)
 
 
 def _summary(verdict) -> None:
@@ -130,7 +140,7 @@ def run_check(args) -> int:
         return _reject("check", verdict.problems or ["nothing was scored"])
     _summary(verdict)
     for warning in verdict.warnings:
-        print(f"perfgraphs check: warning: {warning}", file=sys.stderr)
+        print(f"perfgraphs check: warning: {_line(warning)}", file=sys.stderr)
     print(f"OK: {verdict.entry.method} passes every check (nothing written; `perfgraphs submit` records it)")
     return 0
 
@@ -143,6 +153,6 @@ def run_submit(args) -> int:
         return _reject("submit", verdict.problems or ["nothing was scored"])
     _summary(verdict)
     for warning in verdict.warnings:
-        print(f"perfgraphs submit: warning: {warning}", file=sys.stderr)
+        print(f"perfgraphs submit: warning: {_line(warning)}", file=sys.stderr)
     print(f"recorded in {written} (run {verdict.entry.run_identity}); `perfgraphs leaderboard build` updates the site")
     return 0

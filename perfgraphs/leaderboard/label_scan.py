@@ -586,42 +586,111 @@ def _members(data: bytes, left: list[int]):
 
 
 _NUMBER_RUN = re.compile(rb"[-+.\deE]{4,}")  # the characters of a number of >= 4 digits, in a row
-_NOT_NUMBER = re.compile(rb"[^-+.\deE]")  # a byte no number is written with: a chunk may end before it
+_NOT_NUMBER = re.compile(rb"[^-+.\deE]")  # a byte no number is written with: a piece may end before it
+_NOT_WIDE_NUMBER = re.compile(rb"[^-+.\deE\x00]")  # nor a NUL: UTF-16/32 text puts NULs inside its numbers
 _TEXT_CHUNK = 4 * 1024 * 1024
+_NUL_GAP = re.compile(rb"\x00{4,}")  # what ends a string of a numpy U array (UTF-32), or of UTF-16 text
+_WIDE_TEXT = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")  # UTF-16 and UTF-32 byte-order marks
+# a pickled numpy string dtype ('S9', 'U12': SHORT_BINUNICODE, or BINUNICODE of protocols 2 and 3),
+# pickle.dumps, joblib.dump and torch.save alike: its items are stored back to back, a full-width
+# one not ended, and a U array's characters are UTF-32
+_STRING_DTYPE = re.compile(rb"(?:\x8c[\x02-\x04]|X[\x02-\x04]\x00\x00\x00)[<>|=]?([SU])([1-9]\d?)(?!\d)")
+MAX_STRING_WIDTHS = 8  # distinct widths a file's runs are cut at
+# the bytes of runs cut in one file: an eighth of it, and 1 MB at least (a test part's labels printed
+# as strings are a few hundred KB at most): a crafted file of 100 MB of runs cut at four widths took
+# twice the time of its plain scan
+MIN_CUT_BYTES = 1 << 20
 
 
-def _printed_numbers(data: bytes) -> list[bytes]:
-    """The numbers written as text in ``data``: of a binary file (a NUL in its first 64 KB), those
+@dataclass
+class _TextForm:
+    """How a whole file's bytes are read as text, decided once for the file (its pieces are read
+    alike): ``binary`` a NUL in its first 64 KB; ``wide`` UTF-16/32 text or a pickled numpy U array
+    (its NULs removed); ``widths`` the pickled numpy string widths its runs are cut at, within
+    ``cut_left`` bytes for the whole file."""
+    binary: bool
+    wide: bool = False
+    widths: tuple[int, ...] = ()
+    cut_left: int = 0
+
+
+def _text_form(data: bytes) -> _TextForm:
+    if b"\x00" not in data[:65536]:
+        return _TextForm(binary=False)
+    dtypes = _STRING_DTYPE.findall(data)
+    return _TextForm(binary=True, wide=data.startswith(_WIDE_TEXT) or any(kind == b"U" for kind, _ in dtypes),
+                     widths=tuple(sorted({int(w) for _, w in dtypes if 4 <= int(w) <= 64})[:MAX_STRING_WIDTHS]),
+                     cut_left=max(MIN_CUT_BYTES, len(data) // 8))
+
+
+def _printed_numbers(data: bytes, form: _TextForm | None = None) -> list[bytes]:
+    """The numbers written as text in ``data`` (read as ``form`` says, by default as the whole of
+    ``data`` is): of a binary file (a NUL in its first 64 KB), those
     in runs of number characters long enough to hold 4 digits, the same tokens at a fraction of the
     cost. Binary files were not read as text at all, and the labels printed as strings in a pickle
     (``pickle.dumps([repr(v) ...])``, ``torch.save``), or as text after a NUL byte, passed
-    (twenty-sixth pass of 2026-12-03)."""
-    if b"\x00" not in data[:65536]:
+    (twenty-sixth pass of 2026-12-03). A pickled numpy string array's runs are cut at its items'
+    width, and a U array's (or UTF-16/32 text's, known by its byte-order mark) read without their
+    NULs: ``pickle.dumps(np.array([repr(v) ...]))``, S or U, and the same through joblib, passed
+    (twenty-seventh pass: 12 of 300 labels found in an S array, 0 in a U array)."""
+    form = form or _text_form(data)
+    if not form.binary:
         return _NUMBER.findall(data)
-    return _NUMBER.findall(b"\n".join(_NUMBER_RUN.findall(data)))
+    runs = _NUMBER_RUN.findall(data)
+    if form.wide:
+        # UTF-32 (UTF-16) read as 8-bit: its NULs removed, four or more ending a string
+        runs += _NUMBER_RUN.findall(_NUL_GAP.sub(b"\n", data).replace(b"\x00", b""))
+    cut = _cut_at_widths(runs, list(form.widths), form.cut_left)
+    form.cut_left -= sum(map(len, cut))
+    return _NUMBER.findall(b"\n".join(runs + cut))
 
 
-def _text_chunks(data: bytes):
+def _cut_at_widths(runs: list[bytes], widths: list[int], budget: int) -> list[bytes]:
+    """The runs longer than a string width, a line break put after every ``width`` characters from
+    their start (where a run of a string array's items starts: after the NUL padding of a shorter
+    item, or at the array's start), at most ``budget`` bytes of them in all (runs skipped past it):
+    eight widths of one 100 MB run were 8 × 25 M tokens."""
+    out: list[bytes] = []
+    for w in widths:
+        for run in runs:
+            if w < len(run) <= budget:
+                budget -= len(run)
+                out.append(_lines_of(run, w))
+    return out
+
+
+def _lines_of(run: bytes, width: int) -> bytes:
+    """``run`` with a line break after every ``width`` bytes; a long one without a Python object a line."""
+    if len(run) < 65536:
+        return b"\n".join([run[i:i + width] for i in range(0, len(run), width)])
+    padded = np.full(-(-len(run) // width) * width, ord("\n"), dtype=np.uint8)
+    padded[:len(run)] = np.frombuffer(run, dtype=np.uint8)
+    lines = np.full((len(padded) // width, width + 1), ord("\n"), dtype=np.uint8)
+    lines[:, :width] = padded.reshape(-1, width)
+    return lines.tobytes()
+
+
+def _text_chunks(data: bytes, wide: bool = False):
     """``data`` in pieces of about :data:`_TEXT_CHUNK` bytes, each cut before a byte no number is
-    written with, so every printed number lies whole in one piece. Why: the tokens and their
-    values of one whole file took about 9 times its size in memory (a 512 MB file of printed
-    numbers, 4.5 GB); a piece at a time, what is held is the file and one piece's tokens."""
+    written with (``wide``: nor a NUL), so every printed number lies whole in one piece. Why: the
+    tokens and their values of one whole file took about 9 times its size in memory (a 512 MB file
+    of printed numbers, 4.5 GB); a piece at a time, what is held is the file and one piece's tokens."""
+    boundary = _NOT_WIDE_NUMBER if wide else _NOT_NUMBER
     start = 0
     while start < len(data):
-        cut = _NOT_NUMBER.search(data, min(start + _TEXT_CHUNK, len(data)))
+        cut = boundary.search(data, min(start + _TEXT_CHUNK, len(data)))
         end = cut.start() if cut else len(data)
         yield data[start:end] if start or end < len(data) else data
         start = max(end, start + 1)
 
 
 def _printed_labels(data: bytes, index: LabelIndex) -> set[tuple[int, int]]:
-    """(array, label) pairs of the labels printed as text in ``data``, read a piece at a time."""
-    binary = b"\x00" in data[:65536]
+    """(array, label) pairs of the labels printed as text in ``data``, read a piece at a time, each
+    piece as the whole file is read (:func:`_text_form`)."""
+    form = _text_form(data)
     found: set[tuple[int, int]] = set()
-    for piece in _text_chunks(data):
-        if binary and b"\x00" not in piece[:65536]:
-            piece = b"\x00" + piece  # a piece of a binary file is read as binary, as the whole was
-        found |= index.printed(_printed_numbers(piece))
+    for piece in _text_chunks(data, form.wide):
+        found |= index.printed(_printed_numbers(piece, form))
     return found
 
 
@@ -671,6 +740,14 @@ def label_index(arrays: list[LabelArray]) -> LabelIndex:
     return _INDEXES[key]
 
 
+def _names_found(root: Path, index: LabelIndex) -> set[tuple[int, int]]:
+    """The label values printed in the names of the files and folders under ``root``, read as one
+    text: 300 empty files named ``<i>_<label>`` passed, and the predictor lists its own folder
+    (twenty-seventh pass of 2026-12-03). An archive's member names are in its bytes, read already."""
+    names = "\n".join(str(p.relative_to(root)) for p in Path(root).rglob("*"))
+    return index.printed(_NUMBER.findall(names.encode("utf-8", "surrogateescape")))
+
+
 def scan_submission(root: Path, arrays: list[LabelArray]) -> list[str]:
     """One problem line when the files under ``root`` carry label data, naming the files."""
     arrays = list(arrays)
@@ -679,6 +756,8 @@ def scan_submission(root: Path, arrays: list[LabelArray]) -> list[str]:
     problems, named = [], set()
     total = MAX_SUBMISSION_SCAN_BYTES  # a gzip of 512 MB of printed numbers took minutes: hundreds of them, hours
     counts = [MAX_SUBMISSION_MEMBERS, MAX_TABLES]
+    if found := _names_found(root, index):
+        per_file["(the names of its files and folders)"] = found
     for path in sorted(p for p in Path(root).rglob("*") if not p.is_dir()):
         rel = str(path.relative_to(root))
         try:

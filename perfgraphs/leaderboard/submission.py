@@ -151,7 +151,21 @@ def _parse_code(doc: dict, root: Path, problems: list[str]) -> tuple[str, str]:
     elif not _HEX.match(commit):
         problems.append(f"submission.yaml: code.commit must be a git commit hash (7-40 hex digits) or 'auto', "
                         f"got {commit or 'nothing'!r}")
+    problems += _shown_problems("code.url", url)
     return url, commit
+
+
+def _shown_problems(key: str, value) -> list[str]:
+    """The record's rule for a field its page shows as written (paper, code_url: printable ASCII of at
+    most record_check.MAX_DESCRIPTIVE characters), checked here: a citation with an accent or a line
+    break passed `check`, and `submit` refused the record after scoring every seed (twenty-seventh
+    pass of 2026-12-03)."""
+    from perfgraphs.leaderboard.records.record_check import MAX_DESCRIPTIVE
+
+    if not isinstance(value, str) or re.fullmatch(rf"[ -~]{{0,{MAX_DESCRIPTIVE}}}", value.strip()):
+        return []
+    return [f"submission.yaml: {key} must be printable ASCII of at most {MAX_DESCRIPTIVE} characters (the record "
+            f"shows it as written), got {len(value)} characters: transliterate it (Müller as Mueller) or link to it"]
 
 
 def _parse_hyperparameters(doc: dict, problems: list[str]) -> Hyperparameters:
@@ -334,9 +348,57 @@ class _NoAliasLoader(yaml.SafeLoader):
                 "text", node.start_mark) from None
 
 
+# Parsing is the host's work, before anything is isolated: CPython's parser took 53 s and 4.7 GB
+# for a 9.5 MB file of one list literal (twenty-seventh pass of 2026-12-03), so the static checks run
+# in a forked child within these (honest code parses at megabytes a second, in a few hundred MB).
+MAX_PARSE_SECONDS = 120
+MAX_PARSE_MEMORY = 2 * 1024**3
+
+
 def _check_code(root: Path, entry_point: str, problems: list[str]) -> None:
-    """Static checks of the code route, without running any of it: every Python file parses,
-    and the entry point's module binds the class name at top level."""
+    """Static checks of the code route, without running any of it (:func:`_code_problems`), in a
+    forked child within ``MAX_PARSE_SECONDS`` and ``MAX_PARSE_MEMORY`` more than this process holds."""
+    from perfgraphs.leaderboard.isolated import ChildFailed, in_child
+
+    try:
+        problems += in_child(_code_problems, root, entry_point, MAX_PARSE_MEMORY, timeout=MAX_PARSE_SECONDS)
+    except ChildFailed as exc:
+        problems.append(f"the submission's Python files could not be parsed within {MAX_PARSE_SECONDS} s and "
+                        f"{MAX_PARSE_MEMORY // 2**20} MB ({exc}): a submission's code is source, not data (ship "
+                        "tables as data files, which the harness reads)")
+
+
+def _data_limit(extra: int) -> None:
+    """This process may allocate ``extra`` bytes more than it has (RLIMIT_DATA): past it, MemoryError."""
+    import resource
+
+    try:
+        status = Path("/proc/self/status").read_text()
+        used = int(re.search(r"VmData:\s+(\d+) kB", status).group(1)) * 1024
+        _, hard = resource.getrlimit(resource.RLIMIT_DATA)
+        limit = used + extra if hard == resource.RLIM_INFINITY else min(used + extra, hard)
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
+    except (OSError, ValueError, AttributeError):  # not Linux: the time limit holds all the same
+        pass
+
+
+def _code_problems(root: Path, entry_point: str, memory: int | None = None) -> list[str]:
+    """Every Python file parses, and the entry point's module binds the class name at top level;
+    with ``memory``, within that many bytes more than the process holds (run in a forked child)."""
+    problems: list[str] = []
+    if memory is not None:
+        _data_limit(memory)
+    try:
+        _parse_sources(root, entry_point, problems)
+    except (MemoryError, RecursionError) as exc:  # RecursionError: `1+1+…` 300,000 times, an internal error before
+        how = f"in {(memory or 0) // 2**20} MB" if isinstance(exc, MemoryError) else "(nested deeper than the parser goes)"
+        problems.append(f"the submission's Python files could not be parsed {how} ({type(exc).__name__}): a "
+                        "submission's code is source, not data (ship tables as data files, which the harness reads)")
+    return problems
+
+
+def _parse_sources(root: Path, entry_point: str, problems: list[str]) -> None:
+    """:func:`_code_problems`' checks, each problem appended to ``problems``."""
     for path in sorted(root.rglob("*.py")):
         if any(part.startswith(".") for part in path.relative_to(root).parts):
             continue
@@ -462,6 +524,7 @@ def _parse_declarations(doc: dict, problems: list[str]) -> tuple[object, object,
     paper = doc.get("paper")
     if "paper" in doc and paper is not None and not isinstance(paper, str):
         problems.append("submission.yaml: paper must be a URL or citation, or null when there is none")
+    problems += _shown_problems("paper", paper)
     external = doc.get("external_data")
     if "external_data" in doc and not isinstance(external, bool):
         problems.append("submission.yaml: external_data must be true or false (was any data beyond the "

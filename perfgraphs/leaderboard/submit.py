@@ -448,9 +448,25 @@ def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None, rec
     if verdict.problems:
         return verdict
     verdict.entry, verdict.run_log = _recorded(sub, scoring, verdict.data, test, outputs, per_seed, opts)
+    if why := _unrecordable(verdict.entry):  # what `submit` would refuse to write, `check` refuses too
+        verdict.problems.append(f"{verdict.entry.method}: the record would not be valid ({why})")
+        verdict.entry = verdict.run_log = None
+        return verdict
     if test.name == "hidden":  # the keeper ranks hidden boards from these (records.sealed_ranks)
         verdict.kept_ratios = [list(s[PER_CONFIG_KEY]) for s in per_seed]
     return verdict
+
+
+def _unrecordable(entry) -> str | None:
+    """Why the record store would refuse ``entry`` (None: it would not), its number of seeds aside
+    (``check`` scores fewer): a paper citation with an accent passed `check` and was refused by
+    `submit` after every seed had run (twenty-seventh pass of 2026-12-03)."""
+    from dataclasses import asdict
+
+    from perfgraphs.leaderboard.records import record_check
+    from perfgraphs.leaderboard.records.results import _FIELDS
+
+    return record_check.record_problem(asdict(entry), _FIELDS, 1)
 
 
 def _admitted(sub: Submission, board: Task, opts: SubmitOptions, record: bool, verdict: Verdict) -> _Scoring | None:
