@@ -189,3 +189,29 @@ def test_runs_cut_at_string_widths_stay_within_a_budget():
     assert label_scan._cut_at_widths(runs, [4, 8], 50) == [b"1234\n5678\n1234\n5678", b"12345678\n12345678"]
     assert label_scan._cut_at_widths(runs, [4], 10_000) == [b"\n".join([b"1111"] * 25), b"1234\n5678\n1234\n5678"]
     assert label_scan._lines_of(b"12345" * 20_000, 5).split() == [b"12345"] * 20_000  # the numpy path
+
+
+def test_tier_words_in_authors_are_refused_where_names_are_checked(tmp_path, capsys):
+    """Authors ``Tier Verified`` (the pass's last lead) and ``Mal Lory (verified, hidden test set)``
+    were accepted by check and read from a hand-written record, shown in the authors column beside
+    the row's own tier. Refused now by the one charset check both paths use; controls: surnames that
+    are also board words (Rank, Official, Keeper, Reference) and an honest record still pass."""
+    import json
+
+    from perfgraphs.leaderboard.records import names
+    from perfgraphs.leaderboard.records.results import read_entries
+    from test_leaderboard_review_read_20261203 import _with_ratios, _write
+    from test_leaderboard_trust import good_record
+
+    for authors in ("Tier Verified", "Mal Lory (verified, hidden test set)", "Mal Lory, Self-Reported",
+                    "Mal Lory, reproduced"):
+        assert any("tier's word" in p for p in names.check_charset("authors", authors)), authors
+    for authors in ("Otto Rank", "Ada Official, Hans Keeper", "Mia Reference", "Mal Lory"):
+        assert names.check_charset("authors", authors) == [], authors
+    bad = _with_ratios(good_record("tierless-net", authors="Tier Verified"), 120)
+    honest = _with_ratios(good_record("honest-net", authors="Otto Rank"), 120)
+    results = _write(tmp_path, json.dumps(bad) + "\n" + json.dumps(honest))
+    skipped: list[str] = []
+    read = read_entries("perfgraphs/dippm", results, skipped)
+    assert [e.method for e in read] == ["honest-net"]
+    assert any("tier's word" in s for s in skipped), skipped

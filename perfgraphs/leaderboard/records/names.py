@@ -581,7 +581,27 @@ def check_charset(field: str, text: str) -> list[str]:
                         f"use only {_ALLOWED_TEXT}")
     if field == "method":
         problems += credit_in_method(text)
+    if field == "authors":
+        problems += tier_in_authors(text)
     return problems
+
+
+# a tier's words, never a person's: authors ``Tier Verified`` (or ``Mal Lory (verified, hidden test
+# set)``) were shown beside the row's own tier (twenty-seventh pass of 2026-12-03). Narrower than a
+# method's board words: ``Rank``, ``Official``, ``Keeper`` and ``Reference`` are surnames too.
+_AUTHOR_TIER_WORDS = frozenset({"verified", "reproduced", "selfreported", "tier"})
+
+
+def tier_in_authors(authors: str) -> list[str]:
+    """An author list holding a tier's word or ``hidden test``, one line; else empty."""
+    words = re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKC", str(authors)).casefold())
+    pairs = [w + after for w, after in zip(words, words[1:] + [""])]
+    found = next((w for w, pair in zip(words, pairs) if w in _AUTHOR_TIER_WORDS or pair in ("selfreported", "hiddentest")),
+                 None)
+    if found is None:
+        return []
+    return [f"authors {authors!r} hold {found!r}, a tier's word the boards print in their own column: list "
+            "people's names only"]
 
 
 # words a board prints about a row, never a method's own: ``gnn-v (verified, hidden test set)`` by
