@@ -56,36 +56,57 @@ def read_parquet(path: Path, data: bytes | None = None) -> pa.Table:
         raise CorruptFileError(f"cannot read {path}: {type(exc).__name__}: {str(exc)[:120]}") from None
 
 
-def _shard(path: Path) -> pa.Table:
-    """One part file's table, parsed once per process for the same bytes (keyed by their sha256,
-    as the timm importer keys its files): every dataset build reads the whole pool, 840 files the
-    committed one, which cost 9 s a build when each pool object parsed them anew."""
+def _shard_ids(path: Path) -> tuple[str, list[str]]:
+    """(the sha256 of a part file's bytes, its structure ids in row order), read once per process
+    for the same bytes: indexing the pool needs the ids only, and every column of the 840 committed
+    part files took 12 s to parse where the ids took 2 (a build decodes its own structures only)."""
     data = path.read_bytes()
     key = hashlib.sha256(data).hexdigest()
+    if key in _SHARDS:
+        return key, _SHARDS[key].column("structure_id").to_pylist()
+    if key not in _IDS:
+        if len(_IDS) >= 4096:  # bounded: a process that walks many pools
+            _IDS.clear()
+        try:
+            _IDS[key] = pq.read_table(pa.BufferReader(data), columns=["structure_id"]).column("structure_id").to_pylist()
+        except Exception as exc:
+            raise CorruptFileError(f"cannot read {path}: {type(exc).__name__}: {str(exc)[:120]}") from None
+    return key, _IDS[key]
+
+
+def _shard(path: Path, key: str) -> pa.Table:
+    """The whole table of the part file whose bytes had sha256 ``key`` when the pool was indexed,
+    parsed once per process for the same bytes (as the timm importer keys its files)."""
     if key not in _SHARDS:
-        if len(_SHARDS) >= 4096:  # bounded: a process that walks many pools
+        data = path.read_bytes()
+        if hashlib.sha256(data).hexdigest() != key:
+            raise CorruptFileError(f"{path} changed since the graph pool was indexed: read the pool again")
+        if len(_SHARDS) >= 4096:
             _SHARDS.clear()
         _SHARDS[key] = read_parquet(path, data)
     return _SHARDS[key]
 
 
 _SHARDS: dict[str, pa.Table] = {}
+_IDS: dict[str, list[str]] = {}
 
 
 class _PoolRows(Mapping):
     """The pool's rows by structure id, each turned into Python only when asked for: every id is
-    indexed at once (a build asks which measured structures are present), but as Python lists the
-    whole committed pool takes 1.6 GB and a build decodes only its own structures."""
+    indexed at once (a build asks which measured structures are present) from the part files' id
+    column, and a part file is parsed whole only when one of its rows is asked for (as Python lists
+    the whole committed pool takes 1.6 GB, and a build decodes only its own structures)."""
 
-    def __init__(self, tables: list[pa.Table]):
-        self._at: dict[str, tuple[pa.Table, int]] = {}
-        for table in tables:
-            for i, sid in enumerate(table.column("structure_id").to_pylist()):
-                self._at[sid] = (table, i)
+    def __init__(self, files: list[Path]):
+        self._at: dict[str, tuple[Path, str, int]] = {}
+        for path in files:
+            key, ids = _shard_ids(path)
+            for i, sid in enumerate(ids):
+                self._at[sid] = (path, key, i)
 
     def __getitem__(self, sid: str) -> dict:
-        table, i = self._at[sid]
-        return table.slice(i, 1).to_pylist()[0]
+        path, key, i = self._at[sid]
+        return _shard(path, key).slice(i, 1).to_pylist()[0]
 
     def __contains__(self, sid: object) -> bool:
         return sid in self._at
@@ -118,7 +139,7 @@ class GraphPool:
     def rows(self) -> Mapping[str, dict]:
         """structure id → its stored row; a later part file's row wins, as a rebuilt one should."""
         if self._rows is None:
-            self._rows = _PoolRows([_shard(path) for path in self.files()])
+            self._rows = _PoolRows(self.files())
         return self._rows
 
     def failures(self) -> dict[str, str]:
