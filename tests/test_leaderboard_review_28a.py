@@ -83,3 +83,43 @@ def test_the_repository_results_folder_is_never_a_preview(tmp_path, monkeypatch)
     # control: the same marker and record in a preview folder elsewhere (quickstart's) read as before
     assert min_seeds_of(tmp_path / "preview") == 1
     assert [e.tier for e in read_entries("dippm", tmp_path / "preview", [])] == ["reproduced"]
+
+
+def test_a_compromise_is_declared_in_the_sets_own_definition(git_commitments, monkeypatch):
+    """Attack: every ``leaderboard/hidden/*.json`` was read for compromised declarations, so a
+    ``zz-note.json`` a pull request added with ``{"compromised": {"sha256": <the live set 2ee8d095>}}``
+    withdrew the live set: its ten *verified* rows (the reference baselines') read as reproduced and
+    its board as withdrawn. A declaration now counts in the definition of the config the hash was
+    committed for (``<dataset>-<config>.json``, where the organisers' ``rounds`` keep it)."""
+    from perfgraphs.leaderboard.records import hidden
+    from perfgraphs.leaderboard.records.tiers import honest_tier
+
+    commitments, commit = git_commitments
+    (commitments / "dippm-cpu-torch-fp32.sha256").write_text("ab" * 32 + "  dippm-cpu-torch-fp32.parquet\n")
+    commit()
+
+    def declared_in(name: str) -> frozenset[str]:
+        for old in commitments.glob("*.json"):
+            old.unlink()
+        (commitments / name).write_text(json.dumps({"compromised": {"sha256": "ab" * 32}}))
+        hidden._compromised.cache_clear()
+        return hidden.compromised_hashes()
+
+    assert "ab" * 32 not in declared_in("zz-note.json")
+    assert honest_tier("verified", "hidden", "ab" * 32) == "verified"
+    # the guard off (every file's declaration counted, as before): the stray note withdraws the set
+    with monkeypatch.context() as m:
+        m.setattr(hidden, "commitment_history", lambda root=None: None)
+        assert "ab" * 32 in declared_in("zz-note.json")
+        assert honest_tier("verified", "hidden", "ab" * 32) == "reproduced"
+    assert "ab" * 32 not in declared_in("zz-note.json")
+    # another config's definition withdraws nothing of this one either
+    assert "ab" * 32 not in declared_in("trappm-cpu-torch-fp32.json")
+    # control: declared in its own config's definition, the set is withdrawn and its records reproduced
+    assert "ab" * 32 in declared_in("dippm-cpu-torch-fp32.json")
+    assert honest_tier("verified", "hidden", "ab" * 32) == "reproduced"
+    # a hash committed for no config counts wherever it is declared (its records are not read anyway)
+    (commitments / "zz-note.json").write_text(json.dumps({"compromised": {"sha256": "cd" * 32}}))
+    hidden._compromised.cache_clear()
+    assert "cd" * 32 in hidden.compromised_hashes()
+    hidden._compromised.cache_clear()
