@@ -93,20 +93,31 @@ def next_definition(current: dict | None, new: dict) -> dict:
 
 
 @functools.lru_cache(maxsize=8)
-def _compromised(root: Path) -> frozenset[str]:
+def _compromised(root: Path) -> frozenset[tuple[str, str]]:
+    """(the definition file's stem, sha256) of every compromised declaration in ``root``."""
     found = set()
     for path in sorted(root.glob("*.json")) if root.is_dir() else []:
         for doc in definition_rounds(read_definition(path)):
             block = doc.get("compromised") or {}
             if isinstance(block, dict) and isinstance(block.get("sha256"), str):
-                found.add(block["sha256"].lower())
+                found.add((path.stem, block["sha256"].lower()))
     return frozenset(found)
 
 
 def compromised_hashes(root: Path | None = None) -> frozenset[str]:
     """The sha256 of every hidden test file declared compromised (its architectures found in public
-    data): records scored on one are not hidden-set scores."""
-    return _compromised(Path(root or COMMITMENTS_DIR))
+    data): records scored on one are not hidden-set scores. A set is declared in its own config's
+    definition (``<dataset>-<config>.json``, the stem its hash was committed under): any ``*.json``
+    counted, and a ``zz-note.json`` a pull request added withdrew the live set ``2ee8d095``, its ten
+    verified rows read as reproduced (twenty-eighth pass of 2026-12-03). A hash committed under no
+    stem (or no history to tell) counts wherever it is declared: its records are not read anyway."""
+    history = commitment_history(root)
+
+    def counts(stem: str, sha: str) -> bool:
+        first = None if history is None else history.hashes.get(sha)
+        return first is None or stem in first[2]
+
+    return frozenset(sha for stem, sha in _compromised(Path(root or COMMITMENTS_DIR)) if counts(stem, sha))
 
 
 _ADDED_HASH = re.compile(r"^\+([0-9a-f]{64})\b")

@@ -406,7 +406,13 @@ PREVIEW_MARKER = "PREVIEW"
 
 
 def min_seeds_of(folder: Path) -> int | None:
-    """1 for a local preview folder (:data:`PREVIEW_MARKER`); None (the board's rule) otherwise."""
+    """1 for a local preview folder (:data:`PREVIEW_MARKER`); None (the board's rule) otherwise. The
+    repository's own results folder is never a preview: a marker a pull request added there let a
+    record whose own fields say nothing ran (``hardware: not measured``, null timings) show as
+    *reproduced* (a preview skips the evidence tripwire), on a `leaderboard show` that says nothing
+    of a preview (twenty-eighth pass of 2026-12-03)."""
+    if Path(folder).resolve() == Path(RESULTS_DIR).resolve():
+        return None
     return 1 if (Path(folder) / PREVIEW_MARKER).is_file() else None
 
 
