@@ -100,3 +100,30 @@ def test_every_pickled_string_width_is_cut(tmp_path, name):
     problems = _scan(tmp_path, name, WIDTHS[name](LABELS))
     assert len(problems) == 1 and REFUSED in problems[0], problems
     assert label_scan._cut_at_widths([b"1" * 100] * 1000, list(range(4, 100)), 10, (0, 1, 2, 3)) == []
+
+
+def test_a_wide_file_without_a_text_byte_is_still_read_a_piece_at_a_time(tmp_path, monkeypatch):
+    """Attack (memory): a file that starts with a UTF-16 byte-order mark (or holds a pickled U
+    dtype: read as wide text) and then only digits and NULs (``1234\\x00`` over and over). Before: a
+    wide file was cut only before a byte that is neither a number character nor a NUL, so it was one
+    piece: 64 MB of it peaked at 2.2 GB (13 M tokens at once; 512 MB, about 18 GB). Now, with no
+    such byte in a piece's length past the piece, it is cut at a NUL (4 or more if there are): the
+    same file peaked at 0.5 GB. Controls: UTF-16 text and a pickled U array of the labels, read in
+    tiny pieces, are still found whole (each number lies in one piece)."""
+    from perfgraphs.leaderboard.label_scan import label_index
+
+    monkeypatch.setattr(label_scan, "_TEXT_CHUNK", 1000)
+    monkeypatch.setattr(label_scan, "_WIDE_PIECE_MAX", 4000)
+    pieces = list(label_scan._text_chunks(b"\xff\xfe" + b"1234\x00" * 100_000, wide=True))
+    assert len(pieces) > 100 and max(map(len, pieces)) <= 4000 + 5
+    monkeypatch.setattr(label_scan, "_WIDE_PIECE_MAX", 10**9)  # control: without the cut at a NUL, one piece
+    assert len(list(label_scan._text_chunks(b"\xff\xfe" + b"1234\x00" * 100_000, wide=True))) == 1
+    monkeypatch.undo()
+    monkeypatch.setattr(label_scan, "_TEXT_CHUNK", 64)
+    index = label_index([LabelArray("the test labels", LABELS)])
+    for data in (("y\n" + "\n".join(repr(float(x)) for x in LABELS)).encode("utf-16"),
+                 pickle.dumps(np.array([f"{x:.6e}" for x in LABELS])),
+                 pickle.dumps(np.array([repr(float(x)) for x in LABELS]))):
+        assert label_scan._text_form(data).wide
+        found = {j for k, j in label_scan._printed_labels(data, index) if k == 0}
+        assert len(found) == len(LABELS)
