@@ -96,5 +96,5 @@ def test_a_pickled_string_array_cut_into_pieces_is_read_as_the_whole(monkeypatch
     # control: cutting a U array's bytes at NULs splits its numbers, and most labels go unseen
     data = pickle.dumps(np.array([repr(float(v)) for v in LABELS], dtype="U"))
     monkeypatch.setattr(label_scan, "_TEXT_CHUNK", 3)
-    monkeypatch.setattr(label_scan, "_NOT_WIDE_NUMBER", label_scan._NOT_NUMBER)
+    monkeypatch.setattr(label_scan, "_WIDE_BOUNDARY", label_scan._NOT_NUMBER)
     assert len(_found(label_scan._printed_labels(data, _index()))) < len(whole) // 2

@@ -587,15 +587,23 @@ def _members(data: bytes, left: list[int]):
 
 _NUMBER_RUN = re.compile(rb"[-+.\deE]{4,}")  # the characters of a number of >= 4 digits, in a row
 _NOT_NUMBER = re.compile(rb"[^-+.\deE]")  # a byte no number is written with: a piece may end before it
-_NOT_WIDE_NUMBER = re.compile(rb"[^-+.\deE\x00]")  # nor a NUL: UTF-16/32 text puts NULs inside its numbers
+# where a wide file may be cut: before such a byte that is not a NUL either (UTF-16/32 text puts NULs
+# inside its numbers), or before the NULs that end a string
+_WIDE_BOUNDARY = re.compile(rb"[^-+.\deE\x00]|\x00{4,}")
+_WIDE_PIECE_MAX = 16 * 1024 * 1024  # a wide piece with neither is cut at a NUL past this
 _TEXT_CHUNK = 4 * 1024 * 1024
+_NUL = re.compile(rb"\x00")
 _NUL_GAP = re.compile(rb"\x00{4,}")  # what ends a string of a numpy U array (UTF-32), or of UTF-16 text
 _WIDE_TEXT = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")  # UTF-16 and UTF-32 byte-order marks
 # a pickled numpy string dtype ('S9', 'U12': SHORT_BINUNICODE, or BINUNICODE of protocols 2 and 3),
 # pickle.dumps, joblib.dump and torch.save alike: its items are stored back to back, a full-width
 # one not ended, and a U array's characters are UTF-32
 _STRING_DTYPE = re.compile(rb"(?:\x8c[\x02-\x04]|X[\x02-\x04]\x00\x00\x00)[<>|=]?([SU])([1-9]\d?)(?!\d)")
-MAX_STRING_WIDTHS = 8  # distinct widths a file's runs are cut at
+# the same dtype in a protocol-0 pickle (``(VU12\n``), whose strings are text: a NUL written ``\u0000``
+_STRING_DTYPE_V0 = re.compile(rb"\(V[<>|=]?([SU])([1-9]\d?)\n")
+# bytes a pickled array's data may follow, number characters all the same: its opcode's length
+# (``C`` + 1 byte, ``B`` + 4, ``\x96`` + 8 bytes; NULs removed from a U array's, 3 at most under 512 MB)
+_LENGTH_SHIFTS = (0, 1, 2, 3)
 # the bytes of runs cut in one file: an eighth of it, and 1 MB at least (a test part's labels printed
 # as strings are a few hundred KB at most): a crafted file of 100 MB of runs cut at four widths took
 # twice the time of its plain scan
@@ -605,22 +613,29 @@ MIN_CUT_BYTES = 1 << 20
 @dataclass
 class _TextForm:
     """How a whole file's bytes are read as text, decided once for the file (its pieces are read
-    alike): ``binary`` a NUL in its first 64 KB; ``wide`` UTF-16/32 text or a pickled numpy U array
-    (its NULs removed); ``widths`` the pickled numpy string widths its runs are cut at, within
-    ``cut_left`` bytes for the whole file."""
+    alike): ``binary`` a NUL in its first 64 KB, or a pickled numpy string dtype anywhere in it;
+    ``wide`` UTF-16/32 text or a pickled numpy U array (its NULs removed); ``widths`` the pickled
+    numpy string widths its runs are cut at, within ``cut_left`` bytes for the whole file;
+    ``escaped`` a protocol-0 pickle of a string array, its NULs written ``\\u0000``."""
     binary: bool
     wide: bool = False
     widths: tuple[int, ...] = ()
     cut_left: int = 0
+    escaped: bool = False
 
 
 def _text_form(data: bytes) -> _TextForm:
-    if b"\x00" not in data[:65536]:
+    """The form of ``data`` (:class:`_TextForm`). Twenty-eighth pass of 2026-12-03: a pickle whose
+    first 64 KB held no NUL (``pickle.dumps((16 MB of text, labels), protocol=2)``) was read as
+    plain text, its U array's UTF-32 and its S array's back-to-back items unread, and a
+    protocol-0 pickle of a string array (its dtype ``(VU12``, its NULs ``\\u0000``) likewise."""
+    text_dtypes = _STRING_DTYPE_V0.findall(data)
+    dtypes = _STRING_DTYPE.findall(data) + text_dtypes
+    if b"\x00" not in data[:65536] and not dtypes:
         return _TextForm(binary=False)
-    dtypes = _STRING_DTYPE.findall(data)
     return _TextForm(binary=True, wide=data.startswith(_WIDE_TEXT) or any(kind == b"U" for kind, _ in dtypes),
-                     widths=tuple(sorted({int(w) for _, w in dtypes if 4 <= int(w) <= 64})[:MAX_STRING_WIDTHS]),
-                     cut_left=max(MIN_CUT_BYTES, len(data) // 8))
+                     widths=tuple(sorted({int(w) for _, w in dtypes if int(w) >= 4})),
+                     cut_left=max(MIN_CUT_BYTES, len(data) // 8), escaped=bool(text_dtypes))
 
 
 def _printed_numbers(data: bytes, form: _TextForm | None = None) -> list[bytes]:
@@ -640,22 +655,35 @@ def _printed_numbers(data: bytes, form: _TextForm | None = None) -> list[bytes]:
     if form.wide:
         # UTF-32 (UTF-16) read as 8-bit: its NULs removed, four or more ending a string
         runs += _NUMBER_RUN.findall(_NUL_GAP.sub(b"\n", data).replace(b"\x00", b""))
-    cut = _cut_at_widths(runs, list(form.widths), form.cut_left)
+    cut = _cut_at_widths(runs, list(form.widths), form.cut_left, _LENGTH_SHIFTS)
     form.cut_left -= sum(map(len, cut))
     return _NUMBER.findall(b"\n".join(runs + cut))
 
 
-def _cut_at_widths(runs: list[bytes], widths: list[int], budget: int) -> list[bytes]:
+def _cut_at_widths(runs: list[bytes], widths: list[int], budget: int,
+                   shifts: tuple[int, ...] = (0,)) -> list[bytes]:
     """The runs longer than a string width, a line break put after every ``width`` characters from
     their start (where a run of a string array's items starts: after the NUL padding of a shorter
-    item, or at the array's start), at most ``budget`` bytes of them in all (runs skipped past it):
-    eight widths of one 100 MB run were 8 × 25 M tokens."""
+    item, or at the array's start) and from each of ``shifts`` characters later (the array's first
+    run may start with its pickled length's bytes: twenty-eighth pass, ``pickle.dumps(np.array(
+    [f"{v:.6e}" ...]))`` of 300 labels is 14,400 bytes, ``B@8\\x00\\x00``, and the ``8`` put every
+    item off by one: 0 of 300 found), at most ``budget`` bytes of them in all (runs skipped past
+    it): eight widths of one 100 MB run were 8 × 25 M tokens. A run is visited in Python only when
+    it may be cut (longer than the width, within what is left), so every width a file declares is
+    cut: only the 8 smallest were, and 8 small string arrays beside the labels' ``U12`` one hid it
+    (twenty-eighth pass)."""
     out: list[bytes] = []
+    lengths = np.fromiter(map(len, runs), dtype=np.int64, count=len(runs))
+    candidates = np.flatnonzero(lengths > min(widths, default=budget))
     for w in widths:
-        for run in runs:
-            if w < len(run) <= budget:
-                budget -= len(run)
-                out.append(_lines_of(run, w))
+        for k in shifts:
+            candidates = candidates[lengths[candidates] <= budget + max(shifts)]
+            for i in candidates[lengths[candidates] - k > w].tolist():
+                if len(runs[i]) - k <= budget:
+                    budget -= len(runs[i]) - k
+                    out.append(_lines_of(runs[i][k:], w))
+            if budget <= w:  # no run longer than a width fits what is left
+                return out
     return out
 
 
@@ -674,11 +702,19 @@ def _text_chunks(data: bytes, wide: bool = False):
     """``data`` in pieces of about :data:`_TEXT_CHUNK` bytes, each cut before a byte no number is
     written with (``wide``: nor a NUL), so every printed number lies whole in one piece. Why: the
     tokens and their values of one whole file took about 9 times its size in memory (a 512 MB file
-    of printed numbers, 4.5 GB); a piece at a time, what is held is the file and one piece's tokens."""
-    boundary = _NOT_WIDE_NUMBER if wide else _NOT_NUMBER
+    of printed numbers, 4.5 GB); a piece at a time, what is held is the file and one piece's tokens.
+    A wide file is also cut before four NULs or more (they end a string, a line break either way),
+    and with neither in :data:`_WIDE_PIECE_MAX` bytes, at a NUL: 64 MB of ``1234\\x00`` after a
+    UTF-16 byte-order mark was one piece of 13 M tokens, 2.2 GB at its peak (twenty-eighth pass);
+    only a run of characters and NULs longer than that is split so."""
+    boundary = _WIDE_BOUNDARY if wide else _NOT_NUMBER
     start = 0
     while start < len(data):
-        cut = boundary.search(data, min(start + _TEXT_CHUNK, len(data)))
+        at = min(start + _TEXT_CHUNK, len(data))
+        limit = max(at, start + _WIDE_PIECE_MAX) if wide else len(data)
+        cut = boundary.search(data, at, limit)
+        if wide and cut is None and limit < len(data):
+            cut = _NUL.search(data, limit)
         end = cut.start() if cut else len(data)
         yield data[start:end] if start or end < len(data) else data
         start = max(end, start + 1)
@@ -688,6 +724,8 @@ def _printed_labels(data: bytes, index: LabelIndex) -> set[tuple[int, int]]:
     """(array, label) pairs of the labels printed as text in ``data``, read a piece at a time, each
     piece as the whole file is read (:func:`_text_form`)."""
     form = _text_form(data)
+    if form.escaped:  # a protocol-0 pickle's strings: its NULs as bytes, then read as a binary file's
+        data = data.replace(b"\\u0000", b"\x00")
     found: set[tuple[int, int]] = set()
     for piece in _text_chunks(data, form.wide):
         found |= index.printed(_printed_numbers(piece, form))
