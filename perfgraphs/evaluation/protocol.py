@@ -29,37 +29,19 @@ def load_protocol(dataset: str, config: str, home: Path | None = None, target: s
     return protocol_data(ds, cfg, home, None if target is None else cfg.target(target))
 
 
-# The parts of each (build, config, target) once per process, as the tabular folds are
-# (:data:`perfgraphs.evaluation.tabular_protocol._FOLDS`): a board's ranks and its noise floor each ask
-# for its test part, and every target of a config is a board (the site: 20 loads of 9 builds). The
-# build is named by its folder and manifest digest, so a rebuild is a new key; the parts are Hugging
-# Face datasets, which no caller changes in place.
-_PARTS: dict[tuple, ProtocolData] = {}
-_PARTS_LIMIT = 16
-
-
 def protocol_data(ds: Dataset, cfg: Config, home: Path | None = None, target: Target | None = None) -> ProtocolData:
     """:func:`load_protocol` of a config already resolved against the registry: the parts, and the
     version, content hash and generators of the build they were read from."""
-    from perfgraphs.data.load import load_build, served_build
+    from perfgraphs.data.load import load_build
 
-    folder, manifest = served_build(ds, cfg, home)
-    key = (str(folder), manifest.get("manifest_sha256"), ds.name, cfg.name, None if target is None else target.name)
-    if key[1] is not None and key in _PARTS:
-        return _PARTS[key]
     loaded = load_build(ds, cfg, home=home)
     data = loaded.data if target is None else labeled_parts(loaded.data, target.name)
     if "train" not in data or "test" not in data:
         raise PerfgraphsError(f"{ds.name}/{cfg.name} has no train/test parts yet")
-    found = ProtocolData(
+    return ProtocolData(
         dataset=ds.name, config=cfg.name, version=ds.version, content_hash=loaded.manifest.get("content_hash", ""),
         train=data["train"], validation=data["validation"] if "validation" in data else None, test=data["test"],
         generators=dict(loaded.manifest.get("generators", {})))
-    if key[1] is not None and loaded.manifest.get("manifest_sha256") == key[1]:  # no rebuild in between
-        if len(_PARTS) >= _PARTS_LIMIT:
-            _PARTS.pop(next(iter(_PARTS)))  # the oldest
-        _PARTS[key] = found
-    return found
 
 
 def _regroup(data, parts: dict[str, list[str]], unit: str = "structure_hash") -> dict:
