@@ -595,12 +595,16 @@ _TEXT_CHUNK = 4 * 1024 * 1024
 _NUL = re.compile(rb"\x00")
 _NUL_GAP = re.compile(rb"\x00{4,}")  # what ends a string of a numpy U array (UTF-32), or of UTF-16 text
 _WIDE_TEXT = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")  # UTF-16 and UTF-32 byte-order marks
-# a pickled numpy string dtype ('S9', 'U12': SHORT_BINUNICODE, or BINUNICODE of protocols 2 and 3),
-# pickle.dumps, joblib.dump and torch.save alike: its items are stored back to back, a full-width
-# one not ended, and a U array's characters are UTF-32
-_STRING_DTYPE = re.compile(rb"(?:\x8c[\x02-\x04]|X[\x02-\x04]\x00\x00\x00)[<>|=]?([SU])([1-9]\d?)(?!\d)")
+# a pickled numpy string dtype ('S9', 'U12', 'U100': SHORT_BINUNICODE, or BINUNICODE of protocols 2
+# and 3), pickle.dumps, joblib.dump and torch.save alike: its items are stored back to back, a
+# full-width one not ended, and a U array's characters are UTF-32. Any width (a numpy width is under
+# 2**31): one of 100 or more was not matched, and a U array of the labels with one longer string in
+# it (``np.array([repr(v) ...] + [a 100-character name])``, a lookup table's config names) passed,
+# its UTF-32 never read without its NULs (twenty-ninth pass)
+_STRING_DTYPE = re.compile(rb"(?:\x8c[\x02-\x0b]|X[\x02-\x0b]\x00\x00\x00)[<>|=]?([SU])([1-9]\d{0,9})(?!\d)")
 # the same dtype in a protocol-0 pickle (``(VU12\n``), whose strings are text: a NUL written ``\u0000``
-_STRING_DTYPE_V0 = re.compile(rb"\(V[<>|=]?([SU])([1-9]\d?)\n")
+_STRING_DTYPE_V0 = re.compile(rb"\(V[<>|=]?([SU])([1-9]\d{0,9})\n")
+MAX_CUT_WIDTH = 99  # the widths runs are cut at: full-width items of 100 characters are not numbers written plainly
 # bytes a pickled array's data may follow, number characters all the same: its opcode's length
 # (``C`` + 1 byte, ``B`` + 4, ``\x96`` + 8 bytes; NULs removed from a U array's, 3 at most under 512 MB)
 _LENGTH_SHIFTS = (0, 1, 2, 3)
@@ -634,7 +638,7 @@ def _text_form(data: bytes) -> _TextForm:
     if b"\x00" not in data[:65536] and not dtypes:
         return _TextForm(binary=False)
     return _TextForm(binary=True, wide=data.startswith(_WIDE_TEXT) or any(kind == b"U" for kind, _ in dtypes),
-                     widths=tuple(sorted({int(w) for _, w in dtypes if int(w) >= 4})),
+                     widths=tuple(sorted({int(w) for _, w in dtypes if 4 <= int(w) <= MAX_CUT_WIDTH})),
                      cut_left=max(MIN_CUT_BYTES, len(data) // 8), escaped=bool(text_dtypes))
 
 
@@ -732,13 +736,67 @@ def _printed_labels(data: bytes, index: LabelIndex) -> set[tuple[int, int]]:
     return found
 
 
+_PICKLED_BLOBS = {"BINBYTES", "SHORT_BINBYTES", "BINBYTES8", "BYTEARRAY8", "BINUNICODE", "SHORT_BINUNICODE",
+                  "BINUNICODE8", "UNICODE"}
+MAX_PICKLE_OPS = 1_000_000  # opcodes a pickled Arrow array's pickle is walked for (a few hundred a column)
+
+
+def _pickle_blobs(data: bytes) -> list[bytes]:
+    """The bytes and strings a pickle holds, in order (a string as Latin-1: protocol 2 pickles bytes
+    as ``_codecs.encode(str, 'latin1')``), read by :func:`pickletools.genops` (nothing imported or
+    run), at most :data:`MAX_PICKLE_OPS` opcodes; what it holds before a byte it cannot read."""
+    import pickletools
+
+    blobs: list[bytes] = []
+    try:
+        for n, (op, arg, _) in enumerate(pickletools.genops(io.BytesIO(data))):
+            if n >= MAX_PICKLE_OPS:
+                break
+            if op.name in _PICKLED_BLOBS and len(arg) >= 1:
+                try:
+                    blobs.append(arg.encode("latin-1") if isinstance(arg, str) else bytes(arg))
+                except UnicodeEncodeError:
+                    blobs.append(b"")
+    except Exception:  # noqa: BLE001 (a pickle not readable to its end: what came before it)
+        pass
+    return blobs
+
+
+def _pickled_arrow_strings(data: bytes) -> bytes:
+    """The strings of the Arrow arrays pickled in ``data`` (``pyarrow.lib._restore_array``: a
+    pyarrow array or table, and pandas' default ``str`` columns since pandas 3, ArrowStringArray),
+    one a line: their values are one buffer of the strings back to back, cut by an offsets buffer
+    pickled before it. Twenty-ninth pass: ``pickle.dumps(pd.DataFrame({"label": [repr(v) ...]}))``
+    and ``pickle.dumps(pa.array([repr(v) ...]))`` passed, the labels read as one garbled number
+    (``41.18981976.061864…``). An offsets buffer (int32 or int64, from 0 or more, never
+    decreasing) is paired with the first of the next three buffers long enough for its last offset."""
+    if b"_restore_array" not in data:
+        return b""
+    blobs = _pickle_blobs(data)
+    out = []
+    for i, blob in enumerate(blobs):
+        for dtype in ("<i8", "<i4"):
+            size = np.dtype(dtype).itemsize
+            if len(blob) < 2 * size or len(blob) % size:
+                continue
+            offsets = np.frombuffer(blob, dtype)
+            if offsets[0] < 0 or offsets[-1] <= offsets[0] or np.any(np.diff(offsets) < 0):
+                continue
+            values = next((b for b in blobs[i + 1:i + 4] if len(b) >= offsets[-1]), None)
+            if values is not None:
+                chars = np.frombuffer(values, np.uint8)[offsets[0]:offsets[-1]]
+                out.append(np.insert(chars, offsets[1:-1] - offsets[0], ord("\n")).tobytes())
+                break
+    return b"\n".join(out)
+
+
 def _found_in(data: bytes, index: LabelIndex, depth: int = 0, left: list[int] | None = None) -> set[tuple[int, int]]:
     """The label values in ``data`` and the archives nested in it (and the strings of a Parquet
     file's columns, one level down), within ``left`` (:func:`_members`). An archive found
     :data:`MAX_DEPTH` levels down is refused: its members were skipped, and the labels gzipped four
     times passed (twenty-third pass of 2026-12-02)."""
     left = [MAX_SCAN_BYTES] if left is None else left
-    found = _printed_labels(data, index)
+    found = _printed_labels(data, index) | _printed_labels(_pickled_arrow_strings(data), index)
     numbers, texts = _structured(data, left)
     for arr in _raw_floats(data) + numbers:
         found |= index.exact(arr)
