@@ -73,7 +73,7 @@ def _show(args) -> int:
     from rich.table import Table
 
     from perfgraphs.leaderboard.records.boards import entry_groups, group_order, official
-    from perfgraphs.leaderboard.records.builds import pins_file, read_pins, split_by_build
+    from perfgraphs.leaderboard.records.builds import board_pin, pins_file, read_pins, split_by_build
     from perfgraphs.leaderboard.records.hidden import compromised_hashes, hidden_noise_text
     from perfgraphs.leaderboard.records.names import lookalike_notes
     from perfgraphs.leaderboard.records.ranks import (RANK_RULE, diff_text, label_repetitions, mape_text, rank_board,
@@ -91,7 +91,7 @@ def _show(args) -> int:
     for key in group_order(groups):
         dataset, config, target, protocol, test_set, hidden_set = key
         entries = groups[key]
-        pin = pins.get(f"{dataset} {config}") if test_set == "public" else None
+        pin = board_pin(pins, dataset, config, test_set)
         build, on_build, previous = split_by_build(entries, pin)
         current = current_and_superseded(on_build)[0]
         board = official(dataset, config, target, protocol)
@@ -189,7 +189,7 @@ def _commit_hidden(args) -> int:
 
 
 def _rank_hidden(args) -> int:
-    from perfgraphs.leaderboard.records.builds import pins_file, read_pins, split_by_build
+    from perfgraphs.leaderboard.records.builds import board_pin, pins_file, read_pins, split_by_build
     from perfgraphs.leaderboard.records.hidden import HiddenLabelsError, commitment_hash, commitment_path, keeper_dir
     from perfgraphs.leaderboard.records.results import RESULTS_DIR, read_entries
     from perfgraphs.leaderboard.records.sealed_ranks import seal, write_sealed
@@ -209,7 +209,7 @@ def _rank_hidden(args) -> int:
     entries = [e for e in read_entries(ds.name, results) if e.config == cfg.name and e.target == args.target
                and e.test_set == "hidden" and e.hidden_labels_sha256 == sha and not e.protocol]
     pins = read_pins(pins_file(results))
-    _, on_build, _ = split_by_build(entries, pins.get(f"{ds.name} {cfg.name}"))
+    _, on_build, _ = split_by_build(entries, board_pin(pins, ds.name, cfg.name, "hidden"))
     from perfgraphs.leaderboard.records.keeper_key import ranks_message, sign
 
     doc = seal(current_and_superseded(on_build)[0], keeper)

@@ -63,6 +63,16 @@ def pinned(board: Task, path: Path | None = None) -> dict | None:
     return read_pins(path).get(_key(board.dataset.name, board.config.name))
 
 
+def board_pin(pins: dict[str, dict], dataset: str, config: str, test_set: str) -> dict | None:
+    """The pin a board splits its entries by (:func:`split_by_build`): its config's, for a public
+    board; none for a hidden set's, whose labels are not the build's and which is scored once (its
+    rows stay its board's after a re-pin, split by their newest record's build). `leaderboard show`
+    left the pin out of hidden boards and the site and `rank-hidden` applied it, so after a re-pin
+    the site listed the live set's ten verified rows as "previous builds" while `show` ranked them as
+    current (twenty-ninth pass of 2026-12-03): every reader asks here."""
+    return pins.get(_key(dataset, config)) if test_set == "public" else None
+
+
 def pin_from(data) -> dict:
     """The pin of a loaded protocol (:class:`perfgraphs.evaluation.protocol.ProtocolData`); the
     caller adds the scored test size of each board target. The noise floor is not pinned: it is

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import os
 import re
 from dataclasses import dataclass
@@ -92,15 +93,55 @@ def next_definition(current: dict | None, new: dict) -> dict:
     return {**new, "earlier_rounds": definition_rounds(current) if current else []}
 
 
+def _declared(doc: dict, stem: str) -> set[tuple[str, str]]:
+    """(stem, sha256) of every compromised block of a definition's rounds."""
+    found = set()
+    for round_ in definition_rounds(doc):
+        block = round_.get("compromised") or {}
+        if isinstance(block, dict) and isinstance(block.get("sha256"), str):
+            found.add((stem, block["sha256"].lower()))
+    return found
+
+
 @functools.lru_cache(maxsize=8)
 def _compromised(root: Path) -> frozenset[tuple[str, str]]:
-    """(the definition file's stem, sha256) of every compromised declaration in ``root``."""
+    """(the definition file's stem, sha256) of every compromised declaration in ``root``. A file that
+    defines no set here (no ``<stem>.sha256`` beside it) and does not parse declares nothing; a set's
+    own definition that does not parse is refused in one line naming it. A stray ``zz-note.json``
+    whose ``earlier_rounds`` was not a list stopped `leaderboard show` and `build`, in a line naming
+    no file (twenty-ninth pass of 2026-12-03)."""
     found = set()
     for path in sorted(root.glob("*.json")) if root.is_dir() else []:
-        for doc in definition_rounds(read_definition(path)):
-            block = doc.get("compromised") or {}
-            if isinstance(block, dict) and isinstance(block.get("sha256"), str):
-                found.add((path.stem, block["sha256"].lower()))
+        try:
+            found |= _declared(read_definition(path), path.stem)
+        except PerfgraphsError as exc:
+            if path.with_suffix(".sha256").is_file():
+                raise HiddenLabelsError(f"{path.name}: {exc}") from None
+    return frozenset(found)
+
+
+@functools.lru_cache(maxsize=8)
+def _ever_compromised(root: Path, head: str) -> frozenset[tuple[str, str]]:
+    """(stem, sha256) of every compromised declaration that any main-line (``--first-parent``)
+    version of a definition in ``root`` held, at ``head`` (the history below it cannot change): a
+    withdrawn set stays withdrawn. The file as it is was read alone, and a pull request that dropped
+    the first set's round from ``earlier_rounds`` showed its three records as *verified*, with no
+    COMPROMISED note (twenty-ninth pass of 2026-12-03)."""
+    log = git(root, "log", "--first-parent", "--diff-merges=first-parent", "--name-only", "--format=@@%H", head,
+              "--", ":(glob)*.json") or ""
+    found: set[tuple[str, str]] = set()
+    commit = ""
+    for line in (x.strip() for x in log.splitlines()):
+        if line.startswith("@@"):
+            commit = line[2:]
+        elif line.endswith(".json") and commit:
+            name = Path(line).name
+            try:
+                text = git(root, "show", f"{commit}:./{name}")
+                doc = json.loads(text) if text else None
+                found |= _declared(doc, Path(name).stem) if isinstance(doc, dict) else set()
+            except (ValueError, RecursionError, PerfgraphsError):
+                continue  # a version that did not parse declared nothing
     return frozenset(found)
 
 
@@ -110,14 +151,19 @@ def compromised_hashes(root: Path | None = None) -> frozenset[str]:
     definition (``<dataset>-<config>.json``, the stem its hash was committed under): any ``*.json``
     counted, and a ``zz-note.json`` a pull request added withdrew the live set ``2ee8d095``, its ten
     verified rows read as reproduced (twenty-eighth pass of 2026-12-03). A hash committed under no
-    stem (or no history to tell) counts wherever it is declared: its records are not read anyway."""
+    stem (or no history to tell) counts wherever it is declared: its records are not read anyway.
+    A declaration counts once the main line held it (:func:`_ever_compromised`): taking it out of
+    the file later withdraws nothing back."""
+    folder = Path(root or COMMITMENTS_DIR)
     history = commitment_history(root)
+    head = git(folder.resolve(), "rev-parse", "HEAD") if folder.is_dir() else None
+    ever = _ever_compromised(folder.resolve(), head.strip()) if head else frozenset()
 
     def counts(stem: str, sha: str) -> bool:
         first = None if history is None else history.hashes.get(sha)
         return first is None or stem in first[2]
 
-    return frozenset(sha for stem, sha in _compromised(Path(root or COMMITMENTS_DIR)) if counts(stem, sha))
+    return frozenset(sha for stem, sha in _compromised(folder) | ever if counts(stem, sha))
 
 
 _ADDED_HASH = re.compile(r"^\+([0-9a-f]{64})\b")
@@ -348,11 +394,29 @@ def build_hidden(ds: Dataset, cfg: Config, measurements: Path, labels_dir: Path,
     return out
 
 
+_FLOOR_KEYS = ("between_visits_mape_pct", "between_visits_median_pct", "split_half_median_pct", "split_half_mean_pct")
+
+
+def _floor_numbers(measured: object, target: str) -> dict[str, float] | None:
+    """The four noise-floor numbers of ``target`` a definition's ``measured`` block states, or None
+    unless it states every one as a finite number (a definition is a file anyone's pull request can
+    edit: one number written as text stopped `leaderboard show` and `build` with an internal error,
+    twenty-ninth pass of 2026-12-03)."""
+    floors = measured.get("noise_floor") if isinstance(measured, dict) else None
+    floor = floors.get(target) if isinstance(floors, dict) else None
+    if not isinstance(floor, dict):
+        return None
+    numbers = {k: floor.get(k) for k in _FLOOR_KEYS}
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in numbers.values()):
+        return None
+    return {k: float(v) for k, v in numbers.items()}
+
+
 def hidden_noise_text(dataset: str, config: str, target: str, sha256: str, root: Path | None = None) -> str | None:
     """The noise floor of a hidden set's labels of ``target``, as its definition records it from the
     set's own repeated visits (aggregates only), for the set whose commitment is ``sha256``; None
-    when the definition states none (the hidden labels never leave the keeper folder, so this is
-    the only place a board can read their noise from)."""
+    when the definition states none, or not as numbers (the hidden labels never leave the keeper
+    folder, so this is the only place a board can read their noise from)."""
     try:  # a record may name any dataset or config: a path too long for the file system names no set
         commitment = commitment_path(dataset, config, root)
         path = definition_path(dataset, config, root)
@@ -363,12 +427,14 @@ def hidden_noise_text(dataset: str, config: str, target: str, sha256: str, root:
         measured = read_definition(path).get("measured") or {}
     except (OSError, ValueError, HiddenLabelsError):
         return None
-    floor = (measured.get("noise_floor") or {}).get(target) if isinstance(measured, dict) else None
-    if not isinstance(floor, dict) or "between_visits_mape_pct" not in floor:
+    floor = _floor_numbers(measured, target)
+    if floor is None:
         return None
-    visits = measured.get("visits")
-    return (f"Noise floor of the hidden labels (their own {measured.get('configurations', '?')} configurations, "
-            f"each label the median of {visits or 'several'} visits): two visits of one configuration differ by "
+    visits, configurations = measured.get("visits"), measured.get("configurations")
+    visits = visits if isinstance(visits, int) and not isinstance(visits, bool) and visits > 0 else "several"
+    configurations = configurations if isinstance(configurations, int) and not isinstance(configurations, bool) else "?"
+    return (f"Noise floor of the hidden labels (their own {configurations} configurations, "
+            f"each label the median of {visits} visits): two visits of one configuration differ by "
             f"{floor['between_visits_mape_pct']:.1f} % MAPE (median {floor['between_visits_median_pct']:.1f} %); "
             f"the label of half the visits against the other half's, median {floor['split_half_median_pct']:.1f} %, "
             f"mean {floor['split_half_mean_pct']:.1f} %.")

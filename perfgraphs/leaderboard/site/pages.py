@@ -15,7 +15,7 @@ from perfgraphs import paths
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.leaderboard.records.boards import (applicable_baselines, entry_groups, group_order,
                                           missing_reference_entries, official, reference_method)
-from perfgraphs.leaderboard.records.builds import pins_file, read_pins, split_by_build
+from perfgraphs.leaderboard.records.builds import board_pin, pins_file, read_pins, split_by_build
 from perfgraphs.leaderboard.records.hidden import compromised_hashes, hidden_noise_text
 from perfgraphs.leaderboard.records.ranks import (RANK_RULE, diff_text, label_repetitions, mape_text, rank_board,
                                                   unranked_board, unregistered_board)
@@ -403,7 +403,7 @@ def build_site(out: Path | None = None, results: Path | None = None, official_si
                                      f"no entries yet (reference baselines not yet at full strength: "
                                      f"{html.escape(', '.join(missing.get(board, [])))})</p>")
             continue
-        board, section = _board_section(out, key, groups[key], pins.get(f"{key[0]} {key[1]}"), missing, recorded,
+        board, section = _board_section(out, key, groups[key], board_pin(pins, key[0], key[1], key[4]), missing, recorded,
                                         everyone)
         (other_sections if board is None else official_sections).append(section)
     others = ("<h2>Additional boards</h2><p>Targets outside the official list, and official targets under a "
