@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -51,6 +52,7 @@ def full_history(folder: Path) -> bool:
 # The main line's commit when landed code became the first-parent line only: its ancestors (branches
 # the maintainers merged before, reference records among them) stay landed by ancestry.
 FIRST_PARENT_SINCE = "0bcf2e7e4b7e93c1ba0b32e864d4b577d305f72f"
+_FULL_HASH = re.compile(r"[0-9a-f]{40}")
 
 
 def on_main_line(folder: Path, commit: str) -> bool:
@@ -59,11 +61,18 @@ def on_main_line(folder: Path, commit: str) -> bool:
     later merge's second parent (a branch's intermediate commit, reverted before its merge) is code
     no reviewer accepted: a reference recorded at such a commit ran its sabotaged code under
     `reproduce`, outside the sandbox, and was "reproduced" (twenty-first pass of 2026-12-02)."""
-    full, head = git(folder, "rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}"), git(folder, "rev-parse", "HEAD")
-    top = git(folder, "rev-parse", "--show-toplevel")
-    if full is None or head is None or top is None:
+    where = (git(folder, "rev-parse", "--show-toplevel", "HEAD") or "").splitlines()
+    if len(where) != 2:
         return False
-    if full.strip() in _main_line(top.strip(), head.strip()):
+    main = _main_line(*where)
+    # a full hash on the main line needs no lookup: the site's read asked git three times a record
+    # (this commit, HEAD, the top folder), 333 processes of a build's 633
+    if _FULL_HASH.fullmatch(commit) and commit in main:
+        return True
+    full = git(folder, "rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}")
+    if full is None:
+        return False
+    if full.strip() in main:
         return True
     return git(folder, "merge-base", "--is-ancestor", FIRST_PARENT_SINCE, "HEAD") is not None \
         and git(folder, "merge-base", "--is-ancestor", full.strip(), FIRST_PARENT_SINCE) is not None
