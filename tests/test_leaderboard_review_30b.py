@@ -101,3 +101,23 @@ def test_reproduce_refuses_a_folder_with_files_git_ignores(tmp_path):
     assert _git(folder, "status", "--porcelain", "--", ".") == ""  # what was checked before
     with pytest.raises(reproduce.ReproduceError, match="outside the commit.*tweak.txt"):
         reproduce._check_contributor(record, folder)
+
+
+def test_submit_refuses_a_results_folder_under_a_file_before_scoring(tmp_path, monkeypatch):
+    """Attack: `perfgraphs submit DIR --results FILE/sub`, FILE a regular file (bad input). Every
+    seed ran, then `submit` stopped with "perfgraphs: internal error: NotADirectoryError" (`check`
+    had said OK). Now refused in one line before anything is scored, and append_entry says the
+    same in one line. Control: a folder that does not exist yet (under a folder) passes."""
+    from perfgraphs.leaderboard import submit as submit_mod
+
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    scored = []
+    monkeypatch.setattr(submit_mod, "evaluate_submission", lambda *a, **k: scored.append(a) or submit_mod.Verdict())
+    verdict, written = submit_mod.submit(tmp_path, submit_mod.SubmitOptions(results_root=afile / "sub"))
+    assert written is None and not scored and len(verdict.problems) == 1 and "is not a folder" in verdict.problems[0]
+    with pytest.raises(InvalidRecordError, match="not a usable folder"):
+        append_entry(_entry(), root=afile / "sub")
+    assert submit_mod._results_folder_problem(tmp_path / "new" / "results") is None  # control
+    verdict, _ = submit_mod.submit(tmp_path, submit_mod.SubmitOptions(results_root=tmp_path / "new" / "results"))
+    assert len(scored) == 1

@@ -474,7 +474,11 @@ def append_entry(entry: Entry, root: Path | None = None, before: dict[str, bytes
     why = record_check.record_problem(asdict(entry), _FIELDS, min_seeds_of(path.parent) or record_check.MIN_SEEDS)
     if why is not None:  # the last guard before the file: whatever produced the entry
         raise InvalidRecordError(f"{entry.method}: not recorded, the record is not valid ({why})")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a regular file where the folder goes: one line, not an internal error
+        raise InvalidRecordError(f"{entry.method}: not recorded, {path.parent} is not a usable folder "
+                                 f"({exc.strerror})") from None
     # the scores the tables rank are finite (record_problem); what else may be undefined, a
     # family's Kendall τ over one graph say, is stored as null: strict JSON, never NaN
     line = json.dumps(_undefined_as_null(asdict(entry)), sort_keys=True, allow_nan=False) + "\n"
