@@ -210,11 +210,16 @@ def _check_contributor(record: dict, folder: Path) -> None:
     if re.fullmatch(r"[0-9a-f]{7,40}", commit) is None or head is None or not head.strip().startswith(commit):
         raise ReproduceError(f"{folder} is at {(head or 'no git commit').strip()[:12]}, the record's code at "
                              f"{commit[:12]!r}: check out the record's commit of {record.get('code_url') or 'its code'}")
-    status = git(folder, "status", "--porcelain", "--", ".")
+    # ignored files too: a file the clone's .gitignore or .git/info/exclude hides is none of the
+    # commit's, and a predictor that read it was "reproduced" at a commit that scores otherwise
+    # (thirtieth pass of 2026-12-03)
+    status = git(folder, "status", "--porcelain", "--ignored", "--untracked-files=all", "--", ".")
     if status is None:  # git could not tell: nothing shows the folder is the commit
         raise ReproduceError(f"{folder}: git status failed there: score a clean clone of the record's code")
     if status.strip():
-        raise ReproduceError(f"{folder} has uncommitted changes: score the commit as it is")
+        first = status.strip().splitlines()[0][:80]
+        raise ReproduceError(f"{folder} has uncommitted changes or files outside the commit ({printable(first)}): "
+                             "score a fresh clone of the commit as it is")
 
 
 def _check_clone(folder: Path) -> None:

@@ -663,6 +663,8 @@ def submit(path: str | Path, opts: SubmitOptions | None = None, log_mlflow: bool
                                                 append_entry, results_snapshot)
 
     opts = opts or SubmitOptions()
+    if why := _results_folder_problem(opts.results_root):  # before any seed runs, not after
+        return Verdict(problems=[why]), None
     before = results_snapshot(opts.results_root)
     verdict = evaluate_submission(path, opts, record=True)
     if not verdict.ok:
@@ -689,3 +691,22 @@ def submit(path: str | Path, opts: SubmitOptions | None = None, log_mlflow: bool
             verdict.warnings.append(f"recorded, but MLflow logging failed ({type(exc).__name__}: "
                                     f"{str(exc).splitlines()[0][:200] if str(exc) else ''})")
     return verdict, written
+
+
+def _results_folder_problem(root: Path | None) -> str | None:
+    """Why records cannot be written under ``root`` (None: they can, the folder made if need be):
+    ``--results`` under a regular file scored every seed, then stopped with "internal error:
+    NotADirectoryError" (thirtieth pass of 2026-12-03)."""
+    from perfgraphs.leaderboard.records.results import RESULTS_DIR
+
+    folder = Path(root or RESULTS_DIR)
+    for path in (folder, *folder.parents):
+        try:
+            if not path.exists() and not path.is_symlink():
+                continue  # made by the append
+        except OSError as exc:  # a name too long, a folder that cannot be searched
+            return f"--results {str(folder)[:200]}: cannot be used ({exc.strerror}): give a folder"
+        if not path.is_dir():
+            return f"--results {str(folder)[:200]}: {str(path)[:200]} is not a folder: give a folder for the records"
+        return None
+    return None

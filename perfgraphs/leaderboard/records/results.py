@@ -474,20 +474,35 @@ def append_entry(entry: Entry, root: Path | None = None, before: dict[str, bytes
     why = record_check.record_problem(asdict(entry), _FIELDS, min_seeds_of(path.parent) or record_check.MIN_SEEDS)
     if why is not None:  # the last guard before the file: whatever produced the entry
         raise InvalidRecordError(f"{entry.method}: not recorded, the record is not valid ({why})")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a regular file where the folder goes: one line, not an internal error
+        raise InvalidRecordError(f"{entry.method}: not recorded, {path.parent} is not a usable folder "
+                                 f"({exc.strerror})") from None
     # the scores the tables rank are finite (record_problem); what else may be undefined, a
     # family's Kendall τ over one graph say, is stored as null: strict JSON, never NaN
     line = json.dumps(_undefined_as_null(asdict(entry)), sort_keys=True, allow_nan=False) + "\n"
-    if path.exists() and not path.is_file():
-        raise InvalidRecordError(f"{entry.method}: not recorded, {path} is not a file")
-    with open(path, "a+", errors="replace", newline="") as f:  # a line of invalid UTF-8 is skipped, never a stop
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        # a link is another file's records (the boards skip it), and `submit` appended through it
+        # to whatever it named, outside --results (thirtieth pass of 2026-12-03)
+        raise InvalidRecordError(f"{entry.method}: not recorded, {path} is not a file (a folder or a link)")
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    except OSError as exc:
+        raise InvalidRecordError(f"{entry.method}: not recorded, {path} cannot be opened ({exc.strerror})") from None
+    with open(fd, "a+", errors="replace", newline="") as f:  # a line of invalid UTF-8 is skipped, never a stop
         fcntl.flock(f, fcntl.LOCK_EX)
         try:
             if before is not None:
                 check_unchanged(before, root)
             f.seek(0)
+            text = f.read()
+            if text and not text.endswith("\n"):
+                # a file whose last record has no line break (a hand edit) got the new record on that
+                # line: both were one invalid line, two records lost (thirtieth pass of 2026-12-03)
+                line = "\n" + line
             recorded = RecordedBoards()  # the file's boards, resolved once if a record is compared
-            for existing in record_lines(f.read()):
+            for existing in record_lines(text):
                 other, why = _parse_record(existing) if existing.strip() else (None, "blank")
                 if why is None:  # an invalid line is shown nowhere, so it cannot be duplicated
                     if entry_key(other, recorded) == entry_key(asdict(entry), recorded):
