@@ -243,6 +243,11 @@ def _pairs_problem(record: dict) -> str | None:
     pairs = record.get("actual_vs_predicted") or []
     if not pairs:
         return None
+    if record.get("test_set", "public") != "public":
+        # a hidden set's labels never leave its keeper (`submit` writes no pairs there); and the pairs
+        # are outside a record's digest, so a frozen verified record copied with pairs added read as
+        # the same record, newer: the original's page said "Superseded" (thirty-first pass of 2026-12-03)
+        return "a hidden test set's record holds no actual_vs_predicted pairs (they are its labels)"
     if len(pairs) > MAX_CONFIGS:
         return f"actual_vs_predicted has {len(pairs)} pairs; a record has at most {MAX_CONFIGS} test configurations"
     if not all(isinstance(p, list) and len(p) == 2 and all(_finite(v) for v in p) and p[0] > 0 for p in pairs):
