@@ -20,13 +20,11 @@ seed's honest ratios keeps its MAPE and widens the paired intervals the ranks re
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import re
 import shutil
 import signal
-import stat
 import subprocess
 import sys
 import tempfile
@@ -93,36 +91,26 @@ class Reproduction:
 def read_record(dataset: str, line: int, results: Path | None = None) -> dict:
     """Record ``line`` (from 1) of ``dataset``'s results file, checked as the boards check it when
     they read it (its fields, then its claims): a record the boards leave out is not scored again."""
-    from perfgraphs.leaderboard.records.results import read_line, record_lines
+    from perfgraphs.leaderboard.records.results import file_lines, read_line
 
     path = Path(results or RESULTS_DIR) / f"{dataset.split('/')[-1]}.jsonl"
-    lines = record_lines(_results_bytes(path).decode("utf-8", errors="replace"))  # as the boards: a bad byte skips one line
+    # what the boards read records from only (results.read_entries): a pull request's dippm.jsonl
+    # committed as a link to /dev/zero was read until the system killed `reproduce`, and a FIFO of
+    # that name hung it (thirty-first pass of 2026-12-03)
+    if path.is_symlink():
+        raise ReproduceError(f"cannot read {path} (a link, which the boards skip)")
+    if path.exists() and not path.is_file():
+        raise ReproduceError(f"cannot read {path} (not a regular file, which the boards skip)")
+    try:
+        lines = file_lines(path)  # as the boards read it: a bad byte skips one line
+    except OSError as exc:
+        raise ReproduceError(f"cannot read {path} ({exc.strerror or exc})") from None
     if not 1 <= line <= len(lines):
         raise ReproduceError(f"{path} has {len(lines)} lines: no line {line}")
     record, problem = read_line(lines[line - 1], path) if lines[line - 1].strip() else (None, None)
     if record is None or problem is not None:
         raise ReproduceError(f"{path}:{line}: {problem or 'not a record'}: the boards leave it out")
     return record
-
-
-def _results_bytes(path: Path) -> bytes:
-    """The bytes of the results file ``path``, refusing what the boards read no records from: a link
-    (its records are another file's) and anything not a regular file. Thirty-first pass: a pull
-    request's ``dippm.jsonl`` committed as a link to /dev/zero made ``reproduce dippm 1`` read
-    until the system killed it, and a FIFO of that name hung it; the boards skip both."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError as exc:
-        why = "a link, which the boards skip" if exc.errno == errno.ELOOP else (exc.strerror or str(exc))
-        raise ReproduceError(f"cannot read {path} ({why})") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO, a device, a folder of that name
-        os.close(fd)
-        raise ReproduceError(f"cannot read {path} (not a regular file, which the boards skip)")
-    with os.fdopen(fd, "rb") as f:
-        try:
-            return f.read()
-        except OSError as exc:
-            raise ReproduceError(f"cannot read {path} ({exc.strerror or exc})") from None
 
 
 def _reference_folder(tree: Path, method: str) -> str:
