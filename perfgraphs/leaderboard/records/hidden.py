@@ -38,7 +38,7 @@ from perfgraphs import paths
 from perfgraphs.atomic import atomic_write_table, sha256_file
 from perfgraphs.collect.variants import definition_rounds
 from perfgraphs.errors import PerfgraphsError
-from perfgraphs.leaderboard.records.history import full_history, git
+from perfgraphs.leaderboard.records.history import full_history, git, head_commit
 from perfgraphs.registry import Config, Dataset, Task
 
 COMMITMENTS_DIR = paths.leaderboard_dir() / "hidden"
@@ -156,8 +156,8 @@ def compromised_hashes(root: Path | None = None) -> frozenset[str]:
     the file later withdraws nothing back."""
     folder = Path(root or COMMITMENTS_DIR)
     history = commitment_history(root)
-    head = git(folder.resolve(), "rev-parse", "HEAD") if folder.is_dir() else None
-    ever = _ever_compromised(folder.resolve(), head.strip()) if head else frozenset()
+    head = head_commit(folder.resolve())
+    ever = _ever_compromised(folder.resolve(), head) if head else frozenset()
 
     def counts(stem: str, sha: str) -> bool:
         first = None if history is None else history.hashes.get(sha)
@@ -220,10 +220,10 @@ def commitment_history(root: Path | None = None) -> CommitmentHistory | None:
     repository (an installed package): then nothing can be shown to be committed. In a shallow
     clone every file shows as added by its oldest commit: dates are "" there (unknown)."""
     folder = Path(root or COMMITMENTS_DIR).resolve()
-    head = git(folder, "rev-parse", "HEAD") if folder.is_dir() else None
+    head = head_commit(folder)
     if head is None:
         return None
-    found = _history(folder, head.strip())  # once per commit: the history below HEAD cannot change
+    found = _history(folder, head)  # once per commit: the history below HEAD cannot change
     if found is None or full_history(folder):
         return found
     return CommitmentHistory({h: ("", o, st) for h, (_, o, st) in found.hashes.items()}, found.keys)

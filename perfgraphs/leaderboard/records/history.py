@@ -43,6 +43,13 @@ def git_bytes(folder: Path, *args: str) -> bytes | None:
     return done.stdout if done.returncode == 0 else None
 
 
+def head_commit(folder: Path) -> str | None:
+    """The commit HEAD names in the repository holding ``folder`` (None: no folder, no git, no
+    commit): what a reader of the main line's history keys its once-per-commit caches by."""
+    out = git(folder, "rev-parse", "HEAD") if folder.is_dir() else None
+    return out.strip() if out else None
+
+
 @functools.lru_cache(maxsize=8)
 def full_history(folder: Path) -> bool:
     """``folder`` is in a git repository with its whole history (asked once per folder)."""

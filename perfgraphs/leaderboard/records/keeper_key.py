@@ -31,7 +31,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from perfgraphs.leaderboard.records import hidden
-from perfgraphs.leaderboard.records.history import full_history, git
+from perfgraphs.leaderboard.records.history import full_history, git, head_commit
 
 PRIVATE_NAME = "keeper-key.pem"  # in the keeper folder, never in the repository
 UNSIGNED_RECORDS = "unsigned-records.txt"  # the records of the sets from before keys, frozen
@@ -155,8 +155,8 @@ def unsigned_records(root: Path | None = None) -> frozenset[tuple[str, str]]:
         text = (folder / UNSIGNED_RECORDS).read_text()
     except (OSError, ValueError):
         return frozenset()
-    head = git(folder, "rev-parse", "HEAD") if folder.is_dir() else None
-    frozen = _first_committed(folder.resolve(), head.strip()) if head else frozenset()
+    head = head_commit(folder)
+    frozen = _first_committed(folder.resolve(), head) if head else frozenset()
     return _pairs(text) & frozen
 
 
