@@ -93,14 +93,6 @@ def sign(keeper: Path, message: str) -> str:
     return _private(keeper).sign(message.encode()).hex()
 
 
-def _public(path: Path) -> Ed25519PublicKey | None:
-    try:
-        key = serialization.load_pem_public_key(path.read_bytes())
-    except (OSError, ValueError, TypeError):
-        return None
-    return key if isinstance(key, Ed25519PublicKey) else None
-
-
 def key_problem(dataset: str, config: str, set_sha256: str, root: Path | None = None) -> str | None:
     """Why the set has no key that counts (None: it has one). A key counts once it is committed to git
     as it is now, no later than the commit that first committed the set's hash to its config's
@@ -123,6 +115,23 @@ def key_problem(dataset: str, config: str, set_sha256: str, root: Path | None = 
     return None
 
 
+@functools.lru_cache(maxsize=16)
+def _first_committed_key(folder: Path, name: str, head: str) -> Ed25519PublicKey | None:
+    """The key file ``name`` of ``folder`` as the main line (``--first-parent``) first committed it, at
+    ``head``: the keeper writes a set's key once, with its commitment. The file as it is was read, so a
+    pull request that overwrote a keyed set's ``.pub`` with a key of its own (a change, not an
+    addition: the key still read as committed with the commitment) had its writer's signed records
+    read as *verified*, and the keeper's not at all (thirty-second pass of 2026-12-03)."""
+    commits = (git(folder, "log", "--first-parent", "--diff-merges=first-parent", "--reverse", "--format=%H", head,
+                   "--", f":(literal){name}") or "").split() if head else []
+    text = git(folder, "show", f"{commits[0]}:./{name}") if commits else None
+    try:
+        key = serialization.load_pem_public_key(text.encode()) if text else None
+    except (ValueError, TypeError):
+        return None
+    return key if isinstance(key, Ed25519PublicKey) else None
+
+
 
 def signature_problem(dataset: str, config: str, set_sha256: str, message: str, signature: object,
                       root: Path | None = None) -> str | None:
@@ -134,7 +143,7 @@ def signature_problem(dataset: str, config: str, set_sha256: str, message: str, 
     if why:
         return why
     path = public_key_path(dataset, config, str(set_sha256), root)
-    key = _public(path)
+    key = _first_committed_key(path.parent.resolve(), path.name, head_commit(path.parent) or "")
     if key is None:
         return f"the hidden set's public key {path.name} is not readable"
     try:
@@ -190,7 +199,11 @@ def record_signature_problem(record: dict, record_digest: str, root: Path | None
     # a key file that does not count leaves the set keyless: its frozen records still read
     # the digest leaves the tier out: a frozen record replayed as self-reported was a second row of
     # its entry (twenty-fourth pass of 2026-12-02)
-    if (set_sha256, record_digest.lower()) in unsigned_records(root) and record.get("tier") == "verified":
+    # nor is a signature, which is outside the digest too: a frozen record copied with any
+    # ``keeper_signature`` added read as the same record, newer, and took the original's place on
+    # the live set's board, its page "Superseded" (thirty-second pass of 2026-12-03)
+    if ((set_sha256, record_digest.lower()) in unsigned_records(root) and record.get("tier") == "verified"
+            and not record.get("keeper_signature")):
         return None
     return (f"{no_key}, and the record is not one of those merged on a set from before keys "
             f"({UNSIGNED_RECORDS})")
