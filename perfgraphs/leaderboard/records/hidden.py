@@ -38,7 +38,7 @@ from perfgraphs import paths
 from perfgraphs.atomic import atomic_write_table, sha256_file
 from perfgraphs.collect.variants import definition_rounds
 from perfgraphs.errors import PerfgraphsError
-from perfgraphs.leaderboard.records.history import full_history, git, head_commit
+from perfgraphs.leaderboard.records.history import committed_text, full_history, git, head_commit, main_line_versions
 from perfgraphs.registry import Config, Dataset, Task
 
 COMMITMENTS_DIR = paths.leaderboard_dir() / "hidden"
@@ -127,21 +127,14 @@ def _ever_compromised(root: Path, head: str) -> frozenset[tuple[str, str]]:
     withdrawn set stays withdrawn. The file as it is was read alone, and a pull request that dropped
     the first set's round from ``earlier_rounds`` showed its three records as *verified*, with no
     COMPROMISED note (twenty-ninth pass of 2026-12-03)."""
-    log = git(root, "log", "--first-parent", "--diff-merges=first-parent", "--name-only", "--format=@@%H", head,
-              "--", ":(glob)*.json") or ""
     found: set[tuple[str, str]] = set()
-    commit = ""
-    for line in (x.strip() for x in log.splitlines()):
-        if line.startswith("@@"):
-            commit = line[2:]
-        elif line.endswith(".json") and commit:
-            name = Path(line).name
-            try:
-                text = git(root, "show", f"{commit}:./{name}")
-                doc = json.loads(text) if text else None
-                found |= _declared(doc, Path(name).stem) if isinstance(doc, dict) else set()
-            except (ValueError, RecursionError, PerfgraphsError):
-                continue  # a version that did not parse declared nothing
+    for commit, name in main_line_versions(root, head, ":(glob)*.json"):
+        try:
+            text = committed_text(root, commit, name)
+            doc = json.loads(text) if text else None
+            found |= _declared(doc, Path(name).stem) if isinstance(doc, dict) else set()
+        except (ValueError, RecursionError, PerfgraphsError):
+            continue  # a version that did not parse declared nothing
     return frozenset(found)
 
 

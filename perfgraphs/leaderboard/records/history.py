@@ -50,6 +50,33 @@ def head_commit(folder: Path) -> str | None:
     return out.strip() if out else None
 
 
+def main_line_versions(folder: Path, head: str, pathspec: str) -> list[tuple[str, str]]:
+    """(commit, file name) of every change the main line (``--first-parent``, a merge read against its
+    first parent) made to the files of ``folder`` that ``pathspec`` matches, oldest first, at ``head``:
+    what a reader that must not take a file as it is now (a pull request can rewrite it) reads
+    instead, with :func:`committed_text`."""
+    log = git(folder, "log", "--first-parent", "--diff-merges=first-parent", "--reverse", "--name-only",
+              "--format=@@%H", head, "--", pathspec) or ""
+    versions, commit = [], ""
+    for line in (x.strip() for x in log.splitlines()):
+        if line.startswith("@@"):
+            commit = line[2:]
+        elif line and commit:
+            versions.append((commit, Path(line).name))
+    return versions
+
+
+def committed_text(folder: Path, commit: str, name: str) -> str | None:
+    """The file ``name`` of ``folder`` as ``commit`` holds it (None: it holds none)."""
+    return git(folder, "show", f"{commit}:./{name}")
+
+
+def first_committed_text(folder: Path, head: str, name: str) -> str | None:
+    """The file ``name`` of ``folder`` as the main line first committed it, at ``head``."""
+    versions = main_line_versions(folder, head, f":(literal){name}")
+    return committed_text(folder, versions[0][0], name) if versions else None
+
+
 @functools.lru_cache(maxsize=8)
 def full_history(folder: Path) -> bool:
     """``folder`` is in a git repository with its whole history (asked once per folder)."""

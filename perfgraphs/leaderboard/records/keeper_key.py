@@ -31,7 +31,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from perfgraphs.leaderboard.records import hidden
-from perfgraphs.leaderboard.records.history import full_history, git, head_commit
+from perfgraphs.leaderboard.records.history import first_committed_text, full_history, head_commit
 
 PRIVATE_NAME = "keeper-key.pem"  # in the keeper folder, never in the repository
 UNSIGNED_RECORDS = "unsigned-records.txt"  # the records of the sets from before keys, frozen
@@ -122,9 +122,7 @@ def _first_committed_key(folder: Path, name: str, head: str) -> Ed25519PublicKey
     pull request that overwrote a keyed set's ``.pub`` with a key of its own (a change, not an
     addition: the key still read as committed with the commitment) had its writer's signed records
     read as *verified*, and the keeper's not at all (thirty-second pass of 2026-12-03)."""
-    commits = (git(folder, "log", "--first-parent", "--diff-merges=first-parent", "--reverse", "--format=%H", head,
-                   "--", f":(literal){name}") or "").split() if head else []
-    text = git(folder, "show", f"{commits[0]}:./{name}") if commits else None
+    text = first_committed_text(folder, head, name) if head else None
     try:
         key = serialization.load_pem_public_key(text.encode()) if text else None
     except (ValueError, TypeError):
@@ -178,9 +176,7 @@ def _pairs(text: str) -> frozenset[tuple[str, str]]:
 def _first_committed(folder: Path, head: str) -> frozenset[tuple[str, str]]:
     """The pairs of :data:`UNSIGNED_RECORDS` in the first commit of the main line (``--first-parent``)
     that has it, at ``head`` (the history below it cannot change)."""
-    commits = (git(folder, "log", "--first-parent", "--reverse", "--format=%H", head, "--", UNSIGNED_RECORDS)
-               or "").split()
-    text = git(folder, "show", f"{commits[0]}:./{UNSIGNED_RECORDS}") if commits else None
+    text = first_committed_text(folder, head, UNSIGNED_RECORDS)
     return _pairs(text) if text else frozenset()
 
 
