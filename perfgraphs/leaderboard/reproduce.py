@@ -227,6 +227,23 @@ def _check_contributor(record: dict, folder: Path) -> None:
         first = status.strip().splitlines()[0][:80]
         raise ReproduceError(f"{folder} has uncommitted changes or files outside the commit ({printable(first)}): "
                              "score a fresh clone of the commit as it is")
+    _check_index_flags(folder)
+
+
+def _check_index_flags(folder: Path) -> None:
+    """No file of ``folder`` is marked in the clone's index as one git should not look at: ``git
+    update-index --assume-unchanged`` (or ``--skip-worktree``) on predictor.py, then the file edited,
+    and ``git status`` said nothing; the edited predictor was "reproduced" at a commit whose own
+    code scores otherwise (thirty-second pass of 2026-12-03). A fresh clone marks nothing: every
+    file is ``H`` in ``git ls-files -v``."""
+    listed = git(folder, "ls-files", "-v", "-z", "--", ".")
+    if listed is None:
+        raise ReproduceError(f"{folder}: git ls-files failed there: score a clean clone of the record's code")
+    marked = [item for item in listed.split("\0") if item and not item.startswith("H ")]
+    if marked:
+        raise ReproduceError(f"{folder}: its index marks {printable(marked[0][2:82])} as not to be compared with "
+                             "the commit (assume-unchanged or skip-worktree), which a fresh clone does not: score "
+                             "a fresh clone of the commit as it is")
 
 
 def _check_clone(folder: Path) -> None:
