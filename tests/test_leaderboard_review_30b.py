@@ -76,6 +76,18 @@ def _git(folder: Path, *args: str) -> str:
                           capture_output=True, text=True).stdout
 
 
+def contributor_clone(tmp_path: Path) -> tuple[Path, dict]:
+    """A contributor's clone of the ridge example, one commit, and a record naming that commit."""
+    folder = tmp_path / "clone"
+    shutil.copytree(Path(RESULTS_DIR).parent / "examples" / "ridge", folder)
+    _git(folder, "init", "-q")
+    _git(folder, "add", "-A")
+    _git(folder, "commit", "-qm", "init")
+    head = _git(folder, "rev-parse", "HEAD").strip()
+    return folder, {"method": "tweak-ridge", "authors": "Zed Q. Tester", "tier": "reproduced", "test_set": "public",
+                    "code_commit": head, "per_seed": [{"seed": s} for s in range(5)]}
+
+
 def test_reproduce_refuses_a_folder_with_files_git_ignores(tmp_path):
     """Attack: a contributor's predictor multiplies its predictions by the number in tweak.txt when
     that file is there; tweak.txt is in the clone's .git/info/exclude (or a committed .gitignore),
@@ -86,14 +98,7 @@ def test_reproduce_refuses_a_folder_with_files_git_ignores(tmp_path):
     same clone without the file passes the folder checks."""
     from perfgraphs.leaderboard import reproduce
 
-    folder = tmp_path / "clone"
-    shutil.copytree(Path(RESULTS_DIR).parent / "examples" / "ridge", folder)
-    _git(folder, "init", "-q")
-    _git(folder, "add", "-A")
-    _git(folder, "commit", "-qm", "init")
-    head = _git(folder, "rev-parse", "HEAD").strip()
-    record = {"method": "tweak-ridge", "authors": "Zed Q. Tester", "tier": "reproduced", "test_set": "public",
-              "code_commit": head, "per_seed": [{"seed": s} for s in range(5)]}
+    folder, record = contributor_clone(tmp_path)
     reproduce._check_contributor(record, folder)  # control: a clean clone
     with open(folder / ".git" / "info" / "exclude", "a") as f:
         f.write("tweak.txt\n")

@@ -6,20 +6,12 @@ attack that worked before its fix, with a control."""
 from __future__ import annotations
 
 import pickle
-import shutil
-import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from perfgraphs.leaderboard import label_scan
-from perfgraphs.leaderboard.records.results import RESULTS_DIR
-
-
-def _git(folder: Path, *args: str) -> str:
-    return subprocess.run(["git", "-c", "user.name=x", "-c", "user.email=x@x", *args], cwd=folder, check=True,
-                          capture_output=True, text=True).stdout
+from test_leaderboard_review_30b import _git, contributor_clone
 
 
 def test_a_file_of_number_characters_only_is_scanned_a_piece_at_a_time(monkeypatch):
@@ -73,14 +65,7 @@ def test_reproduce_refuses_a_clone_whose_index_hides_an_edited_file(tmp_path):
     same clone with the flag cleared and the file restored passes the folder checks."""
     from perfgraphs.leaderboard import reproduce
 
-    folder = tmp_path / "clone"
-    shutil.copytree(Path(RESULTS_DIR).parent / "examples" / "ridge", folder)
-    _git(folder, "init", "-q")
-    _git(folder, "add", "-A")
-    _git(folder, "commit", "-qm", "init")
-    head = _git(folder, "rev-parse", "HEAD").strip()
-    record = {"method": "tweak-ridge", "authors": "Zed Q. Tester", "tier": "reproduced", "test_set": "public",
-              "code_commit": head, "per_seed": [{"seed": s} for s in range(5)]}
+    folder, record = contributor_clone(tmp_path)
     reproduce._check_contributor(record, folder)  # control: a clean clone
     original = (folder / "predictor.py").read_text()
     for flag in ("--assume-unchanged", "--skip-worktree"):
