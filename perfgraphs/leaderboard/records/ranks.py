@@ -99,8 +99,10 @@ def board_configurations(usable: list, repetitions: LabelRepetitions | None,
        at a commit holding the reference's code, and `reproduce` scores them again), over those of
        the size most of them have; a reference recorded without per-configuration ratios
        (``unranked``: the board's records without them) counts too (tenth pass);
-    3. else the same over every record with ratios (a board no reference was run on: the majority
-       decides).
+    3. else the same over one record with ratios a team (:func:`team_best`: a board no reference was
+       run on, the majority of teams decides). Every record voted: two hand-written records of one
+       author list, labels × 1.01, outvoted the two other teams of an additional board and left it
+       unranked, as three would have ranked them alone (thirty-third pass of 2026-12-03).
     Without labels, the size most records have. ``usable``: (record, ratios) of the records with
     per-configuration ratios."""
     from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS
@@ -114,7 +116,7 @@ def board_configurations(usable: list, repetitions: LabelRepetitions | None,
         return len(repetitions), repetitions.labels
     references = [u for u in usable if u[0].authors == REFERENCE_AUTHORS] + \
         [(e, None) for e in unranked if e.authors == REFERENCE_AUTHORS]
-    for group in (references, usable):
+    for group in (references, team_best(usable)[0]):
         labelled = [lab for e, r in group if (lab := _labels_of(e)) is not None and lab.ndim == 1
                     and (r is None or lab.shape == (r.shape[1],))]
         if labelled:

@@ -253,7 +253,12 @@ def _pairs_problem(record: dict) -> str | None:
     if not all(isinstance(p, list) and len(p) == 2 and all(_finite(v) for v in p) and p[0] > 0 for p in pairs):
         return "actual_vs_predicted must be [label > 0, prediction] pairs of finite numbers"
     first = record["per_seed"][0]
-    implied = math.fsum(abs(p - t) / t for t, p in pairs) / len(pairs) * 100.0
+    try:
+        implied = math.fsum(abs(p - t) / t for t, p in pairs) / len(pairs) * 100.0
+    except OverflowError:  # errors each finite, their sum not (two of 1e308): no MAPE a record can state
+        # two pairs [1e-8, 1e300] stopped `leaderboard show`, `build`, `check` and `submit` with an
+        # internal error, every board with them (thirty-third pass of 2026-12-03)
+        implied = math.inf
     if abs(implied - first["mape_pct"]) > 0.05 + 5e-3 * abs(first["mape_pct"]):
         return (f"actual_vs_predicted implies MAPE {implied:.3f} % for seed {first['seed']}, the record says "
                 f"{first['mape_pct']:.3f} %")
