@@ -94,3 +94,36 @@ def test_overflowing_label_errors_are_one_line_for_the_record_check(pairs):
 
     record = good_record("overflow", actual_vs_predicted=pairs)
     assert "implies MAPE inf %" in (record_problem(record, _FIELDS) or "")
+
+
+def test_one_author_lists_flood_of_records_is_one_contender_of_the_ranking(monkeypatch):
+    """Attack (reported by the thirty-third pass, fixed after it): the pairs of a ranking cost the
+    cube of the entries compared (more pairs, and more resamples for Holm's thresholds), and every
+    record was compared before one entry a team was chosen: 400 hand-written records of one author
+    list took 11 s of `leaderboard show`, 1,600 about 12 minutes. The entries closer to the labels'
+    means than the truth are now found from each entry's own interval (one bootstrap each), and the
+    team's best is chosen before any pair is compared: 60 records of one author list beside two
+    honest teams are one contender of three (62 were compared first). Control: the ranks are those
+    of the three alone (the nineteenth pass's test keeps entries at the labels' means set aside)."""
+    from perfgraphs.evaluation import ranking as ranking_module
+    from perfgraphs.leaderboard.records import ranks
+
+    source = _source()
+    honest = [_with_ratios(source, "vera-net", "Vera Victim"), _with_ratios(source, "walt-net", "Walt Winner")]
+    flood = [_with_ratios(source, f"mal-{k}", "Mal Lory") for k in range(60)]
+    for k, record in enumerate(flood):  # each its own predictions: no two are copies
+        record["per_seed"] = [{**s, "pred_over_label": [r * (1 + 1e-4 * (k + 1)) for r in s["pred_over_label"]]}
+                              for s in record["per_seed"]]
+    seen: list[int] = []
+    real = ranking_module.paired_ranking
+
+    def counted(contenders, *args, **kwargs):
+        seen.append(len(contenders))
+        return real(contenders, *args, **kwargs)
+
+    monkeypatch.setattr(ranks, "paired_ranking", counted)
+    flooded = ranks.rank_board([Entry(**r) for r in honest + flood])
+    assert seen == [3], seen
+    alone = ranks.rank_board([Entry(**r) for r in honest + flood[:1]])
+    rank_of = lambda board: {row.entry.method: row.rank_text for row in board.rows}  # noqa: E731
+    assert {m: r for m, r in rank_of(flooded).items() if m in rank_of(alone)} == rank_of(alone)

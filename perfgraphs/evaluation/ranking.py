@@ -278,11 +278,10 @@ def _copies(contenders: list[Contender]) -> list[tuple[int, ...]]:
     return [_canonical(c.ratios)[1] for c in contenders]
 
 
-def paired_ranking(contenders: list[Contender], repetitions: LabelRepetitions | None = None,
-                   resamples: int = RESAMPLES, alpha: float = ALPHA, seed: int = 0,
-                   min_configs: int = MIN_RANKED_CONFIGS) -> Ranking:
-    """Rank groups of ``contenders`` (see the module's docstring). ``repetitions``: the labels'
-    repeated measurements (None where the board has none)."""
+def _on_label_means(contenders: list[Contender], repetitions: LabelRepetitions | None
+                    ) -> tuple[list[Contender], bool]:
+    """(the contenders as scored, whether the labels' noise is drawn): checked to be one board's,
+    and where the labels have repetitions, put on their means (one measurement is the noisier label)."""
     if not contenders:
         raise RankingInputError("nothing to rank")
     n = contenders[0].ratios.shape[1]
@@ -292,9 +291,37 @@ def paired_ranking(contenders: list[Contender], repetitions: LabelRepetitions | 
     if repetitions is not None and len(repetitions) != n:
         raise RankingInputError(f"{len(repetitions)} label repetition lists for {n} test configurations")
     label_noise = repetitions is not None and bool(repetitions.repeated.any())
-    if label_noise:  # scored against each label's mean: one measurement is the noisier label
+    if label_noise:
         to_means = repetitions.to_means()
         contenders = [Contender(c.name, c.ratios * to_means[None, :]) for c in contenders]
+    return contenders, label_noise
+
+
+def _interval(boot_row: np.ndarray) -> tuple[float, float]:
+    # a MAPE is ≥ 0: the bootstrap of an entry at the labels' means, less the label shift, crossed it
+    # (0.10 [-0.40, 0.64]: nineteenth pass of 2026-12-02)
+    return max(0.0, float(np.percentile(boot_row, 2.5))), max(0.0, float(np.percentile(boot_row, 97.5)))
+
+
+def mape_intervals(contenders: list[Contender], repetitions: LabelRepetitions | None = None,
+                   resamples: int = RESAMPLES, seed: int = 0) -> tuple[bool, list[tuple[float, float]]]:
+    """(whether the labels' noise is drawn, each contender's own 95 % MAPE interval): the
+    ``mape_ci95`` :func:`paired_ranking` gives it with as many ``resamples`` (its draws are keyed on
+    its own content, never on the others': :func:`bootstrap_mapes`). One bootstrap per entry, where
+    a ranking's pairs cost grows with the cube of the entries (more entries, more pairs, more
+    resamples for Holm's thresholds)."""
+    contenders, label_noise = _on_label_means(contenders, repetitions)
+    boot = bootstrap_mapes(contenders, repetitions if label_noise else None, resamples, seed)
+    return label_noise, [_interval(row) for row in boot]
+
+
+def paired_ranking(contenders: list[Contender], repetitions: LabelRepetitions | None = None,
+                   resamples: int = RESAMPLES, alpha: float = ALPHA, seed: int = 0,
+                   min_configs: int = MIN_RANKED_CONFIGS) -> Ranking:
+    """Rank groups of ``contenders`` (see the module's docstring). ``repetitions``: the labels'
+    repeated measurements (None where the board has none)."""
+    contenders, label_noise = _on_label_means(contenders, repetitions)
+    n = contenders[0].ratios.shape[1]
     m = len(contenders)
     # Holm's smallest threshold is alpha / (m - 1); a bootstrap p-value cannot go below 2 / (B + 1)
     resamples = max(resamples, int(np.ceil(4 * max(1, m - 1) / alpha)))
@@ -347,9 +374,7 @@ def paired_ranking(contenders: list[Contender], repetitions: LabelRepetitions | 
         diff = boot[j] - boot[best]
         entries.append(Ranked(
             name=contenders[j].name, rank=ranks[j], mape_pct=float(point[j]),
-            # a MAPE is ≥ 0: the bootstrap of an entry at the labels' means, less the label shift, crossed it
-            # (0.10 [-0.40, 0.64]: nineteenth pass of 2026-12-02)
-            mape_ci95=(max(0.0, float(np.percentile(boot[j], 2.5))), max(0.0, float(np.percentile(boot[j], 97.5)))),
+            mape_ci95=_interval(boot[j]),
             diff_to_best=float(point[j] - point[best]),
             diff_ci95=(float(np.percentile(diff, 2.5)), float(np.percentile(diff, 97.5))),
             better_than=tuple(sorted(contenders[k].name for k in beats[j])), raised_by=raised_by[j]))

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from perfgraphs.evaluation.ranking import (MIN_RANKED_CONFIGS, Contender, LabelRepetitions, Ranked, Ranking,
-                                           RankingInputError, paired_ranking)
+                                           RankingInputError, mape_intervals, paired_ranking)
 from perfgraphs.evaluation.scoring import PER_CONFIG_KEY
 from perfgraphs.leaderboard.records.digest import record_sha256
 from perfgraphs.leaderboard.records.results import Entry
@@ -192,15 +192,14 @@ def rank_board(entries: list[Entry], repetitions: LabelRepetitions | None = None
                          "entries' order")
             repetitions = None
         try:
-            ranking = paired_ranking([Contender(f"{i}", r) for i, (_, r) in enumerate(usable)], repetitions,
-                                     min_configs=min_configs)
-            ranking, usable, fitted = _without_fitted(ranking, usable, repetitions, min_configs, notes)
+            usable, fitted = _without_fitted(usable, repetitions, notes)
             misaligned = misaligned + fitted
-            # a team's best among the entries left (a fitted one took its team's place: 22nd pass)
+            # a team's best among the entries left (a fitted one took its team's place: 22nd pass),
+            # before any pair is compared: a ranking of every record first cost the cube of their
+            # number, 11 s for 400 records of one author list, 12 min for 1,600 (thirty-third pass)
             usable, seconds = team_best(usable)
-            if seconds:
-                ranking = paired_ranking([Contender(f"{i}", r) for i, (_, r) in enumerate(usable)], repetitions,
-                                         min_configs=min_configs)
+            ranking = paired_ranking([Contender(f"{i}", r) for i, (_, r) in enumerate(usable)], repetitions,
+                                     min_configs=min_configs) if usable else None
         except RankingInputError as exc:
             notes.append(f"not ranked: {exc}")
             unusable, usable = unusable + usable, []
@@ -298,23 +297,21 @@ def _ranked_rows(ranking: Ranking, usable: list, repetitions: LabelRepetitions |
     return rows
 
 
-def _without_fitted(ranking: Ranking, usable: list, repetitions: LabelRepetitions | None, min_configs: int,
-                    notes: list[str]) -> tuple[Ranking | None, list, list]:
-    """(the ranking without them, the entries left, the entries closer to the labels' means than
-    the truth would be: :func:`truth_mape_pct`), the latter named in ``notes``."""
-    floor = truth_mape_pct(repetitions) if ranking.label_noise else 0.0
-    beyond = {int(r.name) for r in ranking.entries if r.mape_ci95[1] < floor}
+def _without_fitted(usable: list, repetitions: LabelRepetitions | None, notes: list[str]) -> tuple[list, list]:
+    """(the entries left, the entries closer to the labels' means than the truth would be:
+    :func:`truth_mape_pct`), the latter named in ``notes``: an entry whose own MAPE interval lies
+    below that floor (:func:`~perfgraphs.evaluation.ranking.mape_intervals`, each entry's alone)."""
+    label_noise, intervals = mape_intervals([Contender(f"{i}", r) for i, (_, r) in enumerate(usable)], repetitions)
+    floor = truth_mape_pct(repetitions) if label_noise else 0.0
+    beyond = {i for i, (_, hi) in enumerate(intervals) if hi < floor}
     if not beyond:
-        return ranking, usable, []
+        return usable, []
     fitted = [usable[i] for i in sorted(beyond)]
-    usable = [u for i, u in enumerate(usable) if i not in beyond]
     shown = ", ".join(f"{e.method} by {e.authors}" for e, _ in fitted[:5])
     notes.append(f"{len(fitted)} entr{'ies' if len(fitted) > 1 else 'y'} unranked: closer to the labels' means than "
                  f"the true values would be ({floor:.1f} % MAPE, from the means' standard errors), which only "
                  f"predictions fitted to the test measurements are: {shown}")
-    ranking = paired_ranking([Contender(f"{i}", r) for i, (_, r) in enumerate(usable)], repetitions,
-                             min_configs=min_configs) if usable else None
-    return ranking, usable, fitted
+    return [u for i, u in enumerate(usable) if i not in beyond], fitted
 
 
 def _sealed_board(entries: list[Entry], sealed: dict, official: bool) -> BoardRanking:
