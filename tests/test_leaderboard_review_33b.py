@@ -124,3 +124,38 @@ def test_reproduce_says_one_line_for_a_name_the_system_refuses(tmp_path):
     for folder in (long, tmp_path / "missing"):
         with pytest.raises(reproduce.ReproduceError, match="has no submission.yaml"):
             reproduce._check_contributor(record, folder)
+
+
+def test_a_record_write_that_fails_part_way_leaves_the_results_file_as_it_was(tmp_path, monkeypatch):
+    """Attack: `submit --results FOLDER` on a nearly full disk (a 64 kB tmpfs): the record's write
+    stopped part way, `submit` ended with "internal error: OSError: [Errno 28] No space left on
+    device", and the file kept 4 kB of the record without a line break, a line every board then
+    skipped with a warning. Now the part written is taken back and `submit` says so in one line
+    (InvalidRecordError, which it reports as a problem). Control: with room, the same record is
+    appended whole."""
+    import errno
+    import json
+
+    from perfgraphs.leaderboard.records import results
+
+    line = Path(RESULTS_DIR, "dippm.jsonl").read_text().splitlines(keepends=True)[0]
+    record = {**json.loads(line), "method": "zed-net", "authors": "Zed Q. Tester"}
+    path = tmp_path / "dippm.jsonl"
+    path.write_text(line)
+    real_write = os.write
+
+    def full_disk(fd, data):
+        if os.path.samefile(f"/proc/self/fd/{fd}", path):
+            if len(data) > 4096:
+                return real_write(fd, bytes(data[:4096]))
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", full_disk)
+    with pytest.raises(results.InvalidRecordError, match="could not be written.*as it was"):
+        results.append_entry(results.Entry(**record), root=tmp_path)
+    assert path.read_text() == line  # nothing of the record left behind
+    monkeypatch.setattr(os, "write", real_write)
+    results.append_entry(results.Entry(**record), root=tmp_path)  # control: with room, appended whole
+    lines = path.read_text().splitlines()
+    assert len(lines) == 2 and json.loads(lines[1])["method"] == "zed-net"
