@@ -159,3 +159,19 @@ def test_a_record_write_that_fails_part_way_leaves_the_results_file_as_it_was(tm
     results.append_entry(results.Entry(**record), root=tmp_path)  # control: with room, appended whole
     lines = path.read_text().splitlines()
     assert len(lines) == 2 and json.loads(lines[1])["method"] == "zed-net"
+
+
+def test_reproduce_refuses_a_repository_that_borrows_objects(tmp_path):
+    """Hardening of the fix above: the fresh clone reproduce scores takes the objects the commit
+    names wherever the handed-over repository finds them, and ``.git/objects/info/alternates`` can
+    point at any repository of the reviewer's machine (a commit naming a blob only the reviewer's
+    checkout holds cloned with it). A fresh clone has no such file: a repository with one is
+    refused. Control: the same clone without it passes."""
+    top, folder = _clone(tmp_path)
+    record = {"method": "tweak-ridge", "authors": "Zed Q. Tester", "tier": "reproduced", "test_set": "public",
+              "code_commit": _git(top, "rev-parse", "HEAD").strip(), "per_seed": [{"seed": s} for s in range(5)]}
+    reproduce._check_contributor(record, folder)  # control
+    alternates = top / ".git" / "objects" / "info" / "alternates"
+    alternates.write_text(str(Path(RESULTS_DIR).parent.parent / ".git" / "objects") + "\n")
+    with pytest.raises(reproduce.ReproduceError, match="objects/info/alternates"):
+        reproduce._check_contributor(record, folder)

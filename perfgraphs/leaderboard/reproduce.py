@@ -303,7 +303,10 @@ def _check_plain_repository(folder: Path) -> None:
     """``folder``'s repository is configured as a fresh clone's is, has no submodule and no linked
     common folder: git run there runs nothing the folder's writer chose."""
     git_dir = Path((git(folder, "rev-parse", "--absolute-git-dir") or "").strip())
-    extra = [name for name in ("commondir", "config.worktree", "modules") if (git_dir / name).exists()]
+    # objects/info/alternates: the fresh clone scored (_fresh_clone) would take objects the commit
+    # names from any repository of this machine the file points at, the reviewer's own included
+    extra = [name for name in ("commondir", "config.worktree", "modules", "objects/info/alternates")
+             if (git_dir / name).exists()]
     hooks = git_dir / "hooks"  # a clone's hooks are git's *.sample files (none run: history.SAFE_GIT)
     extra += [f"hooks/{h.name}" for h in (sorted(hooks.iterdir()) if hooks.is_dir() else ())
               if not h.name.endswith(".sample")][:3]
