@@ -97,11 +97,11 @@ def read_record(dataset: str, line: int, results: Path | None = None) -> dict:
     # what the boards read records from only (results.read_entries): a pull request's dippm.jsonl
     # committed as a link to /dev/zero was read until the system killed `reproduce`, and a FIFO of
     # that name hung it (thirty-first pass of 2026-12-03)
-    if path.is_symlink():
-        raise ReproduceError(f"cannot read {path} (a link, which the boards skip)")
-    if path.exists() and not path.is_file():
-        raise ReproduceError(f"cannot read {path} (not a regular file, which the boards skip)")
-    try:
+    try:  # a name the system refuses (too long) was "internal error: OSError" (thirty-third pass)
+        if path.is_symlink():
+            raise ReproduceError(f"cannot read {path} (a link, which the boards skip)")
+        if path.exists() and not path.is_file():
+            raise ReproduceError(f"cannot read {path} (not a regular file, which the boards skip)")
         lines = file_lines(path)  # as the boards read it: a bad byte skips one line
     except OSError as exc:
         raise ReproduceError(f"cannot read {path} ({exc.strerror or exc})") from None
@@ -199,9 +199,11 @@ def _check_contributor(record: dict, folder: Path) -> None:
     seeds = [s.get("seed") for s in record["per_seed"]]
     if seeds != list(range(len(seeds))):
         raise ReproduceError(f"{method!r} was scored on seeds {seeds}, not 0-{len(seeds) - 1}")
-    if not (folder / "submission.yaml").is_file():
-        raise ReproduceError(f"{folder} has no submission.yaml: pass the submission folder of the record's code")
-    from perfgraphs.leaderboard.submission import SubmissionError, _read_yaml
+    from perfgraphs.leaderboard.submission import SubmissionError, _read_yaml, _there
+
+    # _there: a folder name the system refuses (too long) was "internal error: OSError" (thirty-third pass)
+    if not _there(folder / "submission.yaml", Path.is_file):
+        raise ReproduceError(f"{str(folder)[:200]} has no submission.yaml: pass the submission folder of the record's code")
 
     try:  # the kind only: the submit below checks the rest, as it checks every submission
         doc = _read_yaml(folder)
@@ -246,6 +248,39 @@ def _check_index_flags(folder: Path) -> None:
                              "a fresh clone of the commit as it is")
 
 
+# a clone of a large repository (weights committed) takes longer than one git question
+CLONE_SECONDS = 1800
+
+
+def _fresh_clone(folder: Path, tmp: Path) -> Path:
+    """``folder`` as a fresh clone of its repository's HEAD (the record's commit: checked) holds it,
+    made under ``tmp``: what is scored, not the handed-over work tree. That tree passed every check
+    above while holding files other than the commit's (thirty-third pass of 2026-12-03): a
+    ``refs/replace/`` ref swapped the commit for a tuned one in every git comparison (HEAD still
+    read as the record's hash), ``core.ignorecase=true`` hid an untracked ``helper.py`` beside the
+    commit's ``Helper.py``, a ``.git/info/attributes`` line (``w.bin text``) let a data file's line
+    breaks differ from the commit's, and a file named ``.git`` in a subfolder is one git never
+    lists. The clone takes the commit's own objects only (one commit deep, each checked against its
+    hash as it is received), none of the repository's refs, settings, attributes or other files."""
+    top = Path((git(folder, "rev-parse", "--show-toplevel") or "").strip())
+    head = (git(folder, "rev-parse", "--verify", "HEAD^{commit}") or "").strip()
+    dest = tmp / "clone"
+    cloned = git(tmp, "-c", "protocol.file.allow=always", "clone", "--quiet", "--no-local", "--no-checkout",
+                 "--depth", "1", "--single-branch", "--no-tags", "--", str(top), str(dest), timeout=CLONE_SECONDS)
+    if cloned is None or (git(dest, "rev-parse", "--verify", "HEAD^{commit}") or "").strip() != head \
+            or git(dest, "--no-replace-objects", "checkout", "--quiet", "--detach", head, timeout=CLONE_SECONDS) is None:
+        raise ReproduceError(f"{folder}: a fresh clone of its repository at {head[:12]} could not be made: score a "
+                             "fresh clone of the record's code")
+    try:
+        scored = dest / folder.relative_to(top)
+    except ValueError:  # _check_clone: the folder is in the top level's work tree
+        raise ReproduceError(f"{folder} is not inside its clone's top level {top}") from None
+    if not (scored / "submission.yaml").is_file():
+        raise ReproduceError(f"{folder}: submission.yaml is not in the commit {head[:12]}: score a fresh clone of "
+                             "the record's code")
+    return scored
+
+
 def _check_clone(folder: Path) -> None:
     """``folder`` is inside a clone's work tree whose repository is its top level's ``.git`` (a folder
     of the submission's own files laid out as a repository named any commit HEAD: twentieth pass)."""
@@ -268,7 +303,10 @@ def _check_plain_repository(folder: Path) -> None:
     """``folder``'s repository is configured as a fresh clone's is, has no submodule and no linked
     common folder: git run there runs nothing the folder's writer chose."""
     git_dir = Path((git(folder, "rev-parse", "--absolute-git-dir") or "").strip())
-    extra = [name for name in ("commondir", "config.worktree", "modules") if (git_dir / name).exists()]
+    # objects/info/alternates: the fresh clone scored (_fresh_clone) would take objects the commit
+    # names from any repository of this machine the file points at, the reviewer's own included
+    extra = [name for name in ("commondir", "config.worktree", "modules", "objects/info/alternates")
+             if (git_dir / name).exists()]
     hooks = git_dir / "hooks"  # a clone's hooks are git's *.sample files (none run: history.SAFE_GIT)
     extra += [f"hooks/{h.name}" for h in (sorted(hooks.iterdir()) if hooks.is_dir() else ())
               if not h.name.endswith(".sample")][:3]
@@ -390,7 +428,8 @@ def reproduce(dataset: str, line: int, results: Path | None = None, time_limit_s
         folder = Path(submission).resolve()
         _check_contributor(record, folder)
         with tempfile.TemporaryDirectory(prefix="perfgraphs-reproduce-") as tmp:
-            again = _score_once(_submit_command(record, root, str(folder), Path(tmp) / "results", time_limit_s),
+            scored = _fresh_clone(folder, Path(tmp))
+            again = _score_once(_submit_command(record, root, str(scored), Path(tmp) / "results", time_limit_s),
                                 root, tmp, commit)
         return _reproduction(record, line, again, tolerance_rel)
     _check_reproducible(record)

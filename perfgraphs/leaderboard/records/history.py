@@ -11,10 +11,11 @@ import subprocess
 from pathlib import Path
 
 
-def git(folder: Path, *args: str) -> str | None:
+def git(folder: Path, *args: str, timeout: float = 60) -> str | None:
     """``git -C folder args`` output as text (a bad byte read as U+FFFD: a file git prints is anyone's
-    text, fourteenth pass), None when git, a repository or the object is not there."""
-    out = git_bytes(folder, *args)
+    text, fourteenth pass), None when git, a repository or the object is not there (or it ran past
+    ``timeout`` seconds)."""
+    out = git_bytes(folder, *args, timeout=timeout)
     return None if out is None else out.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
 
 
@@ -33,10 +34,10 @@ SAFE_GIT = ("-c", "safe.bareRepository=explicit", "-c", "core.fsmonitor=false", 
             "-c", "core.hooksPath=/dev/null", "--no-optional-locks")
 
 
-def git_bytes(folder: Path, *args: str) -> bytes | None:
+def git_bytes(folder: Path, *args: str, timeout: float = 60) -> bytes | None:
     """``git -C folder args`` output as bytes, None as :func:`git`."""
     try:
-        done = subprocess.run(["git", *SAFE_GIT, "-C", str(folder), *args], capture_output=True, timeout=60,
+        done = subprocess.run(["git", *SAFE_GIT, "-C", str(folder), *args], capture_output=True, timeout=timeout,
                               env={**os.environ, "GIT_NO_LAZY_FETCH": "1", "GIT_OPTIONAL_LOCKS": "0"})
     except (OSError, subprocess.SubprocessError):
         return None

@@ -464,6 +464,26 @@ def _undefined_as_null(value):
     return value
 
 
+def _write_line(fd: int, line: str, path: Path, method: str) -> None:
+    """``line`` appended through ``fd`` (opened ``O_APPEND``, locked) and synced, or none of it: a
+    write that stopped part way (a full disk) left part of a record at the file's end, a line every
+    board then skipped with a warning, and `submit` stopped with "internal error: OSError: No space
+    left on device" (thirty-third pass of 2026-12-03)."""
+    size = os.fstat(fd).st_size
+    data = memoryview(line.encode("utf-8"))
+    try:
+        while data:
+            data = data[os.write(fd, data):]
+        os.fsync(fd)
+    except OSError as exc:
+        try:
+            os.ftruncate(fd, size)  # the part written taken back: the file as it was
+        except OSError:
+            pass
+        raise InvalidRecordError(f"{method}: not recorded, {path} could not be written ({exc.strerror}); the "
+                                 "file is as it was: free space there and submit again") from None
+
+
 def append_entry(entry: Entry, root: Path | None = None, before: dict[str, bytes] | None = None) -> Path:
     """Append one record atomically with respect to other writers (flock + single write + fsync);
     with ``before`` (:func:`results_snapshot` at the submission's start), only if
@@ -509,9 +529,7 @@ def append_entry(entry: Entry, root: Path | None = None, before: dict[str, bytes
                         raise DuplicateEntryError(
                             f"{entry.method} at commit {entry.code_commit[:12]} is already ranked on "
                             f"{entry.dataset}/{entry.config}/{entry.target} ({entry.test_set} test set)")
-            f.write(line)
-            f.flush()
-            os.fsync(f.fileno())
+            _write_line(f.fileno(), line, path, entry.method)
         finally:
             fcntl.flock(f, fcntl.LOCK_UN)
     return path
