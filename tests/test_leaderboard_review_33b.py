@@ -175,3 +175,26 @@ def test_reproduce_refuses_a_repository_that_borrows_objects(tmp_path):
     alternates.write_text(str(Path(RESULTS_DIR).parent.parent / ".git" / "objects") + "\n")
     with pytest.raises(reproduce.ReproduceError, match="objects/info/alternates"):
         reproduce._check_contributor(record, folder)
+
+
+def test_a_commit_prefix_names_no_one_commit(tmp_path):
+    """Attack (reported by the thirty-third pass, fixed after it): a record's ``code_commit`` could
+    be 7-40 hex digits, and `reproduce --submission` checked only that the clone's HEAD *starts
+    with* it: a commit made to share a 7-digit prefix (about 2^28 tries) with the published one was
+    scored as the record's code. Now a contributor's record is reproduced at its full 40-hex hash
+    only, and `submission.yaml` takes a full hash (or ``auto``). Control: the same record with the
+    full hash passes the folder checks, and ``auto`` resolves to the full hash."""
+    from perfgraphs.leaderboard.submission import SubmissionError, load_submission
+    from test_leaderboard_review_30b import contributor_clone
+
+    folder, record = contributor_clone(tmp_path)
+    reproduce._check_contributor(record, folder)  # control: the full hash
+    with pytest.raises(reproduce.ReproduceError, match="not a full 40-hex commit hash"):
+        reproduce._check_contributor({**record, "code_commit": record["code_commit"][:7]}, folder)
+    meta = folder / "submission.yaml"
+    auto = meta.read_text()
+    assert "commit: auto" in auto
+    assert load_submission(folder).meta.code_commit == record["code_commit"]  # control: auto is the full hash
+    meta.write_text(auto.replace("commit: auto", f"commit: {record['code_commit'][:7]}"))
+    with pytest.raises(SubmissionError, match="full git commit hash"):
+        load_submission(folder)

@@ -215,8 +215,13 @@ def _check_contributor(record: dict, folder: Path) -> None:
     commit = str(record.get("code_commit", ""))
     _check_clone(folder)
     _check_plain_repository(folder)
+    if re.fullmatch(r"[0-9a-f]{40}", commit) is None:
+        # a prefix names every commit that shares it: one made for it (2^28 tries for 7 digits) was
+        # "reproduced" for a record whose published code at that prefix scores otherwise (thirty-third pass)
+        raise ReproduceError(f"{method!r}: code_commit {commit[:50]!r} is not a full 40-hex commit hash, so no one "
+                             "commit is the record's code")
     head = git(folder, "rev-parse", "--verify", "HEAD^{commit}")  # a commit that exists, not HEAD's text
-    if re.fullmatch(r"[0-9a-f]{7,40}", commit) is None or head is None or not head.strip().startswith(commit):
+    if head is None or head.strip() != commit:
         raise ReproduceError(f"{folder} is at {(head or 'no git commit').strip()[:12]}, the record's code at "
                              f"{commit[:12]!r}: check out the record's commit of {record.get('code_url') or 'its code'}")
     # ignored files too: a file the clone's .gitignore or .git/info/exclude hides is none of the

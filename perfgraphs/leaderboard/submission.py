@@ -38,7 +38,9 @@ REQUIRED = ("method", "authors", "contact", "code", "paper", "external_data", "d
 OPTIONAL = ("entry_point", "predictions", "dataset", "reported", "description")
 DATASET_KEYS = ("name", "config", "target", "version", "content_hash")
 DEFAULT_ENTRY_POINT = "predictor:Predictor"
-_HEX = re.compile(r"^[0-9a-f]{7,40}$")
+# a full commit hash: a prefix names every commit that shares it, one made later for it among them,
+# and `leaderboard reproduce` scores one commit (thirty-third pass of 2026-12-03)
+_HEX = re.compile(r"^[0-9a-f]{40}$")
 
 
 class SubmissionError(PerfgraphsError):
@@ -81,7 +83,7 @@ class SubmissionMeta:
     authors: str
     contact: str
     code_url: str
-    code_commit: str  # 7-40 hex digits (resolved from git when submission.yaml says "auto")
+    code_commit: str  # 40 hex digits (resolved from git when submission.yaml says "auto")
     paper: str  # URL or citation; "" when there is none
     external_data: bool
     division: str  # "closed" or "open"
@@ -149,7 +151,8 @@ def _parse_code(doc: dict, root: Path, problems: list[str]) -> tuple[str, str]:
                             "write the commit hash of the submitted code")
         commit = resolved or ""
     elif not _HEX.match(commit):
-        problems.append(f"submission.yaml: code.commit must be a git commit hash (7-40 hex digits) or 'auto', "
+        problems.append(f"submission.yaml: code.commit must be a full git commit hash (40 hex digits: a prefix can "
+                        f"name another commit made later) or 'auto', "
                         f"got {commit or 'nothing'!r}")
     problems += _shown_problems("code.url", url)
     return url, commit
