@@ -304,6 +304,28 @@ _CLONE_CONFIG = re.compile(r"core\.(repositoryformatversion|filemode|bare|logall
                            r"|symlinks)|remote\..+\.(url|fetch)|branch\..+\.(remote|merge)|user\.(name|email)")
 
 
+def _not_plain_files(git_dir: Path) -> list[str]:
+    """What in ``git_dir`` is neither a folder nor a regular file (a link, a FIFO, a socket, a
+    device), which a fresh clone's never holds, found without opening anything. Thirty-fourth pass
+    of 2026-12-03: a FIFO at ``refs/tags/v1`` (or any ref the checks above do not read) passed them,
+    then held the fresh clone's ``git clone`` for CLONE_SECONDS (30 minutes) and left its
+    ``git-upload-pack`` blocked on the FIFO after `reproduce` ended; and ``objects/pack`` as a link
+    to the reviewer's own checkout's packs borrowed its objects as ``objects/info/alternates`` did."""
+    odd, stack = [], [git_dir]
+    while stack and len(odd) < 3:
+        try:
+            with os.scandir(stack.pop()) as it:
+                entries = list(it)
+        except OSError as exc:
+            return [f"{exc.filename} ({exc.strerror})"]
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(Path(entry.path))
+            elif not entry.is_file(follow_symlinks=False):
+                odd.append(f"{printable(os.path.relpath(entry.path, git_dir))[:80]} (not a regular file)")
+    return odd
+
+
 def _check_plain_repository(folder: Path) -> None:
     """``folder``'s repository is configured as a fresh clone's is, has no submodule and no linked
     common folder: git run there runs nothing the folder's writer chose."""
@@ -312,6 +334,7 @@ def _check_plain_repository(folder: Path) -> None:
     # names from any repository of this machine the file points at, the reviewer's own included
     extra = [name for name in ("commondir", "config.worktree", "modules", "objects/info/alternates")
              if (git_dir / name).exists()]
+    extra += _not_plain_files(git_dir)[:3]
     hooks = git_dir / "hooks"  # a clone's hooks are git's *.sample files (none run: history.SAFE_GIT)
     extra += [f"hooks/{h.name}" for h in (sorted(hooks.iterdir()) if hooks.is_dir() else ())
               if not h.name.endswith(".sample")][:3]
@@ -327,7 +350,7 @@ def _check_plain_repository(folder: Path) -> None:
     if keys is None or extra or gitlinks:
         what = ", ".join(extra) or ("submodules" if gitlinks else "a configuration git could not read")
         raise ReproduceError(f"{folder}: its repository has {what}, which a fresh clone has not (git could run "
-                             "commands it names): score a fresh clone of the record's code")
+                             "commands it names, or read or wait on what lies outside it): score a fresh clone of the record's code")
 
 
 def _compare(record: dict, again: dict, tolerance_rel: float) -> list[str]:
