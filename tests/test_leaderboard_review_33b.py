@@ -14,11 +14,7 @@ import pytest
 
 from perfgraphs.leaderboard import reproduce
 from perfgraphs.leaderboard.records.results import RESULTS_DIR
-
-
-def _git(folder: Path, *args: str) -> str:
-    return subprocess.run(["git", "-c", "user.name=x", "-c", "user.email=x@x", *args], cwd=folder, check=True,
-                          capture_output=True, text=True).stdout
+from test_leaderboard_review_30b import _git
 
 
 def _clone(tmp_path: Path, sub: str = "") -> tuple[Path, Path]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import tracemalloc
 from pathlib import Path
 
@@ -17,11 +16,7 @@ import pytest
 
 from perfgraphs.leaderboard import label_scan, reproduce
 from perfgraphs.leaderboard.records.results import RESULTS_DIR
-
-
-def _git(folder: Path, *args: str) -> str:
-    return subprocess.run(["git", "-c", "user.name=x", "-c", "user.email=x@x", *args], cwd=folder, check=True,
-                          capture_output=True, text=True).stdout
+from test_leaderboard_review_30b import _git
 
 
 @pytest.mark.parametrize("kind", ["fifo", "link"])
@@ -81,3 +76,35 @@ def test_short_printed_numbers_are_not_kept_one_by_one():
     assert peak(label_scan._NUMBER.findall) > 3 * len(data)  # control: the scan before
     printed = (", ".join(f"{v:.6g}" for v in labels) + ", 1.1.1.1.1, 7,8,9").encode()
     assert len(index.printed(label_scan._printed_numbers(printed))) >= 0.9 * len(labels)
+
+
+def test_a_git_call_past_its_timeout_leaves_no_process(tmp_path):
+    """Attack (reported by the thirty-fourth pass, fixed after it): a clone stopped by its timeout
+    was killed alone, and its ``git-upload-pack``, blocked on a FIFO at a ref of the source
+    repository, stayed after `reproduce` had ended. Now git runs in a session of its own, killed
+    whole past its timeout. Control: the same clone without the FIFO is made."""
+    from perfgraphs.leaderboard.records.history import git
+
+    source = tmp_path / "source"
+    source.mkdir()
+    _git(source, "init", "-q")
+    (source / "a.txt").write_text("a\n")
+    _git(source, "add", "-A")
+    _git(source, "commit", "-qm", "a")
+    clone = ("-c", "protocol.file.allow=always", "clone", "--quiet", "--no-local", "--no-checkout")
+    assert git(tmp_path, *clone, "--", str(source), str(tmp_path / "honest")) is not None  # control
+    os.mkfifo(source / ".git" / "refs" / "tags" / "v1")
+    assert git(tmp_path, *clone, "--", str(source), str(tmp_path / "held"), timeout=3) is None
+
+    def waiting_on_source() -> list[str]:
+        found = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if str(source) in cmdline and "upload-pack" in cmdline:
+                found.append(cmdline)
+        return found
+
+    assert waiting_on_source() == []

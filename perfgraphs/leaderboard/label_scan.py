@@ -653,8 +653,8 @@ def _long_tokens(data: bytes) -> list[bytes]:
 
 
 def _printed_numbers(data: bytes, form: _TextForm | None = None) -> list[bytes]:
-    """The numbers written as text in ``data`` that may hold 4 digits (:func:`_long_tokens`; read as ``form`` says, by default as the whole of
-    ``data`` is): of a binary file (a NUL in its first 64 KB), those
+    """The numbers written as text in ``data`` that may hold 4 digits (:func:`_long_tokens`), read as
+    ``form`` says (by default as the whole of ``data`` is): of a binary file (a NUL in its first 64 KB), those
     in runs of number characters long enough to hold 4 digits, the same tokens at a fraction of the
     cost. Binary files were not read as text at all, and the labels printed as strings in a pickle
     (``pickle.dumps([repr(v) ...])``, ``torch.save``), or as text after a NUL byte, passed

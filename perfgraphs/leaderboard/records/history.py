@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import signal
 import subprocess
 from pathlib import Path
 
@@ -35,13 +36,23 @@ SAFE_GIT = ("-c", "safe.bareRepository=explicit", "-c", "core.fsmonitor=false", 
 
 
 def git_bytes(folder: Path, *args: str, timeout: float = 60) -> bytes | None:
-    """``git -C folder args`` output as bytes, None as :func:`git`."""
+    """``git -C folder args`` output as bytes, None as :func:`git`. Past ``timeout`` git is killed
+    with every process it started (its own session): a clone stopped by its timeout left its
+    ``git-upload-pack`` blocked on a FIFO in the source repository after `reproduce` had ended
+    (thirty-fourth pass of 2026-12-03)."""
     try:
-        done = subprocess.run(["git", *SAFE_GIT, "-C", str(folder), *args], capture_output=True, timeout=timeout,
-                              env={**os.environ, "GIT_NO_LAZY_FETCH": "1", "GIT_OPTIONAL_LOCKS": "0"})
+        with subprocess.Popen(["git", *SAFE_GIT, "-C", str(folder), *args], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, start_new_session=True,
+                              env={**os.environ, "GIT_NO_LAZY_FETCH": "1", "GIT_OPTIONAL_LOCKS": "0"}) as proc:
+            try:
+                out, _ = proc.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.communicate()
+                return None
     except (OSError, subprocess.SubprocessError):
         return None
-    return done.stdout if done.returncode == 0 else None
+    return out if proc.returncode == 0 else None
 
 
 def head_commit(folder: Path) -> str | None:
