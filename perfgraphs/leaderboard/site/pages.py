@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 from pathlib import Path
 
@@ -360,13 +361,42 @@ def _board_section(out: Path, group: tuple[str, str, str, str, str, str], entrie
 
 def _write_entry_pages(out: Path, current: list[Entry], earlier: dict, previous: list[Entry], cv: str) -> None:
     for e in current:
-        (out / f"{entry_slug(e)}.html").write_text(_entry_page(e, _history(e, earlier[entry_slug(e)], None), cv))
+        write_page(out / f"{entry_slug(e)}.html", _entry_page(e, _history(e, earlier[entry_slug(e)], None), cv))
         for old in earlier[entry_slug(e)]:
-            (out / f"{entry_slug(old)}.html").write_text(_entry_page(old, _history(old, [], e), cv))
+            write_page(out / f"{entry_slug(old)}.html", _entry_page(old, _history(old, [], e), cv))
     for old in previous:
-        (out / f"{entry_slug(old)}.html").write_text(_entry_page(old, "<p class=note><strong>Previous build</strong>: "
-                                                                 "scored on an earlier dataset build; not ranked.</p>",
-                                                                 cv))
+        write_page(out / f"{entry_slug(old)}.html", _entry_page(old, "<p class=note><strong>Previous build</strong>: "
+                                                                "scored on an earlier dataset build; not ranked.</p>", cv))
+
+
+def write_page(path: Path, text: str) -> None:
+    """Write one page of the site as a new file in its folder, put in ``path``'s place: whatever was
+    there (a page of an earlier build, or a link) is replaced, never written through. The site's
+    folder is ignored by git, but a pull request can still commit into it, and a link committed there
+    as ``index.html`` (to ``../results/dippm.jsonl``) or as an entry's page (to another entry's page)
+    had ``leaderboard build`` overwrite that file with a page (thirty-fifth pass of 2026-12-03)."""
+    import tempfile
+
+    if path.is_dir() and not path.is_symlink():
+        raise PerfgraphsError(f"{path}: a folder where the site writes a page (remove it and build again)")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".page-", suffix=".tmp")  # O_EXCL: a new file
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)  # as a page written before was (mkstemp makes it 0600)
+        os.replace(tmp, path)  # replaces a link itself, never its target
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def site_folder_problem(out: Path) -> str | None:
+    """Why the site cannot be written into ``out``: a link (``leaderboard/site`` committed as a link
+    to another folder of the repository wrote the site's pages there: thirty-fifth pass)."""
+    if out.is_symlink():
+        return (f"{out}: the site's folder is a link; the site is written into a folder of its own: remove the "
+                "link, or name the folder itself with --out")
+    return None
 
 
 def _reference_status(board, test_set: str, current: list[Entry], missing: dict) -> str:
@@ -389,6 +419,8 @@ def build_site(out: Path | None = None, results: Path | None = None, official_si
     """Write the site; ``official_site``: a local preview's link to the official boards' site."""
     out = out or SITE_DIR
     results = results or RESULTS_DIR
+    if why := site_folder_problem(out):
+        raise PerfgraphsError(why)
     out.mkdir(parents=True, exist_ok=True)
     pins = read_pins(pins_file(results))
     recorded = RecordedBoards()  # each board the records name, resolved once
@@ -424,7 +456,7 @@ def build_site(out: Path | None = None, results: Path | None = None, official_si
                 "by the isolated harness; these rows are neither."
                 + (f" The official boards: <a id='official' href='{html.escape(official_site.resolve().as_uri())}'>"
                    f"{html.escape(str(official_site))}</a>." if official_site else "") + "</p>" + body)
-    (out / "index.html").write_text(_page("perfgraphs leaderboard", body))
+    write_page(out / "index.html", _page("perfgraphs leaderboard", body))
     rules = RULES.read_text() if RULES.exists() else "No rules file."
-    (out / "rules.html").write_text(_page("rules", f"<p><a href='index.html'>← leaderboard</a></p><pre>{html.escape(rules)}</pre>"))
+    write_page(out / "rules.html", _page("rules", f"<p><a href='index.html'>← leaderboard</a></p><pre>{html.escape(rules)}</pre>"))
     return out / "index.html"
