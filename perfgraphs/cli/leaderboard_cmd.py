@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 
@@ -226,14 +227,20 @@ def _rank_hidden(args) -> int:
 
 def _reproduce(args) -> int:
     from perfgraphs.cli.submit_cmd import _terminate_cleanly
-    from perfgraphs.leaderboard.reproduce import reproduce
+    from perfgraphs.cli.submit_cmd import _line
+    from perfgraphs.leaderboard.reproduce import ReproduceError, reproduce
 
     _terminate_cleanly()  # SIGTERM unwinds too: the child's session is killed and the worktree removed
-    found = reproduce(args.dataset, args.line, args.results, args.time_limit_s, submission=args.submission)
+    try:
+        found = reproduce(args.dataset, args.line, args.results, args.time_limit_s, submission=args.submission)
+    except ReproduceError as exc:
+        # a refusal quotes the handed-over repository (a hook's name, a config key): a hook named
+        # ``x CR ESC[2K <dataset> line 7: ... reproduced ...`` printed that line alone on the
+        # reviewer's terminal (thirty-fifth pass of 2026-12-03): written as one line, escapes escaped
+        print(f"perfgraphs: error: {_line(str(exc))}", file=sys.stderr)
+        return 2
     where = f"{found.dataset} line {found.line}: {found.method} at {found.commit[:12]}"
     if not found.ok:
-        from perfgraphs.cli.submit_cmd import _line
-
         print(_line(f"{where}: NOT reproduced: " + "; ".join(found.problems)))
         return 1
     print(f"{where}: reproduced (build {found.found_build[:12]}; per-seed MAPE "

@@ -629,18 +629,45 @@ class _TextForm:
     escaped: bool = False
 
 
+# a byte that no match of either dtype pattern holds: the file is cut before one, so every match
+# lies whole in one piece, its ``(?!\d)`` read as in the whole file
+_NOT_IN_DTYPE = re.compile(rb"[^\x8cX\x02-\x0b\x00<>|=SU0-9(V]")
+_DTYPE_PIECE = 1 << 16  # a piece's matches are at most 16 K tuples, about 1 MB
+
+
+def _string_dtypes(data: bytes) -> tuple[set[bytes], set[int], bool]:
+    """(the kinds, ``S`` and ``U``, of the pickled numpy string dtypes in ``data``; their widths
+    from 4 to :data:`MAX_CUT_WIDTH`; whether one is a protocol-0 pickle's), read a piece at a time and
+    only each 64 KB piece's distinct matches kept. Every match was kept, a tuple each: 96 MB of
+    ``\\x8c\\x02S9`` (20 M matches) took 1.9 GB over the file, one at the size limit about 10 GB
+    (thirty-fifth pass of 2026-12-03). A piece with no byte outside a match in the 4 KB past its
+    end is cut there (a file of dtype text alone: at worst an extra width is cut)."""
+    kinds: set[bytes] = set()
+    widths: set[int] = set()
+    text, start = False, 0
+    while start < len(data):
+        end = min(start + _DTYPE_PIECE, len(data))
+        cut = _NOT_IN_DTYPE.search(data, end, end + 4096)
+        end = cut.start() if cut else min(end + 4096, len(data))
+        for pattern in (_STRING_DTYPE_V0, _STRING_DTYPE):
+            found = set(pattern.findall(data, start, end))
+            text = text or (pattern is _STRING_DTYPE_V0 and bool(found))
+            kinds.update(kind for kind, _ in found)
+            widths.update(int(w) for _, w in found if len(w) <= len(str(MAX_CUT_WIDTH)) and 4 <= int(w) <= MAX_CUT_WIDTH)
+        start = end
+    return kinds, widths, text
+
+
 def _text_form(data: bytes) -> _TextForm:
     """The form of ``data`` (:class:`_TextForm`). Twenty-eighth pass of 2026-12-03: a pickle whose
     first 64 KB held no NUL (``pickle.dumps((16 MB of text, labels), protocol=2)``) was read as
     plain text, its U array's UTF-32 and its S array's back-to-back items unread, and a
     protocol-0 pickle of a string array (its dtype ``(VU12``, its NULs ``\\u0000``) likewise."""
-    text_dtypes = _STRING_DTYPE_V0.findall(data)
-    dtypes = _STRING_DTYPE.findall(data) + text_dtypes
-    if b"\x00" not in data[:65536] and not dtypes:
+    kinds, widths, text = _string_dtypes(data)
+    if b"\x00" not in data[:65536] and not kinds:
         return _TextForm(binary=False)
-    return _TextForm(binary=True, wide=data.startswith(_WIDE_TEXT) or any(kind == b"U" for kind, _ in dtypes),
-                     widths=tuple(sorted({int(w) for _, w in dtypes if 4 <= int(w) <= MAX_CUT_WIDTH})),
-                     cut_left=max(MIN_CUT_BYTES, len(data) // 8), escaped=bool(text_dtypes))
+    return _TextForm(binary=True, wide=data.startswith(_WIDE_TEXT) or b"U" in kinds, widths=tuple(sorted(widths)),
+                     cut_left=max(MIN_CUT_BYTES, len(data) // 8), escaped=text)
 
 
 def _long_tokens(data: bytes) -> list[bytes]:

@@ -316,8 +316,8 @@ def _not_plain_files(git_dir: Path) -> list[str]:
         try:
             with os.scandir(stack.pop()) as it:
                 entries = list(it)
-        except OSError as exc:
-            return [f"{exc.filename} ({exc.strerror})"]
+        except OSError as exc:  # named as the others are: a name is the folder writer's text
+            return [f"{printable(os.path.relpath(exc.filename or '', git_dir))[:80]} ({exc.strerror})"]
         for entry in entries:
             if entry.is_dir(follow_symlinks=False):
                 stack.append(Path(entry.path))
@@ -348,7 +348,8 @@ def _check_plain_repository(folder: Path) -> None:
     extra += [f"config {k}" for k in keys or () if not _CLONE_CONFIG.fullmatch(k)][:3]
     gitlinks = [line for line in (git(folder, "ls-files", "--stage", "--", ".") or "").splitlines() if line.startswith("160000")]
     if keys is None or extra or gitlinks:
-        what = ", ".join(extra) or ("submodules" if gitlinks else "a configuration git could not read")
+        # hook names and configuration keys are the repository writer's text: escaped (thirty-fifth pass)
+        what = printable(", ".join(extra)) or ("submodules" if gitlinks else "a configuration git could not read")
         raise ReproduceError(f"{folder}: its repository has {what}, which a fresh clone has not (git could run "
                              "commands it names, or read or wait on what lies outside it): score a fresh clone of the record's code")
 
