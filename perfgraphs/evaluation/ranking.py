@@ -304,28 +304,32 @@ def _interval(boot_row: np.ndarray) -> tuple[float, float]:
 
 
 def mape_intervals(contenders: list[Contender], repetitions: LabelRepetitions | None = None,
-                   resamples: int = RESAMPLES, seed: int = 0) -> tuple[bool, list[tuple[float, float]]]:
-    """(whether the labels' noise is drawn, each contender's own 95 % MAPE interval): the
-    ``mape_ci95`` :func:`paired_ranking` gives it with as many ``resamples`` (its draws are keyed on
-    its own content, never on the others': :func:`bootstrap_mapes`). One bootstrap per entry, where
-    a ranking's pairs cost grows with the cube of the entries (more entries, more pairs, more
-    resamples for Holm's thresholds)."""
+                   resamples: int = RESAMPLES, seed: int = 0) -> tuple[bool, list[tuple[float, float]], np.ndarray]:
+    """(whether the labels' noise is drawn, each contender's own 95 % MAPE interval, the bootstrap
+    rows they come from): the ``mape_ci95`` :func:`paired_ranking` gives it with as many
+    ``resamples`` (its draws are keyed on its own content, never on the others':
+    :func:`bootstrap_mapes`, so a row serves any ranking of it: ``paired_ranking(boot=...)``). One
+    bootstrap per entry, where a ranking's pairs cost grows with the cube of the entries (more
+    entries, more pairs, more resamples for Holm's thresholds)."""
     contenders, label_noise = _on_label_means(contenders, repetitions)
     boot = bootstrap_mapes(contenders, repetitions if label_noise else None, resamples, seed)
-    return label_noise, [_interval(row) for row in boot]
+    return label_noise, [_interval(row) for row in boot], boot
 
 
 def paired_ranking(contenders: list[Contender], repetitions: LabelRepetitions | None = None,
                    resamples: int = RESAMPLES, alpha: float = ALPHA, seed: int = 0,
-                   min_configs: int = MIN_RANKED_CONFIGS) -> Ranking:
+                   min_configs: int = MIN_RANKED_CONFIGS, boot: np.ndarray | None = None) -> Ranking:
     """Rank groups of ``contenders`` (see the module's docstring). ``repetitions``: the labels'
-    repeated measurements (None where the board has none)."""
+    repeated measurements (None where the board has none). ``boot``: the contenders' rows of
+    :func:`mape_intervals` with the same repetitions and seed, used where they have as many resamples
+    as the ranking needs (each row is its contender's own: the same with or without the others)."""
     contenders, label_noise = _on_label_means(contenders, repetitions)
     n = contenders[0].ratios.shape[1]
     m = len(contenders)
     # Holm's smallest threshold is alpha / (m - 1); a bootstrap p-value cannot go below 2 / (B + 1)
     resamples = max(resamples, int(np.ceil(4 * max(1, m - 1) / alpha)))
-    boot = bootstrap_mapes(contenders, repetitions if label_noise else None, resamples, seed)
+    if boot is None or boot.shape != (m, resamples):
+        boot = bootstrap_mapes(contenders, repetitions if label_noise else None, resamples, seed)
     point = np.array([c.mape_pct for c in contenders])
     best = int(np.argmin(point))
     pvalues = {}

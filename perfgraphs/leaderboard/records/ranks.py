@@ -193,14 +193,15 @@ def rank_board(entries: list[Entry], repetitions: LabelRepetitions | None = None
                          "entries' order")
             repetitions = None
         try:
-            usable, fitted = _without_fitted(usable, repetitions, notes)
+            usable, fitted, rows = _without_fitted(usable, repetitions, notes)
             misaligned = misaligned + fitted
             # a team's best among the entries left (a fitted one took its team's place: 22nd pass),
             # before any pair is compared: a ranking of every record first cost the cube of their
             # number, 11 s for 400 records of one author list, 12 min for 1,600 (thirty-third pass)
             usable, seconds = team_best(usable)
+            # each entry's bootstrap, drawn once for the test above, serves the ranking too
             ranking = paired_ranking([Contender(f"{i}", r) for i, (_, r) in enumerate(usable)], repetitions,
-                                     min_configs=min_configs) if usable else None
+                                     min_configs=min_configs, boot=np.array([rows[id(u)] for u in usable])) if usable else None
         except RankingInputError as exc:
             notes.append(f"not ranked: {exc}")
             unusable, usable = unusable + usable, []
@@ -298,25 +299,27 @@ def _ranked_rows(ranking: Ranking, usable: list, repetitions: LabelRepetitions |
     return rows
 
 
-def _without_fitted(usable: list, repetitions: LabelRepetitions | None, notes: list[str]) -> tuple[list, list]:
+def _without_fitted(usable: list, repetitions: LabelRepetitions | None,
+                    notes: list[str]) -> tuple[list, list, dict[int, np.ndarray]]:
     """(the entries left, the entries closer to the labels' means than the truth would be:
-    :func:`truth_mape_pct`), the latter named in ``notes``: an entry whose own MAPE interval lies
+    :func:`truth_mape_pct`, each entry's bootstrap row by ``id``), the second named in ``notes``: an entry whose own MAPE interval lies
     below that floor (:func:`~perfgraphs.evaluation.ranking.mape_intervals`, each entry's alone), or
     one of whose seeds does with each configuration's error capped (:func:`_seeds_closer_than_truth`)."""
-    label_noise, intervals = mape_intervals([Contender(f"{i}", r) for i, (_, r) in enumerate(usable)], repetitions)
+    label_noise, intervals, boot = mape_intervals([Contender(f"{i}", r) for i, (_, r) in enumerate(usable)], repetitions)
+    rows = {id(u): row for u, row in zip(usable, boot)}
     floor = truth_mape_pct(repetitions) if label_noise else 0.0
     beyond = {i for i, (_, hi) in enumerate(intervals) if hi < floor}
     if label_noise:
         beyond |= _seeds_closer_than_truth(usable, repetitions)
     if not beyond:
-        return usable, []
+        return usable, [], rows
     fitted = [usable[i] for i in sorted(beyond)]
     shown = ", ".join(f"{e.method} by {e.authors}" for e, _ in fitted[:5])
     notes.append(f"{len(fitted)} entr{'ies' if len(fitted) > 1 else 'y'} unranked: closer to the labels' means than "
                  f"the true values would be ({floor:.1f} % MAPE, from the means' standard errors; the entry, or one "
                  f"of its seeds with each configuration's error capped at {FITTED_CAP_SE:g} standard errors), which "
                  f"only predictions fitted to the test measurements are: {shown}")
-    return [u for i, u in enumerate(usable) if i not in beyond], fitted
+    return [u for i, u in enumerate(usable) if i not in beyond], fitted, rows
 
 
 # a configuration's error counts up to this many standard errors of its labels' mean in the test of
@@ -343,7 +346,7 @@ def _seeds_closer_than_truth(usable: list, repetitions: LabelRepetitions) -> set
         for s, errors in enumerate(np.minimum(np.abs(r * to_means[None, :] - 1.0), c * se[None, :])):
             seeds.append(Contender(f"{i}.{s}", 1.0 + errors[None, :]))
             owner.append(i)
-    _, intervals = mape_intervals(seeds, None)
+    _, intervals, _ = mape_intervals(seeds, None)
     return {owner[k] for k, (_, hi) in enumerate(intervals) if hi < floor}
 
 
