@@ -9,8 +9,10 @@ mix. A failed write (read-only store, full disk) removes its temp file and raise
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
+import secrets
 from pathlib import Path
 from typing import Iterator
 
@@ -34,9 +36,25 @@ def sha256_file(path: Path) -> str:
 
 
 def temp_name(path: Path) -> Path:
-    """The temp file of a write to ``path`` (hidden, with the writer's pid: a leftover of a crash
-    is recognisable and never mistaken for data)."""
-    return path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    """A temp file name for a write to ``path`` (hidden, with the writer's pid and a random part: a
+    leftover of a crash is recognisable and never mistaken for data, and nobody can plant a file
+    under the name before it is created)."""
+    return path.with_name(f".{path.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}")
+
+
+def new_temp(path: Path) -> tuple[int, Path]:
+    """Create the temp file of a write to ``path``: a new file (``O_EXCL``, ``O_NOFOLLOW``), never one
+    that was there. A committed store, split or artifact folder is a contributor's to fill, and a link
+    committed under a predictable temp name had a write go through it, into the link's target. Returns
+    the open descriptor and the name; the mode is the one ``open(..., "w")`` gives (0666 less umask)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(8):
+        tmp = temp_name(path)
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:  # 32 random bits taken: draw again
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary name", str(path))
 
 
 def is_temp(path: Path) -> bool:
@@ -57,9 +75,9 @@ def removed_on_failure(path: Path, unless: Path | None = None) -> Iterator[None]
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
-    tmp = temp_name(path)
+    fd, tmp = new_temp(path)
     with removed_on_failure(tmp):
-        with open(tmp, "wb") as f:
+        with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
@@ -93,11 +111,12 @@ def atomic_write_table(table, path: Path, *, sidecar: bool = True, compression_l
 
     with os_errors(f"write {path}"):
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = temp_name(path)
+        fd, tmp = new_temp(path)
         with removed_on_failure(tmp), removed_on_failure(sidecar_of(path), unless=path) if sidecar \
                 else contextlib.nullcontext():
-            pq.write_table(table, tmp, compression="zstd", compression_level=compression_level)
-            with open(tmp, "rb+") as f:
+            with os.fdopen(fd, "wb") as f:  # the file new_temp created, not whatever the name points at
+                pq.write_table(table, f, compression="zstd", compression_level=compression_level)
+                f.flush()
                 os.fsync(f.fileno())
             digest = sha256_file(tmp)
             if sidecar:

@@ -379,8 +379,8 @@ def write_page(path: Path, text: str) -> None:
 
     if path.is_dir() and not path.is_symlink():
         raise PerfgraphsError(f"{path}: a folder where the site writes a page (remove it and build again)")
-    # not perfgraphs.atomic.atomic_write_bytes: its temp name is predictable and opened without
-    # O_EXCL, so a link committed under that name would be written through; nor its fsync a page
+    # not perfgraphs.atomic.atomic_write_bytes: its fsyncs (file and folder) cost more than a site of
+    # hundreds of pages, which any build makes again from the results, is worth
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".page-", suffix=".tmp")  # O_EXCL: a new file
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
