@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import pyarrow as pa
 
+from perfgraphs.atomic import atomic_write_bytes
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.registry import CPU_TORCH_FP32, Config, Dataset
 
@@ -164,10 +164,8 @@ def counted_gmacs(configs: list[tuple[str, int, int]], cache: Path | None = None
     counted = set(out) - set(stored) - set(committed)
     if cache is not None and counted:
         cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_name(cache.name + f".tmp-{os.getpid()}")
-        tmp.write_text(json.dumps({"versions": _counter_versions(),
-                                   "gmacs": {**stored, **{r: out[r] for r in counted}}}, sort_keys=True))
-        os.replace(tmp, cache)
+        atomic_write_bytes(cache, json.dumps({"versions": _counter_versions(),
+                                              "gmacs": {**stored, **{r: out[r] for r in counted}}}, sort_keys=True).encode())
     return out
 
 
@@ -184,9 +182,7 @@ def write_committed_gmacs(root: Path | None = None, platform: str = CPU_TORCH_FP
                     "counted on the meta device with torch's FLOP counter (matrix products, FLOPs / 2); written by "
                     "`python -m perfgraphs.data.llm_cpu`", "versions": _counter_versions(),
            "gmacs": dict(sorted(gmacs.items()))}
-    tmp = COMMITTED_GMACS.with_name(COMMITTED_GMACS.name + f".tmp-{os.getpid()}")
-    tmp.write_text(json.dumps(doc, indent=1) + "\n")
-    os.replace(tmp, COMMITTED_GMACS)
+    atomic_write_bytes(COMMITTED_GMACS, (json.dumps(doc, indent=1) + "\n").encode())
     return COMMITTED_GMACS
 
 

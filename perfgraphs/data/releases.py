@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from perfgraphs import paths
+from perfgraphs.atomic import atomic_write_bytes
 from perfgraphs.errors import DatasetIntegrityError, PerfgraphsError
 from perfgraphs.registry import Config, Dataset, get_dataset
 
@@ -115,9 +116,7 @@ def write_index(index: dict, path: Path | None = None) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     body = {"format": INDEX_FORMAT, "datasets": {name: dict(sorted(versions.items(), key=lambda kv: _semver(kv[0])))
                                                    for name, versions in sorted(index.items())}}
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(json.dumps(body, indent=1, sort_keys=False) + "\n")
-    os.replace(tmp, path)
+    atomic_write_bytes(path, (json.dumps(body, indent=1, sort_keys=False) + "\n").encode())
     return path
 
 
