@@ -40,6 +40,18 @@ prepare)
 measure)
   # the collector names the store after the plan's suite and this machine, under the keeper's round
   [ -f "$round/hidden-plan.yaml" ] || { echo "hidden-round: no drawn plan in $round (run prepare first)" >&2; exit 2; }
+  # before an hour of measuring: this machine must be the one of the config's public labels
+  # (build-hidden refuses a store of any other; two "AMD EPYC" VMs of one cloud are different CPUs)
+  $py - "$dataset" "$config" <<'PY' || exit 2
+import sys
+from perfgraphs.collect.environment import cpu_model, machine_id
+from perfgraphs.leaderboard.records.hidden import foreign_hardware
+from perfgraphs.registry import get_dataset
+problem = foreign_hardware(get_dataset(sys.argv[1]).config(sys.argv[2]),
+                           [{"device": "cpu", "machine_id": machine_id(), "cpu_model": cpu_model()}])
+if problem:
+    sys.exit(f"hidden-round: this machine is not the one of the public labels: {problem}")
+PY
   suite=$($py -c "import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))['suite'])" "$round/hidden-plan.yaml")
   machine=$($py -c "from perfgraphs.collect.environment import machine_tag; print(machine_tag())")
   $pg collect "$round/hidden-plan.yaml" --out "$round/data/measurements/$suite-$machine" --core "${CORE:-1}"

@@ -348,6 +348,25 @@ def leave_out_public(table: pa.Table, repo: Path | None = None, external: Path |
     return table.filter(pa.array(keep))
 
 
+def foreign_hardware(cfg: Config, rows: list[dict]) -> str | None:
+    """Why ``rows`` cannot label ``cfg``'s hidden set: measured on other hardware than its public
+    labels (:func:`perfgraphs.collect.store.hardware_identity`), or on several. A predictor trained on
+    one machine's labels and scored on another's is scored on the machines' difference: two 2-vCPU
+    "AMD EPYC" guests of one cloud (512 KiB and 1 MiB of L2 a core) hold different CPUs under one
+    model name, and a round measured on the other one would read as verified. None when they match,
+    or when the config states no public store to compare with."""
+    from perfgraphs.collect.store import MeasurementStore, hardware_identity
+
+    if not cfg.suite:
+        return None
+    public = MeasurementStore(paths.measurement_store(cfg.suite)).machine()
+    measured = sorted({hardware_identity(r) or "hardware not recorded" for r in rows})
+    if public is None or measured == [public]:
+        return None
+    return (f"measured on {', '.join(measured)}; the public labels of {cfg.name} on {public}: "
+            "measure a hidden set on the machine of its config's public labels")
+
+
 def build_hidden(ds: Dataset, cfg: Config, measurements: Path, labels_dir: Path, work: Path) -> Path:
     """Write ``<labels_dir>/<dataset>-<config>.parquet`` from a measurement store kept outside the
     repository: every successful measurement, with its graph exported into ``work/pool`` (the
@@ -362,6 +381,9 @@ def build_hidden(ds: Dataset, cfg: Config, measurements: Path, labels_dir: Path,
             and r["platform"] == cfg.platform]
     if not rows:
         raise HiddenLabelsError(f"{measurements} holds no successful {cfg.platform} measurement")
+    problem = foreign_hardware(cfg, rows)
+    if problem:
+        raise HiddenLabelsError(f"{measurements}: {problem}")
     pool = GraphPool(Path(work) / "pool")
     pool.ensure(sorted({(r["family"], r["model"], r["image_size"]) for r in rows}))
     home = Path(work) / "home"
