@@ -203,7 +203,12 @@ _WARNED: set[tuple[str, int, str]] = set()
 
 
 def _report(message: str, skipped: list[str] | None, key: tuple[str, int, str]) -> None:
-    """A reader's skip: appended to ``skipped`` when given, else a warning on stderr once per process."""
+    """A reader's skip: appended to ``skipped`` when given, else a warning on stderr once per process.
+    The whole line escaped (:func:`printable`), the file's name with it: a results file is named by
+    whoever commits it, and one named ``x CR ESC[2K ESC[1A <a line saying every board is verified>
+    LF z.jsonl`` erased its own warning on the reviewer's terminal and left that line in its place
+    (thirty-sixth pass of 2026-12-04); the reason alone was escaped before."""
+    message = printable(message)
     if skipped is not None:
         skipped.append(message)
     elif key not in _WARNED:

@@ -1,0 +1,54 @@
+"""Thirty-sixth adversarial pass (2026-12-04), read side: what the readers of the results files say
+and whose records they show."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), "-c", "user.name=someone", "-c", "user.email=s@example.org", *args],
+                          check=True, capture_output=True, text=True).stdout
+
+
+def _public_record(**changes) -> dict:
+    """A committed reference record of the dippm CPU latency board, with ``changes``."""
+    for line in (REPO / "leaderboard" / "results" / "dippm.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        if (r["config"], r["target"], r.get("test_set"), r["method"]) == ("cpu-torch-fp32", "latency_ms", "public",
+                                                                          "static-mlp"):
+            return {**r, **changes}
+    raise AssertionError("no static-mlp record on the dippm cpu latency board")
+
+
+def test_a_results_file_named_with_escapes_warns_in_one_escaped_line(tmp_path, capsys, monkeypatch):
+    """Attack: a pull request commits a results file whose *name* holds a carriage return, terminal
+    escapes and a line break (``x CR ESC[2K ESC[1A info: dippm board ok, every record verified ...
+    LF z.jsonl``, one line ``not json``). ``leaderboard show`` and ``build`` warned about its line with
+    the file's name raw (only the reason was escaped): on the reviewer's terminal the warning was
+    erased and the forged line stood alone. Now the whole warning is escaped: one line, no control
+    character. Control: without the escaping (``printable`` as the identity, as the file's name was
+    printed before) the escapes and the line break reach stderr."""
+    from perfgraphs.leaderboard.records import results
+
+    forged = "x\r\x1b[2K\x1b[1Ainfo: dippm board ok, every record verified (rank 1: gnn-x by Mal Lory)\nz.jsonl"
+
+    def warned(folder: Path) -> str:
+        folder.mkdir()
+        (folder / forged).write_text("not json\n")
+        assert results.read_all_entries(folder) == []
+        return capsys.readouterr().err
+
+    err = warned(tmp_path / "now")
+    assert len(err.splitlines()) == 1 and not any(c in err for c in "\r\x1b"), repr(err)
+    assert "\\x1b[2K" in err and "not JSON" in err
+
+    monkeypatch.setattr(results, "printable", lambda text: str(text))  # control: the guard away
+    err = warned(tmp_path / "before")
+    assert "\x1b[2K" in err and "\r" in err and err.count("\n") == 2, repr(err)
+
