@@ -52,3 +52,53 @@ def test_a_results_file_named_with_escapes_warns_in_one_escaped_line(tmp_path, c
     err = warned(tmp_path / "before")
     assert "\x1b[2K" in err and "\r" in err and err.count("\n") == 2, repr(err)
 
+
+def test_a_reference_folder_added_later_does_not_take_a_teams_recorded_name(tmp_path, monkeypatch):
+    """Attack: Alice Author's ``gnn-x`` is recorded and merged; a later pull request adds a folder
+    ``leaderboard/reference/gnn/`` holding any one file (a "coming soon" README). The readers count
+    every reference folder as a reserved name, and ``gnn-x`` takes ``gnn``: every board stopped
+    showing Alice's records (one warning line), though rule 5 gives a name to whoever recorded it
+    first. Now a record by other authors under a reference's name is shown when its line reached the
+    main line before the reference's folder did; one merged after it (Bob's ``gnn-y``), or a record
+    not committed, is still refused. Control: without the check of the order (the guard returning
+    False) Alice's record is skipped too."""
+    from perfgraphs.leaderboard.records import results, trust
+
+    repo = tmp_path / "repo"
+    (repo / "results").mkdir(parents=True)
+    (repo / "reference").mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    path = repo / "results" / "dippm.jsonl"
+
+    def commit(message: str, *records: dict) -> None:
+        with path.open("a") as f:
+            f.writelines(json.dumps(r, sort_keys=True) + "\n" for r in records)
+        _git(repo, "add", "-A")
+        _git(repo, "commit", "-q", "-m", message)
+
+    commit("gnn-x by Alice", _public_record(method="gnn-x", authors="Alice Author", run_identity="alice-1",
+                                            tier="reproduced"))
+    (repo / "reference" / "gnn").mkdir()
+    (repo / "reference" / "gnn" / "README.md").write_text("a reference baseline, coming soon\n")
+    commit("reference gnn")
+    commit("gnn-y by Bob", _public_record(method="gnn-y", authors="Bob Builder", run_identity="bob-1",
+                                          tier="reproduced"))
+    with path.open("a") as f:  # not committed: after everything
+        f.write(json.dumps(_public_record(method="gnn-z", authors="Carol Coder", run_identity="carol-1",
+                                          tier="reproduced"), sort_keys=True) + "\n")
+    monkeypatch.setattr(trust, "REFERENCE_DIR", repo / "reference")
+
+    def shown() -> tuple[list[str], list[str]]:
+        trust.reference_spellings.cache_clear()
+        results.forget_checked()
+        skipped: list[str] = []
+        return [e.method for e in results.read_entries("dippm", repo / "results", skipped)], skipped
+
+    methods, skipped = shown()
+    assert methods == ["gnn-x"], (methods, skipped)
+    assert len(skipped) == 2 and all("takes the reference baseline name 'gnn'" in s for s in skipped), skipped
+
+    monkeypatch.setattr(trust, "_named_before_its_reference", lambda *a: False)  # control: the guard away
+    methods, skipped = shown()
+    assert methods == [] and len(skipped) == 3, (methods, skipped)
+    trust.reference_spellings.cache_clear()

@@ -226,7 +226,9 @@ def read_line(line: str, path: Path) -> tuple[dict | None, str | None]:
     if why is None:
         why = _place_problem(record, path) or (None if preview else _evidence_problem(record))
     if why is None:
-        why = trust_problem(record)
+        from perfgraphs.leaderboard.records.history import line_arrival
+
+        why = trust_problem(record, lambda: line_arrival(path, line))
     return record, (None if why is None else printable(why))
 
 
