@@ -102,3 +102,72 @@ def test_a_reference_folder_added_later_does_not_take_a_teams_recorded_name(tmp_
     methods, skipped = shown()
     assert methods == [] and len(skipped) == 3, (methods, skipped)
     trust.reference_spellings.cache_clear()
+
+
+def test_a_gitattributes_line_that_converts_the_results_checkout_stops_the_readers(tmp_path, monkeypatch):
+    """Attack: a pull request adds one line, ``*.jsonl working-tree-encoding=UTF-16``, to
+    ``leaderboard/results/.gitattributes``. Every fresh clone then checks the results files out as
+    UTF-16: ``leaderboard show`` and ``build`` skipped every line of every file (one warning each)
+    and said of each board that no entry had been scored on it, while the history readers, which
+    read the committed blobs, still found the records; and ``submit`` appended a UTF-8 record to the
+    UTF-16 file, which git then converted back as one. Now a results file whose checkout git
+    converts (``working-tree-encoding``, ``filter``, ``ident``) stops the readers in one line
+    (``ResultsCheckoutError``), and the writer refuses to append, the file untouched. Control: without
+    the check the clone's reader finds no record at all in a file that holds one. The same for the
+    list of frozen hidden-set records (``leaderboard/hidden/unsigned-records.txt``), converted by a
+    ``.gitattributes`` line at the top of the repository, outside the organisers' folder: no line
+    matched and the live set's ten verified records left every board; now one line."""
+    from perfgraphs.leaderboard.records import results
+
+    origin = tmp_path / "origin"
+    (origin / "results").mkdir(parents=True)
+    _git(origin, "init", "-q", "-b", "main")
+    record = _public_record(method="gnn-x", authors="Alice Author", run_identity="alice-1", tier="reproduced")
+    (origin / "results" / "dippm.jsonl").write_text(json.dumps(record, sort_keys=True) + "\n")
+    (origin / "hidden").mkdir()
+    frozen = ("a" * 64, "b" * 64)
+    (origin / "hidden" / "unsigned-records.txt").write_text(" ".join(frozen) + "\n")
+    _git(origin, "add", "-A")
+    _git(origin, "commit", "-q", "-m", "gnn-x by Alice, a frozen record")
+    (origin / "results" / ".gitattributes").write_text("*.jsonl working-tree-encoding=UTF-16\n")
+    # and one at the top, outside the organisers' folder, for the frozen records' list
+    (origin / ".gitattributes").write_text("hidden/*.txt working-tree-encoding=UTF-16\n")
+    _git(origin, "add", "results/.gitattributes", ".gitattributes")  # the pull request's lines
+    _git(origin, "commit", "-q", "-m", "attributes")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(origin), str(clone)], check=True, capture_output=True)
+    path = clone / "results" / "dippm.jsonl"
+    assert path.read_bytes()[:2] in (b"\xff\xfe", b"\xfe\xff")  # checked out as UTF-16
+    results.forget_checked()
+
+    try:
+        results.read_entries("dippm", clone / "results", [])
+        raise AssertionError("a converted checkout was read")
+    except results.ResultsCheckoutError as exc:
+        assert "working-tree-encoding=UTF-16" in str(exc) and "\n" not in str(exc)
+    before = path.read_bytes()
+    try:
+        results.append_entry(results.Entry(**{**record, "run_identity": "alice-2", "code_commit": "b" * 40}),
+                             clone / "results")
+        raise AssertionError("a record was appended to a converted checkout")
+    except results.InvalidRecordError as exc:
+        assert "working-tree-encoding" in str(exc)
+    assert path.read_bytes() == before
+
+    from perfgraphs.leaderboard.records import hidden, keeper_key
+
+    keeper_key._first_committed.cache_clear()
+    try:
+        keeper_key.unsigned_records(clone / "hidden")
+        raise AssertionError("a converted list of frozen records was read")
+    except hidden.HiddenLabelsError as exc:
+        assert "unsigned-records.txt" in str(exc) and "working-tree-encoding=UTF-16" in str(exc)
+
+    # control: the guard away, the clone's reader finds no record in a file that holds one, and no
+    # frozen record in the list (the live set's verified records left every board)
+    monkeypatch.setattr(results, "checkout_problem", lambda path: None)
+    monkeypatch.setattr(keeper_key, "converted_checkout", lambda path: None)
+    skipped: list[str] = []
+    assert results.read_entries("dippm", clone / "results", skipped) == [] and skipped, skipped
+    assert keeper_key.unsigned_records(clone / "hidden") == frozenset()  # though git holds the line
+    assert " ".join(frozen) in _git(clone, "show", "HEAD:hidden/unsigned-records.txt")

@@ -269,3 +269,22 @@ def _folder_arrivals(folder: Path, head: str) -> dict[str, int]:
             found.setdefault(line.split("/")[0], current)
     present = git(folder, "ls-tree", "-z", "--name-only", head, "./") or ""
     return {name: found[name] for name in (Path(p).name for p in present.split("\0") if p) if name in found}
+
+
+# git attributes that make a checked-out file's bytes other than its committed ones (eol aside: the
+# readers drop a "\r" before a line break)
+CONVERTING_ATTRIBUTES = ("working-tree-encoding", "filter", "ident")
+
+
+def converted_checkout(path: Path) -> str | None:
+    """Why the checkout of ``path``, a file the boards read, is not its committed bytes (None: it is,
+    or no git is there to convert it): a ``.gitattributes`` anywhere above it (a pull request can add
+    one outside the folders it may not touch) gives it one of :data:`CONVERTING_ATTRIBUTES`, and a
+    fresh clone reads as other text (thirty-sixth pass of 2026-12-04)."""
+    out = git(path.parent, "check-attr", "-z", *CONVERTING_ATTRIBUTES, "--", path.name) or ""
+    fields = out.split("\0")
+    found = [f"{attr}={value}" for attr, value in zip(fields[1::3], fields[2::3]) if value not in ("unspecified", "unset")]
+    if not found:
+        return None
+    return (f"{path}: git checks this file out converted ({', '.join(found)}, from a .gitattributes): its bytes "
+            "are not the committed ones; remove the attribute and check the file out again")
