@@ -338,7 +338,7 @@ def test_every_hand_written_row_of_the_table_fails_through_leaderboard_build(tmp
     # control: the checks made on read switched off, the forgeries are published
     from perfgraphs.leaderboard.records import record_check, results as results_module, trust
 
-    monkeypatch.setattr(trust, "trust_problem", lambda record: None)
+    monkeypatch.setattr(trust, "trust_problem", lambda record, arrival=None: None)
     monkeypatch.setattr(record_check, "record_problem", lambda record, fields, min_seeds: None)
     monkeypatch.setattr(results_module, "_WARNED", set())
     site2 = tmp_path / "site-unchecked"

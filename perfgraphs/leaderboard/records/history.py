@@ -204,3 +204,87 @@ def _line_changes(top: Path, inside: str, head: str) -> list[tuple[int, int, str
             found.append((current, 1 if line[:1] == b"+" else -1,
                           line[1:].decode("utf-8", errors="replace").removesuffix("\r")))
     return found
+
+
+def line_arrival(path: Path, text: str) -> tuple[str, int] | None:
+    """(the repository's top folder, the arrival on its main line since which ``text`` has been a
+    line of ``path`` without a gap), as :func:`line_changes` counts arrivals; the arrival is
+    ``sys.maxsize`` for a line not on the main line now (not committed, or removed since). None
+    without a history to read. One git call a line, the file's arrivals read once a commit."""
+    import sys
+
+    where = (git(path.parent, "rev-parse", "--show-toplevel", "HEAD") or "").split("\n")
+    if len(where) < 2 or not full_history(path.parent):
+        return None
+    top = Path(where[0].strip())
+    inside = next((path.absolute().relative_to(a) for a in path.absolute().parents if a.resolve() == top), None)
+    arrivals = None if inside is None else _line_arrivals(top, inside.as_posix(), where[1].strip())
+    return None if arrivals is None else (str(top), arrivals.get(text, sys.maxsize))
+
+
+@functools.lru_cache(maxsize=16)
+def _line_arrivals(top: Path, inside: str, head: str) -> dict[str, int] | None:
+    """Each line of the file now on the main line, with the arrival since which it has been there."""
+    changes = _line_changes(top, inside, head)
+    if changes is None:
+        return None
+    net: dict[str, dict[int, int]] = {}
+    for when, delta, line in changes:
+        net.setdefault(line, {})
+        net[line][when] = net[line].get(when, 0) + delta
+    out = {}
+    for line, deltas in net.items():
+        count, since = 0, None
+        for when in sorted(deltas):  # a commit that moved the line removed and added it: no gap
+            count += deltas[when]
+            since = None if count <= 0 else (when if since is None else since)
+        if since is not None:
+            out[line] = since
+    return out
+
+
+def folder_arrivals(folder: Path) -> tuple[str, dict[str, int]] | None:
+    """(the repository's top folder, for each entry of ``folder`` on the main line now, the arrival
+    of the first main-line commit that added a file under it), as :func:`line_changes` counts
+    arrivals; None without a history to read."""
+    where = (git(folder, "rev-parse", "--show-toplevel", "HEAD") or "").split("\n")
+    if len(where) < 2 or not full_history(folder):
+        return None
+    return where[0].strip(), _folder_arrivals(folder.resolve(), where[1].strip())
+
+
+@functools.lru_cache(maxsize=8)
+def _folder_arrivals(folder: Path, head: str) -> dict[str, int]:
+    chain = (git(folder, "rev-list", "--first-parent", head) or "").split()
+    when = {sha: len(chain) - 1 - i for i, sha in enumerate(chain)}
+    log = git(folder, "-c", "core.quotepath=off", "log", "--first-parent", "--diff-merges=first-parent", "--reverse",
+              "--diff-filter=A", "--no-renames", "--name-only", "--relative", "--format=@@%H", head, "--",
+              ".") or ""
+    found: dict[str, int] = {}
+    current = None
+    for line in log.splitlines():
+        if line.startswith("@@"):
+            current = when.get(line[2:].strip())
+        elif line.strip() and current is not None and "/" in line:
+            found.setdefault(line.split("/")[0], current)
+    present = git(folder, "ls-tree", "-z", "--name-only", head, "./") or ""
+    return {name: found[name] for name in (Path(p).name for p in present.split("\0") if p) if name in found}
+
+
+# git attributes that make a checked-out file's bytes other than its committed ones (eol aside: the
+# readers drop a "\r" before a line break)
+CONVERTING_ATTRIBUTES = ("working-tree-encoding", "filter", "ident")
+
+
+def converted_checkout(path: Path) -> str | None:
+    """Why the checkout of ``path``, a file the boards read, is not its committed bytes (None: it is,
+    or no git is there to convert it): a ``.gitattributes`` anywhere above it (a pull request can add
+    one outside the folders it may not touch) gives it one of :data:`CONVERTING_ATTRIBUTES`, and a
+    fresh clone reads as other text (thirty-sixth pass of 2026-12-04)."""
+    out = git(path.parent, "check-attr", "-z", *CONVERTING_ATTRIBUTES, "--", path.name) or ""
+    fields = out.split("\0")
+    found = [f"{attr}={value}" for attr, value in zip(fields[1::3], fields[2::3]) if value not in ("unspecified", "unset")]
+    if not found:
+        return None
+    return (f"{path}: git checks this file out converted ({', '.join(found)}, from a .gitattributes): its bytes "
+            "are not the committed ones; remove the attribute and check the file out again")

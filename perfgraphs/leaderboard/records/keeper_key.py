@@ -31,7 +31,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from perfgraphs.leaderboard.records import hidden
-from perfgraphs.leaderboard.records.history import first_committed_text, full_history, head_commit
+from perfgraphs.leaderboard.records.history import converted_checkout, first_committed_text, full_history, head_commit
 
 PRIVATE_NAME = "keeper-key.pem"  # in the keeper folder, never in the repository
 UNSIGNED_RECORDS = "unsigned-records.txt"  # the records of the sets from before keys, frozen
@@ -158,6 +158,11 @@ def unsigned_records(root: Path | None = None) -> frozenset[tuple[str, str]]:
     test counting its 13 lines does not see) made its hand-written record on the keyless live set
     ``2ee8d095`` read as verified (twenty-eighth pass of 2026-12-03). Without a git history none is."""
     folder = Path(root or hidden.COMMITMENTS_DIR)
+    if (folder / UNSIGNED_RECORDS).is_file() and (why := converted_checkout(folder / UNSIGNED_RECORDS)):
+        # a root .gitattributes line (``leaderboard/hidden/*.txt working-tree-encoding=UTF-16``, a pull
+        # request outside leaderboard/hidden/) checked this file out as UTF-16 in a fresh clone: no
+        # line matched, and the live set's ten verified records left every board (thirty-sixth pass)
+        raise hidden.HiddenLabelsError(why.encode("unicode_escape").decode("ascii"))
     try:
         text = (folder / UNSIGNED_RECORDS).read_text()
     except (OSError, ValueError):

@@ -174,6 +174,23 @@ def results_path(dataset: str, root: Path | None = None) -> Path:
     return (root or RESULTS_DIR) / f"{dataset.split('/')[-1]}.jsonl"
 
 
+class ResultsCheckoutError(PerfgraphsError):
+    """A results file whose checkout git converts: its bytes are not the committed records."""
+
+
+def checkout_problem(path: Path) -> str | None:
+    """Why the checkout of the results file ``path`` is not its committed bytes
+    (:func:`perfgraphs.leaderboard.records.history.converted_checkout`). A pull request that added
+    one line, ``*.jsonl working-tree-encoding=UTF-16``, to ``leaderboard/results/.gitattributes`` had
+    every fresh clone check the results out as UTF-16: every line of every file was skipped, each
+    board said no entry had been scored on it, and `submit` appended a UTF-8 record to the UTF-16
+    file, which git then converted back as one (thirty-sixth pass of 2026-12-04). The history
+    readers read the committed blobs, so the records were still "there" for them."""
+    from perfgraphs.leaderboard.records.history import converted_checkout
+
+    return converted_checkout(path)
+
+
 def read_entries(dataset: str, root: Path | None = None, skipped: list[str] | None = None) -> list[Entry]:
     """The valid records of one results file, in file order. A line that is not a valid record
     (:func:`~perfgraphs.leaderboard.records.record_check.record_problem`), or whose claims do not check
@@ -187,6 +204,8 @@ def read_entries(dataset: str, root: Path | None = None, skipped: list[str] | No
         return []
     if not path.is_file():
         return []
+    if why := checkout_problem(path):  # every record unreadable, or read as other text: no board from it
+        raise ResultsCheckoutError(printable(why))
     entries = []
     for n, line in enumerate(file_lines(path), 1):
         if not line.strip():
@@ -203,7 +222,12 @@ _WARNED: set[tuple[str, int, str]] = set()
 
 
 def _report(message: str, skipped: list[str] | None, key: tuple[str, int, str]) -> None:
-    """A reader's skip: appended to ``skipped`` when given, else a warning on stderr once per process."""
+    """A reader's skip: appended to ``skipped`` when given, else a warning on stderr once per process.
+    The whole line escaped (:func:`printable`), the file's name with it: a results file is named by
+    whoever commits it, and one named ``x CR ESC[2K ESC[1A <a line saying every board is verified>
+    LF z.jsonl`` erased its own warning on the reviewer's terminal and left that line in its place
+    (thirty-sixth pass of 2026-12-04); the reason alone was escaped before."""
+    message = printable(message)
     if skipped is not None:
         skipped.append(message)
     elif key not in _WARNED:
@@ -221,7 +245,9 @@ def read_line(line: str, path: Path) -> tuple[dict | None, str | None]:
     if why is None:
         why = _place_problem(record, path) or (None if preview else _evidence_problem(record))
     if why is None:
-        why = trust_problem(record)
+        from perfgraphs.leaderboard.records.history import line_arrival
+
+        why = trust_problem(record, lambda: line_arrival(path, line))
     return record, (None if why is None else printable(why))
 
 
@@ -502,6 +528,8 @@ def append_entry(entry: Entry, root: Path | None = None, before: dict[str, bytes
     # the scores the tables rank are finite (record_problem); what else may be undefined, a
     # family's Kendall τ over one graph say, is stored as null: strict JSON, never NaN
     line = json.dumps(_undefined_as_null(asdict(entry)), sort_keys=True, allow_nan=False) + "\n"
+    if path.is_file() and (why := checkout_problem(path)):  # a UTF-8 line in a converted file: both corrupted
+        raise InvalidRecordError(f"{entry.method}: not recorded, {printable(why)}")
     if path.is_symlink() or (path.exists() and not path.is_file()):
         # a link is another file's records (the boards skip it), and `submit` appended through it
         # to whatever it named, outside --results (thirtieth pass of 2026-12-03)

@@ -11,21 +11,26 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
 
 from perfgraphs.leaderboard.records import names
 from perfgraphs.leaderboard.records.history import full_history, git, on_main_line
 from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS, REFERENCE_DIR
 
 
-def trust_problem(record: dict) -> str | None:
-    """Why a well-formed record's claims do not hold when it is read (None: they do)."""
+def trust_problem(record: dict, arrival: Callable[[], tuple[str, int] | None] | None = None) -> str | None:
+    """Why a well-formed record's claims do not hold when it is read (None: they do). ``arrival``:
+    where its line reached the main line (:func:`perfgraphs.leaderboard.records.history.line_arrival`),
+    asked only of a record under a reference's name by other authors."""
     from perfgraphs.leaderboard.records.tiers import hidden_claim_problem
 
     return (hidden_claim_problem(record.get("test_set", "public"), record.get("hidden_labels_sha256", ""),
                                  record.get("date_utc", ""), record.get("dataset", ""), record.get("config", ""))
             or _keeper_signature_problem(record)
             or reserved_record_problem(record.get("method", ""), record.get("authors", ""),
-                                       record.get("code_commit", "")))
+                                       record.get("code_commit", ""), arrival))
 
 
 def _keeper_signature_problem(record: dict) -> str | None:
@@ -81,7 +86,8 @@ def _reference_files(root: Path, commit: str) -> frozenset[str]:
     return frozenset(listed.split("\0")) - {""} if listed else frozenset()
 
 
-def reserved_record_problem(method: str, authors: str, code_commit: str) -> str | None:
+def reserved_record_problem(method: str, authors: str, code_commit: str,
+                            arrival: Callable[[], tuple[str, int] | None] | None = None) -> str | None:
     """Why a record read from a results file may not stand under its name (None: it may): a reference
     baseline's name in other hands or look-alike authors (:func:`perfgraphs.leaderboard.records.names.reserved_taken`),
     or a reference's record at a commit that does not hold the reference's code. The results files
@@ -94,6 +100,8 @@ def reserved_record_problem(method: str, authors: str, code_commit: str) -> str 
     if outside:
         return outside[0]
     why = names.reserved_taken(method, authors, set(reference_spellings()))
+    if why is not None and arrival is not None and _named_before_its_reference(method, authors, arrival):
+        return None
     if why is not None or authors != REFERENCE_AUTHORS:
         return why
     base = method.split(" (")[0]
@@ -101,3 +109,32 @@ def reserved_record_problem(method: str, authors: str, code_commit: str) -> str 
         return f"method {method!r} is recorded by the reference authors but names no reference baseline"
     why = _reference_code_problem(base, str(code_commit))
     return f"method {method!r} {why}" if why else None
+
+
+def _named_before_its_reference(method: str, authors: str, arrival: Callable[[], tuple[str, int] | None]) -> bool:
+    """Whether a record under a reference's name by other authors reached the main line before every
+    reference name it takes (each reference folder from the first main-line commit that added a file
+    under it; a name of the catalog without a folder, from the start): a name is the first to record
+    it, as between teams (rule 5). A reference folder a later pull request added (``leaderboard/
+    reference/gnn/``, any one file) took ``gnn-x``, ``gnn-x v2`` and ``GNN`` from the team that had
+    recorded them, and every board stopped showing that team's records (thirty-sixth pass of
+    2026-12-04). Look-alikes of the reference authors never pass; nor does anything without a
+    history to order it by, or with the records and the references in two repositories."""
+    if names.lookalike_authors(authors):
+        return False
+    from perfgraphs.leaderboard.records.history import folder_arrivals
+
+    folders = folder_arrivals(REFERENCE_DIR) if REFERENCE_DIR.is_dir() else None
+    recorded = arrival()
+    if folders is None or recorded is None or folders[0] != recorded[0]:
+        return False
+    untracked = {p.name for p in REFERENCE_DIR.iterdir() if p.is_dir()} - set(folders[1])
+    for name in reference_spellings():
+        if names.taken_name(method, {name}) is None:
+            continue
+        # a committed folder: its first commit; one not committed: after everything; a name of the
+        # catalog's code alone (a transfer reference): from the start
+        since = folders[1][name] if name in folders[1] else sys.maxsize if name in untracked else 0
+        if since <= recorded[1]:
+            return False
+    return True
