@@ -135,16 +135,25 @@ def check_hyperparameters(chosen: dict, config: dict | None) -> list[str]:
     problems = []
     for name, value in chosen.items():
         if name in config and config[name] != value and not _close(config[name], value):
+            # the config is the predictor's own text (up to 1 MB): quoted in part
             problems.append(f"submission.yaml says {name} = {value!r} but the predictor's config has "
-                            f"{config[name]!r}: make hyperparameters.chosen the values actually used")
+                            f"{_quoted(config[name])}: make hyperparameters.chosen the values actually used")
     return problems
 
 
 def _close(a, b) -> bool:
+    """Two values that read as the same number. A config value is whatever the predictor sent: an
+    integer of 4,000 digits (JSON reads it whole) made ``float`` raise OverflowError, and `check`
+    stopped with "internal error" (thirty-sixth pass): no number that large is a chosen value."""
     try:
         return math.isclose(float(a), float(b), rel_tol=1e-9)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return False
+
+
+def _quoted(value, limit: int = 200) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
 def check_name_owner(results_root: Path | None, board: Task, method: str, authors: str) -> list[str]:
