@@ -9,8 +9,9 @@ import math
 import yaml
 
 from perfgraphs.cli import main
+from perfgraphs.leaderboard import submit as submit_mod
 from perfgraphs.leaderboard.records import check
-from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
+from test_submit import BOARD, EXAMPLE, code_submission, env  # noqa: F401 — env is a fixture
 
 HUGE_CONFIG = """
     import numpy as np
@@ -50,3 +51,31 @@ def test_a_predictor_s_config_of_a_huge_integer_is_one_line(env, capsys, tmp_pat
     monkeypatch.setattr(check, "_close", as_before)
     assert main(argv) == 1
     assert "internal error: OverflowError" in capsys.readouterr().err
+
+
+def test_a_seed_no_record_holds_is_refused_before_any_seed_runs(env, capsys, monkeypatch):  # noqa: F811
+    """Attack: `perfgraphs submit EXAMPLE --seeds -1 0 1 2 3` (or a seed of 2**32) passed every
+    check made before the predictor runs, ran all five seeds in the sandbox (up to --time-limit-s,
+    30 minutes, each) and was then refused by the record check ("every per_seed item must be an
+    object with an integer seed from 0 to 2**32 - 1"), `check` alike. Now the seeds are checked with
+    the others before anything runs, one line naming them. Control: without that check the seeds
+    run, and the record check refuses at the end."""
+    ran: list[int] = []
+    real = submit_mod.run_seed
+
+    def counted(job, seed, *args, **kwargs):
+        ran.append(seed)
+        return real(job, seed, *args, **kwargs)
+
+    monkeypatch.setattr(submit_mod, "run_seed", counted)
+    for seeds in (["-1", "0", "1", "2", "3"], ["0", "1", "2", "3", str(2**32)]):
+        argv = ["submit", str(EXAMPLE), *BOARD, "--seeds", *seeds, "--results", str(env["results"]), "--no-mlflow"]
+        assert main(argv) == 1
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "outside 0 to 4294967295" in err, err
+        assert ran == [] and not env["results"].exists()
+    monkeypatch.setattr(check, "check_seed_range", lambda seeds: [])  # control: the guard off
+    assert main(["check", str(EXAMPLE), *BOARD, "--seeds", "-1", "0", "1", "2", "3",
+                 "--results", str(env["results"])]) == 1
+    assert "integer seed from 0 to 2**32 - 1" in capsys.readouterr().err
+    assert sorted(ran) == [-1, 0, 1, 2, 3]  # every seed ran before the refusal

@@ -22,7 +22,7 @@ from perfgraphs.registry import Task
 
 from perfgraphs.leaderboard.records import names as names_mod  # names compared as people read them
 from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS, REFERENCE_DIR
-from perfgraphs.leaderboard.records.record_check import MAX_SEEDS, MIN_SEEDS  # one rule, defined with the record check
+from perfgraphs.leaderboard.records.record_check import MAX_SEED, MAX_SEEDS, MIN_SEEDS  # one rule, defined with the record check
 # Shuffling the test order may reorder floating-point sums inside a batch; anything beyond this
 # relative difference means the predictions depend on the order or the ids.
 INVARIANCE_RTOL = 1e-5
@@ -38,6 +38,17 @@ def check_seeds(seeds) -> list[str]:
         return [f"{len(distinct)} distinct seed(s) ({', '.join(map(str, distinct)) or 'none'}); the leaderboard "
                 f"needs at least {MIN_SEEDS}: run seeds 0 1 2 3 4 (--seeds, or seed-<k>.parquet files)"]
     return []
+
+
+def check_seed_range(seeds) -> list[str]:
+    """Seeds a record can hold (0 to 2**32 - 1, numpy's), checked before any seed runs: ``--seeds -1 0
+    1 2 3`` ran every seed and was refused at the end by the record check, by `check` and `submit`
+    alike (thirty-sixth pass; a real board's seed takes up to --time-limit-s, 30 minutes)."""
+    bad = sorted({int(s) for s in seeds if not 0 <= int(s) < MAX_SEED})
+    if not bad:
+        return []
+    shown = ", ".join(str(s)[:40] for s in bad[:3]) + (" …" if len(bad) > 3 else "")
+    return [f"seed(s) {shown} outside 0 to {MAX_SEED - 1}, which a record holds: run seeds 0 1 2 3 4"]
 
 
 def check_dataset_ref(ref, board: Task, version: str, content_hash: str) -> list[str]:
