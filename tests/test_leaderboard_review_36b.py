@@ -11,6 +11,7 @@ import yaml
 from perfgraphs.cli import main
 from perfgraphs.leaderboard import submit as submit_mod
 from perfgraphs.leaderboard.records import check
+from perfgraphs.leaderboard.sandbox import channel
 from test_submit import BOARD, EXAMPLE, code_submission, env  # noqa: F401 — env is a fixture
 
 HUGE_CONFIG = """
@@ -79,3 +80,39 @@ def test_a_seed_no_record_holds_is_refused_before_any_seed_runs(env, capsys, mon
                  "--results", str(env["results"])]) == 1
     assert "integer seed from 0 to 2**32 - 1" in capsys.readouterr().err
     assert sorted(ran) == [-1, 0, 1, 2, 3]  # every seed ran before the refusal
+
+
+DEEP_MESSAGE = """
+    import sys
+    import time
+    from perfgraphs.leaderboard.sandbox import channel
+    class Predictor:
+        def __init__(self, target, seed=0, quick=False):
+            pass
+        def fit(self, train, val):
+            deep = []
+            for _ in range(980):  # within json's limit in the harness's reader thread, past it where quoted
+                deep = [deep]
+            channel.send(int(sys.argv[5]), "error", error_kind="crash", message=deep)  # the channel's fd
+            time.sleep(30)
+        def predict(self, graphs):
+            return [1.0] * len(graphs)
+"""
+
+
+def test_a_deeply_nested_message_from_the_predictor_is_one_line(env, capsys, tmp_path, monkeypatch):  # noqa: F811
+    """Attack: the predictor writes its own ``error`` message on the harness channel (its fd is in
+    the runner's argv) whose ``message`` is a list nested 980 deep (a ``config`` of that depth does
+    the same through the ``result`` message). The channel's reader decoded it (json's limit is the
+    recursion limit, and the reader thread's stack is shallow), and quoting it in the refusal
+    stopped `perfgraphs check` with "internal error: RecursionError". Now a header nested deeper
+    than 64 levels breaks the channel: one line, the predictor stopped. Control: without the depth
+    check the same folder stops `check` with the internal error."""
+    sub = code_submission(tmp_path / "deep", "deep-message", DEEP_MESSAGE)
+    argv = ["check", str(sub), *BOARD, "--seeds", "0", "--results", str(env["results"])]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "nested deeper than 64 levels" in err and "internal error" not in err, err
+    monkeypatch.setattr(channel, "_deeper_than", lambda value, limit: False)  # control: the guard off
+    assert main(argv) == 1
+    assert "internal error: RecursionError" in capsys.readouterr().err
