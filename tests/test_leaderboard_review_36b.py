@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 import yaml
 
 from perfgraphs.cli import main
 from perfgraphs.leaderboard import submit as submit_mod
 from perfgraphs.leaderboard.records import check
 from perfgraphs.leaderboard.sandbox import channel
+from perfgraphs.leaderboard.sandbox.limits import Limits
 from test_submit import BOARD, EXAMPLE, code_submission, env  # noqa: F401 — env is a fixture
 
 HUGE_CONFIG = """
@@ -116,3 +119,24 @@ def test_a_deeply_nested_message_from_the_predictor_is_one_line(env, capsys, tmp
     monkeypatch.setattr(channel, "_deeper_than", lambda value, limit: False)  # control: the guard off
     assert main(argv) == 1
     assert "internal error: RecursionError" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("option, value, internal", [("--time-limit-s", "nan", "ValueError"),
+                                                     ("--time-limit-s", "inf", "OverflowError"),
+                                                     ("--memory-mb", str(10**20), None)])
+def test_a_limit_no_seed_can_run_under_is_one_clear_line(env, capsys, monkeypatch, option, value, internal):  # noqa: F811
+    """Attack: `perfgraphs check EXAMPLE --time-limit-s nan` (or ``inf``) passed the command's
+    ``<= 0`` test and stopped with "internal error: ValueError/OverflowError" where the job's CPU
+    seconds are made an integer; `--memory-mb 1e20` ran the seed, whose setrlimit overflowed, and
+    was refused as the predictor's fault ("do not call os._exit or kill the interpreter"). Now
+    :class:`Limits` refuses a limit that is not a finite positive number within a week of one seed or
+    16 TiB: one line naming the option (typed: PerfgraphsError). Control: without that check, the
+    internal error, or the predictor blamed."""
+    argv = ["check", str(EXAMPLE), *BOARD, "--seeds", "0", option, value, "--results", str(env["results"])]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{option} " in err and "give a positive number" in err, err
+    monkeypatch.setattr(Limits, "__post_init__", lambda self: None)  # control: the guard off
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert (f"internal error: {internal}" in err) if internal else ("do not call os._exit" in err), err
