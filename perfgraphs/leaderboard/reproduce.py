@@ -450,6 +450,9 @@ def reproduce(dataset: str, line: int, results: Path | None = None, time_limit_s
     """Score record ``line`` (1-based) of ``dataset``'s results file again at its commit: a
     reference's from this repository's history; a contributor's from ``submission``, its folder
     checked out at the record's commit, by this checkout's ``submit``."""
+    from perfgraphs.leaderboard.sandbox.limits import Limits
+
+    Limits(time_limit_s=time_limit_s)  # the submit run below refuses what it refuses: said before any clone
     record = read_record(dataset, line, results)
     method, commit = str(record.get("method", "")), str(record.get("code_commit", ""))
     root = REFERENCE_DIR.parent.parent

@@ -484,6 +484,7 @@ def _admitted(sub: Submission, board: Task, opts: SubmitOptions, record: bool, v
                                 f"check: `perfgraphs submit` needs {check.MIN_SEEDS} distinct seeds")
     else:
         problems += too_few
+    problems += check.check_seed_range(seeds)  # never demoted to a warning: no record holds such a seed
     problems += check.check_reserved(meta.method, meta.authors, sub.root, opts.results_root)
     problems += check.check_name_owner(opts.results_root, board, meta.method, meta.authors)
     method = meta.method + (" (quick)" if sub.kind == "code" and opts.quick else "")

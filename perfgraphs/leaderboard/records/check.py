@@ -22,7 +22,7 @@ from perfgraphs.registry import Task
 
 from perfgraphs.leaderboard.records import names as names_mod  # names compared as people read them
 from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS, REFERENCE_DIR
-from perfgraphs.leaderboard.records.record_check import MAX_SEEDS, MIN_SEEDS  # one rule, defined with the record check
+from perfgraphs.leaderboard.records.record_check import MAX_SEED, MAX_SEEDS, MIN_SEEDS  # one rule, defined with the record check
 # Shuffling the test order may reorder floating-point sums inside a batch; anything beyond this
 # relative difference means the predictions depend on the order or the ids.
 INVARIANCE_RTOL = 1e-5
@@ -38,6 +38,17 @@ def check_seeds(seeds) -> list[str]:
         return [f"{len(distinct)} distinct seed(s) ({', '.join(map(str, distinct)) or 'none'}); the leaderboard "
                 f"needs at least {MIN_SEEDS}: run seeds 0 1 2 3 4 (--seeds, or seed-<k>.parquet files)"]
     return []
+
+
+def check_seed_range(seeds) -> list[str]:
+    """Seeds a record can hold (0 to 2**32 - 1, numpy's), checked before any seed runs: ``--seeds -1 0
+    1 2 3`` ran every seed and was refused at the end by the record check, by `check` and `submit`
+    alike (thirty-sixth pass; a real board's seed takes up to --time-limit-s, 30 minutes)."""
+    bad = sorted({int(s) for s in seeds if not 0 <= int(s) < MAX_SEED})
+    if not bad:
+        return []
+    shown = ", ".join(str(s)[:40] for s in bad[:3]) + (" …" if len(bad) > 3 else "")
+    return [f"seed(s) {shown} outside 0 to {MAX_SEED - 1}, which a record holds: run seeds 0 1 2 3 4"]
 
 
 def check_dataset_ref(ref, board: Task, version: str, content_hash: str) -> list[str]:
@@ -135,16 +146,25 @@ def check_hyperparameters(chosen: dict, config: dict | None) -> list[str]:
     problems = []
     for name, value in chosen.items():
         if name in config and config[name] != value and not _close(config[name], value):
+            # the config is the predictor's own text (up to 1 MB): quoted in part
             problems.append(f"submission.yaml says {name} = {value!r} but the predictor's config has "
-                            f"{config[name]!r}: make hyperparameters.chosen the values actually used")
+                            f"{_quoted(config[name])}: make hyperparameters.chosen the values actually used")
     return problems
 
 
 def _close(a, b) -> bool:
+    """Two values that read as the same number. A config value is whatever the predictor sent: an
+    integer of 4,000 digits (JSON reads it whole) made ``float`` raise OverflowError, and `check`
+    stopped with "internal error" (thirty-sixth pass): no number that large is a chosen value."""
     try:
         return math.isclose(float(a), float(b), rel_tol=1e-9)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return False
+
+
+def _quoted(value, limit: int = 200) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
 def check_name_owner(results_root: Path | None, board: Task, method: str, authors: str) -> list[str]:

@@ -25,6 +25,11 @@ from dataclasses import dataclass, field
 ORDER = ("ready", "fit_done", "pred", "probe", "result")
 MAX_HEADER_BYTES = 1 << 20
 MAX_SMALL_PAYLOAD = 1 << 20  # anything but predictions
+# A header is a flat object; only the predictor's ``config`` nests (hyper-parameters, as deep as
+# submission.yaml's 32 levels). A header of lists 980 deep was read here (json's own limit is the
+# interpreter's recursion limit, in this reader thread's shallow stack) and then stopped `check`
+# with "internal error: RecursionError" when the harness quoted it (thirty-sixth pass).
+MAX_HEADER_DEPTH = 64
 
 
 class ChannelError(Exception):
@@ -102,6 +107,8 @@ class Receiver:
                 header = json.loads(self._readline())
                 if not isinstance(header, dict) or not isinstance(header.get("kind"), str):
                     raise ChannelError("a message without a kind")
+                if _deeper_than(header, MAX_HEADER_DEPTH):
+                    raise ChannelError(f"a message header nested deeper than {MAX_HEADER_DEPTH} levels")
                 n = header.get("bytes", 0)
                 limit = self._max_payload if header["kind"] in ("pred", "probe") else MAX_SMALL_PAYLOAD
                 if not isinstance(n, int) or not 0 <= n <= limit:
@@ -115,3 +122,16 @@ class Receiver:
                                            f"a malformed message ({type(exc).__name__})"))
         finally:
             self._file.close()
+
+
+def _deeper_than(value, limit: int) -> bool:
+    """Whether ``value`` (decoded JSON) nests lists and objects more than ``limit`` levels deep,
+    found without recursion (the value may be as deep as the decoder allowed)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            if depth > limit:
+                return True
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return False

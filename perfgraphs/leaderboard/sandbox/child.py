@@ -133,7 +133,11 @@ def _config(model) -> dict | None:
         return None
     if not isinstance(config, dict):
         return {"config": repr(config)[:500]}
-    return json.loads(json.dumps(config, default=repr))
+    config = json.loads(json.dumps(config, default=repr))
+    if channel._deeper_than(config, channel.MAX_HEADER_DEPTH - 1):  # the harness refuses a deeper header
+        raise ValueError(f"the predictor's config nests deeper than {channel.MAX_HEADER_DEPTH - 1} levels: report "
+                         "the hyper-parameters used as a flat dict")
+    return config
 
 
 def _wait_for(go: int, expected: str) -> None:

@@ -4,7 +4,17 @@ parser must not import the harness (and the collector it runs on) for every ``pe
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+
+from perfgraphs.errors import PerfgraphsError
+
+# The largest limits a seed is given: the child turns them into setrlimit values (CPU seconds,
+# address space in bytes), which are C longs. `--time-limit-s nan` or `inf` stopped `check` with
+# "internal error" there, and `--memory-mb 1e20` made the child fail as if the predictor had
+# exited (thirty-sixth pass): a week of one seed and 16 TiB are beyond any leaderboard run.
+MAX_SECONDS = 7 * 24 * 3600.0
+MAX_MEMORY_MB = 1 << 24
 
 
 @dataclass(frozen=True)
@@ -12,3 +22,13 @@ class Limits:
     time_limit_s: float = 1800.0  # fit + predict of one seed (the submission's import counts)
     memory_mb: int = 8192  # resident set of the predictor's process tree
     startup_s: float = 600.0  # interpreter start and data loading, before the clock starts
+
+    def __post_init__(self) -> None:
+        for name, value, most in (("time-limit-s", self.time_limit_s, MAX_SECONDS),
+                                  ("memory-mb", self.memory_mb, MAX_MEMORY_MB),
+                                  ("startup-s", self.startup_s, MAX_SECONDS)):
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if not (number and math.isfinite(value) and 0 < value <= most):
+                raise PerfgraphsError(f"--{name} {str(value)[:40]}: give a positive number of at most {most:.0f}")
+        if not isinstance(self.memory_mb, int):
+            raise PerfgraphsError(f"--memory-mb {self.memory_mb}: give a whole number of MB")
