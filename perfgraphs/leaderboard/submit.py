@@ -488,9 +488,25 @@ def _admitted(sub: Submission, board: Task, opts: SubmitOptions, record: bool, v
     problems += check.check_reserved(meta.method, meta.authors, sub.root, opts.results_root)
     problems += check.check_name_owner(opts.results_root, board, meta.method, meta.authors)
     method = meta.method + (" (quick)" if sub.kind == "code" and opts.quick else "")
+    problems += _recorded_name_problems(meta.method, method)
     test_set_name = "hidden" if opts.hidden_labels is not None else "public"
     problems += check.check_duplicate(opts.results_root, board, method, meta.code_commit, test_set_name, protocol)
     return None if problems else _Scoring(board, Evaluator.for_task(board), protocol, method)
+
+
+def _recorded_name_problems(written: str, method: str) -> list[str]:
+    """The name the record will carry, checked as the readers check it: ``--quick`` appends
+    ` (quick)`, and a method of 57 to 64 characters (within submission.yaml's limit) made a record of
+    65 to 72 that `submit` appended after every seed had run and every board then skipped, "method is
+    72 characters long" (thirty-seventh pass). Checked before anything runs, in one line."""
+    if method == written:
+        return []  # submission.yaml's own name: checked where it is read
+    from perfgraphs.leaderboard.records import names
+
+    room = names.METHOD_MAX_CHARS - (len(method) - len(written))
+    return [f"--quick records the method as {method[:80]!r}, which the boards would skip ({why}): "
+            f"give a method of at most {room} characters for a --quick run"
+            for why in names.check_charset("method", method)]
 
 
 def _scored_data(sub: Submission, scoring: _Scoring, opts: SubmitOptions, record: bool,

@@ -1,0 +1,47 @@
+"""Thirty-seventh adversarial pass (2026-12-04), submit side: what `perfgraphs check` and
+`perfgraphs submit` accept from a submission folder and its options, against what the record
+readers then show. Each test is one attack that worked before its fix, with a control that shows
+it working without the guard."""
+
+from __future__ import annotations
+
+from perfgraphs.cli import main
+from perfgraphs.leaderboard import submit as submit_mod
+from perfgraphs.leaderboard.records.results import read_entries
+from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
+
+MEDIAN = """
+    import numpy as np
+    class Predictor:
+        def __init__(self, target, seed=0, quick=False):
+            self.target = target
+        def fit(self, train, val):
+            self.level = float(np.median(train[self.target]))
+        def predict(self, graphs):
+            return np.full(len(graphs), self.level)
+"""
+
+
+def test_a_quick_record_s_method_is_checked_with_its_suffix(env, capsys, tmp_path, monkeypatch):  # noqa: F811
+    """Attack: a method of 64 characters (submission.yaml's limit) submitted with `--quick` is
+    recorded as `<method> (quick)`, 72 characters: `submit` ran every seed, appended the record and
+    exited 0, and every reader (`show`, `build`, the ranks) then skipped that line with a warning,
+    "method is 72 characters long". Now the recorded name is checked as the readers check it, before
+    any seed runs: one line, nothing written. Control: without that check the record is appended
+    and read back as no entry at all."""
+    sub = code_submission(tmp_path / "long", "m" * 60 + "-gnn", MEDIAN)
+    argv = ["submit", str(sub), *BOARD, "--quick", "--results", str(env["results"]), "--no-mlflow"]
+    ran: list[int] = []
+    real = submit_mod.run_seed
+    monkeypatch.setattr(submit_mod, "run_seed", lambda job, seed, *a, **k: ran.append(seed) or real(job, seed, *a, **k))
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "at most 56 characters for a --quick run" in err, err
+    assert ran == [] and not (env["results"] / "dippm.jsonl").exists()
+
+    monkeypatch.setattr(submit_mod, "_recorded_name_problems", lambda written, method: [])  # control
+    assert main(argv) == 0
+    capsys.readouterr()
+    skipped: list[str] = []
+    assert read_entries("dippm", env["results"], skipped) == []
+    assert len(skipped) == 1 and "method is 72 characters long" in skipped[0], skipped
