@@ -45,3 +45,21 @@ def test_a_quick_record_s_method_is_checked_with_its_suffix(env, capsys, tmp_pat
     skipped: list[str] = []
     assert read_entries("dippm", env["results"], skipped) == []
     assert len(skipped) == 1 and "method is 72 characters long" in skipped[0], skipped
+
+
+def test_a_quick_suffix_names_no_author_surnamed_quick(monkeypatch):
+    """Attack: a team whose author is surnamed Quick (`Anna Quick`, any recorded entry) made every
+    other team's `--quick` record, `gnn-x (quick)` by Bob Builder (the suffix `submit --quick`
+    writes), read as naming her: `named_person` took the suffix for a parenthesised surname, and
+    every board holding such an entry carried the note "a method names another entry's author".
+    Now the suffix is set aside before names are looked for. Control: without that, the note is back;
+    and a method that names her in its own words is still caught."""
+    from perfgraphs.leaderboard.records import names
+
+    assert names.named_person("gnn-x (quick)", "Bob Builder", "Anna Quick") is None
+    assert names.named_person("gnn-x (Quick, 400 training graphs)", "Bob Builder", "Anna Quick") is None
+    assert names.named_person("gnn-x (Anna Quick)", "Bob Builder", "Anna Quick") == "Anna Quick"
+    assert names.lookalike_notes([("gnn-x (quick)", "Bob Builder"), ("mlp-q", "Anna Quick")]) == []
+
+    monkeypatch.setattr(names, "without_quick", lambda method: method)  # control: the suffix read as a name
+    assert names.named_person("gnn-x (quick)", "Bob Builder", "Anna Quick") == "Anna Quick"

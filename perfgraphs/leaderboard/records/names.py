@@ -319,7 +319,10 @@ def named_person(method: str, authors: str, other_authors: str) -> str | None:
     last words written as them loosely (:func:`same_person_loosely`: ``gnn-x (M. Lory)``,
     ``gnn-x (Li Bo)``, ``gnn-x-li-bo``), or a parenthesised part that is their surname of four or
     more letters (``gnn-x (Lory)``): each was accepted beside Mal Lory's entry, with no board note
-    (twenty-fifth pass). None when there is none."""
+    (twenty-fifth pass). None when there is none. A ``--quick`` run's suffix is the harness's, never
+    a person: ``gnn-x (quick)`` read as naming an author surnamed Quick, a note under every board
+    holding another team's quick entry (thirty-seventh pass)."""
+    method = without_quick(method)
     mine = people(authors)
     held = _person_keys(method)
     parts = _written_people(method)
