@@ -63,3 +63,31 @@ def test_a_quick_suffix_names_no_author_surnamed_quick(monkeypatch):
 
     monkeypatch.setattr(names, "without_quick", lambda method: method)  # control: the suffix read as a name
     assert names.named_person("gnn-x (quick)", "Bob Builder", "Anna Quick") == "Anna Quick"
+
+
+def test_a_hyper_parameter_name_mlflow_refuses_is_one_line_before_anything_runs(env, capsys, tmp_path, monkeypatch):  # noqa: F811
+    """Attack: ``hyperparameters: {grid: {"a!b": [1]}, chosen: {"a!b": 1}}`` passed every check; the
+    seeds ran, the record was appended, and its MLflow run (``hp.a!b``, a key MLflow refuses) ended
+    failed and half-logged, with a warning. Now a name outside MLflow's character set is refused in
+    one line when submission.yaml is read: no seed runs, nothing is written. Control: with any name
+    allowed, the record lands and the run fails."""
+    import re
+
+    import yaml
+
+    from perfgraphs.leaderboard import submission
+
+    sub = code_submission(tmp_path / "odd", "median-hp", MEDIAN)
+    meta = yaml.safe_load((sub / "submission.yaml").read_text())
+    meta["hyperparameters"] = {"grid": {"a!b": [1]}, "chosen": {"a!b": 1}}
+    (sub / "submission.yaml").write_text(yaml.safe_dump(meta))
+    argv = ["submit", str(sub), *BOARD, "--quick", "--results", str(env["results"])]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'a!b'" in err and "MLflow" in err, err
+    assert not (env["results"] / "dippm.jsonl").exists() and not env["mlflow_db"].exists()
+
+    monkeypatch.setattr(submission, "_HYPERPARAMETER_NAME", re.compile(r".+"))  # control
+    assert main(argv) == 0
+    assert "MLflow logging failed" in capsys.readouterr().err
+    assert len(read_entries("dippm", env["results"])) == 1

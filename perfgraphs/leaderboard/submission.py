@@ -171,6 +171,11 @@ def _shown_problems(key: str, value) -> list[str]:
             f"shows it as written), got {len(value)} characters: transliterate it (Müller as Mueller) or link to it"]
 
 
+# a hyper-parameter's name, as MLflow's run logs it (``hp.<name>``): a name it refuses (``a!b``) had
+# the record appended and its MLflow run end failed with a half-logged run (thirty-seventh pass)
+_HYPERPARAMETER_NAME = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
+
+
 def _parse_hyperparameters(doc: dict, problems: list[str]) -> Hyperparameters:
     hp = doc.get("hyperparameters")
     fix = "(hyperparameters: {grid: {name: [values searched]}, chosen: {name: value used}}; {} for none)"
@@ -184,6 +189,11 @@ def _parse_hyperparameters(doc: dict, problems: list[str]) -> Hyperparameters:
         return Hyperparameters()
     if not isinstance(chosen, dict):
         problems.append(f"submission.yaml: hyperparameters.chosen must map names to values {fix}")
+        return Hyperparameters()
+    odd = [str(name)[:40] for name in grid if not _HYPERPARAMETER_NAME.fullmatch(str(name))]
+    if odd:  # MLflow takes a param key of letters, digits and _-. only: the record stood, its run failed
+        problems.append(f"submission.yaml: hyper-parameter name(s) {', '.join(map(repr, odd[:3]))} must be 1 to 64 "
+                        "letters, digits, '_', '-' or '.' (as MLflow names a parameter)")
         return Hyperparameters()
     for name, value in chosen.items():
         if name not in grid:
