@@ -32,6 +32,10 @@ case "$(realpath -m "$keeper")/" in "$(realpath .)"/*)
 
 case "$step" in
 prepare)
+  # .hidden is made here, ignored: one committed (a link to leaderboard/hidden/, say) would carry the
+  # plan into a folder the keeper commits
+  if [ -L .hidden ] || [ -n "$(git ls-files -- .hidden)" ]; then
+    echo "hidden-round: .hidden is a link or tracked by git: remove it (git rm) before a round" >&2; exit 2; fi
   $py -m perfgraphs.collect.variants --source "$source_plan" --per-family "${PER_FAMILY:-5}" --out "$round"
   grep -qx '/.hidden/' .git/info/exclude 2>/dev/null || echo /.hidden/ >> .git/info/exclude
   mkdir -p .hidden && cp "$round/hidden-plan.yaml" .hidden/hidden-plan.yaml
