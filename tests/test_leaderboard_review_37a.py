@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -73,3 +74,60 @@ def test_a_self_reported_line_does_not_choose_an_unpinned_boards_build(tmp_path,
     board = _board(_show(results, capsys), title)
     assert "build ffffffffffff" in board and "mal-net" in board, board
     assert "gnn-a" not in board and "2 entries on earlier builds not ranked" in board, board
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=someone", "-c", "user.email=s@example.org", *args],
+                   check=True, capture_output=True)
+
+
+def test_a_gitattributes_line_converting_a_noise_probe_stops_the_boards_in_one_line(tmp_path, capsys, monkeypatch):
+    """Attack: a pull request adds one line at the top of the repository, outside the folders the
+    thirty-sixth pass guarded: ``data/measurements/noise-floor/*.json working-tree-encoding=UTF-16``.
+    A fresh clone checks the dippm CPU noise probe out as UTF-16, and ``leaderboard show`` and
+    ``build`` stopped with "internal error: UnicodeDecodeError" (``leaderboard/RULES.md`` converted
+    did the same to ``build``; a converted store, split or definition is read as other text). Now
+    the readers of the boards check first that git converts none of the files they read from
+    (``leaderboard/`` and ``data/``: ``results.boards_checkout_problem``) and stop in one line
+    naming the file and the attribute. Control: without that check, the same clone's probe stops
+    ``show`` with the internal error."""
+    from perfgraphs import paths
+    from perfgraphs.cli import main
+    from perfgraphs.leaderboard.records import results
+
+    origin = tmp_path / "origin"
+    probe = Path("data/measurements/noise-floor/noise-floor-dippm-cpu.json")
+    (origin / probe.parent).mkdir(parents=True)
+    (origin / probe).write_bytes((REPO / probe).read_bytes())
+    (origin / "leaderboard").mkdir()
+    (origin / "leaderboard" / "RULES.md").write_text("# rules\n")
+    _git(origin, "init", "-q", "-b", "main")
+    _git(origin, "add", "-A")
+    _git(origin, "commit", "-q", "-m", "a probe")
+    (origin / ".gitattributes").write_text("data/measurements/noise-floor/*.json working-tree-encoding=UTF-16\n")
+    _git(origin, "add", ".gitattributes")  # the pull request's one line
+    _git(origin, "commit", "-q", "-m", "attributes")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(origin), str(clone)], check=True, capture_output=True)
+    assert (clone / probe).read_bytes()[:2] in (b"\xff\xfe", b"\xfe\xff")  # checked out as UTF-16
+
+    why = results.boards_checkout_problem(clone)
+    assert why is not None and str(probe) in why and "working-tree-encoding=UTF-16" in why, why
+    assert results.boards_checkout_problem(REPO) is None  # this checkout: nothing converted
+    # the board readers, as in the clone: its probe is the one the noise floor reads
+    monkeypatch.setattr(paths, "noise_floor_dir", lambda: clone / probe.parent)
+    guarded = results.boards_checkout_problem
+    monkeypatch.setattr(results, "boards_checkout_problem", lambda root=None: guarded(clone))
+    folder = tmp_path / "results"
+    folder.mkdir()
+    (folder / "dippm.jsonl").write_text(json.dumps(_public_record(), sort_keys=True) + "\n")
+
+    capsys.readouterr()
+    assert main(["leaderboard", "show", "--results", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "out converted" in err and str(probe) in err, err
+
+    monkeypatch.setattr(results, "boards_checkout_problem", lambda root=None: None)  # control: the check away
+    assert main(["leaderboard", "show", "--results", str(folder)]) == 1
+    err = capsys.readouterr().err
+    assert "internal error: UnicodeDecodeError" in err, err
