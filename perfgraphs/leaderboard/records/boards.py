@@ -95,8 +95,11 @@ def entry_groups(results: Path, recorded) -> dict[tuple, list]:
     mix a reproduced score with a verified one). Every official board has a group, empty where no
     record names it, so it is still listed with why. ``recorded``: a
     :class:`~perfgraphs.leaderboard.records.results.RecordedBoards`."""
-    from perfgraphs.leaderboard.records.results import read_all_entries
+    from perfgraphs.leaderboard.records.results import (ResultsCheckoutError, boards_checkout_problem, printable,
+                                                         read_all_entries)
 
+    if why := boards_checkout_problem():  # a converted store, probe or rules file: other text, or a stop
+        raise ResultsCheckoutError(printable(why))
     groups: dict[tuple, list] = {}
     for e in read_all_entries(results):
         protocol = recorded.scoring_protocol(e.dataset, e.config, e.protocol)

@@ -108,9 +108,22 @@ def mismatch(board: Task, content_hash: str, generators: dict[str, str] | None,
 
 def split_by_build(entries: list, pin: dict | None) -> tuple[str, list, list]:
     """(the board's build, entries scored on it, entries on earlier builds). The build is the pin
-    of ``builds.json``; a config without a pin ranks the build of its newest record."""
+    of ``builds.json``; a config without a pin ranks :func:`unpinned_build`."""
     if not entries:
         return "", [], []
-    build = pin["content_hash"] if pin else max(entries, key=lambda e: e.date_utc).dataset_content_hash
+    build = pin["content_hash"] if pin else unpinned_build(entries)
     return (build, [e for e in entries if e.dataset_content_hash == build],
             [e for e in entries if e.dataset_content_hash != build])
+
+
+def unpinned_build(entries: list) -> str:
+    """The build of a board without a pin: that of its newest record the harness ran (a *reproduced*
+    or *verified* tier, whose build hash `reproduce` compares before it lands), else of its newest
+    record. A self-reported record names its build by hand and nothing here re-scores it: one such
+    line, dated after the others and naming a made-up build, moved the reference and every team of
+    an unpinned board (dippm's ``amd-epyc-23059b2f-torch-fp32``) under *previous builds*, unranked,
+    and left the board to itself (thirty-seventh pass of 2026-12-04)."""
+    from perfgraphs.leaderboard.records.tiers import HARNESS_TIERS
+
+    ran = [e for e in entries if e.tier in HARNESS_TIERS] or entries
+    return max(ran, key=lambda e: e.date_utc).dataset_content_hash

@@ -35,17 +35,18 @@ SAFE_GIT = ("-c", "safe.bareRepository=explicit", "-c", "core.fsmonitor=false", 
             "-c", "core.hooksPath=/dev/null", "--no-optional-locks")
 
 
-def git_bytes(folder: Path, *args: str, timeout: float = 60) -> bytes | None:
-    """``git -C folder args`` output as bytes, None as :func:`git`. Past ``timeout`` git is killed
-    with every process it started (its own session): a clone stopped by its timeout left its
-    ``git-upload-pack`` blocked on a FIFO in the source repository after `reproduce` had ended
-    (thirty-fourth pass of 2026-12-03)."""
+def git_bytes(folder: Path, *args: str, timeout: float = 60, stdin: bytes | None = None) -> bytes | None:
+    """``git -C folder args`` output as bytes (``stdin``: what git reads), None as :func:`git`. Past
+    ``timeout`` git is killed with every process it started (its own session): a clone stopped by its
+    timeout left its ``git-upload-pack`` blocked on a FIFO in the source repository after `reproduce`
+    had ended (thirty-fourth pass of 2026-12-03)."""
     try:
         with subprocess.Popen(["git", *SAFE_GIT, "-C", str(folder), *args], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, start_new_session=True,
+                              stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
                               env={**os.environ, "GIT_NO_LAZY_FETCH": "1", "GIT_OPTIONAL_LOCKS": "0"}) as proc:
             try:
-                out, _ = proc.communicate(timeout=timeout)
+                out, _ = proc.communicate(input=stdin, timeout=timeout)
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.communicate()
@@ -288,3 +289,27 @@ def converted_checkout(path: Path) -> str | None:
         return None
     return (f"{path}: git checks this file out converted ({', '.join(found)}, from a .gitattributes): its bytes "
             "are not the committed ones; remove the attribute and check the file out again")
+
+
+def converted_files(top: Path, folders: tuple[str, ...]) -> str | None:
+    """Why the checkout of the files git tracks under ``folders`` of the repository at ``top`` is not
+    their committed bytes (None: it is, or no git is there): :func:`converted_checkout` for every
+    file the boards are read from, in two git calls. One ``.gitattributes`` line at the top of a pull
+    request (``data/measurements/noise-floor/*.json working-tree-encoding=UTF-16``, or the same for
+    ``leaderboard/RULES.md``) stopped `leaderboard show` and `build` with "internal error:
+    UnicodeDecodeError" in a fresh clone; the thirty-sixth pass guarded the results files and the
+    frozen records' list alone, and a reader of a converted file further on (a store, a split, a
+    noise probe, the rules) read other text (thirty-seventh pass of 2026-12-04)."""
+    listed = git_bytes(top, "ls-files", "-z", "--", *folders)
+    if not listed:
+        return None
+    out = git_bytes(top, "check-attr", "--stdin", "-z", *CONVERTING_ATTRIBUTES, stdin=listed) or b""
+    fields = out.decode("utf-8", errors="replace").split("\0")
+    found = [(name, f"{attr}={value}") for name, attr, value in zip(fields[0::3], fields[1::3], fields[2::3])
+             if value not in ("unspecified", "unset")]
+    if not found:
+        return None
+    name, why = found[0]
+    more = f" and {len({n for n, _ in found}) - 1} more" if len({n for n, _ in found}) > 1 else ""
+    return (f"{top}: git checks {name}{more} out converted ({why}, from a .gitattributes): the boards are read "
+            "from the committed bytes only; remove the attribute and check the files out again")

@@ -191,6 +191,22 @@ def checkout_problem(path: Path) -> str | None:
     return converted_checkout(path)
 
 
+# the folders of the checkout the boards are read from: the records, pins, references, hidden-set
+# commitments and rules (leaderboard/), the measurements, splits and noise probes the builds, label
+# repetitions and noise floors come from (data/)
+BOARD_SOURCES = ("leaderboard", "data")
+
+
+def boards_checkout_problem(root: Path | None = None) -> str | None:
+    """Why the files the boards are read from, in the checkout ``root`` (default: this package's),
+    are not their committed bytes (:func:`perfgraphs.leaderboard.records.history.converted_files`);
+    None for an installed package."""
+    from perfgraphs.leaderboard.records.history import converted_files
+
+    root = root or paths.checkout_root()
+    return None if root is None else converted_files(root, BOARD_SOURCES)
+
+
 def read_entries(dataset: str, root: Path | None = None, skipped: list[str] | None = None) -> list[Entry]:
     """The valid records of one results file, in file order. A line that is not a valid record
     (:func:`~perfgraphs.leaderboard.records.record_check.record_problem`), or whose claims do not check

@@ -392,6 +392,18 @@ def write_page(path: Path, text: str) -> None:
         raise
 
 
+def _rules_text() -> str:
+    """The rules document as the site shows it: a bad byte read as U+FFFD (a hand edit in Latin-1
+    stopped `leaderboard build` with "internal error: UnicodeDecodeError"), a file that cannot be
+    read one line."""
+    if not RULES.exists():
+        return "No rules file."
+    try:
+        return RULES.read_bytes().decode("utf-8", errors="replace")
+    except OSError as exc:
+        raise PerfgraphsError(f"{RULES}: the rules document cannot be read ({exc.strerror})") from None
+
+
 def site_folder_problem(out: Path) -> str | None:
     """Why the site cannot be written into ``out``: a link (``leaderboard/site`` committed as a link
     to another folder of the repository wrote the site's pages there: thirty-fifth pass)."""
@@ -459,6 +471,6 @@ def build_site(out: Path | None = None, results: Path | None = None, official_si
                 + (f" The official boards: <a id='official' href='{html.escape(official_site.resolve().as_uri())}'>"
                    f"{html.escape(str(official_site))}</a>." if official_site else "") + "</p>" + body)
     write_page(out / "index.html", _page("perfgraphs leaderboard", body))
-    rules = RULES.read_text() if RULES.exists() else "No rules file."
+    rules = _rules_text()
     write_page(out / "rules.html", _page("rules", f"<p><a href='index.html'>← leaderboard</a></p><pre>{html.escape(rules)}</pre>"))
     return out / "index.html"
