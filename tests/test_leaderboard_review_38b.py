@@ -6,13 +6,17 @@ it working without the guard."""
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 
+import pytest
 import yaml
 
 from perfgraphs.cli import main
+from perfgraphs.errors import PerfgraphsError
 from perfgraphs.leaderboard.records.results import read_entries
-from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
+from perfgraphs.leaderboard.sandbox import limits
+from test_submit import BOARD, EXAMPLE, code_submission, env  # noqa: F401 — env is a fixture
 
 MEDIAN = """
     import numpy as np
@@ -64,3 +68,22 @@ def test_a_hyper_parameter_value_mlflow_would_cut_is_one_line_before_anything_ru
     with sqlite3.connect(env["mlflow_db"]) as db:
         [(logged,)] = db.execute("select value from params where key = 'hp.q'").fetchall()
     assert len(logged) == 6000 and logged != json.dumps(quotes)
+
+
+def test_a_memory_limit_of_hundreds_of_digits_is_one_clear_line(env, capsys, monkeypatch):  # noqa: F811
+    """Attack: `perfgraphs check EXAMPLE --memory-mb 1000…0` (401 digits: argparse reads any integer)
+    stopped with "internal error: OverflowError": :class:`Limits` (thirty-sixth pass) tested the
+    value with ``math.isfinite``, which converts an integer to a float first. Now an integer is
+    compared as it is: one line naming the option, exit 2, no seed run (typed: PerfgraphsError, also
+    for an integer too long to print). Control: with ``math.isfinite`` back, the internal error."""
+    argv = ["check", str(EXAMPLE), *BOARD, "--seeds", "0", "--memory-mb", "1" + "0" * 400,
+            "--results", str(env["results"])]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--memory-mb 1000" in err and "give a positive number" in err, err
+    with pytest.raises(PerfgraphsError, match="integer of thousands of digits"):
+        limits.Limits(memory_mb=10**5000)
+
+    monkeypatch.setattr(limits, "_within", lambda value, most: math.isfinite(value) and 0 < value <= most)  # control
+    assert main(argv) == 1
+    assert "internal error: OverflowError" in capsys.readouterr().err
