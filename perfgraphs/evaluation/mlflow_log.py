@@ -19,6 +19,15 @@ import numpy as np
 from perfgraphs.evaluation.parts import ProtocolData
 
 METRICS = ("mape_pct", "rmse", "acc_10_pct", "kendall_tau")
+# The longest parameter value MLflow stores (``mlflow.utils.validation.MAX_PARAM_VAL_LENGTH``): a
+# longer one is cut there with a warning, and the run then holds a value the record does not.
+MLFLOW_PARAM_CHARS = 6000
+
+
+def param_text(value) -> str | int | float | bool:
+    """A run parameter's value as :func:`log_run` logs it: scalars as they are, anything else
+    (a list or mapping of hyper-parameter values) as JSON."""
+    return value if isinstance(value, (int, float, str, bool)) else json.dumps(value, default=str)
 
 
 @dataclass
@@ -53,8 +62,7 @@ def log_run(log: RunLog, data: ProtocolData, home: Path | None = None) -> str:
     with mlflow.start_run(experiment_id=exp, run_name=log.run_name) as run:
         mlflow.set_tags({**environment_tags(), "run_identity": log.identity, "dataset": data.dataset,
                          "dataset_version": data.version, "dataset_content_hash": data.content_hash, **log.tags})
-        mlflow.log_params({k: (v if isinstance(v, (int, float, str, bool)) else json.dumps(v, default=str))
-                           for k, v in log.params.items()})
+        mlflow.log_params({k: param_text(v) for k, v in log.params.items()})
         for i, scores in enumerate(log.per_seed):
             mlflow.log_metrics({k: float(v) for k, v in scores.items()
                                 if isinstance(v, (int, float)) and not isinstance(v, bool) and k != "seed"}, step=i)

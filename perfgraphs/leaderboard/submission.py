@@ -211,7 +211,20 @@ def _parse_hyperparameters(doc: dict, problems: list[str]) -> Hyperparameters:
     # what the record will show on its page, checked before anything runs (twenty-sixth pass)
     if why := hyperparameters_problem(dict(chosen)):
         problems.append(f"submission.yaml: hyperparameters.chosen: {why}")
+    problems += _logged_value_problems(chosen)
     return Hyperparameters(dict(grid), dict(chosen))
+
+
+def _logged_value_problems(chosen: dict) -> list[str]:
+    """Chosen values MLflow would cut: the page's ``k=v`` text is bounded (4,096 characters), but the
+    run logs a list as JSON, which escapes every ``"``: ``chosen: {q: ['"' * 3000]}`` passed, the
+    record landed whole and its run's ``hp.q`` was cut from 6,004 characters to 6,000, no longer
+    JSON (thirty-eighth pass). Checked before anything runs, in one line."""
+    from perfgraphs.evaluation.mlflow_log import MLFLOW_PARAM_CHARS, param_text
+
+    long = [name for name, value in chosen.items() if len(str(param_text(value))) > MLFLOW_PARAM_CHARS]
+    return [f"submission.yaml: hyperparameters.chosen.{long[0][:40]!r} is {len(str(param_text(chosen[long[0]])))} "
+            f"characters as MLflow logs it (JSON), over its {MLFLOW_PARAM_CHARS}: give a shorter value"] if long else []
 
 
 def _parse_dataset(doc: dict, required: bool, problems: list[str]) -> DatasetRef:

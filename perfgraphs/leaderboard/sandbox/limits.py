@@ -27,8 +27,24 @@ class Limits:
         for name, value, most in (("time-limit-s", self.time_limit_s, MAX_SECONDS),
                                   ("memory-mb", self.memory_mb, MAX_MEMORY_MB),
                                   ("startup-s", self.startup_s, MAX_SECONDS)):
-            number = isinstance(value, (int, float)) and not isinstance(value, bool)
-            if not (number and math.isfinite(value) and 0 < value <= most):
-                raise PerfgraphsError(f"--{name} {str(value)[:40]}: give a positive number of at most {most:.0f}")
+            if not _within(value, most):
+                raise PerfgraphsError(f"--{name} {_shown(value)}: give a positive number of at most {most:.0f}")
         if not isinstance(self.memory_mb, int):
             raise PerfgraphsError(f"--memory-mb {self.memory_mb}: give a whole number of MB")
+
+
+def _within(value, most: float) -> bool:
+    """A number in (0, most]. An integer is compared as it is: ``math.isfinite`` converts it to a
+    float first, and ``--memory-mb`` of 400 digits (argparse reads any integer) stopped `check` with
+    "internal error: OverflowError" (thirty-eighth pass); Python compares an int with a float exactly."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return (isinstance(value, int) or math.isfinite(value)) and 0 < value <= most
+
+
+def _shown(value) -> str:
+    """The refused value, shortened: ``str`` of an integer past 4,300 digits raises ValueError."""
+    try:
+        return str(value)[:40]
+    except ValueError:
+        return "(an integer of thousands of digits)"
