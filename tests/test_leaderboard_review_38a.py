@@ -3,38 +3,10 @@ a contributor's harness-run records name another one."""
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-UNPINNED = "amd-epyc-23059b2f-torch-fp32"  # a dippm config builds.json does not pin
-
-
-def _public_record(source: str = "static-mlp", **changes) -> dict:
-    """A committed reference record (of the method ``source``) of the dippm CPU latency board, with ``changes``."""
-    for line in (REPO / "leaderboard" / "results" / "dippm.jsonl").read_text().splitlines():
-        r = json.loads(line)
-        if (r["config"], r["target"], r.get("test_set"), r["method"]) == ("cpu-torch-fp32", "latency_ms", "public",
-                                                                          source):
-            return {**r, **changes}
-    raise AssertionError(f"no {source} record on the dippm cpu latency board")
-
-
-def _show(results: Path, capsys) -> str:
-    from perfgraphs.cli.leaderboard_cmd import _show as show
-
-    capsys.readouterr()
-    assert show(argparse.Namespace(results=results)) == 0
-    return capsys.readouterr().out
-
-
-def _board(out: str, title: str) -> str:
-    """The table of the board whose title holds ``title``, up to the next board's, its spaces and
-    line breaks read as one space (the console wraps a long title)."""
-    start = out.index(title)
-    end = out.find("perfgraphs/", start + len(title))
-    return " ".join(out[start:end if end > 0 else len(out)].split())
+from test_leaderboard_review_37a import REPO, UNPINNED, _board, _public_record, _show  # noqa: F401 — shared helpers
 
 
 def _write(results: Path, records) -> None:

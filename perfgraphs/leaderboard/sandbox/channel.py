@@ -126,7 +126,10 @@ class Receiver:
 
 def _deeper_than(value, limit: int) -> bool:
     """Whether ``value`` (decoded JSON) nests lists and objects more than ``limit`` levels deep,
-    found without recursion (the value may be as deep as the decoder allowed)."""
+    found without recursion (the value may be as deep as the decoder allowed). The records' own
+    ``record_check.deeper_than`` does the same, but the sandbox and the records are layers that never
+    import each other (pyproject's import contract: the harness never reads a record), and this
+    module runs inside the sandbox too."""
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()
