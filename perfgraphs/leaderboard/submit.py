@@ -485,6 +485,10 @@ def _admitted(sub: Submission, board: Task, opts: SubmitOptions, record: bool, v
     else:
         problems += too_few
     problems += check.check_seed_range(seeds)  # never demoted to a warning: no record holds such a seed
+    # picked seeds: a record only `submit` writes, so `check` (one seed at a time while a predictor is
+    # written) says so and scores them; predictions files are self-reported whatever their seeds
+    picked = check.check_seeds_from_zero(seeds) if sub.kind == "code" else []
+    (problems if record else verdict.warnings).extend(picked)
     problems += check.check_reserved(meta.method, meta.authors, sub.root, opts.results_root)
     problems += check.check_name_owner(opts.results_root, board, meta.method, meta.authors)
     method = meta.method + (" (quick)" if sub.kind == "code" and opts.quick else "")

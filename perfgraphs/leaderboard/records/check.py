@@ -51,6 +51,20 @@ def check_seed_range(seeds) -> list[str]:
     return [f"seed(s) {shown} outside 0 to {MAX_SEED - 1}, which a record holds: run seeds 0 1 2 3 4"]
 
 
+def check_seeds_from_zero(seeds) -> list[str]:
+    """A code submission's seeds are the harness's 0, 1, ..., n-1, as `leaderboard reproduce` scores
+    them: ``submit --seeds 3 8 11 17 42`` recorded the five best of forty one-seed `check` runs of a
+    seed-sensitive predictor (a lower mean than its seeds 0-4 earn), as *reproduced*, and the
+    reviewer's `reproduce --submission` then refused to score it again (thirty-ninth pass)."""
+    distinct = sorted({int(s) for s in seeds})
+    if distinct == list(range(len(distinct))) or not all(0 <= s < MAX_SEED for s in distinct):
+        # a seed no record holds: check_seed_range says so
+        return []
+    shown = " ".join(str(s)[:12] for s in distinct[:6]) + (" …" if len(distinct) > 6 else "")
+    return [f"seeds {shown}: a record's seeds are 0 to n-1 (no record picks its seeds; `leaderboard reproduce` "
+            f"scores those): run --seeds {' '.join(map(str, range(max(len(distinct), MIN_SEEDS))))}"]
+
+
 def check_dataset_ref(ref, board: Task, version: str, content_hash: str) -> list[str]:
     """Fields of submission.yaml's ``dataset`` block that disagree with the data being scored."""
     dataset, config, target = board.dataset.name, board.config.name, board.target.name
