@@ -4,7 +4,6 @@ and whose records they show."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 

@@ -57,13 +57,8 @@ def test_a_predictor_s_config_of_a_huge_integer_is_one_line(env, capsys, tmp_pat
     assert "internal error: OverflowError" in capsys.readouterr().err
 
 
-def test_a_seed_no_record_holds_is_refused_before_any_seed_runs(env, capsys, monkeypatch):  # noqa: F811
-    """Attack: `perfgraphs submit EXAMPLE --seeds -1 0 1 2 3` (or a seed of 2**32) passed every
-    check made before the predictor runs, ran all five seeds in the sandbox (up to --time-limit-s,
-    30 minutes, each) and was then refused by the record check ("every per_seed item must be an
-    object with an integer seed from 0 to 2**32 - 1"), `check` alike. Now the seeds are checked with
-    the others before anything runs, one line naming them. Control: without that check the seeds
-    run, and the record check refuses at the end."""
+def seeds_run(monkeypatch) -> list[int]:
+    """The seeds ``submit`` runs from now on, appended as each starts (the harness itself runs them)."""
     ran: list[int] = []
     real = submit_mod.run_seed
 
@@ -72,6 +67,17 @@ def test_a_seed_no_record_holds_is_refused_before_any_seed_runs(env, capsys, mon
         return real(job, seed, *args, **kwargs)
 
     monkeypatch.setattr(submit_mod, "run_seed", counted)
+    return ran
+
+
+def test_a_seed_no_record_holds_is_refused_before_any_seed_runs(env, capsys, monkeypatch):  # noqa: F811
+    """Attack: `perfgraphs submit EXAMPLE --seeds -1 0 1 2 3` (or a seed of 2**32) passed every
+    check made before the predictor runs, ran all five seeds in the sandbox (up to --time-limit-s,
+    30 minutes, each) and was then refused by the record check ("every per_seed item must be an
+    object with an integer seed from 0 to 2**32 - 1"), `check` alike. Now the seeds are checked with
+    the others before anything runs, one line naming them. Control: without that check the seeds
+    run, and the record check refuses at the end."""
+    ran = seeds_run(monkeypatch)
     for seeds in (["-1", "0", "1", "2", "3"], ["0", "1", "2", "3", str(2**32)]):
         argv = ["submit", str(EXAMPLE), *BOARD, "--seeds", *seeds, "--results", str(env["results"]), "--no-mlflow"]
         assert main(argv) == 1

@@ -9,9 +9,9 @@ import pytest
 
 from perfgraphs.cli import main
 from perfgraphs.leaderboard import reproduce
-from perfgraphs.leaderboard import submit as submit_mod
 from perfgraphs.leaderboard.records import check
 from perfgraphs.leaderboard.records.results import read_entries
+from test_leaderboard_review_36b import seeds_run
 from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
 
 # a seed-sensitive predictor: each seed scales its level, so some seeds score better than others
@@ -36,14 +36,7 @@ def test_a_submission_cannot_pick_its_seeds(env, capsys, tmp_path, monkeypatch):
     submission's seeds as 0 to n-1 only, one line before anything runs (`check` warns and scores
     them). Control: without that check the picked seeds are recorded, and reproduce refuses them."""
     sub = code_submission(tmp_path / "seeded", "median-seeded", SEEDED)
-    ran: list[int] = []
-    real = submit_mod.run_seed
-
-    def counted(job, seed, *args, **kwargs):
-        ran.append(seed)
-        return real(job, seed, *args, **kwargs)
-
-    monkeypatch.setattr(submit_mod, "run_seed", counted)
+    ran = seeds_run(monkeypatch)
     picked = ["0", "7", "14", "21", "28"]  # seed % 7 == 0: the lowest level, here the best MAPE
     argv = ["submit", str(sub), *BOARD, "--quick", "--seeds", *picked, "--results", str(env["results"]), "--no-mlflow"]
     assert main(argv) == 1

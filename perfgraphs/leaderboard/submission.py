@@ -222,9 +222,10 @@ def _logged_value_problems(chosen: dict) -> list[str]:
     JSON (thirty-eighth pass). Checked before anything runs, in one line."""
     from perfgraphs.evaluation.mlflow_log import MLFLOW_PARAM_CHARS, param_text
 
-    long = [name for name, value in chosen.items() if len(str(param_text(value))) > MLFLOW_PARAM_CHARS]
-    return [f"submission.yaml: hyperparameters.chosen.{long[0][:40]!r} is {len(str(param_text(chosen[long[0]])))} "
-            f"characters as MLflow logs it (JSON), over its {MLFLOW_PARAM_CHARS}: give a shorter value"] if long else []
+    logged = {name: len(str(param_text(value))) for name, value in chosen.items()}
+    long = [name for name, n in logged.items() if n > MLFLOW_PARAM_CHARS]
+    return [f"submission.yaml: hyperparameters.chosen.{long[0][:40]!r} is {logged[long[0]]} characters as MLflow "
+            f"logs it (JSON), over its {MLFLOW_PARAM_CHARS}: give a shorter value"] if long else []
 
 
 def _parse_dataset(doc: dict, required: bool, problems: list[str]) -> DatasetRef:

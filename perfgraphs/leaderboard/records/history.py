@@ -277,14 +277,20 @@ def _folder_arrivals(folder: Path, head: str) -> dict[str, int]:
 CONVERTING_ATTRIBUTES = ("working-tree-encoding", "filter", "ident")
 
 
+def _converting(check_attr_z: str) -> list[tuple[str, str]]:
+    """(file, ``attribute=value``) for each converting attribute set in ``git check-attr -z`` output."""
+    fields = check_attr_z.split("\0")
+    return [(name, f"{attr}={value}") for name, attr, value in zip(fields[0::3], fields[1::3], fields[2::3])
+            if value not in ("unspecified", "unset")]
+
+
 def converted_checkout(path: Path) -> str | None:
     """Why the checkout of ``path``, a file the boards read, is not its committed bytes (None: it is,
     or no git is there to convert it): a ``.gitattributes`` anywhere above it (a pull request can add
     one outside the folders it may not touch) gives it one of :data:`CONVERTING_ATTRIBUTES`, and a
     fresh clone reads as other text (thirty-sixth pass of 2026-12-04)."""
     out = git(path.parent, "check-attr", "-z", *CONVERTING_ATTRIBUTES, "--", path.name) or ""
-    fields = out.split("\0")
-    found = [f"{attr}={value}" for attr, value in zip(fields[1::3], fields[2::3]) if value not in ("unspecified", "unset")]
+    found = [why for _, why in _converting(out)]
     if not found:
         return None
     return (f"{path}: git checks this file out converted ({', '.join(found)}, from a .gitattributes): its bytes "
@@ -304,9 +310,7 @@ def converted_files(top: Path, folders: tuple[str, ...]) -> str | None:
     if not listed:
         return None
     out = git_bytes(top, "check-attr", "--stdin", "-z", *CONVERTING_ATTRIBUTES, stdin=listed) or b""
-    fields = out.decode("utf-8", errors="replace").split("\0")
-    found = [(name, f"{attr}={value}") for name, attr, value in zip(fields[0::3], fields[1::3], fields[2::3])
-             if value not in ("unspecified", "unset")]
+    found = _converting(out.decode("utf-8", errors="replace"))
     if not found:
         return None
     name, why = found[0]
