@@ -466,7 +466,8 @@ def _unrecordable(entry) -> str | None:
     from perfgraphs.leaderboard.records import record_check
     from perfgraphs.leaderboard.records.results import _FIELDS
 
-    return record_check.record_problem(asdict(entry), _FIELDS, 1)
+    # seeds aside too: `submit` refuses picked seeds before running anything, `check` warns (_admitted)
+    return record_check.record_problem(asdict(entry), _FIELDS, 1, seeds_from_zero=False)
 
 
 def _admitted(sub: Submission, board: Task, opts: SubmitOptions, record: bool, verdict: Verdict) -> _Scoring | None:

@@ -405,6 +405,8 @@ def check_reserved(method: str, authors: str, root: Path, results_root: Path | N
     pristine = _pristine_reference(Path(root), REFERENCE_DIR)
     if not lookalike and pristine is not None and method.split(" (")[0] == pristine:
         return []
+    if taken and not by_reference and _recorded_before_its_reference(method, authors, results_root):
+        return []
     if lookalike:
         what = f"authors {authors!r} read as the reference authors {REFERENCE_AUTHORS!r}"
         what += f" and method {method!r} takes the reference baseline name {taken!r}" if taken else ""
@@ -415,6 +417,19 @@ def check_reserved(method: str, authors: str, root: Path, results_root: Path | N
         what = f"authors {authors!r} is the reference baselines' author"
     return [f"{what}, reserved for leaderboard/reference/: choose a method name that does not start with a "
             "reference baseline's name, and your own authors"]
+
+
+def _recorded_before_its_reference(method: str, authors: str, results_root: Path | None) -> bool:
+    """Whether these very authors have a record of this method that the boards show although it takes
+    a reference's name: the readers show it only when its line reached the main line before the
+    reference's folder did (:func:`perfgraphs.leaderboard.records.trust._named_before_its_reference`,
+    thirty-sixth pass). Such a name is the team's (rule 5: a name is the first to record it), so its
+    next entry under it is not refused either; a new name that takes the reference's still is
+    (open lead of 2026-12-04: the team's records were shown, its re-submission refused)."""
+    from perfgraphs.leaderboard.records.results import read_all_entries
+
+    return any(e.authors == authors and names_mod.same_method(method, e.method)
+               for e in read_all_entries(results_root, skipped=[]))
 
 
 def _pristine_reference(root: Path, reference_dir: Path) -> str | None:

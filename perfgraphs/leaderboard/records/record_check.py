@@ -173,10 +173,11 @@ def deeper_than(value, limit: int) -> bool:
     return False
 
 
-def record_problem(record, known: frozenset[str], min_seeds: int = MIN_SEEDS) -> str | None:
+def record_problem(record, known: frozenset[str], min_seeds: int = MIN_SEEDS, seeds_from_zero: bool = True) -> str | None:
     """None for a record that can be shown and ranked; else one line saying what is wrong.
     ``known``: the record's field names (the ``Entry`` dataclass's, passed in by
-    :mod:`perfgraphs.leaderboard.records.results`, which imports this module)."""
+    :mod:`perfgraphs.leaderboard.records.results`, which imports this module). ``seeds_from_zero``
+    False: any seeds (``check`` scores what it is given, and warns: :func:`_picked_seeds_problem`)."""
     if not isinstance(record, dict):
         return f"a record is a JSON object, got {type(record).__name__}"
     if deeper_than(record, MAX_RECORD_DEPTH):
@@ -227,7 +228,23 @@ def record_problem(record, known: frozenset[str], min_seeds: int = MIN_SEEDS) ->
             return f"{k} must be {kind.__name__}, got {type(record[k]).__name__}"
     if why := hyperparameters_problem(record.get("hyperparameters", {})):
         return why
-    return _seeds_problem(record["per_seed"], min_seeds) or _pairs_problem(record)
+    return (_seeds_problem(record["per_seed"], min_seeds) or (seeds_from_zero and _picked_seeds_problem(record))
+            or _pairs_problem(record))
+
+
+def _picked_seeds_problem(record: dict) -> str | None:
+    """A record of code run by the harness holds its seeds 0 to n-1: ``submit`` takes no others
+    (``check.check_seeds_from_zero``, thirty-ninth pass), and ``leaderboard reproduce`` scores
+    those. A line written by hand with the best five of forty seeds was read and ranked until a
+    reviewer ran ``reproduce`` (open lead of 2026-12-04). A predictions-files record (self-reported,
+    listed unranked) names its files' seeds, whatever they are."""
+    if record.get("tier") == "self-reported":
+        return None
+    seeds = sorted(s["seed"] for s in record["per_seed"])
+    if seeds == list(range(len(seeds))):
+        return None
+    shown = " ".join(str(x) for x in seeds[:6]) + (" …" if len(seeds) > 6 else "")
+    return f"seeds {shown}: a record of code run here holds seeds 0 to n-1 (`leaderboard reproduce` scores those)"
 
 
 def _pairs_problem(record: dict) -> str | None:
