@@ -1,0 +1,55 @@
+"""Fortieth adversarial pass (2026-12-04), submit side: what a submission folder and its code
+control, through `perfgraphs check` and `perfgraphs submit`. Each test is one attack that worked
+before its fix, with a control that shows it working without the guard."""
+
+from __future__ import annotations
+
+import py_compile
+import sys
+
+from perfgraphs.cli import main
+from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
+
+HONEST = """
+    import numpy as np
+    class Predictor:
+        def __init__(self, target, seed=0, quick=False):
+            self.target = target
+        def fit(self, train, val):
+            self.level = float(np.median(train[self.target]))
+        def predict(self, graphs):
+            return np.full(len(graphs), self.level)
+"""
+# what runs instead: a predictor the reviewer never reads (it raises, to show that it ran)
+SHIPPED = """
+class Predictor:
+    def __init__(self, target, seed=0, quick=False):
+        raise RuntimeError("the shipped bytecode ran, not predictor.py")
+"""
+
+
+def test_shipped_bytecode_does_not_replace_the_reviewed_source(env, capsys, tmp_path, monkeypatch):  # noqa: F811
+    """Attack: a submission's `predictor.py` reads as an honest median predictor, and beside it
+    `__pycache__/predictor.cpython-311.pyc`, compiled from other code with unchecked hash-based
+    invalidation (PEP 552), which Python imports whatever the source says (a committed file: the
+    fresh clone `reproduce --submission` scores has it too). The sandbox ran the bytecode; its
+    refusal even pointed at `predictor.py:4`. What the code cannot tell (a predictor that times the
+    given models, seeds it maps to picked ones) is enforced on review of the source, which never ran.
+    Now the copy the sandbox runs leaves Python bytecode out (`harness.is_bytecode`): the source runs.
+    Control: with the bytecode copied, the shipped code runs instead of predictor.py."""
+    from perfgraphs.leaderboard.sandbox import harness
+
+    sub = code_submission(tmp_path / "pyc", "median-pyc", HONEST)
+    other = tmp_path / "other.py"
+    other.write_text(SHIPPED)
+    cache = sub / "__pycache__" / f"predictor.{sys.implementation.cache_tag}.pyc"
+    py_compile.compile(str(other), cfile=str(cache), doraise=True,
+                       invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+    argv = ["check", str(sub), *BOARD, "--quick", "--seeds", "0", "--results", str(env["results"])]
+    assert main(argv) == 0, capsys.readouterr().err
+    assert "bytecode ran" not in capsys.readouterr().err
+
+    monkeypatch.setattr(harness, "is_bytecode", lambda name: False)  # control: bytecode copied as before
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "RuntimeError: the shipped bytecode ran, not predictor.py" in err, err
