@@ -7,6 +7,8 @@ from __future__ import annotations
 import py_compile
 import sys
 
+import pytest
+
 from perfgraphs.cli import main
 from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
 
@@ -53,3 +55,52 @@ def test_shipped_bytecode_does_not_replace_the_reviewed_source(env, capsys, tmp_
     assert main(argv) == 1
     err = capsys.readouterr().err
     assert "RuntimeError: the shipped bytecode ran, not predictor.py" in err, err
+
+
+EXTENSION_C = r"""
+#include <Python.h>
+static struct PyModuleDef def = {PyModuleDef_HEAD_INIT, "predictor", NULL, -1, NULL};
+PyMODINIT_FUNC PyInit_predictor(void) {
+    PyObject *m = PyModule_Create(&def), *r;
+    if (m == NULL) return NULL;
+    r = PyRun_String("class Predictor:\n"
+                     "    def __init__(self, target, seed=0, quick=False):\n"
+                     "        raise RuntimeError('the shipped extension ran, not predictor.py')\n",
+                     Py_file_input, PyModule_GetDict(m), PyModule_GetDict(m));
+    if (r == NULL) { Py_DECREF(m); return NULL; }
+    Py_DECREF(r);
+    return m;
+}
+"""
+
+
+def test_an_extension_module_does_not_replace_the_reviewed_source(env, capsys, tmp_path, monkeypatch):  # noqa: F811
+    """Attack: beside an honest `predictor.py`, a `predictor.so` compiled from other code. Python's
+    import system tries a folder's extension modules before its source, so the sandbox ran the
+    native module, and what the review enforces (rule 3, no picked seeds) was read in code that
+    never ran. Now `check` and `submit` refuse a source file an extension module (or a package
+    folder) of the same name would replace, in one line before anything runs
+    (`submission._shadowed`). Control: without that check the extension runs instead."""
+    import shutil
+    import subprocess
+    import sysconfig
+
+    from perfgraphs.leaderboard import submission
+
+    gcc = shutil.which("gcc") or shutil.which("cc")
+    if gcc is None:
+        pytest.skip("no C compiler to build the extension module")
+    sub = code_submission(tmp_path / "so", "median-so", HONEST)
+    c = tmp_path / "ext.c"
+    c.write_text(EXTENSION_C)
+    subprocess.run([gcc, "-shared", "-fPIC", f"-I{sysconfig.get_paths()['include']}", "-o",
+                    str(sub / "predictor.so"), str(c)], check=True)
+    argv = ["check", str(sub), *BOARD, "--quick", "--seeds", "0", "--results", str(env["results"])]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "predictor.py: Python would import predictor.so beside it in its place" in err, err
+
+    monkeypatch.setattr(submission, "_shadowed", lambda path: None)  # control: the check off
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "RuntimeError: the shipped extension ran, not predictor.py" in err, err

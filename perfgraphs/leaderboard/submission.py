@@ -434,6 +434,9 @@ def _parse_sources(root: Path, entry_point: str, problems: list[str]) -> None:
         except _NotARegularFile as exc:
             problems.append(f"{exc}: a submission holds regular files only")
             continue
+        if (shadow := _shadowed(path)) is not None:
+            problems.append(f"{path.relative_to(root)}: Python would import {shadow} beside it in its place: "
+                            "remove one of them (the code that runs must be the source a reviewer reads)")
         try:
             ast.parse(source, filename=str(path))
         except SyntaxError as exc:
@@ -466,6 +469,25 @@ def _parse_sources(root: Path, entry_point: str, problems: list[str]) -> None:
     if cls not in bound:
         problems.append(f"{source.relative_to(root)} defines no {cls!r}: define the predictor class there or "
                         "point entry_point at it ('module:ClassName')")
+
+
+def _shadowed(path: Path) -> str | None:
+    """What Python imports in place of the source file ``path`` (None: the source itself). Its
+    import system tries an extension module before the source in each folder, and a package folder
+    before a module: a ``predictor.so`` (or ``.abi3.so``, ``.cpython-311-x86_64-linux-gnu.so``)
+    beside a ``predictor.py`` that read as a median ran in the sandbox instead, so the review that
+    enforces what code cannot tell (rule 3, no picked seeds) read code that never ran (fortieth
+    pass of 2026-12-04; shipped bytecode is left out of the sandbox's copy, ``harness.is_bytecode``)."""
+    import importlib.machinery
+
+    stem, folder = path.name[: -len(".py")], path.parent
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        if _there(folder / f"{stem}{suffix}", os.path.lexists):
+            return f"{stem}{suffix}"
+    for suffix in importlib.machinery.all_suffixes():
+        if _there(folder / stem / f"__init__{suffix}", os.path.lexists):
+            return f"{stem}/__init__{suffix}"
+    return None
 
 
 def _there(path: Path, test=Path.exists) -> bool:
