@@ -104,3 +104,39 @@ def test_an_extension_module_does_not_replace_the_reviewed_source(env, capsys, t
     assert main(argv) == 1
     err = capsys.readouterr().err
     assert "RuntimeError: the shipped extension ran, not predictor.py" in err, err
+
+
+# every line reads as a median predictor; Python, decoding UTF-7, reads a line break at +AAo-
+UTF7 = """# -*- coding: utf-7 -*-
+import numpy as np
+class Predictor:
+    def __init__(self, target, seed=0, quick=False):
+        self.target = target
+    def fit(self, train, val):
+        self.level = float(np.median(train[self.target]))
+        # the median of the training labels +AAo-        raise RuntimeError('the hidden line ran')
+    def predict(self, graphs):
+        return np.full(len(graphs), self.level)
+"""
+
+
+def test_a_coding_declaration_does_not_hide_code_in_a_comment(env, capsys, tmp_path, monkeypatch):  # noqa: F811
+    """Attack: `predictor.py` declares `# -*- coding: utf-7 -*-`; a comment
+    `# the median of the training labels +AAo-        raise ...` is a comment in every UTF-8 viewer
+    and two lines to Python (`+AAo-` is a line break in UTF-7), so code a reviewer reads as a comment
+    ran in the sandbox. Now `check` and `submit` refuse a Python file that its declared codec makes
+    read otherwise than as UTF-8, in one line before anything runs (`submission._read_otherwise`).
+    Control: without that check the hidden line runs."""
+    from perfgraphs.leaderboard import submission
+
+    sub = code_submission(tmp_path / "utf7", "median-utf7", "")
+    (sub / "predictor.py").write_bytes(UTF7.encode("ascii"))
+    argv = ["check", str(sub), *BOARD, "--quick", "--seeds", "0", "--results", str(env["results"])]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "predictor.py: its coding declaration (utf-7)" in err, err
+
+    monkeypatch.setattr(submission, "_read_otherwise", lambda source: None)  # control: the check off
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "RuntimeError: the hidden line ran" in err, err

@@ -434,6 +434,9 @@ def _parse_sources(root: Path, entry_point: str, problems: list[str]) -> None:
         except _NotARegularFile as exc:
             problems.append(f"{exc}: a submission holds regular files only")
             continue
+        if (codec := _read_otherwise(source)) is not None:
+            problems.append(f"{path.relative_to(root)}: its coding declaration ({codec}) makes Python read it "
+                            "otherwise than a UTF-8 viewer shows it: save it as UTF-8 and drop the declaration")
         if (shadow := _shadowed(path)) is not None:
             problems.append(f"{path.relative_to(root)}: Python would import {shadow} beside it in its place: "
                             "remove one of them (the code that runs must be the source a reviewer reads)")
@@ -469,6 +472,28 @@ def _parse_sources(root: Path, entry_point: str, problems: list[str]) -> None:
     if cls not in bound:
         problems.append(f"{source.relative_to(root)} defines no {cls!r}: define the predictor class there or "
                         "point entry_point at it ('module:ClassName')")
+
+
+def _read_otherwise(source: bytes) -> str | None:
+    """The codec a Python file's coding declaration names when Python, decoding it so, reads other
+    text than a UTF-8 viewer shows (None: the same text). Under ``# -*- coding: utf-7 -*-`` a comment
+    ``# the median +AAo-        raise ...`` is a comment to a reviewer and two lines to Python
+    (``+AAo-`` decodes to a line break): hidden code ran in a predictor that read as a median, and
+    the review that enforces what code cannot tell read other code (fortieth pass of 2026-12-04)."""
+    import codecs
+    import io
+    import tokenize
+
+    try:
+        codec, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+        if codecs.lookup(codec).name in ("utf-8", "utf-8-sig"):
+            return None  # read as a viewer reads it (bytes that are no UTF-8: ast.parse says so)
+        same = source.decode(codec) == source.decode("utf-8-sig")  # a viewer shows no byte-order mark
+    except (SyntaxError, LookupError):  # an unknown codec: ast.parse says so
+        return None
+    except (UnicodeDecodeError, ValueError):
+        same = False
+    return None if same else codec
 
 
 def _shadowed(path: Path) -> str | None:
