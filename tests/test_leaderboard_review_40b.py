@@ -26,7 +26,7 @@ HONEST = """
 SHIPPED = """
 class Predictor:
     def __init__(self, target, seed=0, quick=False):
-        raise RuntimeError("the shipped bytecode ran, not predictor.py")
+        raise RuntimeError("the shipped code ran, not predictor.py")
 """
 
 
@@ -49,12 +49,12 @@ def test_shipped_bytecode_does_not_replace_the_reviewed_source(env, capsys, tmp_
                        invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
     argv = ["check", str(sub), *BOARD, "--quick", "--seeds", "0", "--results", str(env["results"])]
     assert main(argv) == 0, capsys.readouterr().err
-    assert "bytecode ran" not in capsys.readouterr().err
+    assert "shipped code ran" not in capsys.readouterr().err
 
     monkeypatch.setattr(harness, "is_bytecode", lambda name: False)  # control: bytecode copied as before
     assert main(argv) == 1
     err = capsys.readouterr().err
-    assert "RuntimeError: the shipped bytecode ran, not predictor.py" in err, err
+    assert "RuntimeError: the shipped code ran, not predictor.py" in err, err
 
 
 EXTENSION_C = r"""
@@ -140,3 +140,31 @@ def test_a_coding_declaration_does_not_hide_code_in_a_comment(env, capsys, tmp_p
     assert main(argv) == 1
     err = capsys.readouterr().err
     assert "RuntimeError: the hidden line ran" in err, err
+
+
+def test_an_entry_point_of_look_alike_letters_is_refused(env, capsys, tmp_path, monkeypatch):  # noqa: F811
+    """Attack: submission.yaml's `entry_point: predict\u043er:Predictor` (a Cyrillic `о`) reads as
+    `predictor:Predictor`, beside an honest `predictor.py`; the harness imported the other file,
+    `predict\u043er.py`, which a reviewer takes for a copy. The pattern's `\\w` matched any script.
+    Now the entry point is ASCII letters, digits and `_` (`submission.ENTRY_POINT`), refused in one
+    line before anything runs. Control: with the old pattern the look-alike module runs."""
+    import re
+
+    import yaml
+
+    from perfgraphs.leaderboard import submission
+
+    sub = code_submission(tmp_path / "look", "median-look", HONEST)
+    meta = yaml.safe_load((sub / "submission.yaml").read_text())
+    meta["entry_point"] = "predict\u043er:Predictor"
+    (sub / "submission.yaml").write_text(yaml.safe_dump(meta, allow_unicode=True), encoding="utf-8")
+    (sub / "predict\u043er.py").write_text(SHIPPED)
+    argv = ["check", str(sub), *BOARD, "--quick", "--seeds", "0", "--results", str(env["results"])]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "entry_point must look like 'module:ClassName' in ASCII" in err, err
+
+    monkeypatch.setattr(submission, "ENTRY_POINT", re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*"))  # control
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "RuntimeError: the shipped code ran, not predictor.py" in err, err

@@ -424,6 +424,12 @@ def _code_problems(root: Path, entry_point: str, memory: int | None = None) -> l
     return problems
 
 
+# ``module:Class`` in ASCII: ``\w`` alone matched any script, and `predict\u043er:Predictor` (a Cyrillic
+# ``о``) in submission.yaml read as `predictor:Predictor` while the harness imported the other file
+# of the look-alike name beside an honest predictor.py (fortieth pass of 2026-12-04)
+ENTRY_POINT = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_]*", re.ASCII)
+
+
 def _parse_sources(root: Path, entry_point: str, problems: list[str]) -> None:
     """:func:`_code_problems`' checks, each problem appended to ``problems``."""
     for path in sorted(root.rglob("*.py")):
@@ -447,8 +453,9 @@ def _parse_sources(root: Path, entry_point: str, problems: list[str]) -> None:
                             "(python -m py_compile shows the same error)")
         except ValueError as exc:  # null bytes
             problems.append(f"{path.relative_to(root)}: cannot be parsed ({exc})")
-    if not re.fullmatch(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*", entry_point):
-        problems.append(f"submission.yaml: entry_point must look like 'module:ClassName', got {entry_point!r}")
+    if not ENTRY_POINT.fullmatch(entry_point):
+        problems.append(f"submission.yaml: entry_point must look like 'module:ClassName' in ASCII letters, digits "
+                        f"and _, got {entry_point!r}")
         return
     module, cls = entry_point.split(":")
     base = root.joinpath(*module.split("."))
