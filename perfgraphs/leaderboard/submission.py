@@ -424,6 +424,12 @@ def _code_problems(root: Path, entry_point: str, memory: int | None = None) -> l
     return problems
 
 
+# ``module:Class`` in ASCII: ``\w`` alone matched any script, and `predict\u043er:Predictor` (a Cyrillic
+# ``о``) in submission.yaml read as `predictor:Predictor` while the harness imported the other file
+# of the look-alike name beside an honest predictor.py (fortieth pass of 2026-12-04)
+ENTRY_POINT = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_]*", re.ASCII)
+
+
 def _parse_sources(root: Path, entry_point: str, problems: list[str]) -> None:
     """:func:`_code_problems`' checks, each problem appended to ``problems``."""
     for path in sorted(root.rglob("*.py")):
@@ -434,6 +440,12 @@ def _parse_sources(root: Path, entry_point: str, problems: list[str]) -> None:
         except _NotARegularFile as exc:
             problems.append(f"{exc}: a submission holds regular files only")
             continue
+        if (codec := _read_otherwise(source)) is not None:
+            problems.append(f"{path.relative_to(root)}: its coding declaration ({codec}) makes Python read it "
+                            "otherwise than a UTF-8 viewer shows it: save it as UTF-8 and drop the declaration")
+        if (shadow := _shadowed(path)) is not None:
+            problems.append(f"{path.relative_to(root)}: Python would import {shadow} beside it in its place: "
+                            "remove one of them (the code that runs must be the source a reviewer reads)")
         try:
             ast.parse(source, filename=str(path))
         except SyntaxError as exc:
@@ -441,8 +453,9 @@ def _parse_sources(root: Path, entry_point: str, problems: list[str]) -> None:
                             "(python -m py_compile shows the same error)")
         except ValueError as exc:  # null bytes
             problems.append(f"{path.relative_to(root)}: cannot be parsed ({exc})")
-    if not re.fullmatch(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*", entry_point):
-        problems.append(f"submission.yaml: entry_point must look like 'module:ClassName', got {entry_point!r}")
+    if not ENTRY_POINT.fullmatch(entry_point):
+        problems.append(f"submission.yaml: entry_point must look like 'module:ClassName' in ASCII letters, digits "
+                        f"and _, got {entry_point!r}")
         return
     module, cls = entry_point.split(":")
     base = root.joinpath(*module.split("."))
@@ -466,6 +479,47 @@ def _parse_sources(root: Path, entry_point: str, problems: list[str]) -> None:
     if cls not in bound:
         problems.append(f"{source.relative_to(root)} defines no {cls!r}: define the predictor class there or "
                         "point entry_point at it ('module:ClassName')")
+
+
+def _read_otherwise(source: bytes) -> str | None:
+    """The codec a Python file's coding declaration names when Python, decoding it so, reads other
+    text than a UTF-8 viewer shows (None: the same text). Under ``# -*- coding: utf-7 -*-`` a comment
+    ``# the median +AAo-        raise ...`` is a comment to a reviewer and two lines to Python
+    (``+AAo-`` decodes to a line break): hidden code ran in a predictor that read as a median, and
+    the review that enforces what code cannot tell read other code (fortieth pass of 2026-12-04)."""
+    import codecs
+    import io
+    import tokenize
+
+    try:
+        codec, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+        if codecs.lookup(codec).name in ("utf-8", "utf-8-sig"):
+            return None  # read as a viewer reads it (bytes that are no UTF-8: ast.parse says so)
+        same = source.decode(codec) == source.decode("utf-8-sig")  # a viewer shows no byte-order mark
+    except (SyntaxError, LookupError):  # an unknown codec: ast.parse says so
+        return None
+    except (UnicodeDecodeError, ValueError):
+        same = False
+    return None if same else codec
+
+
+def _shadowed(path: Path) -> str | None:
+    """What Python imports in place of the source file ``path`` (None: the source itself). Its
+    import system tries an extension module before the source in each folder, and a package folder
+    before a module: a ``predictor.so`` (or ``.abi3.so``, ``.cpython-311-x86_64-linux-gnu.so``)
+    beside a ``predictor.py`` that read as a median ran in the sandbox instead, so the review that
+    enforces what code cannot tell (rule 3, no picked seeds) read code that never ran (fortieth
+    pass of 2026-12-04; shipped bytecode is left out of the sandbox's copy, ``harness.is_bytecode``)."""
+    import importlib.machinery
+
+    stem, folder = path.name[: -len(".py")], path.parent
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        if _there(folder / f"{stem}{suffix}", os.path.lexists):
+            return f"{stem}{suffix}"
+    for suffix in importlib.machinery.all_suffixes():
+        if _there(folder / stem / f"__init__{suffix}", os.path.lexists):
+            return f"{stem}/__init__{suffix}"
+    return None
 
 
 def _there(path: Path, test=Path.exists) -> bool:
