@@ -443,11 +443,17 @@ def _parse_sources(root: Path, entry_point: str, problems: list[str]) -> None:
         if (codec := _read_otherwise(source)) is not None:
             problems.append(f"{path.relative_to(root)}: its coding declaration ({codec}) makes Python read it "
                             "otherwise than a UTF-8 viewer shows it: save it as UTF-8 and drop the declaration")
+        if (deceiving := _deceiving_characters(source)) is not None:
+            problems.append(f"{path.relative_to(root)}: holds {deceiving}, which shows a reviewer other code than "
+                            "Python runs: remove it (write such characters as escapes in strings)")
         if (shadow := _shadowed(path)) is not None:
             problems.append(f"{path.relative_to(root)}: Python would import {shadow} beside it in its place: "
                             "remove one of them (the code that runs must be the source a reviewer reads)")
         try:
-            ast.parse(source, filename=str(path))
+            if (loads := _unpickles(ast.parse(source, filename=str(path)))) is not None:
+                problems.append(f"{path.relative_to(root)}: {loads} runs whatever a data file names when it loads it, "
+                                "code no reviewer reads: ship weights as .npy/.npz, safetensors, JSON or a "
+                                "booster's own format")
         except SyntaxError as exc:
             problems.append(f"{path.relative_to(root)}:{exc.lineno}: SyntaxError: {exc.msg}: fix the syntax "
                             "(python -m py_compile shows the same error)")
@@ -501,6 +507,56 @@ def _read_otherwise(source: bytes) -> str | None:
     except (UnicodeDecodeError, ValueError):
         same = False
     return None if same else codec
+
+
+# "Trojan Source" (CVE-2021-42574): bidirectional controls reorder what a viewer shows of a line, so
+# a comment can seem to close before code that runs, or code can seem commented out; a lone carriage
+# return ends a line for Python and overprints it on a terminal; a line or paragraph separator breaks
+# a line for a viewer and not for Python. Python accepts all of them in comments and strings.
+_DECEIVING = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u2028\u2029]|\r(?!\n)")
+
+
+def _deceiving_characters(source: bytes) -> str | None:
+    """The first character of a Python file that makes a viewer show other code than Python runs
+    (:data:`_DECEIVING`), named (``U+202E``, ``a lone carriage return``); None: none. What the review
+    enforces (rule 3, no picked seeds) needs the code it reads to be the code that runs (fortieth
+    pass's lead of 2026-12-04)."""
+    found = _DECEIVING.search(source.decode("utf-8", errors="replace"))
+    if found is None:
+        return None
+    return "a lone carriage return" if found.group() == "\r" else f"U+{ord(found.group()):04X}"
+
+
+# modules whose loading functions run what the loaded bytes name (``pickle``'s REDUCE): a pickled
+# "model" beside a predictor that reads as a median ran code no reviewer read (fortieth pass's lead)
+_UNPICKLERS = frozenset({"pickle", "_pickle", "cPickle", "dill", "cloudpickle", "joblib", "marshal", "shelve",
+                         "pandas"})
+_UNPICKLING = frozenset({"load", "loads", "Unpickler", "open", "read_pickle"})
+# the keywords that turn a safe loader into one: numpy's and torch's
+_UNSAFE_KEYWORDS = {"allow_pickle": True, "weights_only": False}
+
+
+def _unpickles(tree: ast.AST) -> str | None:
+    """The first call (or import) in ``tree`` that unpickles, as written (``pickle.load``,
+    ``joblib.load``, ``from dill import loads``, ``np.load(..., allow_pickle=True)``,
+    ``torch.load(..., weights_only=False)``); None: none. A tripwire for the review rule (a
+    submission loads no pickle): code that reaches them otherwise is plain on review."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in _UNPICKLERS:
+            names = [a.name for a in node.names if a.name in _UNPICKLING]
+            if names:
+                return f"from {node.module} import {names[0]}"
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if (isinstance(func, ast.Attribute) and func.attr in _UNPICKLING and isinstance(func.value, ast.Name)
+                    and func.value.id in _UNPICKLERS | {"pd"} and (func.value.id not in ("pandas", "pd")
+                                                                   or func.attr == "read_pickle")):
+                return f"{func.value.id}.{func.attr}"
+            for kw in node.keywords:
+                if kw.arg in _UNSAFE_KEYWORDS and isinstance(kw.value, ast.Constant) \
+                        and kw.value.value is _UNSAFE_KEYWORDS[kw.arg]:
+                    return f"{ast.unparse(func)}(..., {kw.arg}={kw.value.value})"
+    return None
 
 
 def _shadowed(path: Path) -> str | None:
