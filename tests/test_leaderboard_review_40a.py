@@ -50,3 +50,49 @@ def test_a_self_reported_record_does_not_claim_the_harness_measured_it(tmp_path,
     page = _entry_page(results.Entry(**record), "", "")
     assert "12 MB (measured by the harness)" in page and "bubblewrap" in page and "tier self-reported" in page
 
+
+def test_a_pull_request_with_an_empty_diff_does_not_move_a_name(tmp_path, monkeypatch):
+    """Attack: a name belongs to the first record on the main line (``--first-parent``) that has
+    held it without a gap. Alice's ``gnn-x`` is recorded; Eve's hand-written ``gnn-x`` merged after
+    it is nobody's. A pull request of two commits, fast-forwarded onto the main line (git's default
+    merge when the main line has not moved; a rebase merge does the same), removes Alice's line and
+    puts it back: its diff is empty, and Alice's name re-dated after Eve's, so ``check`` refused
+    Alice her own method and passed Eve's. Now a gap in which no competing record arrived is no gap.
+    A name retracted, taken meanwhile and written again still re-dates (twentieth pass). Control:
+    with every gap counted (the rule before), the same history gives the name to Eve."""
+    from test_leaderboard_review_20261202 import _ALICE, _git, _records_repo
+
+    from perfgraphs.leaderboard.records import check
+    from perfgraphs.registry import task
+
+    board = task("perfgraphs/dippm", "h200-torch-fp32", "latency_ms")
+    results, add = _records_repo(tmp_path)
+    add(_ALICE)
+    add({"method": "gnn-x", "authors": "Eve Evil", "run_identity": "eve-1"})
+    path = results / "dippm.jsonl"
+    text = path.read_text()
+    path.write_text("".join(text.splitlines(keepends=True)[1:]))  # Alice's line out ...
+    _git(results, "commit", "-q", "-am", "tidy")
+    path.write_text(text)  # ... and back: the pull request's diff is empty
+    _git(results, "commit", "-q", "-am", "tidy")
+    assert path.read_text() == text
+
+    assert check.check_name_owner(results, board, "gnn-x", "Alice Author") == []
+    assert "is recorded by 'Alice Author'" in " ".join(check.check_name_owner(results, board, "gnn-x", "Eve Evil"))
+    # a competing record that arrives while Alice's is out re-dates it, as a name retracted and taken
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    results2, add2 = _records_repo(taken)
+    add2(_ALICE)
+    text2 = (results2 / "dippm.jsonl").read_text()
+    (results2 / "dippm.jsonl").write_text("")
+    _git(results2, "commit", "-q", "-am", "retract")
+    add2({"method": "gnn-x", "authors": "Eve Evil", "run_identity": "eve-1"})
+    (results2 / "dippm.jsonl").write_text(text2 + (results2 / "dippm.jsonl").read_text())
+    _git(results2, "commit", "-q", "-am", "again")
+    assert check.check_name_owner(results2, board, "gnn-x", "Eve Evil") == []
+
+    # control: every gap re-dates (the rule before), and the empty pull request hands the name to Eve
+    monkeypatch.setattr(check, "_put_back", lambda key, ended, arrivals: False)
+    assert check.check_name_owner(results, board, "gnn-x", "Eve Evil") == []
+    assert "is recorded by 'Eve Evil'" in " ".join(check.check_name_owner(results, board, "gnn-x", "Alice Author"))
