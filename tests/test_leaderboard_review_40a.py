@@ -96,3 +96,39 @@ def test_a_pull_request_with_an_empty_diff_does_not_move_a_name(tmp_path, monkey
     monkeypatch.setattr(check, "_put_back", lambda key, ended, arrivals: False)
     assert check.check_name_owner(results, board, "gnn-x", "Eve Evil") == []
     assert "is recorded by 'Eve Evil'" in " ".join(check.check_name_owner(results, board, "gnn-x", "Alice Author"))
+
+
+def test_a_hand_written_record_does_not_state_a_boards_test_size(tmp_path, capsys, monkeypatch):
+    """Attack: a board whose test size ``leaderboard/builds.json`` does not pin (dippm's unpinned
+    ``amd-epyc-23059b2f-torch-fp32``, a target the pin does not list) stated the first seed's ``n``
+    of its first current record, the one dated oldest, and a date is written by hand. A pull request
+    adds a *self-reported* line dated 2020 with ``n: 7`` and no per-configuration ratios (nothing to
+    check the count by): ``leaderboard show`` and the site titled the board "test n = 7" above the
+    reference ranked on its 311 configurations (boards under 100 are not ranked). Now the test size
+    is the board's configurations' (``ranks.board_test_n``: the references', else one record a team;
+    never a self-reported record's). Control: with the first record's ``n`` (the rule before), 7."""
+    from test_leaderboard_review_37a import UNPINNED, _board, _show
+
+    from perfgraphs.leaderboard.records import ranks
+    from perfgraphs.leaderboard.records.results import Entry
+    from perfgraphs.leaderboard.site import pages
+
+    reference = _public_record(config=UNPINNED)
+    line = _self_reported(config=UNPINNED, date_utc="2020-01-01T00:00:00+00:00", actual_vs_predicted=[])
+    line["per_seed"] = [{k: s[k] for k in ("seed", "mape_pct", "rmse", "acc_10_pct", "kendall_tau")} | {"n": 7}
+                        for s in line["per_seed"]]
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "dippm.jsonl").write_text(json.dumps(reference) + "\n" + json.dumps(line) + "\n")
+    title = f"perfgraphs/dippm · {UNPINNED} · latency_ms"
+    board = _board(_show(results, capsys), title)
+    assert "test n = 311" in board and "mal-net" in board, board
+    current = [Entry(**line), Entry(**reference)]  # the oldest first, as the boards list them
+    assert "test n = 311" in pages.board_facts(None, "latency_ms", current, None)
+
+    # control: the first current record's own n
+    before = lambda entries: entries[0].per_seed[0].get("n")  # noqa: E731
+    monkeypatch.setattr(ranks, "board_test_n", before)
+    monkeypatch.setattr(pages, "board_test_n", before)
+    assert "test n = 7" in _board(_show(results, capsys), title)
+    assert "test n = 7" in pages.board_facts(None, "latency_ms", current, None)
