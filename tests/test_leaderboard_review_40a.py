@@ -132,3 +132,71 @@ def test_a_hand_written_record_does_not_state_a_boards_test_size(tmp_path, capsy
     monkeypatch.setattr(pages, "board_test_n", before)
     assert "test n = 7" in _board(_show(results, capsys), title)
     assert "test n = 7" in pages.board_facts(None, "latency_ms", current, None)
+
+
+def test_a_pull_request_with_an_empty_diff_does_not_hide_a_record_behind_a_later_reference(tmp_path, monkeypatch):
+    """Attack: Alice's ``gnn-x`` is recorded; a reference folder ``gnn`` merged after it does not take
+    her name (thirty-sixth pass: a record whose line reached the main line first stays shown). A pull
+    request of two commits fast-forwarded onto the main line takes her line out and puts it back (an
+    empty diff): her line then "arrived" after the folder, and every board stopped showing her
+    record. Now a gap that did not span the folder's arrival is no gap (``history.held_before``); a
+    line out when the folder came and written again after it is still refused. Control: with the
+    line's last arrival alone (the rule before), the empty pull request hides Alice's record."""
+    from test_leaderboard_review_36a import _git
+
+    from perfgraphs.leaderboard.records import history, results, trust
+
+    repo = tmp_path / "repo"
+    (repo / "results").mkdir(parents=True)
+    (repo / "reference").mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    path = repo / "results" / "dippm.jsonl"
+    alice = json.dumps(_public_record(method="gnn-x", authors="Alice Author", run_identity="alice-1",
+                                      tier="reproduced"), sort_keys=True) + "\n"
+    bob = json.dumps(_public_record(method="gnn-y", authors="Bob Builder", run_identity="bob-1",
+                                    tier="reproduced"), sort_keys=True) + "\n"
+    carol = json.dumps(_public_record(method="carol-net", authors="Carol Coder", run_identity="carol-1",
+                                      tier="reproduced"), sort_keys=True) + "\n"
+
+    def commit(text: str | None = None) -> None:
+        if text is not None:
+            path.write_text(text)
+        _git(repo, "add", "-A")
+        _git(repo, "commit", "-q", "--allow-empty", "-m", "change")
+
+    commit(alice + carol)
+    (repo / "reference" / "gnn").mkdir()
+    (repo / "reference" / "gnn" / "README.md").write_text("a reference baseline, coming soon\n")
+    commit()
+    commit(carol)  # the pull request: Alice's line out ...
+    commit(alice + carol)  # ... and back
+    monkeypatch.setattr(trust, "REFERENCE_DIR", repo / "reference")
+
+    def shown() -> list[str]:
+        trust.reference_spellings.cache_clear()
+        results.forget_checked()
+        return [e.method for e in results.read_entries("dippm", repo / "results", [])]
+
+    assert shown() == ["gnn-x", "carol-net"]
+    # Bob's gnn-y, out when the folder came and written again since, is refused (a real gap)
+    other = tmp_path / "other"
+    other.mkdir()
+    _git(other, "init", "-q", "-b", "main")
+    (other / "results").mkdir()
+    (other / "reference").mkdir()
+    path = other / "results" / "dippm.jsonl"
+    repo = other
+    commit(alice + bob)
+    commit(alice)
+    (other / "reference" / "gnn").mkdir()
+    (other / "reference" / "gnn" / "README.md").write_text("coming soon\n")
+    commit()
+    commit(alice + bob)
+    monkeypatch.setattr(trust, "REFERENCE_DIR", other / "reference")
+    assert shown() == ["gnn-x"]
+
+    # control: the line's last arrival alone, as before: the empty pull request hides Alice's record
+    repo = tmp_path / "repo"
+    monkeypatch.setattr(trust, "REFERENCE_DIR", repo / "reference")
+    monkeypatch.setattr(history, "held_before", lambda runs, moment: bool(runs) and runs[-1][0] < moment)
+    assert shown() == ["carol-net"]
