@@ -1,5 +1,6 @@
 """Fortieth adversarial pass (2026-12-04), read side: what a record says about how it was scored,
-against its own tier."""
+against its own tier; whose word a board's test size is; and a pull request whose diff is empty,
+fast-forwarded, re-dating another team's line (its name, its record beside a later reference)."""
 
 from __future__ import annotations
 

@@ -145,7 +145,7 @@ def board_test_n(entries: list[Entry]) -> int | None:
     usable = [(e, r) for e in ran if (r := per_config_ratios(e)) is not None]
     references = [e for e in ran if e.authors == REFERENCE_AUTHORS]
     n = board_configurations(usable, None, tuple(e for e in references if per_config_ratios(e) is None))[0]
-    if n is None and references:  # records without ratios or pairs (a transfer's per-draw scores): the newest reference's
+    if n is None and references:  # no ratios nor pairs (a transfer's per-draw scores): the newest reference's
         n = max(references, key=lambda e: e.date_utc).per_seed[0].get("n")
     return n if isinstance(n, int) else None
 
