@@ -150,13 +150,21 @@ def test_a_hand_written_verified_record_is_not_shown(tmp_path, capsys, git_commi
     assert entry.tier == "verified"
     # the keeper signs the tier too: a signed self-reported record (predictions files scored on the
     # hidden set) relabelled verified is not read (found by the review of 2026-12-01); control: as signed
-    files = signed({**later, "tier": "self-reported", "method": "files"}, keeper)
+    # (as submit writes one: nothing measured, which a self-reported record may not claim: fortieth pass)
+    files = signed({**later, "tier": "self-reported", "method": "files", "hardware": "not measured (self-reported)",
+                    "isolation": "", **dict.fromkeys(("fit_seconds", "predictions_per_second", "peak_memory_mb",
+                                                      "fit_cpu_seconds", "cores"))}, keeper)
     _write(results, files)
     (entry,) = read_entries("dippm", results, [])
     assert entry.tier == "self-reported"
     _write(results, {**files, "tier": "verified"})
     skipped = []
-    assert read_entries("dippm", results, skipped) == [] and "not signed by" in skipped[0], skipped
+    # (its own fields say nothing ran, which a harness tier is refused for first: twenty-sixth pass)
+    assert read_entries("dippm", results, skipped) == [] and "says its code ran here" in skipped[0], skipped
+    from perfgraphs.leaderboard.records.keeper_key import record_signature_problem
+
+    assert "not signed by" in record_signature_problem({**files, "tier": "verified"}, record_sha256(files),
+                                                       commitments)
     # a record's dataset or config cannot point the key lookup outside leaderboard/hidden/
     (commitments / "dippm-x").mkdir()
     _write(results, signed({**later, "config": "x/../cpu-torch-fp32"}, keeper))

@@ -77,7 +77,7 @@ def _show(args) -> int:
     from perfgraphs.leaderboard.records.builds import board_pin, pins_file, read_pins, split_by_build
     from perfgraphs.leaderboard.records.hidden import compromised_hashes, hidden_noise_text
     from perfgraphs.leaderboard.records.names import lookalike_notes
-    from perfgraphs.leaderboard.records.ranks import (RANK_RULE, diff_text, label_repetitions, mape_text, rank_board,
+    from perfgraphs.leaderboard.records.ranks import (RANK_RULE, board_test_n, diff_text, label_repetitions, mape_text, rank_board,
                                                       unranked_board, unregistered_board)
     from perfgraphs.leaderboard.records.sealed_ranks import read_sealed
     from perfgraphs.leaderboard.records.results import RESULTS_DIR, RecordedBoards
@@ -105,7 +105,7 @@ def _show(args) -> int:
                    if previous else "no entry has been scored on it yet")
             console.print(escape(f"{title}: no current entry: {why}"))
             continue
-        n = (pin or {}).get("test_n", {}).get(target) or current[0].per_seed[0].get("n")
+        n = (pin or {}).get("test_n", {}).get(target) or board_test_n(current)
         recorded = recorded_boards.task(dataset, config, target)
         noise = noise_floor_text(recorded) if recorded and test_set == "public" else (
             hidden_noise_text(dataset, config, target, current[0].hidden_labels_sha256) if test_set == "hidden"

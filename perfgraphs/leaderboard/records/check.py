@@ -293,20 +293,51 @@ def _epoch(date_utc: str) -> float:
 
 def _present_since(changes: list[tuple[int, int, str, str]]) -> dict[tuple[str, str], int]:
     """For each (method, authors) with records at the end of ``changes`` ((arrival, +1 or -1,
-    method, authors), any order), the arrival since which it has had one in every commit."""
+    method, authors), any order), the arrival since which it has had one in every commit, a gap
+    in which no competing record arrived (:func:`_competes`) aside.
+
+    Why the exception: each first-parent commit is read as a state of the main line, but a branch
+    merged by fast-forward (git's default when the main line has not moved, or a rebase merge) puts
+    every commit of a pull request there. Two of them, one removing Alice's ``gnn-x`` line and the
+    next putting it back, make a pull request whose diff is empty, and Alice's name re-dated after
+    Mal's hand-written ``gnn-x``, merged before as nobody's: Mal's to submit under, Alice refused her
+    own (fortieth pass of 2026-12-04). A gap still re-dates a record when another team's record under
+    its name, or a look-alike of its people, arrived in it (a record retracted, the name taken
+    meanwhile, and written again: twentieth pass); that arrival is a line the pull request adds."""
     count: Counter = Counter()
     since: dict[tuple[str, str], int] = {}
+    gone: dict[tuple[str, str], tuple[int, int]] = {}  # key -> (its run's start, the arrival it ended)
+    arrivals: list[tuple[int, tuple[str, str]]] = []  # (arrival, key) of each run that starts
     for when, group in groupby(sorted(changes, key=itemgetter(0)), key=itemgetter(0)):
         touched = set()
         for _, delta, method, authors in group:
             count[(method, authors)] += delta
             touched.add((method, authors))
-        for key in touched:  # a commit's edit removes and adds the same key: no gap
+        for key in sorted(touched):  # a commit's edit removes and adds the same key: no gap
             if count[key] <= 0:
-                since.pop(key, None)
-            else:
-                since.setdefault(key, when)
+                if key in since:
+                    gone[key] = (since.pop(key), when)
+            elif key not in since:
+                run = gone.pop(key, None)
+                if run is not None and _put_back(key, run[1], arrivals):
+                    since[key] = run[0]  # put back with nothing competing meanwhile: the run goes on
+                else:
+                    since[key] = when
+                    arrivals.append((when, key))
     return since
+
+
+def _put_back(key: tuple[str, str], ended: int, arrivals: list[tuple[int, tuple[str, str]]]) -> bool:
+    """Whether ``key``, out of the files since the arrival ``ended``, comes back with no competing
+    record arrived meanwhile (``arrivals``: (arrival, key) of each run started so far)."""
+    return not any(ended <= when and _competes(key, other) for when, other in arrivals)
+
+
+def _competes(key: tuple[str, str], other: tuple[str, str]) -> bool:
+    """Whether the record ``other`` (method, authors) takes a claim of ``key``'s: its method under
+    other authors, or a look-alike of one of its people (what :func:`check_name_owner` orders)."""
+    return key[1] != other[1] and (names_mod.same_method(key[0], other[0])
+                                   or bool(names_mod.lookalike_people(key[1], other[1])))
 
 
 def _before(when: int | None, than: int | None) -> bool:

@@ -207,25 +207,44 @@ def _line_changes(top: Path, inside: str, head: str) -> list[tuple[int, int, str
     return found
 
 
-def line_arrival(path: Path, text: str) -> tuple[str, int] | None:
-    """(the repository's top folder, the arrival on its main line since which ``text`` has been a
-    line of ``path`` without a gap), as :func:`line_changes` counts arrivals; the arrival is
-    ``sys.maxsize`` for a line not on the main line now (not committed, or removed since). None
-    without a history to read. One git call a line, the file's arrivals read once a commit."""
-    import sys
-
+def line_arrival(path: Path, text: str) -> tuple[str, tuple[tuple[int, int], ...]] | None:
+    """(the repository's top folder, the runs of ``text`` as a line of ``path`` on its main line:
+    (the arrival it came, the arrival it was taken out or ``sys.maxsize`` for the run that lasts),
+    oldest first, as :func:`line_changes` counts arrivals); () for a line not on the main line now
+    (not committed, or removed since). None without a history to read. One git call a line, the
+    file's arrivals read once a commit. The runs, not the last one's start alone: a gap is for the
+    caller to weigh (:func:`held_before`)."""
     where = (git(path.parent, "rev-parse", "--show-toplevel", "HEAD") or "").split("\n")
     if len(where) < 2 or not full_history(path.parent):
         return None
     top = Path(where[0].strip())
     inside = next((path.absolute().relative_to(a) for a in path.absolute().parents if a.resolve() == top), None)
     arrivals = None if inside is None else _line_arrivals(top, inside.as_posix(), where[1].strip())
-    return None if arrivals is None else (str(top), arrivals.get(text, sys.maxsize))
+    return None if arrivals is None else (str(top), arrivals.get(text, ()))
+
+
+def held_before(runs: tuple[tuple[int, int], ...], moment: int) -> bool:
+    """Whether a line with these runs (:func:`line_arrival`) has held its place since before the
+    arrival ``moment``: its lasting run, or an earlier one whose gaps since did not span ``moment``.
+    A gap that did not (taken out and put back, nothing at ``moment`` in between) is no gap: a pull
+    request of two commits fast-forwarded onto the main line, one taking a team's ``gnn-x`` line out
+    and one putting it back (an empty diff), re-dated it after the ``leaderboard/reference/gnn/``
+    folder merged since, and every board stopped showing the record (fortieth pass of 2026-12-04)."""
+    if not runs:
+        return False
+    start = runs[-1][0]
+    for (begun, ended), (back, _) in zip(reversed(runs[:-1]), reversed(runs[1:])):
+        if ended <= moment <= back:  # out when ``moment`` came (or put back with it): a real gap
+            break
+        start = begun
+    return start < moment
 
 
 @functools.lru_cache(maxsize=16)
-def _line_arrivals(top: Path, inside: str, head: str) -> dict[str, int] | None:
-    """Each line of the file now on the main line, with the arrival since which it has been there."""
+def _line_arrivals(top: Path, inside: str, head: str) -> dict[str, tuple[tuple[int, int], ...]] | None:
+    """Each line of the file now on the main line, with its runs (:func:`line_arrival`)."""
+    import sys
+
     changes = _line_changes(top, inside, head)
     if changes is None:
         return None
@@ -235,12 +254,16 @@ def _line_arrivals(top: Path, inside: str, head: str) -> dict[str, int] | None:
         net[line][when] = net[line].get(when, 0) + delta
     out = {}
     for line, deltas in net.items():
-        count, since = 0, None
+        count, runs, since = 0, [], None
         for when in sorted(deltas):  # a commit that moved the line removed and added it: no gap
             count += deltas[when]
-            since = None if count <= 0 else (when if since is None else since)
+            if count <= 0 and since is not None:
+                runs.append((since, when))
+                since = None
+            elif count > 0 and since is None:
+                since = when
         if since is not None:
-            out[line] = since
+            out[line] = (*runs, (since, sys.maxsize))
     return out
 
 

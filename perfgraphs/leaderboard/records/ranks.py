@@ -128,6 +128,28 @@ def board_configurations(usable: list, repetitions: LabelRepetitions | None,
     return None, None
 
 
+def board_test_n(entries: list[Entry]) -> int | None:
+    """The test size a board states where ``leaderboard/builds.json`` pins none (an unpinned config,
+    a target the pin does not list, a hidden set), from the one source its configurations come from
+    (:func:`board_configurations`: the references', else one record a team; never a self-reported
+    record's); a hidden board's records are all its keeper's. It was the first seed's ``n`` of the
+    board's first current record, the one whose hand-written date is oldest: a self-reported line
+    dated 2020, ``n: 7`` and no per-configuration ratios to check it by, titled the unpinned dippm
+    board "test n = 7" above its reference ranked on 311 configurations (fortieth pass of 2026-12-04)."""
+    from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS
+
+    if entries and all(e.test_set == "hidden" for e in entries):
+        n = entries[0].per_seed[0].get("n")
+        return n if isinstance(n, int) else None
+    ran = [e for e in entries if not _public_self_reported(e)]
+    usable = [(e, r) for e in ran if (r := per_config_ratios(e)) is not None]
+    references = [e for e in ran if e.authors == REFERENCE_AUTHORS]
+    n = board_configurations(usable, None, tuple(e for e in references if per_config_ratios(e) is None))[0]
+    if n is None and references:  # no ratios nor pairs (a transfer's per-draw scores): the newest reference's
+        n = max(references, key=lambda e: e.date_utc).per_seed[0].get("n")
+    return n if isinstance(n, int) else None
+
+
 def _on_the_boards_configurations(usable: list, repetitions: LabelRepetitions | None,
                                   unranked: tuple[Entry, ...] = ()) -> tuple[list, list, np.ndarray | None]:
     """(the entries on the board's test configurations (:func:`board_configurations`), the others,

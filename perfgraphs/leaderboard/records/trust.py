@@ -20,7 +20,8 @@ from perfgraphs.leaderboard.records.history import full_history, git, on_main_li
 from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS, REFERENCE_DIR
 
 
-def trust_problem(record: dict, arrival: Callable[[], tuple[str, int] | None] | None = None) -> str | None:
+def trust_problem(record: dict, arrival: Callable[[], tuple[str, tuple[tuple[int, int], ...]] | None] | None = None
+                  ) -> str | None:
     """Why a well-formed record's claims do not hold when it is read (None: they do). ``arrival``:
     where its line reached the main line (:func:`perfgraphs.leaderboard.records.history.line_arrival`),
     asked only of a record under a reference's name by other authors."""
@@ -87,7 +88,8 @@ def _reference_files(root: Path, commit: str) -> frozenset[str]:
 
 
 def reserved_record_problem(method: str, authors: str, code_commit: str,
-                            arrival: Callable[[], tuple[str, int] | None] | None = None) -> str | None:
+                            arrival: Callable[[], tuple[str, tuple[tuple[int, int], ...]] | None] | None = None
+                            ) -> str | None:
     """Why a record read from a results file may not stand under its name (None: it may): a reference
     baseline's name in other hands or look-alike authors (:func:`perfgraphs.leaderboard.records.names.reserved_taken`),
     or a reference's record at a commit that does not hold the reference's code. The results files
@@ -111,7 +113,8 @@ def reserved_record_problem(method: str, authors: str, code_commit: str,
     return f"method {method!r} {why}" if why else None
 
 
-def _named_before_its_reference(method: str, authors: str, arrival: Callable[[], tuple[str, int] | None]) -> bool:
+def _named_before_its_reference(method: str, authors: str,
+                               arrival: Callable[[], tuple[str, tuple[tuple[int, int], ...]] | None]) -> bool:
     """Whether a record under a reference's name by other authors reached the main line before every
     reference name it takes (each reference folder from the first main-line commit that added a file
     under it; a name of the catalog without a folder, from the start): a name is the first to record
@@ -122,7 +125,7 @@ def _named_before_its_reference(method: str, authors: str, arrival: Callable[[],
     history to order it by, or with the records and the references in two repositories."""
     if names.lookalike_authors(authors):
         return False
-    from perfgraphs.leaderboard.records.history import folder_arrivals
+    from perfgraphs.leaderboard.records.history import folder_arrivals, held_before
 
     folders = folder_arrivals(REFERENCE_DIR) if REFERENCE_DIR.is_dir() else None
     recorded = arrival()
@@ -135,6 +138,6 @@ def _named_before_its_reference(method: str, authors: str, arrival: Callable[[],
         # a committed folder: its first commit; one not committed: after everything; a name of the
         # catalog's code alone (a transfer reference): from the start
         since = folders[1][name] if name in folders[1] else sys.maxsize if name in untracked else 0
-        if since <= recorded[1]:
+        if not held_before(recorded[1], since):
             return False
     return True

@@ -18,7 +18,7 @@ from perfgraphs.leaderboard.records.boards import (applicable_baselines, entry_g
                                           missing_reference_entries, official, reference_method)
 from perfgraphs.leaderboard.records.builds import board_pin, pins_file, read_pins, split_by_build
 from perfgraphs.leaderboard.records.hidden import compromised_hashes, hidden_noise_text
-from perfgraphs.leaderboard.records.ranks import (RANK_RULE, diff_text, label_repetitions, mape_text, rank_board,
+from perfgraphs.leaderboard.records.ranks import (RANK_RULE, board_test_n, diff_text, label_repetitions, mape_text, rank_board,
                                                   unranked_board, unregistered_board)
 from perfgraphs.leaderboard.records import names
 from perfgraphs.leaderboard.records.sealed_ranks import read_sealed
@@ -302,8 +302,8 @@ def board_facts(pin: dict | None, target: str, current: list[Entry], noise: str 
     """What every board states above its table: its build, test size, the hardware its labels were
     measured on (a CPU config's labels belong to one machine) and the labels' noise floor."""
     n = pin.get("test_n", {}).get(target) if pin else None
-    if n is None and current:
-        n = current[0].per_seed[0].get("n")
+    if n is None and current:  # never a record's own word: its board's configurations (board_test_n)
+        n = board_test_n(current)
     build = pin["content_hash"][:12] if pin else (current[0].dataset_content_hash[:12] if current else "–")
     noise_text = (noise or "Noise floor: not measured for these labels yet (no repeated measurement of their configurations); "
                   "differences between entries may be within the labels' own noise.")
