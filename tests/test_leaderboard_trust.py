@@ -104,7 +104,7 @@ def test_control_without_record_checks_the_site_breaks_and_a_null_record_ranks_f
     from perfgraphs.leaderboard.site.pages import build_site
 
     _write_lines(tmp_path / "results", [json.dumps(good_record()), json.dumps(MALFORMED["null-metrics"])])
-    monkeypatch.setattr(record_check, "record_problem", lambda record, *args: None)  # the guard off
+    monkeypatch.setattr(record_check, "record_problem", lambda record, *args, **kwargs: None)  # the guard off
     entries = read_entries("dippm", tmp_path / "results")
     assert [e.method for e in entries] == ["honest", "nulls"]
     # the ranking before it was guarded: a NaN interval compares false, so nothing "beats" it
@@ -251,7 +251,7 @@ def test_overflowing_predictions_are_refused_in_one_line(env, parts, capsys, ove
 def test_control_overflow_without_the_guards_stores_null_metrics(env, parts, capsys, monkeypatch):
     monkeypatch.setattr(check, "check_scores", lambda *a: [])
     monkeypatch.setattr(check, "check_reported", lambda *a: [])  # it cannot average nulls either
-    monkeypatch.setattr(record_check, "record_problem", lambda record, *args: None)
+    monkeypatch.setattr(record_check, "record_problem", lambda record, *args, **kwargs: None)
     values = [_median(parts)] + [np.full(len(parts.test), 1.7e308)] * 4
     rc, err = _submit(predictions_folder(env["tmp"] / "overflow", parts, values), env, capsys)
     assert rc == 0, err
