@@ -80,7 +80,7 @@ def _show(args) -> int:
     from perfgraphs.leaderboard.records.ranks import (RANK_RULE, board_test_n, diff_text, label_repetitions, mape_text, rank_board,
                                                       unranked_board, unregistered_board)
     from perfgraphs.leaderboard.records.sealed_ranks import read_sealed
-    from perfgraphs.leaderboard.records.results import RESULTS_DIR, RecordedBoards
+    from perfgraphs.leaderboard.records.results import RESULTS_DIR, RecordedBoards, printable
     from perfgraphs.leaderboard.site.pages import current_and_superseded, noise_floor_text
 
     results = args.results or RESULTS_DIR
@@ -119,7 +119,9 @@ def _show(args) -> int:
             current, label_repetitions(recorded, test_set, protocol) if recorded else None,
             official=board is not None, sealed=sealed)
         lines = ranked.lines() + lookalike_notes(((e.method, e.authors) for e in current), everyone)
-        caption = [noise.replace("**", "")] + [escape(line) for line in lines] + (
+        # the noise sentence quotes committed data files (a probe's plan, a store's hardware) that a
+        # pull request can change: shown as text, one line, never read as markup (forty-first pass)
+        caption = [escape(printable(noise.replace("**", "")))] + [escape(line) for line in lines] + (
             [f"{len(previous)} entries on earlier builds not ranked"] if previous else [])
         # a record names its board: its text is shown, never read as markup (review of 2026-12-02)
         table = Table(title=escape(f"{title} · test n = {n if n is not None else '–'}"), caption="\n".join(caption),

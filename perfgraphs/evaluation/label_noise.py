@@ -18,6 +18,7 @@ labels themselves move between measurements. Every results table prints it besid
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 
 from perfgraphs import paths
@@ -89,10 +90,42 @@ def probe_floor(cfg, target: str) -> tuple[str, float] | None:
     name = cfg.noise_probe_file
     if target not in PROBED_TARGETS or name is None or not (paths.noise_floor_dir() / name).exists():
         return None
-    noise = json.loads((paths.noise_floor_dir() / name).read_text())
+    noise, why = read_probe(paths.noise_floor_dir() / name)
+    if noise is None:
+        return (f"Noise floor: not shown, the probe file {name} is not one `perfgraphs collect noise-floor` "
+                f"writes ({why})."), None
     return (f"Noise floor of the labels (the same {len(noise['probe'])} configurations of the {noise['plan']} plan "
             f"measured in two independent rounds on this platform): **{noise['mape_raw_pct']:.1f} % MAPE raw, "
             f"{noise['mape_calibrated_pct']:.1f} % calibrated**."), noise["mape_raw_pct"]
+
+
+# a probe's plan is a suite's name (``dippm-cpu``), as the registry writes one
+_PLAN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+def read_probe(path) -> tuple[dict | None, str]:
+    """(the noise probe file ``path``, "") when it is what ``perfgraphs collect noise-floor`` writes (a
+    plan's name, a list of probed configurations, two finite MAPEs ≥ 0), else (None, why not). The file
+    is committed outside the organisers' folder, so a pull request can change it, and every board
+    quoting it is read through here: a plan of ``dippm-cpu[/bold]`` stopped `leaderboard show` with
+    "internal error: MarkupError", a MAPE written as text stopped `show` and `build` with "internal
+    error: ValueError", and a plan holding a line break printed a line of its own under a board's
+    table (forty-first pass of 2026-12-04)."""
+    try:
+        noise = json.loads(path.read_bytes().decode("utf-8"))
+    except (OSError, ValueError, RecursionError) as exc:  # ValueError: JSON's own, and bad UTF-8
+        return None, f"unreadable: {type(exc).__name__}"
+    if not isinstance(noise, dict):
+        return None, "not a JSON object"
+    if not (isinstance(noise.get("plan"), str) and _PLAN.fullmatch(noise["plan"])):
+        return None, "its plan is not a suite's name"
+    if not (isinstance(noise.get("probe"), list) and noise["probe"]):
+        return None, "its probe is not a list of configurations"
+    for key in ("mape_raw_pct", "mape_calibrated_pct"):
+        value = noise.get(key)
+        if not (isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 1e6):
+            return None, f"its {key} is not a MAPE (a finite number ≥ 0)"
+    return noise, ""
 
 
 def test_part_floor(task: Task, test_part=None) -> tuple[str, float] | None:
