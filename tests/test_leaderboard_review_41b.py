@@ -4,6 +4,8 @@ before its fix, with a control that shows it working without the guard."""
 
 from __future__ import annotations
 
+import py_compile
+import zipfile
 
 from perfgraphs.cli import main
 from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
@@ -36,6 +38,38 @@ def _predictor(folder: str) -> str:
         def predict(self, graphs):
             return np.full(len(graphs), self.level)
     """
+
+
+def test_bytecode_in_a_zip_on_sys_path_does_not_replace_the_reviewed_source(env, capsys, tmp_path,  # noqa: F811
+                                                                             monkeypatch):
+    """Attack: the fortieth pass leaves shipped bytecode out of the sandbox's copy of the folder;
+    the submission ships it in an archive instead. `predictor.py` puts `helpers.zip` on `sys.path`
+    and imports `helpers`; the zip holds `helpers.py` (a median, what a reviewer unzips and reads)
+    and `helpers.pyc`, compiled from other code with unchecked hash-based invalidation, which
+    Python's zip importer takes before the source: the other code ran. Now `check` and `submit`
+    refuse, in one line before anything runs, a file the zip importer opens that holds a module
+    (`submission.zipped_modules`, whatever the file is named). Control: without that check the
+    shipped bytecode runs."""
+    from perfgraphs.leaderboard import submission
+
+    sub = code_submission(tmp_path / "zip", "median-zip", _predictor("helpers.zip"))
+    other = tmp_path / "other.py"
+    other.write_text(SHIPPED)
+    pyc = tmp_path / "helpers.pyc"
+    py_compile.compile(str(other), cfile=str(pyc), doraise=True,
+                       invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+    with zipfile.ZipFile(sub / "helpers.zip", "w") as z:
+        z.writestr("helpers.py", HELPER)
+        z.write(pyc, "helpers.pyc")
+    argv = ["check", str(sub), *BOARD, "--quick", "--seeds", "0", "--results", str(env["results"])]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "helpers.zip: a zip archive Python imports modules from (helpers.py" in err, err
+
+    monkeypatch.setattr(submission, "zipped_modules", lambda root: [])  # control: the archive unread, as before
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "RuntimeError: the shipped code ran, not the helper a reviewer reads" in err, err
 
 
 def test_a_dot_folder_does_not_hide_python_files_from_the_checks(env, capsys, tmp_path, monkeypatch):  # noqa: F811

@@ -465,6 +465,7 @@ def _parse_sources(root: Path, entry_point: str, problems: list[str]) -> None:
                             "(python -m py_compile shows the same error)")
         except ValueError as exc:  # null bytes
             problems.append(f"{path.relative_to(root)}: cannot be parsed ({exc})")
+    problems += zipped_modules(root)
     if not ENTRY_POINT.fullmatch(entry_point):
         problems.append(f"submission.yaml: entry_point must look like 'module:ClassName' in ASCII letters, digits "
                         f"and _, got {entry_point!r}")
@@ -491,6 +492,46 @@ def _parse_sources(root: Path, entry_point: str, problems: list[str]) -> None:
     if cls not in bound:
         problems.append(f"{source.relative_to(root)} defines no {cls!r}: define the predictor class there or "
                         "point entry_point at it ('module:ClassName')")
+
+
+def zipped_modules(root: Path) -> list[str]:
+    """One line for each file of the submission that Python's zip importer opens and that holds a
+    module (``.py`` or bytecode), whatever the file's name: on ``sys.path`` (``sys.path.insert(0,
+    "helpers.zip")``) its modules import like the folder's own, yet no check above reads them, and
+    the importer takes a member's bytecode before its source. A ``helpers.zip`` holding a median's
+    ``helpers.py`` and an unchecked-hash ``helpers.pyc`` compiled from other code ran that code, the
+    shipped bytecode the sandbox's copy leaves out of the folder (``harness.is_bytecode``) brought in
+    through an archive (forty-first pass of 2026-12-04). Weights saved as a zip (``torch.save``,
+    ``.keras``, ``.npz``) hold no module and pass."""
+    import importlib.machinery
+    import zipfile
+    import zipimport
+
+    suffixes = (*importlib.machinery.SOURCE_SUFFIXES, *importlib.machinery.BYTECODE_SUFFIXES)
+    problems = []
+    for folder, _, files in os.walk(root):  # links are neither followed nor opened
+        for name in sorted(files):
+            path = Path(folder, name)
+            try:
+                if not stat.S_ISREG(os.lstat(path).st_mode):
+                    continue
+                importer = zipimport.zipimporter(str(path))  # what the import system opens, whatever the name
+            except (OSError, zipimport.ZipImportError, ValueError):
+                continue
+            # its members as the importer reads them (its own table, where this Python has one), and as
+            # zipfile lists them: one it cannot list is refused too
+            names = list(getattr(importer, "_files", None) or ())
+            try:
+                with zipfile.ZipFile(path) as archive:
+                    names += archive.namelist()
+            except (OSError, zipfile.BadZipFile, ValueError, EOFError) as exc:
+                names.append(f"members it cannot list: {type(exc).__name__}.py")
+            modules = [m for m in names if m.rstrip("/").endswith(suffixes)]
+            if modules:
+                problems.append(f"{path.relative_to(root)}: a zip archive Python imports modules from ({modules[0][:80]}"
+                                f"{' …' if len(modules) > 1 else ''}), which no check or review of the folder's "
+                                "files reads: ship the code as plain .py files in the folder")
+    return problems
 
 
 def _read_otherwise(source: bytes) -> str | None:
