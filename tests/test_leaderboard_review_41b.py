@@ -1,11 +1,19 @@
 """Forty-first adversarial pass (2026-12-04), submit side: what a submission folder and its code
-control, through `perfgraphs check` and `perfgraphs submit`. Each test is one attack that worked
-before its fix, with a control that shows it working without the guard."""
+control, through `perfgraphs check`, `perfgraphs submit` and `leaderboard reproduce --submission`:
+code that runs other than the code a reviewer reads, through a folder whose name starts with a dot,
+bytecode in a zip on `sys.path`, and a committed `.gitattributes` that converts a file on checkout.
+Each test is one attack that worked before its fix, with a control that shows it working without
+the guard."""
 
 from __future__ import annotations
 
 import py_compile
+import shutil
+import subprocess
 import zipfile
+from pathlib import Path
+
+import pytest
 
 from perfgraphs.cli import main
 from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
@@ -98,3 +106,50 @@ def test_a_dot_folder_does_not_hide_python_files_from_the_checks(env, capsys, tm
     assert main(argv) == 1
     err = capsys.readouterr().err
     assert "RuntimeError: the hidden line ran" in err, err
+
+
+def test_reproduce_checks_the_commit_out_byte_for_byte(tmp_path, monkeypatch):
+    """Attack: a contributor's repository commits a `.gitattributes` line `units.py
+    working-tree-encoding=SHIFT_JIS`. The commit holds `UNIT = "<yen sign>"  # "; raise ...`, which
+    `git show`, a pull request and the code host show a reviewer as a string and a comment; the
+    fresh clone `leaderboard reproduce --submission` scores checked it out in Shift_JIS, whose byte
+    for the yen sign is a backslash: `UNIT = "\\"  # "; raise ...`, where the string swallows the
+    comment sign and the raise runs (git status clean, every check passed). Now the fresh clone's
+    own `info/attributes` turns every conversion off (`reproduce._checkout_as_committed`): the files
+    scored are the commit's bytes. Control: without it the scored file is the converted one, and its
+    hidden line runs."""
+    from perfgraphs.leaderboard import reproduce
+    from perfgraphs.leaderboard.records.results import RESULTS_DIR
+    from test_leaderboard_review_30b import _git
+
+    def clone(where: Path) -> tuple[Path, str]:
+        shutil.copytree(Path(RESULTS_DIR).parent / "examples" / "ridge", where)
+        (where / ".gitattributes").write_text("units.py working-tree-encoding=SHIFT_JIS\n")
+        (where / "units.py").write_bytes(b'UNIT = "\\"  # "; raise RuntimeError("the hidden line ran")\n')
+        _git(where, "init", "-q")
+        _git(where, "add", "-A")
+        _git(where, "commit", "-qm", "units")
+        return where, _git(where, "rev-parse", "HEAD").strip()
+
+    top, commit = clone(tmp_path / "clone")
+    committed = subprocess.run(["git", "show", f"{commit}:units.py"], cwd=top, capture_output=True, check=True).stdout
+    exec(compile(committed, "units.py", "exec"), {})  # what a reviewer reads: a string and a comment
+    record = {"method": "tweak-ridge", "authors": "Zed Q. Tester", "tier": "reproduced", "test_set": "public",
+              "code_commit": commit, "dataset": "dippm", "config": "cpu-torch-fp32", "target": "latency_ms",
+              "per_seed": [{"seed": s, "mape_pct": 10.0} for s in range(5)]}
+    scored: list[bytes] = []
+
+    def score_once(cmd, cwd, tmp, commit_):
+        scored.append((Path(cmd[cmd.index("submit") + 1]) / "units.py").read_bytes())
+        return dict(record)
+
+    monkeypatch.setattr(reproduce, "read_record", lambda *a, **k: record)
+    monkeypatch.setattr(reproduce, "_score_once", score_once)
+    assert reproduce.reproduce("dippm", 1, submission=top).ok
+    assert scored[-1] == committed
+
+    monkeypatch.setattr(reproduce, "_checkout_as_committed", lambda dest: True)  # control: converted, as before
+    reproduce.reproduce("dippm", 1, submission=top)
+    assert scored[-1] != committed and scored[-1] == (top / "units.py").read_bytes()
+    with pytest.raises(RuntimeError, match="the hidden line ran"):
+        exec(compile(scored[-1], "units.py", "exec"), {})
