@@ -501,8 +501,9 @@ def zipped_modules(root: Path) -> list[str]:
     the importer takes a member's bytecode before its source. A ``helpers.zip`` holding a median's
     ``helpers.py`` and an unchecked-hash ``helpers.pyc`` compiled from other code ran that code, the
     shipped bytecode the sandbox's copy leaves out of the folder (``harness.is_bytecode``) brought in
-    through an archive (forty-first pass of 2026-12-04). Weights saved as a zip (``torch.save``,
-    ``.keras``, ``.npz``) hold no module and pass."""
+    through an archive (forty-first pass of 2026-12-04). Weights saved as a zip (``torch.save`` of a
+    state dict, ``.keras``, ``.npz``) hold no module and pass; a TorchScript archive holds its program
+    as ``.py`` members (code too, which no review reads) and is refused as well."""
     import importlib.machinery
     import zipfile
     import zipimport
