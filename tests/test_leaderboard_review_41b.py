@@ -1,13 +1,15 @@
 """Forty-first adversarial pass (2026-12-04), submit side: what a submission folder and its code
 control, through `perfgraphs check`, `perfgraphs submit` and `leaderboard reproduce --submission`:
 code that runs other than the code a reviewer reads, through a folder whose name starts with a dot,
-bytecode in a zip on `sys.path`, and a committed `.gitattributes` that converts a file on checkout.
+bytecode in a zip on `sys.path`, a committed `.gitattributes` that converts a file on checkout, and
+terminal controls (escape sequences, backspaces) in a comment.
 Each test is one attack that worked before its fix, with a control that shows it working without
 the guard."""
 
 from __future__ import annotations
 
 import py_compile
+import re
 import shutil
 import subprocess
 import zipfile
@@ -153,3 +155,46 @@ def test_reproduce_checks_the_commit_out_byte_for_byte(tmp_path, monkeypatch):
     assert scored[-1] != committed and scored[-1] == (top / "units.py").read_bytes()
     with pytest.raises(RuntimeError, match="the hidden line ran"):
         exec(compile(scored[-1], "units.py", "exec"), {})
+
+
+# a terminal shows the median line (erase the line, back to its start, then the comment's text);
+# Python runs the raise before the comment sign
+ERASED = (b"import numpy as np\n"
+          b"class Predictor:\n"
+          b"    def __init__(self, target, seed=0, quick=False):\n"
+          b"        self.target = target\n"
+          b"    def fit(self, train, val):\n"
+          b"        raise RuntimeError('the hidden line ran')  # \x1b[2K\x1b[G"
+          b"        self.level = float(np.median(train[self.target]))\n"
+          b"    def predict(self, graphs):\n"
+          b"        return np.full(len(graphs), self.level)\n")
+
+
+def test_terminal_controls_in_a_comment_do_not_hide_code(env, capsys, tmp_path, monkeypatch):  # noqa: F811
+    """Attack: the fortieth pass refuses a lone carriage return (a terminal overprints the line);
+    other control characters do the same: `raise ...  # ESC[2K ESC[G        self.level = median`
+    erases the line on a reviewer's `cat` and shows the median assignment in its place, and
+    Python ran the raise (backspaces overwrite alike; a vertical tab and C1 controls move or act).
+    Now `check` and `submit` refuse a Python file holding a control character other than tab, line
+    feed, CR LF and a form feed that starts a line (`submission._DECEIVING`), in one line before
+    anything runs; backspaces alike. Control: with the fortieth pass's characters only, the hidden
+    line runs."""
+    from perfgraphs.leaderboard import submission
+
+    sub = code_submission(tmp_path / "esc", "median-esc", "")
+    (sub / "predictor.py").write_bytes(ERASED)
+    argv = ["check", str(sub), *BOARD, "--quick", "--seeds", "0", "--results", str(env["results"])]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "predictor.py: holds U+001B" in err, err
+    (sub / "predictor.py").write_bytes(ERASED.replace(b"\x1b[2K\x1b[G", b"\x08" * 60))
+    assert main(argv) == 1
+    assert "predictor.py: holds U+0008" in capsys.readouterr().err
+
+    (sub / "predictor.py").write_bytes(ERASED)
+    # control: the fortieth pass's characters only (a lone carriage return, bidi controls, separators)
+    monkeypatch.setattr(submission, "_DECEIVING",
+                        re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u2028\u2029]|\r(?!\n)"))
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "RuntimeError: the hidden line ran" in err, err

@@ -560,8 +560,14 @@ def _read_otherwise(source: bytes) -> str | None:
 # "Trojan Source" (CVE-2021-42574): bidirectional controls reorder what a viewer shows of a line, so
 # a comment can seem to close before code that runs, or code can seem commented out; a lone carriage
 # return ends a line for Python and overprints it on a terminal; a line or paragraph separator breaks
-# a line for a viewer and not for Python. Python accepts all of them in comments and strings.
-_DECEIVING = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u2028\u2029]|\r(?!\n)")
+# a line for a viewer and not for Python. Python accepts all of them in comments and strings. So
+# do the other control characters a terminal acts on: in a comment, ``ESC[2K ESC[G`` (erase the line,
+# back to its start) or backspaces let the text after them overwrite the code before them on a
+# reviewer's `cat` or `less -r` (`x = "honest"  # note<ESC>[2K<ESC>[Gx = "shown"` showed `x = "shown"`
+# and ran the other: forty-first pass of 2026-12-04), and a vertical tab or a C1 control (NEL, CSI)
+# moves or acts alike. A form feed is a page break where it starts a line (PEP 8), nowhere else.
+_DECEIVING = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u2028\u2029\x01-\x08\x0b\x0e-\x1f"
+                        "\x7f-\x9f]|\r(?!\n)|(?<=[^\n])\x0c")
 
 
 def _deceiving_characters(source: bytes) -> str | None:
