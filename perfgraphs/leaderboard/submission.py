@@ -529,9 +529,10 @@ def zipped_modules(root: Path) -> list[str]:
                 names.append(f"members it cannot list: {type(exc).__name__}.py")
             modules = [m for m in names if m.rstrip("/").endswith(suffixes)]
             if modules:
-                problems.append(f"{path.relative_to(root)}: a zip archive Python imports modules from ({modules[0][:80]}"
-                                f"{' …' if len(modules) > 1 else ''}), which no check or review of the folder's "
-                                "files reads: ship the code as plain .py files in the folder")
+                more = " …" if len(modules) > 1 else ""
+                problems.append(f"{path.relative_to(root)}: a zip archive Python imports modules from "
+                                f"({modules[0][:80]}{more}), which no check or review of the folder's files reads: "
+                                "ship the code as plain .py files in the folder")
     return problems
 
 
