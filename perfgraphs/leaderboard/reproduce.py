@@ -272,7 +272,8 @@ def _fresh_clone(folder: Path, tmp: Path) -> Path:
     dest = tmp / "clone"
     cloned = git(tmp, "-c", "protocol.file.allow=always", "clone", "--quiet", "--no-local", "--no-checkout",
                  "--depth", "1", "--single-branch", "--no-tags", "--", str(top), str(dest), timeout=CLONE_SECONDS)
-    if cloned is None or (git(dest, "rev-parse", "--verify", "HEAD^{commit}") or "").strip() != head \
+    if cloned is None or not _checkout_as_committed(dest) \
+            or (git(dest, "rev-parse", "--verify", "HEAD^{commit}") or "").strip() != head \
             or git(dest, "--no-replace-objects", "checkout", "--quiet", "--detach", head, timeout=CLONE_SECONDS) is None:
         raise ReproduceError(f"{folder}: a fresh clone of its repository at {head[:12]} could not be made: score a "
                              "fresh clone of the record's code")
@@ -284,6 +285,28 @@ def _fresh_clone(folder: Path, tmp: Path) -> Path:
         raise ReproduceError(f"{folder}: submission.yaml is not in the commit {head[:12]}: score a fresh clone of "
                              "the record's code")
     return scored
+
+
+# Every file checked out as its blob, byte for byte: the clone's own info/attributes outranks any
+# .gitattributes of the commit (and the reviewer's core.attributesFile / core.autocrlf).
+_AS_COMMITTED = "* -text -eol -ident -filter -working-tree-encoding\n"
+
+
+def _checkout_as_committed(dest: Path) -> bool:
+    """Make the fresh clone ``dest`` check its files out as the commit holds them (False: it cannot).
+    A ``.gitattributes`` in the commit converts files on checkout: with ``predictor.py
+    working-tree-encoding=SHIFT_JIS``, a line the commit holds as ``UNIT = "<yen sign>"  # "; raise ...``
+    (what `git show`, a pull request and the code host show a reviewer: a comment after a string) was
+    checked out with a backslash for the yen sign (Shift_JIS's byte 0x5C), the string swallowed the
+    comment sign and the raise ran; ``ident``, ``eol=crlf`` and filters change files too (forty-first
+    pass of 2026-12-04)."""
+    info = Path((git(dest, "rev-parse", "--absolute-git-dir") or "").strip() or dest / ".git") / "info"
+    try:
+        info.mkdir(parents=True, exist_ok=True)
+        (info / "attributes").write_text(_AS_COMMITTED)
+    except OSError:
+        return False
+    return True
 
 
 def _check_clone(folder: Path) -> None:

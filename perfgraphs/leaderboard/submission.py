@@ -430,11 +430,17 @@ def _code_problems(root: Path, entry_point: str, memory: int | None = None) -> l
 ENTRY_POINT = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_]*", re.ASCII)
 
 
+def python_sources(root: Path) -> list[Path]:
+    """Every ``.py`` file of the submission, in order: those under a folder (or of a name) starting
+    with a dot too. They were skipped, yet the sandbox's copy holds them and Python imports them
+    (``sys.path.insert(0, ".lib")``): a lone carriage return in ``.lib/helpers.py`` hid a line of code
+    from every check below (forty-first pass of 2026-12-04)."""
+    return sorted(root.rglob("*.py"))
+
+
 def _parse_sources(root: Path, entry_point: str, problems: list[str]) -> None:
     """:func:`_code_problems`' checks, each problem appended to ``problems``."""
-    for path in sorted(root.rglob("*.py")):
-        if any(part.startswith(".") for part in path.relative_to(root).parts):
-            continue
+    for path in python_sources(root):
         try:
             source = read_regular(path)
         except _NotARegularFile as exc:
@@ -459,6 +465,7 @@ def _parse_sources(root: Path, entry_point: str, problems: list[str]) -> None:
                             "(python -m py_compile shows the same error)")
         except ValueError as exc:  # null bytes
             problems.append(f"{path.relative_to(root)}: cannot be parsed ({exc})")
+    problems += zipped_modules(root)
     if not ENTRY_POINT.fullmatch(entry_point):
         problems.append(f"submission.yaml: entry_point must look like 'module:ClassName' in ASCII letters, digits "
                         f"and _, got {entry_point!r}")
@@ -487,6 +494,48 @@ def _parse_sources(root: Path, entry_point: str, problems: list[str]) -> None:
                         "point entry_point at it ('module:ClassName')")
 
 
+def zipped_modules(root: Path) -> list[str]:
+    """One line for each file of the submission that Python's zip importer opens and that holds a
+    module (``.py`` or bytecode), whatever the file's name: on ``sys.path`` (``sys.path.insert(0,
+    "helpers.zip")``) its modules import like the folder's own, yet no check above reads them, and
+    the importer takes a member's bytecode before its source. A ``helpers.zip`` holding a median's
+    ``helpers.py`` and an unchecked-hash ``helpers.pyc`` compiled from other code ran that code, the
+    shipped bytecode the sandbox's copy leaves out of the folder (``harness.is_bytecode``) brought in
+    through an archive (forty-first pass of 2026-12-04). Weights saved as a zip (``torch.save`` of a
+    state dict, ``.keras``, ``.npz``) hold no module and pass; a TorchScript archive holds its program
+    as ``.py`` members (code too, which no review reads) and is refused as well."""
+    import importlib.machinery
+    import zipfile
+    import zipimport
+
+    suffixes = (*importlib.machinery.SOURCE_SUFFIXES, *importlib.machinery.BYTECODE_SUFFIXES)
+    problems = []
+    for folder, _, files in os.walk(root):  # links are neither followed nor opened
+        for name in sorted(files):
+            path = Path(folder, name)
+            try:
+                if not stat.S_ISREG(os.lstat(path).st_mode):
+                    continue
+                importer = zipimport.zipimporter(str(path))  # what the import system opens, whatever the name
+            except (OSError, zipimport.ZipImportError, ValueError):
+                continue
+            # its members as the importer reads them (its own table, where this Python has one), and as
+            # zipfile lists them: one it cannot list is refused too
+            names = list(getattr(importer, "_files", None) or ())
+            try:
+                with zipfile.ZipFile(path) as archive:
+                    names += archive.namelist()
+            except (OSError, zipfile.BadZipFile, ValueError, EOFError) as exc:
+                names.append(f"members it cannot list: {type(exc).__name__}.py")
+            modules = [m for m in names if m.rstrip("/").endswith(suffixes)]
+            if modules:
+                more = " …" if len(modules) > 1 else ""
+                problems.append(f"{path.relative_to(root)}: a zip archive Python imports modules from "
+                                f"({modules[0][:80]}{more}), which no check or review of the folder's files reads: "
+                                "ship the code as plain .py files in the folder")
+    return problems
+
+
 def _read_otherwise(source: bytes) -> str | None:
     """The codec a Python file's coding declaration names when Python, decoding it so, reads other
     text than a UTF-8 viewer shows (None: the same text). Under ``# -*- coding: utf-7 -*-`` a comment
@@ -512,8 +561,14 @@ def _read_otherwise(source: bytes) -> str | None:
 # "Trojan Source" (CVE-2021-42574): bidirectional controls reorder what a viewer shows of a line, so
 # a comment can seem to close before code that runs, or code can seem commented out; a lone carriage
 # return ends a line for Python and overprints it on a terminal; a line or paragraph separator breaks
-# a line for a viewer and not for Python. Python accepts all of them in comments and strings.
-_DECEIVING = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u2028\u2029]|\r(?!\n)")
+# a line for a viewer and not for Python. Python accepts all of them in comments and strings. So
+# do the other control characters a terminal acts on: in a comment, ``ESC[2K ESC[G`` (erase the line,
+# back to its start) or backspaces let the text after them overwrite the code before them on a
+# reviewer's `cat` or `less -r` (`x = "honest"  # note<ESC>[2K<ESC>[Gx = "shown"` showed `x = "shown"`
+# and ran the other: forty-first pass of 2026-12-04), and a vertical tab or a C1 control (NEL, CSI)
+# moves or acts alike. A form feed is a page break where it starts a line (PEP 8), nowhere else.
+_DECEIVING = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u2028\u2029\x01-\x08\x0b\x0e-\x1f"
+                        "\x7f-\x9f]|\r(?!\n)|(?<=[^\n])\x0c")
 
 
 def _deceiving_characters(source: bytes) -> str | None:
