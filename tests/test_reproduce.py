@@ -68,7 +68,7 @@ def test_what_cannot_be_reproduced_here_is_one_line(tmp_path, capsys):
             reproduce("dippm", 1, results)
     picked = {**committed, "per_seed": [{**s, "seed": s["seed"] + 10} for s in committed["per_seed"]]}
     (results / "dippm.jsonl").write_text(json.dumps(picked) + "\n")
-    with pytest.raises(ReproduceError, match="not 0-4"):
+    with pytest.raises(ReproduceError, match="seeds 10 11 12 13 14: a record of code run here holds seeds 0 to n-1"):
         reproduce("dippm", 1, results)
     ghost = {**committed, "code_commit": "0" * 40}
     (results / "dippm.jsonl").write_text(json.dumps(ghost) + "\n")

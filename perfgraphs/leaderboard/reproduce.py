@@ -489,9 +489,7 @@ def reproduce(dataset: str, line: int, results: Path | None = None, time_limit_s
         return _reproduction(record, line, again, tolerance_rel)
     _check_reproducible(record)
     with tempfile.TemporaryDirectory(prefix="perfgraphs-reproduce-") as tmp:
-        tree = Path(tmp) / "tree"
-        if git(root, "worktree", "add", "--detach", "--quiet", str(tree), commit) is None:
-            raise ReproduceError(f"cannot check out {commit[:12]} into a worktree")
+        tree = _reference_tree(root, commit, Path(tmp) / "tree")
         try:
             folder = _reference_folder(tree, method)
             if not (tree / folder / "submission.yaml").is_file():
@@ -499,10 +497,24 @@ def reproduce(dataset: str, line: int, results: Path | None = None, time_limit_s
             again = _score_once(_submit_command(record, tree, folder, Path(tmp) / "results", time_limit_s),
                                 tree, tmp, commit)
         finally:
-            git(root, "worktree", "remove", "--force", str(tree))
             shutil.rmtree(tree, ignore_errors=True)
-            git(root, "worktree", "prune")
     return _reproduction(record, line, again, tolerance_rel)
+
+
+def _reference_tree(root: Path, commit: str, tree: Path) -> Path:
+    """The repository at ``commit``, checked out under ``tree`` byte for byte as the commit holds it:
+    a clone sharing ``root``'s objects, its own ``info/attributes`` over any ``.gitattributes`` of
+    the commit (:func:`_checkout_as_committed`). A ``git worktree`` of ``root`` applied the commit's
+    ``.gitattributes`` (``predictor.py working-tree-encoding=SHIFT_JIS`` made a yen sign in a string
+    a backslash, and a comment code), and its ``info/attributes`` is the reviewer's repository's own
+    (the forty-first pass's lead of 2026-12-04; the submission path's twin)."""
+    cloned = git(root, "-c", "protocol.file.allow=always", "clone", "--quiet", "--shared", "--no-checkout", "--", str(root),
+                 str(tree), timeout=CLONE_SECONDS)
+    if cloned is None or not _checkout_as_committed(tree) \
+            or git(tree, "--no-replace-objects", "checkout", "--quiet", "--detach", commit, timeout=CLONE_SECONDS) is None:
+        shutil.rmtree(tree, ignore_errors=True)
+        raise ReproduceError(f"cannot check out {commit[:12]} as committed")
+    return tree
 
 
 def _reproduction(record: dict, line: int, again: dict, tolerance_rel: float) -> Reproduction:
