@@ -127,7 +127,9 @@ def test_a_gitattributes_line_converting_a_noise_probe_stops_the_boards_in_one_l
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and "out converted" in err and str(probe) in err, err
 
-    monkeypatch.setattr(results, "boards_checkout_problem", lambda root=None: None)  # control: the check away
-    assert main(["leaderboard", "show", "--results", str(folder)]) == 1
-    err = capsys.readouterr().err
-    assert "internal error: UnicodeDecodeError" in err, err
+    # control: the check away, the probe is read converted (since the forty-first pass its reader
+    # quotes it as not shown; before that, "internal error: UnicodeDecodeError")
+    monkeypatch.setattr(results, "boards_checkout_problem", lambda root=None: None)
+    assert main(["leaderboard", "show", "--results", str(folder)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "Noise floor: not shown" in out, out

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from test_leaderboard_review_37a import _public_record  # noqa: F401 — shared helpers
 
 
@@ -17,6 +19,19 @@ def _self_reported(**changes) -> dict:
         "fit_cpu_seconds": None, "cores": None, "predictions_per_second": None, "num_params": None,
         "peak_memory_mb": None, **changes})
 
+
+
+@pytest.fixture(autouse=True)
+def _forget_tmp_references():
+    """Each test reads records under a tmp reference folder: what was cached under it (the reference
+    names, the references' code checks, the lines checked) is forgotten after it, or later tests read
+    the committed records against the tmp folder's references."""
+    from perfgraphs.leaderboard.records import results, trust
+
+    yield
+    for cached in (trust.reference_spellings, trust._reference_code_problem, trust._reference_files):
+        cached.cache_clear()
+    results.forget_checked()
 
 def test_a_self_reported_record_does_not_claim_the_harness_measured_it(tmp_path, monkeypatch):
     """Attack: a pull request adds a *self-reported* record (predictions files: nothing ran here)

@@ -456,10 +456,7 @@ def _parse_sources(root: Path, entry_point: str, problems: list[str]) -> None:
             problems.append(f"{path.relative_to(root)}: Python would import {shadow} beside it in its place: "
                             "remove one of them (the code that runs must be the source a reviewer reads)")
         try:
-            if (loads := _unpickles(ast.parse(source, filename=str(path)))) is not None:
-                problems.append(f"{path.relative_to(root)}: {loads} runs whatever a data file names when it loads it, "
-                                "code no reviewer reads: ship weights as .npy/.npz, safetensors, JSON or a "
-                                "booster's own format")
+            ast.parse(source, filename=str(path))
         except SyntaxError as exc:
             problems.append(f"{path.relative_to(root)}:{exc.lineno}: SyntaxError: {exc.msg}: fix the syntax "
                             "(python -m py_compile shows the same error)")
@@ -580,38 +577,6 @@ def _deceiving_characters(source: bytes) -> str | None:
     if found is None:
         return None
     return "a lone carriage return" if found.group() == "\r" else f"U+{ord(found.group()):04X}"
-
-
-# modules whose loading functions run what the loaded bytes name (``pickle``'s REDUCE): a pickled
-# "model" beside a predictor that reads as a median ran code no reviewer read (fortieth pass's lead)
-_UNPICKLERS = frozenset({"pickle", "_pickle", "cPickle", "dill", "cloudpickle", "joblib", "marshal", "shelve",
-                         "pandas"})
-_UNPICKLING = frozenset({"load", "loads", "Unpickler", "open", "read_pickle"})
-# the keywords that turn a safe loader into one: numpy's and torch's
-_UNSAFE_KEYWORDS = {"allow_pickle": True, "weights_only": False}
-
-
-def _unpickles(tree: ast.AST) -> str | None:
-    """The first call (or import) in ``tree`` that unpickles, as written (``pickle.load``,
-    ``joblib.load``, ``from dill import loads``, ``np.load(..., allow_pickle=True)``,
-    ``torch.load(..., weights_only=False)``); None: none. A tripwire for the review rule (a
-    submission loads no pickle): code that reaches them otherwise is plain on review."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in _UNPICKLERS:
-            names = [a.name for a in node.names if a.name in _UNPICKLING]
-            if names:
-                return f"from {node.module} import {names[0]}"
-        elif isinstance(node, ast.Call):
-            func = node.func
-            if (isinstance(func, ast.Attribute) and func.attr in _UNPICKLING and isinstance(func.value, ast.Name)
-                    and func.value.id in _UNPICKLERS | {"pd"} and (func.value.id not in ("pandas", "pd")
-                                                                   or func.attr == "read_pickle")):
-                return f"{func.value.id}.{func.attr}"
-            for kw in node.keywords:
-                if kw.arg in _UNSAFE_KEYWORDS and isinstance(kw.value, ast.Constant) \
-                        and kw.value.value is _UNSAFE_KEYWORDS[kw.arg]:
-                    return f"{ast.unparse(func)}(..., {kw.arg}={kw.value.value})"
-    return None
 
 
 def _shadowed(path: Path) -> str | None:
