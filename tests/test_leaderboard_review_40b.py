@@ -11,17 +11,9 @@ import pytest
 
 from perfgraphs.cli import main
 from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
+from test_leaderboard_review_37b import MEDIAN
 
-HONEST = """
-    import numpy as np
-    class Predictor:
-        def __init__(self, target, seed=0, quick=False):
-            self.target = target
-        def fit(self, train, val):
-            self.level = float(np.median(train[self.target]))
-        def predict(self, graphs):
-            return np.full(len(graphs), self.level)
-"""
+HONEST = MEDIAN  # the honest median predictor of the submit-side passes
 # what runs instead: a predictor the reviewer never reads (it raises, to show that it ran)
 SHIPPED = """
 class Predictor:
