@@ -22,7 +22,8 @@ from perfgraphs.registry import Task
 
 from perfgraphs.leaderboard.records import names as names_mod  # names compared as people read them
 from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS, REFERENCE_DIR
-from perfgraphs.leaderboard.records.record_check import MAX_SEED, MAX_SEEDS, MIN_SEEDS  # one rule, defined with the record check
+from perfgraphs.leaderboard.records.record_check import (MAX_SEED, MAX_SEEDS, MIN_SEEDS,  # one rule, defined with
+                                                         picked_seeds)  # the record check
 # Shuffling the test order may reorder floating-point sums inside a batch; anything beyond this
 # relative difference means the predictions depend on the order or the ids.
 INVARIANCE_RTOL = 1e-5
@@ -56,11 +57,10 @@ def check_seeds_from_zero(seeds) -> list[str]:
     them: ``submit --seeds 3 8 11 17 42`` recorded the five best of forty one-seed `check` runs of a
     seed-sensitive predictor (a lower mean than its seeds 0-4 earn), as *reproduced*, and the
     reviewer's `reproduce --submission` then refused to score it again (thirty-ninth pass)."""
-    distinct = sorted({int(s) for s in seeds})
-    if distinct == list(range(len(distinct))) or not all(0 <= s < MAX_SEED for s in distinct):
-        # a seed no record holds: check_seed_range says so
+    distinct = {int(s) for s in seeds}
+    shown = picked_seeds(distinct) if all(0 <= s < MAX_SEED for s in distinct) else None  # else check_seed_range
+    if shown is None:
         return []
-    shown = " ".join(str(s)[:12] for s in distinct[:6]) + (" …" if len(distinct) > 6 else "")
     return [f"seeds {shown}: a record's seeds are 0 to n-1 (no record picks its seeds; `leaderboard reproduce` "
             f"scores those): run --seeds {' '.join(map(str, range(max(len(distinct), MIN_SEEDS))))}"]
 

@@ -240,11 +240,19 @@ def _picked_seeds_problem(record: dict) -> str | None:
     listed unranked) names its files' seeds, whatever they are."""
     if record.get("tier") == "self-reported":
         return None
-    seeds = sorted(s["seed"] for s in record["per_seed"])
+    shown = picked_seeds([s["seed"] for s in record["per_seed"]])
+    return None if shown is None else (f"seeds {shown}: a record of code run here holds seeds 0 to n-1 "
+                                       "(`leaderboard reproduce` scores those)")
+
+
+def picked_seeds(seeds) -> str | None:
+    """Distinct ``seeds`` that are not 0 to n-1, shown in order (six at most: ``3 8 11 17 42``);
+    None when they are 0 to n-1. One rule for ``submit`` (``check.check_seeds_from_zero``) and the
+    readers (:func:`_picked_seeds_problem`)."""
+    seeds = sorted(seeds)
     if seeds == list(range(len(seeds))):
         return None
-    shown = " ".join(str(x) for x in seeds[:6]) + (" …" if len(seeds) > 6 else "")
-    return f"seeds {shown}: a record of code run here holds seeds 0 to n-1 (`leaderboard reproduce` scores those)"
+    return " ".join(str(x) for x in seeds[:6]) + (" …" if len(seeds) > 6 else "")
 
 
 def _pairs_problem(record: dict) -> str | None:
