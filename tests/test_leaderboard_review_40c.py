@@ -1,7 +1,7 @@
 """Fortieth adversarial pass (2026-12-04), submit side, a lead it left open, closed: code a reviewer
 does not read, through a lone carriage return (or a bidirectional control) in the source. The test is
 an attack that worked before its fix, with a control that shows it working without the guard. (The
-other lead, a pickle the predictor loads, is a review matter: leaderboard/RULES.md.)"""
+other lead, a pickle the predictor loads, is closed by tests/test_leaderboard_pickle_scan.py.)"""
 
 from __future__ import annotations
 

@@ -463,6 +463,7 @@ def _parse_sources(root: Path, entry_point: str, problems: list[str]) -> None:
         except ValueError as exc:  # null bytes
             problems.append(f"{path.relative_to(root)}: cannot be parsed ({exc})")
     problems += zipped_modules(root)
+    problems += shipped_pickle_problems(root)
     if not ENTRY_POINT.fullmatch(entry_point):
         problems.append(f"submission.yaml: entry_point must look like 'module:ClassName' in ASCII letters, digits "
                         f"and _, got {entry_point!r}")
@@ -489,6 +490,14 @@ def _parse_sources(root: Path, entry_point: str, problems: list[str]) -> None:
     if cls not in bound:
         problems.append(f"{source.relative_to(root)} defines no {cls!r}: define the predictor class there or "
                         "point entry_point at it ('module:ClassName')")
+
+
+def shipped_pickle_problems(root: Path) -> list[str]:
+    """:func:`perfgraphs.leaderboard.pickle_scan.shipped_pickle_problems`: pickles whose loading
+    would call what no source shows."""
+    from perfgraphs.leaderboard.pickle_scan import shipped_pickle_problems as problems
+
+    return problems(root)
 
 
 def zipped_modules(root: Path) -> list[str]:

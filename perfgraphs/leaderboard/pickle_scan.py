@@ -1,0 +1,324 @@
+"""What the pickles a submission ships would run when loaded: each global a shipped pickle names,
+checked against the classes and functions of the libraries a predictor's weights are made of.
+
+Unpickling calls whatever the bytes name (``pickle``, ``joblib``, ``torch.load(weights_only=False)``,
+``np.load(allow_pickle=True)``), so a ``prior.pkl`` beside a predictor that read as a median ran
+``exec`` of a line no source holds (the fortieth adversarial pass's lead, 2026-12-04): code a review
+of the ``.py`` files never sees. This scan reads the opcodes (``pickletools``), never loads: the
+globals a pickle names must be, as torch's ``weights_only`` unpickler and Python's "restricting
+globals" recipe allow,
+
+- containers and reconstructors (``builtins.set``, ``collections.OrderedDict``,
+  ``copyreg._reconstructor``, ``_codecs.encode``, numpy's ``_reconstruct``/``scalar``/``dtype``,
+  its random generators' constructors, Cython's ``__pyx_unpickle_*`` of the libraries below);
+- classes of numpy, scikit-learn, SciPy, XGBoost or LightGBM, and numpy's ufuncs (``np.log`` in a
+  ``TransformedTargetRegressor``), scikit-learn's score functions (``sklearn.metrics``,
+  ``sklearn.feature_selection``);
+- torch's ``weights_only`` allow-list for anything of torch (a ``torch.save`` state dict);
+- a class the submission's own source defines at the top level of a module (code the review reads).
+
+Anything else (``os.system``, ``builtins.exec``, ``builtins.getattr``, a function of numpy such as
+``load``, a name reached through a module attribute) refuses the folder in one line naming it. Where
+pickles are looked for: every regular file of the folder that is one (or several back to back) as a
+whole, the members of zip archives (``torch.save``, ``.npz``), gzip/bz2/xz/zlib streams (``joblib``'s
+compression), and object arrays in ``.npy`` files. A pickle hidden otherwise (at an offset, encoded,
+encrypted) is found by the review only: the code that loads it is source (RULES.md, rule 3).
+"""
+
+from __future__ import annotations
+
+import ast
+import bz2
+import importlib
+import io
+import lzma
+import os
+import pickletools
+import stat
+import zipfile
+import zlib
+from pathlib import Path
+
+# the libraries whose classes a fitted model is made of (their class constructors and __setstate__
+# rebuild data; none of them runs a string as code)
+CLASS_PACKAGES = ("numpy", "sklearn", "scipy", "xgboost", "lightgbm")
+# modules whose functions are score or math functions an estimator holds as a parameter
+FUNCTION_MODULES = ("sklearn.metrics", "sklearn.feature_selection")
+# (module, name) pairs a pickle of plain containers and numpy arrays names
+RECONSTRUCTORS = frozenset({
+    ("builtins", n) for n in ("set", "frozenset", "dict", "list", "tuple", "bytearray", "bytes", "complex",
+                              "slice", "range", "int", "float", "str", "bool", "object")
+} | {
+    ("copyreg", "_reconstructor"), ("copyreg", "__newobj__"), ("copyreg", "__newobj_ex__"),
+    ("_codecs", "encode"), ("codecs", "encode"),
+    ("collections", "OrderedDict"), ("collections", "defaultdict"), ("collections", "deque"),
+    ("collections", "Counter"),
+} | {
+    (m, n) for m in ("numpy.core.multiarray", "numpy._core.multiarray") for n in ("_reconstruct", "scalar")
+} | {
+    (m, "_frombuffer") for m in ("numpy.core.numeric", "numpy._core.numeric")  # protocol 5's arrays
+} | {
+    ("numpy.random._pickle", n) for n in ("__randomstate_ctor", "__bit_generator_ctor", "__generator_ctor")
+})
+MAX_DECOMPRESSED_BYTES = 512 * 1024**2  # a compressed file larger than this unpacked is refused unread
+MAX_NESTING = 4  # archives inside compressed files inside archives
+
+
+class _Unreadable(Exception):
+    """A pickle the scan cannot follow (a global whose name it cannot tell)."""
+
+
+def _stack_global_names(ops: list, at: int, memo: dict) -> tuple[str, str]:
+    """The (module, name) a STACK_GLOBAL at ``ops[at]`` takes: the two stack-changing opcodes before
+    it must push strings (directly or from the memo), as every pickler writes them; otherwise the
+    scan cannot tell what it names, and says so."""
+    found: list[str] = []
+    i = at - 1
+    while i >= 0 and len(found) < 2:
+        op, arg = ops[i]
+        i -= 1
+        if op in _MEMO_WRITES or op == "FRAME":
+            continue
+        if op in _STRING_PUSHES:
+            found.append(arg)
+        elif op in _MEMO_READS and isinstance(memo.get(arg), str):
+            found.append(memo[arg])
+        else:
+            raise _Unreadable("a STACK_GLOBAL whose module and name are not strings written before it")
+    if len(found) < 2:
+        raise _Unreadable("a STACK_GLOBAL with fewer than two strings before it")
+    return found[1], found[0]
+
+
+_STRING_PUSHES = {"SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8", "UNICODE", "STRING", "BINSTRING",
+                  "SHORT_BINSTRING"}
+_MEMO_WRITES = {"MEMOIZE", "PUT", "BINPUT", "LONG_BINPUT"}
+_MEMO_READS = {"GET", "BINGET", "LONG_BINGET"}
+
+
+def named_globals(data: bytes) -> tuple[list[tuple[str, str]], int]:
+    """The (module, name) pairs the pickle at the start of ``data`` names, and where it ends.
+    Raises ValueError (pickletools') where ``data`` is no whole pickle, :class:`_Unreadable` where a
+    global's name cannot be told from the opcodes."""
+    ops: list = []
+    names: list[tuple[str, str]] = []
+    memo: dict = {}
+    end = 0
+    last = None  # the value the last stack-changing opcode pushed, where it is a string
+    for opcode, arg, pos in pickletools.genops(io.BytesIO(data)):
+        op = opcode.name
+        if op in ("GLOBAL", "INST"):
+            module, _, name = str(arg).partition(" ")
+            names.append((module, name))
+        elif op == "STACK_GLOBAL":
+            names.append(_stack_global_names(ops, len(ops), memo))
+        elif op in ("EXT1", "EXT2", "EXT4"):
+            raise _Unreadable(f"an extension-registry global ({op}), which names nothing the scan can read")
+        if op == "MEMOIZE":
+            memo[len(memo)] = last
+        elif op in ("PUT", "BINPUT", "LONG_BINPUT"):
+            memo[arg] = last
+        elif op in _STRING_PUSHES:
+            last = arg
+        elif op in _MEMO_READS:
+            last = memo.get(arg)
+        elif op != "FRAME":
+            last = None
+        ops.append((op, arg))
+        end = pos + 1
+    return names, end
+
+
+def _as_python3(module: str, name: str) -> tuple[str, str]:
+    """The global an unpickler looks up for ``module``/``name``: a protocol 0-2 pickle names Python
+    2's modules (``copy_reg``, ``__builtin__``), which it renames as :mod:`_compat_pickle` says."""
+    import _compat_pickle
+
+    if (module, name) in _compat_pickle.NAME_MAPPING:
+        return _compat_pickle.NAME_MAPPING[(module, name)]
+    return _compat_pickle.IMPORT_MAPPING.get(module, module), name
+
+
+def _pickles_in(data: bytes) -> list[tuple[str, str]] | None:
+    """The globals of the pickle(s) ``data`` is, back to back; None where it is not one. A file
+    starting with a protocol-2+ header that does not parse is refused (:class:`_Unreadable`): the
+    unpickler may read what the scan does not."""
+    if not data:
+        return None
+    names: list[tuple[str, str]] = []
+    offset = 0
+    while offset < len(data):
+        try:
+            found, end = named_globals(data[offset:])
+        except _Unreadable:
+            raise
+        except Exception as exc:  # noqa: BLE001 - pickletools' ValueError, or any other reading failure
+            if offset == 0 and data[:1] == b"\x80" and data[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
+                if b"NumpyArrayWrapper" in data[:1 << 16]:  # joblib writes arrays' bytes between opcodes
+                    raise _Unreadable("a joblib file holding arrays, whose bytes sit between the pickle's opcodes: "
+                                      "save it with pickle.dump, which holds the same arrays") from None
+                raise _Unreadable(f"a pickle header whose opcodes do not parse ({exc})") from None
+            return names if offset else None
+        names += [_as_python3(module, name) for module, name in found]
+        offset += end
+    return names
+
+
+def _unpacked(data: bytes) -> bytes | None:
+    """``data`` decompressed where it is a gzip, bz2, xz/lzma or zlib stream (joblib's compressions),
+    at most :data:`MAX_DECOMPRESSED_BYTES`; None where it is none of them."""
+    def bounded(decompressor) -> bytes:
+        out = decompressor.decompress(data, MAX_DECOMPRESSED_BYTES + 1)
+        if len(out) > MAX_DECOMPRESSED_BYTES:
+            raise _Unreadable(f"a compressed stream larger than {MAX_DECOMPRESSED_BYTES // 2**20} MB unpacked")
+        return out
+
+    kinds = ((b"\x1f\x8b", lambda: zlib.decompressobj(16 + zlib.MAX_WBITS)),
+             (b"BZh", bz2.BZ2Decompressor), (b"\xfd7zXZ\x00", lzma.LZMADecompressor),
+             (b"\x5d\x00\x00", lambda: lzma.LZMADecompressor(format=lzma.FORMAT_ALONE)),
+             (b"\x78", zlib.decompressobj))
+    for magic, make in kinds:
+        if data.startswith(magic):
+            try:
+                return bounded(make())
+            except (zlib.error, OSError, lzma.LZMAError, EOFError, ValueError):
+                continue  # not that stream after all (a file that merely starts with 0x78)
+    return None
+
+
+def _npy_object_pickle(data: bytes) -> bytes | None:
+    """The pickle after an ``.npy`` header whose dtype holds objects (a field of a structured dtype
+    too); None otherwise. The header is read by numpy's own reader, which ``np.load`` uses."""
+    if not data.startswith(b"\x93NUMPY"):
+        return None
+    from numpy.lib import format as npy
+
+    stream = io.BytesIO(data)
+    try:
+        version = npy.read_magic(stream)
+        read = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
+        _, _, dtype = read(stream, max_header_size=2**20)
+    except (ValueError, SyntaxError, TypeError, OSError) as exc:
+        raise _Unreadable(f"an .npy header numpy does not read ({type(exc).__name__})") from None
+    return data[stream.tell():] if dtype.hasobject else None
+
+
+def _found(data: bytes, depth: int = 0) -> list[tuple[str, str]]:
+    """The globals every pickle in ``data`` names: as a whole, inside an archive or a compressed
+    stream, or after an object ``.npy`` header."""
+    if depth > MAX_NESTING:
+        raise _Unreadable(f"archives nested deeper than {MAX_NESTING}")
+    if data.startswith(b"\x93NUMPY"):  # np.load unpickles what follows the header of object arrays only
+        npy = _npy_object_pickle(data)
+        return [] if npy is None else (_pickles_in(npy) or [])
+    if data.startswith(b"PK"):
+        try:
+            with zipfile.ZipFile(io.BytesIO(data)) as archive:
+                names: list[tuple[str, str]] = []
+                for info in archive.infolist():
+                    if info.file_size > MAX_DECOMPRESSED_BYTES:
+                        raise _Unreadable(f"an archive member larger than {MAX_DECOMPRESSED_BYTES // 2**20} MB")
+                    names += _found(archive.read(info), depth + 1)
+                return names
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError):
+            pass  # not an archive the zip reader opens: read as it is below
+    if (inner := _unpacked(data)) is not None:
+        return _found(inner, depth + 1)
+    return _pickles_in(data) or []
+
+
+def _own_classes(root: Path, module: str) -> set[str]:
+    """The classes defined at the top level of the submission's module ``module``, read from its
+    source (never imported)."""
+    base = root.joinpath(*module.split("."))
+    for source in (base.with_suffix(".py"), base / "__init__.py"):
+        try:
+            tree = ast.parse(source.read_bytes())
+        except (OSError, SyntaxError, ValueError):
+            continue
+        return {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+    return set()
+
+
+def _resolved(module: str, name: str):
+    """The object ``module``.``name`` names, importing the module (a library's, by the callers),
+    through classes only where the name is dotted (``Outer.Inner``): never through a module's
+    attribute (``sklearn.base`` ``inspect.os.system``)."""
+    obj = importlib.import_module(module)
+    for i, part in enumerate(name.split(".")):
+        if i and not isinstance(obj, type):
+            raise AttributeError(f"{name} reaches past a class")
+        obj = getattr(obj, part)
+    return obj
+
+
+def _torch_allowed() -> set[str]:
+    try:
+        from torch import _weights_only_unpickler
+        return set(_weights_only_unpickler._get_allowed_globals())
+    except (ImportError, AttributeError):  # another torch: its globals are refused, with the reason
+        return set()
+
+
+def global_problem(root: Path, module: str, name: str) -> str | None:
+    """Why the global ``module``.``name`` may not be in a shipped pickle; None where it may."""
+    if (module, name) in RECONSTRUCTORS:
+        return None
+    top = module.split(".")[0]
+    if top == "torch":
+        return None if f"{module}.{name}" in _torch_allowed() else "not in torch's weights_only allow-list"
+    if (root / f"{top}.py").is_file() or (root / top / "__init__.py").is_file():  # Python imports it from the folder
+        return None if name in _own_classes(root, module) else "not a class the submission's source defines at the top level"
+    if top not in CLASS_PACKAGES:
+        return f"not of {', '.join(CLASS_PACKAGES)} or torch"
+    try:
+        obj = _resolved(module, name)
+    except Exception as exc:  # noqa: BLE001 - any import or lookup failure: the name is refused, with why
+        return f"does not resolve ({type(exc).__name__})"
+    if str(getattr(obj, "__module__", None)).split(".")[0] not in CLASS_PACKAGES:
+        # an import such a module holds (``from subprocess import Popen``) is not the library's
+        return f"defined in {str(getattr(obj, '__module__', None))[:80]}, not in those libraries"
+    if isinstance(obj, type):
+        return None
+    if name.split(".")[-1].startswith("__pyx_unpickle_"):  # Cython's rebuilder of its own class
+        return None
+    import numpy
+
+    if isinstance(obj, numpy.ufunc):
+        return None
+    if callable(obj) and getattr(obj, "__module__", "").startswith(FUNCTION_MODULES) \
+            and module.startswith(FUNCTION_MODULES):
+        return None
+    return "a function or object, not a class of those libraries"
+
+
+def shipped_pickle_problems(root: Path) -> list[str]:
+    """One line for each file of the submission whose pickles name a global :func:`global_problem`
+    refuses, or that the scan cannot read."""
+    problems = []
+    for folder, _, files in os.walk(root):  # links are neither followed nor opened
+        for file in sorted(files):
+            path = Path(folder, file)
+            if path.suffix == ".py":
+                continue  # source: read by the source checks and the review
+            try:
+                if not stat.S_ISREG(os.lstat(path).st_mode):
+                    continue
+                data = path.read_bytes()
+            except OSError:
+                continue
+            where = path.relative_to(root)
+            try:
+                names = _found(data)
+            except (_Unreadable, RecursionError) as exc:
+                problems.append(f"{where}: a pickle the scan cannot read ({exc}): ship weights as .npy/.npz, "
+                                "safetensors, JSON or a booster's own format")
+                continue
+            for module, name in dict.fromkeys(names):
+                if (why := global_problem(root, module, name)) is not None:
+                    problems.append(f"{where}: a pickle naming {module[:80]}.{name[:80]} ({why}), which loading "
+                                    "it would call: ship weights as .npy/.npz, safetensors, JSON or a booster's "
+                                    "own format, or pickle only classes of numpy, scikit-learn, SciPy, XGBoost, "
+                                    "LightGBM or torch")
+                    break
+    return problems

@@ -1,0 +1,162 @@
+"""The fortieth adversarial pass's open lead, closed (session 46, 2026-12-04): a pickle a submission
+ships runs what its bytes name when the predictor loads it, code no review of the ``.py`` files sees.
+``check``/``submit`` now read every shipped pickle's opcodes (never loading it) and refuse one naming
+anything but the containers, numpy/scikit-learn/SciPy/XGBoost/LightGBM classes, torch's
+``weights_only`` allow-list or the submission's own classes (``perfgraphs.leaderboard.pickle_scan``).
+Each attack test has a control showing the attack working without the scan; the false-positive
+tests pickle real fitted estimators, a torch state dict and the project's own ``estimator_submission``."""
+
+from __future__ import annotations
+
+import io
+import pickle
+import zipfile
+
+import numpy as np
+import pytest
+
+from perfgraphs.cli import main
+from perfgraphs.leaderboard.pickle_scan import global_problem, shipped_pickle_problems
+from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
+
+LOADS_PRIOR = (
+    "import pickle\n"
+    "from pathlib import Path\n"
+    "import numpy as np\n"
+    "class Predictor:\n"
+    "    def __init__(self, target, seed=0, quick=False):\n"
+    "        self.target = target\n"
+    "        self.prior = pickle.loads((Path(__file__).parent / 'prior.pkl').read_bytes())  # a dict of settings\n"
+    "    def fit(self, train, val):\n"
+    "        self.level = float(np.median(train[self.target]))\n"
+    "    def predict(self, graphs):\n"
+    "        return np.full(len(graphs), self.level)\n")
+
+
+class _RunsCode:
+    """Unpickled, it runs ``exec`` of a line no source of the submission holds."""
+
+    def __reduce__(self):
+        return (exec, ("raise RuntimeError('the pickled line ran')",))
+
+
+def _hidden_pickles() -> dict[str, bytes]:
+    """The same code-running pickle as the predictor could load it: plain (protocol 0 and 5), inside
+    a zip member, gzip-compressed, and as an object ``.npy``."""
+    import gzip
+
+    plain = pickle.dumps({"scale": 1.0, "note": _RunsCode()})
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("weights/data.pkl", plain)
+    npy = io.BytesIO()
+    np.save(npy, np.array([_RunsCode()], dtype=object), allow_pickle=True)
+    return {"proto5": plain, "proto0": pickle.dumps(_RunsCode(), protocol=0), "zip": archive.getvalue(),
+            "gzip": gzip.compress(plain), "npy": npy.getvalue()}
+
+
+def test_a_shipped_pickle_does_not_run_code_no_source_shows(env, capsys, tmp_path, monkeypatch):  # noqa: F811
+    """Attack: a `predictor.py` that reads as a median loads `prior.pkl` ("a dict of settings"), whose
+    bytes name `builtins.exec` and a line of code: unpickling ran it in the sandbox, code the review of
+    the source never sees (the fortieth pass's lead). Now `check` refuses the folder in one line before
+    anything runs, naming the global, whatever the pickle's protocol or wrapping (a zip member, gzip,
+    an object `.npy`). Control: without the scan the pickled line runs."""
+    from perfgraphs.leaderboard import submission
+
+    sub = code_submission(tmp_path / "pk", "median-prior", "")
+    (sub / "predictor.py").write_text(LOADS_PRIOR)
+    argv = ["check", str(sub), *BOARD, "--quick", "--seeds", "0", "--results", str(env["results"])]
+    for kind, data in _hidden_pickles().items():
+        (sub / "prior.pkl").write_bytes(data)
+        assert main(argv) == 1, kind
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "prior.pkl: a pickle naming builtins.exec" in err, (kind, err)
+        assert "the pickled line ran" not in err
+
+    (sub / "prior.pkl").write_bytes(_hidden_pickles()["proto5"])
+    monkeypatch.setattr(submission, "shipped_pickle_problems", lambda root: [])  # control: the scan off
+    assert main(argv) == 1
+    assert "RuntimeError: the pickled line ran" in capsys.readouterr().err
+
+
+def test_the_scan_follows_what_the_unpickler_looks_up(tmp_path):
+    """Attack: names the unpickler resolves otherwise than they read: a protocol-0 `posix system`,
+    a STACK_GLOBAL fed from the memo, a dotted name through a module attribute of an allowed library
+    (`sklearn.base` `inspect.os.system`), a function of numpy (`numpy.load`, which would unpickle
+    again), a name one of the submission's modules imports rather than defines, and torch's
+    `torch.load`. Each is refused; a class the submission defines passes. Control: the same bytes
+    load and call their global with the unrestricted unpickler (shown for the memo route)."""
+    (tmp_path / "helpers.py").write_text("from os import system\nclass Table:\n    pass\n")
+    assert global_problem(tmp_path, "helpers", "Table") is None
+    for module, name in (("posix", "system"), ("sklearn.base", "inspect.os.system"), ("numpy", "load"),
+                         ("helpers", "system"), ("torch", "load"), ("builtins", "getattr")):
+        assert global_problem(tmp_path, module, name) is not None, (module, name)
+
+    # STACK_GLOBAL whose strings come from the memo: "builtins" and "eval" stored, then fetched
+    memo_route = (b"\x80\x04\x8c\x08builtins\x94\x8c\x04eval\x94\x30\x30"  # push, memoize, pop both
+                  b"h\x00h\x01\x93\x8c\x061+41*1\x85R.")  # BINGET 0, BINGET 1, STACK_GLOBAL, call
+    assert pickle.loads(memo_route) == 42  # control: it names and calls builtins.eval
+    (tmp_path / "w.bin").write_bytes(memo_route)
+    problems = shipped_pickle_problems(tmp_path)
+    assert len(problems) == 1 and "builtins.eval" in problems[0], problems
+
+    # a STACK_GLOBAL whose strings were built by other opcodes than string pushes: unreadable, refused
+    (tmp_path / "w.bin").write_bytes(b"\x80\x04\x8c\x08builtins\x8c\x04eval(t0\x93.")
+    assert "cannot read" in shipped_pickle_problems(tmp_path)[0]
+
+
+def test_real_weights_pass(tmp_path, env, capsys):  # noqa: F811
+    """No false positives on what predictors ship: fitted scikit-learn estimators (pipelines,
+    gradient boosting with a RandomState, a target transform by numpy ufuncs, a score function),
+    an XGBoost regressor, a numpy Generator, pickles of protocols 0, 2 and 5, a torch state dict,
+    `.npy`/`.npz` arrays and text files. And the project's own recipe: `estimator_submission`'s
+    folder passes `check`."""
+    import torch
+    import xgboost
+    from sklearn.compose import TransformedTargetRegressor
+    from sklearn.ensemble import GradientBoostingRegressor, HistGradientBoostingRegressor, RandomForestRegressor
+    from sklearn.feature_selection import SelectKBest, f_regression
+    from sklearn.linear_model import Ridge
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from perfgraphs.leaderboard.estimators import estimator_submission
+
+    rng = np.random.default_rng(0)
+    x, y = rng.random((60, 4)), rng.random(60) + 1
+    fitted = [TransformedTargetRegressor(make_pipeline(StandardScaler(), Ridge()), func=np.log, inverse_func=np.exp),
+              GradientBoostingRegressor(n_estimators=5, random_state=np.random.RandomState(0)),
+              HistGradientBoostingRegressor(max_iter=5), RandomForestRegressor(n_estimators=3),
+              make_pipeline(SelectKBest(f_regression, k=2), Ridge()), xgboost.XGBRegressor(n_estimators=3)]
+    for i, estimator in enumerate(fitted):
+        estimator.fit(x, y)
+        for protocol in (0, 2, 5):
+            (tmp_path / f"model{i}-{protocol}.pkl").write_bytes(pickle.dumps(estimator, protocol=protocol))
+    (tmp_path / "rng.pkl").write_bytes(pickle.dumps(rng))
+    torch.save(torch.nn.Linear(4, 2).state_dict(), tmp_path / "weights.pt")
+    np.save(tmp_path / "a.npy", x)
+    np.savez(tmp_path / "b.npz", a=x, b=y)
+    (tmp_path / "notes.txt").write_text("(a note that starts like a protocol-0 pickle\n")
+    assert shipped_pickle_problems(tmp_path) == []
+
+    folder = estimator_submission(tmp_path / "recipe", make_pipeline(StandardScaler(), Ridge()),
+                                  method="ridge-recipe", dataset=BOARD[1], config=BOARD[3], target=BOARD[5])
+    assert main(["check", str(folder), "--quick", "--seeds", "0", "--results", str(env["results"])]) == 0, \
+        capsys.readouterr().err
+
+
+@pytest.mark.parametrize("compress", [0, 3])
+def test_joblib_files_with_arrays_are_refused_in_one_line(tmp_path, compress):
+    """joblib writes arrays' bytes between the pickle's opcodes, where no opcode reader follows them:
+    such a file is refused with what to do instead (pickle.dump), not read as safe. Control: the
+    same estimator through pickle passes."""
+    import joblib
+    from sklearn.linear_model import Ridge
+
+    estimator = Ridge().fit(np.random.default_rng(0).random((20, 3)), np.arange(20.0))
+    joblib.dump(estimator, tmp_path / "model.joblib", compress=compress)
+    problems = shipped_pickle_problems(tmp_path)
+    assert len(problems) == 1 and "joblib file holding arrays" in problems[0] and "pickle.dump" in problems[0]
+    (tmp_path / "model.joblib").unlink()
+    (tmp_path / "model.pkl").write_bytes(pickle.dumps(estimator))
+    assert shipped_pickle_problems(tmp_path) == []
