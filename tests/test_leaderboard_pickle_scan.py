@@ -160,3 +160,20 @@ def test_joblib_files_with_arrays_are_refused_in_one_line(tmp_path, compress):
     (tmp_path / "model.joblib").unlink()
     (tmp_path / "model.pkl").write_bytes(pickle.dumps(estimator))
     assert shipped_pickle_problems(tmp_path) == []
+
+
+def test_a_pickle_is_read_whatever_else_the_file_is(tmp_path):
+    """Attack: bytes that are two things at once: a zip archive behind a prefix that is itself a
+    pickle naming `builtins.exec` (the zip reader finds its archive from the end; `pickle.loads`
+    reads from the start). The scan reads a file every way a loader may: here as the pickle too.
+    Control: the unrestricted unpickler runs the prefix's global."""
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("weights.npy", b"")
+    runs = pickle.dumps(_RunsCode())
+    (tmp_path / "both.bin").write_bytes(runs + archive.getvalue())
+    assert zipfile.is_zipfile(tmp_path / "both.bin")
+    with pytest.raises(RuntimeError, match="the pickled line ran"):
+        pickle.loads((tmp_path / "both.bin").read_bytes())  # control
+    problems = shipped_pickle_problems(tmp_path)
+    assert len(problems) == 1 and "builtins.exec" in problems[0], problems

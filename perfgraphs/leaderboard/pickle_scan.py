@@ -211,20 +211,20 @@ def _found(data: bytes, depth: int = 0) -> list[tuple[str, str]]:
     if data.startswith(b"\x93NUMPY"):  # np.load unpickles what follows the header of object arrays only
         npy = _npy_object_pickle(data)
         return [] if npy is None else (_pickles_in(npy) or [])
-    if data.startswith(b"PK"):
+    names: list[tuple[str, str]] = []
+    if zipfile.is_zipfile(io.BytesIO(data)):  # found from the end, as readers do: a prefix does not hide one
         try:
             with zipfile.ZipFile(io.BytesIO(data)) as archive:
-                names: list[tuple[str, str]] = []
                 for info in archive.infolist():
                     if info.file_size > MAX_DECOMPRESSED_BYTES:
                         raise _Unreadable(f"an archive member larger than {MAX_DECOMPRESSED_BYTES // 2**20} MB")
                     names += _found(archive.read(info), depth + 1)
-                return names
         except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError):
             pass  # not an archive the zip reader opens: read as it is below
     if (inner := _unpacked(data)) is not None:
-        return _found(inner, depth + 1)
-    return _pickles_in(data) or []
+        names += _found(inner, depth + 1)
+    # and the bytes as a pickle themselves, whatever else they are: a loader may read them either way
+    return names + (_pickles_in(data) or [])
 
 
 def _own_classes(root: Path, module: str) -> set[str]:
