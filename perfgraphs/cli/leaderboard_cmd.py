@@ -143,7 +143,7 @@ def _show(args) -> int:
 def _pin_builds(args) -> int:
     from perfgraphs.evaluation.protocol import protocol_parts
     from perfgraphs.leaderboard.records.boards import BOARDS
-    from perfgraphs.leaderboard.records.builds import pin_from, pins_file, write_pins
+    from perfgraphs.leaderboard.records.builds import pin_from, pins_file, repetitions_digest, write_pins
     from perfgraphs.registry import task
 
     pins: dict[str, dict] = {}
@@ -151,6 +151,8 @@ def _pin_builds(args) -> int:
         _, whole = protocol_parts(task(board.dataset, board.config, board.target))  # the rows a board scores
         key = f"{board.dataset} {board.config}"
         pin = pins.setdefault(key, pin_from(whole))
+        if (found := repetitions_digest(task(board.dataset, board.config, board.target).config)) is not None:
+            pin["repetitions"] = found  # the test part's visits, pinned with it (builds.repetitions_pin_problem)
         if pin["content_hash"] != whole.content_hash:  # cannot happen within one checkout: a tripwire
             raise SystemExit(f"{key}: two builds in one run ({pin['content_hash'][:12]}, {whole.content_hash[:12]})")
         pin["test_n"][board.target] = len(whole.test)

@@ -52,9 +52,10 @@ def read_pins(path: Path | None = None) -> dict[str, dict]:
     for key, pin in pins.items():  # every reader takes a pin's fields as these types
         if not (isinstance(pin, dict) and isinstance(pin.get("content_hash"), str)
                 and isinstance(pin.get("test_n", {}), dict) and isinstance(pin.get("generators", {}), dict)
+                and isinstance(pin.get("repetitions", ""), str)
                 and all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in pin.get("test_n", {}).values())):
             raise PerfgraphsError(f"{path}: the pin {key[:80]!r} is not an object with a content_hash text, "
-                                  "test_n (target: count) and generators objects")
+                                  "test_n (target: count) and generators objects (and a repetitions text)")
     return pins
 
 
@@ -75,9 +76,51 @@ def board_pin(pins: dict[str, dict], dataset: str, config: str, test_set: str) -
 
 def pin_from(data) -> dict:
     """The pin of a loaded protocol (:class:`perfgraphs.evaluation.protocol.ProtocolData`); the
-    caller adds the scored test size of each board target. The noise floor is not pinned: it is
-    derived from the measurements (:func:`perfgraphs.evaluation.label_noise.noise_floor_note`)."""
+    caller adds the scored test size of each board target and the repeat store's digest
+    (:func:`repetitions_digest`). The noise floor's sentence is not pinned: it is derived from the
+    measurements (:func:`perfgraphs.evaluation.label_noise.noise_floor_note`)."""
     return {"content_hash": data.content_hash, "generators": dict(data.generators), "test_n": {}}
+
+
+class RepetitionsPinError(PerfgraphsError):
+    """A config's repeat store is not the one its pin in ``builds.json`` names."""
+
+
+def repetitions_digest(cfg) -> str | None:
+    """One sha256 over the data files of ``cfg``'s repeat store (``Config.repeat_suite``: the test
+    part measured again, whose visits every board of the config ranks against) as the store lists
+    them, each with the sha256 its sidecar records (reading a file checks it against that); None
+    for a config without a repeat store. The sidecars, not the Parquet bytes: a few ms a store."""
+    if cfg.repeat_suite is None:
+        return None
+    import hashlib
+
+    from perfgraphs.collect.store import MeasurementStore, read_sidecar
+
+    store = MeasurementStore(paths.measurement_store(cfg.repeat_suite))
+    listing = sorted(f"{store.relative(f)} {read_sidecar(f)}" for f in store.files())
+    return hashlib.sha256("\n".join(listing).encode()).hexdigest()
+
+
+def repetitions_pin_problem(board: Task, path: Path | None = None) -> str | None:
+    """Why the repeat store ``board``'s ranks would pair with is not the pinned one (None: it is, or
+    the config has no pin or no repeat store). The visits are no part of the build's content hash,
+    and a pull request that added a shard of 20 passes at one entry's predictions to
+    ``data/measurements/dippm-cpu-test-visits-*`` (sidecar and campaign.json written by the store's
+    own code: `collect verify` passed it) moved that entry from rank 2 at 10.7 % to rank 1 at 3.4 %
+    on the official dippm cpu latency board, each label then scored against a mean of 27
+    measurements, 20 of them its predictions (forty-second pass of 2026-12-04). So the store's
+    files are pinned with the build (``repetitions``, written by ``pin-builds``, a release step)."""
+    pin = pinned(board, path)
+    if pin is None or board.config.repeat_suite is None:
+        return None
+    found = repetitions_digest(board.config)
+    if pin.get("repetitions") == found:
+        return None
+    return (f"the repeat store {board.config.repeat_suite} (the test part's visits the ranks pair with) is not the "
+            f"one leaderboard/builds.json pins for {board.dataset.name} {board.config.name} (sha256 {found[:12]} here, "
+            f"{str(pin.get('repetitions') or 'none')[:12]} pinned): restore the store, or re-pin "
+            "(`perfgraphs leaderboard pin-builds`, a release step)")
 
 
 def write_pins(pins: dict[str, dict], path: Path | None = None) -> Path:

@@ -496,6 +496,11 @@ def part_label_repetitions(board: Task, test) -> LabelRepetitions | None:
 
     if board.config.min_rounds < 2 and board.config.repeat_suite is None:
         return None
+    from perfgraphs.leaderboard.records.builds import RepetitionsPinError, repetitions_pin_problem
+
+    # the visits a board ranks against are the pinned ones: a store a pull request grew is no input
+    if why := repetitions_pin_problem(board):
+        raise RepetitionsPinError(why)
     values = part_repetitions(board.dataset, board.config, board.target.name, test, on_label_scale=True)
     if values is None:
         return None
