@@ -177,3 +177,17 @@ def test_a_pickle_is_read_whatever_else_the_file_is(tmp_path):
         pickle.loads((tmp_path / "both.bin").read_bytes())  # control
     problems = shipped_pickle_problems(tmp_path)
     assert len(problems) == 1 and "builtins.exec" in problems[0], problems
+
+
+def test_a_folder_module_named_like_a_library_does_not_vouch_for_it(tmp_path):
+    """Attack: the submission ships `numpy.py` defining `class load`, and a pickle naming
+    `numpy.load`: read as "a class the submission defines", yet in the sandbox `numpy` is imported
+    before the predictor, so unpickling calls numpy's `load` (which unpickles again). A module name
+    Python finds outside the folder is read as that library's. Control: a folder module of a name no
+    library has vouches for its class."""
+    (tmp_path / "numpy.py").write_text("class load:\n    pass\n")
+    assert "a function" in global_problem(tmp_path, "numpy", "load")
+    (tmp_path / "os.py").write_text("class system:\n    pass\n")
+    assert global_problem(tmp_path, "os", "system") is not None
+    (tmp_path / "my_weights_table.py").write_text("class load:\n    pass\n")
+    assert global_problem(tmp_path, "my_weights_table", "load") is None  # control

@@ -240,6 +240,22 @@ def _own_classes(root: Path, module: str) -> set[str]:
     return set()
 
 
+def _installed(top: str) -> bool:
+    """Whether ``top`` names a module Python finds outside the submission (the standard library or
+    an installed package): in the sandbox it is imported before the predictor (``numpy``), or found
+    first, so a pickle naming ``numpy.load`` calls numpy's, whatever a ``numpy.py`` in the folder
+    defines."""
+    import importlib.util
+    import sys
+
+    if top in sys.builtin_module_names or top in getattr(sys, "stdlib_module_names", ()):
+        return True
+    try:
+        return importlib.util.find_spec(top) is not None
+    except (ImportError, ValueError):
+        return True
+
+
 def _resolved(module: str, name: str):
     """The object ``module``.``name`` names, importing the module (a library's, by the callers),
     through classes only where the name is dotted (``Outer.Inner``): never through a module's
@@ -267,7 +283,7 @@ def global_problem(root: Path, module: str, name: str) -> str | None:
     top = module.split(".")[0]
     if top == "torch":
         return None if f"{module}.{name}" in _torch_allowed() else "not in torch's weights_only allow-list"
-    if (root / f"{top}.py").is_file() or (root / top / "__init__.py").is_file():  # Python imports it from the folder
+    if ((root / f"{top}.py").is_file() or (root / top / "__init__.py").is_file()) and not _installed(top):
         return None if name in _own_classes(root, module) else "not a class the submission's source defines at the top level"
     if top not in CLASS_PACKAGES:
         return f"not of {', '.join(CLASS_PACKAGES)} or torch"
