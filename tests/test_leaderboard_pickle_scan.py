@@ -191,3 +191,23 @@ def test_a_folder_module_named_like_a_library_does_not_vouch_for_it(tmp_path):
     assert global_problem(tmp_path, "os", "system") is not None
     (tmp_path / "my_weights_table.py").write_text("class load:\n    pass\n")
     assert global_problem(tmp_path, "my_weights_table", "load") is None  # control
+
+
+def test_the_scan_never_imports_the_submissions_code(tmp_path, monkeypatch):
+    """Attack: `python -m perfgraphs check .` run inside the folder puts it first on `sys.path`, and
+    the folder ships an `sklearn/` package whose import runs code; a pickle naming
+    `sklearn.x.Model` made the scan import it (to tell a class from a function) outside the sandbox.
+    Now a library the scan would find in the folder is refused unimported. Control: imported as the
+    scan did, the folder's package runs."""
+    import sys
+
+    (tmp_path / "sklearn").mkdir()
+    (tmp_path / "sklearn" / "__init__.py").write_text("raise RuntimeError('the folder ran outside the sandbox')\n")
+    (tmp_path / "sklearn" / "x.py").write_text("class Model:\n    pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for module in [m for m in sys.modules if m == "sklearn" or m.startswith("sklearn.")]:
+        monkeypatch.delitem(sys.modules, module)
+    assert "never imports" in global_problem(tmp_path, "sklearn.x", "Model")
+    import importlib
+    with pytest.raises(RuntimeError, match="outside the sandbox"):
+        importlib.import_module("sklearn.x")  # control: what importing it would have done

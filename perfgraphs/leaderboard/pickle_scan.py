@@ -256,6 +256,20 @@ def _installed(top: str) -> bool:
         return True
 
 
+def _inside(root: Path, top: str) -> bool:
+    """Whether this process would import ``top`` from the submission's folder (``python -m
+    perfgraphs check .`` run inside it puts the folder first on ``sys.path``): the scan imports
+    libraries to tell a class from a function, and must never run the submission's code."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return True
+    origin = Path(spec.origin).resolve() if spec is not None and spec.origin else None
+    return origin is not None and origin.is_relative_to(root.resolve())
+
+
 def _resolved(module: str, name: str):
     """The object ``module``.``name`` names, importing the module (a library's, by the callers),
     through classes only where the name is dotted (``Outer.Inner``): never through a module's
@@ -287,6 +301,8 @@ def global_problem(root: Path, module: str, name: str) -> str | None:
         return None if name in _own_classes(root, module) else "not a class the submission's source defines at the top level"
     if top not in CLASS_PACKAGES:
         return f"not of {', '.join(CLASS_PACKAGES)} or torch"
+    if _inside(root, top):
+        return "found in the submission's folder, which the scan never imports"
     try:
         obj = _resolved(module, name)
     except Exception as exc:  # noqa: BLE001 - any import or lookup failure: the name is refused, with why
