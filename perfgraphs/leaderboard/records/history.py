@@ -220,7 +220,9 @@ def line_arrival(path: Path, text: str) -> tuple[str, tuple[tuple[int, int], ...
     top = Path(where[0].strip())
     inside = next((path.absolute().relative_to(a) for a in path.absolute().parents if a.resolve() == top), None)
     arrivals = None if inside is None else _line_arrivals(top, inside.as_posix(), where[1].strip())
-    return None if arrivals is None else (str(top), arrivals.get(text, ()))
+    from perfgraphs.leaderboard.records.results import as_shown
+
+    return None if arrivals is None else (str(top), arrivals.get(as_shown(text), ()))
 
 
 def held_before(runs: tuple[tuple[int, int], ...], moment: int) -> bool:
@@ -248,8 +250,13 @@ def _line_arrivals(top: Path, inside: str, head: str) -> dict[str, tuple[tuple[i
     changes = _line_changes(top, inside, head)
     if changes is None:
         return None
+    from perfgraphs.leaderboard.records.results import as_shown
+
+    # a line as its reviewer reads it: a no-break space or a byte-order mark put into it is no new
+    # line (it re-dated the record, forty-third pass), as it is no other record to the readers
     net: dict[str, dict[int, int]] = {}
     for when, delta, line in changes:
+        line = as_shown(line)
         net.setdefault(line, {})
         net[line][when] = net[line].get(when, 0) + delta
     out = {}

@@ -10,6 +10,7 @@ import math
 import os
 import statistics
 import sys
+import unicodedata
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from pathlib import Path
@@ -413,7 +414,7 @@ def _parse_record(line: str, min_seeds: int | None = None) -> tuple[dict | None,
     from perfgraphs.leaderboard.records import record_check
 
     try:
-        record = json.loads(line, object_pairs_hook=_object_without_duplicates)
+        record = json.loads(as_shown(line), object_pairs_hook=_object_without_duplicates)
     except (ValueError, RecursionError) as exc:  # ValueError: JSON's own, and an integer of > 4300 digits
         return None, f"not JSON: {' '.join(str(exc).split())[:80]}"
     if (line, min_seeds) in _WELL_FORMED:
@@ -424,6 +425,24 @@ def _parse_record(line: str, min_seeds: int | None = None) -> tuple[dict | None,
             _WELL_FORMED.clear()
         _WELL_FORMED.add((line, min_seeds))
     return record, why
+
+
+# what a diff, an editor or a terminal shows as nothing: zero-width characters that reorder nothing
+# (the bidirectional controls and marks do, and a line holding one stays no record)
+_ZERO_WIDTH = frozenset("\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff\u00ad\u180e")
+
+
+def as_shown(line: str) -> str:
+    """A results line as its reviewer reads it: each space separator (no-break, thin, ideographic…:
+    Unicode's ``Zs``) a space, each zero-width character (:data:`_ZERO_WIDTH`, a byte-order mark
+    too) nothing. A pull request's diff that showed another team's line unchanged held a no-break
+    space after ``"tier":`` (or a byte-order mark before the file's first line): JSON refused the
+    line, and every board stopped showing the rank-1 entry of the dippm cpu latency board, its
+    neighbours ranked one place up (forty-third pass of 2026-12-04). No valid record holds such a
+    character (its text fields are ASCII), so this changes no record; it reads one as it is seen."""
+    if line.isascii():
+        return line
+    return "".join("" if c in _ZERO_WIDTH else " " if unicodedata.category(c) == "Zs" else c for c in line)
 
 
 # Lines found well-formed, remembered for the process: one `perfgraphs check` read the committed
