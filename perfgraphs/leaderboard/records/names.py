@@ -660,10 +660,24 @@ def _name_pairs(authors: str) -> set[tuple[str, str]]:
     brackets or after ``@`` dropped), and two one-word pieces in a row read as one name
     (``Lory, Mal``)."""
     text = re.sub(r"\([^)]*\)|@[^,;&+/]*", " ", unicodedata.normalize("NFKC", str(authors)))
+    # a hyphenated name is one word, as a person's name parts read it (:func:`_name_parts`): split, its
+    # last part paired with the next word, and ``Ann Mal Lory-Smith`` held the name ``Mal Lory``, one
+    # team with him, whose entry left the ranks beside hers (forty-fourth pass)
+    text = re.sub(r"(?<=\w)-(?=\w)", "", text)
     pieces = re.split(r"[,;&+/]|\b(?:[Aa][Nn][Dd]|[Ww][Ii][Tt][Hh])\b", text)
     words = [[w for w in re.findall(r"[a-z0-9]+", canonical(piece)) if w not in _NOT_NAME_WORDS] for piece in pieces]
-    pairs = {pair for piece in words for pair in zip(piece, piece[1:])}
+    pairs = {pair for piece in words for pair in _adjacent(piece)}
     pairs |= {(a[0], b[0]) for a, b in zip(words, words[1:]) if len(a) == 1 and len(b) == 1}
+    return pairs
+
+
+def _adjacent(words: list[str]) -> set[tuple[str, str]]:
+    """A piece's pairs of adjacent name words, and those with two adjacent words read as one (``Jean
+    Luc Picard`` holds ``jeanluc picard``, the pair of ``Jean-Luc Picard``: one person written two ways,
+    and still one team now that a hyphenated name is one word)."""
+    pairs = set(zip(words, words[1:]))
+    pairs |= {(a + b, c) for a, b, c in zip(words, words[1:], words[2:])}
+    pairs |= {(a, b + c) for a, b, c in zip(words, words[1:], words[2:])}
     return pairs
 
 
