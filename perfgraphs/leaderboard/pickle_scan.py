@@ -240,6 +240,40 @@ def _own_classes(root: Path, module: str) -> set[str]:
     return set()
 
 
+def _own_module(root: Path, top: str) -> bool:
+    """Whether the unpickler's ``import top`` would load the submission's file of that name: only
+    where the folder has one and no module of the interpreter or the environment takes the name
+    first. The unpickler looks a module up in ``sys.modules`` before any path, and the interpreter's
+    own (``builtins``, ``os``, ``sys``) and the libraries the harness imported are there: a
+    ``builtins.py`` holding ``class exec: pass`` made ``builtins.exec`` pass as the submission's
+    class, and loading it ran the real ``exec`` (forty-second pass). Such a name is judged as a
+    library's (and refused unless it is one of :data:`CLASS_PACKAGES`'s classes)."""
+    import importlib.machinery
+    import sys
+
+    if not ((root / f"{top}.py").is_file() or (root / top / "__init__.py").is_file()):
+        return False
+    if top in sys.builtin_module_names or top in sys.stdlib_module_names or top in ("__main__", "__mp_main__"):
+        return False  # the interpreter's own, and the sandbox child's main module, are in sys.modules
+    # installed in the environment (perfgraphs too, through its editable finder), the folder itself
+    # left out: ``python -m`` run from inside it puts it on sys.path, where the name is the folder's
+    here = root.resolve()
+    paths = [p for p in sys.path if Path(p or ".").resolve() != here]
+    for finder in sys.meta_path:
+        try:
+            if finder is importlib.machinery.PathFinder:
+                found = finder.find_spec(top, paths)
+            elif hasattr(finder, "find_spec"):
+                found = finder.find_spec(top, None)
+            else:
+                continue
+        except (ImportError, ValueError, AttributeError):  # a finder that cannot answer: not the folder's
+            return False
+        if found is not None:
+            return False
+    return True
+
+
 def _resolved(module: str, name: str):
     """The object ``module``.``name`` names, importing the module (a library's, by the callers),
     through classes only where the name is dotted (``Outer.Inner``): never through a module's
@@ -267,7 +301,7 @@ def global_problem(root: Path, module: str, name: str) -> str | None:
     top = module.split(".")[0]
     if top == "torch":
         return None if f"{module}.{name}" in _torch_allowed() else "not in torch's weights_only allow-list"
-    if (root / f"{top}.py").is_file() or (root / top / "__init__.py").is_file():  # Python imports it from the folder
+    if _own_module(root, top):  # Python imports it from the folder
         return None if name in _own_classes(root, module) else "not a class the submission's source defines at the top level"
     if top not in CLASS_PACKAGES:
         return f"not of {', '.join(CLASS_PACKAGES)} or torch"

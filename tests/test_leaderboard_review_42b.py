@@ -1,0 +1,47 @@
+"""Forty-second adversarial pass (2026-12-04), submit side: the shipped-pickle scan of session 46
+(`perfgraphs.leaderboard.pickle_scan`), attacked through `perfgraphs check` with pickles it passed
+whose loading ran code no source shows.
+Each test is one attack that worked before its fix, with a control that shows it working without
+the guard."""
+
+from __future__ import annotations
+
+import pickle
+
+from perfgraphs.cli import main
+from test_leaderboard_pickle_scan import LOADS_PRIOR
+from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
+
+
+class _RunsCode:
+    """Unpickled, it runs ``exec`` of a line no source of the submission holds."""
+
+    def __reduce__(self):
+        return (exec, ("raise RuntimeError('the pickled line ran')",))
+
+
+def test_a_module_named_like_the_standard_library_is_not_the_submissions_own(env, capsys, tmp_path,  # noqa: F811
+                                                                           monkeypatch):
+    """Attack: the scan lets a pickle name a class the submission's own source defines, and took any
+    module whose file is in the folder for the submission's: a `builtins.py` holding `class exec:
+    pass` made `builtins.exec` "the submission's own class", yet the unpickler looks `builtins` up in
+    `sys.modules` (the interpreter's, always loaded: as are `os`, `sys`, numpy...) and `prior.pkl`
+    ran `exec` of a line no source holds. Now a module counts as the submission's only where no
+    standard, built-in, loaded or installed module has its name (`pickle_scan._own_module`):
+    `check` refuses in one line before anything runs. Control: with every folder module taken as
+    the submission's, as before, the pickled line runs."""
+    from perfgraphs.leaderboard import pickle_scan
+
+    sub = code_submission(tmp_path / "pk", "median-prior", "")
+    (sub / "predictor.py").write_text(LOADS_PRIOR)
+    (sub / "builtins.py").write_text("class exec:\n    pass\n")
+    (sub / "prior.pkl").write_bytes(pickle.dumps({"scale": 1.0, "note": _RunsCode()}))
+    argv = ["check", str(sub), *BOARD, "--quick", "--seeds", "0", "--results", str(env["results"])]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "prior.pkl: a pickle naming builtins.exec" in err, err
+    assert "the pickled line ran" not in err
+
+    monkeypatch.setattr(pickle_scan, "_own_module", lambda root, top: True)  # control: as before
+    assert main(argv) == 1
+    assert "RuntimeError: the pickled line ran" in capsys.readouterr().err
