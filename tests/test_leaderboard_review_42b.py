@@ -45,3 +45,37 @@ def test_a_module_named_like_the_standard_library_is_not_the_submissions_own(env
     monkeypatch.setattr(pickle_scan, "_own_module", lambda root, top: True)  # control: as before
     assert main(argv) == 1
     assert "RuntimeError: the pickled line ran" in capsys.readouterr().err
+
+
+def test_a_pickle_the_scans_reader_misreads_is_not_taken_for_no_pickle(env, capsys, tmp_path,  # noqa: F811
+                                                                       monkeypatch):
+    """Attack: the scan reads opcodes with `pickletools`, and a file whose opcodes it could not parse
+    (without a protocol 2+ header) was "no pickle". The unpickler reads some arguments otherwise:
+    `I0x10` is an integer to it (base 0) and an error to pickletools, so a `prior.pkl` starting with
+    that line and a popped `0`, then naming `builtins.exec` (also behind a protocol-1 header, or as a
+    second pickle after an honest one), passed the scan and loading it ran the line. Now where
+    pickletools stops, Python's own unpickler is run up to its first global lookup, which is stopped
+    before anything imports (`pickle_scan._unpickler_names_nothing`): naming a module, the file is
+    refused in one line. Control: without that probe the pickled line runs."""
+    from perfgraphs.leaderboard import pickle_scan
+
+    sub = code_submission(tmp_path / "pk", "median-prior", "")
+    (sub / "predictor.py").write_text(LOADS_PRIOR)
+    hidden = b"I0x10\n0cbuiltins\nexec\n(S'raise RuntimeError(\"the pickled line ran\")'\ntR."
+    argv = ["check", str(sub), *BOARD, "--quick", "--seeds", "0", "--results", str(env["results"])]
+    for data in (hidden, b"\x80\x01" + hidden):
+        (sub / "prior.pkl").write_bytes(data)
+        assert main(argv) == 1
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "prior.pkl: a pickle the scan cannot read" in err, err
+        assert "builtins.exec" in err and "the pickled line ran" not in err
+    (sub / "prior.pkl").write_bytes(pickle.dumps({"scale": 1.0}) + hidden)  # read as two, back to back
+    assert "builtins.exec" in pickle_scan.shipped_pickle_problems(sub)[0]
+    (sub / "notes.csv").write_text("coef,mape\n0.5,12\n")  # text that starts like a pickle: no lookup
+    (sub / "prior.pkl").write_bytes(pickle.dumps({"scale": 1.0}))
+    assert pickle_scan.shipped_pickle_problems(sub) == []
+
+    (sub / "prior.pkl").write_bytes(hidden)
+    monkeypatch.setattr(pickle_scan, "_unpickler_names_nothing", lambda data: None)  # control: as before
+    assert main(argv) == 1
+    assert "RuntimeError: the pickled line ran" in capsys.readouterr().err

@@ -33,6 +33,7 @@ import importlib
 import io
 import lzma
 import os
+import pickle
 import pickletools
 import stat
 import zipfile
@@ -158,10 +159,45 @@ def _pickles_in(data: bytes) -> list[tuple[str, str]] | None:
                     raise _Unreadable("a joblib file holding arrays, whose bytes sit between the pickle's opcodes: "
                                       "save it with pickle.dump, which holds the same arrays") from None
                 raise _Unreadable(f"a pickle header whose opcodes do not parse ({exc})") from None
+            _unpickler_names_nothing(data[offset:])
             return names if offset else None
         names += [_as_python3(module, name) for module, name in found]
         offset += end
     return names
+
+
+class _Names(Exception):
+    """The unpickler's first global lookup, stopped before anything is imported or called."""
+
+
+class _Probe(pickle.Unpickler):
+    """Python's own unpickler, stopped at the first global it would look up (``find_class``, which
+    extension codes and every GLOBAL/INST/STACK_GLOBAL go through) or persistent id: until then its
+    stack holds only strings, numbers and containers, so nothing it holds can be called."""
+
+    def find_class(self, module, name):
+        raise _Names(module, name)
+
+    def persistent_load(self, pid):
+        raise _Names("(a persistent id)", "")
+
+
+def _unpickler_names_nothing(data: bytes) -> None:
+    """Raises :class:`_Unreadable` where Python's unpickler, loading ``data``, would look up a
+    global that names a module and a name although ``pickletools`` (the scan's reader) stopped
+    earlier on it. The two read some arguments differently: the unpickler reads ``I0x10`` as an
+    integer (base 0), pickletools refuses it, and a ``prior.pkl`` starting with that line was "no
+    pickle" to the scan while loading it called ``builtins.exec`` (forty-second pass). A lookup of
+    what is no module (text that merely starts like a pickle) fails in the unpickler as well."""
+    try:
+        _Probe(io.BytesIO(data)).load()
+    except _Names as found:
+        module, name = (str(a) for a in found.args)
+        if all(part.isidentifier() for part in (*module.split("."), *name.split("."))) or not name:
+            raise _Unreadable(f"a pickle whose opcodes the scan's reader does not parse, naming "
+                              f"{module[:80]}.{name[:80]}") from None
+    except Exception:  # noqa: BLE001 - the unpickler stops too before any global: nothing it could call
+        pass
 
 
 def _unpacked(data: bytes) -> bytes | None:
