@@ -79,3 +79,38 @@ def test_a_pickle_the_scans_reader_misreads_is_not_taken_for_no_pickle(env, caps
     monkeypatch.setattr(pickle_scan, "_unpickler_names_nothing", lambda data: None)  # control: as before
     assert main(argv) == 1
     assert "RuntimeError: the pickled line ran" in capsys.readouterr().err
+
+
+def test_python_2_names_are_renamed_only_where_the_unpickler_renames_them(env, capsys, tmp_path,  # noqa: F811
+                                                                          monkeypatch):
+    """Attack: the scan renamed Python 2's module names (`copy_reg` to `copyreg`) in every pickle,
+    the unpickler only at a protocol below 3. A protocol-4 `prior.pkl` naming
+    `copy_reg._reconstructor` read as the allowed `copyreg._reconstructor`, while the unpickler
+    imported the folder's `copy_reg.py` ("Python 2's name, for old pickles": `_reconstructor =
+    exec`) and called `exec` of a line no source holds; a `PROTO 2` written after the lookup
+    fooled a scan that took the last protocol. Now a name is renamed only where the protocol at its
+    lookup is below 3 (`pickle_scan.named_globals`), and `copy_reg` is the submission's module,
+    whose `_reconstructor` is no class: refused in one line. Control: renamed always, as before,
+    the pickled line runs."""
+    from perfgraphs.leaderboard import pickle_scan
+
+    sub = code_submission(tmp_path / "pk", "median-prior", "")
+    (sub / "predictor.py").write_text(LOADS_PRIOR)
+    (sub / "copy_reg.py").write_text("# Python 2's name, for old pickles\n_reconstructor = exec\n")
+    code = b"raise RuntimeError('the pickled line ran')"
+    call = b"\x8c\x08copy_reg\x8c\x0e_reconstructor\x93\x8c" + bytes([len(code)]) + code + b"\x85R"
+    argv = ["check", str(sub), *BOARD, "--quick", "--seeds", "0", "--results", str(env["results"])]
+    for data in (b"\x80\x04" + call + b".", b"\x80\x04" + call + b"\x80\x020."):
+        (sub / "prior.pkl").write_bytes(data)
+        assert main(argv) == 1
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "prior.pkl: a pickle naming copy_reg._reconstructor" in err, err
+        assert "the pickled line ran" not in err
+    (sub / "old.pkl").write_bytes(pickle.dumps({1, 2}, protocol=2))  # honest protocol 2: still renamed
+    assert pickle_scan.named_globals(pickle.dumps({1, 2}, protocol=0))[0] == [("builtins", "set")]
+
+    real = pickle_scan.named_globals  # control: every name renamed, whatever the protocol, as before
+    monkeypatch.setattr(pickle_scan, "named_globals", lambda data: (
+        [pickle_scan._as_python3(m, n) for m, n in real(data)[0]], real(data)[1]))
+    assert main(argv) == 1
+    assert "RuntimeError: the pickled line ran" in capsys.readouterr().err

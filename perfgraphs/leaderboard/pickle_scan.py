@@ -98,21 +98,26 @@ _MEMO_READS = {"GET", "BINGET", "LONG_BINGET"}
 
 
 def named_globals(data: bytes) -> tuple[list[tuple[str, str]], int]:
-    """The (module, name) pairs the pickle at the start of ``data`` names, and where it ends.
-    Raises ValueError (pickletools') where ``data`` is no whole pickle, :class:`_Unreadable` where a
-    global's name cannot be told from the opcodes."""
+    """The (module, name) pairs the pickle at the start of ``data`` names, as the unpickler looks
+    them up (renamed by :func:`_as_python3` where the protocol at the lookup is below 3), and where
+    it ends. Raises ValueError (pickletools') where ``data`` is no whole pickle,
+    :class:`_Unreadable` where a global's name cannot be told from the opcodes."""
     ops: list = []
     names: list[tuple[str, str]] = []
     memo: dict = {}
     end = 0
     last = None  # the value the last stack-changing opcode pushed, where it is a string
+    proto = 0  # the unpickler's at each lookup: 0 without a PROTO opcode, else the last one read
     for opcode, arg, pos in pickletools.genops(io.BytesIO(data)):
         op = opcode.name
         if op in ("GLOBAL", "INST"):
             module, _, name = str(arg).partition(" ")
-            names.append((module, name))
-        elif op == "STACK_GLOBAL":
-            names.append(_stack_global_names(ops, len(ops), memo))
+            names.append(_as_python3(module, name) if proto < 3 else (module, name))
+        elif op == "STACK_GLOBAL":  # protocol 4+'s opcode, yet a PROTO 2 written before it counts
+            module, name = _stack_global_names(ops, len(ops), memo)
+            names.append(_as_python3(module, name) if proto < 3 else (module, name))
+        elif op == "PROTO":
+            proto = arg
         elif op in ("EXT1", "EXT2", "EXT4"):
             raise _Unreadable(f"an extension-registry global ({op}), which names nothing the scan can read")
         if op == "MEMOIZE":
@@ -132,7 +137,10 @@ def named_globals(data: bytes) -> tuple[list[tuple[str, str]], int]:
 
 def _as_python3(module: str, name: str) -> tuple[str, str]:
     """The global an unpickler looks up for ``module``/``name``: a protocol 0-2 pickle names Python
-    2's modules (``copy_reg``, ``__builtin__``), which it renames as :mod:`_compat_pickle` says."""
+    2's modules (``copy_reg``, ``__builtin__``), which it renames as :mod:`_compat_pickle` says. A
+    protocol 3+ pickle is not renamed: its ``copy_reg._reconstructor`` read as the allowed
+    ``copyreg._reconstructor`` while the unpickler imported a shipped ``copy_reg.py`` holding
+    ``_reconstructor = exec`` and called that (forty-second pass)."""
     import _compat_pickle
 
     if (module, name) in _compat_pickle.NAME_MAPPING:
@@ -161,7 +169,7 @@ def _pickles_in(data: bytes) -> list[tuple[str, str]] | None:
                 raise _Unreadable(f"a pickle header whose opcodes do not parse ({exc})") from None
             _unpickler_names_nothing(data[offset:])
             return names if offset else None
-        names += [_as_python3(module, name) for module, name in found]
+        names += found
         offset += end
     return names
 
