@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import pickle
 
+import pytest
+
 from perfgraphs.cli import main
 from test_leaderboard_pickle_scan import LOADS_PRIOR
 from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
@@ -114,3 +116,35 @@ def test_python_2_names_are_renamed_only_where_the_unpickler_renames_them(env, c
         [pickle_scan._as_python3(m, n) for m, n in real(data)[0]], real(data)[1]))
     assert main(argv) == 1
     assert "RuntimeError: the pickled line ran" in capsys.readouterr().err
+
+
+def test_the_scan_does_not_run_a_librarys_program_in_the_checking_process(env, capsys, tmp_path,  # noqa: F811
+                                                                          monkeypatch):
+    """Attack: to judge a global of numpy, scikit-learn, SciPy, XGBoost or LightGBM the scan imports
+    its module in the `perfgraphs check` process itself, outside the sandbox. A `prior.pkl` naming
+    `numpy.f2py.__main__.X` made the scan import f2py's program, which ran f2py's command line on
+    check's own arguments: it printed f2py's lines and exited the check with status 0, nothing run
+    or checked. Now a program's or tests' module (`__main__`, `tests`, `testing`, `test_*`,
+    `conftest`) is refused unimported (`pickle_scan._program_module`), and an import that prints or
+    exits anyway is kept out of the output and refused (`pickle_scan._resolved_quietly`): one line,
+    status 1. Control: without both, the check exits where f2py exits."""
+    import sys
+
+    from perfgraphs.leaderboard import pickle_scan
+
+    sub = code_submission(tmp_path / "pk", "median-prior", "")
+    (sub / "predictor.py").write_text(LOADS_PRIOR)
+    (sub / "prior.pkl").write_bytes(b"\x80\x04\x8c\x13numpy.f2py.__main__\x8c\x01X\x93.")
+    argv = ["check", str(sub), *BOARD, "--quick", "--seeds", "0", "--results", str(env["results"])]
+    monkeypatch.setattr(sys, "argv", ["perfgraphs", *argv])
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 1
+    out, err = capsys.readouterr()
+    assert not out and err.count("\n") == 1 and "prior.pkl: a pickle naming numpy.f2py.__main__.X" in err, err
+    assert "numpy.f2py.__main__" not in sys.modules
+
+    monkeypatch.setattr(pickle_scan, "_program_module", lambda module: None)  # control: both off
+    assert pickle_scan.global_problem(sub, "numpy.f2py.__main__", "X") == "does not resolve (ImportError)"
+    monkeypatch.setattr(pickle_scan, "_resolved_quietly", pickle_scan._resolved)
+    with pytest.raises(SystemExit):
+        main(argv)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import ast
 import bz2
+import contextlib
 import importlib
 import io
 import lzma
@@ -330,6 +331,28 @@ def _resolved(module: str, name: str):
     return obj
 
 
+def _resolved_quietly(module: str, name: str):
+    """:func:`_resolved`, what its import prints kept out of the command's output and an import
+    that exits (``SystemExit``) an ImportError: the check's one line and exit status stay its own."""
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        try:
+            return _resolved(module, name)
+        except SystemExit:
+            raise ImportError(f"importing {module[:80]} exits") from None
+
+
+def _program_module(module: str) -> str | None:
+    """Why ``module`` is not imported to be judged: the scan imports a library's module in the
+    checking process, outside the sandbox, and a program's or a test's module does its work on
+    import. ``numpy.f2py.__main__`` ran f2py's command line on ``perfgraphs check``'s own arguments,
+    which printed f2py's lines and exited the check with status 0 before anything ran (forty-second
+    pass). A fitted model's classes live in neither."""
+    for part in module.split("."):
+        if part in ("__main__", "conftest", "tests", "testing") or part.startswith("test_"):
+            return "a program's or tests' module, which importing runs"
+    return None
+
+
 def _torch_allowed() -> set[str]:
     try:
         from torch import _weights_only_unpickler
@@ -349,8 +372,10 @@ def global_problem(root: Path, module: str, name: str) -> str | None:
         return None if name in _own_classes(root, module) else "not a class the submission's source defines at the top level"
     if top not in CLASS_PACKAGES:
         return f"not of {', '.join(CLASS_PACKAGES)} or torch"
+    if (why := _program_module(module)) is not None:
+        return why
     try:
-        obj = _resolved(module, name)
+        obj = _resolved_quietly(module, name)
     except Exception as exc:  # noqa: BLE001 - any import or lookup failure: the name is refused, with why
         return f"does not resolve ({type(exc).__name__})"
     if str(getattr(obj, "__module__", None)).split(".")[0] not in CLASS_PACKAGES:
