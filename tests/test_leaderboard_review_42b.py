@@ -148,3 +148,44 @@ def test_the_scan_does_not_run_a_librarys_program_in_the_checking_process(env, c
     monkeypatch.setattr(pickle_scan, "_resolved_quietly", pickle_scan._resolved)
     with pytest.raises(SystemExit):
         main(argv)
+
+
+class _Distribution:
+    """Pickled as a scipy.stats `norm_gen` whose state is one string, the code its `__setstate__`
+    runs."""
+
+    def __reduce__(self):
+        import copyreg
+
+        from scipy.stats._continuous_distns import norm_gen
+
+        code = "raise RuntimeError('the pickled line ran')"
+        return (copyreg._reconstructor, (norm_gen, object, None), {"_parse_arg_template": code})
+
+
+def test_a_library_class_whose_unpickling_runs_its_state_is_refused(env, capsys, tmp_path,  # noqa: F811
+                                                                    monkeypatch):
+    """Attack: the scan allows every class of numpy, scikit-learn, SciPy, XGBoost and LightGBM on
+    the ground that their `__setstate__` rebuilds data, but a scipy.stats distribution's runs
+    `exec(self._parse_arg_template)`: a `prior.pkl` holding a `norm_gen` whose pickled state is
+    `{"_parse_arg_template": "<a line>"}` passed the scan, and loading it ran the line. Now a
+    subclass of `rv_generic` is refused in one line (`pickle_scan.STATE_RUNS_CODE`); other scipy
+    classes still pass. Control: with that list empty, the pickled line runs."""
+    from scipy.interpolate import CubicSpline
+
+    from perfgraphs.leaderboard import pickle_scan
+
+    sub = code_submission(tmp_path / "pk", "median-prior", "")
+    (sub / "predictor.py").write_text(LOADS_PRIOR)
+    (sub / "prior.pkl").write_bytes(pickle.dumps({"scale": 1.0, "prior": _Distribution()}))
+    argv = ["check", str(sub), *BOARD, "--quick", "--seeds", "0", "--results", str(env["results"])]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "a pickle naming scipy.stats._continuous_distns.norm_gen" in err, err
+    assert "rv_generic" in err and "the pickled line ran" not in err
+    assert pickle_scan.global_problem(sub, "scipy.interpolate._cubic", "CubicSpline") is None
+    assert CubicSpline.__module__ == "scipy.interpolate._cubic"
+
+    monkeypatch.setattr(pickle_scan, "STATE_RUNS_CODE", ())  # control: every library class allowed
+    assert main(argv) == 1
+    assert "RuntimeError: the pickled line ran" in capsys.readouterr().err

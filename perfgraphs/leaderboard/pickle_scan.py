@@ -43,7 +43,7 @@ from pathlib import Path
 
 # the libraries whose classes a fitted model is made of (their class constructors and __setstate__
 # rebuild data; none of them runs a string as code)
-CLASS_PACKAGES = ("numpy", "sklearn", "scipy", "xgboost", "lightgbm")
+CLASS_PACKAGES = ("numpy", "sklearn", "scipy", "xgboost", "lightgbm")  # but STATE_RUNS_CODE
 # modules whose functions are score or math functions an estimator holds as a parameter
 FUNCTION_MODULES = ("sklearn.metrics", "sklearn.feature_selection")
 # (module, name) pairs a pickle of plain containers and numpy arrays names
@@ -341,6 +341,27 @@ def _resolved_quietly(module: str, name: str):
             raise ImportError(f"importing {module[:80]} exits") from None
 
 
+# classes of those libraries whose unpickling runs a string of the pickled state as code: a scipy.stats
+# distribution's __setstate__ runs ``exec(self._parse_arg_template)``, and a pickle of ``norm_gen``
+# whose state was ``{"_parse_arg_template": "<any code>"}`` ran that code (forty-second pass)
+STATE_RUNS_CODE = (("scipy.stats._distn_infrastructure", "rv_generic"),)
+
+
+def _runs_its_state(cls: type) -> str | None:
+    """Why unpickling an instance of the library class ``cls`` would run its state as code; None
+    where it does not (as far as :data:`STATE_RUNS_CODE` knows)."""
+    for module, name in STATE_RUNS_CODE:
+        if cls.__module__.split(".")[0] != module.split(".")[0]:
+            continue
+        try:
+            base = getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError):  # a version of the library without it: no class is one
+            continue
+        if issubclass(cls, base):
+            return f"a subclass of {module}.{name}, whose unpickling runs a string of its state as code"
+    return None
+
+
 def _program_module(module: str) -> str | None:
     """Why ``module`` is not imported to be judged: the scan imports a library's module in the
     checking process, outside the sandbox, and a program's or a test's module does its work on
@@ -382,7 +403,7 @@ def global_problem(root: Path, module: str, name: str) -> str | None:
         # an import such a module holds (``from subprocess import Popen``) is not the library's
         return f"defined in {str(getattr(obj, '__module__', None))[:80]}, not in those libraries"
     if isinstance(obj, type):
-        return None
+        return _runs_its_state(obj)
     if name.split(".")[-1].startswith("__pyx_unpickle_"):  # Cython's rebuilder of its own class
         return None
     import numpy
