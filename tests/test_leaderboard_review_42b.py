@@ -74,6 +74,7 @@ def test_a_pickle_the_scans_reader_misreads_is_not_taken_for_no_pickle(env, caps
     (sub / "prior.pkl").write_bytes(pickle.dumps({"scale": 1.0}) + hidden)  # read as two, back to back
     assert "builtins.exec" in pickle_scan.shipped_pickle_problems(sub)[0]
     (sub / "notes.csv").write_text("coef,mape\n0.5,12\n")  # text that starts like a pickle: no lookup
+    (sub / "PARAMS.txt").write_text("Params: lr=0.1\nfoo\n")  # read as a persistent id, then nothing
     (sub / "prior.pkl").write_bytes(pickle.dumps({"scale": 1.0}))
     assert pickle_scan.shipped_pickle_problems(sub) == []
 

@@ -181,14 +181,15 @@ class _Names(Exception):
 
 class _Probe(pickle.Unpickler):
     """Python's own unpickler, stopped at the first global it would look up (``find_class``, which
-    extension codes and every GLOBAL/INST/STACK_GLOBAL go through) or persistent id: until then its
-    stack holds only strings, numbers and containers, so nothing it holds can be called."""
+    extension codes and every GLOBAL/INST/STACK_GLOBAL go through): until then its stack holds only
+    strings, numbers, containers and None for a persistent id (``pickle.load`` refuses one, torch's
+    loader makes a storage of it), so nothing it holds can be called."""
 
     def find_class(self, module, name):
         raise _Names(module, name)
 
     def persistent_load(self, pid):
-        raise _Names("(a persistent id)", "")
+        return None  # read on to a global after it (a text file starting with "P" is read so too)
 
 
 def _unpickler_names_nothing(data: bytes) -> None:
@@ -202,7 +203,7 @@ def _unpickler_names_nothing(data: bytes) -> None:
         _Probe(io.BytesIO(data)).load()
     except _Names as found:
         module, name = (str(a) for a in found.args)
-        if all(part.isidentifier() for part in (*module.split("."), *name.split("."))) or not name:
+        if all(part.isidentifier() for part in (*module.split("."), *name.split("."))):
             raise _Unreadable(f"a pickle whose opcodes the scan's reader does not parse, naming "
                               f"{module[:80]}.{name[:80]}") from None
     except Exception:  # noqa: BLE001 - the unpickler stops too before any global: nothing it could call
