@@ -190,3 +190,53 @@ def test_a_library_class_whose_unpickling_runs_its_state_is_refused(env, capsys,
     monkeypatch.setattr(pickle_scan, "STATE_RUNS_CODE", ())  # control: every library class allowed
     assert main(argv) == 1
     assert "RuntimeError: the pickled line ran" in capsys.readouterr().err
+
+
+def test_every_compressed_stream_a_reader_reads_is_scanned(env, capsys, tmp_path, monkeypatch):  # noqa: F811
+    """Attack: the scan decompressed the first stream of a gzip/bz2/xz file only, where
+    `gzip.open`, `bz2.open`, `lzma.open` (and joblib's readers) read every stream back to back: a
+    `prior.pkl.gz` made of a gzip of nothing and then a gzip of a pickle naming `builtins.exec`
+    was an empty file to the scan, while the predictor's `pickle.load(gzip.open(...))` ran the line;
+    and a stream that breaks off behind its pickle (a corrupt byte far after the code) lost all its
+    output to the error and was "no stream". Now every stream is read (`pickle_scan._streams`) and
+    one that breaks off after yielding something is refused; two honest members pass. Control: with
+    the first stream only, as before, the pickled line runs."""
+    import bz2
+    import gzip
+    import lzma
+    import os
+
+    from perfgraphs.leaderboard import pickle_scan
+
+    sub = code_submission(tmp_path / "pk", "median-prior", "")
+    (sub / "predictor.py").write_text(LOADS_PRIOR.replace(
+        "pickle.loads((Path(__file__).parent / 'prior.pkl').read_bytes())",
+        "pickle.load(__import__('gzip').open(Path(__file__).parent / 'prior.pkl.gz'))"))
+    hidden = pickle.dumps({"scale": 1.0, "note": _RunsCode()})
+    (sub / "prior.pkl.gz").write_bytes(gzip.compress(b"") + gzip.compress(hidden))
+    argv = ["check", str(sub), *BOARD, "--quick", "--seeds", "0", "--results", str(env["results"])]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "prior.pkl.gz: a pickle naming builtins.exec" in err, err
+    assert "the pickled line ran" not in err
+    other = tmp_path / "other"
+    other.mkdir()
+    for name, pack in (("p.bz2", bz2.compress), ("p.xz", lzma.compress)):
+        (other / name).write_bytes(pack(b"") + pack(hidden))
+    broken = bytearray(gzip.compress(pickle.dumps([_RunsCode(), os.urandom(100_000)]), compresslevel=1))
+    broken[-6] ^= 0xFF  # the CRC: the stream errs at its end, long after the code
+    (other / "broken.gz").write_bytes(bytes(broken))
+    problems = pickle_scan.shipped_pickle_problems(other)
+    assert len(problems) == 3 and all("builtins.exec" in p for p in problems[1:]), problems
+    assert "broken.gz: a pickle the scan cannot read (a compressed stream that breaks off" in problems[0]
+    honest = gzip.compress(pickle.dumps({"a": 1})) + gzip.compress(pickle.dumps([1, 2])) + b"\0" * 8
+    (other / "broken.gz").unlink()
+    for name in ("p.bz2", "p.xz"):
+        (other / name).unlink()
+    (other / "honest.gz").write_bytes(honest)
+    assert pickle_scan.shipped_pickle_problems(other) == []
+
+    monkeypatch.setattr(pickle_scan, "_streams",  # control: the first stream only, as before
+                        lambda make, data: make().decompress(data, pickle_scan.MAX_DECOMPRESSED_BYTES + 1))
+    assert main(argv) == 1
+    assert "RuntimeError: the pickled line ran" in capsys.readouterr().err

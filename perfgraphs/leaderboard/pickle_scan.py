@@ -210,15 +210,44 @@ def _unpickler_names_nothing(data: bytes) -> None:
         pass
 
 
-def _unpacked(data: bytes) -> bytes | None:
-    """``data`` decompressed where it is a gzip, bz2, xz/lzma or zlib stream (joblib's compressions),
-    at most :data:`MAX_DECOMPRESSED_BYTES`; None where it is none of them."""
-    def bounded(decompressor) -> bytes:
-        out = decompressor.decompress(data, MAX_DECOMPRESSED_BYTES + 1)
-        if len(out) > MAX_DECOMPRESSED_BYTES:
-            raise _Unreadable(f"a compressed stream larger than {MAX_DECOMPRESSED_BYTES // 2**20} MB unpacked")
-        return out
+_STREAM_ERRORS = (zlib.error, OSError, lzma.LZMAError, EOFError, ValueError)
+CHUNK = 8192  # compressed bytes fed at a time: a reader has what came before a break in the stream
 
+
+def _streams(make, data: bytes) -> bytes:
+    """What a reader (``gzip.open``, ``bz2.open``, ``lzma.open``, joblib's) gets from ``data``: every
+    stream back to back, not the first only, as far as it decompresses. A gzip of nothing followed by
+    a gzip of a pickle naming ``builtins.exec`` was an empty file to the scan (a decompressor stops at
+    its stream's end) while ``pickle.load(gzip.open(...))`` read the second and ran it; a stream that
+    breaks off after its pickle's code (a corrupt byte far behind it) lost all its output to the
+    error and was "no stream" (forty-second pass). Raises the decompressor's error where the first
+    stream yields nothing (not that kind of stream), :class:`_Unreadable` where one breaks off after
+    yielding something or everything is larger than :data:`MAX_DECOMPRESSED_BYTES`."""
+    out = bytearray()
+    rest = data
+    while rest:
+        decompressor, at = make(), 0
+        while not decompressor.eof and at < len(rest):
+            try:
+                out += decompressor.decompress(rest[at:at + CHUNK], MAX_DECOMPRESSED_BYTES + 1 - len(out))
+            except _STREAM_ERRORS as exc:
+                if not out:
+                    raise
+                raise _Unreadable(f"a compressed stream that breaks off ({type(exc).__name__})") from None
+            if len(out) > MAX_DECOMPRESSED_BYTES:
+                raise _Unreadable(f"a compressed stream larger than {MAX_DECOMPRESSED_BYTES // 2**20} MB unpacked")
+            at += CHUNK
+        if not decompressor.eof:
+            break  # cut short: a reader gets what it held
+        rest = decompressor.unused_data + rest[at:]
+        if not rest.strip(b"\0"):  # gzip's padding with zeros
+            break
+    return bytes(out)
+
+
+def _unpacked(data: bytes) -> bytes | None:
+    """``data`` decompressed (:func:`_streams`) where it is a gzip, bz2, xz/lzma or zlib stream
+    (joblib's compressions), at most :data:`MAX_DECOMPRESSED_BYTES`; None where it is none of them."""
     kinds = ((b"\x1f\x8b", lambda: zlib.decompressobj(16 + zlib.MAX_WBITS)),
              (b"BZh", bz2.BZ2Decompressor), (b"\xfd7zXZ\x00", lzma.LZMADecompressor),
              (b"\x5d\x00\x00", lambda: lzma.LZMADecompressor(format=lzma.FORMAT_ALONE)),
@@ -226,8 +255,8 @@ def _unpacked(data: bytes) -> bytes | None:
     for magic, make in kinds:
         if data.startswith(magic):
             try:
-                return bounded(make())
-            except (zlib.error, OSError, lzma.LZMAError, EOFError, ValueError):
+                return _streams(make, data)
+            except _STREAM_ERRORS:
                 continue  # not that stream after all (a file that merely starts with 0x78)
     return None
 
