@@ -240,3 +240,40 @@ def test_every_compressed_stream_a_reader_reads_is_scanned(env, capsys, tmp_path
                         lambda make, data: make().decompress(data, pickle_scan.MAX_DECOMPRESSED_BYTES + 1))
     assert main(argv) == 1
     assert "RuntimeError: the pickled line ran" in capsys.readouterr().err
+
+
+def test_an_archive_member_that_does_not_read_is_one_line(env, capsys, tmp_path, monkeypatch):  # noqa: F811
+    """Attack: the scan reads every member of a shipped zip (`torch.save`'s format); a member
+    flagged as encrypted (RuntimeError from the zip reader) or with corrupt deflate data
+    (`zlib.error`) ended `perfgraphs check` with "internal error: RuntimeError: ... is encrypted"
+    rather than the folder's one line. Now such a member is "a pickle the scan cannot read", one
+    line and status 1 (`pickle_scan._member`). Control: reading the member as before, the
+    check ends in an internal error."""
+    import io
+    import zipfile
+
+    from perfgraphs.leaderboard import pickle_scan
+
+    sub = code_submission(tmp_path / "pk", "median-prior", "")
+    (sub / "predictor.py").write_text(LOADS_PRIOR.replace("self.prior = ", "self.prior = {}  # "))
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("archive/data.pkl", pickle.dumps(list(range(2000))))
+    encrypted = bytearray(buf.getvalue())
+    encrypted[6] |= 1  # the encryption flag, in the local and the central header
+    encrypted[encrypted.rfind(b"PK\x01\x02") + 8] |= 1
+    corrupt = bytearray(buf.getvalue())
+    start = 30 + len("archive/data.pkl") + 5
+    corrupt[start:start + 20] = b"\xff" * 20
+    argv = ["check", str(sub), *BOARD, "--quick", "--seeds", "0", "--results", str(env["results"])]
+    for data in (encrypted, corrupt):
+        (sub / "weights.pt").write_bytes(bytes(data))
+        assert main(argv) == 1
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "weights.pt: a pickle the scan cannot read (an archive member" in err, err
+        assert "internal error" not in err
+
+    (sub / "weights.pt").write_bytes(bytes(encrypted))
+    monkeypatch.setattr(pickle_scan, "_member", lambda archive, info: archive.read(info))  # control
+    assert main(argv) == 1
+    assert "internal error: RuntimeError" in capsys.readouterr().err

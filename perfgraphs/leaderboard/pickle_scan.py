@@ -278,6 +278,16 @@ def _npy_object_pickle(data: bytes) -> bytes | None:
     return data[stream.tell():] if dtype.hasobject else None
 
 
+def _member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+    """The bytes of an archive member, or :class:`_Unreadable` where the zip reader cannot give them:
+    an encrypted member (RuntimeError), corrupt deflate/bz2/xz data or a wrong CRC ended ``check``
+    with an internal error (forty-second pass) instead of the folder's one line."""
+    try:
+        return archive.read(info)
+    except (RuntimeError, zipfile.BadZipFile, NotImplementedError, EOFError, *_STREAM_ERRORS) as exc:
+        raise _Unreadable(f"an archive member that does not read ({type(exc).__name__})") from None
+
+
 def _found(data: bytes, depth: int = 0) -> list[tuple[str, str]]:
     """The globals every pickle in ``data`` names: as a whole, inside an archive or a compressed
     stream, or after an object ``.npy`` header."""
@@ -293,7 +303,7 @@ def _found(data: bytes, depth: int = 0) -> list[tuple[str, str]]:
                 for info in archive.infolist():
                     if info.file_size > MAX_DECOMPRESSED_BYTES:
                         raise _Unreadable(f"an archive member larger than {MAX_DECOMPRESSED_BYTES // 2**20} MB")
-                    names += _found(archive.read(info), depth + 1)
+                    names += _found(_member(archive, info), depth + 1)
                 return names
         except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError):
             pass  # not an archive the zip reader opens: read as it is below
