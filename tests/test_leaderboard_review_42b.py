@@ -277,3 +277,41 @@ def test_an_archive_member_that_does_not_read_is_one_line(env, capsys, tmp_path,
     monkeypatch.setattr(pickle_scan, "_member", lambda archive, info: archive.read(info))  # control
     assert main(argv) == 1
     assert "internal error: RuntimeError" in capsys.readouterr().err
+
+
+def test_an_own_class_is_one_in_every_file_python_could_import_under_its_name(env, capsys, tmp_path,  # noqa: F811
+                                                                              monkeypatch):
+    """Attack: a pickle may name a class the submission's own source defines; the scan read the
+    folder's top `helpers.py` only (`class Table: pass`), yet the predictor put `vendor/` on
+    `sys.path` first, whose `helpers.py` ("a vendored copy") defines `Table` as a class and then
+    rebinds it, `Table = exec`: `prior.pkl` naming `helpers.Table` passed, and loading it called
+    `exec` of a line no source holds. Now a name counts as the submission's class only where every
+    file of the folder importable under the module's name defines it as a class and binds it no
+    other way (`pickle_scan._own_classes`); one line, before anything runs. Control: with the top
+    file's classes only, as before, the pickled line runs."""
+    import ast
+
+    from perfgraphs.leaderboard import pickle_scan
+
+    sub = code_submission(tmp_path / "pk", "median-prior", "")
+    (sub / "predictor.py").write_text("import sys\nfrom pathlib import Path\n"
+                                      "sys.path.insert(0, str(Path(__file__).parent / 'vendor'))\n" + LOADS_PRIOR)
+    (sub / "helpers.py").write_text("class Table:\n    pass\n")
+    (sub / "vendor").mkdir()
+    (sub / "vendor" / "helpers.py").write_text("# a vendored copy\nclass Table(dict):\n    pass\n\n\nTable = exec\n")
+    code = b"raise RuntimeError('the pickled line ran')"
+    (sub / "prior.pkl").write_bytes(b"\x80\x04\x8c\x07helpers\x8c\x05Table\x93\x8c" + bytes([len(code)]) + code
+                                    + b"\x85R.")
+    argv = ["check", str(sub), *BOARD, "--quick", "--seeds", "0", "--results", str(env["results"])]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "prior.pkl: a pickle naming helpers.Table (not a class the" in err, err
+    assert "the pickled line ran" not in err
+    (sub / "vendor" / "helpers.py").write_text("class Table(dict):\n    def get(self, key):\n        return 1\n")
+    assert pickle_scan.global_problem(sub, "helpers", "Table") is None  # a class in both: passes
+
+    (sub / "vendor" / "helpers.py").write_text("# a vendored copy\nclass Table(dict):\n    pass\n\n\nTable = exec\n")
+    monkeypatch.setattr(pickle_scan, "_own_classes", lambda root, module: {  # control: the top file only
+        n.name for n in ast.parse((root / f"{module}.py").read_text()).body if isinstance(n, ast.ClassDef)})
+    assert main(argv) == 1
+    assert "RuntimeError: the pickled line ran" in capsys.readouterr().err

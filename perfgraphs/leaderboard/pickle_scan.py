@@ -313,16 +313,57 @@ def _found(data: bytes, depth: int = 0) -> list[tuple[str, str]]:
 
 
 def _own_classes(root: Path, module: str) -> set[str]:
-    """The classes defined at the top level of the submission's module ``module``, read from its
-    source (never imported)."""
-    base = root.joinpath(*module.split("."))
-    for source in (base.with_suffix(".py"), base / "__init__.py"):
+    """The classes the submission's module ``module`` defines at its top level, read from its
+    source (never imported), in every file of the folder that Python could import under that name:
+    a predictor may put any subfolder on ``sys.path`` first. A name also bound otherwise at the top
+    level (assigned, imported, a function) is not a class. A ``vendor/helpers.py`` ending in
+    ``Table = exec``, put on ``sys.path`` before the folder, made the ``helpers.Table`` that the
+    folder's ``helpers.py`` defines as a class run ``exec`` (forty-second pass)."""
+    classes: set[str] | None = None
+    for source in _module_files(root, module):
         try:
             tree = ast.parse(source.read_bytes())
-        except (OSError, SyntaxError, ValueError):
-            continue
-        return {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
-    return set()
+        except (OSError, SyntaxError, ValueError, MemoryError, RecursionError):
+            return set()  # a file of that name the scan cannot read: nothing of it is a known class
+        defined = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+        defined -= _bound_otherwise(tree)
+        classes = defined if classes is None else classes & defined
+    return classes or set()
+
+
+def _module_files(root: Path, module: str) -> list[Path]:
+    """Every regular file under ``root`` that ``import module`` could load from some folder of it
+    (``a/b.py`` or ``a/b/__init__.py`` for ``a.b``, wherever it sits), links left out."""
+    tails = (tuple(module.split(".")[:-1]) + (module.split(".")[-1] + ".py",),
+             tuple(module.split(".")) + ("__init__.py",))
+    found = []
+    for folder, _, files in os.walk(root):
+        for file in files:
+            path = Path(folder, file)
+            parts = path.relative_to(root).parts
+            if any(parts[-len(t):] == t for t in tails if len(parts) >= len(t)) and not path.is_symlink():
+                found.append(path)
+    return found
+
+
+def _bound_otherwise(tree: ast.Module) -> set[str]:
+    """Names a module's top level binds other than by ``class``: assignments, imports, functions."""
+    bound: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor,
+                             ast.withitem, ast.Delete)):
+            targets = (node.targets if isinstance(node, (ast.Assign, ast.Delete))
+                       else [node.optional_vars] if isinstance(node, ast.withitem) else [node.target])
+            bound.update(n.id for t in targets if t is not None for n in ast.walk(t) if isinstance(n, ast.Name))
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node in tree.body:
+            bound.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            bound.update(node.names)
+    return bound
 
 
 def _own_module(root: Path, top: str) -> bool:
