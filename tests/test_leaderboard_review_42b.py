@@ -315,3 +315,46 @@ def test_an_own_class_is_one_in_every_file_python_could_import_under_its_name(en
         n.name for n in ast.parse((root / f"{module}.py").read_text()).body if isinstance(n, ast.ClassDef)})
     assert main(argv) == 1
     assert "RuntimeError: the pickled line ran" in capsys.readouterr().err
+
+
+def test_a_tar_archive_of_a_pickle_is_scanned(env, capsys, tmp_path, monkeypatch):  # noqa: F811
+    """Attack: `pandas.read_pickle` unpickles the member of a `.tar` (`.tar.gz`, `.tar.xz`...), a
+    format the scan did not open: a tar header starts with the member's name, no pickle opcode, so
+    a `prior.tar` holding a pickle naming `builtins.exec` was "no pickle" and the predictor's
+    `pd.read_pickle(...)` ran the line. Now tar members are scanned like zip members
+    (`pickle_scan._tar_members`): refused in one line; a tar of an honest pickle passes. Control:
+    with tar archives unread, as before, the pickled line runs."""
+    import gzip
+    import io
+    import tarfile
+
+    from perfgraphs.leaderboard import pickle_scan
+
+    def tar_of(data: bytes) -> bytes:
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w") as archive:
+            info = tarfile.TarInfo("prior.pkl")
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+        return buf.getvalue()
+
+    sub = code_submission(tmp_path / "pk", "median-prior", "")
+    (sub / "predictor.py").write_text(LOADS_PRIOR.replace(
+        "pickle.loads((Path(__file__).parent / 'prior.pkl').read_bytes())",
+        "__import__('pandas').read_pickle(Path(__file__).parent / 'prior.tar')"))
+    (sub / "prior.tar").write_bytes(tar_of(pickle.dumps({"scale": 1.0, "note": _RunsCode()})))
+    argv = ["check", str(sub), *BOARD, "--quick", "--seeds", "0", "--results", str(env["results"])]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "prior.tar: a pickle naming builtins.exec" in err, err
+    assert "the pickled line ran" not in err
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "prior.tar.gz").write_bytes(gzip.compress(tar_of(pickle.dumps(_RunsCode()))))
+    assert "builtins.exec" in pickle_scan.shipped_pickle_problems(other)[0]
+    (other / "prior.tar.gz").write_bytes(gzip.compress(tar_of(pickle.dumps({"scale": 1.0}))))
+    assert pickle_scan.shipped_pickle_problems(other) == []
+
+    monkeypatch.setattr(pickle_scan, "_tar_members", lambda data: None)  # control: tar unread
+    assert main(argv) == 1
+    assert "RuntimeError: the pickled line ran" in capsys.readouterr().err

@@ -20,8 +20,8 @@ globals" recipe allow,
 Anything else (``os.system``, ``builtins.exec``, ``builtins.getattr``, a function of numpy such as
 ``load``, a name reached through a module attribute) refuses the folder in one line naming it. Where
 pickles are looked for: every regular file of the folder that is one (or several back to back) as a
-whole, the members of zip archives (``torch.save``, ``.npz``), gzip/bz2/xz/zlib streams (``joblib``'s
-compression), and object arrays in ``.npy`` files. A pickle hidden otherwise (at an offset, encoded,
+whole, the members of zip and tar archives (``torch.save``, ``.npz``, ``pandas.read_pickle``), every
+gzip/bz2/xz/zlib stream (``joblib``'s compression), and object arrays in ``.npy`` files. A pickle hidden otherwise (at an offset, encoded,
 encrypted) is found by the review only: the code that loads it is source (RULES.md, rule 3).
 """
 
@@ -309,7 +309,33 @@ def _found(data: bytes, depth: int = 0) -> list[tuple[str, str]]:
             pass  # not an archive the zip reader opens: read as it is below
     if (inner := _unpacked(data)) is not None:
         return _found(inner, depth + 1)
+    if (members := _tar_members(data)) is not None:
+        return [found for member in members for found in _found(member, depth + 1)]
     return _pickles_in(data) or []
+
+
+def _tar_members(data: bytes) -> list[bytes] | None:
+    """The regular members of ``data`` where it is a tar archive, None where it is not one.
+    ``pandas.read_pickle`` unpickles what a ``.tar`` (``.tar.gz``...) holds, and a ``prior.tar`` of
+    a pickle naming ``builtins.exec`` was no pickle to the scan: a tar header starts with the
+    member's name, no pickle opcode (forty-second pass)."""
+    import tarfile
+
+    members: list[bytes] = []
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as archive:
+            for info in archive:
+                if not info.isreg():
+                    continue  # links, folders: no bytes of their own
+                if info.size > MAX_DECOMPRESSED_BYTES:
+                    raise _Unreadable(f"a tar member larger than {MAX_DECOMPRESSED_BYTES // 2**20} MB")
+                members.append(b"")  # a member begun: an error from here on is the archive's
+                members[-1] = archive.extractfile(info).read()
+            return members
+    except (tarfile.TarError, OSError, ValueError, EOFError) as exc:
+        if members:  # a reader may have had the members before the break
+            raise _Unreadable(f"a tar archive that breaks off ({type(exc).__name__})") from None
+        return None  # not a tar archive
 
 
 def _own_classes(root: Path, module: str) -> set[str]:
