@@ -358,3 +358,37 @@ def test_a_tar_archive_of_a_pickle_is_scanned(env, capsys, tmp_path, monkeypatch
     monkeypatch.setattr(pickle_scan, "_tar_members", lambda data: None)  # control: tar unread
     assert main(argv) == 1
     assert "RuntimeError: the pickled line ran" in capsys.readouterr().err
+
+
+def test_a_zip_behind_other_bytes_is_scanned(env, capsys, tmp_path, monkeypatch):  # noqa: F811
+    """Attack: the scan opened a file as a zip only where it starts with `PK`, but the zip reader
+    finds an archive by its end record, behind any bytes: a `prior.zip` starting with a comment
+    line, then a zip of a pickle naming `builtins.exec`, was no pickle to the scan, and the
+    predictor's `pandas.read_pickle(...)` (a `.zip`: opened with `zipfile`) ran the line. Now a
+    file holding a zip end record is opened as the reader opens it and also read as it is
+    (`pickle_scan._zip_names`): refused in one line. Control: with zips found by their first bytes
+    only, as before, the pickled line runs."""
+    import io
+    import zipfile
+
+    from perfgraphs.leaderboard import pickle_scan
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as archive:
+        archive.writestr("prior.pkl", pickle.dumps({"scale": 1.0, "note": _RunsCode()}))
+    sub = code_submission(tmp_path / "pk", "median-prior", "")
+    (sub / "predictor.py").write_text(LOADS_PRIOR.replace(
+        "pickle.loads((Path(__file__).parent / 'prior.pkl').read_bytes())",
+        "__import__('pandas').read_pickle(Path(__file__).parent / 'prior.zip')"))
+    (sub / "prior.zip").write_bytes(b"# settings archive\n" + buf.getvalue())
+    argv = ["check", str(sub), *BOARD, "--quick", "--seeds", "0", "--results", str(env["results"])]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "prior.zip: a pickle naming builtins.exec" in err, err
+    assert "the pickled line ran" not in err
+
+    zip_names = pickle_scan._zip_names  # control: a zip only where the file starts with PK
+    monkeypatch.setattr(pickle_scan, "_zip_names",
+                        lambda data, depth: zip_names(data, depth) if data.startswith(b"PK") else None)
+    assert main(argv) == 1
+    assert "RuntimeError: the pickled line ran" in capsys.readouterr().err

@@ -290,23 +290,41 @@ def _member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
 
 def _found(data: bytes, depth: int = 0) -> list[tuple[str, str]]:
     """The globals every pickle in ``data`` names: as a whole, inside an archive or a compressed
-    stream, or after an object ``.npy`` header."""
+    stream, or after an object ``.npy`` header. A zip archive is found as the zip reader finds it,
+    by its end record: ``zipfile`` (and ``pandas.read_pickle`` of a ``.zip``) opens one behind
+    other bytes, and a ``prior.zip`` starting with a comment line before a zip of a pickle naming
+    ``builtins.exec`` was no pickle to the scan (forty-second pass). Such a file is read both ways."""
     if depth > MAX_NESTING:
         raise _Unreadable(f"archives nested deeper than {MAX_NESTING}")
+    names = _zip_names(data, depth)
+    if names is not None and data.startswith(b"PK"):
+        return names
+    return (names or []) + _found_unzipped(data, depth)
+
+
+def _zip_names(data: bytes, depth: int) -> list[tuple[str, str]] | None:
+    """The globals of the pickles in the members of ``data`` where the zip reader opens it (it
+    starts with a local header or holds an end record where the reader looks for one, its last
+    64 KB); None where it does not."""
+    if not (data.startswith(b"PK") or b"PK\x05\x06" in data[-(1 << 16) - 22:]):
+        return None
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            names: list[tuple[str, str]] = []
+            for info in archive.infolist():
+                if info.file_size > MAX_DECOMPRESSED_BYTES:
+                    raise _Unreadable(f"an archive member larger than {MAX_DECOMPRESSED_BYTES // 2**20} MB")
+                names += _found(_member(archive, info), depth + 1)
+            return names
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError):
+        return None  # not an archive the zip reader opens: read as it is
+
+
+def _found_unzipped(data: bytes, depth: int) -> list[tuple[str, str]]:
+    """:func:`_found` for what is read as other than a zip archive."""
     if data.startswith(b"\x93NUMPY"):  # np.load unpickles what follows the header of object arrays only
         npy = _npy_object_pickle(data)
         return [] if npy is None else (_pickles_in(npy) or [])
-    if data.startswith(b"PK"):
-        try:
-            with zipfile.ZipFile(io.BytesIO(data)) as archive:
-                names: list[tuple[str, str]] = []
-                for info in archive.infolist():
-                    if info.file_size > MAX_DECOMPRESSED_BYTES:
-                        raise _Unreadable(f"an archive member larger than {MAX_DECOMPRESSED_BYTES // 2**20} MB")
-                    names += _found(_member(archive, info), depth + 1)
-                return names
-        except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError):
-            pass  # not an archive the zip reader opens: read as it is below
     if (inner := _unpacked(data)) is not None:
         return _found(inner, depth + 1)
     if (members := _tar_members(data)) is not None:
