@@ -392,3 +392,50 @@ def test_a_zip_behind_other_bytes_is_scanned(env, capsys, tmp_path, monkeypatch)
                         lambda data, depth: zip_names(data, depth) if data.startswith(b"PK") else None)
     assert main(argv) == 1
     assert "RuntimeError: the pickled line ran" in capsys.readouterr().err
+
+
+_TEST_RUNNER_LOADER = """
+import pickle
+from pathlib import Path
+pickle.loads(Path('prior.pkl').read_bytes())
+"""
+
+
+def test_a_library_test_runner_is_not_called_from_a_pickle(tmp_path, monkeypatch):
+    """Attack: the scan allows every class of numpy/SciPy/scikit-learn, test runners included:
+    a `prior.pkl` that builds `numpy._pytesttester.PytestTester("numpy")` and calls it with
+    `extra_argv=["--doctest-glob=notes.txt"]` and `tests=["notes.txt"]` passed the scan, and
+    loading it ran pytest, which ran the doctest lines of `notes.txt`: code from a text file,
+    loaded by nothing a reviewer reads. Now a module whose name holds "test" (`_pytesttester`,
+    `_testutils`, `_testing`, `tests`) is refused unimported (`pickle_scan._program_module`).
+    Control: with the earlier list of program/test modules, the scan passes the pickle, and
+    loading it (in a separate process) runs the text file's code."""
+    import subprocess
+    import sys
+
+    from numpy._pytesttester import PytestTester
+
+    from perfgraphs.leaderboard import pickle_scan
+
+    class Call:
+        def __init__(self, function, args):
+            self.function, self.args = function, args
+
+        def __reduce__(self):
+            return (self.function, self.args)
+
+        def __call__(self):  # the pickler asks that what __reduce__ names be callable
+            return None
+
+    runner = Call(PytestTester, ("numpy",))
+    args = ("fast", 0, ["--doctest-glob=notes.txt", "-p", "no:cacheprovider", "-q"], False, False, -1, ["notes.txt"])
+    (tmp_path / "prior.pkl").write_bytes(pickle.dumps(Call(runner, args)))
+    (tmp_path / "notes.txt").write_text(">>> from pathlib import Path\n>>> _ = Path('ran').write_text('the text ran')\n")
+    problems = pickle_scan.shipped_pickle_problems(tmp_path)
+    assert len(problems) == 1 and "numpy._pytesttester.PytestTester" in problems[0], problems
+
+    monkeypatch.setattr(pickle_scan, "_program_module", lambda module: None if "pytesttester" in module
+                        else "refused")  # control: the test runner's module allowed, as before
+    assert pickle_scan.shipped_pickle_problems(tmp_path) == []
+    subprocess.run([sys.executable, "-c", _TEST_RUNNER_LOADER], cwd=tmp_path, capture_output=True, timeout=300)
+    assert (tmp_path / "ran").read_text() == "the text ran"

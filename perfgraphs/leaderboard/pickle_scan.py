@@ -492,9 +492,11 @@ def _program_module(module: str) -> str | None:
     checking process, outside the sandbox, and a program's or a test's module does its work on
     import. ``numpy.f2py.__main__`` ran f2py's command line on ``perfgraphs check``'s own arguments,
     which printed f2py's lines and exited the check with status 0 before anything ran (forty-second
-    pass). A fitted model's classes live in neither."""
+    pass). A fitted model's classes live in neither; nor in a test runner's module, whose objects
+    run a test suite when called: ``numpy._pytesttester.PytestTester("numpy")`` called from a
+    pickle with ``--doctest-glob=notes.txt`` ran the code of a text file (forty-second pass)."""
     for part in module.split("."):
-        if part in ("__main__", "conftest", "tests", "testing") or part.startswith("test_"):
+        if part in ("__main__", "conftest") or "test" in part.lower():
             return "a program's or tests' module, which importing runs"
     return None
 
