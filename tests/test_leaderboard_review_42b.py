@@ -430,7 +430,8 @@ def test_a_library_test_runner_is_not_called_from_a_pickle(tmp_path, monkeypatch
     runner = Call(PytestTester, ("numpy",))
     args = ("fast", 0, ["--doctest-glob=notes.txt", "-p", "no:cacheprovider", "-q"], False, False, -1, ["notes.txt"])
     (tmp_path / "prior.pkl").write_bytes(pickle.dumps(Call(runner, args)))
-    (tmp_path / "notes.txt").write_text(">>> from pathlib import Path\n>>> _ = Path('ran').write_text('the text ran')\n")
+    (tmp_path / "notes.txt").write_text(">>> from pathlib import Path\n"
+                                        ">>> _ = Path('ran').write_text('the text ran')\n")
     problems = pickle_scan.shipped_pickle_problems(tmp_path)
     assert len(problems) == 1 and "numpy._pytesttester.PytestTester" in problems[0], problems
 
