@@ -20,19 +20,22 @@ globals" recipe allow,
 Anything else (``os.system``, ``builtins.exec``, ``builtins.getattr``, a function of numpy such as
 ``load``, a name reached through a module attribute) refuses the folder in one line naming it. Where
 pickles are looked for: every regular file of the folder that is one (or several back to back) as a
-whole, the members of zip archives (``torch.save``, ``.npz``), gzip/bz2/xz/zlib streams (``joblib``'s
-compression), and object arrays in ``.npy`` files. A pickle hidden otherwise (at an offset, encoded,
-encrypted) is found by the review only: the code that loads it is source (RULES.md, rule 3).
+whole, the members of zip and tar archives (``torch.save``, ``.npz``, ``pandas.read_pickle``), every
+gzip/bz2/xz/zlib stream (``joblib``'s compression), and object arrays in ``.npy`` files. A pickle
+hidden otherwise (at an offset, encoded, encrypted) is found by the review only: the code that loads
+it is source (RULES.md, rule 3).
 """
 
 from __future__ import annotations
 
 import ast
 import bz2
+import contextlib
 import importlib
 import io
 import lzma
 import os
+import pickle
 import pickletools
 import stat
 import zipfile
@@ -41,7 +44,7 @@ from pathlib import Path
 
 # the libraries whose classes a fitted model is made of (their class constructors and __setstate__
 # rebuild data; none of them runs a string as code)
-CLASS_PACKAGES = ("numpy", "sklearn", "scipy", "xgboost", "lightgbm")
+CLASS_PACKAGES = ("numpy", "sklearn", "scipy", "xgboost", "lightgbm")  # but STATE_RUNS_CODE
 # modules whose functions are score or math functions an estimator holds as a parameter
 FUNCTION_MODULES = ("sklearn.metrics", "sklearn.feature_selection")
 # (module, name) pairs a pickle of plain containers and numpy arrays names
@@ -97,21 +100,26 @@ _MEMO_READS = {"GET", "BINGET", "LONG_BINGET"}
 
 
 def named_globals(data: bytes) -> tuple[list[tuple[str, str]], int]:
-    """The (module, name) pairs the pickle at the start of ``data`` names, and where it ends.
-    Raises ValueError (pickletools') where ``data`` is no whole pickle, :class:`_Unreadable` where a
-    global's name cannot be told from the opcodes."""
+    """The (module, name) pairs the pickle at the start of ``data`` names, as the unpickler looks
+    them up (renamed by :func:`_as_python3` where the protocol at the lookup is below 3), and where
+    it ends. Raises ValueError (pickletools') where ``data`` is no whole pickle,
+    :class:`_Unreadable` where a global's name cannot be told from the opcodes."""
     ops: list = []
     names: list[tuple[str, str]] = []
     memo: dict = {}
     end = 0
     last = None  # the value the last stack-changing opcode pushed, where it is a string
+    proto = 0  # the unpickler's at each lookup: 0 without a PROTO opcode, else the last one read
     for opcode, arg, pos in pickletools.genops(io.BytesIO(data)):
         op = opcode.name
         if op in ("GLOBAL", "INST"):
             module, _, name = str(arg).partition(" ")
-            names.append((module, name))
-        elif op == "STACK_GLOBAL":
-            names.append(_stack_global_names(ops, len(ops), memo))
+            names.append(_as_python3(module, name) if proto < 3 else (module, name))
+        elif op == "STACK_GLOBAL":  # protocol 4+'s opcode, yet a PROTO 2 written before it counts
+            module, name = _stack_global_names(ops, len(ops), memo)
+            names.append(_as_python3(module, name) if proto < 3 else (module, name))
+        elif op == "PROTO":
+            proto = arg
         elif op in ("EXT1", "EXT2", "EXT4"):
             raise _Unreadable(f"an extension-registry global ({op}), which names nothing the scan can read")
         if op == "MEMOIZE":
@@ -131,7 +139,10 @@ def named_globals(data: bytes) -> tuple[list[tuple[str, str]], int]:
 
 def _as_python3(module: str, name: str) -> tuple[str, str]:
     """The global an unpickler looks up for ``module``/``name``: a protocol 0-2 pickle names Python
-    2's modules (``copy_reg``, ``__builtin__``), which it renames as :mod:`_compat_pickle` says."""
+    2's modules (``copy_reg``, ``__builtin__``), which it renames as :mod:`_compat_pickle` says. A
+    protocol 3+ pickle is not renamed: its ``copy_reg._reconstructor`` read as the allowed
+    ``copyreg._reconstructor`` while the unpickler imported a shipped ``copy_reg.py`` holding
+    ``_reconstructor = exec`` and called that (forty-second pass)."""
     import _compat_pickle
 
     if (module, name) in _compat_pickle.NAME_MAPPING:
@@ -158,21 +169,86 @@ def _pickles_in(data: bytes) -> list[tuple[str, str]] | None:
                     raise _Unreadable("a joblib file holding arrays, whose bytes sit between the pickle's opcodes: "
                                       "save it with pickle.dump, which holds the same arrays") from None
                 raise _Unreadable(f"a pickle header whose opcodes do not parse ({exc})") from None
+            _unpickler_names_nothing(data[offset:])
             return names if offset else None
-        names += [_as_python3(module, name) for module, name in found]
+        names += found
         offset += end
     return names
 
 
-def _unpacked(data: bytes) -> bytes | None:
-    """``data`` decompressed where it is a gzip, bz2, xz/lzma or zlib stream (joblib's compressions),
-    at most :data:`MAX_DECOMPRESSED_BYTES`; None where it is none of them."""
-    def bounded(decompressor) -> bytes:
-        out = decompressor.decompress(data, MAX_DECOMPRESSED_BYTES + 1)
-        if len(out) > MAX_DECOMPRESSED_BYTES:
-            raise _Unreadable(f"a compressed stream larger than {MAX_DECOMPRESSED_BYTES // 2**20} MB unpacked")
-        return out
+class _Names(Exception):
+    """The unpickler's first global lookup, stopped before anything is imported or called."""
 
+
+class _Probe(pickle.Unpickler):
+    """Python's own unpickler, stopped at the first global it would look up (``find_class``, which
+    extension codes and every GLOBAL/INST/STACK_GLOBAL go through): until then its stack holds only
+    strings, numbers, containers and None for a persistent id (``pickle.load`` refuses one, torch's
+    loader makes a storage of it), so nothing it holds can be called."""
+
+    def find_class(self, module, name):
+        raise _Names(module, name)
+
+    def persistent_load(self, pid):
+        return None  # read on to a global after it (a text file starting with "P" is read so too)
+
+
+def _unpickler_names_nothing(data: bytes) -> None:
+    """Raises :class:`_Unreadable` where Python's unpickler, loading ``data``, would look up a
+    global that names a module and a name although ``pickletools`` (the scan's reader) stopped
+    earlier on it. The two read some arguments differently: the unpickler reads ``I0x10`` as an
+    integer (base 0), pickletools refuses it, and a ``prior.pkl`` starting with that line was "no
+    pickle" to the scan while loading it called ``builtins.exec`` (forty-second pass). A lookup of
+    what is no module (text that merely starts like a pickle) fails in the unpickler as well."""
+    try:
+        _Probe(io.BytesIO(data)).load()
+    except _Names as found:
+        module, name = (str(a) for a in found.args)
+        if all(part.isidentifier() for part in (*module.split("."), *name.split("."))):
+            raise _Unreadable(f"a pickle whose opcodes the scan's reader does not parse, naming "
+                              f"{module[:80]}.{name[:80]}") from None
+    except Exception:  # noqa: BLE001 - the unpickler stops too before any global: nothing it could call
+        pass
+
+
+_STREAM_ERRORS = (zlib.error, OSError, lzma.LZMAError, EOFError, ValueError)
+CHUNK = 8192  # compressed bytes fed at a time: a reader has what came before a break in the stream
+
+
+def _streams(make, data: bytes) -> bytes:
+    """What a reader (``gzip.open``, ``bz2.open``, ``lzma.open``, joblib's) gets from ``data``: every
+    stream back to back, not the first only, as far as it decompresses. A gzip of nothing followed by
+    a gzip of a pickle naming ``builtins.exec`` was an empty file to the scan (a decompressor stops at
+    its stream's end) while ``pickle.load(gzip.open(...))`` read the second and ran it; a stream that
+    breaks off after its pickle's code (a corrupt byte far behind it) lost all its output to the
+    error and was "no stream" (forty-second pass). Raises the decompressor's error where the first
+    stream yields nothing (not that kind of stream), :class:`_Unreadable` where one breaks off after
+    yielding something or everything is larger than :data:`MAX_DECOMPRESSED_BYTES`."""
+    out = bytearray()
+    rest = data
+    while rest:
+        decompressor, at = make(), 0
+        while not decompressor.eof and at < len(rest):
+            try:
+                out += decompressor.decompress(rest[at:at + CHUNK], MAX_DECOMPRESSED_BYTES + 1 - len(out))
+            except _STREAM_ERRORS as exc:
+                if not out:
+                    raise
+                raise _Unreadable(f"a compressed stream that breaks off ({type(exc).__name__})") from None
+            if len(out) > MAX_DECOMPRESSED_BYTES:
+                raise _Unreadable(f"a compressed stream larger than {MAX_DECOMPRESSED_BYTES // 2**20} MB unpacked")
+            at += CHUNK
+        if not decompressor.eof:
+            break  # cut short: a reader gets what it held
+        rest = decompressor.unused_data + rest[at:]
+        if not rest.strip(b"\0"):  # gzip's padding with zeros
+            break
+    return bytes(out)
+
+
+def _unpacked(data: bytes) -> bytes | None:
+    """``data`` decompressed (:func:`_streams`) where it is a gzip, bz2, xz/lzma or zlib stream
+    (joblib's compressions), at most :data:`MAX_DECOMPRESSED_BYTES`; None where it is none of them."""
     kinds = ((b"\x1f\x8b", lambda: zlib.decompressobj(16 + zlib.MAX_WBITS)),
              (b"BZh", bz2.BZ2Decompressor), (b"\xfd7zXZ\x00", lzma.LZMADecompressor),
              (b"\x5d\x00\x00", lambda: lzma.LZMADecompressor(format=lzma.FORMAT_ALONE)),
@@ -180,8 +256,8 @@ def _unpacked(data: bytes) -> bytes | None:
     for magic, make in kinds:
         if data.startswith(magic):
             try:
-                return bounded(make())
-            except (zlib.error, OSError, lzma.LZMAError, EOFError, ValueError):
+                return _streams(make, data)
+            except _STREAM_ERRORS:
                 continue  # not that stream after all (a file that merely starts with 0x78)
     return None
 
@@ -203,57 +279,172 @@ def _npy_object_pickle(data: bytes) -> bytes | None:
     return data[stream.tell():] if dtype.hasobject else None
 
 
+def _member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+    """The bytes of an archive member, or :class:`_Unreadable` where the zip reader cannot give them:
+    an encrypted member (RuntimeError), corrupt deflate/bz2/xz data or a wrong CRC ended ``check``
+    with an internal error (forty-second pass) instead of the folder's one line."""
+    try:
+        return archive.read(info)
+    except (RuntimeError, zipfile.BadZipFile, NotImplementedError, EOFError, *_STREAM_ERRORS) as exc:
+        raise _Unreadable(f"an archive member that does not read ({type(exc).__name__})") from None
+
+
 def _found(data: bytes, depth: int = 0) -> list[tuple[str, str]]:
     """The globals every pickle in ``data`` names: as a whole, inside an archive or a compressed
-    stream, or after an object ``.npy`` header."""
+    stream, or after an object ``.npy`` header. A zip archive is found as the zip reader finds it,
+    by its end record: ``zipfile`` (and ``pandas.read_pickle`` of a ``.zip``) opens one behind
+    other bytes, and a ``prior.zip`` starting with a comment line before a zip of a pickle naming
+    ``builtins.exec`` was no pickle to the scan (forty-second pass). Such a file is read both ways."""
     if depth > MAX_NESTING:
         raise _Unreadable(f"archives nested deeper than {MAX_NESTING}")
+    names = _zip_names(data, depth)
+    if names is not None and data.startswith(b"PK"):
+        return names
+    return (names or []) + _found_unzipped(data, depth)
+
+
+def _zip_names(data: bytes, depth: int) -> list[tuple[str, str]] | None:
+    """The globals of the pickles in the members of ``data`` where the zip reader opens it (it
+    starts with a local header or holds an end record where the reader looks for one, its last
+    64 KB); None where it does not."""
+    if not (data.startswith(b"PK") or b"PK\x05\x06" in data[-(1 << 16) - 22:]):
+        return None
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            names: list[tuple[str, str]] = []
+            for info in archive.infolist():
+                if info.file_size > MAX_DECOMPRESSED_BYTES:
+                    raise _Unreadable(f"an archive member larger than {MAX_DECOMPRESSED_BYTES // 2**20} MB")
+                names += _found(_member(archive, info), depth + 1)
+            return names
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError):
+        return None  # not an archive the zip reader opens: read as it is
+
+
+def _found_unzipped(data: bytes, depth: int) -> list[tuple[str, str]]:
+    """:func:`_found` for what is read as other than a zip archive."""
     if data.startswith(b"\x93NUMPY"):  # np.load unpickles what follows the header of object arrays only
         npy = _npy_object_pickle(data)
         return [] if npy is None else (_pickles_in(npy) or [])
     names: list[tuple[str, str]] = []
-    if zipfile.is_zipfile(io.BytesIO(data)):  # found from the end, as readers do: a prefix does not hide one
-        try:
-            with zipfile.ZipFile(io.BytesIO(data)) as archive:
-                for info in archive.infolist():
-                    if info.file_size > MAX_DECOMPRESSED_BYTES:
-                        raise _Unreadable(f"an archive member larger than {MAX_DECOMPRESSED_BYTES // 2**20} MB")
-                    names += _found(archive.read(info), depth + 1)
-        except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError):
-            pass  # not an archive the zip reader opens: read as it is below
     if (inner := _unpacked(data)) is not None:
         names += _found(inner, depth + 1)
+    if (members := _tar_members(data)) is not None:
+        names += [found for member in members for found in _found(member, depth + 1)]
     # and the bytes as a pickle themselves, whatever else they are: a loader may read them either way
     return names + (_pickles_in(data) or [])
 
 
+def _tar_members(data: bytes) -> list[bytes] | None:
+    """The regular members of ``data`` where it is a tar archive, None where it is not one.
+    ``pandas.read_pickle`` unpickles what a ``.tar`` (``.tar.gz``...) holds, and a ``prior.tar`` of
+    a pickle naming ``builtins.exec`` was no pickle to the scan: a tar header starts with the
+    member's name, no pickle opcode (forty-second pass)."""
+    import tarfile
+
+    members: list[bytes] = []
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as archive:
+            for info in archive:
+                if not info.isreg():
+                    continue  # links, folders: no bytes of their own
+                if info.size > MAX_DECOMPRESSED_BYTES:
+                    raise _Unreadable(f"a tar member larger than {MAX_DECOMPRESSED_BYTES // 2**20} MB")
+                members.append(b"")  # a member begun: an error from here on is the archive's
+                members[-1] = archive.extractfile(info).read()
+            return members
+    except (tarfile.TarError, OSError, ValueError, EOFError) as exc:
+        if members:  # a reader may have had the members before the break
+            raise _Unreadable(f"a tar archive that breaks off ({type(exc).__name__})") from None
+        return None  # not a tar archive
+
+
 def _own_classes(root: Path, module: str) -> set[str]:
-    """The classes defined at the top level of the submission's module ``module``, read from its
-    source (never imported)."""
-    base = root.joinpath(*module.split("."))
-    for source in (base.with_suffix(".py"), base / "__init__.py"):
+    """The classes the submission's module ``module`` defines at its top level, read from its
+    source (never imported), in every file of the folder that Python could import under that name:
+    a predictor may put any subfolder on ``sys.path`` first. A name also bound otherwise at the top
+    level (assigned, imported, a function) is not a class. A ``vendor/helpers.py`` ending in
+    ``Table = exec``, put on ``sys.path`` before the folder, made the ``helpers.Table`` that the
+    folder's ``helpers.py`` defines as a class run ``exec`` (forty-second pass)."""
+    classes: set[str] | None = None
+    for source in _module_files(root, module):
         try:
             tree = ast.parse(source.read_bytes())
-        except (OSError, SyntaxError, ValueError):
-            continue
-        return {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
-    return set()
+        except (OSError, SyntaxError, ValueError, MemoryError, RecursionError):
+            return set()  # a file of that name the scan cannot read: nothing of it is a known class
+        defined = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+        defined -= _bound_otherwise(tree)
+        classes = defined if classes is None else classes & defined
+    return classes or set()
 
 
-def _installed(top: str) -> bool:
-    """Whether ``top`` names a module Python finds outside the submission (the standard library or
-    an installed package): in the sandbox it is imported before the predictor (``numpy``), or found
-    first, so a pickle naming ``numpy.load`` calls numpy's, whatever a ``numpy.py`` in the folder
-    defines."""
-    import importlib.util
+def _module_files(root: Path, module: str) -> list[Path]:
+    """Every regular file under ``root`` that ``import module`` could load from some folder of it
+    (``a/b.py`` or ``a/b/__init__.py`` for ``a.b``, wherever it sits), links left out."""
+    tails = (tuple(module.split(".")[:-1]) + (module.split(".")[-1] + ".py",),
+             tuple(module.split(".")) + ("__init__.py",))
+    found = []
+    for folder, _, files in os.walk(root):
+        for file in files:
+            path = Path(folder, file)
+            parts = path.relative_to(root).parts
+            if any(parts[-len(t):] == t for t in tails if len(parts) >= len(t)) and not path.is_symlink():
+                found.append(path)
+    return found
+
+
+def _bound_otherwise(tree: ast.Module) -> set[str]:
+    """Names a module's top level binds other than by ``class``: assignments, imports, functions."""
+    bound: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor,
+                             ast.withitem, ast.Delete)):
+            targets = (node.targets if isinstance(node, (ast.Assign, ast.Delete))
+                       else [node.optional_vars] if isinstance(node, ast.withitem) else [node.target])
+            bound.update(n.id for t in targets if t is not None for n in ast.walk(t) if isinstance(n, ast.Name))
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node in tree.body:
+            bound.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            bound.update(node.names)
+    return bound
+
+
+def _own_module(root: Path, top: str) -> bool:
+    """Whether the unpickler's ``import top`` would load the submission's file of that name: only
+    where the folder has one and no module of the interpreter or the environment takes the name
+    first. The unpickler looks a module up in ``sys.modules`` before any path, and the interpreter's
+    own (``builtins``, ``os``, ``sys``) and the libraries the harness imported are there: a
+    ``builtins.py`` holding ``class exec: pass`` made ``builtins.exec`` pass as the submission's
+    class, and loading it ran the real ``exec`` (forty-second pass). Such a name is judged as a
+    library's (and refused unless it is one of :data:`CLASS_PACKAGES`'s classes)."""
+    import importlib.machinery
     import sys
 
-    if top in sys.builtin_module_names or top in getattr(sys, "stdlib_module_names", ()):
-        return True
-    try:
-        return importlib.util.find_spec(top) is not None
-    except (ImportError, ValueError):
-        return True
+    if not ((root / f"{top}.py").is_file() or (root / top / "__init__.py").is_file()):
+        return False
+    if top in sys.builtin_module_names or top in sys.stdlib_module_names or top in ("__main__", "__mp_main__"):
+        return False  # the interpreter's own, and the sandbox child's main module, are in sys.modules
+    # installed in the environment (perfgraphs too, through its editable finder), the folder itself
+    # left out: ``python -m`` run from inside it puts it on sys.path, where the name is the folder's
+    here = root.resolve()
+    paths = [p for p in sys.path if Path(p or ".").resolve() != here]
+    for finder in sys.meta_path:
+        try:
+            if finder is importlib.machinery.PathFinder:
+                found = finder.find_spec(top, paths)
+            elif hasattr(finder, "find_spec"):
+                found = finder.find_spec(top, None)
+            else:
+                continue
+        except (ImportError, ValueError, AttributeError):  # a finder that cannot answer: not the folder's
+            return False
+        if found is not None:
+            return False
+    return True
 
 
 def _inside(root: Path, top: str) -> bool:
@@ -282,6 +473,51 @@ def _resolved(module: str, name: str):
     return obj
 
 
+def _resolved_quietly(module: str, name: str):
+    """:func:`_resolved`, what its import prints kept out of the command's output and an import
+    that exits (``SystemExit``) an ImportError: the check's one line and exit status stay its own."""
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        try:
+            return _resolved(module, name)
+        except SystemExit:
+            raise ImportError(f"importing {module[:80]} exits") from None
+
+
+# classes of those libraries whose unpickling runs a string of the pickled state as code: a scipy.stats
+# distribution's __setstate__ runs ``exec(self._parse_arg_template)``, and a pickle of ``norm_gen``
+# whose state was ``{"_parse_arg_template": "<any code>"}`` ran that code (forty-second pass)
+STATE_RUNS_CODE = (("scipy.stats._distn_infrastructure", "rv_generic"),)
+
+
+def _runs_its_state(cls: type) -> str | None:
+    """Why unpickling an instance of the library class ``cls`` would run its state as code; None
+    where it does not (as far as :data:`STATE_RUNS_CODE` knows)."""
+    for module, name in STATE_RUNS_CODE:
+        if cls.__module__.split(".")[0] != module.split(".")[0]:
+            continue
+        try:
+            base = getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError):  # a version of the library without it: no class is one
+            continue
+        if issubclass(cls, base):
+            return f"a subclass of {module}.{name}, whose unpickling runs a string of its state as code"
+    return None
+
+
+def _program_module(module: str) -> str | None:
+    """Why ``module`` is not imported to be judged: the scan imports a library's module in the
+    checking process, outside the sandbox, and a program's or a test's module does its work on
+    import. ``numpy.f2py.__main__`` ran f2py's command line on ``perfgraphs check``'s own arguments,
+    which printed f2py's lines and exited the check with status 0 before anything ran (forty-second
+    pass). A fitted model's classes live in neither; nor in a test runner's module, whose objects
+    run a test suite when called: ``numpy._pytesttester.PytestTester("numpy")`` called from a
+    pickle with ``--doctest-glob=notes.txt`` ran the code of a text file (forty-second pass)."""
+    for part in module.split("."):
+        if part in ("__main__", "conftest") or "test" in part.lower():
+            return "a program's or tests' module, which importing runs"
+    return None
+
+
 def _torch_allowed() -> set[str]:
     try:
         from torch import _weights_only_unpickler
@@ -297,21 +533,23 @@ def global_problem(root: Path, module: str, name: str) -> str | None:
     top = module.split(".")[0]
     if top == "torch":
         return None if f"{module}.{name}" in _torch_allowed() else "not in torch's weights_only allow-list"
-    if ((root / f"{top}.py").is_file() or (root / top / "__init__.py").is_file()) and not _installed(top):
+    if _own_module(root, top):  # Python imports it from the folder
         return None if name in _own_classes(root, module) else "not a class the submission's source defines at the top level"
     if top not in CLASS_PACKAGES:
         return f"not of {', '.join(CLASS_PACKAGES)} or torch"
     if _inside(root, top):
         return "found in the submission's folder, which the scan never imports"
+    if (why := _program_module(module)) is not None:
+        return why
     try:
-        obj = _resolved(module, name)
+        obj = _resolved_quietly(module, name)
     except Exception as exc:  # noqa: BLE001 - any import or lookup failure: the name is refused, with why
         return f"does not resolve ({type(exc).__name__})"
     if str(getattr(obj, "__module__", None)).split(".")[0] not in CLASS_PACKAGES:
         # an import such a module holds (``from subprocess import Popen``) is not the library's
         return f"defined in {str(getattr(obj, '__module__', None))[:80]}, not in those libraries"
     if isinstance(obj, type):
-        return None
+        return _runs_its_state(obj)
     if name.split(".")[-1].startswith("__pyx_unpickle_"):  # Cython's rebuilder of its own class
         return None
     import numpy
