@@ -413,6 +413,8 @@ def read_all_entries(root: Path | None = None, skipped: list[str] | None = None)
 def _parse_record(line: str, min_seeds: int | None = None) -> tuple[dict | None, str | None]:
     from perfgraphs.leaderboard.records import record_check
 
+    if why := overwritten_text(line):
+        return None, why
     try:
         record = json.loads(as_shown(line), object_pairs_hook=_object_without_duplicates)
     except (ValueError, RecursionError) as exc:  # ValueError: JSON's own, and an integer of > 4300 digits
@@ -425,6 +427,22 @@ def _parse_record(line: str, min_seeds: int | None = None) -> tuple[dict | None,
             _WELL_FORMED.clear()
         _WELL_FORMED.add((line, min_seeds))
     return record, why
+
+
+def overwritten_text(line: str) -> str | None:
+    """Why a results line does not read on a terminal as what it holds: a carriage return before its
+    end (JSON reads one between tokens as a space). A terminal prints the text after it from the
+    line's first column, over the text before it, and a tab moves on without erasing: a pull request
+    added a line that ``cat`` and ``git --no-pager diff`` showed as ``{ "tier":"self-reported", ...``,
+    a predictions-files record a reviewer lists unranked and does not re-run, while JSON read
+    ``"tier":"reproduced"`` (the ``"self-reported"`` after the return was the value of ``paper``,
+    the key overwritten by a third part): ranked 2 on the dippm cpu latency board (forty-fifth pass
+    of 2026-12-04). No writer puts one there (``json.dumps`` escapes it; a CR LF line ending is
+    dropped before this, and returns at the very end overwrite nothing)."""
+    if "\r" not in line.rstrip("\r"):
+        return None
+    return ("a carriage return inside the line: a terminal shows the text after it over the text before it, "
+            "so the line reads as another record (remove it)")
 
 
 # what a diff, an editor or a terminal shows as nothing: zero-width characters that reorder nothing
