@@ -89,3 +89,30 @@ def test_a_carriage_return_in_a_results_line_shows_another_record(tmp_path, monk
     assert eve.tier == "reproduced" and eve.paper == "self-reported"
     ranks = {r.entry.method: r.rank_text for r in rank_board(entries).rows}
     assert ranks["eve-net"] != "–", ranks  # ranked, where a self-reported entry is listed unranked
+
+
+def test_a_reordering_character_anywhere_in_a_results_line_makes_it_no_record(tmp_path, monkeypatch):
+    """The forty-fifth pass's lead, closed: a raw bidirectional control (U+202E, Trojan Source) was
+    refused in the fields the record checks read, but JSON takes one raw in any string, and a
+    per-seed item's extra key or a nested hyper-parameter value held one unread: a viewer reorders
+    the rest of the line, so it shows other text than it holds. Now a bidi control, a line or
+    paragraph separator, DEL or a C1 control (U+009B is a terminal's CSI) anywhere in the line makes
+    it no record, one warning line, escaped. Control: without that check the line is read."""
+    import re
+
+    line = (RESULTS_DIR / "dippm.jsonl").read_text().splitlines()[0]
+    record = json.loads(line)
+    record["per_seed"][0]["note"] = "seed 0 \u202e{derahs}"
+    folder = tmp_path / "results"
+    folder.mkdir()
+    for char in ("\u202e", "\u2028", "\x9b"):
+        text = json.dumps(record, ensure_ascii=False).replace("\u202e", char)
+        assert char in text
+        (folder / "dippm.jsonl").write_text(text + "\n")
+        skipped: list[str] = []
+        assert read_entries("perfgraphs/dippm", folder, skipped) == []
+        assert len(skipped) == 1 and f"U+{ord(char):04X}" in skipped[0] and char not in skipped[0], skipped
+
+    monkeypatch.setattr(results, "_REORDERING", re.compile("(?!)"))  # the check off: matches nothing
+    results.forget_checked()
+    assert [e.method for e in read_entries("perfgraphs/dippm", folder, [])] == [record["method"]]

@@ -8,6 +8,7 @@ import fcntl
 import json
 import math
 import os
+import re
 import statistics
 import sys
 import unicodedata
@@ -439,10 +440,23 @@ def overwritten_text(line: str) -> str | None:
     the key overwritten by a third part): ranked 2 on the dippm cpu latency board (forty-fifth pass
     of 2026-12-04). No writer puts one there (``json.dumps`` escapes it; a CR LF line ending is
     dropped before this, and returns at the very end overwrite nothing)."""
-    if "\r" not in line.rstrip("\r"):
+    if "\r" in line.rstrip("\r"):
+        return ("a carriage return inside the line: a terminal shows the text after it over the text before it, "
+                "so the line reads as another record (remove it)")
+    if line.isascii() and "\x7f" not in line:
         return None
-    return ("a carriage return inside the line: a terminal shows the text after it over the text before it, "
-            "so the line reads as another record (remove it)")
+    if (found := _REORDERING.search(line)) is not None:
+        # anywhere in the line, in a field no check reads too (a per-seed item's extra key, a nested
+        # hyper-parameter): a viewer reorders or breaks what it shows (the forty-fifth pass's lead)
+        return (f"holds U+{ord(found.group()):04X}, which makes a viewer show the line otherwise than it reads "
+                "(write such characters as \\u escapes)")
+    return None
+
+
+# bidirectional controls and marks (Trojan Source), line and paragraph separators, DEL and the C1
+# controls (U+009B is a terminal's CSI): JSON takes each raw inside a string, and each changes what a
+# viewer or a terminal shows
+_REORDERING = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u2028\u2029\x7f-\x9f]")
 
 
 # what a diff, an editor or a terminal shows as nothing: zero-width characters that reorder nothing
