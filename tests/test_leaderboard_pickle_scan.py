@@ -211,3 +211,23 @@ def test_the_scan_never_imports_the_submissions_code(tmp_path, monkeypatch):
     import importlib
     with pytest.raises(RuntimeError, match="outside the sandbox"):
         importlib.import_module("sklearn.x")  # control: what importing it would have done
+
+
+def test_tool_modules_of_the_allowed_libraries_are_refused():
+    """The forty-second pass's lead, closed: the allowed libraries ship tools whose classes build,
+    compile or call foreign code when constructed (`numpy.distutils`' compiler classes,
+    `numpy.f2py`, `numpy.ctypeslib`), and numpy's top level exports classes of other modules than its
+    data ones (`numpy.vectorize`, whose call runs what it wraps). A pickle naming one is refused, by
+    the module it names and the module the class is defined in. Control: numpy's data classes and a
+    fitted model's scikit-learn classes pass."""
+    from pathlib import Path
+
+    root = Path("/nonexistent-submission")
+    for module, name in (("numpy.distutils.ccompiler_opt", "CCompilerOpt"), ("numpy.f2py.auxfuncs", "F2PYError"),
+                         ("numpy.ctypeslib", "c_intp"), ("numpy", "vectorize"), ("numpy.lib.npyio", "DataSource"),
+                         ("sklearn.externals._packaging.version", "Version")):
+        assert global_problem(root, module, name) is not None, (module, name)
+    for module, name in (("numpy", "ndarray"), ("numpy", "dtype"), ("numpy.random._generator", "Generator"),
+                         ("numpy.ma.core", "MaskedArray"), ("numpy", "float64"), ("sklearn.linear_model._ridge", "Ridge"),
+                         ("scipy.sparse", "csr_matrix")):
+        assert global_problem(root, module, name) is None, (module, name)  # control

@@ -515,7 +515,33 @@ def _program_module(module: str) -> str | None:
     for part in module.split("."):
         if part in ("__main__", "conftest") or "test" in part.lower():
             return "a program's or tests' module, which importing runs"
+    if module.startswith(TOOL_MODULES) and module.split(".")[:2] != ["numpy", "_core"]:
+        return "a build, foreign-function or distributed-computing tool's module, no model's"
+    if module.split(".")[0] == "numpy" and not (module == "numpy" or module.startswith(NUMPY_DATA_MODULES)):
+        return "not one of numpy's array, dtype or random modules"
     return None
+
+
+# what a fitted model's pickle never needs of those libraries, and whose classes build, compile,
+# call foreign code or start services when constructed (``numpy.distutils``' compiler classes run
+# compilers: the forty-second pass's lead)
+TOOL_MODULES = ("numpy.distutils", "numpy.f2py", "numpy.ctypeslib", "numpy._pyinstaller", "sklearn._build_utils",
+                "sklearn.externals", "sklearn.utils._show_versions", "scipy._build_utils", "xgboost.dask",
+                "xgboost.spark", "xgboost.tracker", "lightgbm.dask")
+# numpy's modules whose classes are data: arrays (masked, record, matrix), dtypes, random generators,
+# polynomials; a fitted model's pickle names numpy's classes from these only
+NUMPY_DATA_MODULES = ("numpy._core", "numpy.core", "numpy.dtypes", "numpy.random", "numpy.ma", "numpy.polynomial",
+                      "numpy.matrixlib", "numpy.rec")
+
+
+def _numpy_data_class(cls: type) -> bool:
+    """Whether ``cls`` is numpy's data: an array, a dtype or a scalar type, or a class of its random,
+    polynomial or masked-array modules. numpy names its public classes ``numpy`` whatever module
+    defines them, so ``numpy.vectorize`` (whose call runs what it wraps) reads as numpy's own."""
+    import numpy
+
+    return issubclass(cls, (numpy.ndarray, numpy.dtype, numpy.generic)) or \
+        cls.__module__.startswith(("numpy.random", "numpy.polynomial", "numpy.ma"))
 
 
 def _torch_allowed() -> set[str]:
@@ -545,10 +571,15 @@ def global_problem(root: Path, module: str, name: str) -> str | None:
         obj = _resolved_quietly(module, name)
     except Exception as exc:  # noqa: BLE001 - any import or lookup failure: the name is refused, with why
         return f"does not resolve ({type(exc).__name__})"
-    if str(getattr(obj, "__module__", None)).split(".")[0] not in CLASS_PACKAGES:
+    defined_in = str(getattr(obj, "__module__", None))
+    if defined_in.split(".")[0] not in CLASS_PACKAGES:
         # an import such a module holds (``from subprocess import Popen``) is not the library's
-        return f"defined in {str(getattr(obj, '__module__', None))[:80]}, not in those libraries"
+        return f"defined in {defined_in[:80]}, not in those libraries"
+    if (why := _program_module(defined_in)) is not None:  # ``numpy.vectorize``: numpy's name, a tool's class
+        return f"defined in {defined_in[:80]}: {why}"
     if isinstance(obj, type):
+        if defined_in.split(".")[0] == "numpy" and not _numpy_data_class(obj):
+            return "a class of numpy that holds no data (numpy exports its tools' classes as its own)"
         return _runs_its_state(obj)
     if name.split(".")[-1].startswith("__pyx_unpickle_"):  # Cython's rebuilder of its own class
         return None
