@@ -89,3 +89,31 @@ def test_a_gitattributes_line_converting_line_ends_of_the_stores_stops_the_board
                         and value not in ("unspecified", "unset"))
     assert results.boards_checkout_problem(clone) is None
     assert results.boards_checkout_problem(eol_only) is None
+
+
+def test_a_damaged_store_is_not_read_as_a_board_without_repetitions(monkeypatch):
+    """The forty-sixth pass's lead, closed: `ranks.label_repetitions` read every error of loading the
+    board's protocol as "a protocol this board does not run", so a damaged store (Parquet shards a
+    line-ending conversion rewrote) ranked the board on single measurements and said none were
+    repeated. Now a corrupt store file stops the reader (its typed error, one line at the CLI).
+    Control: a protocol the board does not run still reads as no repetitions."""
+    from perfgraphs.collect.errors import CorruptStoreFileError
+    from perfgraphs.errors import PerfgraphsError
+    from perfgraphs.evaluation import protocol
+    from perfgraphs.leaderboard.records.ranks import label_repetitions
+    from perfgraphs.registry import task
+
+    board = task("dippm", "cpu-torch-fp32", "latency_ms")
+
+    def damaged(*args, **kwargs):
+        raise CorruptStoreFileError(Path("data/measurements/x/shard-0.parquet"), "not a Parquet file")
+
+    monkeypatch.setattr(protocol, "protocol_parts", damaged)
+    with pytest.raises(CorruptStoreFileError):
+        label_repetitions(board)
+
+    def not_run(*args, **kwargs):
+        raise PerfgraphsError("protocol 'x' is not runnable for dippm/cpu-torch-fp32")
+
+    monkeypatch.setattr(protocol, "protocol_parts", not_run)
+    assert label_repetitions(board, protocol="x") is None  # control

@@ -481,10 +481,16 @@ def label_repetitions(board: Task, test_set: str = "public", protocol: str = "")
     from perfgraphs.data.repeats import part_repetitions
     from perfgraphs.evaluation.protocol import protocol_parts
 
+    from perfgraphs.collect.errors import CorruptStoreFileError
     from perfgraphs.errors import PerfgraphsError
 
     try:
         _, data = protocol_parts(board, protocol=protocol or None)
+    except CorruptStoreFileError:
+        # a damaged store is no board without repetitions: read as one, a clone whose Parquet shards a
+        # `.gitattributes` line converted ranked on single measurements, saying none were repeated
+        # (the forty-sixth pass's lead): it stops the reader, in one line
+        raise
     except PerfgraphsError:
         return None  # a record's protocol this board does not run (hand-written): no repetitions to pair
     return part_label_repetitions(board, data.test)
