@@ -241,7 +241,7 @@ _STREAM_ERRORS = (zlib.error, OSError, lzma.LZMAError, EOFError, ValueError)
 CHUNK = 8192  # compressed bytes fed at a time: a reader has what came before a break in the stream
 
 
-def _streams(make, data: bytes) -> bytes:
+def _streams(make, data: bytes, lenient: bool = False) -> bytes:
     """What a reader (``gzip.open``, ``bz2.open``, ``lzma.open``, joblib's) gets from ``data``: every
     stream back to back, not the first only, as far as it decompresses. A gzip of nothing followed by
     a gzip of a pickle naming ``builtins.exec`` was an empty file to the scan (a decompressor stops at
@@ -249,7 +249,8 @@ def _streams(make, data: bytes) -> bytes:
     breaks off after its pickle's code (a corrupt byte far behind it) lost all its output to the
     error and was "no stream" (forty-second pass). Raises the decompressor's error where the first
     stream yields nothing (not that kind of stream), :class:`_Unreadable` where one breaks off after
-    yielding something or everything is larger than :data:`MAX_DECOMPRESSED_BYTES`."""
+    yielding something (with ``lenient``, where the format was guessed from no magic, returns what
+    came before the break) or everything is larger than :data:`MAX_DECOMPRESSED_BYTES`."""
     out = bytearray()
     rest = data
     while rest:
@@ -260,6 +261,8 @@ def _streams(make, data: bytes) -> bytes:
             except _STREAM_ERRORS as exc:
                 if not out:
                     raise
+                if lenient:  # a guessed format: what decoded before the error is read, not refused
+                    return bytes(out)
                 raise _Unreadable(f"a compressed stream that breaks off ({type(exc).__name__})") from None
             if len(out) > MAX_DECOMPRESSED_BYTES:
                 raise _Unreadable(f"a compressed stream larger than {MAX_DECOMPRESSED_BYTES // 2**20} MB unpacked")
@@ -286,6 +289,27 @@ def _unpacked(data: bytes) -> bytes | None:
             except _STREAM_ERRORS:
                 continue  # not that stream after all (a file that merely starts with 0x78)
     return None
+
+
+def _unpacked_headerless(data: bytes) -> list[bytes]:
+    """``data`` decompressed where it is a zlib stream of any window size or an LZMA-alone stream of
+    any literal settings, the formats whose first bytes are settings rather than a magic number:
+    ``zlib.decompress`` reads a stream starting ``0x18``-``0x68`` (windows under 32 KB) and
+    ``lzma.open``/``pandas.read_pickle`` of an ``.xz`` file one whose first byte is any of the 225
+    ``lc``/``lp``/``pb`` settings, and such a compressed pickle calling ``builtins.exec`` passed
+    the scan, which knew ``0x78`` and ``0x5d`` only (forty-third pass). Read leniently (these bytes
+    often start honest binary files): what decodes is scanned, an error after it refuses nothing.
+    Both are tried, each read on its own: bytes may read as either."""
+    found = []
+    if len(data) >= 2 and data[0] & 0x0F == 8 and data[0] >> 4 <= 7 and (data[0] << 8 | data[1]) % 31 == 0:
+        with contextlib.suppress(*_STREAM_ERRORS):
+            found.append(_streams(zlib.decompressobj, data, lenient=True))
+    if len(data) >= 14 and data[0] < 225 and data[13] == 0:  # settings, then a range coder's zero byte
+        # the dictionary size capped (liblzma allocates it up front; anything under the cap decodes alike)
+        capped = data[:1] + min(int.from_bytes(data[1:5], "little"), 1 << 26).to_bytes(4, "little") + data[5:]
+        with contextlib.suppress(*_STREAM_ERRORS):
+            found.append(_streams(lambda: lzma.LZMADecompressor(format=lzma.FORMAT_ALONE), capped, lenient=True))
+    return found
 
 
 def _npy_object_pickle(data: bytes) -> bytes | None:
@@ -354,6 +378,8 @@ def _found_unzipped(data: bytes, depth: int) -> list[tuple[str, str]]:
         return [] if npy is None else (_pickles_in(npy) or [])
     names: list[tuple[str, str]] = []
     if (inner := _unpacked(data)) is not None:
+        names += _found(inner, depth + 1)
+    for inner in _unpacked_headerless(data):
         names += _found(inner, depth + 1)
     if (members := _tar_members(data)) is not None:
         names += [found for member in members for found in _found(member, depth + 1)]
