@@ -21,7 +21,8 @@ Anything else (``os.system``, ``builtins.exec``, ``builtins.getattr``, a functio
 ``load``, a name reached through a module attribute) refuses the folder in one line naming it. Where
 pickles are looked for: every regular file of the folder that is one (or several back to back) as a
 whole, the members of zip and tar archives (``torch.save``, ``.npz``, ``pandas.read_pickle``), every
-gzip/bz2/xz/zlib stream (``joblib``'s compression, zlib and LZMA-alone of any settings), zstd/lz4 frames, and object arrays in ``.npy`` files. A pickle
+gzip/bz2/xz/zlib stream (``joblib``'s compression; zlib and LZMA-alone of any settings), zstd/lz4
+frames, and object arrays in ``.npy`` files. A pickle
 hidden otherwise (at an offset, encoded, encrypted) is found by the review only: the code that loads
 it is source (RULES.md, rule 3).
 """
