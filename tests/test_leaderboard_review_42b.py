@@ -237,7 +237,7 @@ def test_every_compressed_stream_a_reader_reads_is_scanned(env, capsys, tmp_path
     assert pickle_scan.shipped_pickle_problems(other) == []
 
     monkeypatch.setattr(pickle_scan, "_streams",  # control: the first stream only, as before
-                        lambda make, data: make().decompress(data, pickle_scan.MAX_DECOMPRESSED_BYTES + 1))
+                        lambda make, data, **_: make().decompress(data, pickle_scan.MAX_DECOMPRESSED_BYTES + 1))
     assert main(argv) == 1
     assert "RuntimeError: the pickled line ran" in capsys.readouterr().err
 
