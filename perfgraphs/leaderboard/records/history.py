@@ -220,7 +220,7 @@ def line_arrival(path: Path, text: str) -> tuple[str, tuple[tuple[int, int], ...
     top = Path(where[0].strip())
     inside = next((path.absolute().relative_to(a) for a in path.absolute().parents if a.resolve() == top), None)
     arrivals = None if inside is None else _line_arrivals(top, inside.as_posix(), where[1].strip())
-    from perfgraphs.leaderboard.records.results import as_shown
+    from perfgraphs.leaderboard.records.line_text import as_shown
 
     return None if arrivals is None else (str(top), arrivals.get(as_shown(text), ()))
 
@@ -250,7 +250,7 @@ def _line_arrivals(top: Path, inside: str, head: str) -> dict[str, tuple[tuple[i
     changes = _line_changes(top, inside, head)
     if changes is None:
         return None
-    from perfgraphs.leaderboard.records.results import as_shown
+    from perfgraphs.leaderboard.records.line_text import as_shown
 
     # a line as its reviewer reads it: a no-break space or a byte-order mark put into it is no new
     # line (it re-dated the record, forty-third pass), as it is no other record to the readers

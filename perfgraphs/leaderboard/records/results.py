@@ -11,11 +11,11 @@ import os
 import re
 import statistics
 import sys
-import unicodedata
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from pathlib import Path
 
+from perfgraphs.leaderboard.records.line_text import as_shown  # noqa: F401 — results.as_shown, its readers' name
 from perfgraphs import paths
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.registry import DATASETS, Config, Dataset, Task, get_dataset
@@ -457,24 +457,6 @@ def overwritten_text(line: str) -> str | None:
 # controls (U+009B is a terminal's CSI): JSON takes each raw inside a string, and each changes what a
 # viewer or a terminal shows
 _REORDERING = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u2028\u2029\x7f-\x9f]")
-
-
-# what a diff, an editor or a terminal shows as nothing: zero-width characters that reorder nothing
-# (the bidirectional controls and marks do, and a line holding one stays no record)
-_ZERO_WIDTH = frozenset("\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff\u00ad\u180e")
-
-
-def as_shown(line: str) -> str:
-    """A results line as its reviewer reads it: each space separator (no-break, thin, ideographic…:
-    Unicode's ``Zs``) a space, each zero-width character (:data:`_ZERO_WIDTH`, a byte-order mark
-    too) nothing. A pull request's diff that showed another team's line unchanged held a no-break
-    space after ``"tier":`` (or a byte-order mark before the file's first line): JSON refused the
-    line, and every board stopped showing the rank-1 entry of the dippm cpu latency board, its
-    neighbours ranked one place up (forty-third pass of 2026-12-04). No valid record holds such a
-    character (its text fields are ASCII), so this changes no record; it reads one as it is seen."""
-    if line.isascii():
-        return line
-    return "".join("" if c in _ZERO_WIDTH else " " if unicodedata.category(c) == "Zs" else c for c in line)
 
 
 # Lines found well-formed, remembered for the process: one `perfgraphs check` read the committed
