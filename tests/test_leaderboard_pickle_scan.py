@@ -75,6 +75,9 @@ def test_a_shipped_pickle_does_not_run_code_no_source_shows(env, capsys, tmp_pat
 
     (sub / "prior.pkl").write_bytes(_hidden_pickles()["proto5"])
     monkeypatch.setattr(submission, "shipped_pickle_problems", lambda root: [])  # control: the scan off
+    from perfgraphs.leaderboard.sandbox import harness
+
+    monkeypatch.setattr(harness, "RESTRICT_UNPICKLING", False)  # and the sandbox's second layer
     assert main(argv) == 1
     assert "RuntimeError: the pickled line ran" in capsys.readouterr().err
 
@@ -231,3 +234,38 @@ def test_tool_modules_of_the_allowed_libraries_are_refused():
                          ("numpy.ma.core", "MaskedArray"), ("numpy", "float64"), ("sklearn.linear_model._ridge", "Ridge"),
                          ("scipy.sparse", "csr_matrix")):
         assert global_problem(root, module, name) is None, (module, name)  # control
+
+
+LOADS_BEHIND_A_HEADER = LOADS_PRIOR.replace(
+    "pickle.loads((Path(__file__).parent / 'prior.pkl').read_bytes())",
+    "pickle.loads((Path(__file__).parent / 'prior.bin').read_bytes()[8:])  # after its 8-byte header")
+
+
+def test_the_sandbox_refuses_what_no_static_scan_found(env, capsys, tmp_path, monkeypatch):  # noqa: F811
+    """Attack: the static scan reads a shipped pickle in every form a loader may read it, and each
+    pass found another form (a header before it, a headerless stream, a zstd frame): here
+    `prior.bin` is 8 bytes of header and a pickle naming `builtins.exec`, which the predictor
+    slices off before `pickle.loads` — no form the scan reads, so it passes. Now the sandbox child
+    makes every unpickler of the predictor's process (`pickle`'s, `_pickle`'s, the pure-Python one
+    joblib and pandas subclass, and so `np.load`/`torch.load`) refuse what the scan refuses
+    (`sandbox.unpickling.restrict_unpickling`), whatever route the bytes took: `check` fails with
+    the refusal, the line never runs. Control: the scan passes the folder, and the same bytes
+    loaded by an unrestricted unpickler run the line, in the sandbox too."""
+    sub = code_submission(tmp_path / "hdr", "median-header", "")
+    (sub / "predictor.py").write_text(LOADS_BEHIND_A_HEADER)
+    data = b"PGWEIGHT" + pickle.dumps({"scale": 1.0, "note": _RunsCode()})
+    (sub / "prior.bin").write_bytes(data)
+    assert shipped_pickle_problems(sub) == []  # control: no form the scan reads
+    with pytest.raises(RuntimeError, match="the pickled line ran"):
+        pickle.loads(data[8:])  # control: what loading it does without the sandbox's unpickler
+
+    argv = ["check", str(sub), *BOARD, "--quick", "--seeds", "0", "--results", str(env["results"])]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "the sandbox refused to unpickle builtins.exec" in err and "the pickled line ran" not in err, err
+
+    from perfgraphs.leaderboard.sandbox import harness
+
+    monkeypatch.setattr(harness, "RESTRICT_UNPICKLING", False)  # control: the sandbox's unpickling unrestricted
+    assert main(argv) == 1
+    assert "RuntimeError: the pickled line ran" in capsys.readouterr().err

@@ -172,6 +172,10 @@ def run(job: Path, inbox: Path, root: Path, seed: int, fd: int, go: int) -> int:
         import importlib
 
         sys.path.insert(0, str(root))
+        from perfgraphs.leaderboard.sandbox.unpickling import restrict_unpickling
+
+        if spec.get("restrict_unpickling", True):
+            restrict_unpickling(root)  # before the predictor runs: any pickle it loads names listed classes only
         module_name, cls_name = spec["entry_point"].split(":")
         module = importlib.import_module(module_name)
         cls = getattr(module, cls_name, None)

@@ -91,6 +91,12 @@ class SeedOutput:
     cores: int | None = None  # the size of the CPU set the predictor was pinned to
 
 
+
+# the predictor's unpickling allow-listed in the sandbox child (sandbox.unpickling): the harness writes
+# it into the job, which the submission cannot touch; off only in tests whose control shows what a
+# pickle does past the static scan
+RESTRICT_UNPICKLING = True
+
 def as_table(part) -> pa.Table:
     """A Hugging Face part (or Arrow table) as one Arrow table, honouring any row selection."""
     if isinstance(part, pa.Table):
@@ -159,7 +165,8 @@ def prepare_job(folder: Path, submission_root: Path, entry_point: str, target: s
     pq.write_table(probe, folder / "held" / "probe_inputs.parquet")
     spec = {"entry_point": entry_point, "target": target, "quick": quick,
             "address_space_mb": limits.memory_mb + ADDRESS_SPACE_HEADROOM_MB,
-            "cpu_seconds": int(limits.startup_s + 2 * limits.time_limit_s + 60), "limits": asdict(limits)}
+            "cpu_seconds": int(limits.startup_s + 2 * limits.time_limit_s + 60), "limits": asdict(limits),
+            "restrict_unpickling": RESTRICT_UNPICKLING}
     (folder / "job" / "job.json").write_text(json.dumps(spec))
     # the sandbox's host user is not the submitter's (isolation.sandbox_user): it reads a copy
     copy = copy_submission(Path(submission_root), folder / "submission")
