@@ -6,18 +6,10 @@ the guard."""
 from __future__ import annotations
 
 import pytest
+from test_leaderboard_review_42b import _sandbox_unpickling_unrestricted  # noqa: F401 — autouse: the sandbox's second layer off
 
 from perfgraphs.cli import main
 from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
-
-@pytest.fixture(autouse=True)
-def _sandbox_unpickling_unrestricted(monkeypatch):
-    """These tests' attacks are refused by the static scan before anything runs; their controls show
-    what the pickle does once past it, so the sandbox's second layer (its allow-listed unpickling,
-    session 46, tested in tests/test_leaderboard_pickle_scan.py) is off here."""
-    from perfgraphs.leaderboard.sandbox import harness
-
-    monkeypatch.setattr(harness, "RESTRICT_UNPICKLING", False)
 
 
 LOADS_PRIOR_PY = (
