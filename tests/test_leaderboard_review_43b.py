@@ -5,26 +5,17 @@ the guard."""
 
 from __future__ import annotations
 
-import pytest
+from test_leaderboard_pickle_scan import LOADS_PRIOR
 from test_leaderboard_review_42b import _sandbox_unpickling_unrestricted  # noqa: F401 — autouse: the sandbox's second layer off
 
 from perfgraphs.cli import main
 from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
 
 
-LOADS_PRIOR_PY = (
-    "import pickle\n"
-    "from pathlib import Path\n"
-    "import numpy as np\n"
-    "class Predictor:\n"
-    "    def __init__(self, target, seed=0, quick=False):\n"
-    "        self.target = target\n"
+LOADS_PRIOR_PY = LOADS_PRIOR.replace(  # the pickle-scan tests' predictor, reading two pickles from a .py
+    "        self.prior = pickle.loads((Path(__file__).parent / 'prior.pkl').read_bytes())  # a dict of settings\n",
     "        with open(Path(__file__).parent / 'prior.py', 'rb') as f:  # the table in its docstring\n"
-    "            self.prior = [pickle.load(f) for _ in range(2)]\n"
-    "    def fit(self, train, val):\n"
-    "        self.level = float(np.median(train[self.target]))\n"
-    "    def predict(self, graphs):\n"
-    "        return np.full(len(graphs), self.level)\n")
+    "            self.prior = [pickle.load(f) for _ in range(2)]\n")
 
 
 def _polyglot(stop_first: bool) -> str:

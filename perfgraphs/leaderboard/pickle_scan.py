@@ -38,7 +38,6 @@ import lzma
 import os
 import pickle
 import pickletools
-import stat
 import zipfile
 import zlib
 from pathlib import Path
@@ -684,30 +683,28 @@ def global_problem(root: Path, module: str, name: str) -> str | None:
 def shipped_pickle_problems(root: Path) -> list[str]:
     """One line for each file of the submission whose pickles name a global :func:`global_problem`
     refuses, or that the scan cannot read."""
+    from perfgraphs.leaderboard.regular_files import regular_files
+
     problems = []
-    for folder, _, files in os.walk(root):  # links are neither followed nor opened
-        for file in sorted(files):
-            path = Path(folder, file)
-            try:
-                if not stat.S_ISREG(os.lstat(path).st_mode):
-                    continue
-                data = path.read_bytes()
-            except OSError:
-                continue
-            if path.suffix == ".py" and not _source_unpickles(data):
-                continue  # source: read by the source checks and the review, no pickle to the unpickler
-            where = path.relative_to(root)
-            try:
-                names = _found(data)
-            except (_Unreadable, RecursionError) as exc:
-                problems.append(f"{where}: a pickle the scan cannot read ({exc}): ship weights as .npy/.npz, "
-                                "safetensors, JSON or a booster's own format")
-                continue
-            for module, name in dict.fromkeys(names):
-                if (why := global_problem(root, module, name)) is not None:
-                    problems.append(f"{where}: a pickle naming {module[:80]}.{name[:80]} ({why}), which loading "
-                                    "it would call: ship weights as .npy/.npz, safetensors, JSON or a booster's "
-                                    "own format, or pickle only classes of numpy, scikit-learn, SciPy, XGBoost, "
-                                    "LightGBM or torch")
-                    break
+    for path in regular_files(root):
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        if path.suffix == ".py" and not _source_unpickles(data):
+            continue  # source: read by the source checks and the review, no pickle to the unpickler
+        where = path.relative_to(root)
+        try:
+            names = _found(data)
+        except (_Unreadable, RecursionError) as exc:
+            problems.append(f"{where}: a pickle the scan cannot read ({exc}): ship weights as .npy/.npz, "
+                            "safetensors, JSON or a booster's own format")
+            continue
+        for module, name in dict.fromkeys(names):
+            if (why := global_problem(root, module, name)) is not None:
+                problems.append(f"{where}: a pickle naming {module[:80]}.{name[:80]} ({why}), which loading "
+                                "it would call: ship weights as .npy/.npz, safetensors, JSON or a booster's "
+                                "own format, or pickle only classes of numpy, scikit-learn, SciPy, XGBoost, "
+                                "LightGBM or torch")
+                break
     return problems

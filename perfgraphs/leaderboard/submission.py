@@ -514,31 +514,29 @@ def zipped_modules(root: Path) -> list[str]:
     import zipfile
     import zipimport
 
+    from perfgraphs.leaderboard.regular_files import regular_files
+
     suffixes = (*importlib.machinery.SOURCE_SUFFIXES, *importlib.machinery.BYTECODE_SUFFIXES)
     problems = []
-    for folder, _, files in os.walk(root):  # links are neither followed nor opened
-        for name in sorted(files):
-            path = Path(folder, name)
-            try:
-                if not stat.S_ISREG(os.lstat(path).st_mode):
-                    continue
-                importer = zipimport.zipimporter(str(path))  # what the import system opens, whatever the name
-            except (OSError, zipimport.ZipImportError, ValueError):
-                continue
-            # its members as the importer reads them (its own table, where this Python has one), and as
-            # zipfile lists them: one it cannot list is refused too
-            names = list(getattr(importer, "_files", None) or ())
-            try:
-                with zipfile.ZipFile(path) as archive:
-                    names += archive.namelist()
-            except (OSError, zipfile.BadZipFile, ValueError, EOFError) as exc:
-                names.append(f"members it cannot list: {type(exc).__name__}.py")
-            modules = [m for m in names if m.rstrip("/").endswith(suffixes)]
-            if modules:
-                more = " …" if len(modules) > 1 else ""
-                problems.append(f"{path.relative_to(root)}: a zip archive Python imports modules from "
-                                f"({modules[0][:80]}{more}), which no check or review of the folder's files reads: "
-                                "ship the code as plain .py files in the folder")
+    for path in regular_files(root):
+        try:
+            importer = zipimport.zipimporter(str(path))  # what the import system opens, whatever the name
+        except (OSError, zipimport.ZipImportError, ValueError):
+            continue
+        # its members as the importer reads them (its own table, where this Python has one), and as
+        # zipfile lists them: one it cannot list is refused too
+        names = list(getattr(importer, "_files", None) or ())
+        try:
+            with zipfile.ZipFile(path) as archive:
+                names += archive.namelist()
+        except (OSError, zipfile.BadZipFile, ValueError, EOFError) as exc:
+            names.append(f"members it cannot list: {type(exc).__name__}.py")
+        modules = [m for m in names if m.rstrip("/").endswith(suffixes)]
+        if modules:
+            more = " …" if len(modules) > 1 else ""
+            problems.append(f"{path.relative_to(root)}: a zip archive Python imports modules from "
+                            f"({modules[0][:80]}{more}), which no check or review of the folder's files reads: "
+                            "ship the code as plain .py files in the folder")
     return problems
 
 
