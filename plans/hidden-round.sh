@@ -16,8 +16,9 @@
 #
 # DATASET / CONFIG name the boards (default dippm / h200-torch-fp32); SOURCE the public plan whose
 # protocol and sizes the draw follows (default plans/dippm-cuda.yaml); REFS the references to score
-# (default the four with full-strength public records there; the GNNs' full settings need a GPU:
-# about 1 h of one core for the four, static-xgboost's grid most of it); PERFGRAPHS=the command.
+# (default the six with full-strength public records there; the GNNs' full settings need a GPU:
+# about 2 h of one core for the six, static-xgboost's grid most of it), JOBS how many at a time;
+# PERFGRAPHS=the command.
 set -euo pipefail
 step=${1:-}
 dataset=${DATASET:-dippm}
@@ -73,22 +74,44 @@ finish)
   $pg collect verify "$store"
   $pg leaderboard build-hidden "$store" "$keeper" --dataset "$dataset" --config "$config"
   $pg leaderboard commit-hidden "$keeper" --dataset "$dataset" --config "$config"
-  # the definition: the architectures the hidden file holds (names, no labels) and the drawn ones
-  # build-hidden left out (a public structure)
-  $py - "$keeper" "$round/hidden-plan.yaml" "$dataset" "$config" <<'PY'
+  # the definition: the architectures the hidden file holds (names, no labels), the drawn ones
+  # build-hidden left out (a public structure), and the round's own noise floor from its visits
+  $py - "$keeper" "$round/hidden-plan.yaml" "$dataset" "$config" "$store" <<'PY'
 import json, sys
 from pathlib import Path
 import pyarrow.parquet as pq, yaml
+from perfgraphs.collect.floor import split_half_of, store_floor
+from perfgraphs.collect.store import MeasurementStore, hardware_identity
 from perfgraphs.leaderboard.records.hidden import definition_path, hidden_file, next_definition, read_definition
 from perfgraphs.registry import get_dataset
-keeper, plan, dataset, config = Path(sys.argv[1]), Path(sys.argv[2]), *sys.argv[3:]
+keeper, plan, dataset, config, store = Path(sys.argv[1]), Path(sys.argv[2]), *sys.argv[3:5], Path(sys.argv[5])
 name = get_dataset(dataset).name
 held = sorted(set(pq.read_table(hidden_file(keeper, name, config), columns=["name"]).column("name").to_pylist()))
-drawn = [m["name"] for g in yaml.safe_load(plan.read_text())["groups"] for m in g["models"]]
+plan_doc = yaml.safe_load(plan.read_text())
+drawn = [m["name"] for g in plan_doc["groups"] for m in g["models"]]
+rows = [r for r in MeasurementStore(store).round_rows() if r["status"] == "ok"]
+targets = [b.target for b in get_dataset(dataset).config(config).boards]
+floors = store_floor(store, tuple(targets))
+noise = {"about": "perfgraphs collect verify on the hidden store: MAPE between two visits of one configuration "
+                  "(all pairs), and the split-half agreement (the label of the odd visits against the even visits')"}
+for target in targets:
+    floor, half = floors.get(target), split_half_of(rows, target)
+    if floor and half:
+        noise[target] = {"between_visits_mape_pct": round(floor.mape_pct, 2),
+                         "between_visits_median_pct": round(floor.median_ape_pct, 2),
+                         "split_half_median_pct": round(half.median_pct, 2), "split_half_mean_pct": round(half.mean_pct, 2)}
+times = sorted(r["measured_at_utc"] for r in rows)
+visits = plan_doc.get("rounds")
 doc = {"about": f"A hidden round of {name} {config}: structure variants drawn with a secret seed "
                 "(perfgraphs.collect.variants; leaderboard/RULES.md). architectures: those in the hidden file; "
                 "left_out: drawn but not in it.",
-       "architectures": held, "left_out": sorted(set(drawn) - set(held))}
+       "architectures": held, "left_out": sorted(set(drawn) - set(held)),
+       "measured": {"machine": "; ".join(sorted({hardware_identity(r) for r in rows})),
+                    "protocol": f"{plan_doc.get('suite')}, core {rows[0].get('core')}, {visits} visits: shuffled passes "
+                                f"over all {len({r['key'] for r in rows})} configurations, {times[0]} to {times[-1]}; "
+                                f"each label the median of its visits",
+                    "command": f"bash plans/hidden-round.sh prepare | measure | finish (CONFIG={config})",
+                    "configurations": len({r["key"] for r in rows}), "noise_floor": noise, "visits": visits}}
 path = definition_path(name, config)
 # the config's earlier rounds (a withdrawn set among them) stay in the definition, below this one
 doc = next_definition(read_definition(path) if path.exists() else None, doc)
@@ -100,13 +123,13 @@ PY
   ;;
 score)
   targets=$($py -c "from perfgraphs.registry import get_dataset; c = get_dataset('$dataset').config('$config'); print(' '.join(b.target for b in c.boards))")
-  for ref in ${REFS:-layerwise-linear layerwise-boost static-mlp static-xgboost}; do
-    for target in $targets; do
-      $pg submit "leaderboard/reference/$ref" --dataset "$dataset" --config "$config" --target "$target" \
-        --hidden-labels --time-limit-s 5400 \
-        || echo "hidden-round: $ref on $target was not recorded (the line above says why)"
-    done
-  done
+  # JOBS submissions at a time, the longest (static-xgboost's grid) first: on two cores the six
+  # references' two targets take about an hour instead of two; each sandbox still gets its cores
+  for ref in ${REFS:-static-xgboost static-mlp roofline-boost layerwise-boost roofline-fit layerwise-linear}; do
+    for target in $targets; do echo "$ref $target"; done
+  done | xargs -P "${JOBS:-1}" -L 1 sh -c '
+    $0 submit "leaderboard/reference/$3" --dataset "$1" --config "$2" --target "$4" --hidden-labels --time-limit-s 5400 \
+      || echo "hidden-round: $3 on $4 was not recorded (the line above says why)"' "$pg" "$dataset" "$config"
   # the groups, from the per-configuration scores only the keeper holds (RULES, Hidden test sets, 4)
   for target in $targets; do
     $pg leaderboard rank-hidden --dataset "$dataset" --config "$config" --target "$target" \
