@@ -80,6 +80,7 @@ finish)
 import json, sys
 from pathlib import Path
 import pyarrow.parquet as pq, yaml
+from perfgraphs.atomic import sha256_file
 from perfgraphs.collect.floor import split_half_of, store_floor
 from perfgraphs.collect.store import MeasurementStore, hardware_identity
 from perfgraphs.leaderboard.records.hidden import definition_path, hidden_file, next_definition, read_definition
@@ -105,6 +106,7 @@ visits = plan_doc.get("rounds")
 doc = {"about": f"A hidden round of {name} {config}: structure variants drawn with a secret seed "
                 "(perfgraphs.collect.variants; leaderboard/RULES.md). architectures: those in the hidden file; "
                 "left_out: drawn but not in it.",
+       "sha256": sha256_file(hidden_file(keeper, name, config)),
        "architectures": held, "left_out": sorted(set(drawn) - set(held)),
        "measured": {"machine": "; ".join(sorted({hardware_identity(r) for r in rows})),
                     "protocol": f"{plan_doc.get('suite')}, core {rows[0].get('core')}, {visits} visits: shuffled passes "

@@ -143,10 +143,14 @@ def test_tiers_public_harness_scores_read_as_reproduced_verified_only_on_a_live_
     dead = next(iter(compromised_hashes()))
     assert Entry(**{**live, "hidden_labels_sha256": dead}).tier == "reproduced"
     assert honest_tier("self-reported", "public") == "self-reported"
-    # the committed records: verified only on a live hidden set whose commitment is committed
-    # (the round of 2026-11-29); the first set's records read as reproduced (it is compromised)
-    live_sets = {p.read_text().split()[0] for p in (REPO / "leaderboard" / "hidden").glob("*.sha256")} - set(
-        compromised_hashes())
+    # the committed records: verified only on a hidden set whose commitment was committed and is not
+    # compromised (the rounds of 2026-11-29 and 2026-12-05: a round replaced by the next keeps what
+    # it verified); the first set's records read as reproduced (it is compromised)
+    from perfgraphs.leaderboard.records.hidden import committed_commitments
+
+    live_sets = set(committed_commitments() or ()) - set(compromised_hashes())
+    assert {"2ee8d095fa5ae2c9b71c0e2ab5a9a51b6545dce2fabb08d49e88fcd4832b358f",
+            "1ece2037400721f8c61cf52b94cb6093bc3465c0b6ef5f5b599fed0fa448a1e6"} <= live_sets
     for path in sorted((REPO / "leaderboard" / "results").glob("*.jsonl")):
         raw = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
         entries = read_entries(path.stem)
@@ -558,3 +562,42 @@ def test_a_hidden_board_states_its_own_noise_floor():
             text = hidden_noise_text(dataset, config, target, sha)
             assert text and f"{numbers['between_visits_mape_pct']:.1f} %" in text
             assert hidden_noise_text(dataset, config, target, "0" * 64) is None
+
+
+def test_an_earlier_rounds_records_keep_their_own_noise_floor():
+    """A config's next round replaces its commitment; the round before stays in ``earlier_rounds``
+    with its hash, so its records still show the floor of their own labels (they read "not measured"
+    once the round of 2026-12-05 replaced the one of 2026-11-29), never the new round's."""
+    from perfgraphs.leaderboard.records.hidden import COMMITMENTS_DIR, definition_rounds, hidden_noise_text
+
+    checked = 0
+    for path in sorted(COMMITMENTS_DIR.glob("*.json")):
+        current, *earlier = definition_rounds(json.loads(path.read_text()))
+        dataset, config = path.stem.split("-", 1)
+        for round_ in earlier:
+            floor = (round_.get("measured") or {}).get("noise_floor") or {}
+            for target, numbers in floor.items():
+                if not isinstance(numbers, dict) or not isinstance(round_.get("sha256"), str):
+                    continue
+                text = hidden_noise_text(dataset, config, target, round_["sha256"])
+                assert text and f"{numbers['between_visits_mape_pct']:.1f} %" in text
+                now = current["measured"]["noise_floor"][target]["between_visits_mape_pct"]
+                assert f"differ by {now:.1f} %" not in text  # control: not the current round's
+                checked += 1
+    assert checked >= 2  # the round of 2026-11-29, both targets
+
+
+def test_a_rounds_machine_drift_is_stated_beside_its_noise_floor():
+    """A CPU round's labels are measured on a day whose machine speed may differ from its public
+    labels' (2026-12-05: public configurations ran at 0.62x their labels' latency), and every
+    predictor is scored on that drift too, so the board says so where the definition measured it;
+    controls: a target without a measured drift says nothing, and a drift given as text is not read."""
+    from perfgraphs.leaderboard.records.hidden import COMMITMENTS_DIR, _host_speed_text
+
+    doc = json.loads((COMMITMENTS_DIR / "dippm-cpu-torch-fp32.json").read_text())
+    speed = doc["measured"]["host_speed"]["latency_ms"]
+    text = _host_speed_text(doc["measured"], "latency_ms")
+    assert f"at {speed['median_ratio']:.2f}x" in text and f"{speed['configurations']} public configurations" in text
+    assert _host_speed_text(doc["measured"], "peak_memory_mb") == ""
+    forged = {"host_speed": {"latency_ms": {**speed, "median_ratio": "1.0"}}}
+    assert _host_speed_text(forged, "latency_ms") == ""

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS, REFERENCE_DIR  # noqa: F401 — re-exported
 from perfgraphs.baselines.catalog import reference_baselines
-from perfgraphs.registry import get_dataset, official_boards
+from perfgraphs.registry import official_boards
 
 
 @dataclass(frozen=True)

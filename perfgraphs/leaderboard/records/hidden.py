@@ -36,6 +36,7 @@ import pyarrow.parquet as pq
 
 from perfgraphs import paths
 from perfgraphs.atomic import atomic_write_table, sha256_file
+from perfgraphs.collect.errors import PlanError
 from perfgraphs.collect.variants import definition_rounds
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.leaderboard.records.history import committed_text, full_history, git, head_commit, main_line_versions
@@ -427,6 +428,18 @@ def _floor_numbers(measured: object, target: str) -> dict[str, float] | None:
     return {k: float(v) for k, v in numbers.items()}
 
 
+def _round_measured(doc: dict, current_sha256: str, sha256: str) -> object:
+    """The ``measured`` block of the round whose set is ``sha256``: the current round's when the
+    config's commitment is that set, else the earlier round that names it (``sha256``), so a set's
+    records keep their noise floor after the next round replaces its commitment."""
+    if current_sha256 == sha256:
+        return doc.get("measured")
+    for round_ in definition_rounds(doc)[1:]:
+        if isinstance(round_.get("sha256"), str) and round_["sha256"].lower() == sha256:
+            return round_.get("measured")
+    return None
+
+
 def hidden_noise_text(dataset: str, config: str, target: str, sha256: str, root: Path | None = None) -> str | None:
     """The noise floor of a hidden set's labels of ``target``, as its definition records it from the
     set's own repeated visits (aggregates only), for the set whose commitment is ``sha256``; None
@@ -435,12 +448,10 @@ def hidden_noise_text(dataset: str, config: str, target: str, sha256: str, root:
     try:  # a record may name any dataset or config: a path too long for the file system names no set
         commitment = commitment_path(dataset, config, root)
         path = definition_path(dataset, config, root)
-        if not commitment.is_file() or not path.is_file():
+        if not commitment.is_file() or not path.is_file() or not sha256:
             return None
-        if commitment_hash(commitment) != (sha256 or "").lower():
-            return None
-        measured = read_definition(path).get("measured") or {}
-    except (OSError, ValueError, HiddenLabelsError):
+        measured = _round_measured(read_definition(path), commitment_hash(commitment), sha256.lower()) or {}
+    except (OSError, ValueError, HiddenLabelsError, PlanError):
         return None
     floor = _floor_numbers(measured, target)
     if floor is None:
@@ -452,4 +463,23 @@ def hidden_noise_text(dataset: str, config: str, target: str, sha256: str, root:
             f"each label the median of {visits} visits): two visits of one configuration differ by "
             f"{floor['between_visits_mape_pct']:.1f} % MAPE (median {floor['between_visits_median_pct']:.1f} %); "
             f"the label of half the visits against the other half's, median {floor['split_half_median_pct']:.1f} %, "
-            f"mean {floor['split_half_mean_pct']:.1f} %.")
+            f"mean {floor['split_half_mean_pct']:.1f} %.{_host_speed_text(measured, target)}")
+
+
+def _host_speed_text(measured: dict, target: str) -> str:
+    """A round's measured drift of its machine against the public labels' (``host_speed``: public
+    configurations measured again beside the round), as a sentence, or "" when none is stated as
+    finite numbers: a CPU round scores every predictor on that drift too (the round of 2026-12-05
+    ran public configurations at 0.62x their labels' latency, and every reference over-predicted
+    its labels by about 1.5x)."""
+    block = measured.get("host_speed")
+    speed = block.get(target) if isinstance(block, dict) else None
+    if not isinstance(speed, dict):
+        return ""
+    numbers = [speed.get(k) for k in ("median_ratio", "q1_ratio", "q3_ratio", "configurations")]
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0 for v in numbers):
+        return ""
+    median, q1, q3, n = numbers
+    return (f" On the day of these labels the machine ran {int(n)} public configurations at {median:.2f}x "
+            f"(quartiles {q1:.2f}-{q3:.2f}) their public labels' {target}: a score here includes that drift "
+            f"of the machine, not only the predictor's error.")

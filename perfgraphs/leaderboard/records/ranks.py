@@ -478,7 +478,6 @@ def label_repetitions(board: Task, test_set: str = "public", protocol: str = "")
     cfg = board.config
     if test_set != "public" or (cfg.min_rounds < 2 and cfg.repeat_suite is None):
         return None
-    from perfgraphs.data.repeats import part_repetitions
     from perfgraphs.evaluation.protocol import protocol_parts
 
     from perfgraphs.collect.errors import CorruptStoreFileError

@@ -210,8 +210,8 @@ def _entry_page(e: Entry, history: str, cv: str) -> str:
     meta = "".join(f"<tr><th class=l>{html.escape(k)}</th><td class=l>{html.escape(str(v))}</td></tr>" for k, v in about)
     scored = f"pooled out-of-fold predictions, {cv}" if cv else "test part"
     plot = "" if hidden else _svg_scatter(e.actual_vs_predicted, e.target).replace("{seed}", str(e.per_seed[0]["seed"]))
-    breakdown = (f"<p class=note>Hidden test set: the record carries aggregate scores only (no per-row or per-family "
-                 f"scores, which would reveal its labels).</p>" if hidden else
+    breakdown = ("<p class=note>Hidden test set: the record carries aggregate scores only (no per-row or per-family "
+                 "scores, which would reveal its labels).</p>" if hidden else
                  f"<table class=sortable><caption>per {unit} (seed {e.per_seed[0]['seed']})</caption><thead><tr>"
                  f"<th class=l>{unit}</th><th>n</th><th>MAPE %</th><th>Acc(10%) %</th></tr></thead><tbody>{fams}</tbody>"
                  "</table>")
