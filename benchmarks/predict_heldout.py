@@ -144,7 +144,7 @@ class VariantSet:
     plan: Path
     seed: int
     per_family: int
-    knobs: str  # "first": the knob space before the Swin widening (2026-11-29), "current": FAMILIES
+    knobs: str  # "first": the knobs before the Swin widening of 2026-11-29, "second": until 2026-12-05's, "current": FAMILIES
     purpose: str
 
 
@@ -153,7 +153,7 @@ VARIANT_SETS = {
                   "to be measured on the machine of the training labels and scored without retraining"),
     # drawn after predict's intervals were calibrated on sets 1 and 2 (perfgraphs.predict.heldout):
     # it checks that calibration, so it never calibrates anything itself
-    3: VariantSet(3, SUITE_3, PLAN_3, SEED_3, PER_FAMILY_3, "current",
+    3: VariantSet(3, SUITE_3, PLAN_3, SEED_3, PER_FAMILY_3, "second",
                   "drawn after the intervals were calibrated on the first two sets, to check them; never a "
                   "calibration set"),
 }
@@ -166,13 +166,14 @@ def build_variant_plan(number: int = 2) -> dict:
     import random
 
     from perfgraphs.collect.plangen import EFFECTIVE_GFLOPS, meta_gmacs
-    from perfgraphs.collect.variants import FAMILIES as CURRENT, FIRST_FAMILIES, draw_variants, public_variants
+    from perfgraphs.collect.variants import (FAMILIES as CURRENT, FIRST_FAMILIES, SECOND_FAMILIES, draw_variants,
+                                             public_variants)
     from perfgraphs.graph.zoo import parse_model_name, timm_default_image_shape
     from perfgraphs.paths import leaderboard_dir, plans_dir
 
     vs = VARIANT_SETS[number]
     # the knobs of the day a set was drawn: its seed regenerates it only from those
-    families = FIRST_FAMILIES if vs.knobs == "first" else CURRENT
+    families = {"first": FIRST_FAMILIES, "second": SECOND_FAMILIES}.get(vs.knobs, CURRENT)
     public = frozenset() if number == 2 else public_variants(plans_dir(), leaderboard_dir() / "hidden")
     seen = seen_architectures()
     groups = []

@@ -34,23 +34,29 @@ def test_a_noise_floor_written_as_text_in_a_definition_stops_no_board(tmp_path, 
     from perfgraphs.leaderboard.records import hidden
 
     definition = json.loads((REPO / "leaderboard" / "hidden" / "dippm-cpu-torch-fp32.json").read_text())
+    # LIVE's round is under earlier_rounds since the round of 2026-12-05 replaced its commitment
+    live_measured = next(r for r in definition["earlier_rounds"] if r.get("sha256") == LIVE)["measured"]
+
+    def with_measured(measured):
+        return {**definition, "earlier_rounds": [{**r, "measured": measured} if r.get("sha256") == LIVE else r
+                                                 for r in definition["earlier_rounds"]]}
+
     control = hidden.hidden_noise_text("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms", LIVE)
     assert control and "16.3 % MAPE" in control  # the honest definition: the floor as measured
     bad = tmp_path / "definition.json"
     monkeypatch.setattr(hidden, "definition_path", lambda dataset, config, root=None: bad)
     for value in ("many", None, float("nan"), True, [1.0]):
-        floor = dict(definition["measured"]["noise_floor"]["latency_ms"], between_visits_median_pct=value)
-        doc = {**definition, "measured": {**definition["measured"], "noise_floor": {
-            **definition["measured"]["noise_floor"], "latency_ms": floor}}}
-        bad.write_text(json.dumps(doc))
+        floor = dict(live_measured["noise_floor"]["latency_ms"], between_visits_median_pct=value)
+        bad.write_text(json.dumps(with_measured({**live_measured, "noise_floor": {
+            **live_measured["noise_floor"], "latency_ms": floor}})))
         assert hidden.hidden_noise_text("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms", LIVE) is None, value
         # the other target's floor, stated as numbers, still reads
         assert "5.0 % MAPE" in hidden.hidden_noise_text("perfgraphs/dippm", "cpu-torch-fp32", "peak_memory_mb", LIVE)
     for shape in ({"noise_floor": [1]}, {"noise_floor": {"latency_ms": "x"}}, ["x"]):
-        bad.write_text(json.dumps({**definition, "measured": shape}))
+        bad.write_text(json.dumps(with_measured(shape)))
         assert hidden.hidden_noise_text("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms", LIVE) is None
-    bad.write_text(json.dumps({**definition, "measured": {**definition["measured"], "noise_floor": {
-        "latency_ms": {"between_visits_mape_pct": "many"}}}}))
+    bad.write_text(json.dumps(with_measured({**live_measured, "noise_floor": {
+        "latency_ms": {"between_visits_mape_pct": "many"}}})))
     monkeypatch.setenv("COLUMNS", "300")  # each board's title on one line
     assert main(["leaderboard", "show", "--results", str(_hidden_records(tmp_path))]) == 0
     out = capsys.readouterr().out
