@@ -8,7 +8,10 @@
 #   bash plans/hidden-round.sh finish FILES_AT    # labels to the keeper, commitment + definition written
 #   # a CPU config (CONFIG=cpu-torch-fp32 SOURCE=plans/dippm-cpu.yaml) is measured on this machine instead,
 #   # on the machine of its public labels, nothing else running:
+#   bash plans/hidden-round.sh probe              # public configurations again: refuses a day whose
+#                                                 # speed is outside WITHIN (default 0.9 1.1) of the labels'
 #   bash plans/hidden-round.sh measure            # the plan's visits, the store in the keeper folder
+#   bash plans/hidden-round.sh probe              # again after measuring (optional): the day's drift
 #   bash plans/hidden-round.sh finish             # as above, from that store
 #   git add leaderboard/hidden && git commit ...  # the commitment, before anything is scored
 #   bash plans/hidden-round.sh score              # every reference on every board of the config, then
@@ -31,6 +34,22 @@ round="$keeper/round-$dataset-$config"
 case "$(realpath -m "$keeper")/" in "$(realpath .)"/*)
   echo "hidden-round: $keeper is inside the repository: the keeper folder lives outside it" >&2; exit 2;; esac
 
+# before an hour of measuring (or a probe against its labels): this machine must be the one of the
+# config's public labels (build-hidden refuses a store of any other; two "AMD EPYC" VMs of one cloud
+# are different CPUs)
+same_machine() {
+  $py - "$dataset" "$config" <<'PY' || exit 2
+import sys
+from perfgraphs.collect.environment import cpu_model, machine_id
+from perfgraphs.leaderboard.records.hidden import foreign_hardware
+from perfgraphs.registry import get_dataset
+problem = foreign_hardware(get_dataset(sys.argv[1]).config(sys.argv[2]),
+                           [{"device": "cpu", "machine_id": machine_id(), "cpu_model": cpu_model()}])
+if problem:
+    sys.exit(f"hidden-round: this machine is not the one of the public labels: {problem}")
+PY
+}
+
 case "$step" in
 prepare)
   # .hidden is made here, ignored: one committed (a link to leaderboard/hidden/, say) would carry the
@@ -42,21 +61,39 @@ prepare)
   mkdir -p .hidden && cp "$round/hidden-plan.yaml" .hidden/hidden-plan.yaml
   echo "device: PLAN=.hidden/hidden-plan.yaml NOISE_FLOOR=0 bash plans/run-on-gpu.sh 420   (carry [\".hidden\"])"
   ;;
+probe)
+  # the machine's speed today against the day of the config's public labels (perfgraphs.collect.host_speed):
+  # the round of 2026-12-05 ran at 0.62x and its latency board scored that drift. Before measuring it
+  # gates the round; after measuring (a store exists) it records the day's drift beside the first probe
+  [ -f "$round/hidden-plan.yaml" ] || { echo "hidden-round: no drawn plan in $round (run prepare first)" >&2; exit 2; }
+  same_machine
+  public="data/measurements/$($py -c "import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))['suite'])" "$source_plan")"
+  when=before; ls -d "$round"/data/measurements/*-hidden-* >/dev/null 2>&1 && when=after
+  $py -m perfgraphs.collect.host_speed plan --source "$source_plan" --public "$public" --out "$round/probe-plan.yaml"
+  rm -rf "$round/probe-$when"
+  $pg collect "$round/probe-plan.yaml" --out "$round/probe-$when" --core "${CORE:-1}"
+  $py -m perfgraphs.collect.host_speed ratio "$round/probe-$when" --public "$public" \
+    --out "$round/host-speed-$when.json" --within ${WITHIN:-0.9 1.1} || {
+    rc=$?; [ "$when" = after ] && [ $rc = 3 ] && exit 0; exit $rc; }
+  ;;
 measure)
   # the collector names the store after the plan's suite and this machine, under the keeper's round
   [ -f "$round/hidden-plan.yaml" ] || { echo "hidden-round: no drawn plan in $round (run prepare first)" >&2; exit 2; }
-  # before an hour of measuring: this machine must be the one of the config's public labels
-  # (build-hidden refuses a store of any other; two "AMD EPYC" VMs of one cloud are different CPUs)
-  $py - "$dataset" "$config" <<'PY' || exit 2
-import sys
-from perfgraphs.collect.environment import cpu_model, machine_id
-from perfgraphs.leaderboard.records.hidden import foreign_hardware
-from perfgraphs.registry import get_dataset
-problem = foreign_hardware(get_dataset(sys.argv[1]).config(sys.argv[2]),
-                           [{"device": "cpu", "machine_id": machine_id(), "cpu_model": cpu_model()}])
-if problem:
-    sys.exit(f"hidden-round: this machine is not the one of the public labels: {problem}")
+  same_machine
+  # a CPU day outside the band scores the machine's drift, not the predictors: the probe first
+  if $py -c "import sys, yaml; sys.exit(0 if yaml.safe_load(open(sys.argv[1]))['platforms'][0].startswith('cpu') else 1)" \
+       "$round/hidden-plan.yaml"; then
+    $py - "$round/host-speed-before.json" ${WITHIN:-0.9 1.1} <<'PY' || exit 2
+import json, sys
+from pathlib import Path
+path, low, high = Path(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
+if not path.is_file():
+    sys.exit(f"hidden-round: no probe of the machine's speed today ({path}): run `probe` first")
+ratio = json.loads(path.read_text())["probe"]["median_ratio"]
+if not low <= ratio <= high:
+    sys.exit(f"hidden-round: today's probe ran at {ratio:.2f}x the public labels' speed, outside {low:g}-{high:g}")
 PY
+  fi
   suite=$($py -c "import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))['suite'])" "$round/hidden-plan.yaml")
   machine=$($py -c "from perfgraphs.collect.environment import machine_tag; print(machine_tag())")
   $pg collect "$round/hidden-plan.yaml" --out "$round/data/measurements/$suite-$machine" --core "${CORE:-1}"
@@ -112,8 +149,15 @@ doc = {"about": f"A hidden round of {name} {config}: structure variants drawn wi
                     "protocol": f"{plan_doc.get('suite')}, core {rows[0].get('core')}, {visits} visits: shuffled passes "
                                 f"over all {len({r['key'] for r in rows})} configurations, {times[0]} to {times[-1]}; "
                                 f"each label the median of its visits",
-                    "command": f"bash plans/hidden-round.sh prepare | measure | finish (CONFIG={config})",
+                    "command": f"bash plans/hidden-round.sh prepare | probe | measure | finish (CONFIG={config})",
                     "configurations": len({r["key"] for r in rows}), "noise_floor": noise, "visits": visits}}
+# the probes of the machine's speed (before the round gated it; after, if run, shows the day's drift)
+probes = {when: json.loads((plan.parent / f"host-speed-{when}.json").read_text())["host_speed"]
+          for when in ("before", "after") if (plan.parent / f"host-speed-{when}.json").is_file()}
+if probes:
+    doc["measured"]["host_speed"] = probes.get("before") or probes["after"]
+    if "before" in probes and "after" in probes:
+        doc["measured"]["host_speed"]["after_the_round"] = probes["after"]
 path = definition_path(name, config)
 # the config's earlier rounds (a withdrawn set among them) stay in the definition, below this one
 doc = next_definition(read_definition(path) if path.exists() else None, doc)
@@ -140,5 +184,5 @@ score)
   echo "now: git add leaderboard/results leaderboard/hidden/ranks && git commit"
   ;;
 *)
-  echo "usage: bash plans/hidden-round.sh prepare | measure | finish [FILES_AT] | score" >&2; exit 2;;
+  echo "usage: bash plans/hidden-round.sh prepare | probe | measure | finish [FILES_AT] | score" >&2; exit 2;;
 esac
