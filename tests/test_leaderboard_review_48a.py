@@ -156,3 +156,58 @@ def test_the_next_rounds_ranks_leave_the_earlier_sets_board_ranked(git_commitmen
     write_sealed(_ranks(keeper_next, [(nxt, 1)], "2026-12-12T01:00:00+00:00", HEAD_OF_SET), folder)
     commit("the next round's ranks")
     assert _board([reference, other]) == {"layerwise-boost": 1, "roofline-boost": 2}
+
+
+REAL_DEFINITION = "leaderboard/hidden/dippm-cpu-torch-fp32.json"
+LIVE = "1ece2037400721f8c61cf52b94cb6093bc3465c0b6ef5f5b599fed0fa448a1e6"
+EARLIER = "2ee8d095fa5ae2c9b71c0e2ab5a9a51b6545dce2fabb08d49e88fcd4832b358f"
+
+
+def _commitments(tmp_path, commitment: str):
+    """A commitments folder holding the repository's definition of dippm cpu-torch-fp32 (the round of
+    2026-12-05 on top, the round of 2026-11-29 under ``earlier_rounds``) and a commitment of ``commitment``."""
+    from pathlib import Path
+
+    folder = tmp_path / "hidden"
+    folder.mkdir(parents=True)
+    repo = Path(__file__).resolve().parents[1]
+    (folder / "dippm-cpu-torch-fp32.json").write_text((repo / REAL_DEFINITION).read_text())
+    (folder / "dippm-cpu-torch-fp32.sha256").write_text(f"{commitment}  dippm-cpu-torch-fp32.parquet\n")
+    return folder
+
+
+def test_the_earlier_rounds_board_keeps_its_own_noise_floor_whatever_the_commitment_says(tmp_path):
+    """Attack: a pull request changes one line, ``leaderboard/hidden/dippm-cpu-torch-fp32.sha256``, to
+    the earlier round's hash (``2ee8d095``). ``hidden._round_measured`` took the definition's top
+    round for whichever set the commitment named, so the earlier set's board printed the round of
+    2026-12-05's noise floor (two visits 5.5 % apart, for its own 16.3 %) and that day's drift of the
+    machine (0.62x) as its own, and the live set's board said its floor was not measured."""
+    from perfgraphs.leaderboard.records.hidden import hidden_noise_text
+
+    honest = _commitments(tmp_path / "honest", LIVE)
+    earlier = hidden_noise_text(DATASET, CONFIG, TARGET, EARLIER, honest)
+    live = hidden_noise_text(DATASET, CONFIG, TARGET, LIVE, honest)
+    # control: each round's own floor, and the drift on the live round's board alone
+    assert "16.3 % MAPE" in earlier and "0.62x" not in earlier
+    assert "5.5 % MAPE" in live and "0.62x" in live
+    swapped = _commitments(tmp_path / "swapped", EARLIER)
+    assert hidden_noise_text(DATASET, CONFIG, TARGET, EARLIER, swapped) == earlier
+    assert hidden_noise_text(DATASET, CONFIG, TARGET, LIVE, swapped) == live
+
+
+def test_a_top_round_that_names_no_set_is_the_commitments(tmp_path):
+    """A definition whose current round states no ``sha256`` (written before the rounds named their
+    sets): that round is the commitment's, as before; an earlier round that names its set stays that
+    set's, whatever the commitment says (the attack above on such a definition)."""
+    from perfgraphs.leaderboard.records.hidden import hidden_noise_text
+
+    folder = _commitments(tmp_path, LIVE)
+    path = folder / "dippm-cpu-torch-fp32.json"
+    doc = json.loads(path.read_text())
+    del doc["sha256"]
+    path.write_text(json.dumps(doc))
+    assert "5.5 % MAPE" in hidden_noise_text(DATASET, CONFIG, TARGET, LIVE, folder)
+    assert "16.3 % MAPE" in hidden_noise_text(DATASET, CONFIG, TARGET, EARLIER, folder)
+    (folder / "dippm-cpu-torch-fp32.sha256").write_text(f"{EARLIER}  dippm-cpu-torch-fp32.parquet\n")
+    assert "16.3 % MAPE" in hidden_noise_text(DATASET, CONFIG, TARGET, EARLIER, folder)  # its round names it
+    assert hidden_noise_text(DATASET, CONFIG, TARGET, LIVE, folder) is None
