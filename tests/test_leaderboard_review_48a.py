@@ -211,3 +211,34 @@ def test_a_top_round_that_names_no_set_is_the_commitments(tmp_path):
     (folder / "dippm-cpu-torch-fp32.sha256").write_text(f"{EARLIER}  dippm-cpu-torch-fp32.parquet\n")
     assert "16.3 % MAPE" in hidden_noise_text(DATASET, CONFIG, TARGET, EARLIER, folder)  # its round names it
     assert hidden_noise_text(DATASET, CONFIG, TARGET, LIVE, folder) is None
+
+
+def test_another_targets_ranks_are_not_this_boards(git_commitments, tmp_path):
+    """A set's key signs the ranks of each of its targets: the latency ranks written into the memory
+    board's file (a copy a pull request can make) are not that board's, and its own committed ranks
+    still rank it."""
+    from dataclasses import replace
+
+    from perfgraphs.leaderboard.records.ranks import rank_board
+    from perfgraphs.leaderboard.records.sealed_ranks import ranks_path, read_sealed, write_sealed
+
+    folder, commit = git_commitments
+    keeper = tmp_path / "keeper"
+    keeper.mkdir()
+    _keyed_set(folder, commit, keeper, SET)
+    latency = _entry("layerwise-boost", "perfgraphs reference baselines", 48.9, "ae2028e42030c933")
+    memory = replace(_entry("layerwise-boost", "perfgraphs reference baselines", 16.1, "0123456789abcdef"),
+                     target="peak_memory_mb")
+    lat_doc = _ranks(keeper, [(latency, 1)], "2026-12-05T02:00:00+00:00")
+    mem_doc = {**_ranks(keeper, [(memory, 1)], "2026-12-05T01:40:36+00:00"), "target": "peak_memory_mb"}
+    from perfgraphs.leaderboard.records.keeper_key import ranks_message, sign
+
+    mem_doc["keeper_signature"] = sign(keeper, ranks_message(mem_doc))
+    write_sealed(lat_doc, folder)
+    write_sealed(mem_doc, folder)
+    commit("the keeper's ranks, both targets")
+    memory_file = ranks_path(DATASET, CONFIG, "peak_memory_mb", folder)
+    memory_file.write_text(ranks_path(DATASET, CONFIG, TARGET, folder).read_text())
+    sealed = read_sealed(DATASET, CONFIG, "peak_memory_mb", SET)
+    assert sealed is not None and sealed["target"] == "peak_memory_mb"
+    assert rank_board([memory], official=True, sealed=sealed).rows[0].ranked.rank == 1

@@ -149,8 +149,11 @@ def _computed_at(doc: dict) -> datetime:
     return found if found.tzinfo is not None else found.replace(tzinfo=timezone.utc)
 
 
-def _keepers(text: str | None, dataset: str, config: str, hidden_sha256: str, root: Path | None) -> dict | None:
-    """The ranks document ``text`` when it is this hidden set's, signed by its keeper; else None."""
+def _keepers(text: str | None, dataset: str, config: str, target: str, hidden_sha256: str,
+             root: Path | None) -> dict | None:
+    """The ranks document ``text`` when it is this board's (dataset, config, target: the key signs every
+    target of its set, and the memory board's file holding the latency ranks unranked its entries) and
+    this hidden set's, signed by its keeper; else None."""
     try:
         doc = json.loads(text) if text is not None else None
     except (ValueError, RecursionError):  # nesting past the parser is unreadable too
@@ -158,6 +161,7 @@ def _keepers(text: str | None, dataset: str, config: str, hidden_sha256: str, ro
     from perfgraphs.leaderboard.records.record_check import MAX_RECORD_DEPTH, deeper_than
 
     if not isinstance(doc, dict) or doc.get("hidden_labels_sha256") != hidden_sha256 \
+            or (doc.get("dataset"), doc.get("config"), doc.get("target")) != (dataset, config, target) \
             or not isinstance(doc.get("entries"), list) or deeper_than(doc, MAX_RECORD_DEPTH):
         return None  # (a document just under the parser's depth broke json.dumps of its message: twelfth pass)
     from perfgraphs.leaderboard.records.keeper_key import ranks_message, signature_problem
@@ -194,5 +198,5 @@ def read_sealed(dataset: str, config: str, target: str, hidden_sha256: str, root
     except (OSError, ValueError):
         current = None
     found = [d for text in [current, *_main_line_texts(path)]
-             if (d := _keepers(text, dataset, config, hidden_sha256, root)) is not None]
+             if (d := _keepers(text, dataset, config, target, hidden_sha256, root)) is not None]
     return max(found, key=_computed_at) if found else None
