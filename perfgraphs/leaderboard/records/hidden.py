@@ -428,15 +428,20 @@ def _floor_numbers(measured: object, target: str) -> dict[str, float] | None:
     return {k: float(v) for k, v in numbers.items()}
 
 
-def _round_measured(doc: dict, current_sha256: str, sha256: str) -> object:
-    """The ``measured`` block of the round whose set is ``sha256``: the current round's when the
-    config's commitment is that set, else the earlier round that names it (``sha256``), so a set's
-    records keep their noise floor after the next round replaces its commitment."""
-    if current_sha256 == sha256:
-        return doc.get("measured")
-    for round_ in definition_rounds(doc)[1:]:
+def _round_measured(doc: dict, current_sha256: str | None, sha256: str) -> object:
+    """The ``measured`` block of the round whose set is ``sha256``: the round of the definition that
+    names that set (its ``sha256``), the current round's or an earlier one's, so a set's records keep
+    their noise floor after the next round replaces its commitment; the current round names its set
+    by the config's commitment only where it names none itself. The commitment alone decided: a pull
+    request that wrote the earlier set's hash (``2ee8d095``) into ``dippm-cpu-torch-fp32.sha256``, one
+    line, had that set's board print the round of 2026-12-05's noise floor (5.5 % between visits for
+    its own 16.3 %) and that day's drift (0.62x) as its own (forty-eighth pass of 2026-12-05)."""
+    rounds = definition_rounds(doc)
+    for round_ in rounds:
         if isinstance(round_.get("sha256"), str) and round_["sha256"].lower() == sha256:
             return round_.get("measured")
+    if "sha256" not in rounds[0] and current_sha256 == sha256:
+        return rounds[0].get("measured")
     return None
 
 

@@ -139,17 +139,29 @@ def write_sealed(doc: dict, root: Path | None = None) -> Path:
     return path
 
 
-def read_sealed(dataset: str, config: str, target: str, hidden_sha256: str, root: Path | None = None) -> dict | None:
-    """The published ranks of this hidden board, or None: no file, an unreadable one, or one
-    computed on another hidden set."""
-    path = ranks_path(dataset, config, target, root)
+def _computed_at(doc: dict) -> datetime:
+    """When the keeper computed a ranks document (its signed ``computed_at_utc``); the earliest time
+    for one that states none readable."""
     try:
-        doc = json.loads(path.read_text())
-    except (OSError, ValueError, RecursionError):  # nesting past the parser is unreadable too
+        found = datetime.fromisoformat(str(doc.get("computed_at_utc", "")))
+    except ValueError:
+        return datetime.min.replace(tzinfo=timezone.utc)
+    return found if found.tzinfo is not None else found.replace(tzinfo=timezone.utc)
+
+
+def _keepers(text: str | None, dataset: str, config: str, target: str, hidden_sha256: str,
+             root: Path | None) -> dict | None:
+    """The ranks document ``text`` when it is this board's (dataset, config, target: the key signs every
+    target of its set, and the memory board's file holding the latency ranks unranked its entries) and
+    this hidden set's, signed by its keeper; else None."""
+    try:
+        doc = json.loads(text) if text is not None else None
+    except (ValueError, RecursionError):  # nesting past the parser is unreadable too
         return None
     from perfgraphs.leaderboard.records.record_check import MAX_RECORD_DEPTH, deeper_than
 
     if not isinstance(doc, dict) or doc.get("hidden_labels_sha256") != hidden_sha256 \
+            or (doc.get("dataset"), doc.get("config"), doc.get("target")) != (dataset, config, target) \
             or not isinstance(doc.get("entries"), list) or deeper_than(doc, MAX_RECORD_DEPTH):
         return None  # (a document just under the parser's depth broke json.dumps of its message: twelfth pass)
     from perfgraphs.leaderboard.records.keeper_key import ranks_message, signature_problem
@@ -157,3 +169,34 @@ def read_sealed(dataset: str, config: str, target: str, hidden_sha256: str, root
     if signature_problem(dataset, config, hidden_sha256, ranks_message(doc), doc.get("keeper_signature", ""), root):
         return None  # not the keeper's (or a set without a key): applied only as its keeper published them
     return doc
+
+
+def _main_line_texts(path: Path) -> list[str]:
+    """Every version of the ranks file ``path`` the main line (``--first-parent``) has committed."""
+    from perfgraphs.leaderboard.records.history import committed_text, head_commit, main_line_versions
+
+    folder = path.parent
+    head = head_commit(folder) if folder.is_dir() else None
+    if head is None:
+        return []
+    versions = main_line_versions(folder, head, f":(literal){path.name}")
+    return [t for commit, _ in versions if (t := committed_text(folder, commit, path.name)) is not None]
+
+
+def read_sealed(dataset: str, config: str, target: str, hidden_sha256: str, root: Path | None = None) -> dict | None:
+    """The published ranks of this hidden board, or None: no file, an unreadable one, or one
+    computed on another hidden set. Of the file as it is and every version of it the main line
+    committed, the keeper-signed one of this set computed last: a signed file is the keeper's, but
+    not necessarily its latest, and a pull request that put back the round's first ranks (a version
+    the main line held, before the keeper ranked a contributor's entry scored later) showed the
+    reference the keeper had since ranked second at rank 1 alone, the contributor's entry unranked
+    as "scored after the keeper's ranks" (forty-eighth pass of 2026-12-05). The next round of a
+    config writes its ranks over the same file, and the earlier set's board still finds its own."""
+    path = ranks_path(dataset, config, target, root)
+    try:
+        current = path.read_text()
+    except (OSError, ValueError):
+        current = None
+    found = [d for text in [current, *_main_line_texts(path)]
+             if (d := _keepers(text, dataset, config, target, hidden_sha256, root)) is not None]
+    return max(found, key=_computed_at) if found else None
