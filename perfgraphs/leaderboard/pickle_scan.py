@@ -480,6 +480,74 @@ def _module_files(root: Path, module: str) -> list[Path]:
     return found
 
 
+def _own_class_runs_state(root: Path, module: str, name: str, depth: int = 0) -> str | None:
+    """Why the submission's class ``module``.``name`` would run its pickled state as code: a base
+    named in its source (through the module's imports, or another of the submission's classes)
+    that is a :data:`STATE_RUNS_CODE` class. ``class Prior(rv_continuous)`` in a ``helpers.py``
+    passed as the submission's own, and a pickled ``Prior`` whose state set ``_parse_arg_template``
+    ran it (forty-eighth pass). Bases built at run time are the sandbox's guard's to refuse, which
+    looks at the class itself."""
+    if depth > 8:
+        return "a chain of the submission's classes too deep to follow"
+    tops = {m.split(".")[0] for m, _ in STATE_RUNS_CODE}
+    for source in _module_files(root, module):
+        try:
+            tree = ast.parse(source.read_bytes())
+        except (OSError, SyntaxError, ValueError, MemoryError, RecursionError):
+            return "a source the scan cannot read"
+        imported = _imported_names(tree)
+        for node in tree.body:
+            if not (isinstance(node, ast.ClassDef) and node.name == name):
+                continue
+            for base in node.bases:
+                dotted = _dotted(base)
+                if dotted is None:
+                    continue
+                head, _, rest = dotted.partition(".")
+                if head not in imported:
+                    if not rest and head != name and head in _own_classes(root, module):
+                        if why := _own_class_runs_state(root, module, head, depth + 1):
+                            return why
+                    continue
+                full = imported[head] + ("." + rest if rest else "")
+                owner, _, cls_name = full.rpartition(".")
+                if owner and _own_module(root, owner.split(".")[0]):
+                    if why := _own_class_runs_state(root, owner, cls_name, depth + 1):
+                        return why
+                elif full.split(".")[0] in tops:
+                    if not owner or _program_module(owner) is not None:
+                        return f"a subclass of {full[:80]}, which the scan does not import"
+                    try:
+                        cls = _resolved_quietly(owner, cls_name)
+                    except Exception as exc:  # noqa: BLE001 - a base the scan cannot find: refused, with why
+                        return f"a subclass of {full[:80]}, which does not resolve ({type(exc).__name__})"
+                    if isinstance(cls, type) and (why := _runs_its_state(cls)):
+                        return f"{why} (its base {full[:80]})"
+    return None
+
+
+def _imported_names(tree: ast.Module) -> dict[str, str]:
+    """The names a module's top-level absolute imports bind, each to the dotted name it stands for."""
+    names: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                names[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            for alias in node.names:
+                names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return names
+
+
+def _dotted(node: ast.expr) -> str | None:
+    """``a.b.c`` for a name or an attribute chain of one; None for any other expression."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else None
+
+
 def _bound_otherwise(tree: ast.Module) -> set[str]:
     """Names a module's top level binds other than by ``class``: assignments, imports, functions."""
     bound: set[str] = set()
@@ -576,15 +644,19 @@ def _resolved_quietly(module: str, name: str):
 STATE_RUNS_CODE = (("scipy.stats._distn_infrastructure", "rv_generic"),)
 
 
-def _runs_its_state(cls: type) -> str | None:
+def _runs_its_state(cls: type, loaded_only: bool = False) -> str | None:
     """Why unpickling an instance of the library class ``cls`` would run its state as code; None
-    where it does not (as far as :data:`STATE_RUNS_CODE` knows)."""
+    where it does not (as far as :data:`STATE_RUNS_CODE` knows). With ``loaded_only``, ``cls`` may be
+    any class (the submission's own: a subclass of a scipy distribution runs its state alike) and
+    only the modules already imported are consulted (a class cannot subclass one that is not)."""
+    import sys
+
     for module, name in STATE_RUNS_CODE:
-        if cls.__module__.split(".")[0] != module.split(".")[0]:
+        if not loaded_only and cls.__module__.split(".")[0] != module.split(".")[0]:
             continue
         try:
-            base = getattr(importlib.import_module(module), name)
-        except (ImportError, AttributeError):  # a version of the library without it: no class is one
+            base = getattr(sys.modules[module] if loaded_only else importlib.import_module(module), name)
+        except (ImportError, AttributeError, KeyError):  # a version of the library without it: no class is one
             continue
         if issubclass(cls, base):
             return f"a subclass of {module}.{name}, whose unpickling runs a string of its state as code"
@@ -647,7 +719,9 @@ def global_problem(root: Path, module: str, name: str) -> str | None:
     if top == "torch":
         return None if f"{module}.{name}" in _torch_allowed() else "not in torch's weights_only allow-list"
     if _own_module(root, top):  # Python imports it from the folder
-        return None if name in _own_classes(root, module) else "not a class the submission's source defines at the top level"
+        if name not in _own_classes(root, module):
+            return "not a class the submission's source defines at the top level"
+        return _own_class_runs_state(root, module, name)
     if top not in CLASS_PACKAGES:
         return f"not of {', '.join(CLASS_PACKAGES)} or torch"
     if _inside(root, top):

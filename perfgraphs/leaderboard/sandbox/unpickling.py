@@ -40,7 +40,7 @@ def restrict_unpickling(root: Path) -> None:
     (``root``: the submission folder, whose own classes are allowed)."""
     import _pickle
 
-    from perfgraphs.leaderboard.pickle_scan import _as_python3, global_problem
+    from perfgraphs.leaderboard.pickle_scan import _as_python3, _runs_its_state, global_problem
 
     @functools.lru_cache(maxsize=4096)
     def refusal(module: str, name: str) -> str | None:
@@ -59,15 +59,25 @@ def restrict_unpickling(root: Path) -> None:
             return why
         return global_problem(root, *renamed)
 
+    def refuse(module, name, why: str):
+        raise RefusedGlobal(f"the sandbox refused to unpickle {str(module)[:80]}.{str(name)[:80]} ({why}): "
+                            "a pickle may name only the classes leaderboard/RULES.md lists")
+
     def checked(module: str, name: str) -> None:
         if (why := refusal(str(module), str(name))) is not None:
-            raise RefusedGlobal(f"the sandbox refused to unpickle {str(module)[:80]}.{str(name)[:80]} ({why}): "
-                                "a pickle may name only the classes leaderboard/RULES.md lists")
+            refuse(module, name, why)
+
+    def found(module, name, obj):
+        """The class looked up, refused where its unpickling runs its state as code whoever defines
+        it: a submission's ``class Prior(rv_continuous)`` passed as its own (forty-eighth pass)."""
+        if isinstance(obj, type) and (why := _runs_its_state(obj, loaded_only=True)) is not None:
+            refuse(module, name, why)
+        return obj
 
     class Unpickler(_pickle.Unpickler):
         def find_class(self, module, name):
             checked(module, name)
-            return super().find_class(module, name)
+            return found(module, name, super().find_class(module, name))
 
     def load(file, **kwargs):
         return Unpickler(file, **kwargs).load()
@@ -81,8 +91,75 @@ def restrict_unpickling(root: Path) -> None:
 
     def pure_checked(self, module, name):
         checked(module, name)
-        return pure_find_class(self, module, name)
+        return found(module, name, pure_find_class(self, module, name))
 
     pickle._Unpickler.find_class = pure_checked
+    held = ((_pickle.load, load), (_pickle.loads, loads))  # the C functions, kept alive while compared
+    c_unpickler = _pickle.Unpickler
     for module in (pickle, _pickle):
         module.Unpickler, module.load, module.loads = Unpickler, load, loads
+    _restrict_what_modules_hold(c_unpickler, held, checked, found, skip=Unpickler)
+
+
+# the pools' own channels: a worker unpickles the task it is sent (``mapstar``, the mapped function),
+# which no shipped pickle may name, so these keep the unrestricted unpickler; calling one on a file
+# is in the source, as calling ``_pickle`` kept from before is
+IPC_CLASSES = (("multiprocessing.reduction", "ForkingPickler"), ("multiprocess.reduction", "ForkingPickler"))
+
+
+def _restrict_what_modules_hold(c_unpickler: type, held: tuple, checked, found, skip: type) -> None:
+    """The unrestricted unpickler that libraries imported before the guard still hold (the child
+    imports ``datasets``, which imports dill, cloudpickle and multiprocessing): a subclass of the C
+    ``Unpickler`` (``dill._dill.Unpickler``, whose ``find_class`` calls the C one: ``dill.load``,
+    ``dill.loads``) gets a ``find_class`` that checks first, and a module's reference to the C
+    ``load`` or ``loads`` (``cloudpickle.loads``) is replaced by the restricted one. ``dill.loads``
+    and ``cloudpickle.loads`` of a pickle naming ``builtins.exec``, behind a header no static form
+    reads, ran it in the sandbox (forty-eighth pass of 2026-12-05). The pools' channels
+    (:data:`IPC_CLASSES`) keep what they held."""
+    import sys
+    import types
+
+    def subclasses(cls: type):
+        for sub in type.__subclasses__(cls):
+            yield sub
+            yield from subclasses(sub)
+
+    inherited: dict[type, object] = {}
+    for cls in list(subclasses(c_unpickler)):
+        if cls is skip:
+            continue
+
+        def find_class(self, module, name, _inherited=cls.find_class):
+            checked(module, name)
+            return found(module, name, _inherited(self, module, name))
+
+        try:
+            inherited[cls], cls.find_class = cls.find_class, find_class
+        except TypeError:  # a final (C) type: no Python code makes its instances unless it holds it
+            continue
+    ipc = {getattr(sys.modules.get(module), name, None) for module, name in IPC_CLASSES} - {None}
+    for owner in ipc:  # multiprocess's loads is dill's, whose Unpickler is restricted now
+        dill_unpickler = getattr(vars(owner).get("loads"), "__globals__", {}).get("Unpickler")
+        if dill_unpickler in inherited:
+            channel = type("ChannelUnpickler", (dill_unpickler,), {"find_class": inherited[dill_unpickler]})
+            owner.loads = staticmethod(_channel_loads(channel))
+    for module in list(sys.modules.values()):
+        if not isinstance(module, types.ModuleType):
+            continue
+        for key, value in list(vars(module).items()):
+            if (new := next((ours for theirs, ours in held if value is theirs), None)) is not None:
+                setattr(module, key, new)
+            elif isinstance(value, type) and value not in ipc:
+                for attr, member in list(vars(value).items()):
+                    if (new := next((ours for theirs, ours in held if member is theirs), None)) is not None:
+                        try:
+                            setattr(value, attr, staticmethod(new))
+                        except TypeError:
+                            continue
+
+
+def _channel_loads(unpickler: type):
+    """``dill.loads`` through ``unpickler`` (a pool's channel, multiprocess's ``ForkingPickler.loads``)."""
+    def loads(data, /, ignore=None, **kwargs):
+        return unpickler(io.BytesIO(data), ignore=ignore, **kwargs).load()
+    return loads
