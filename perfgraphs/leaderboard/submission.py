@@ -463,6 +463,7 @@ def _parse_sources(root: Path, entry_point: str, problems: list[str]) -> None:
         except ValueError as exc:  # null bytes
             problems.append(f"{path.relative_to(root)}: cannot be parsed ({exc})")
     problems += zipped_modules(root)
+    problems += extension_modules(root)
     problems += shipped_pickle_problems(root)
     if not ENTRY_POINT.fullmatch(entry_point):
         problems.append(f"submission.yaml: entry_point must look like 'module:ClassName' in ASCII letters, digits "
@@ -498,6 +499,30 @@ def shipped_pickle_problems(root: Path) -> list[str]:
     from perfgraphs.leaderboard.pickle_scan import shipped_pickle_problems as problems
 
     return problems(root)
+
+
+def extension_modules(root: Path) -> list[str]:
+    """One line for each file (or link) of the submission, in any folder, whose name Python's import
+    system would load as a compiled extension module (``.so``, ``.abi3.so``,
+    ``.cpython-311-x86_64-linux-gnu.so``): its code is machine code no review reads. The fortieth pass
+    refused one only beside a ``.py`` of its name; a lone ``pickletools.cpython-311-x86_64-linux-gnu.so``
+    beside a median that imports nothing of the folder was imported by the sandbox's own unpickling
+    guard (the folder is first on ``sys.path``, and ``pickle_scan``'s ``import pickletools`` came after),
+    and its code ran before the predictor was (forty-ninth pass of 2026-12-05). One beside a ``.py`` of
+    its name is :func:`_shadowed`'s to refuse, in that file's line."""
+    import importlib.machinery
+
+    suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+    problems = []
+    for folder, _, files in os.walk(root):
+        for name in sorted(files):
+            suffix = next((x for x in suffixes if name.endswith(x)), None)
+            if suffix is not None and not Path(folder, name[: -len(suffix)] + ".py").exists():  # else `_shadowed`'s line
+                where = Path(folder, name).relative_to(root)
+                problems.append(f"{where}: a compiled extension module, which Python imports from the folder "
+                                "(in place of a module of its name) and no review reads: ship the code as plain "
+                                ".py files")
+    return problems
 
 
 def zipped_modules(root: Path) -> list[str]:
