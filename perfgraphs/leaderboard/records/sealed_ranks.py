@@ -172,15 +172,27 @@ def _keepers(text: str | None, dataset: str, config: str, target: str, hidden_sh
 
 
 def _main_line_texts(path: Path) -> list[str]:
-    """Every version of the ranks file ``path`` the main line (``--first-parent``) has committed."""
-    from perfgraphs.leaderboard.records.history import committed_text, head_commit, main_line_versions
+    """Every version of the ranks file ``path`` the main line (``--first-parent``) has committed, at the
+    path the repository holds it under. Git asked from the ranks folder follows a link: a pull request
+    that replaced ``leaderboard/hidden/ranks/`` with a link to a folder of its own, holding the round's
+    first signed ranks, had the history of that folder read (one version), the keeper's later ranks
+    never, and the board showed the stale ranks again (forty-ninth pass of 2026-12-05)."""
+    from perfgraphs.leaderboard.records.history import committed_text, git, head_commit, main_line_versions
 
-    folder = path.parent
-    head = head_commit(folder) if folder.is_dir() else None
-    if head is None:
+    start = path.parent.absolute()
+    while start.is_symlink():  # ask the repository from a folder that is no link
+        start = start.parent
+    top = git(start, "rev-parse", "--show-toplevel") if start.is_dir() else None
+    if top is None:
         return []
-    versions = main_line_versions(folder, head, f":(literal){path.name}")
-    return [t for commit, _ in versions if (t := committed_text(folder, commit, path.name)) is not None]
+    top_folder = Path(top.strip())
+    inside = next((path.absolute().relative_to(a) for a in path.absolute().parents if a.resolve() == top_folder), None)
+    head = head_commit(top_folder)
+    if inside is None or head is None:
+        return []
+    where = inside.as_posix()
+    versions = main_line_versions(top_folder, head, f":(literal){where}")
+    return [t for commit, _ in versions if (t := committed_text(top_folder, commit, where)) is not None]
 
 
 def read_sealed(dataset: str, config: str, target: str, hidden_sha256: str, root: Path | None = None) -> dict | None:

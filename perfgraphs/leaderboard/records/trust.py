@@ -31,7 +31,23 @@ def trust_problem(record: dict, arrival: Callable[[], tuple[str, tuple[tuple[int
                                  record.get("date_utc", ""), record.get("dataset", ""), record.get("config", ""))
             or _keeper_signature_problem(record)
             or reserved_record_problem(record.get("method", ""), record.get("authors", ""),
-                                       record.get("code_commit", ""), arrival))
+                                       record.get("code_commit", ""), arrival)
+            or _reference_tier_problem(record))
+
+
+def _reference_tier_problem(record: dict) -> str | None:
+    """A record by the reference authors is a harness score of a reference's code: the references are
+    code this repository runs, never predictions files. A hand-written self-reported line under their
+    name stood (a reference's method, a landed commit), `reproduce` refuses to score such a line again,
+    and the board's test configurations are the median of the references' labels: as many such lines
+    as the official nnlqp RTX 4090 board had reference records, their labels x 1.01, left every
+    reference there unranked as "not on the same test configurations" (forty-ninth pass of 2026-12-05)."""
+    from perfgraphs.leaderboard.records.tiers import HARNESS_TIERS
+
+    if record.get("authors") == REFERENCE_AUTHORS and record.get("tier") not in HARNESS_TIERS:
+        return (f"is recorded by the reference authors as {str(record.get('tier'))[:40]!r}: their records are harness "
+                "scores of the reference code (`perfgraphs submit`), never predictions files")
+    return None
 
 
 def _keeper_signature_problem(record: dict) -> str | None:
