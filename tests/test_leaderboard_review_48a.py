@@ -74,19 +74,13 @@ def _board(entries):
     return {r.entry.method: (r.ranked.rank if r.ranked else None) for r in board.rows}
 
 
-def test_a_pull_request_putting_back_the_rounds_first_ranks_shows_no_stale_rank(git_commitments, tmp_path):
-    """Attack: the keeper ranked a round's references (``layerwise-boost`` first alone), a contributor's
-    entry was scored on the set later, and the keeper ranked again (the contributor first, the
-    reference second) and committed that file. A pull request then puts the round's first ranks file
-    back, byte for byte: a version the main line held, signed by the keeper, so ``read_sealed``
-    (the file as it is, its signature checked) applied it. The board showed the reference at rank 1
-    alone, a rank the keeper no longer published, and the contributor's better entry unranked as
-    "scored after the keeper's ranks were computed"."""
-    from perfgraphs.leaderboard.records.keeper_key import ranks_message, signature_problem
-    from perfgraphs.leaderboard.records.sealed_ranks import ranks_path, write_sealed
 
-    folder, commit = git_commitments
-    keeper = tmp_path / "keeper"
+def ranked_twice(folder, commit, keeper):
+    """A keyed set whose keeper ranked it twice, each committed: first two references (layerwise-boost
+    first), then again with a contributor's entry scored later first. Returns the first ranks file,
+    its text, and the three entries (reference, other reference, contender)."""
+    from perfgraphs.leaderboard.records.sealed_ranks import write_sealed
+
     keeper.mkdir()
     _keyed_set(folder, commit, keeper, SET)
     reference = _entry("layerwise-boost", "perfgraphs reference baselines", 48.9, "ae2028e42030c933")
@@ -97,6 +91,21 @@ def test_a_pull_request_putting_back_the_rounds_first_ranks_shows_no_stale_rank(
     first_text = first.read_text()
     write_sealed(_ranks(keeper, [(contender, 1), (reference, 2), (other, 3)], "2026-12-06T09:00:00+00:00"), folder)
     commit("the keeper ranks again, the contributor's entry with them")
+    return first, first_text, (reference, other, contender)
+
+def test_a_pull_request_putting_back_the_rounds_first_ranks_shows_no_stale_rank(git_commitments, tmp_path):
+    """Attack: the keeper ranked a round's references (``layerwise-boost`` first alone), a contributor's
+    entry was scored on the set later, and the keeper ranked again (the contributor first, the
+    reference second) and committed that file. A pull request then puts the round's first ranks file
+    back, byte for byte: a version the main line held, signed by the keeper, so ``read_sealed``
+    (the file as it is, its signature checked) applied it. The board showed the reference at rank 1
+    alone, a rank the keeper no longer published, and the contributor's better entry unranked as
+    "scored after the keeper's ranks were computed"."""
+    from perfgraphs.leaderboard.records.keeper_key import ranks_message, signature_problem
+    from perfgraphs.leaderboard.records.sealed_ranks import ranks_path
+
+    folder, commit = git_commitments
+    first, first_text, (reference, other, contender) = ranked_twice(folder, commit, tmp_path / "keeper")
     # control: the keeper's latest ranks, as committed
     assert _board([reference, other, contender]) == {"gnn-contender": 1, "layerwise-boost": 2, "roofline-boost": 3}
     # the setup is valid: the first file is the keeper's, and read alone it ranks the reference first

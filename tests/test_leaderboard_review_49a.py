@@ -122,22 +122,12 @@ def test_a_linked_ranks_folder_does_not_hide_the_keepers_latest_ranks(git_commit
     rank the board before the pull request, and the first file alone ranks the reference first."""
     import subprocess
 
-    from perfgraphs.leaderboard.records.sealed_ranks import ranks_path, write_sealed
+    from perfgraphs.leaderboard.records.sealed_ranks import ranks_path
     from test_leaderboard_review_48a import _board as sealed_board
-    from test_leaderboard_review_48a import CONFIG, DATASET, SET, TARGET, _entry, _keyed_set, _ranks
+    from test_leaderboard_review_48a import CONFIG, DATASET, TARGET, ranked_twice
 
     folder, commit = git_commitments
-    keeper = tmp_path / "keeper"
-    keeper.mkdir()
-    _keyed_set(folder, commit, keeper, SET)
-    reference = _entry("layerwise-boost", "perfgraphs reference baselines", 48.9, "ae2028e42030c933")
-    other = _entry("roofline-boost", "perfgraphs reference baselines", 52.4, "facd4c92b01899b4")
-    contender = _entry("gnn-contender", "Cy Contender", 40.0, "c0c0c0c0c0c0c0c0")
-    first = write_sealed(_ranks(keeper, [(reference, 1), (other, 2)], "2026-12-05T01:40:33+00:00"), folder)
-    commit("the keeper's ranks of the round")
-    first_text = first.read_text()
-    write_sealed(_ranks(keeper, [(contender, 1), (reference, 2), (other, 3)], "2026-12-06T09:00:00+00:00"), folder)
-    commit("the keeper ranks again, the contributor's entry with them")
+    first, first_text, (reference, other, contender) = ranked_twice(folder, commit, tmp_path / "keeper")
     latest = {"gnn-contender": 1, "layerwise-boost": 2, "roofline-boost": 3}
     assert sealed_board([reference, other, contender]) == latest  # control: as the keeper committed it
 
