@@ -259,16 +259,7 @@ def test_the_sandbox_refuses_what_no_static_scan_found(env, capsys, tmp_path, mo
     with pytest.raises(RuntimeError, match="the pickled line ran"):
         pickle.loads(data[8:])  # control: what loading it does without the sandbox's unpickler
 
-    argv = ["check", str(sub), *BOARD, "--quick", "--seeds", "0", "--results", str(env["results"])]
-    assert main(argv) == 1
-    err = capsys.readouterr().err
-    assert "the sandbox refused to unpickle builtins.exec" in err and "the pickled line ran" not in err, err
-
-    from perfgraphs.leaderboard.sandbox import harness
-
-    monkeypatch.setattr(harness, "RESTRICT_UNPICKLING", False)  # control: the sandbox's unpickling unrestricted
-    assert main(argv) == 1
-    assert "RuntimeError: the pickled line ran" in capsys.readouterr().err
+    assert_the_guard_refuses_what_runs_without_it(sub, env, capsys, monkeypatch)
 
 
 def test_tensor_storage_bytes_are_not_read_as_unreadable_pickles(tmp_path):
@@ -302,3 +293,18 @@ def test_tensor_storage_bytes_are_not_read_as_unreadable_pickles(tmp_path):
     with zipfile.ZipFile(tmp_path / "weights0.pt", "a") as archive:
         archive.writestr("archive/data/9", pickle.dumps(exec))
     assert any("exec" in p for p in shipped_pickle_problems(tmp_path))
+
+
+def assert_the_guard_refuses_what_runs_without_it(sub, env, capsys, monkeypatch):  # noqa: F811 — env: the fixture's value
+    """``check`` of ``sub`` fails with the sandbox's refusal of ``builtins.exec``, and (control) with
+    the sandbox's unpickling unrestricted the pickled line runs ("the pickled line ran")."""
+    argv = ["check", str(sub), *BOARD, "--quick", "--seeds", "0", "--results", str(env["results"])]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "the sandbox refused to unpickle builtins.exec" in err and "the pickled line ran" not in err, err
+
+    from perfgraphs.leaderboard.sandbox import harness
+
+    monkeypatch.setattr(harness, "RESTRICT_UNPICKLING", False)  # control: the sandbox's unpickling unrestricted
+    assert main(argv) == 1
+    assert "RuntimeError: the pickled line ran" in capsys.readouterr().err

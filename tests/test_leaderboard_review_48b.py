@@ -11,7 +11,7 @@ import pytest
 
 from perfgraphs.cli import main
 from perfgraphs.leaderboard.pickle_scan import shipped_pickle_problems
-from test_leaderboard_pickle_scan import LOADS_PRIOR, _RunsCode
+from test_leaderboard_pickle_scan import LOADS_PRIOR, _RunsCode, assert_the_guard_refuses_what_runs_without_it
 from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
 
 # loaders a predictor calls as it would call joblib.load: libraries of the sandbox's environment that
@@ -46,16 +46,7 @@ def test_a_librarys_early_bound_unpickler_is_restricted_too(env, capsys, tmp_pat
     (sub / "prior.bin").write_bytes(data)
     assert shipped_pickle_problems(sub) == []  # control: no form the scan reads
 
-    argv = ["check", str(sub), *BOARD, "--quick", "--seeds", "0", "--results", str(env["results"])]
-    assert main(argv) == 1
-    err = capsys.readouterr().err
-    assert "the sandbox refused to unpickle builtins.exec" in err and "the pickled line ran" not in err, err
-
-    from perfgraphs.leaderboard.sandbox import harness
-
-    monkeypatch.setattr(harness, "RESTRICT_UNPICKLING", False)  # control: the sandbox's unpickling unrestricted
-    assert main(argv) == 1
-    assert "RuntimeError: the pickled line ran" in capsys.readouterr().err
+    assert_the_guard_refuses_what_runs_without_it(sub, env, capsys, monkeypatch)
 
 
 def test_honest_pickles_and_pools_still_work_under_the_guard(tmp_path):
