@@ -17,6 +17,10 @@
 #   bash plans/hidden-round.sh score              # every reference on every board of the config, then
 #                                                 # the keeper's rank groups (leaderboard/hidden/ranks/)
 #
+# Frozen fits (RULES, "Frozen fits"), any session BEFORE the round's commitment, resumable:
+#   bash plans/hidden-round.sh freeze             # the GNN references fitted in the sandbox, their states
+#   git add leaderboard/frozen && git commit ...  # kept in leaderboard/frozen/; `score` predicts from them
+#
 # DATASET / CONFIG name the boards (default dippm / h200-torch-fp32); SOURCE the public plan whose
 # protocol and sizes the draw follows (default plans/dippm-cuda.yaml); REFS the references to score
 # (default the six with full-strength public records there; the GNNs' full settings need a GPU:
@@ -167,8 +171,29 @@ PY
   rm -rf .hidden
   echo "now: git add leaderboard/hidden && git commit (the .sha256 and the keeper's .pub, before scoring anything on it)"
   ;;
+freeze)
+  # FROZEN the references fitted here once (CI-sized: --quick; their paper settings need a GPU), one folder
+  # per board; a folder with a manifest is done (resumable), a half-written one is removed and fitted again
+  targets=$($py -c "from perfgraphs.registry import get_dataset; c = get_dataset('$dataset').config('$config'); print(' '.join(b.target for b in c.boards))")
+  for ref in ${FROZEN:-dippm-sage nnlqp-gnn trappm roofline-sage}; do
+    for target in $targets; do echo "$ref $target"; done
+  done | xargs -P "${JOBS:-1}" -L 1 sh -c '
+    out="leaderboard/frozen/$1-$2/$4/$3"
+    [ -f "$out/manifest.json" ] && { echo "hidden-round: $out done"; exit 0; }
+    rm -rf "$out"
+    $0 submit "leaderboard/reference/$3" --dataset "$1" --config "$2" --target "$4" --quick --freeze "$out" \
+      --time-limit-s 5400 || echo "hidden-round: $3 on $4 was not frozen (the line above says why)"' "$pg" "$dataset" "$config"
+  echo "now: git add leaderboard/frozen && git commit (before the round's commitment)"
+  ;;
 score)
   targets=$($py -c "from perfgraphs.registry import get_dataset; c = get_dataset('$dataset').config('$config'); print(' '.join(b.target for b in c.boards))")
+  # the frozen references first: prediction only, seconds a seed (fitted before the set was drawn)
+  for dir in leaderboard/frozen/"$dataset-$config"/*/*/; do
+    [ -f "$dir/manifest.json" ] || continue
+    target=$(basename "$(dirname "$dir")"); ref=$(basename "$dir")
+    $pg submit "leaderboard/reference/$ref" --dataset "$dataset" --config "$config" --target "$target" --quick \
+      --hidden-labels --frozen "$dir" || echo "hidden-round: $ref on $target (frozen) was not recorded (the line above says why)"
+  done
   # JOBS submissions at a time, the longest (static-xgboost's grid) first: on two cores the six
   # references' two targets take about an hour instead of two; each sandbox still gets its cores
   for ref in ${REFS:-static-xgboost static-mlp roofline-boost layerwise-boost roofline-fit layerwise-linear}; do
@@ -184,5 +209,5 @@ score)
   echo "now: git add leaderboard/results leaderboard/hidden/ranks && git commit"
   ;;
 *)
-  echo "usage: bash plans/hidden-round.sh prepare | probe | measure | finish [FILES_AT] | score" >&2; exit 2;;
+  echo "usage: bash plans/hidden-round.sh prepare | probe | measure | finish [FILES_AT] | freeze | score" >&2; exit 2;;
 esac

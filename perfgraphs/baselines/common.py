@@ -290,8 +290,9 @@ class GraphEstimator(BaselineRegressor):
         z = self.target_transform_.transform(targets)
         items = self._augment(prepare_graphs(graphs, self.static_scaler_, z))
         h = self._hparams()
+        self.dims_ = (items[0].x.shape[1], static.shape[1], targets.shape[1])  # what the module is built with
         with torch_seeded(self.seed):
-            self.module_ = self._build_module(items[0].x.shape[1], static.shape[1], targets.shape[1])
+            self.module_ = self._build_module(*self.dims_)
             self.loss_history_ = train_graph_model(
                 self.module_, items, epochs=h["epochs"], lr=h["lr"], batch_size=h["batch_size"],
                 loss=h["loss"], seed=self.seed, weight_decay=h.get("weight_decay", 0.0))
@@ -302,12 +303,50 @@ class GraphEstimator(BaselineRegressor):
         self._fit_module(graphs, graph_targets(graphs, y))
         return self
 
+    def fitted_state(self) -> dict[str, np.ndarray]:
+        """The fitted network as numbers (:mod:`perfgraphs.baselines.fitted_state`): the sizes it was
+        built with, the static features' and the targets' scaling, the module's weights."""
+        if not hasattr(self, "module_"):
+            raise NotFittedError(f"{type(self).__name__}.fitted_state called before fit")
+        return _network_state(self.dims_, self.static_scaler_, self.target_transform_, self.module_)
+
+    def load_fitted_state(self, state: dict[str, np.ndarray]) -> "GraphEstimator":
+        """This (unfitted) estimator as the one whose :meth:`fitted_state` ``state`` is: predicts
+        what it predicted. Its hyper-parameters must be the writer's (the module is rebuilt from them)."""
+        from perfgraphs.baselines import fitted_state as fs
+
+        self.dims_, self.static_scaler_, self.target_transform_, self.module_ = \
+            _load_network(fs.check_state(state), self._build_module)
+        self.n_targets_ = self.dims_[2]
+        return self
+
     def predict(self, X) -> np.ndarray:
         if not hasattr(self, "module_"):
             raise NotFittedError(f"{type(self).__name__}.predict called before fit")
         items = self._augment(prepare_graphs(check_graphs(X), self.static_scaler_))
         z = predict_graph_model(self.module_, items)
         return squeeze_targets(self.target_transform_.inverse(z), self.n_targets_)
+
+
+def _network_state(dims: tuple, static_scaler, target_transform: TargetTransform, module) -> dict[str, np.ndarray]:
+    from perfgraphs.baselines import fitted_state as fs
+
+    return {"dims": np.asarray(dims, dtype=np.int64), **fs.prefixed("static_scaler", fs.scaler_state(static_scaler)),
+            "target.log": np.asarray(int(target_transform.log_target)),
+            **fs.prefixed("target", fs.scaler_state(target_transform.scaler)),
+            **fs.prefixed("module", fs.module_state(module))}
+
+
+def _load_network(state: dict[str, np.ndarray], build) -> tuple:
+    """(dims, static scaler, target transform, module) of :func:`_network_state`'s ``state``;
+    ``build(node_dim, static_dim, n_targets)`` makes the module the weights are loaded into."""
+    from perfgraphs.baselines import fitted_state as fs
+
+    dims = tuple(fs.dims(state, "dims", 3))
+    log = fs.need(state, "target.log")
+    transform = TargetTransform(bool(int(log)), fs.load_scaler(fs.part(state, "target")))
+    module = fs.load_module(build(*dims), fs.part(state, "module"))
+    return dims, fs.load_scaler(fs.part(state, "static_scaler")), transform, module
 
 
 def mlp(dims: list[int], dropout: float, final_activation: bool = False):

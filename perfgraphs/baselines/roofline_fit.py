@@ -166,6 +166,22 @@ class FittedRoofline(BaselineRegressor):
         self.hardware_ = [dict(zip(CONSTANTS, map(float, np.exp(c)))) for c in self.coef_.T]
         return self
 
+    def fitted_state(self) -> dict[str, np.ndarray]:
+        """The log constants, 4 per target (:mod:`perfgraphs.baselines.fitted_state`)."""
+        if not hasattr(self, "coef_"):
+            raise NotFittedError("FittedRoofline.fitted_state called before fit")
+        return {"coef": np.asarray(self.coef_, dtype=np.float64)}
+
+    def load_fitted_state(self, state: dict[str, np.ndarray]) -> "FittedRoofline":
+        from perfgraphs.baselines import fitted_state as fs
+
+        coef = np.asarray(fs.need(fs.check_state(state), "coef"), dtype=np.float64)
+        if coef.ndim != 2 or coef.shape[0] != len(CONSTANTS) or not np.isfinite(coef).all():
+            raise fs.FittedStateError(f"the state's coef is not {len(CONSTANTS)} finite log constants per target")
+        self.coef_ = coef
+        self.hardware_ = [dict(zip(CONSTANTS, map(float, np.exp(c)))) for c in coef.T]
+        return self
+
     def make_up(self, costs: NodeCosts, target: int = 0) -> RooflineMakeUp:
         """The fitted roofline's parts for each graph of ``costs``."""
         if not hasattr(self, "coef_"):

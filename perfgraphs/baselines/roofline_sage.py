@@ -55,6 +55,26 @@ class RooflineSage(BaselineRegressor):
         self.module_ = self.network_.module_
         return self
 
+    def fitted_state(self) -> dict[str, np.ndarray]:
+        """The fitted roofline (``roofline.*``) and the network (``network.*``) as numbers."""
+        from perfgraphs.baselines import fitted_state as fs
+
+        if not hasattr(self, "roofline_"):
+            raise NotFittedError("RooflineSage.fitted_state called before fit")
+        return {**fs.prefixed("roofline", self.roofline_.fitted_state()),
+                **fs.prefixed("network", self.network_.fitted_state())}
+
+    def load_fitted_state(self, state: dict[str, np.ndarray]) -> "RooflineSage":
+        from perfgraphs.baselines import fitted_state as fs
+        from perfgraphs.baselines.dippm_sage import DIPPMSage
+        from perfgraphs.baselines.roofline_fit import FittedRoofline
+
+        state = fs.check_state(state)
+        self.roofline_ = FittedRoofline().load_fitted_state(fs.part(state, "roofline"))
+        self.network_ = DIPPMSage(quick=self.quick, seed=self.seed).load_fitted_state(fs.part(state, "network"))
+        self.module_ = self.network_.module_
+        return self
+
     def prior(self, graphs) -> np.ndarray:
         """The fitted roofline's prediction alone."""
         if not hasattr(self, "roofline_"):

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from perfgraphs.baselines.common import (
-    GraphEstimator, NotFittedError, check_graphs, graph_targets, mlp, predict_graph_model, prepare_graphs, resolve,
+    GraphEstimator, NotFittedError, _load_network, _network_state, check_graphs, graph_targets, mlp, predict_graph_model, prepare_graphs, resolve,
     signed_log1p, torch_seeded,
 )
 
@@ -183,6 +183,41 @@ class TraPPM(GraphEstimator):
         for t in range(targets.shape[1]):
             self._fit_module(graphs, targets[:, t:t + 1])
             self.per_target_.append((self.module_, self.static_scaler_, self.target_transform_))
+        return self
+
+    def fitted_state(self) -> dict[str, np.ndarray]:
+        """The frozen encoder and each target's regressor as numbers (see
+        :meth:`GraphEstimator.fitted_state`): ``encoder.*`` with its sizes, ``target<t>.*`` per column."""
+        from perfgraphs.baselines import fitted_state as fs
+
+        if not hasattr(self, "per_target_"):
+            raise NotFittedError("TraPPM.fitted_state called before fit")
+        first = self.encoder_.convs[0]
+        state = {"encoder_dims": np.asarray([first.in_channels, first.out_channels], dtype=np.int64),
+                 "n_targets": np.asarray(len(self.per_target_), dtype=np.int64),
+                 **fs.prefixed("encoder", fs.module_state(self.encoder_))}
+        for t, (module, scaler, transform) in enumerate(self.per_target_):
+            dims = (self.dims_[0], self.dims_[1], 1)
+            state.update(fs.prefixed(f"target{t}", _network_state(dims, scaler, transform, module)))
+        return state
+
+    def load_fitted_state(self, state: dict[str, np.ndarray]) -> "TraPPM":
+        from perfgraphs.baselines import fitted_state as fs
+
+        state = fs.check_state(state)
+        node_dim, embedding = fs.dims(state, "encoder_dims", 2)
+        self.encoder_ = fs.load_module(_encoder(node_dim, embedding, self.gae_dropout), fs.part(state, "encoder"))
+        for p in self.encoder_.parameters():
+            p.requires_grad_(False)
+        n_targets = int(fs.need(state, "n_targets"))
+        if not 1 <= n_targets <= 64:
+            raise fs.FittedStateError(f"the state's n_targets {n_targets} is not 1-64")
+        self.per_target_ = []
+        for t in range(n_targets):
+            dims, scaler, transform, module = _load_network(fs.part(state, f"target{t}"), self._build_module)
+            self.per_target_.append((module, scaler, transform))
+        self.dims_, self.module_, self.static_scaler_, self.target_transform_ = dims, module, scaler, transform
+        self.n_targets_ = n_targets
         return self
 
     def predict(self, X) -> np.ndarray:

@@ -36,6 +36,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser("submit", help="score a submission in the sandboxed harness and record it")
     _common(s)
     s.add_argument("--no-mlflow", action="store_true", help="record without the MLflow run")
+    frozen = s.add_mutually_exclusive_group()
+    frozen.add_argument("--freeze", type=Path, metavar="DIR", help="fit in the sandbox on the public training part and "
+                        "keep each seed's fitted state (the predictor's state()) with a manifest in DIR, a new folder, "
+                        "instead of a record (leaderboard/RULES.md, 'Frozen fits')")
+    frozen.add_argument("--frozen", type=Path, metavar="DIR", help="with --hidden-labels: predict from the states "
+                        "`--freeze` kept in DIR (committed before the set's commitment) instead of fitting")
     s.set_defaults(func=run_submit)
     c = sub.add_parser("check", help="check a submission (same checks and scores as submit; writes nothing)")
     _common(c)
@@ -62,7 +68,8 @@ def _options(args):
         hidden = keeper_dir(None)  # one line when PERFGRAPHS_HIDDEN_DIR is unset or inside the checkout
     return SubmitOptions(dataset=args.dataset, config=args.config, target=args.target, seeds=tuple(args.seeds),
                          quick=args.quick, limits=Limits(time_limit_s=args.time_limit_s, memory_mb=args.memory_mb),
-                         hidden_labels=hidden, results_root=args.results, protocol=args.protocol)
+                         hidden_labels=hidden, results_root=args.results, protocol=args.protocol,
+                         freeze=getattr(args, "freeze", None), frozen=getattr(args, "frozen", None))
 
 
 def _terminate_cleanly() -> None:
@@ -154,5 +161,9 @@ def run_submit(args) -> int:
     _summary(verdict)
     for warning in verdict.warnings:
         print(f"perfgraphs submit: warning: {_line(warning)}", file=sys.stderr)
+    if args.freeze is not None:
+        print(f"frozen: {len(verdict.outputs)} fitted states and {written.name} in {written.parent} (nothing recorded); "
+              "commit the folder before a hidden round's commitment, then score with --hidden-labels --frozen")
+        return 0
     print(f"recorded in {written} (run {verdict.entry.run_identity}); `perfgraphs leaderboard build` updates the site")
     return 0

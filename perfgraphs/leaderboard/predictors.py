@@ -87,6 +87,20 @@ class BaselinePredictor:
             pred = self.model.predict(to_pyg(graphs, self.featurizer))
         return np.asarray(pred, dtype=np.float64).ravel()
 
+    def state(self) -> dict[str, np.ndarray]:
+        """The fitted estimator as numbers (a frozen fit, ``perfgraphs submit --freeze``); the
+        baselines whose estimator has no ``fitted_state`` (trees, the language models) cannot be frozen."""
+        if not callable(getattr(self.model, "fitted_state", None)):
+            raise PerfgraphsError(f"{self.name} cannot be frozen: its estimator has no fitted_state()")
+        return self.model.fitted_state()
+
+    def load_state(self, state: dict[str, np.ndarray]) -> "BaselinePredictor":
+        """This predictor as the one whose :meth:`state` ``state`` is (instead of ``fit``)."""
+        if not callable(getattr(self.model, "load_fitted_state", None)):
+            raise PerfgraphsError(f"{self.name} cannot be frozen: its estimator has no load_fitted_state()")
+        self.model.load_fitted_state(state)
+        return self
+
     @property
     def n_params(self) -> int | None:
         """Learned parameters: torch weights of the neural baselines (TraPPM: encoder and

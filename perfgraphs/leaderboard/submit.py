@@ -80,6 +80,10 @@ class SubmitOptions:
     results_root: Path | None = None  # default leaderboard/results
     home: Path | None = None  # PERFGRAPHS_HOME (datasets, MLflow)
     protocol: str | None = None  # a cross-validated config's fold protocol (default: its official one)
+    # frozen fits (frozen_fits): write each seed's fitted state here instead of a record (``--freeze``),
+    # or score a hidden set from the states kept here, without fitting (``--frozen``)
+    freeze: Path | None = None
+    frozen: Path | None = None
 
 
 @dataclass
@@ -92,6 +96,8 @@ class Verdict:
     warnings: list[str] = field(default_factory=list)
     task: Task | None = None  # the board it is scored on, resolved once
     kept_ratios: list | None = None  # a hidden-set score's per-configuration ratios, for the keeper only
+    outputs: list = field(default_factory=list)  # the harness's SeedOutputs (a freezing run's states)
+    frozen: object | None = None  # frozen_fits.FrozenFits a hidden score predicted from
 
     @property
     def ok(self) -> bool:
@@ -218,7 +224,7 @@ def _part_name(rows, k: int, n: int) -> str:
 
 
 def _run_code(sub: Submission, parts: list, test: _TestSet, target: str, opts: SubmitOptions,
-              positive: bool, problems: list[str], columns: tuple, isolated: bool) -> list:
+              positive: bool, problems: list[str], columns: tuple, isolated: bool, frozen=None) -> list:
     """One sandboxed process per seed and part (the config's test part, or each cross-validation
     fold); a seed's predictions are its parts' predictions in order, which must cover the test
     set once. Stops at the first run with a problem."""
@@ -228,7 +234,8 @@ def _run_code(sub: Submission, parts: list, test: _TestSet, target: str, opts: S
         code = isolation.staged_code_dir(Path(tmp)) if isolated else None
         jobs = [prepare_job(Path(tmp) / f"part-{k}", sub.root, sub.meta.entry_point, target, opts.quick, train,
                             validation, rows, opts.limits, probe_seed=k, input_columns=columns[0],
-                            label_columns=columns[1], part=_part_name(rows, k, n))
+                            label_columns=columns[1], part=_part_name(rows, k, n), freeze=opts.freeze is not None,
+                            frozen=None if frozen is None else frozen.states)
                 for k, (train, validation, rows) in enumerate(parts)]
         pooled_ids = [i for job in jobs for i in job.test_ids]
         found = check.check_prediction_ids("the protocol's parts", pooled_ids, test.ids)
@@ -444,10 +451,12 @@ def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None, rec
     outputs, preds = _predictions(sub, scoring, parts, test, opts, record, verdict)
     if verdict.problems:
         return verdict
+    verdict.outputs = outputs
     per_seed = _seed_scores(sub, scoring, test, preds, verdict.problems)
     if verdict.problems:
         return verdict
-    verdict.entry, verdict.run_log = _recorded(sub, scoring, verdict.data, test, outputs, per_seed, opts)
+    verdict.entry, verdict.run_log = _recorded(sub, scoring, verdict.data, test, outputs, per_seed, opts,
+                                               verdict.frozen.manifest_sha256 if verdict.frozen is not None else "")
     if why := _unrecordable(verdict.entry):  # what `submit` would refuse to write, `check` refuses too
         verdict.problems.append(f"{verdict.entry.method}: the record would not be valid ({why})")
         verdict.entry = verdict.run_log = None
@@ -495,8 +504,62 @@ def _admitted(sub: Submission, board: Task, opts: SubmitOptions, record: bool, v
     method = meta.method + (" (quick)" if sub.kind == "code" and opts.quick else "")
     problems += _recorded_name_problems(meta.method, method)
     test_set_name = "hidden" if opts.hidden_labels is not None else "public"
-    problems += check.check_duplicate(opts.results_root, board, method, meta.code_commit, test_set_name, protocol)
+    problems += _frozen_fit_problems(sub, board, opts)
+    if opts.freeze is None:  # a freezing run records nothing: the public record of its commit may exist
+        problems += check.check_duplicate(opts.results_root, board, method, meta.code_commit, test_set_name, protocol)
     return None if problems else _Scoring(board, Evaluator.for_task(board), protocol, method)
+
+
+def _frozen_fit_problems(sub: Submission, board: Task, opts: SubmitOptions) -> list[str]:
+    """``--freeze`` fits on the public training part (the code route, a graph config's split) and
+    records nothing; ``--frozen`` predicts a hidden set from such fits."""
+    if opts.freeze is None and opts.frozen is None:
+        return []
+    flag = "--freeze" if opts.freeze is not None else "--frozen"
+    if opts.freeze is not None and opts.frozen is not None:
+        return ["--freeze and --frozen: freeze the fits first, then score a hidden set --frozen from them"]
+    if sub.kind != "code":
+        return [f"{flag}: only a code submission has fits to freeze"]
+    if board.cross_validated:
+        return [f"{flag}: {board.name} is scored by cross-validation, one fit per fold: frozen fits are for graph "
+                "configs' standard split"]
+    if opts.freeze is not None and opts.hidden_labels is not None:
+        return ["--freeze with --hidden-labels: fits are frozen on the public parts, before any hidden round"]
+    if opts.frozen is not None and opts.hidden_labels is None:
+        return ["--frozen without --hidden-labels: frozen fits score a hidden round (a public board's record fits "
+                "in the harness)"]
+    return []
+
+
+def _frozen_identity(sub: Submission, scoring: _Scoring, data, opts: SubmitOptions) -> dict:
+    """What a frozen fit belongs to (frozen_fits): the submission's content, the board, the build."""
+    from perfgraphs.leaderboard.frozen_fits import submission_sha256
+
+    board = scoring.board
+    return {"submission_sha256": submission_sha256(sub.root), "method": scoring.method,
+            "entry_point": sub.meta.entry_point, "dataset": board.dataset.name, "config": board.config.name,
+            "target": board.target.name, "quick": opts.quick, "dataset_version": data.version,
+            "dataset_content_hash": data.content_hash}
+
+
+def _read_frozen(sub: Submission, scoring: _Scoring, data, test: _TestSet, opts: SubmitOptions, problems: list[str]):
+    """The frozen fits a hidden score predicts from (None, with the problem, when they do not hold):
+    this submission's on this board and build, every seed's, committed before the set's commitment."""
+    from perfgraphs.leaderboard.frozen_fits import FrozenFitError, frozen_before, read_frozen
+    from perfgraphs.leaderboard.records.hidden import commitment_path
+
+    board = scoring.board
+    try:
+        frozen = read_frozen(opts.frozen, _frozen_identity(sub, scoring, data, opts), opts.seeds)
+    except FrozenFitError as exc:
+        problems.append(str(exc))
+        return None
+    why = frozen_before(Path(opts.frozen).resolve() / "manifest.json",
+                        commitment_path(board.dataset.name, board.config.name).resolve(), test.sha256)
+    if why is not None:
+        problems.append(f"--frozen: {why}")
+        return None
+    return frozen
 
 
 def _recorded_name_problems(written: str, method: str) -> list[str]:
@@ -566,7 +629,17 @@ def _predictions(sub: Submission, scoring: _Scoring, parts: list, test: _TestSet
     data = verdict.data
     runs = ([(p.train, p.validation, p.test) for p in parts] if test.name == "public"
             else [(data.train, data.validation, test.rows)])
-    outputs = _run_code(sub, runs, test, target.name, opts, target.positive, problems, columns, not unisolated)
+    if opts.frozen is not None:
+        verdict.frozen = _read_frozen(sub, scoring, data, test, opts, problems)
+        if verdict.frozen is None:
+            return [], {}
+    outputs = _run_code(sub, runs, test, target.name, opts, target.positive, problems, columns, not unisolated,
+                        verdict.frozen)
+    if verdict.frozen is not None:  # the fit the record states is the frozen one, measured when it ran
+        for out in outputs:
+            fit = verdict.frozen.measured(out.seed)
+            out.fit_seconds, out.fit_cpu_seconds = float(fit["fit_seconds"]), fit.get("fit_cpu_seconds")
+            out.peak_memory_mb = max(out.peak_memory_mb, float(fit["peak_memory_mb"]))
     return outputs, {o.seed: o.pred for o in outputs}
 
 
@@ -595,7 +668,7 @@ def _seed_scores(sub: Submission, scoring: _Scoring, test: _TestSet, preds: dict
 
 
 def _recorded(sub: Submission, scoring: _Scoring, data, test: _TestSet, outputs: list, per_seed: list[dict],
-              opts: SubmitOptions) -> tuple:
+              opts: SubmitOptions, frozen_fit: str = "") -> tuple:
     """The record and the MLflow run of the scored submission; a code submission's seeds carry
     what the harness measured of them."""
     from perfgraphs.evaluation.mlflow_log import RunLog
@@ -614,8 +687,9 @@ def _recorded(sub: Submission, scoring: _Scoring, data, test: _TestSet, outputs:
     identity = _identity(method=scoring.method, commit=meta.code_commit, dataset=board.dataset.name,
                          config=board.config.name, target=board.target.name, seeds=seeds, quick=opts.quick,
                          content_hash=data.content_hash, test_set=test.name, hidden=test.sha256,
-                         **({"protocol": scoring.protocol} if scoring.protocol else {}))
-    entry = _entry(sub, scoring, data, test, outputs, per_seed, identity)
+                         **({"protocol": scoring.protocol} if scoring.protocol else {}),
+                         **({"frozen_fit": frozen_fit} if frozen_fit else {}))
+    entry = _entry(sub, scoring, data, test, outputs, per_seed, identity, frozen_fit)
     hidden = test.name == "hidden"
     if hidden:  # the keeper's signature: a hand-written hidden record cannot carry one (records.keeper_key)
         from dataclasses import replace
@@ -640,7 +714,7 @@ def _recorded(sub: Submission, scoring: _Scoring, data, test: _TestSet, outputs:
 
 
 def _entry(sub: Submission, scoring: _Scoring, data, test: _TestSet, outputs: list, per_seed: list[dict],
-           identity: str):
+           identity: str, frozen_fit: str = ""):
     """The leaderboard record (:class:`perfgraphs.leaderboard.records.Entry`); a hidden-set record
     keeps aggregate scores only (:data:`PER_ROW_OR_GROUP`)."""
     from perfgraphs.leaderboard.records.results import Entry
@@ -670,7 +744,7 @@ def _entry(sub: Submission, scoring: _Scoring, data, test: _TestSet, outputs: li
         peak_memory_mb=max(o.peak_memory_mb for o in outputs) if verified else None,
         actual_vs_predicted=[] if hidden else [[float(f"{t:.4g}"), float(f"{p:.4g}")]
                                                for t, p in zip(test.y_true, per_seed[0]["y_pred"])],
-        protocol=scoring.protocol,
+        protocol=scoring.protocol, frozen_fit=frozen_fit,
     )
 
 
@@ -685,6 +759,8 @@ def submit(path: str | Path, opts: SubmitOptions | None = None, log_mlflow: bool
                                                 append_entry, results_snapshot)
 
     opts = opts or SubmitOptions()
+    if opts.freeze is not None:
+        return _freeze(path, opts)
     if why := _results_folder_problem(opts.results_root):  # before any seed runs, not after
         return Verdict(problems=[why]), None
     before = results_snapshot(opts.results_root)
@@ -713,6 +789,29 @@ def submit(path: str | Path, opts: SubmitOptions | None = None, log_mlflow: bool
             verdict.warnings.append(f"recorded, but MLflow logging failed ({type(exc).__name__}: "
                                     f"{str(exc).splitlines()[0][:200] if str(exc) else ''})")
     return verdict, written
+
+
+def _freeze(path: str | Path, opts: SubmitOptions) -> tuple[Verdict, Path | None]:
+    """``submit --freeze``: every check and the public scores as ``submit``, isolated; then each
+    seed's fitted state and the manifest in ``opts.freeze`` instead of a record (frozen_fits)."""
+    from perfgraphs.leaderboard.frozen_fits import FrozenFitError, write_frozen
+
+    folder = Path(opts.freeze)
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):  # before an hour of fits, not after
+        return Verdict(problems=[f"--freeze {folder}: exists and is not an empty folder: give a new folder"]), None
+    verdict = evaluate_submission(path, opts, record=True)
+    if not verdict.ok:
+        return verdict, None
+    scoring = _Scoring(verdict.task, None, verdict.entry.protocol, verdict.entry.method)
+    identity = {**_frozen_identity(verdict.submission, scoring, verdict.data, opts),
+                "code_commit": verdict.submission.meta.code_commit}
+    public = {s["seed"]: {k: s.get(k) for k in ("mape_pct", "kendall_tau", "predictions_sha256")}
+              for s in verdict.entry.per_seed}
+    try:
+        return verdict, write_frozen(folder, identity, verdict.outputs, public)
+    except (FrozenFitError, OSError) as exc:
+        verdict.problems.append(str(exc))
+        return verdict, None
 
 
 def _results_folder_problem(root: Path | None) -> str | None:

@@ -11,6 +11,8 @@ The interface the harness calls (one fresh process per seed):
     .fit(train, val)        # Hugging Face parts with labels (val: for model selection only)
     .predict(graphs)        # test inputs, no label columns -> array of shape (len(graphs),)
     .config                 # optional: hyper-parameters actually used (checked against submission.yaml)
+    .state() / .load_state(state)   # optional: the fitted model as {name: numeric array} and back,
+                                    # for frozen fits (`perfgraphs submit --freeze`, RULES.md)
 """
 
 from __future__ import annotations
@@ -43,6 +45,13 @@ class Predictor:
     def predict(self, graphs) -> np.ndarray:
         Z = (self._features(graphs) - self.mean_) / self.scale_
         return np.exp(Z @ self.coef_ + self.intercept_)
+
+    def state(self) -> dict[str, np.ndarray]:
+        return {"mean": self.mean_, "scale": self.scale_, "intercept": np.asarray(self.intercept_), "coef": self.coef_}
+
+    def load_state(self, state: dict[str, np.ndarray]) -> None:
+        self.mean_, self.scale_, self.coef_ = state["mean"], state["scale"], state["coef"]
+        self.intercept_ = float(state["intercept"])
 
     @property
     def n_params(self) -> int:

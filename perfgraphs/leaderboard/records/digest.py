@@ -16,10 +16,16 @@ DIGEST_FIELDS = ("method", "dataset", "dataset_version", "dataset_content_hash",
                  "run_identity", "date_utc", "authors", "test_set", "hidden_labels_sha256", "code_url", "paper",
                  "external_data", "hyperparameters", "peak_memory_mb", "isolation", "protocol", "fit_cpu_seconds",
                  "cores")
+LATER_FIELDS = ("frozen_fit",)
 
 
 def record_sha256(entry) -> str:
     """The record as scored, as one digest (a hidden board's kept scores and published ranks name
     it, its keeper signs it); a records.results.Entry or the record as stored (a dict)."""
     doc = {k: (entry.get(k) if isinstance(entry, dict) else getattr(entry, k, None)) for k in DIGEST_FIELDS}
+    # fields added later count only where set: the digests of the records before them stay as signed
+    for k in LATER_FIELDS:
+        value = entry.get(k) if isinstance(entry, dict) else getattr(entry, k, None)
+        if value:
+            doc[k] = value
     return hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()

@@ -34,7 +34,7 @@ MAX_CONFIGS = 20_000
 
 TEXT_FIELDS = ("method", "dataset", "dataset_version", "dataset_content_hash", "config", "target", "tier",
                "division", "code_commit", "hardware", "run_identity", "date_utc", "authors", "test_set",
-               "hidden_labels_sha256", "code_url", "paper", "isolation", "protocol", "keeper_signature")
+               "hidden_labels_sha256", "code_url", "paper", "isolation", "protocol", "keeper_signature", "frozen_fit")
 # date_utc too: a record without one read as dated when it was read, the newest of its method forever
 # (never superseded; seventeenth pass)
 REQUIRED = ("method", "dataset", "dataset_version", "dataset_content_hash", "config", "target", "tier", "division",
@@ -107,7 +107,7 @@ def _date_problem(text: str) -> str | None:
 # set`, a bidi override (U+202E) and `0.1.0 verified` read on the site as the record's tier
 # (twenty-fifth pass of 2026-12-02).
 DESCRIPTIVE_FIELDS = ("dataset_version", "dataset_content_hash", "code_commit", "hardware", "run_identity", "isolation",
-                      "paper", "code_url")
+                      "paper", "code_url", "frozen_fit")
 MAX_DESCRIPTIVE = 300
 # (not "self-reported": a self-reported record's hardware is "not measured (self-reported)")
 _TIER_WORDS = re.compile(r"\b(?:verified|reproduced|hidden|tier|official|rank)\b", re.IGNORECASE)

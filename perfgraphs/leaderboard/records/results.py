@@ -78,6 +78,9 @@ class Entry:
     # Added with keeper signatures: a hidden-set record's signature by its set's keeper over
     # record_sha256 (records.keeper_key); "" elsewhere
     keeper_signature: str = ""
+    # Added with frozen fits: the sha256 of the frozen-fit manifest a hidden score predicted from
+    # (leaderboard/frozen_fits.py; its fit numbers are the frozen run's); "" where the harness fitted
+    frozen_fit: str = ""
 
     def __post_init__(self):
         # a record written as "verified" on a public (or since compromised) test set reads as what

@@ -8,7 +8,9 @@ computed them, and it never sees the test inputs before the harness hands them o
 
 Kinds, in the only order the harness accepts: ``ready`` (data loaded, the clock starts),
 ``fit_done``, ``pred`` (test predictions), ``probe`` (the invariance probe's predictions),
-``result`` (the self-reported parameter count and config); ``error`` ends a run at any point.
+``result`` (the self-reported parameter count and config); ``error`` ends a run at any point. A
+run that freezes its fit (``perfgraphs submit --freeze``) sends ``state`` (the fitted predictor's
+numbers, an ``.npz``) between ``probe`` and ``result``: :data:`FREEZE_ORDER`.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ import time
 from dataclasses import dataclass, field
 
 ORDER = ("ready", "fit_done", "pred", "probe", "result")
+FREEZE_ORDER = ("ready", "fit_done", "pred", "probe", "state", "result")
+MAX_STATE_PAYLOAD = 256 << 20  # a frozen fit's weights (a paper-sized graph network: tens of MB)
 MAX_HEADER_BYTES = 1 << 20
 MAX_SMALL_PAYLOAD = 1 << 20  # anything but predictions
 # A header is a flat object; only the predictor's ``config`` nests (hyper-parameters, as deep as
@@ -58,9 +62,10 @@ class Receiver:
     """Harness side: a thread reads the pipe and queues timestamped messages; ``ChannelError``
     (queued as an ``Exception``) ends the stream at the first malformed message."""
 
-    def __init__(self, fd: int, max_payload: int):
+    def __init__(self, fd: int, max_payload: int, max_state: int = 0):
         self._file = os.fdopen(fd, "rb", buffering=0)
         self._max_payload = max_payload
+        self._max_state = max_state  # 0 unless the run freezes its fit: no other run sends a state
         self._offset = 0  # bytes taken from the pipe so far (only the reader thread moves it)
         self.messages: queue.Queue = queue.Queue()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -110,7 +115,8 @@ class Receiver:
                 if _deeper_than(header, MAX_HEADER_DEPTH):
                     raise ChannelError(f"a message header nested deeper than {MAX_HEADER_DEPTH} levels")
                 n = header.get("bytes", 0)
-                limit = self._max_payload if header["kind"] in ("pred", "probe") else MAX_SMALL_PAYLOAD
+                limit = (self._max_payload if header["kind"] in ("pred", "probe") else
+                         self._max_state if header["kind"] == "state" else MAX_SMALL_PAYLOAD)
                 if not isinstance(n, int) or not 0 <= n <= limit:
                     raise ChannelError(f"a {header['kind']!r} message of {n!r} bytes (at most {limit})")
                 payload = self._read_exact(n)

@@ -9,6 +9,11 @@ parts, imports the submitted predictor and fits it. Only then does the harness p
 Everything it reports (predictions, the self-reported parameter count and config, or the one-line
 reason it failed) goes over the channel (:mod:`perfgraphs.leaderboard.sandbox.channel`); the harness keeps
 the clock. It never sees a test label: those stay in the parent, which scores.
+
+Frozen fits (``perfgraphs submit --freeze`` / ``--frozen``): a freezing run sends the fitted
+predictor's ``state()`` (numbers only, :mod:`perfgraphs.baselines.fitted_state`) after the probe; a
+frozen run gets no training or validation part, reads its seed's state from the job folder and
+calls ``load_state(state)`` where a fresh run calls ``fit``.
 """
 
 from __future__ import annotations
@@ -186,18 +191,43 @@ def run(job: Path, inbox: Path, root: Path, seed: int, fd: int, go: int) -> int:
         if missing:
             raise TypeError(f"{cls_name} has no method {' or '.join(missing)}: define fit(train, val) and "
                             "predict(graphs) -> array of shape (n,)")
-        model.fit(train, val)
+        if spec.get("frozen"):
+            _load_state(model, cls_name, job / "frozen" / f"seed-{seed}.npz")
+        else:
+            model.fit(train, val)
         channel.send(fd, "fit_done")
         _wait_for(go, "test")
         _send_array(fd, "pred", _as_array(model.predict(_load_part(inbox / "test_inputs.parquet"))))
         _wait_for(go, "probe")
         _send_array(fd, "probe", _as_array(model.predict(_load_part(inbox / "probe_inputs.parquet"))))
+        if spec.get("freeze"):
+            channel.send(fd, "state", _state_bytes(model, cls_name))
         channel.send(fd, "result", num_params=count_params(model), config=_config(model))
     except MemoryError as exc:
         _report_failure(fd, "memory", _one_line(exc, root))
     except BaseException as exc:  # noqa: BLE001 — anything the submission raises, SystemExit included
         _report_failure(fd, "crash", _one_line(exc, root))
     return 0
+
+
+def _frozen_methods(model, cls_name: str, method: str) -> None:
+    if not callable(getattr(model, method, None)):
+        raise TypeError(f"{cls_name} has no method {method}: a frozen fit needs state() -> dict of name -> numeric "
+                        "array and load_state(state)")
+
+
+def _state_bytes(model, cls_name: str) -> bytes:
+    from perfgraphs.baselines.fitted_state import to_bytes
+
+    _frozen_methods(model, cls_name, "state")
+    return to_bytes(model.state())
+
+
+def _load_state(model, cls_name: str, path: Path) -> None:
+    from perfgraphs.baselines.fitted_state import from_bytes
+
+    _frozen_methods(model, cls_name, "load_state")
+    model.load_state(from_bytes(path.read_bytes(), f"the frozen state of {path.name}"))
 
 
 def _report_failure(fd: int, kind: str, message: str) -> None:

@@ -49,7 +49,7 @@ import pyarrow.parquet as pq
 from perfgraphs.data.build import LABEL_COLUMNS, STATIC_COLUMNS
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.leaderboard.sandbox import confine, isolation
-from perfgraphs.leaderboard.sandbox.channel import ORDER, Message, Receiver
+from perfgraphs.leaderboard.sandbox.channel import FREEZE_ORDER, MAX_STATE_PAYLOAD, ORDER, Message, Receiver
 from perfgraphs.leaderboard.sandbox.limits import Limits  # where it is defined: the CLI reads it without this module
 
 MB = 1024 * 1024
@@ -89,6 +89,7 @@ class SeedOutput:
     fit_cpu_seconds: float | None = None
     predict_cpu_seconds: float | None = None
     cores: int | None = None  # the size of the CPU set the predictor was pinned to
+    state: bytes | None = None  # a freezing run's fitted predictor (.npz: fitted_state), as it sent it
 
 
 
@@ -141,6 +142,11 @@ class Job:
     test_ids: tuple[str, ...] = ()  # sample_id of the test inputs, in their order
 
     submission_root: Path = Path(".")
+    freeze: bool = False  # its runs send their fitted state after the probe (FREEZE_ORDER)
+
+    @property
+    def order(self) -> tuple[str, ...]:
+        return FREEZE_ORDER if self.freeze else ORDER
 
     def who(self, seed: int) -> str:
         """How messages name one run: ``seed 3`` or ``seed 3, fold 2``."""
@@ -150,15 +156,24 @@ class Job:
 def prepare_job(folder: Path, submission_root: Path, entry_point: str, target: str, quick: bool,
                 train, validation, test, limits: Limits, probe_seed: int = 0,
                 input_columns: tuple[str, ...] = INPUT_COLUMNS, label_columns: tuple[str, ...] | None = None,
-                part: str = "") -> Job:
+                part: str = "", freeze: bool = False, frozen: dict[int, bytes] | None = None) -> Job:
     """Write what the sandboxed processes read: ``job/`` (training and validation parts, the job
     description: mounted read-only from the start) and ``held/`` (the test inputs and the probe:
-    never mounted, copied into a run's inbox only when the harness hands them over)."""
+    never mounted, copied into a run's inbox only when the harness hands them over).
+
+    ``freeze``: each run sends its fitted state after the probe. ``frozen`` (seed -> the state a
+    freezing run sent): each run loads its seed's state instead of fitting, and gets no training or
+    validation part (nothing to fit on)."""
     (folder / "job").mkdir(parents=True, exist_ok=True)
     (folder / "held").mkdir(exist_ok=True)
-    pq.write_table(as_table(train), folder / "job" / "train.parquet")
-    if validation is not None:
-        pq.write_table(as_table(validation), folder / "job" / "validation.parquet")
+    if frozen is None:
+        pq.write_table(as_table(train), folder / "job" / "train.parquet")
+        if validation is not None:
+            pq.write_table(as_table(validation), folder / "job" / "validation.parquet")
+    else:
+        (folder / "job" / "frozen").mkdir()
+        for seed, state in frozen.items():
+            (folder / "job" / "frozen" / f"seed-{int(seed)}.npz").write_bytes(state)
     inputs = input_table(test, input_columns, label_columns)
     pq.write_table(inputs, folder / "held" / "test_inputs.parquet")
     probe, perm = probe_table(inputs, np.random.default_rng(probe_seed))
@@ -166,13 +181,13 @@ def prepare_job(folder: Path, submission_root: Path, entry_point: str, target: s
     spec = {"entry_point": entry_point, "target": target, "quick": quick,
             "address_space_mb": limits.memory_mb + ADDRESS_SPACE_HEADROOM_MB,
             "cpu_seconds": int(limits.startup_s + 2 * limits.time_limit_s + 60), "limits": asdict(limits),
-            "restrict_unpickling": RESTRICT_UNPICKLING}
+            "restrict_unpickling": RESTRICT_UNPICKLING, "freeze": freeze, "frozen": frozen is not None}
     (folder / "job" / "job.json").write_text(json.dumps(spec))
     # the sandbox's host user is not the submitter's (isolation.sandbox_user): it reads a copy
     copy = copy_submission(Path(submission_root), folder / "submission")
     isolation.make_readable(folder / "job")
     return Job(folder, perm, inputs.num_rows, part, tuple(map(str, inputs.column("sample_id").to_pylist())),
-               submission_root=copy)
+               submission_root=copy, freeze=freeze)
 
 
 def copy_submission(source: Path, dest: Path) -> Path:
@@ -373,7 +388,8 @@ def run_seed(job: Job, seed: int, limits: Limits, code: Path | None = None) -> S
             for fd in (write_fd, go_read, *extra):
                 os.close(fd)
         # room for a wrong shape, which the checker then names; far more is a broken channel
-        receiver = Receiver(read_fd, max_payload=8 * (4 * job.n_test + 1024))
+        receiver = Receiver(read_fd, max_payload=8 * (4 * job.n_test + 1024),
+                            max_state=MAX_STATE_PAYLOAD if job.freeze else 0)
         os.set_blocking(go_write, False)
         try:
             out = _supervise(job, seed, limits, popen, receiver, inbox, go_write, log, box)
@@ -497,7 +513,7 @@ class _SeedWatch:
         if message.kind == "error":
             _kill(popen)
             raise _failure(who, message.fields, self.limits)
-        expected = ORDER[len(self.got)]
+        expected = self.job.order[len(self.got)]
         if message.kind != expected:
             _kill(popen)
             raise SeedFailed(f"{who}: the predictor process sent {message.kind!r} on the harness channel where "
@@ -539,7 +555,8 @@ class _SeedWatch:
                           config=result.get("config") if isinstance(result.get("config"), dict) else None,
                           peak_memory_mb=peak / MB,
                           fit_cpu_seconds=cpu["fit_done"] - cpu["ready"],
-                          predict_cpu_seconds=cpu["pred"] - cpu["fit_done"])
+                          predict_cpu_seconds=cpu["pred"] - cpu["fit_done"],
+                          state=self.got["state"].payload if "state" in self.got else None)
 
 
 def _supervise(job: Job, seed: int, limits: Limits, popen: subprocess.Popen, receiver: Receiver, inbox: Path,

@@ -1,0 +1,128 @@
+"""A fitted predictor as plain numbers: ``{name: numeric array}``, no pickle.
+
+Why: a fit that takes minutes a seed (the graph networks on a CPU) can be run once, kept as its
+weights, and predicted from later (the leaderboard's frozen fits: ``perfgraphs submit --freeze`` /
+``--frozen``, leaderboard/RULES.md). Its form is the one ``numpy.savez`` writes and
+``numpy.load(..., allow_pickle=False)`` reads: every value a numeric array (no object, string or
+void dtype), so reading a state never runs code, whoever wrote it. Names are dotted paths
+(``module.convs.0.lin_l.weight``, ``static_scaler.mean``); a part's names share its prefix.
+
+The baselines write theirs with ``fitted_state()`` and read it back into a constructed, unfitted
+estimator with ``load_fitted_state(state)``; these helpers do the parts they share (a torch
+module's ``state_dict``, a ``StandardScaler``).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+
+import numpy as np
+
+from perfgraphs.errors import PerfgraphsError
+
+NAME = re.compile(r"[A-Za-z0-9_.\-]{1,200}")
+MAX_ARRAYS = 10_000
+
+
+class FittedStateError(PerfgraphsError, ValueError):
+    """A state that is not a fitted predictor's numbers, or not this predictor's."""
+
+
+def check_state(state, what: str = "the state") -> dict[str, np.ndarray]:
+    """``state`` as a dict of numeric arrays, or :class:`FittedStateError` saying what is wrong."""
+    if not isinstance(state, dict):
+        raise FittedStateError(f"{what} must be a dict of name -> numeric array, got {type(state).__name__}")
+    if len(state) > MAX_ARRAYS:
+        raise FittedStateError(f"{what} has {len(state)} arrays (at most {MAX_ARRAYS})")
+    out = {}
+    for name, value in state.items():
+        if not isinstance(name, str) or not NAME.fullmatch(name):
+            raise FittedStateError(f"{what}: array name {str(name)[:60]!r} is not 1-200 letters, digits, '_', '.' "
+                                   "or '-'")
+        if hasattr(value, "detach"):  # a torch tensor
+            value = value.detach().cpu().numpy()
+        array = np.asarray(value)
+        if array.dtype.kind not in "biuf":
+            raise FittedStateError(f"{what}: {name} has dtype {array.dtype}, not a number (bool, int or float)")
+        out[name] = array
+    return out
+
+
+def to_bytes(state: dict[str, np.ndarray]) -> bytes:
+    """The state as ``.npz`` bytes (uncompressed: weights do not compress, and the bytes hash as written)."""
+    buffer = io.BytesIO()
+    np.savez(buffer, **check_state(state))
+    return buffer.getvalue()
+
+
+def from_bytes(data: bytes, what: str = "the state") -> dict[str, np.ndarray]:
+    """``.npz`` bytes back to the state; never unpickles (an object array is refused)."""
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+            state = {name: npz[name] for name in npz.files}
+    except (ValueError, OSError, EOFError, KeyError) as exc:
+        raise FittedStateError(f"{what} is not an .npz of numeric arrays ({type(exc).__name__}: "
+                               f"{' '.join(str(exc).split())[:120]})") from None
+    return check_state(state, what)
+
+
+def part(state: dict[str, np.ndarray], prefix: str) -> dict[str, np.ndarray]:
+    """The arrays under ``prefix.``, their names without it."""
+    lead = prefix + "."
+    return {k[len(lead):]: v for k, v in state.items() if k.startswith(lead)}
+
+
+def prefixed(prefix: str, state: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    return {f"{prefix}.{k}": v for k, v in state.items()}
+
+
+def need(state: dict[str, np.ndarray], name: str) -> np.ndarray:
+    if name not in state:
+        raise FittedStateError(f"the state has no {name}: it was written by another predictor or version")
+    return state[name]
+
+
+def module_state(module) -> dict[str, np.ndarray]:
+    """A torch module's parameters and buffers as float/int arrays."""
+    return {k: v.detach().cpu().numpy().copy() for k, v in module.state_dict().items()}
+
+
+def load_module(module, state: dict[str, np.ndarray]):
+    """``module`` with ``state``'s arrays (every one of its names, none more: ``strict``), in eval mode."""
+    import torch
+
+    try:
+        module.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in state.items()}, strict=True)
+    except RuntimeError as exc:
+        raise FittedStateError(f"the state does not fit the module: {' '.join(str(exc).split())[:200]}") from None
+    return module.eval()
+
+
+def scaler_state(scaler) -> dict[str, np.ndarray]:
+    """A fitted ``StandardScaler``'s statistics."""
+    return {"mean": np.asarray(scaler.mean_, dtype=np.float64), "scale": np.asarray(scaler.scale_, dtype=np.float64),
+            "n_samples_seen": np.asarray(scaler.n_samples_seen_)}
+
+
+def load_scaler(state: dict[str, np.ndarray]):
+    """A ``StandardScaler`` fitted to the statistics of :func:`scaler_state` (what ``transform`` and
+    ``inverse_transform`` read: ``mean_`` and ``scale_``)."""
+    from sklearn.preprocessing import StandardScaler
+
+    mean, scale = np.asarray(need(state, "mean"), np.float64), np.asarray(need(state, "scale"), np.float64)
+    if mean.ndim != 1 or mean.shape != scale.shape or not (np.isfinite(mean).all() and (scale > 0).all()):
+        raise FittedStateError("the state's scaler statistics are not a fitted StandardScaler's")
+    scaler = StandardScaler()
+    scaler.mean_, scaler.scale_, scaler.var_ = mean, scale, scale ** 2
+    scaler.n_features_in_ = mean.shape[0]
+    scaler.n_samples_seen_ = need(state, "n_samples_seen")
+    return scaler
+
+
+def dims(state: dict[str, np.ndarray], name: str, n: int) -> list[int]:
+    """``n`` positive integers stored under ``name`` (the sizes a module is rebuilt with)."""
+    value = np.asarray(need(state, name))
+    if value.shape != (n,) or value.dtype.kind not in "iu" or (value < 1).any():
+        raise FittedStateError(f"the state's {name} is not {n} positive integers")
+    return [int(v) for v in value]

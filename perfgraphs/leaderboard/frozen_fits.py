@@ -1,0 +1,173 @@
+"""Frozen fits: a code submission's fits, run once in the sandbox and kept as numbers, so a hidden
+round predicts from them instead of fitting again (leaderboard/RULES.md, "Frozen fits").
+
+Why: the graph networks take minutes a seed to fit on a CPU (about 3.4 core-hours for the four
+GNN references on both targets), more than the working session a hidden set lives in. Fitted
+before the round — on the public training part, in the sandbox, as ``perfgraphs submit --freeze``
+— and committed before the round's commitment, they are also the strongest form of its freeze:
+the predictor that scores exists, committed, before the hidden architectures are drawn.
+
+A frozen-fit folder holds ``seed-<n>.npz`` (the predictor's ``state()``: numeric arrays, read
+without unpickling) and ``manifest.json``: the submission's content hash, its method, code commit
+and entry point, the board and the build it was fitted on, and per seed the state's sha256 and
+what the harness measured of the fit (seconds, CPU seconds, peak memory, cores) with the public
+test part's score. ``--frozen`` scores only the submission, board, build and seeds the manifest
+names, and only states whose bytes it names; the record carries the manifest's sha256
+(``frozen_fit``) and the fit's measured numbers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from perfgraphs.errors import PerfgraphsError
+from perfgraphs.leaderboard.sandbox.harness import is_bytecode
+
+MANIFEST = "manifest.json"
+KIND = "perfgraphs frozen fit"
+VERSION = 1
+# the fit's numbers the harness measured, kept per seed and put back into the scored record
+FIT_MEASURED = ("fit_seconds", "fit_cpu_seconds", "peak_memory_mb", "cores")
+
+
+class FrozenFitError(PerfgraphsError):
+    """A frozen-fit folder that cannot be written, read, or does not belong to what is scored."""
+
+
+def submission_sha256(root: Path) -> str:
+    """The submission folder's content: every regular file's path and bytes, and every link's path
+    and target, in path order (bytecode left out, as the sandbox's copy leaves it out)."""
+    digest = hashlib.sha256()
+    root = Path(root)
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        if any(is_bytecode(part) for part in rel.parts):
+            continue
+        if path.is_symlink():
+            digest.update(b"L\0" + str(rel).encode() + b"\0" + os.readlink(path).encode() + b"\0")
+        elif path.is_file():
+            digest.update(b"F\0" + str(rel).encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True)
+class FrozenFits:
+    """A read frozen-fit folder: its manifest, the manifest's sha256, and seed -> the state's bytes."""
+
+    folder: Path
+    manifest: dict
+    manifest_sha256: str
+    states: dict[int, bytes]
+
+    def measured(self, seed: int) -> dict:
+        """What the harness measured of ``seed``'s fit when it was frozen."""
+        return next(s for s in self.manifest["seeds"] if s["seed"] == seed)["fit"]
+
+
+def write_frozen(folder: Path, identity: dict, outputs: list, public_scores: dict[int, dict]) -> Path:
+    """Write the states of ``outputs`` (harness SeedOutputs of a freezing run) and the manifest into
+    ``folder`` (new or empty: a folder of other fits is never overwritten). ``identity``: what the fits
+    belong to (submission, board, build); ``public_scores``: seed -> its public test part's scores."""
+    from perfgraphs.atomic import atomic_write_bytes
+
+    folder = Path(folder)
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise FrozenFitError(f"--freeze {folder}: exists and is not an empty folder: give a new folder")
+    folder.mkdir(parents=True, exist_ok=True)
+    seeds = []
+    for out in outputs:
+        if out.state is None:
+            raise FrozenFitError(f"seed {out.seed}: the run sent no state")
+        atomic_write_bytes(folder / f"seed-{out.seed}.npz", out.state)
+        seeds.append({"seed": out.seed, "state_sha256": _sha256(out.state), "state_bytes": len(out.state),
+                      "fit": {k: getattr(out, k) for k in FIT_MEASURED},
+                      "public": public_scores.get(out.seed, {})})
+    manifest = {"kind": KIND, "version": VERSION, **identity, "isolation": outputs[0].confinement,
+                "frozen_at_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"), "seeds": seeds}
+    atomic_write_bytes(folder / MANIFEST, (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode())
+    return folder / MANIFEST
+
+
+def read_frozen(folder: Path, expected: dict, seeds: tuple[int, ...]) -> FrozenFits:
+    """The frozen fits of ``folder``, or :class:`FrozenFitError` in one line: the manifest must name
+    what is scored (``expected``: submission hash, method, entry point, board, build, quick), exactly
+    ``seeds``, a fit the sandbox ran, and each state's bytes."""
+    folder = Path(folder)
+    path = folder / MANIFEST
+    try:
+        raw = path.read_bytes()
+        manifest = json.loads(raw)
+    except (OSError, ValueError) as exc:
+        raise FrozenFitError(f"--frozen {folder}: no readable {MANIFEST} ({type(exc).__name__}): give the folder "
+                             "`perfgraphs submit --freeze` wrote") from None
+    if not isinstance(manifest, dict) or manifest.get("kind") != KIND or manifest.get("version") != VERSION:
+        raise FrozenFitError(f"--frozen {folder}: {MANIFEST} is not a {KIND} manifest of version {VERSION}")
+    for key, value in expected.items():
+        if manifest.get(key) != value:
+            raise FrozenFitError(f"--frozen {folder}: the fits were frozen with {key} {str(manifest.get(key))[:80]!r}, "
+                                 f"this run has {str(value)[:80]!r}: freeze this submission on this board and build")
+    if not str(manifest.get("isolation", "")).startswith("bubblewrap"):
+        raise FrozenFitError(f"--frozen {folder}: the fits did not run in the sandbox")
+    listed = manifest.get("seeds")
+    if not isinstance(listed, list) or not all(isinstance(s, dict) and type(s.get("seed")) is int for s in listed) \
+            or sorted(s["seed"] for s in listed) != sorted(seeds):
+        raise FrozenFitError(f"--frozen {folder}: the manifest's seeds are not {', '.join(map(str, sorted(seeds)))}")
+    states = {}
+    for s in listed:
+        try:
+            data = (folder / f"seed-{s['seed']}.npz").read_bytes()
+        except OSError as exc:
+            raise FrozenFitError(f"--frozen {folder}: seed {s['seed']}'s state cannot be read ({exc.strerror})") from None
+        if _sha256(data) != s.get("state_sha256"):
+            raise FrozenFitError(f"--frozen {folder}: seed-{s['seed']}.npz is not the state the manifest names "
+                                 "(its sha256 differs)")
+        fit = s.get("fit")
+        if not isinstance(fit, dict) or not all(_measured(fit.get(k)) for k in ("fit_seconds", "peak_memory_mb")) \
+                or not all(fit.get(k) is None or _measured(fit[k]) for k in ("fit_cpu_seconds", "cores")):
+            raise FrozenFitError(f"--frozen {folder}: seed {s['seed']} has no measured fit in the manifest")
+        states[s["seed"]] = data
+    return FrozenFits(folder, manifest, _sha256(raw), states)
+
+
+def _measured(value) -> bool:
+    """A number the harness could have measured: finite, not negative, not a bool."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+
+
+def frozen_before(manifest: Path, commitment: Path, set_sha256: str) -> str | None:
+    """Why the frozen fits do not predate the hidden set (None: they do): the manifest must be
+    committed as it is, and the main-line commit that first added it must be an ancestor of the one
+    that first published the set's hash, in the same repository."""
+    from perfgraphs.leaderboard.records.hidden import committed_unchanged
+    from perfgraphs.leaderboard.records.history import git, git_bytes, head_commit, main_line_versions
+
+    if not committed_unchanged(manifest):
+        return f"{manifest} is not committed to git as it is now: commit the frozen fits before the round's commitment"
+    top = (git(manifest.parent, "rev-parse", "--show-toplevel") or "").strip()
+    if top != (git(commitment.parent, "rev-parse", "--show-toplevel") or "").strip():
+        return f"{manifest} and the commitment {commitment} are not in one repository"
+    head = head_commit(manifest.parent)
+    versions = main_line_versions(manifest.parent, head, f":(literal){manifest.name}")
+    added = (git(commitment.parent, "log", "--first-parent", "--diff-merges=first-parent", "--reverse",
+                 "--format=%H", f"-S{set_sha256}", head, "--", commitment.name) or "").split()
+    if not versions or not added:
+        return f"the history does not show when {manifest} or the commitment was first committed"
+    frozen, published = versions[0][0], added[0]
+    first = git_bytes(manifest.parent, "show", f"{frozen}:./{manifest.name}")
+    if first is None or first != manifest.read_bytes():
+        return (f"{manifest} is not as it was first committed ({frozen[:12]}): a frozen fit is never changed after "
+                "it is committed (freeze again into a new folder)")
+    if frozen == published or git(manifest.parent, "merge-base", "--is-ancestor", frozen, published) is None:
+        return (f"{manifest} was first committed in {frozen[:12]}, not before the set's commitment ({published[:12]}): "
+                "frozen fits score a hidden set only when they were committed before it was drawn")
+    return None
