@@ -593,13 +593,19 @@ def _own_module(root: Path, top: str) -> bool:
     ``builtins.py`` holding ``class exec: pass`` made ``builtins.exec`` pass as the submission's
     class, and loading it ran the real ``exec`` (forty-second pass). Such a name is judged as a
     library's (and refused unless it is one of :data:`CLASS_PACKAGES`'s classes)."""
+    if not ((root / f"{top}.py").is_file() or (root / top / "__init__.py").is_file()):
+        return False
+    return not library_module(root, top)
+
+
+def library_module(root: Path, top: str) -> bool:
+    """Whether a module of the interpreter (built-in or standard) or of the environment (installed)
+    has the top-level name ``top``, the folder ``root`` itself left out."""
     import importlib.machinery
     import sys
 
-    if not ((root / f"{top}.py").is_file() or (root / top / "__init__.py").is_file()):
-        return False
     if top in sys.builtin_module_names or top in sys.stdlib_module_names or top in ("__main__", "__mp_main__"):
-        return False  # the interpreter's own, and the sandbox child's main module, are in sys.modules
+        return True  # the interpreter's own, and the sandbox child's main module, are in sys.modules
     # installed in the environment (perfgraphs too, through its editable finder), the folder itself
     # left out: ``python -m`` run from inside it puts it on sys.path, where the name is the folder's
     here = root.resolve()
@@ -613,10 +619,10 @@ def _own_module(root: Path, top: str) -> bool:
             else:
                 continue
         except (ImportError, ValueError, AttributeError):  # a finder that cannot answer: not the folder's
-            return False
+            return True
         if found is not None:
-            return False
-    return True
+            return True
+    return False
 
 
 def _inside(root: Path, top: str) -> bool:

@@ -464,6 +464,7 @@ def _parse_sources(root: Path, entry_point: str, problems: list[str]) -> None:
             problems.append(f"{path.relative_to(root)}: cannot be parsed ({exc})")
     problems += zipped_modules(root)
     problems += extension_modules(root)
+    problems += library_names(root)
     problems += shipped_pickle_problems(root)
     if not ENTRY_POINT.fullmatch(entry_point):
         problems.append(f"submission.yaml: entry_point must look like 'module:ClassName' in ASCII letters, digits "
@@ -522,6 +523,33 @@ def extension_modules(root: Path) -> list[str]:
                 problems.append(f"{where}: a compiled extension module, which Python imports from the folder "
                                 "(in place of a module of its name) and no review reads: ship the code as plain "
                                 ".py files")
+    return problems
+
+
+def library_names(root: Path) -> list[str]:
+    """One line for each module (``name.py``) or package (``name/__init__.py``) at the top of the
+    submission whose name a standard, built-in or installed module has. The sandbox child puts the
+    folder first on ``sys.path``, so wherever the harness, a library or an unpickler imports that name
+    after that point (nothing had yet), Python takes the folder's file: a ``pickletools.py`` beside a
+    median that imports nothing of the folder ran when the unpickling guard imported ``pickle_scan``,
+    and a ``torch/`` package ran when a ``prior.pkl`` naming ``torch._utils._rebuild_tensor_v2`` (in
+    torch's ``weights_only`` allow-list, passed by the scan and the guard) was loaded (fiftieth pass of
+    2026-12-05; the forty-ninth refused only the compiled form). A folder the predictor puts on
+    ``sys.path`` itself does so in the source a review reads."""
+    from perfgraphs.leaderboard.pickle_scan import library_module
+
+    problems = []
+    for entry in sorted(os.listdir(root)):
+        if entry.endswith(".py") and _there(root / entry, os.path.lexists):
+            name, shown = entry[: -len(".py")], entry
+        elif _there(root / entry / "__init__.py", os.path.lexists):
+            name, shown = entry, f"{entry}/__init__.py"
+        else:
+            continue
+        if name.isidentifier() and library_module(root, name):
+            problems.append(f"{shown}: takes the name of a standard or installed module ({name}), which Python "
+                            "then imports from the folder wherever the harness, a library or an unpickler imports "
+                            "that name: rename it (the code that runs must be the source a reviewer reads)")
     return problems
 
 
