@@ -144,6 +144,8 @@ def test_a_python_file_that_takes_gigabytes_to_parse_is_refused_within_a_limit(t
     monkeypatch.setattr(submission, "MAX_PARSE_MEMORY", 100 * 2**20)
     assert load_submission(folder).meta.entry_point == "predictor:Predictor"  # control: honest code parses
     (folder / "table.py").write_text("x = [" + ",".join(["1"] * 300_000) + "]\n")  # 0.6 MB
+    with open(folder / "predictor.py", "a") as f:  # the predictor's own module (one none imports is refused)
+        f.write("\nimport table  # noqa: E402,F401\n")
     assert in_child(submission._code_problems, folder, "predictor:Predictor") == []  # control: valid, unlimited
     # in a fresh interpreter: the limit is on memory beyond what the process holds, and a process that
     # has run hundreds of tests holds freed heap the parse reuses without asking for more (the full

@@ -119,6 +119,34 @@ def test_a_module_of_its_own_name_passes(env, capsys, tmp_path):  # noqa: F811
     sub = code_submission(tmp_path / "own", "median-own", MEDIAN.replace(
         "import numpy as np\n", "import numpy as np\nfrom median_helpers import LEVEL  # noqa: F401\n"))
     (sub / "median_helpers.py").write_text("LEVEL = 1.0\n")
-    (sub / "vendor").mkdir()
-    (sub / "vendor" / "pickletools.py").write_text("X = 1\n")
+    (sub / "vendor-code").mkdir()  # no Python name: no import reaches it unless the predictor's own line does
+    (sub / "vendor-code" / "pickletools.py").write_text("X = 1\n")
     assert main(_check(sub, env)) == 0, capsys.readouterr().err
+
+
+def test_a_module_no_source_imports_is_refused(env, capsys, tmp_path, monkeypatch):  # noqa: F811
+    """The attack above with a name nothing installed here has (found by the same pass, closed after
+    it): torch tries `import opt_einsum` as an optional dependency when it is imported, and that name
+    was the folder's `opt_einsum.py`, run by a median whose only import is torch. Python reaches a
+    top-level name of the folder only through an import of it, so a module (or a folder holding `.py`
+    files: a namespace package) that none of the folder's sources imports is refused in one line.
+    Controls: the median alone scores; with the refusal off the module's code runs."""
+    import importlib.util
+
+    from perfgraphs.leaderboard import submission
+
+    if importlib.util.find_spec("opt_einsum") is not None:
+        pytest.skip("opt_einsum is installed here: library_names refuses the name (tested above)")
+    sub = code_submission(tmp_path / "optional", "median-torch", MEDIAN.replace(
+        "    def fit(self, train, val):\n", "    def fit(self, train, val):\n        import torch  # noqa: F401\n"))
+    assert main(_check(sub, env)) == 0, capsys.readouterr().err  # control: the median alone scores
+    capsys.readouterr()
+
+    (sub / "opt_einsum.py").write_text("raise RuntimeError('the folder opt_einsum ran')\n")
+    assert main(_check(sub, env)) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "opt_einsum.py" in err and "none of its sources imports" in err, err
+
+    monkeypatch.setattr(submission, "unimported_modules", lambda root, entry_point, imported: [])  # control: off
+    assert main(_check(sub, env)) == 1
+    assert "RuntimeError: the folder opt_einsum ran" in capsys.readouterr().err

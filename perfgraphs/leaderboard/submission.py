@@ -440,6 +440,7 @@ def python_sources(root: Path) -> list[Path]:
 
 def _parse_sources(root: Path, entry_point: str, problems: list[str]) -> None:
     """:func:`_code_problems`' checks, each problem appended to ``problems``."""
+    imported: set[str] = set()
     for path in python_sources(root):
         try:
             source = read_regular(path)
@@ -456,7 +457,7 @@ def _parse_sources(root: Path, entry_point: str, problems: list[str]) -> None:
             problems.append(f"{path.relative_to(root)}: Python would import {shadow} beside it in its place: "
                             "remove one of them (the code that runs must be the source a reviewer reads)")
         try:
-            ast.parse(source, filename=str(path))
+            imported |= _imported_names(ast.parse(source, filename=str(path)))
         except SyntaxError as exc:
             problems.append(f"{path.relative_to(root)}:{exc.lineno}: SyntaxError: {exc.msg}: fix the syntax "
                             "(python -m py_compile shows the same error)")
@@ -465,6 +466,7 @@ def _parse_sources(root: Path, entry_point: str, problems: list[str]) -> None:
     problems += zipped_modules(root)
     problems += extension_modules(root)
     problems += library_names(root)
+    problems += unimported_modules(root, entry_point, imported)
     problems += shipped_pickle_problems(root)
     if not ENTRY_POINT.fullmatch(entry_point):
         problems.append(f"submission.yaml: entry_point must look like 'module:ClassName' in ASCII letters, digits "
@@ -551,6 +553,57 @@ def library_names(root: Path) -> list[str]:
                             "then imports from the folder wherever the harness, a library or an unpickler imports "
                             "that name: rename it (the code that runs must be the source a reviewer reads)")
     return problems
+
+
+def _imported_names(tree: ast.AST) -> set[str]:
+    """The top-level module names one source imports: ``import x.y``, ``from x import y`` (absolute),
+    and ``importlib.import_module("x")`` / ``__import__("x")`` with a literal name."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) \
+                and isinstance(node.args[0].value, str) \
+                and getattr(node.func, "attr", getattr(node.func, "id", "")) in ("import_module", "__import__"):
+            names.add(node.args[0].value.split(".")[0])
+    return names
+
+
+def unimported_modules(root: Path, entry_point: str, imported: set[str]) -> list[str]:
+    """One line for each importable name at the top of the submission (``name.py``, a package, or a
+    folder holding ``.py`` files, which Python imports as a namespace package) that neither the entry
+    point nor any of the folder's sources imports. The sandbox child puts the folder first on
+    ``sys.path``: a name no library installed here has (:func:`library_names` refuses those) is still
+    one a library may try as an optional dependency, and Python then takes the folder's file: an
+    ``opt_einsum.py`` ran when a median predictor did nothing but ``import torch`` (fiftieth pass of
+    2026-12-05). Code the folder's own sources import is code a review reads as the predictor's."""
+    from perfgraphs.leaderboard.pickle_scan import library_module
+
+    imported = imported | {entry_point.split(":")[0].split(".")[0]}  # ``imported``: what the sources import
+    problems = []
+    for entry in sorted(os.listdir(root)):
+        path = root / entry
+        if entry.endswith(".py") and _there(path, os.path.lexists):
+            name = entry[: -len(".py")]
+        elif _there(path, Path.is_dir) and not _there(path, Path.is_symlink) and _holds_python(path):
+            name = entry
+        else:
+            continue
+        if name.isidentifier() and name not in imported and not library_module(root, name):  # that: library_names
+            problems.append(f"{entry}: a module at the top of the folder that none of its sources imports, which "
+                            f"Python would run wherever a library imports the name {name} (an optional dependency): "
+                            "import it from the predictor, or move it into a folder whose name is no Python name "
+                            "(scripts-train/, say)")
+    return problems
+
+
+def _holds_python(folder: Path) -> bool:
+    try:
+        return any(True for _ in folder.rglob("*.py"))
+    except OSError:
+        return False
 
 
 def zipped_modules(root: Path) -> list[str]:
