@@ -39,7 +39,8 @@ from perfgraphs.atomic import atomic_write_table, sha256_file
 from perfgraphs.collect.errors import PlanError
 from perfgraphs.collect.variants import definition_rounds
 from perfgraphs.errors import PerfgraphsError
-from perfgraphs.leaderboard.records.history import committed_text, full_history, git, head_commit, main_line_versions
+from perfgraphs.leaderboard.records.history import (committed_text, full_history, git, head_commit, in_folder,
+                                                    main_line_versions, repository_place)
 from perfgraphs.registry import Config, Dataset, Task
 
 COMMITMENTS_DIR = paths.leaderboard_dir() / "hidden"
@@ -121,17 +122,24 @@ def _compromised(root: Path) -> frozenset[tuple[str, str]]:
     return frozenset(found)
 
 
+def _folder_glob(place: tuple[Path, str], pattern: str) -> str:
+    """A ``:(glob)`` pathspec of ``pattern`` among the files of the folder at ``place``
+    (:func:`perfgraphs.leaderboard.records.history.repository_place`), from the repository's top: git
+    is asked from the top, at the path the repository holds, never through a link to the folder."""
+    return ":(glob)" + in_folder((place[0], re.sub(r"([*?\[\\])", r"\\\1", place[1])), pattern)
+
+
 @functools.lru_cache(maxsize=8)
-def _ever_compromised(root: Path, head: str) -> frozenset[tuple[str, str]]:
+def _ever_compromised(place: tuple[Path, str], head: str) -> frozenset[tuple[str, str]]:
     """(stem, sha256) of every compromised declaration that any main-line (``--first-parent``)
     version of a definition in ``root`` held, at ``head`` (the history below it cannot change): a
     withdrawn set stays withdrawn. The file as it is was read alone, and a pull request that dropped
     the first set's round from ``earlier_rounds`` showed its three records as *verified*, with no
     COMPROMISED note (twenty-ninth pass of 2026-12-03)."""
     found: set[tuple[str, str]] = set()
-    for commit, name in main_line_versions(root, head, ":(glob)*.json"):
+    for commit, name in main_line_versions(place[0], head, _folder_glob(place, "*.json")):
         try:
-            text = committed_text(root, commit, name)
+            text = committed_text(place[0], commit, in_folder(place, name))
             doc = json.loads(text) if text else None
             found |= _declared(doc, Path(name).stem) if isinstance(doc, dict) else set()
         except (ValueError, RecursionError, PerfgraphsError):
@@ -150,8 +158,8 @@ def compromised_hashes(root: Path | None = None) -> frozenset[str]:
     the file later withdraws nothing back."""
     folder = Path(root or COMMITMENTS_DIR)
     history = commitment_history(root)
-    head = head_commit(folder.resolve())
-    ever = _ever_compromised(folder.resolve(), head) if head else frozenset()
+    head, place = head_commit(folder), repository_place(folder)
+    ever = _ever_compromised(place, head) if head and place else frozenset()
 
     def counts(stem: str, sha: str) -> bool:
         first = None if history is None else history.hashes.get(sha)
@@ -180,12 +188,12 @@ class CommitmentHistory:
 # whatever the user's git configuration says (prefixes, colour, external diff, renames).
 _LOG = ("-c", "diff.noprefix=false", "-c", "color.ui=never", "log", "--first-parent", "--diff-merges=first-parent",
         "--reverse", "--no-color", "--no-ext-diff", "--no-renames", "--src-prefix=a/", "--dst-prefix=b/",
-        "--format=@@%cI", "-p", "--unified=0", "--", ":(glob)*.sha256", ":(glob)*.pub")
+        "--format=@@%cI", "-p", "--unified=0")
 
 
 @functools.lru_cache(maxsize=8)
-def _history(root: Path, head: str) -> CommitmentHistory | None:
-    log = git(root, *_LOG)
+def _history(place: tuple[Path, str], head: str) -> CommitmentHistory | None:
+    log = git(place[0], *_LOG, head, "--", _folder_glob(place, "*.sha256"), _folder_glob(place, "*.pub"))
     if log is None:
         return None
     hashes: dict[str, tuple[str, int, set[str]]] = {}
@@ -213,11 +221,13 @@ def commitment_history(root: Path | None = None) -> CommitmentHistory | None:
     """The :class:`CommitmentHistory` of the commitments folder at HEAD; None when it is not in a git
     repository (an installed package): then nothing can be shown to be committed. In a shallow
     clone every file shows as added by its oldest commit: dates are "" there (unknown)."""
-    folder = Path(root or COMMITMENTS_DIR).resolve()
-    head = head_commit(folder)
-    if head is None:
+    folder = Path(root or COMMITMENTS_DIR)
+    # at the path the repository holds: through a committed link to a copy of the folder, git read the
+    # copy's history, and a key its writer put there counted (fiftieth pass of 2026-12-05)
+    head, place = head_commit(folder), repository_place(folder)
+    if head is None or place is None:
         return None
-    found = _history(folder, head)  # once per commit: the history below HEAD cannot change
+    found = _history(place, head)  # once per commit: the history below HEAD cannot change
     if found is None or full_history(folder):
         return found
     return CommitmentHistory({h: ("", o, st) for h, (_, o, st) in found.hashes.items()}, found.keys)

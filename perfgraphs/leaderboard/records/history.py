@@ -84,10 +84,44 @@ def committed_text(folder: Path, commit: str, name: str) -> str | None:
     return git(folder, "show", f"{commit}:./{name}")
 
 
+def repository_place(folder: Path) -> tuple[Path, str] | None:
+    """(the top folder of the repository holding ``folder``, ``folder``'s path inside it as the
+    repository holds it, "" for the top) with no link followed; None outside a repository. Git asked
+    from a folder follows a link to it: a pull request that replaced ``leaderboard/hidden/`` with a
+    committed link to a copy of it holding a key of its writer's own had that copy's history read,
+    where its key was "committed with the set's commitment", and the writer's signed ranks and
+    records ruled the live set's board (fiftieth pass of 2026-12-05). Read at the place the
+    repository holds, the history is the organisers' folder's, the link's commit a deletion there."""
+    where = folder.absolute()
+    start = where
+    while start.is_symlink():  # ask the repository from a folder that is no link
+        start = start.parent
+    top = git(start, "rev-parse", "--show-toplevel") if start.is_dir() else None
+    if top is None:
+        return None
+    top_folder = Path(top.strip())
+    if where == top_folder:
+        return top_folder, ""
+    # the outermost folder that is the top: a link inside the repository to its top (``leaderboard ->
+    # .``) resolves there too, and the path below the real top is the one the repository holds
+    inside = next((where.relative_to(a) for a in reversed(where.parents) if a.resolve() == top_folder), None)
+    return None if inside is None else (top_folder, inside.as_posix())
+
+
+def in_folder(place: tuple[Path, str], name: str) -> str:
+    """The path of ``name`` inside the folder at ``place`` (:func:`repository_place`), from the top."""
+    return f"{place[1]}/{name}" if place[1] else name
+
+
 def first_committed_text(folder: Path, head: str, name: str) -> str | None:
-    """The file ``name`` of ``folder`` as the main line first committed it, at ``head``."""
-    versions = main_line_versions(folder, head, f":(literal){name}")
-    return committed_text(folder, versions[0][0], name) if versions else None
+    """The file ``name`` of ``folder`` as the main line first committed it, at ``head``, at the path
+    the repository holds the folder under (:func:`repository_place`: a linked folder is not followed)."""
+    place = repository_place(folder)
+    if place is None:
+        return None
+    where = in_folder(place, name)
+    versions = main_line_versions(place[0], head, f":(literal){where}")
+    return committed_text(place[0], versions[0][0], where) if versions else None
 
 
 @functools.lru_cache(maxsize=8)
@@ -281,16 +315,24 @@ def folder_arrivals(folder: Path) -> tuple[str, dict[str, int]] | None:
     where = (git(folder, "rev-parse", "--show-toplevel", "HEAD") or "").split("\n")
     if len(where) < 2 or not full_history(folder):
         return None
-    return where[0].strip(), _folder_arrivals(folder.resolve(), where[1].strip())
+    place = repository_place(folder)
+    if place is None:
+        return None
+    return where[0].strip(), _folder_arrivals(folder.absolute(), place, where[1].strip())
 
 
 @functools.lru_cache(maxsize=8)
-def _folder_arrivals(folder: Path, head: str) -> dict[str, int]:
-    chain = (git(folder, "rev-list", "--first-parent", head) or "").split()
+def _folder_arrivals(folder: Path, place: tuple[Path, str], head: str) -> dict[str, int]:
+    # the additions at the path the repository holds (:func:`repository_place`): asked from the folder,
+    # git followed a committed link over ``leaderboard/reference/`` to a copy of it, every reference
+    # folder "arrived" with the link, and a team's line under a reference's name, refused when it
+    # landed, was shown as recorded before that reference (fiftieth pass of 2026-12-05)
+    top, inside = place
+    chain = (git(top, "rev-list", "--first-parent", head) or "").split()
     when = {sha: len(chain) - 1 - i for i, sha in enumerate(chain)}
-    log = git(folder, "-c", "core.quotepath=off", "log", "--first-parent", "--diff-merges=first-parent", "--reverse",
-              "--diff-filter=A", "--no-renames", "--name-only", "--relative", "--format=@@%H", head, "--",
-              ".") or ""
+    log = git(top, "-c", "core.quotepath=off", "log", "--first-parent", "--diff-merges=first-parent", "--reverse",
+              "--diff-filter=A", "--no-renames", "--name-only", f"--relative={inside}" if inside else "--relative",
+              "--format=@@%H", head, "--", f":(literal){inside}" if inside else ".") or ""
     found: dict[str, int] = {}
     current = None
     for line in log.splitlines():

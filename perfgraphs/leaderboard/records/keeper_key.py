@@ -141,7 +141,7 @@ def signature_problem(dataset: str, config: str, set_sha256: str, message: str, 
     if why:
         return why
     path = public_key_path(dataset, config, str(set_sha256), root)
-    key = _first_committed_key(path.parent.resolve(), path.name, head_commit(path.parent) or "")
+    key = _first_committed_key(path.parent.absolute(), path.name, head_commit(path.parent) or "")
     if key is None:
         return f"the hidden set's public key {path.name} is not readable"
     try:
@@ -168,7 +168,7 @@ def unsigned_records(root: Path | None = None) -> frozenset[tuple[str, str]]:
     except (OSError, ValueError):
         return frozenset()
     head = head_commit(folder)
-    frozen = _first_committed(folder.resolve(), head) if head else frozenset()
+    frozen = _first_committed(folder.absolute(), head) if head else frozenset()
     return _pairs(text) & frozen
 
 

@@ -177,22 +177,16 @@ def _main_line_texts(path: Path) -> list[str]:
     that replaced ``leaderboard/hidden/ranks/`` with a link to a folder of its own, holding the round's
     first signed ranks, had the history of that folder read (one version), the keeper's later ranks
     never, and the board showed the stale ranks again (forty-ninth pass of 2026-12-05)."""
-    from perfgraphs.leaderboard.records.history import committed_text, git, head_commit, main_line_versions
+    from perfgraphs.leaderboard.records.history import (committed_text, head_commit, in_folder, main_line_versions,
+                                                        repository_place)
 
-    start = path.parent.absolute()
-    while start.is_symlink():  # ask the repository from a folder that is no link
-        start = start.parent
-    top = git(start, "rev-parse", "--show-toplevel") if start.is_dir() else None
-    if top is None:
+    place = repository_place(path.parent)  # no link followed, the commitments folder's neither (fiftieth pass)
+    head = head_commit(place[0]) if place is not None else None
+    if place is None or head is None:
         return []
-    top_folder = Path(top.strip())
-    inside = next((path.absolute().relative_to(a) for a in path.absolute().parents if a.resolve() == top_folder), None)
-    head = head_commit(top_folder)
-    if inside is None or head is None:
-        return []
-    where = inside.as_posix()
-    versions = main_line_versions(top_folder, head, f":(literal){where}")
-    return [t for commit, _ in versions if (t := committed_text(top_folder, commit, where)) is not None]
+    where = in_folder(place, path.name)
+    versions = main_line_versions(place[0], head, f":(literal){where}")
+    return [t for commit, _ in versions if (t := committed_text(place[0], commit, where)) is not None]
 
 
 def read_sealed(dataset: str, config: str, target: str, hidden_sha256: str, root: Path | None = None) -> dict | None:
