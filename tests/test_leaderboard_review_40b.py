@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from perfgraphs.cli import main
-from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
+from test_submit import BOARD, only_the_layer_under_test, code_submission, env  # noqa: F401 — env is a fixture
 from test_leaderboard_review_37b import MEDIAN
 
 HONEST = MEDIAN  # the honest median predictor of the submit-side passes
@@ -140,6 +140,7 @@ def test_an_entry_point_of_look_alike_letters_is_refused(env, capsys, tmp_path, 
     `predict\u043er.py`, which a reviewer takes for a copy. The pattern's `\\w` matched any script.
     Now the entry point is ASCII letters, digits and `_` (`submission.ENTRY_POINT`), refused in one
     line before anything runs. Control: with the old pattern the look-alike module runs."""
+    only_the_layer_under_test(monkeypatch)  # its folder ships modules no source imports (refused since 50b)
     import re
 
     import yaml

@@ -12,7 +12,7 @@ import pytest
 
 from perfgraphs.cli import main
 from test_leaderboard_pickle_scan import LOADS_PRIOR
-from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
+from test_submit import BOARD, only_the_layer_under_test, code_submission, env  # noqa: F401 — env is a fixture
 
 
 @pytest.fixture(autouse=True)
@@ -108,6 +108,7 @@ def test_python_2_names_are_renamed_only_where_the_unpickler_renames_them(env, c
     lookup is below 3 (`pickle_scan.named_globals`), and `copy_reg` is the submission's module,
     whose `_reconstructor` is no class: refused in one line. Control: renamed always, as before,
     the pickled line runs."""
+    only_the_layer_under_test(monkeypatch)  # its folder ships modules no source imports (refused since 50b)
     from perfgraphs.leaderboard import pickle_scan
 
     sub = code_submission(tmp_path / "pk", "median-prior", "")
@@ -302,6 +303,7 @@ def test_an_own_class_is_one_in_every_file_python_could_import_under_its_name(en
     file of the folder importable under the module's name defines it as a class and binds it no
     other way (`pickle_scan._own_classes`); one line, before anything runs. Control: with the top
     file's classes only, as before, the pickled line runs."""
+    only_the_layer_under_test(monkeypatch)  # its folder ships modules no source imports (refused since 50b)
     import ast
 
     from perfgraphs.leaderboard import pickle_scan

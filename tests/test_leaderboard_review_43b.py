@@ -9,7 +9,7 @@ from test_leaderboard_pickle_scan import LOADS_PRIOR
 from test_leaderboard_review_42b import _sandbox_unpickling_unrestricted  # noqa: F401 — autouse: the sandbox's second layer off
 
 from perfgraphs.cli import main
-from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
+from test_submit import BOARD, only_the_layer_under_test, code_submission, env  # noqa: F401 — env is a fixture
 
 
 LOADS_PRIOR_PY = LOADS_PRIOR.replace(  # the pickle-scan tests' predictor, reading two pickles from a .py
@@ -37,6 +37,7 @@ def test_a_python_file_that_is_also_a_pickle_is_scanned(env, capsys, tmp_path, m
     file from which Python's unpickler would look up a global (`pickle_scan._source_unpickles`) is
     scanned like any shipped file: `check` refuses in one line. Control: with `.py` files skipped,
     as before, the pickled line runs."""
+    only_the_layer_under_test(monkeypatch)  # its folder ships modules no source imports (refused since 50b)
     from perfgraphs.leaderboard import pickle_scan
 
     sub = code_submission(tmp_path / "pk", "median-prior", "")

@@ -12,7 +12,7 @@ import pytest
 from perfgraphs.cli import main
 from perfgraphs.leaderboard.pickle_scan import shipped_pickle_problems
 from test_leaderboard_pickle_scan import LOADS_PRIOR, _RunsCode, assert_the_guard_refuses_what_runs_without_it
-from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
+from test_submit import BOARD, only_the_layer_under_test, code_submission, env  # noqa: F401 — env is a fixture
 
 # loaders a predictor calls as it would call joblib.load: libraries of the sandbox's environment that
 # the child has imported (datasets imports dill and multiprocess, which import the others) before the
@@ -117,6 +117,7 @@ def test_an_own_class_that_inherits_a_state_running_library_class_is_refused(env
     (`rv_generic.__setstate__` runs `exec` of it). Now an own class whose bases reach such a class
     (through the module's imports) is refused by the scan in one line, and the guard refuses any
     class it looks up that is one. Control: the scan's and the guard's refusals off, the line runs."""
+    only_the_layer_under_test(monkeypatch)  # its folder ships modules no source imports (refused since 50b)
     from perfgraphs.leaderboard import pickle_scan
     from perfgraphs.leaderboard.sandbox import harness
 

@@ -146,28 +146,35 @@ def _measured(value) -> bool:
 
 def frozen_before(manifest: Path, commitment: Path, set_sha256: str) -> str | None:
     """Why the frozen fits do not predate the hidden set (None: they do): the manifest must be
-    committed as it is, and the main-line commit that first added it must be an ancestor of the one
-    that first published the set's hash, in the same repository."""
-    from perfgraphs.leaderboard.records.hidden import committed_unchanged
-    from perfgraphs.leaderboard.records.history import git, git_bytes, head_commit, main_line_versions
+    committed as it is, unchanged since the main-line commit that first added it, and that commit
+    must be an ancestor of the one that first published the set's hash, in the same repository.
+    Both histories are read at the paths the repository holds, no link followed (a committed link
+    over a folder would have git read its target's history: fiftieth pass)."""
+    from perfgraphs.leaderboard.records.history import git, git_bytes, head_commit, in_folder, repository_place
 
-    if not committed_unchanged(manifest):
+    places = [repository_place(path.parent) for path in (manifest, commitment)]
+    if None in places or places[0][0] != places[1][0]:
+        return f"{manifest} and the commitment {commitment} are not in one git repository"
+    top = places[0][0]
+    held, published_at = in_folder(places[0], manifest.name), in_folder(places[1], commitment.name)
+    head = head_commit(top)
+    at_head = git_bytes(top, "show", f"{head}:{held}") if head else None
+    try:
+        current = manifest.read_bytes()
+    except OSError:
+        current = None
+    if at_head is None or current != at_head:
         return f"{manifest} is not committed to git as it is now: commit the frozen fits before the round's commitment"
-    top = (git(manifest.parent, "rev-parse", "--show-toplevel") or "").strip()
-    if top != (git(commitment.parent, "rev-parse", "--show-toplevel") or "").strip():
-        return f"{manifest} and the commitment {commitment} are not in one repository"
-    head = head_commit(manifest.parent)
-    versions = main_line_versions(manifest.parent, head, f":(literal){manifest.name}")
-    added = (git(commitment.parent, "log", "--first-parent", "--diff-merges=first-parent", "--reverse",
-                 "--format=%H", f"-S{set_sha256}", head, "--", commitment.name) or "").split()
+    log = ("log", "--first-parent", "--diff-merges=first-parent", "--reverse", "--format=%H", head)
+    versions = (git(top, *log, "--", f":(literal){held}") or "").split()
+    added = (git(top, *log, f"-S{set_sha256}", "--", f":(literal){published_at}") or "").split()
     if not versions or not added:
         return f"the history does not show when {manifest} or the commitment was first committed"
-    frozen, published = versions[0][0], added[0]
-    first = git_bytes(manifest.parent, "show", f"{frozen}:./{manifest.name}")
-    if first is None or first != manifest.read_bytes():
+    frozen, published = versions[0], added[0]
+    if git_bytes(top, "show", f"{frozen}:{held}") != current:
         return (f"{manifest} is not as it was first committed ({frozen[:12]}): a frozen fit is never changed after "
                 "it is committed (freeze again into a new folder)")
-    if frozen == published or git(manifest.parent, "merge-base", "--is-ancestor", frozen, published) is None:
+    if frozen == published or git(top, "merge-base", "--is-ancestor", frozen, published) is None:
         return (f"{manifest} was first committed in {frozen[:12]}, not before the set's commitment ({published[:12]}): "
                 "frozen fits score a hidden set only when they were committed before it was drawn")
     return None

@@ -780,9 +780,15 @@ def global_problem(root: Path, module: str, name: str) -> str | None:
 def shipped_pickle_problems(root: Path) -> list[str]:
     """One line for each file of the submission whose pickles name a global :func:`global_problem`
     refuses, or that the scan cannot read."""
+    return shipped_pickles(root)[0]
+
+
+def shipped_pickles(root: Path) -> tuple[list[str], set[str]]:
+    """(:func:`shipped_pickle_problems`' lines, the top-level module names the submission's pickles
+    name: an unpickler imports them, as a source's import would)."""
     from perfgraphs.leaderboard.regular_files import regular_files
 
-    problems = []
+    problems, modules = [], set()
     for path in regular_files(root):
         try:
             data = path.read_bytes()
@@ -797,6 +803,7 @@ def shipped_pickle_problems(root: Path) -> list[str]:
             problems.append(f"{where}: a pickle the scan cannot read ({exc}): ship weights as .npy/.npz, "
                             "safetensors, JSON or a booster's own format")
             continue
+        modules.update(module.split(".")[0] for module, _ in names)
         for module, name in dict.fromkeys(names):
             if (why := global_problem(root, module, name)) is not None:
                 problems.append(f"{where}: a pickle naming {module[:80]}.{name[:80]} ({why}), which loading "
@@ -804,4 +811,4 @@ def shipped_pickle_problems(root: Path) -> list[str]:
                                 "own format, or pickle only classes of numpy, scikit-learn, SciPy, XGBoost, "
                                 "LightGBM or torch")
                 break
-    return problems
+    return problems, modules

@@ -466,8 +466,10 @@ def _parse_sources(root: Path, entry_point: str, problems: list[str]) -> None:
     problems += zipped_modules(root)
     problems += extension_modules(root)
     problems += library_names(root)
-    problems += unimported_modules(root, entry_point, imported)
-    problems += shipped_pickle_problems(root)
+    pickle_problems, pickled = shipped_pickles(root)
+    if ENTRY_POINT.fullmatch(entry_point):  # else its own line below
+        problems += unimported_modules(root, entry_point, imported | pickled)
+    problems += pickle_problems
     if not ENTRY_POINT.fullmatch(entry_point):
         problems.append(f"submission.yaml: entry_point must look like 'module:ClassName' in ASCII letters, digits "
                         f"and _, got {entry_point!r}")
@@ -496,12 +498,12 @@ def _parse_sources(root: Path, entry_point: str, problems: list[str]) -> None:
                         "point entry_point at it ('module:ClassName')")
 
 
-def shipped_pickle_problems(root: Path) -> list[str]:
-    """:func:`perfgraphs.leaderboard.pickle_scan.shipped_pickle_problems`: pickles whose loading
-    would call what no source shows."""
-    from perfgraphs.leaderboard.pickle_scan import shipped_pickle_problems as problems
+def shipped_pickles(root: Path) -> tuple[list[str], set[str]]:
+    """:func:`perfgraphs.leaderboard.pickle_scan.shipped_pickles`: the lines for pickles whose loading
+    would call what no source shows, and the modules the pickles name."""
+    from perfgraphs.leaderboard.pickle_scan import shipped_pickles as scan
 
-    return problems(root)
+    return scan(root)
 
 
 def extension_modules(root: Path) -> list[str]:
@@ -574,7 +576,7 @@ def _imported_names(tree: ast.AST) -> set[str]:
 def unimported_modules(root: Path, entry_point: str, imported: set[str]) -> list[str]:
     """One line for each importable name at the top of the submission (``name.py``, a package, or a
     folder holding ``.py`` files, which Python imports as a namespace package) that neither the entry
-    point nor any of the folder's sources imports. The sandbox child puts the folder first on
+    point, any of the folder's sources nor any of its pickles (``imported``) imports. The sandbox child puts the folder first on
     ``sys.path``: a name no library installed here has (:func:`library_names` refuses those) is still
     one a library may try as an optional dependency, and Python then takes the folder's file: an
     ``opt_einsum.py`` ran when a median predictor did nothing but ``import torch`` (fiftieth pass of

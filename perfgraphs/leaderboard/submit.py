@@ -554,8 +554,8 @@ def _read_frozen(sub: Submission, scoring: _Scoring, data, test: _TestSet, opts:
     except FrozenFitError as exc:
         problems.append(str(exc))
         return None
-    why = frozen_before(Path(opts.frozen).resolve() / "manifest.json",
-                        commitment_path(board.dataset.name, board.config.name).resolve(), test.sha256)
+    why = frozen_before(Path(opts.frozen).absolute() / "manifest.json",
+                        commitment_path(board.dataset.name, board.config.name).absolute(), test.sha256)
     if why is not None:
         problems.append(f"--frozen: {why}")
         return None
