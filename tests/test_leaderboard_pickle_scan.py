@@ -74,7 +74,7 @@ def test_a_shipped_pickle_does_not_run_code_no_source_shows(env, capsys, tmp_pat
         assert "the pickled line ran" not in err
 
     (sub / "prior.pkl").write_bytes(_hidden_pickles()["proto5"])
-    monkeypatch.setattr(submission, "shipped_pickle_problems", lambda root: [])  # control: the scan off
+    monkeypatch.setattr(submission, "shipped_pickles", lambda root: ([], set()))  # control: the scan off
     from perfgraphs.leaderboard.sandbox import harness
 
     monkeypatch.setattr(harness, "RESTRICT_UNPICKLING", False)  # and the sandbox's second layer
