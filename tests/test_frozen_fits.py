@@ -12,12 +12,12 @@ import os
 import shutil
 
 import numpy as np
-import pyarrow.parquet as pq
 import pytest
 import yaml
 
 from perfgraphs.data.load import static_features
-from test_submit import BOARD, EXAMPLE, env, metadata, numpy_mape, parts, run_cli  # noqa: F401 — fixtures
+from test_submit import (BOARD, EXAMPLE, commit_tiny_hidden_set, env, metadata, numpy_mape, parts,  # noqa: F401 — fixtures
+                         run_cli)
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="a hidden board's runs drop the page cache: needs root")
 
@@ -57,13 +57,7 @@ def frozen_round(env, parts, capsys, git_commitments, monkeypatch):
     assert not (env["results"] / "dippm.jsonl").exists()  # a freeze records nothing
     commit("frozen fits")
     keeper = env["tmp"] / "keeper"
-    keeper.mkdir()
-    monkeypatch.setenv("PERFGRAPHS_HIDDEN_DIR", str(keeper))
-    pq.write_table(parts.test.data.table, keeper / "dippm-cpu-torch-fp32.parquet")
-    rc, _ = run_cli(["leaderboard", "commit-hidden", "--dataset", "dippm", "--config", "cpu-torch-fp32",
-                     "--commitments", str(commitments)], capsys)
-    assert rc == 0
-    commit()
+    commit_tiny_hidden_set(keeper, parts, git_commitments, capsys, monkeypatch)
     return sub, frozen, commit, keeper, commitments
 
 

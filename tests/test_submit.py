@@ -72,6 +72,19 @@ def only_the_layer_under_test(monkeypatch) -> None:
     monkeypatch.setattr(submission, "unimported_modules", lambda root, entry_point, imported: [])
 
 
+def commit_tiny_hidden_set(keeper: Path, parts, git_commitments, capsys, monkeypatch) -> None:
+    """The tiny test part as a hidden set in a new keeper folder, its commitment written and committed
+    in the organisers' repository of ``git_commitments``."""
+    commitments, commit = git_commitments
+    keeper.mkdir()
+    monkeypatch.setenv("PERFGRAPHS_HIDDEN_DIR", str(keeper))
+    pq.write_table(parts.test.data.table, keeper / "dippm-cpu-torch-fp32.parquet")
+    rc, _ = run_cli(["leaderboard", "commit-hidden", "--dataset", "dippm", "--config", "cpu-torch-fp32",
+                     "--commitments", str(commitments)], capsys)
+    assert rc == 0
+    commit()
+
+
 def run_cli(args: list[str], capsys) -> tuple[int, list[str]]:
     rc = main(args)
     err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
@@ -586,15 +599,7 @@ def test_every_hidden_board_run_starts_on_an_empty_page_cache_or_is_refused(part
 
     if os.geteuid() != 0:
         pytest.skip("dropping the page cache needs root")
-    commitments, commit = git_commitments
-    keeper = env["tmp"] / "keeper-cache"
-    keeper.mkdir()
-    monkeypatch.setenv("PERFGRAPHS_HIDDEN_DIR", str(keeper))
-    pq.write_table(parts.test.data.table, keeper / "dippm-cpu-torch-fp32.parquet")
-    rc, _ = run_cli(["leaderboard", "commit-hidden", "--dataset", "dippm", "--config", "cpu-torch-fp32",
-                     "--commitments", str(commitments)], capsys)
-    assert rc == 0
-    commit()
+    commit_tiny_hidden_set(env["tmp"] / "keeper-cache", parts, git_commitments, capsys, monkeypatch)
     import yaml
 
     folder = env["tmp"] / "ridge-sealed"
