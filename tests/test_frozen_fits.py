@@ -88,7 +88,7 @@ def test_a_frozen_fit_scores_a_hidden_set_as_the_fitted_predictor_would(env, par
         assert s["mape_pct"] == pytest.approx(numpy_mape(y, _predict(states[s["seed"]], parts.test)), rel=1e-9)
 
 
-def test_frozen_fits_are_refused_when_they_do_not_belong_to_the_round(env, parts, capsys, frozen_round):
+def test_frozen_fits_are_refused_when_they_do_not_belong_to_the_round(env, parts, capsys, frozen_round, monkeypatch):
     sub, frozen, commit, keeper, commitments = frozen_round
     args = _hidden(env, sub, frozen)
     # fits frozen after the set's commitment (the same fits, first committed after it; the control: the
@@ -138,3 +138,24 @@ def test_frozen_fits_are_refused_when_they_do_not_belong_to_the_round(env, parts
                        str(env["results"])], capsys)
     assert rc == 1 and len(err) == 1 and "has no method state" in err[0], err
     assert not (env["tmp"] / "f").exists() or not any((env["tmp"] / "f").iterdir())
+    # a predictor that sends other bytes than numbers as its state (it replaced the writer the child calls): the
+    # harness reads every state as a frozen run will before writing any, and refuses it in one line
+    forged = _ridge(env["tmp"] / "forged", "ridge-forged")
+    (forged / "predictor.py").write_text((forged / "predictor.py").read_text().replace(
+        "    def state(self) -> dict[str, np.ndarray]:\n",
+        "    def state(self) -> dict[str, np.ndarray]:\n"
+        "        savez = np.savez\n"
+        "        np.savez = lambda file, **arrays: savez(file, w=np.array([print], dtype=object))\n"))
+    rc, err = run_cli(["submit", str(forged), *BOARD, "--quick", "--freeze", str(env["tmp"] / "g"), "--results",
+                       str(env["results"])], capsys)
+    assert rc == 1 and len(err) == 1 and "seed 0's state is not an .npz of numeric arrays" in err[0], err
+    assert not (env["tmp"] / "g").exists()
+    # control: without that read, the forged state is written as the seed's fit
+    from perfgraphs.baselines import fitted_state
+
+    monkeypatch.setattr(fitted_state, "from_bytes", lambda data, what="": {})
+    rc, err = run_cli(["submit", str(forged), *BOARD, "--quick", "--freeze", str(env["tmp"] / "g"), "--results",
+                       str(env["results"])], capsys)
+    assert rc == 0, err
+    with pytest.raises(ValueError, match="allow_pickle"):
+        np.load(env["tmp"] / "g" / "seed-0.npz", allow_pickle=False)["w"]

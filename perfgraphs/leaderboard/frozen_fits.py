@@ -79,15 +79,21 @@ def write_frozen(folder: Path, identity: dict, outputs: list, public_scores: dic
     ``folder`` (new or empty: a folder of other fits is never overwritten). ``identity``: what the fits
     belong to (submission, board, build); ``public_scores``: seed -> its public test part's scores."""
     from perfgraphs.atomic import atomic_write_bytes
+    from perfgraphs.baselines.fitted_state import FittedStateError, from_bytes
 
     folder = Path(folder)
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise FrozenFitError(f"--freeze {folder}: exists and is not an empty folder: give a new folder")
+    for out in outputs:  # every state first: a folder is written whole or not at all
+        if out.state is None:
+            raise FrozenFitError(f"seed {out.seed}: the run sent no state")
+        try:  # what the predictor's process sent, read here as a later frozen run will read it
+            from_bytes(out.state, f"seed {out.seed}'s state")
+        except FittedStateError as exc:
+            raise FrozenFitError(str(exc)) from None
     folder.mkdir(parents=True, exist_ok=True)
     seeds = []
     for out in outputs:
-        if out.state is None:
-            raise FrozenFitError(f"seed {out.seed}: the run sent no state")
         atomic_write_bytes(folder / f"seed-{out.seed}.npz", out.state)
         seeds.append({"seed": out.seed, "state_sha256": _sha256(out.state), "state_bytes": len(out.state),
                       "fit": {k: getattr(out, k) for k in FIT_MEASURED},
