@@ -216,28 +216,36 @@ def check_name_owner(results_root: Path | None, board: Task, method: str, author
     # method under other authors, never stops the team (eleventh pass), unless it came after the
     # name it imitates (thirteenth pass; see the docstring)
     first = _first_additions(results_root)
-    owned_people = _owned_people({p for e in entries for p in names_mod.people(e.authors)}, first)
-    others = {e.authors for e in entries if e.authors != authors and names_mod.same_method(method, e.method)}
+    # what the boards read, and what a competing record replaced in the commit that brought it
+    # (:func:`_present_since`: a line of another team's edited into a look-alike of it, fifty-first pass)
+    recorded = {(e.method, e.authors) for e in entries} | {
+        (m, a) for m, a in getattr(first, "held", ()) if a != REFERENCE_AUTHORS}
+    owned_people = _owned_people({p for _, a in recorded for p in names_mod.people(a)}, first)
+    others = {a for m, a in recorded if a != authors and names_mod.same_method(method, m)}
     ours = first(lambda m, a: a == authors and names_mod.same_method(method, m))
-    owns_method = any(e.authors == authors and names_mod.same_method(method, e.method) for e in entries) and not any(
+    owns_method = any(a == authors and names_mod.same_method(method, m) for m, a in recorded) and not any(
         _before(first(lambda m, a, o=o: a == o and names_mod.same_method(method, m)), ours) for o in others)
     problems = []
-    for e in entries:  # a name is a team's on every dataset (ninth pass)
-        alike = [(mine, theirs) for mine, theirs in names_mod.lookalike_people(authors, e.authors)
+    # a name is a team's on every dataset (ninth pass); a record another replaced is compared too
+    rows = [(e.method, e.authors, e.dataset, e.date_utc[:10]) for e in entries]
+    rows += [(m, a, "the results' history", "since edited into another's")
+             for m, a in sorted(recorded - {(e.method, e.authors) for e in entries})]
+    for e_method, e_authors, e_dataset, e_date in rows:
+        alike = [(mine, theirs) for mine, theirs in names_mod.lookalike_people(authors, e_authors)
                  if mine not in owned_people]
         if alike and not problems:
             mine, theirs = alike[0]
-            problems.append(f"author {mine!r} reads like {theirs!r}, an author of {e.method!r} on "
-                            f"{e.dataset} ({e.date_utc[:10]}), without being written the same: write the "
+            problems.append(f"author {mine!r} reads like {theirs!r}, an author of {e_method!r} on "
+                            f"{e_dataset} ({e_date}), without being written the same: write the "
                             "name as recorded if it is that person, otherwise so that it does not read like theirs")
         # a method the team recorded stays theirs, whoever was recorded since (twenty-second pass)
-        named = None if owns_method else names_mod.named_person(method, authors, e.authors)
+        named = None if owns_method else names_mod.named_person(method, authors, e_authors)
         if named is not None and not problems:
-            problems.append(f"method {method!r} names {named!r}, an author of {e.method!r} on {e.dataset}: a method "
+            problems.append(f"method {method!r} names {named!r}, an author of {e_method!r} on {e_dataset}: a method "
                             "names the entry, the authors field says whose it is")
-        if not owns_method and e.authors != authors and names_mod.same_method(method, e.method):
-            problems.append(f"method {method!r} is recorded by {e.authors!r} on {e.dataset} ({e.method!r}, "
-                            f"{e.date_utc[:10]}): a method's entries carry one author list; submit with exactly that "
+        if not owns_method and e_authors != authors and names_mod.same_method(method, e_method):
+            problems.append(f"method {method!r} is recorded by {e_authors!r} on {e_dataset} ({e_method!r}, "
+                            f"{e_date}): a method's entries carry one author list; submit with exactly that "
                             "list if it is yours, or choose another name (names are compared ignoring case, "
                             "punctuation, spaces and a (quick) suffix)")
             break
@@ -278,7 +286,12 @@ def _first_additions(results_root: Path | None):
                 changes.append((when, delta, *verdicts[text]))
     since = _present_since(changes)
     never = sys.maxsize
-    return lambda predicate: min((w for (m, a), w in since.items() if predicate(m, a)), default=never)
+
+    def first(predicate):
+        return min((w for (m, a), w in since.items() if predicate(m, a)), default=never)
+
+    first.held = frozenset(since)  # (method, authors) held now, or replaced by a competing record
+    return first
 
 
 # clocks differ: a record scored minutes before its merge may carry a time a little after it
@@ -313,10 +326,12 @@ def _present_since(changes: list[tuple[int, int, str, str]]) -> dict[tuple[str, 
         for _, delta, method, authors in group:
             count[(method, authors)] += delta
             touched.add((method, authors))
+        removed = []
         for key in sorted(touched):  # a commit's edit removes and adds the same key: no gap
             if count[key] <= 0:
                 if key in since:
                     gone[key] = (since.pop(key), when)
+                    removed.append(key)
             elif key not in since:
                 run = gone.pop(key, None)
                 if run is not None and _put_back(key, run[1], arrivals):
@@ -324,7 +339,19 @@ def _present_since(changes: list[tuple[int, int, str, str]]) -> dict[tuple[str, 
                 else:
                     since[key] = when
                     arrivals.append((when, key))
+        # a record edited, in one commit, into a competing one (``Alice Author`` -> ``AIice Author``,
+        # one letter of another team's line) was not retracted but taken over: it keeps its place,
+        # and the look-alike that replaced it came after it (fifty-first pass)
+        for key in removed:
+            if _replaced(key, when, arrivals):
+                since[key] = gone.pop(key)[0]
     return since
+
+
+def _replaced(key: tuple[str, str], when: int, arrivals: list[tuple[int, tuple[str, str]]]) -> bool:
+    """Whether ``key``, out of the files at the arrival ``when``, was replaced there by a competing
+    record (:func:`_competes`) that arrived in the same commit."""
+    return any(w == when and _competes(key, other) for w, other in arrivals)
 
 
 def _put_back(key: tuple[str, str], ended: int, arrivals: list[tuple[int, tuple[str, str]]]) -> bool:
