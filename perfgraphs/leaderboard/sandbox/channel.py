@@ -10,7 +10,10 @@ Kinds, in the only order the harness accepts: ``ready`` (data loaded, the clock 
 ``fit_done``, ``pred`` (test predictions), ``probe`` (the invariance probe's predictions),
 ``result`` (the self-reported parameter count and config); ``error`` ends a run at any point. A
 run that freezes its fit (``perfgraphs submit --freeze``) sends ``state`` (the fitted predictor's
-numbers, an ``.npz``) between ``probe`` and ``result``: :data:`FREEZE_ORDER`.
+numbers, an ``.npz``) between ``ready`` and ``fit_done``: :data:`FREEZE_ORDER`. Inside the fit
+phase, so the fit's clocks count every second ``state()`` takes and the state exists before any
+test input is handed over (sent after the probe, a fit done in ``state()`` froze as milliseconds:
+fifty-first pass).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import time
 from dataclasses import dataclass, field
 
 ORDER = ("ready", "fit_done", "pred", "probe", "result")
-FREEZE_ORDER = ("ready", "fit_done", "pred", "probe", "state", "result")
+FREEZE_ORDER = ("ready", "state", "fit_done", "pred", "probe", "result")
 MAX_STATE_PAYLOAD = 256 << 20  # a frozen fit's weights (a paper-sized graph network: tens of MB)
 MAX_HEADER_BYTES = 1 << 20
 MAX_SMALL_PAYLOAD = 1 << 20  # anything but predictions

@@ -11,7 +11,8 @@ reason it failed) goes over the channel (:mod:`perfgraphs.leaderboard.sandbox.ch
 the clock. It never sees a test label: those stay in the parent, which scores.
 
 Frozen fits (``perfgraphs submit --freeze`` / ``--frozen``): a freezing run sends the fitted
-predictor's ``state()`` (numbers only, :mod:`perfgraphs.baselines.fitted_state`) after the probe; a
+predictor's ``state()`` (numbers only, :mod:`perfgraphs.baselines.fitted_state`) before "fit_done", in the
+fit's clocks and before any test input is handed over; a
 frozen run gets no training or validation part, reads its seed's state from the job folder and
 calls ``load_state(state)`` where a fresh run calls ``fit``.
 """
@@ -195,13 +196,13 @@ def run(job: Path, inbox: Path, root: Path, seed: int, fd: int, go: int) -> int:
             _load_state(model, cls_name, job / "frozen" / f"seed-{seed}.npz")
         else:
             model.fit(train, val)
+            if spec.get("freeze"):  # inside the fit phase: the time state() takes is the fit's (fifty-first pass)
+                channel.send(fd, "state", _state_bytes(model, cls_name))
         channel.send(fd, "fit_done")
         _wait_for(go, "test")
         _send_array(fd, "pred", _as_array(model.predict(_load_part(inbox / "test_inputs.parquet"))))
         _wait_for(go, "probe")
         _send_array(fd, "probe", _as_array(model.predict(_load_part(inbox / "probe_inputs.parquet"))))
-        if spec.get("freeze"):
-            channel.send(fd, "state", _state_bytes(model, cls_name))
         channel.send(fd, "result", num_params=count_params(model), config=_config(model))
     except MemoryError as exc:
         _report_failure(fd, "memory", _one_line(exc, root))

@@ -142,7 +142,7 @@ class Job:
     test_ids: tuple[str, ...] = ()  # sample_id of the test inputs, in their order
 
     submission_root: Path = Path(".")
-    freeze: bool = False  # its runs send their fitted state after the probe (FREEZE_ORDER)
+    freeze: bool = False  # its runs send their fitted state before fit_done (FREEZE_ORDER)
 
     @property
     def order(self) -> tuple[str, ...]:
@@ -161,7 +161,7 @@ def prepare_job(folder: Path, submission_root: Path, entry_point: str, target: s
     description: mounted read-only from the start) and ``held/`` (the test inputs and the probe:
     never mounted, copied into a run's inbox only when the harness hands them over).
 
-    ``freeze``: each run sends its fitted state after the probe. ``frozen`` (seed -> the state a
+    ``freeze``: each run sends its fitted state at the end of its fit, before "fit_done". ``frozen`` (seed -> the state a
     freezing run sent): each run loads its seed's state instead of fitting, and gets no training or
     validation part (nothing to fit on)."""
     (folder / "job").mkdir(parents=True, exist_ok=True)
