@@ -640,6 +640,7 @@ def _predictions(sub: Submission, scoring: _Scoring, parts: list, test: _TestSet
             fit = verdict.frozen.measured(out.seed)
             out.fit_seconds, out.fit_cpu_seconds = float(fit["fit_seconds"]), fit.get("fit_cpu_seconds")
             out.peak_memory_mb = max(out.peak_memory_mb, float(fit["peak_memory_mb"]))
+            out.cores = fit.get("cores") or out.cores  # the CPU set the fit ran on (fifty-first pass)
     return outputs, {o.seed: o.pred for o in outputs}
 
 
