@@ -24,6 +24,19 @@ def _checks_unremembered_around_a_patch(request):
         forget_checked()
 
 
+@pytest.fixture
+def forget_record_caches():
+    """After the test: the record lines remembered as checked and the reference-name caches forgotten,
+    so a test that read a tmp results or reference folder (or switched a guard off) leaves nothing a
+    later test file would be answered from. The review files name it in their ``pytestmark``."""
+    yield
+    from perfgraphs.leaderboard.records import results, trust
+
+    for cached in (trust.reference_spellings, trust._reference_code_problem, trust._reference_files):
+        cached.cache_clear()
+    results.forget_checked()
+
+
 @pytest.fixture(scope="session")
 def resnet18_template():
     from perfgraphs.graph import graph_template

@@ -10,17 +10,7 @@ import pytest
 from test_leaderboard_review_37a import _public_record  # noqa: F401 — shared helpers
 
 
-@pytest.fixture(autouse=True)
-def _forget_checked_lines():
-    """The tests read tmp results folders and switch a guard off: the lines remembered as checked
-    (and the name caches) are forgotten after each, so later test files read the committed records
-    afresh (as tests/test_leaderboard_review_40a.py does)."""
-    from perfgraphs.leaderboard.records import results, trust
-
-    yield
-    for cached in (trust.reference_spellings, trust._reference_code_problem, trust._reference_files):
-        cached.cache_clear()
-    results.forget_checked()
+pytestmark = pytest.mark.usefixtures("forget_record_caches")  # conftest: the record caches forgotten after each test
 
 
 def _team_record(n: int, authors: str) -> str:

@@ -59,11 +59,4 @@ def test_a_hyphenated_surname_holds_no_other_teams_name(monkeypatch):
     assert _board("Mal Lory", "Ann Mal Lory-Smith") == {"Ann Mal Lory-Smith": "1", "Mal Lory": "–"}
 
 
-@pytest.fixture(autouse=True)
-def _forget_checked_lines():
-    """The committed records are read here (no tmp folder, no guard of the readers switched off); the
-    remembered lines are still forgotten after each test, as tests/test_leaderboard_review_40a.py does."""
-    from perfgraphs.leaderboard.records import results
-
-    yield
-    results.forget_checked()
+pytestmark = pytest.mark.usefixtures("forget_record_caches")  # conftest: the record caches forgotten after each test

@@ -12,16 +12,7 @@ from perfgraphs.leaderboard.records.ranks import rank_board
 from perfgraphs.leaderboard.records.results import RESULTS_DIR, read_entries
 
 
-@pytest.fixture(autouse=True)
-def _forget_checked_lines():
-    """Records are read from a tmp results folder: the lines remembered as checked, and what the trust
-    checks cached, are forgotten after each test (as tests/test_leaderboard_review_40a.py does)."""
-    from perfgraphs.leaderboard.records import trust
-
-    yield
-    for cached in (trust.reference_spellings, trust._reference_code_problem, trust._reference_files):
-        cached.cache_clear()
-    results.forget_checked()
+pytestmark = pytest.mark.usefixtures("forget_record_caches")  # conftest: the record caches forgotten after each test
 
 
 def _terminal(line: str) -> str:

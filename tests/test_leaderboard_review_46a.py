@@ -16,16 +16,7 @@ SHARD = Path("data/measurements/dippm-cpu-test-visits-amd-epyc-23059b2f/cpu-torc
              "shard-00000-20261129T075522.parquet")
 
 
-@pytest.fixture(autouse=True)
-def _forget_checked_lines():
-    """Nothing here reads a tmp reference folder, but the caches are forgotten after each test all the
-    same (as tests/test_leaderboard_review_40a.py does), so no later test file reads what these saw."""
-    from perfgraphs.leaderboard.records import trust
-
-    yield
-    for cached in (trust.reference_spellings, trust._reference_code_problem, trust._reference_files):
-        cached.cache_clear()
-    results.forget_checked()
+pytestmark = pytest.mark.usefixtures("forget_record_caches")  # conftest: the record caches forgotten after each test
 
 
 def _git(repo: Path, *args: str) -> None:

@@ -8,23 +8,13 @@ import json
 
 import pytest
 
-from perfgraphs.leaderboard.records import results
 
 DATASET, CONFIG, TARGET = "perfgraphs/dippm", "cpu-torch-fp32", "latency_ms"
 SET = "ab" * 32  # a hidden set of the test's own organisers' folder
 HEAD_OF_SET = "cd" * 32  # the config's next round
 
 
-@pytest.fixture(autouse=True)
-def _forget_checked_lines():
-    """Nothing here reads a tmp reference folder, but the caches are forgotten after each test all the
-    same (as tests/test_leaderboard_review_46a.py does), so no later test file reads what these saw."""
-    from perfgraphs.leaderboard.records import trust
-
-    yield
-    for cached in (trust.reference_spellings, trust._reference_code_problem, trust._reference_files):
-        cached.cache_clear()
-    results.forget_checked()
+pytestmark = pytest.mark.usefixtures("forget_record_caches")  # conftest: the record caches forgotten after each test
 
 
 def _entry(method: str, authors: str, mape: float, run_identity: str, hidden_set: str = SET):

@@ -15,16 +15,7 @@ REPO = Path(__file__).resolve().parents[1]
 NNLQP_TARGET = "latency_per_sample_ms__timm-rtx4090-amp-nchw-pt240-cu124"
 
 
-@pytest.fixture(autouse=True)
-def _forget_checked_lines():
-    """Nothing here reads a tmp reference folder, but the caches are forgotten after each test all the
-    same (as tests/test_leaderboard_review_46a.py does), so no later test file reads what these saw."""
-    from perfgraphs.leaderboard.records import trust
-
-    yield
-    for cached in (trust.reference_spellings, trust._reference_code_problem, trust._reference_files):
-        cached.cache_clear()
-    results.forget_checked()
+pytestmark = pytest.mark.usefixtures("forget_record_caches")  # conftest: the record caches forgotten after each test
 
 
 def _board(root: Path, dataset: str, target: str):

@@ -13,21 +13,11 @@ from pathlib import Path
 import pytest
 
 from perfgraphs.cli import main
-from perfgraphs.leaderboard.records import results
 from test_leaderboard_review_49b import MEDIAN  # the median that imports nothing of its folder
 from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
 
 
-@pytest.fixture(autouse=True)
-def _forget_checked_lines():
-    """Nothing here reads a tmp reference folder, but the caches are forgotten after each test all the
-    same (as tests/test_leaderboard_review_40a.py does), so no later test file reads what these saw."""
-    from perfgraphs.leaderboard.records import trust
-
-    yield
-    for cached in (trust.reference_spellings, trust._reference_code_problem, trust._reference_files):
-        cached.cache_clear()
-    results.forget_checked()
+pytestmark = pytest.mark.usefixtures("forget_record_caches")  # conftest: the record caches forgotten after each test
 
 
 

@@ -8,14 +8,7 @@ from __future__ import annotations
 import pytest
 
 
-@pytest.fixture(autouse=True)
-def _forget_checked_lines():
-    from perfgraphs.leaderboard.records import results, trust
-
-    yield
-    for cached in (trust.reference_spellings, trust._reference_code_problem, trust._reference_files):
-        cached.cache_clear()
-    results.forget_checked()
+pytestmark = pytest.mark.usefixtures("forget_record_caches")  # conftest: the record caches forgotten after each test
 
 
 def _edited_into_a_lookalike(tmp_path):

@@ -8,13 +8,11 @@ test input is handed over, so the fit the manifest states is every second ``stat
 from __future__ import annotations
 
 import json
-import os
 import shutil
 
 import pytest
 import yaml
 
-from perfgraphs.leaderboard.records import results
 from test_submit import BOARD, EXAMPLE, env, metadata, parts, run_cli  # noqa: F401 — fixtures
 
 BURN_S = 0.6
@@ -27,15 +25,7 @@ BURN = (
 )
 
 
-@pytest.fixture(autouse=True)
-def _forget_checked_lines():
-    """Nothing here reads a tmp reference folder; the caches are forgotten after each test all the same."""
-    from perfgraphs.leaderboard.records import trust
-
-    yield
-    for cached in (trust.reference_spellings, trust._reference_code_problem, trust._reference_files):
-        cached.cache_clear()
-    results.forget_checked()
+pytestmark = pytest.mark.usefixtures("forget_record_caches")  # conftest: the record caches forgotten after each test
 
 
 def _submission(folder, late: bool):

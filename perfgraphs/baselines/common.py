@@ -308,7 +308,7 @@ class GraphEstimator(BaselineRegressor):
         built with, the static features' and the targets' scaling, the module's weights."""
         if not hasattr(self, "module_"):
             raise NotFittedError(f"{type(self).__name__}.fitted_state called before fit")
-        return _network_state(self.dims_, self.static_scaler_, self.target_transform_, self.module_)
+        return network_state(self.dims_, self.static_scaler_, self.target_transform_, self.module_)
 
     def load_fitted_state(self, state: dict[str, np.ndarray]) -> "GraphEstimator":
         """This (unfitted) estimator as the one whose :meth:`fitted_state` ``state`` is: predicts
@@ -316,7 +316,7 @@ class GraphEstimator(BaselineRegressor):
         from perfgraphs.baselines import fitted_state as fs
 
         self.dims_, self.static_scaler_, self.target_transform_, self.module_ = \
-            _load_network(fs.check_state(state), self._build_module)
+            load_network(fs.check_state(state), self._build_module)
         self.n_targets_ = self.dims_[2]
         return self
 
@@ -328,7 +328,7 @@ class GraphEstimator(BaselineRegressor):
         return squeeze_targets(self.target_transform_.inverse(z), self.n_targets_)
 
 
-def _network_state(dims: tuple, static_scaler, target_transform: TargetTransform, module) -> dict[str, np.ndarray]:
+def network_state(dims: tuple, static_scaler, target_transform: TargetTransform, module) -> dict[str, np.ndarray]:
     from perfgraphs.baselines import fitted_state as fs
 
     return {"dims": np.asarray(dims, dtype=np.int64), **fs.prefixed("static_scaler", fs.scaler_state(static_scaler)),
@@ -337,8 +337,8 @@ def _network_state(dims: tuple, static_scaler, target_transform: TargetTransform
             **fs.prefixed("module", fs.module_state(module))}
 
 
-def _load_network(state: dict[str, np.ndarray], build) -> tuple:
-    """(dims, static scaler, target transform, module) of :func:`_network_state`'s ``state``;
+def load_network(state: dict[str, np.ndarray], build) -> tuple:
+    """(dims, static scaler, target transform, module) of :func:`network_state`'s ``state``;
     ``build(node_dim, static_dim, n_targets)`` makes the module the weights are loaded into."""
     from perfgraphs.baselines import fitted_state as fs
 

@@ -23,8 +23,8 @@ from __future__ import annotations
 import numpy as np
 
 from perfgraphs.baselines.common import (
-    GraphEstimator, NotFittedError, _load_network, _network_state, check_graphs, graph_targets, mlp, predict_graph_model, prepare_graphs, resolve,
-    signed_log1p, torch_seeded,
+    GraphEstimator, NotFittedError, check_graphs, graph_targets, mlp, predict_graph_model, prepare_graphs, resolve,
+    load_network, network_state, signed_log1p, torch_seeded,
 )
 
 EPS = 1e-15
@@ -198,7 +198,7 @@ class TraPPM(GraphEstimator):
                  **fs.prefixed("encoder", fs.module_state(self.encoder_))}
         for t, (module, scaler, transform) in enumerate(self.per_target_):
             dims = (self.dims_[0], self.dims_[1], 1)
-            state.update(fs.prefixed(f"target{t}", _network_state(dims, scaler, transform, module)))
+            state.update(fs.prefixed(f"target{t}", network_state(dims, scaler, transform, module)))
         return state
 
     def load_fitted_state(self, state: dict[str, np.ndarray]) -> "TraPPM":
@@ -214,7 +214,7 @@ class TraPPM(GraphEstimator):
             raise fs.FittedStateError(f"the state's n_targets {n_targets} is not 1-64")
         self.per_target_ = []
         for t in range(n_targets):
-            dims, scaler, transform, module = _load_network(fs.part(state, f"target{t}"), self._build_module)
+            dims, scaler, transform, module = load_network(fs.part(state, f"target{t}"), self._build_module)
             self.per_target_.append((module, scaler, transform))
         self.dims_, self.module_, self.static_scaler_, self.target_transform_ = dims, module, scaler, transform
         self.n_targets_ = n_targets

@@ -43,6 +43,8 @@ class FrozenFitError(PerfgraphsError):
 def submission_sha256(root: Path) -> str:
     """The submission folder's content: every regular file's path and bytes, and every link's path
     and target, in path order (bytecode left out, as the sandbox's copy leaves it out)."""
+    from perfgraphs.atomic import sha256_file
+
     digest = hashlib.sha256()
     root = Path(root)
     for path in sorted(root.rglob("*")):
@@ -52,7 +54,7 @@ def submission_sha256(root: Path) -> str:
         if path.is_symlink():
             digest.update(b"L\0" + str(rel).encode() + b"\0" + os.readlink(path).encode() + b"\0")
         elif path.is_file():
-            digest.update(b"F\0" + str(rel).encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+            digest.update(b"F\0" + str(rel).encode() + b"\0" + sha256_file(path).encode())
     return digest.hexdigest()
 
 
@@ -74,6 +76,13 @@ class FrozenFits:
         return next(s for s in self.manifest["seeds"] if s["seed"] == seed)["fit"]
 
 
+def used_folder(folder: Path) -> str | None:
+    """Why ``folder`` cannot take new frozen fits (None: it is new or empty): fits are never overwritten."""
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        return f"--freeze {folder}: exists and is not an empty folder: give a new folder"
+    return None
+
+
 def write_frozen(folder: Path, identity: dict, outputs: list, public_scores: dict[int, dict]) -> Path:
     """Write the states of ``outputs`` (harness SeedOutputs of a freezing run) and the manifest into
     ``folder`` (new or empty: a folder of other fits is never overwritten). ``identity``: what the fits
@@ -82,8 +91,8 @@ def write_frozen(folder: Path, identity: dict, outputs: list, public_scores: dic
     from perfgraphs.baselines.fitted_state import FittedStateError, from_bytes
 
     folder = Path(folder)
-    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
-        raise FrozenFitError(f"--freeze {folder}: exists and is not an empty folder: give a new folder")
+    if (why := used_folder(folder)) is not None:
+        raise FrozenFitError(why)
     for out in outputs:  # every state first: a folder is written whole or not at all
         if out.state is None:
             raise FrozenFitError(f"seed {out.seed}: the run sent no state")

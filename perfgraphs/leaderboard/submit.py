@@ -531,12 +531,11 @@ def _frozen_fit_problems(sub: Submission, board: Task, opts: SubmitOptions) -> l
     return []
 
 
-def _frozen_identity(sub: Submission, scoring: _Scoring, data, opts: SubmitOptions) -> dict:
+def _frozen_identity(sub: Submission, board: Task, method: str, data, opts: SubmitOptions) -> dict:
     """What a frozen fit belongs to (frozen_fits): the submission's content, the board, the build."""
     from perfgraphs.leaderboard.frozen_fits import submission_sha256
 
-    board = scoring.board
-    return {"submission_sha256": submission_sha256(sub.root), "method": scoring.method,
+    return {"submission_sha256": submission_sha256(sub.root), "method": method,
             "entry_point": sub.meta.entry_point, "dataset": board.dataset.name, "config": board.config.name,
             "target": board.target.name, "quick": opts.quick, "dataset_version": data.version,
             "dataset_content_hash": data.content_hash}
@@ -545,16 +544,16 @@ def _frozen_identity(sub: Submission, scoring: _Scoring, data, opts: SubmitOptio
 def _read_frozen(sub: Submission, scoring: _Scoring, data, test: _TestSet, opts: SubmitOptions, problems: list[str]):
     """The frozen fits a hidden score predicts from (None, with the problem, when they do not hold):
     this submission's on this board and build, every seed's, committed before the set's commitment."""
-    from perfgraphs.leaderboard.frozen_fits import FrozenFitError, frozen_before, read_frozen
+    from perfgraphs.leaderboard.frozen_fits import MANIFEST, FrozenFitError, frozen_before, read_frozen
     from perfgraphs.leaderboard.records.hidden import commitment_path
 
     board = scoring.board
     try:
-        frozen = read_frozen(opts.frozen, _frozen_identity(sub, scoring, data, opts), opts.seeds)
+        frozen = read_frozen(opts.frozen, _frozen_identity(sub, board, scoring.method, data, opts), opts.seeds)
     except FrozenFitError as exc:
         problems.append(str(exc))
         return None
-    why = frozen_before(Path(opts.frozen).absolute() / "manifest.json",
+    why = frozen_before(Path(opts.frozen).absolute() / MANIFEST,
                         commitment_path(board.dataset.name, board.config.name).absolute(), test.sha256)
     if why is not None:
         problems.append(f"--frozen: {why}")
@@ -795,16 +794,15 @@ def submit(path: str | Path, opts: SubmitOptions | None = None, log_mlflow: bool
 def _freeze(path: str | Path, opts: SubmitOptions) -> tuple[Verdict, Path | None]:
     """``submit --freeze``: every check and the public scores as ``submit``, isolated; then each
     seed's fitted state and the manifest in ``opts.freeze`` instead of a record (frozen_fits)."""
-    from perfgraphs.leaderboard.frozen_fits import FrozenFitError, write_frozen
+    from perfgraphs.leaderboard.frozen_fits import FrozenFitError, used_folder, write_frozen
 
     folder = Path(opts.freeze)
-    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):  # before an hour of fits, not after
-        return Verdict(problems=[f"--freeze {folder}: exists and is not an empty folder: give a new folder"]), None
+    if (why := used_folder(folder)) is not None:  # before an hour of fits, not after
+        return Verdict(problems=[why]), None
     verdict = evaluate_submission(path, opts, record=True)
     if not verdict.ok:
         return verdict, None
-    scoring = _Scoring(verdict.task, None, verdict.entry.protocol, verdict.entry.method)
-    identity = {**_frozen_identity(verdict.submission, scoring, verdict.data, opts),
+    identity = {**_frozen_identity(verdict.submission, verdict.task, verdict.entry.method, verdict.data, opts),
                 "code_commit": verdict.submission.meta.code_commit}
     public = {s["seed"]: {k: s.get(k) for k in ("mape_pct", "kendall_tau", "predictions_sha256")}
               for s in verdict.entry.per_seed}
