@@ -20,6 +20,7 @@ from perfgraphs.evaluation.mlflow_log import mean_std
 from perfgraphs.evaluation.evaluator import IdMismatchError, check_ids
 from perfgraphs.registry import Task
 
+from perfgraphs.leaderboard.records.history import one_reading
 from perfgraphs.leaderboard.records import names as names_mod  # names compared as people read them
 from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS, REFERENCE_DIR
 from perfgraphs.leaderboard.records.record_check import (MAX_SEED, MAX_SEEDS, MIN_SEEDS,  # one rule, defined with
@@ -252,6 +253,7 @@ def check_name_owner(results_root: Path | None, board: Task, method: str, author
     return problems
 
 
+@one_reading()
 def _first_additions(results_root: Path | None):
     """``first(predicate)``: the arrival on the main line (:func:`perfgraphs.leaderboard.records.history.line_changes`)
     of the records whose (method, authors) satisfy ``predicate``: for each (method, authors) the
@@ -427,6 +429,7 @@ def reserved_names(results_root: Path | None = None) -> set[str]:
     return {names_mod.canonical(n) for n in _reserved_spellings(results_root)} - {""}
 
 
+@one_reading()
 def _reserved_spellings(results_root: Path | None = None) -> set[str]:
     """:func:`reserved_names` as they are spelled (for messages)."""
     from perfgraphs.baselines.catalog import reference_names

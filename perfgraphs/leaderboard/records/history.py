@@ -4,12 +4,35 @@ clone, which lacks the commits older records name)."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
 import signal
 import subprocess
+import threading
+from collections.abc import Iterator
 from pathlib import Path
+
+# Git's answers during one reading (:func:`one_reading`) of this thread: a results file's reader asked
+# git the same questions for every line (HEAD, where the commitments folder is, whether a commitment
+# is committed unchanged), some three thousand processes for one `check`. Nothing is remembered past
+# the reading: a commit made between two readings is seen by the next.
+_READING = threading.local()
+
+
+@contextlib.contextmanager
+def one_reading() -> Iterator[None]:
+    """Within the block, each git question (same folder, same arguments) is asked once and its answer
+    reused: for readers, which change nothing git sees while they read. Nested blocks share the outer one."""
+    if getattr(_READING, "answers", None) is not None:
+        yield
+        return
+    _READING.answers = {}
+    try:
+        yield
+    finally:
+        _READING.answers = None
 
 
 def git(folder: Path, *args: str, timeout: float = 60) -> str | None:
@@ -40,6 +63,17 @@ def git_bytes(folder: Path, *args: str, timeout: float = 60, stdin: bytes | None
     ``timeout`` git is killed with every process it started (its own session): a clone stopped by its
     timeout left its ``git-upload-pack`` blocked on a FIFO in the source repository after `reproduce`
     had ended (thirty-fourth pass of 2026-12-03)."""
+    reading = getattr(_READING, "answers", None)
+    key = (str(folder), args, timeout)
+    if reading is not None and stdin is None and key in reading:
+        return reading[key]
+    out = _ask_git(folder, args, timeout, stdin)
+    if reading is not None and stdin is None:
+        reading[key] = out
+    return out
+
+
+def _ask_git(folder: Path, args: tuple[str, ...], timeout: float, stdin: bytes | None) -> bytes | None:
     try:
         with subprocess.Popen(["git", *SAFE_GIT, "-C", str(folder), *args], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, start_new_session=True,

@@ -62,6 +62,23 @@ METHOD_MAX_CHARS = 64
 AUTHORS_MAX_CHARS = 200
 ALLOWED_PUNCTUATION = "-_.()/+,&'@"
 _LIMITS = {"method": METHOD_MAX_CHARS, "authors": AUTHORS_MAX_CHARS}
+
+
+def _remembered(function):
+    """``function`` of short texts remembered for the process (4096 answers, texts of at most 1,000
+    characters: a hand-written record's megabyte of authors is checked, never kept). The results
+    readers ask the same questions of every line; :func:`perfgraphs.leaderboard.records.results.forget_checked`
+    forgets the answers (``cache_clear``)."""
+    cached = functools.lru_cache(maxsize=4096)(function)
+
+    @functools.wraps(function)
+    def answer(*texts: str):
+        return cached(*texts) if all(isinstance(x, str) and len(x) <= 1000 for x in texts) else function(*texts)
+
+    answer.cache_clear = cached.cache_clear
+    return answer
+
+
 _ALLOWED = re.compile(r"[A-Za-z0-9 " + re.escape(ALLOWED_PUNCTUATION) + r"]*")
 _SEPARATORS = re.compile(r"[\s\-_./]+")
 _ALLOWED_TEXT = "ASCII letters, digits, spaces and " + " ".join(ALLOWED_PUNCTUATION)
@@ -471,6 +488,7 @@ def is_reference_authors(authors: str) -> bool:
     return _names_reference_authors(authors) or names_project(authors) or _names_organisers(words)
 
 
+@_remembered
 def _names_reference_authors(authors: str) -> bool:
     """Whether ``authors`` canonicalises onto ``REFERENCE_AUTHORS`` or names a "reference baseline"."""
     from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS
@@ -566,7 +584,11 @@ def check_charset(field: str, text: str) -> list[str]:
     """``method`` or ``authors`` (``field``) outside the documented character set or length limit,
     or a method holding a credit (:func:`credit_in_method`): one line each, saying what to do. Empty
     when ``text`` is fine."""
-    text = str(text)
+    return list(_charset_problems(field, str(text)))
+
+
+@_remembered
+def _charset_problems(field: str, text: str) -> tuple[str, ...]:
     problems = []
     limit = _LIMITS.get(field)
     if limit is not None and len(text) > limit:
@@ -586,7 +608,7 @@ def check_charset(field: str, text: str) -> list[str]:
         problems += credit_in_method(text)
     if field == "authors":
         problems += tier_in_authors(text)
-    return problems
+    return tuple(problems)
 
 
 # a tier's words, never a person's: authors ``Tier Verified`` (or ``Mal Lory (verified, hidden test

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from pathlib import Path
 
+from perfgraphs.leaderboard.records.history import one_reading
 from perfgraphs.leaderboard.records.line_text import as_shown  # noqa: F401 — results.as_shown, its readers' name
 from perfgraphs import paths
 from perfgraphs.errors import PerfgraphsError
@@ -212,6 +213,7 @@ def boards_checkout_problem(root: Path | None = None) -> str | None:
     return None if root is None else converted_files(root, BOARD_SOURCES)
 
 
+@one_reading()
 def read_entries(dataset: str, root: Path | None = None, skipped: list[str] | None = None) -> list[Entry]:
     """The valid records of one results file, in file order. A line that is not a valid record
     (:func:`~perfgraphs.leaderboard.records.record_check.record_problem`), or whose claims do not check
@@ -409,6 +411,7 @@ def results_files(root: Path | None = None) -> list[Path]:
     return sorted(p for p in folder.glob("*.jsonl") if p.is_file() and not p.is_symlink()) if folder.is_dir() else []
 
 
+@one_reading()
 def read_all_entries(root: Path | None = None, skipped: list[str] | None = None) -> list[Entry]:
     """The valid records of every results file of ``root`` (:func:`read_entries`), file by file."""
     return [e for path in results_files(root) for e in read_entries(path.stem, root, skipped)]
@@ -477,7 +480,8 @@ def forget_checked() -> None:
     from perfgraphs.leaderboard.records import names
 
     _WELL_FORMED.clear()
-    for cached in (names._taken_name, names._compact_keys, names._compact_keys_by_kind):
+    for cached in (names._taken_name, names._compact_keys, names._compact_keys_by_kind, names._charset_problems,
+                   names._names_reference_authors):
         cached.cache_clear()
 
 
