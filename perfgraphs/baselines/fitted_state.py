@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import re
+import zipfile
 
 import numpy as np
 
@@ -56,12 +57,41 @@ def to_bytes(state: dict[str, np.ndarray]) -> bytes:
     return buffer.getvalue()
 
 
+def _stored_arrays(data: bytes, what: str) -> None:
+    """Refuse an ``.npz`` whose reading would take more memory than its bytes: a compressed member
+    (``to_bytes`` writes none; 2 MB of deflated zeros read as 2 GiB in the harness, 256 MB of them
+    as hundreds of GiB) or an array header declaring more bytes than the member holds (numpy
+    allocates the declared shape first: 8 PiB stopped ``submit --freeze`` with a MemoryError).
+    Fifty-second pass."""
+    import math
+
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        members = archive.infolist()
+        if len(members) > MAX_ARRAYS:
+            raise FittedStateError(f"{what} has {len(members)} arrays (at most {MAX_ARRAYS})")
+        for info in members:
+            if info.compress_type != zipfile.ZIP_STORED:
+                raise FittedStateError(f"{what}: {info.filename[:60]!r} is compressed: a state is written "
+                                       "uncompressed (numpy.savez)")
+            with archive.open(info) as member:
+                version = np.lib.format.read_magic(member)
+                read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+                shape, _, dtype = read(member)
+                if math.prod(shape) * dtype.itemsize > info.file_size:
+                    raise FittedStateError(f"{what}: {info.filename[:60]!r} declares {shape} of {dtype}, more than "
+                                           f"its {info.file_size} bytes")
+
+
 def from_bytes(data: bytes, what: str = "the state") -> dict[str, np.ndarray]:
-    """``.npz`` bytes back to the state; never unpickles (an object array is refused)."""
+    """``.npz`` bytes back to the state; never unpickles (an object array is refused), never takes
+    more memory than its bytes (:func:`_stored_arrays`)."""
     try:
+        _stored_arrays(data, what)
         with np.load(io.BytesIO(data), allow_pickle=False) as npz:
             state = {name: npz[name] for name in npz.files}
-    except (ValueError, OSError, EOFError, KeyError) as exc:
+    except FittedStateError:
+        raise
+    except (ValueError, OSError, EOFError, KeyError, zipfile.BadZipFile) as exc:
         raise FittedStateError(f"{what} is not an .npz of numeric arrays ({type(exc).__name__}: "
                                f"{' '.join(str(exc).split())[:120]})") from None
     return check_state(state, what)

@@ -634,10 +634,12 @@ def _predictions(sub: Submission, scoring: _Scoring, parts: list, test: _TestSet
             return [], {}
     outputs = _run_code(sub, runs, test, target.name, opts, target.positive, problems, columns, not unisolated,
                         verdict.frozen)
-    if verdict.frozen is not None:  # the fit the record states is the frozen one, measured when it ran
-        for out in outputs:
+    if verdict.frozen is not None:  # the fit the record states: the frozen one, measured when it ran, and this
+        for out in outputs:         # run's own fit phase (import, construct, load_state: fifty-second pass)
             fit = verdict.frozen.measured(out.seed)
-            out.fit_seconds, out.fit_cpu_seconds = float(fit["fit_seconds"]), fit.get("fit_cpu_seconds")
+            out.fit_seconds = float(fit["fit_seconds"]) + out.fit_seconds
+            out.fit_cpu_seconds = (None if fit.get("fit_cpu_seconds") is None or out.fit_cpu_seconds is None
+                                   else float(fit["fit_cpu_seconds"]) + out.fit_cpu_seconds)
             out.peak_memory_mb = max(out.peak_memory_mb, float(fit["peak_memory_mb"]))
             out.cores = fit.get("cores") or out.cores  # the CPU set the fit ran on (fifty-first pass)
     return outputs, {o.seed: o.pred for o in outputs}
