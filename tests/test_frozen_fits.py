@@ -13,10 +13,9 @@ import shutil
 
 import numpy as np
 import pytest
-import yaml
 
 from perfgraphs.data.load import static_features
-from test_submit import (BOARD, EXAMPLE, commit_tiny_hidden_set, env, metadata, numpy_mape, parts,  # noqa: F401 — fixtures
+from test_submit import (BOARD, commit_tiny_hidden_set, env, example_copy, numpy_mape, parts,  # noqa: F401 — fixtures
                          run_cli)
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="a hidden board's runs drop the page cache: needs root")
@@ -25,17 +24,15 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="a hidden board's runs
 def _ridge(folder, method="ridge-frozen"):
     """The example, whose load_state refuses to run where a training part is in reach: a frozen run
     gets none (the state is what scores, nothing is fitted again)."""
-    shutil.copytree(EXAMPLE, folder)
-    source = (folder / "predictor.py").read_text()
     hook = "    def load_state(self, state: dict[str, np.ndarray]) -> None:\n"
-    assert hook in source
-    (folder / "predictor.py").write_text(source.replace(hook, hook + (
-        "        import os\n"
-        "        assert not os.path.exists('/job/train.parquet'), 'a training part in a frozen run'\n")))
-    meta = yaml.safe_load((EXAMPLE / "submission.yaml").read_text())
-    meta.update({k: v for k, v in metadata(method).items() if k in ("method", "authors", "code")})
-    (folder / "submission.yaml").write_text(yaml.safe_dump(meta))
-    return folder
+
+    def edit(source: str) -> str:
+        assert hook in source
+        return source.replace(hook, hook + (
+            "        import os\n"
+            "        assert not os.path.exists('/job/train.parquet'), 'a training part in a frozen run'\n"))
+
+    return example_copy(folder, method, edit)
 
 
 def _predict(state: dict, rows) -> np.ndarray:

@@ -11,9 +11,8 @@ import json
 import shutil
 
 import pytest
-import yaml
 
-from test_submit import BOARD, EXAMPLE, env, metadata, parts, run_cli  # noqa: F401 — fixtures
+from test_submit import BOARD, env, example_copy, parts, run_cli  # noqa: F401 — fixtures
 
 BURN_S = 0.6
 
@@ -31,8 +30,10 @@ pytestmark = pytest.mark.usefixtures("forget_record_caches")  # conftest: the re
 def _submission(folder, late: bool):
     """The ridge example burning ``BURN_S`` CPU seconds in its fit: in ``fit`` (the control) or, late,
     in ``state()``, where ``fit`` only keeps the training part and the real fit runs."""
-    shutil.copytree(EXAMPLE, folder)
-    source = (folder / "predictor.py").read_text()
+    return example_copy(folder, "ridge-late" if late else "ridge-burn", lambda source: _edited(source, late))
+
+
+def _edited(source: str, late: bool) -> str:
     fit = "    def fit(self, train, val=None) -> \"Predictor\":\n"
     state = "    def state(self)"
     assert fit in source and state in source
@@ -54,12 +55,7 @@ def _submission(folder, late: bool):
                   "            return _np.ones(len(graphs))\n" + rest)
     else:
         source = source.replace(fit, fit + BURN)
-    (folder / "predictor.py").write_text(source)
-    meta = yaml.safe_load((EXAMPLE / "submission.yaml").read_text())
-    meta.update({k: v for k, v in metadata("ridge-late" if late else "ridge-burn").items()
-                 if k in ("method", "authors", "code")})
-    (folder / "submission.yaml").write_text(yaml.safe_dump(meta))
-    return folder
+    return source
 
 
 def _freeze(env, capsys, late: bool) -> dict:

@@ -21,9 +21,8 @@ import shutil
 
 import numpy as np
 import pytest
-import yaml
 
-from test_submit import (BOARD, EXAMPLE, commit_tiny_hidden_set, env, metadata, parts,  # noqa: F401 — fixtures
+from test_submit import (BOARD, commit_tiny_hidden_set, env, example_copy, parts,  # noqa: F401 — fixtures
                          run_cli)
 
 BURN_S = 3.0  # well above the ridge's own fit in the sandbox (about a second: its imports)
@@ -57,15 +56,13 @@ HUGE_HEADER = (
 
 def _forging(folder, body: str, method: str):
     """The ridge example whose ``state()`` runs ``body`` first (it replaces the writer the child calls)."""
-    shutil.copytree(EXAMPLE, folder)
-    source = (folder / "predictor.py").read_text()
     hook = "    def state(self) -> dict[str, np.ndarray]:\n"
-    assert hook in source
-    (folder / "predictor.py").write_text(source.replace(hook, hook + body))
-    meta = yaml.safe_load((EXAMPLE / "submission.yaml").read_text())
-    meta.update({k: v for k, v in metadata(method).items() if k in ("method", "authors", "code")})
-    (folder / "submission.yaml").write_text(yaml.safe_dump(meta))
-    return folder
+
+    def edit(source: str) -> str:
+        assert hook in source
+        return source.replace(hook, hook + body)
+
+    return example_copy(folder, method, edit)
 
 
 def _freeze(env, capsys, sub, name):
@@ -98,18 +95,13 @@ def test_control_without_the_stored_check_a_small_state_is_read_as_64_mib(env, p
 def _submission(folder, burn_in_load: bool):
     """The ridge example; with ``burn_in_load`` its ``load_state`` burns ``BURN_S`` CPU seconds (the
     stand-in for a fit done there), where a frozen run calls it instead of ``fit``."""
-    shutil.copytree(EXAMPLE, folder)
-    source = (folder / "predictor.py").read_text()
     hook = "    def load_state(self, state: dict[str, np.ndarray]) -> None:\n"
-    assert hook in source
-    if burn_in_load:
-        source = source.replace(hook, hook + BURN)
-    (folder / "predictor.py").write_text(source)
-    meta = yaml.safe_load((EXAMPLE / "submission.yaml").read_text())
-    meta.update({k: v for k, v in metadata("ridge-loads" if burn_in_load else "ridge-plain").items()
-                 if k in ("method", "authors", "code")})
-    (folder / "submission.yaml").write_text(yaml.safe_dump(meta))
-    return folder
+
+    def edit(source: str) -> str:
+        assert hook in source
+        return source.replace(hook, hook + BURN) if burn_in_load else source
+
+    return example_copy(folder, "ridge-loads" if burn_in_load else "ridge-plain", edit)
 
 
 def _frozen_record(env, parts, capsys, git_commitments, monkeypatch, burn_in_load: bool):

@@ -11,6 +11,7 @@ import os
 
 import hashlib
 import json
+import shutil
 import textwrap
 from dataclasses import replace
 from pathlib import Path
@@ -59,6 +60,20 @@ def code_submission(folder: Path, method: str, source: str) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "predictor.py").write_text(textwrap.dedent(source))
     (folder / "submission.yaml").write_text(yaml.safe_dump(metadata(method, entry_point="predictor:Predictor")))
+    return folder
+
+
+def example_copy(folder: Path, method: str, edit=None) -> Path:
+    """The ridge example copied to ``folder`` under ``method`` (the metadata's authors and code), its
+    ``predictor.py`` passed through ``edit`` (source -> source) when given."""
+    import yaml
+
+    shutil.copytree(EXAMPLE, folder)
+    if edit is not None:
+        (folder / "predictor.py").write_text(edit((folder / "predictor.py").read_text()))
+    meta = yaml.safe_load((EXAMPLE / "submission.yaml").read_text())
+    meta.update({k: v for k, v in metadata(method).items() if k in ("method", "authors", "code")})
+    (folder / "submission.yaml").write_text(yaml.safe_dump(meta))
     return folder
 
 
@@ -593,20 +608,12 @@ def test_every_hidden_board_run_starts_on_an_empty_page_cache_or_is_refused(part
     every run (each seed of each part), and a harness that cannot (not root) refuses in one line and
     stores nothing. The drop itself is checked by page residency in test_leaderboard_confine."""
     import os
-    import shutil
-
     from perfgraphs.leaderboard.sandbox import confine
 
     if os.geteuid() != 0:
         pytest.skip("dropping the page cache needs root")
     commit_tiny_hidden_set(env["tmp"] / "keeper-cache", parts, git_commitments, capsys, monkeypatch)
-    import yaml
-
-    folder = env["tmp"] / "ridge-sealed"
-    shutil.copytree(EXAMPLE, folder)
-    meta = yaml.safe_load((EXAMPLE / "submission.yaml").read_text())
-    meta.update({k: v for k, v in metadata("ridge-sealed").items() if k in ("method", "authors", "code")})
-    (folder / "submission.yaml").write_text(yaml.safe_dump(meta))
+    folder = example_copy(env["tmp"] / "ridge-sealed", "ridge-sealed")
     args = ["submit", str(folder), *BOARD, "--quick", "--hidden-labels",
             "--results", str(env["results"]), "--no-mlflow"]
     # a harness that cannot drop it: refused before any run, nothing stored
