@@ -101,8 +101,9 @@ block = json.loads(path.read_text())["host_speed"]
 targets = [t for t in block if isinstance(block[t], dict) and "median_ratio" in block[t]]
 scored = [t for t in targets if in_band(block, t, (low, high))]
 if not scored:
-    sys.exit(f"hidden-round: today's probe ran at {', '.join(f'{block[t][\"median_ratio\"]:.2f}x' for t in targets)} "
-             f"the public labels' {', '.join(targets)}, outside {low:g}-{high:g}")
+    ratios = ", ".join(f"{block[t]['median_ratio']:.2f}x" for t in targets)
+    sys.exit(f"hidden-round: today's probe ran at {ratios} the public labels' {', '.join(targets)}, "
+             f"outside {low:g}-{high:g}")
 print(f"hidden-round: this round scores {', '.join(scored)}"
       + "".join(f"; not {t} ({block[t]['median_ratio']:.2f}x)" for t in targets if t not in scored))
 PY
