@@ -196,7 +196,20 @@ freeze)
   echo "now: git add leaderboard/frozen && git commit (before the round's commitment)"
   ;;
 score)
-  targets=$($py -c "from perfgraphs.registry import get_dataset; c = get_dataset('$dataset').config('$config'); print(' '.join(b.target for b in c.boards))")
+  # the targets this round scores: a target its probe put outside the band is not scored (load_hidden
+  # would refuse each submission on it in one line; the definition holds the drift)
+  targets=$($py - "$dataset" "$config" <<'PY'
+import sys
+from perfgraphs.leaderboard.records.hidden import commitment_hash, commitment_path, target_not_scored
+from perfgraphs.registry import get_dataset
+d = get_dataset(sys.argv[1]); c = d.config(sys.argv[2])
+sha = commitment_hash(commitment_path(d.name, c.name)) or ""
+for b in c.boards:
+    why = target_not_scored(d.name, c.name, b.target, sha)
+    print(f"hidden-round: not scoring {b.target}: {why}", file=sys.stderr) if why else print(b.target)
+PY
+)
+  [ -n "$targets" ] || { echo "hidden-round: this round scores no target" >&2; exit 2; }
   # the frozen references first: prediction only, seconds a seed (fitted before the set was drawn); only
   # those named in FROZEN: nothing shows that the harness wrote a manifest, so a folder a pull request
   # added for another reference would have scored it from its own states and fit times (fifty-second pass)

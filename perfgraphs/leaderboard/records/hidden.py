@@ -326,6 +326,9 @@ def load_hidden(labels_dir: Path | None, board: Task, root: Path | None = None) 
                                 f"compromised: its architectures are in public data "
                                 f"({definition_path(dataset, config, root).name}); it scores nothing more: measure a "
                                 "fresh hidden set and commit its hash (leaderboard/RULES.md, 'Re-measuring a hidden set')")
+    drift = target_not_scored(dataset, config, target, expected, root)
+    if drift:
+        raise HiddenLabelsError(drift)
     path = hidden_file(keeper_dir(labels_dir), dataset, config)
     if not path.exists():
         raise HiddenLabelsError(f"{path} does not exist: the keeper folder ${KEEPER_ENV} must hold "
@@ -339,6 +342,30 @@ def load_hidden(labels_dir: Path | None, board: Task, root: Path | None = None) 
     if target not in table.column_names:
         raise HiddenLabelsError(f"{path} has no {target} column: the hidden set has no labels for this target")
     return HiddenTest(table, actual, path)
+
+
+def target_not_scored(dataset: str, config: str, target: str, sha256: str, root: Path | None = None) -> str | None:
+    """Why the round of the set ``sha256`` scores nothing on ``target``, or None when it may: its
+    definition's probe of the machine (``measured.host_speed``) put that target outside the band the
+    round was measured under (:func:`perfgraphs.collect.host_speed.in_band`). A slow day moves latency
+    and leaves peak memory where it was, so such a round scores memory only (the probe of 2026-12-05
+    11:14 UTC: latency at 0.68x its public labels, memory at 0.99x). A round without a probe of that
+    target (a GPU round) is not held back here."""
+    from perfgraphs.collect.host_speed import in_band
+
+    path = definition_path(dataset, config, root)
+    try:
+        commitment = commitment_path(dataset, config, root)
+        measured = _round_measured(read_definition(path), commitment_hash(commitment), sha256.lower()) if path.is_file() else None
+    except (OSError, ValueError, PlanError):
+        return None
+    block = measured.get("host_speed") if isinstance(measured, dict) else None
+    if in_band(block, target) is not False:
+        return None
+    ratio = block[target]["median_ratio"]
+    return (f"the hidden round of {_stem(dataset, config)} (sha256 {sha256[:16]}...) does not score {target}: on its "
+            f"day the machine ran its public configurations at {ratio:.2f}x their labels' {target}, outside the band "
+            f"it was measured under ({path.name}, measured.host_speed), so a score would measure that drift")
 
 
 def leave_out_public(table: pa.Table, repo: Path | None = None, external: Path | None = None) -> pa.Table:
