@@ -54,6 +54,11 @@ if problem:
 PY
 }
 
+# the config's board targets, space-separated
+config_targets() {
+  $py -c "from perfgraphs.registry import get_dataset; c = get_dataset('$dataset').config('$config'); print(' '.join(b.target for b in c.boards))"
+}
+
 case "$step" in
 prepare)
   # .hidden is made here, ignored: one committed (a link to leaderboard/hidden/, say) would carry the
@@ -78,7 +83,7 @@ probe)
   $pg collect "$round/probe-plan.yaml" --out "$round/probe-$when" --core "${CORE:-1}"
   # every target of the config judged on its own: a slow day moves latency, not peak memory, and
   # the round then scores only the targets within the band (load_hidden refuses the others)
-  targets=$($py -c "from perfgraphs.registry import get_dataset; c = get_dataset('$dataset').config('$config'); print(' '.join(b.target for b in c.boards))")
+  targets=$(config_targets)
   $py -m perfgraphs.collect.host_speed ratio "$round/probe-$when" --public "$public" --target $targets \
     --out "$round/host-speed-$when.json" --within ${WITHIN:-0.9 1.1} || {
     rc=$?; [ "$when" = after ] && [ $rc = 3 ] && exit 0; exit $rc; }
@@ -184,7 +189,7 @@ PY
 freeze)
   # FROZEN the references fitted here once (CI-sized: --quick; their paper settings need a GPU), one folder
   # per board; a folder with a manifest is done (resumable), a half-written one is removed and fitted again
-  targets=$($py -c "from perfgraphs.registry import get_dataset; c = get_dataset('$dataset').config('$config'); print(' '.join(b.target for b in c.boards))")
+  targets=$(config_targets)
   for ref in ${FROZEN:-dippm-sage nnlqp-gnn trappm roofline-sage}; do
     for target in $targets; do echo "$ref $target"; done
   done | xargs -P "${JOBS:-1}" -L 1 sh -c '
