@@ -162,15 +162,25 @@ LIVE = "1ece2037400721f8c61cf52b94cb6093bc3465c0b6ef5f5b599fed0fa448a1e6"
 EARLIER = "2ee8d095fa5ae2c9b71c0e2ab5a9a51b6545dce2fabb08d49e88fcd4832b358f"
 
 
+def _definition_topped_by(path, sha256: str) -> dict:
+    """The committed definition as it stood when round ``sha256`` was on top: later rounds (each new
+    round goes on top, its predecessor under ``earlier_rounds``) taken off, the rounds before it kept."""
+    doc = json.loads(path.read_text())
+    rounds = [{k: v for k, v in doc.items() if k != "earlier_rounds"}, *doc.get("earlier_rounds", [])]
+    at = next(i for i, r in enumerate(rounds) if r.get("sha256") == sha256)
+    return {**rounds[at], "earlier_rounds": rounds[at + 1:]}
+
+
 def _commitments(tmp_path, commitment: str):
-    """A commitments folder holding the repository's definition of dippm cpu-torch-fp32 (the round of
-    2026-12-05 on top, the round of 2026-11-29 under ``earlier_rounds``) and a commitment of ``commitment``."""
+    """A commitments folder holding the repository's definition of dippm cpu-torch-fp32 as it stood on
+    the first round of 2026-12-05 (that round on top, the round of 2026-11-29 under ``earlier_rounds``)
+    and a commitment of ``commitment``."""
     from pathlib import Path
 
     folder = tmp_path / "hidden"
     folder.mkdir(parents=True)
     repo = Path(__file__).resolve().parents[1]
-    (folder / "dippm-cpu-torch-fp32.json").write_text((repo / REAL_DEFINITION).read_text())
+    (folder / "dippm-cpu-torch-fp32.json").write_text(json.dumps(_definition_topped_by(repo / REAL_DEFINITION, LIVE)))
     (folder / "dippm-cpu-torch-fp32.sha256").write_text(f"{commitment}  dippm-cpu-torch-fp32.parquet\n")
     return folder
 
