@@ -22,6 +22,7 @@ import shutil
 import numpy as np
 import pytest
 
+from test_leaderboard_review_36b import seeds_run
 from test_submit import (BOARD, commit_tiny_hidden_set, env, example_copy, parts,  # noqa: F401 — fixtures
                          run_cli)
 
@@ -70,10 +71,12 @@ def _freeze(env, capsys, sub, name):
                     "--results", str(env["results"]), "--no-mlflow"], capsys)
 
 
-def test_a_compressed_state_is_refused_before_it_is_inflated(env, parts, capsys):
+def test_a_compressed_state_is_refused_before_it_is_inflated(env, parts, capsys, monkeypatch):
+    ran = seeds_run(monkeypatch)
     rc, err = _freeze(env, capsys, _forging(env["tmp"] / "bomb", SAVEZ_COMPRESSED, "ridge-bomb"), "f")
     assert rc == 1 and len(err) == 1 and "seed 0's state: 'w.npy' is compressed" in err[0], err
     assert not (env["tmp"] / "f").exists()
+    assert ran == [0]  # refused as its seed ended: the four seeds after it never fitted
 
 
 def test_a_state_header_larger_than_its_bytes_is_refused_in_one_line(env, parts, capsys):

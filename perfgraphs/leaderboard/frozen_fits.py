@@ -83,23 +83,33 @@ def used_folder(folder: Path) -> str | None:
     return None
 
 
+def state_problem(out) -> str | None:
+    """Why the state a freezing run's seed sent (a harness SeedOutput) cannot be kept, None when it
+    can: read as a later frozen run will read it. Asked as each seed ends (a bad state stops the run
+    there, not after every seed has fitted) and again before anything is written."""
+    from perfgraphs.baselines.fitted_state import FittedStateError, from_bytes
+
+    if out.state is None:
+        return f"seed {out.seed}: the run sent no state"
+    try:
+        from_bytes(out.state, f"seed {out.seed}'s state")
+    except FittedStateError as exc:
+        return str(exc)
+    return None
+
+
 def write_frozen(folder: Path, identity: dict, outputs: list, public_scores: dict[int, dict]) -> Path:
     """Write the states of ``outputs`` (harness SeedOutputs of a freezing run) and the manifest into
     ``folder`` (new or empty: a folder of other fits is never overwritten). ``identity``: what the fits
     belong to (submission, board, build); ``public_scores``: seed -> its public test part's scores."""
     from perfgraphs.atomic import atomic_write_bytes
-    from perfgraphs.baselines.fitted_state import FittedStateError, from_bytes
 
     folder = Path(folder)
     if (why := used_folder(folder)) is not None:
         raise FrozenFitError(why)
     for out in outputs:  # every state first: a folder is written whole or not at all
-        if out.state is None:
-            raise FrozenFitError(f"seed {out.seed}: the run sent no state")
-        try:  # what the predictor's process sent, read here as a later frozen run will read it
-            from_bytes(out.state, f"seed {out.seed}'s state")
-        except FittedStateError as exc:
-            raise FrozenFitError(str(exc)) from None
+        if (why := state_problem(out)) is not None:
+            raise FrozenFitError(why)
     folder.mkdir(parents=True, exist_ok=True)
     seeds = []
     for out in outputs:

@@ -29,6 +29,7 @@ import pyarrow.parquet as pq
 
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.registry import Task, task
+from perfgraphs.leaderboard import frozen_fits
 from perfgraphs.leaderboard.records import builds, check
 from perfgraphs.leaderboard.sandbox import confine, isolation
 from perfgraphs.evaluation.scoring import PER_CONFIG_KEY, score_seed
@@ -254,6 +255,9 @@ def _run_code(sub: Submission, parts: list, test: _TestSet, target: str, opts: S
                     out = run_seed(job, seed, opts.limits, code)
                 except SeedFailed as exc:
                     problems.append(str(exc))
+                    return []
+                if opts.freeze is not None and (why := frozen_fits.state_problem(out)) is not None:
+                    problems.append(why)  # at its seed: the seeds after it would fit for nothing
                     return []
                 label = job.who(seed)
                 found = check.check_values(label, out.pred, job.n_test, positive)
