@@ -358,14 +358,52 @@ def target_not_scored(dataset: str, config: str, target: str, sha256: str, root:
         commitment = commitment_path(dataset, config, root)
         measured = _round_measured(read_definition(path), commitment_hash(commitment), sha256.lower()) if path.is_file() else None
     except (OSError, ValueError, PlanError):
-        return None
+        measured = None  # the file as it is holds nothing back; the versions the main line committed may
     block = measured.get("host_speed") if isinstance(measured, dict) else None
-    if in_band(block, target) is not False:
-        return None
-    ratio = block[target]["median_ratio"]
+    if in_band(block, target) is False:
+        ratio = block[target]["median_ratio"]
+    else:  # held out by a version the main line committed: a later edit does not score the target again
+        head, place = head_commit(path.parent), repository_place(path.parent)
+        ratio = (_ever_out_of_band(place, head, path.name) if head and place else {}).get((sha256.lower(), target))
+        if ratio is None:
+            return None
     return (f"the hidden round of {_stem(dataset, config)} (sha256 {sha256[:16]}...) does not score {target}: on its "
             f"day the machine ran its public configurations at {ratio:.2f}x their labels' {target}, outside the band "
             f"it was measured under ({path.name}, measured.host_speed), so a score would measure that drift")
+
+
+@functools.lru_cache(maxsize=8)
+def _ever_out_of_band(place: tuple[Path, str], head: str, name: str) -> dict[tuple[str, str], float]:
+    """(set sha256, target) -> the probe's median ratio, for every target a round's probe put outside
+    its band (:func:`perfgraphs.collect.host_speed.in_band`) in any main-line (``--first-parent``)
+    version of the definition ``name``, at ``head``. The definition as it stood was read alone: a
+    later commit that widened the round's ``within``, dropped its latency probe, or changed one hex
+    digit of the round's ``sha256`` (no round named the set any more) made the round of 2026-12-05
+    (latency at 0.68x) score latency again (fifty-third pass of 2026-12-05)."""
+    from perfgraphs.collect.host_speed import in_band
+
+    found: dict[tuple[str, str], float] = {}
+    pattern = re.sub(r"([*?\[\\])", r"\\\1", name)
+    for commit, changed in main_line_versions(place[0], head, _folder_glob(place, pattern)):
+        try:
+            text = committed_text(place[0], commit, in_folder(place, changed))
+            doc = json.loads(text) if text else None
+            rounds = definition_rounds(doc) if isinstance(doc, dict) else []
+        except (ValueError, RecursionError, PerfgraphsError):
+            continue  # a version that did not parse held nothing back
+        for i, round_ in enumerate(rounds):
+            sha = round_.get("sha256")
+            if i == 0 and not isinstance(sha, str):  # the current round named by the commitment beside it
+                words = (committed_text(place[0], commit, in_folder(place, Path(changed).stem + ".sha256")) or "").split()
+                sha = words[0] if words else None
+            measured = round_.get("measured")
+            block = measured.get("host_speed") if isinstance(measured, dict) else None
+            if not isinstance(sha, str) or not isinstance(block, dict):
+                continue
+            for target in block:
+                if in_band(block, target) is False:
+                    found.setdefault((sha.strip().lower(), target), float(block[target]["median_ratio"]))
+    return found
 
 
 def leave_out_public(table: pa.Table, repo: Path | None = None, external: Path | None = None) -> pa.Table:
