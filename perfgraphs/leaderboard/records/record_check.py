@@ -155,6 +155,19 @@ def _finite(value) -> bool:
     return _number(value) and math.isfinite(value)
 
 
+def _all_finite(values: list) -> bool:
+    """``all(_finite(v) for v in values)``, in C-level passes: a record holds some 150 ratios a seed,
+    and every reader checks every line (a bool is an int to Python, and no number here: its type is
+    compared, not tested with isinstance; an int is judged as the float it reads as, as one at a time)."""
+    if not set(map(type, values)) <= {int, float}:
+        return False
+    try:
+        floats = list(map(float, values))
+    except OverflowError:  # an int past a float's range
+        return False
+    return max(map(abs, floats), default=0.0) <= MAX_MAGNITUDE and all(map(math.isfinite, floats))
+
+
 # the deepest nesting a record may hold: a harness record is about 5 deep (per_seed, per_family); a
 # line 600 deep parsed, then broke ``dataclasses.asdict`` in every check and submit with a
 # RecursionError (ninth pass of 2026-12-02). The submission file's own limit.
@@ -169,7 +182,8 @@ def deeper_than(value, limit: int) -> bool:
         if isinstance(item, (dict, list)):
             if depth > limit:
                 return True
-            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
+            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item)
+                         if isinstance(v, (dict, list)))  # a leaf cannot nest: never pushed
     return False
 
 
@@ -309,11 +323,12 @@ def _per_config_problem(seed: dict) -> str | None:
         return None
     if isinstance(ratios, list) and len(ratios) > MAX_CONFIGS:
         return f"{PER_CONFIG_KEY} has {len(ratios)} values; a record has at most {MAX_CONFIGS} test configurations"
-    if not isinstance(ratios, list) or not ratios or not all(_finite(r) for r in ratios):
+    if not isinstance(ratios, list) or not ratios or not _all_finite(ratios):
         return f"{PER_CONFIG_KEY} must be a non-empty list of finite numbers"
     if _number(seed.get("n")) and len(ratios) != seed["n"]:
         return f"{PER_CONFIG_KEY} has {len(ratios)} values for n = {seed['n']} test configurations"
-    implied = math.fsum(abs(r - 1.0) for r in ratios) / len(ratios) * 100.0
+    errors = [abs(r - 1.0) for r in ratios]
+    implied = math.fsum(errors) / len(ratios) * 100.0
     if abs(implied - seed["mape_pct"]) > 0.01 + 1e-3 * abs(seed["mape_pct"]):
         return (f"{PER_CONFIG_KEY} implies MAPE {implied:.4f} %, the record says {seed['mape_pct']:.4f} % "
                 "(the per-configuration errors and the score disagree)")
@@ -322,7 +337,7 @@ def _per_config_problem(seed: dict) -> str | None:
         if not _finite(stated):
             continue
         # a ratio kept to 6 digits may cross the threshold it sat on: one configuration either way
-        within = sum(abs(r - 1.0) <= pct / 100 for r in ratios) / len(ratios) * 100.0
+        within = sum(e <= pct / 100 for e in errors) / len(ratios) * 100.0
         if abs(within - stated) > 100.0 / len(ratios) + 1e-6:
             return (f"{PER_CONFIG_KEY} puts {within:.2f} % within {pct} %, the record says Acc({pct}%) "
                     f"{stated:.2f} %")
