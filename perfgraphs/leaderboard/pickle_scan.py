@@ -39,6 +39,7 @@ import os
 import pickle
 import pickletools
 import zipfile
+from struct import error as struct_error
 import zlib
 from pathlib import Path
 
@@ -411,6 +412,7 @@ def _zip_names(data: bytes, depth: int) -> list[tuple[str, str]] | None:
     64 KB); None where it does not."""
     if not (data.startswith(b"PK") or b"PK\x05\x06" in data[-(1 << 16) - 22:]):
         return None
+    _one_central_directory(data)
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             names: list[tuple[str, str]] = []
@@ -421,6 +423,29 @@ def _zip_names(data: bytes, depth: int) -> list[tuple[str, str]] | None:
             return names
     except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError):
         return None  # not an archive the zip reader opens: read as it is
+
+
+def _one_central_directory(data: bytes) -> None:
+    """Raises :class:`_Unreadable` where zip readers disagree on which central directory ``data``
+    has: Python's (``zipfile``, ``zipimport``) takes the one that ends right before the end record
+    and shifts every offset by the bytes in between (data prepended to an archive), while torch's
+    (miniz: ``torch.load``, ``torch.jit.load``, ``torch.package``) takes the one at the offset the end
+    record states. A ``prior.pt`` holding a directory at each place was a package of plain settings to
+    the scan and a pickle naming ``builtins.exec`` to ``torch.package``'s ``load_pickle`` (fifty-third
+    pass). Prepended data alone passes: the stated offset then holds no directory."""
+    try:
+        endrec = zipfile._EndRecData(io.BytesIO(data))
+    except (OSError, ValueError, struct_error):
+        return
+    if not endrec:
+        return
+    size_cd, offset_cd = endrec[zipfile._ECD_SIZE], endrec[zipfile._ECD_OFFSET]
+    concat = endrec[zipfile._ECD_LOCATION] - size_cd - offset_cd
+    if endrec[zipfile._ECD_SIGNATURE] == zipfile.stringEndArchive64:
+        concat -= zipfile.sizeEndCentDir64 + zipfile.sizeEndCentDir64Locator
+    if concat and data[offset_cd:offset_cd + 4] == zipfile.stringCentralDir:
+        raise _Unreadable("a zip archive with two central directories, one where its end record points and "
+                          "another before that record: Python's zip reader and torch's read different members")
 
 
 def _found_unzipped(data: bytes, depth: int) -> list[tuple[str, str]]:
