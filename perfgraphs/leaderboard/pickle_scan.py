@@ -40,6 +40,7 @@ import pickle
 import pickletools
 import zipfile
 from struct import error as struct_error
+from struct import unpack as struct_unpack
 import zlib
 from pathlib import Path
 
@@ -421,8 +422,22 @@ def _zip_names(data: bytes, depth: int) -> list[tuple[str, str]] | None:
                     raise _Unreadable(f"an archive member larger than {MAX_DECOMPRESSED_BYTES // 2**20} MB")
                 names += _found(_member(archive, info), depth + 1)
             return names
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError):
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as exc:
+        if _has_end_record(data):
+            # an end record found and a directory that does not read: miniz (torch.jit.load) reads
+            # what Python's reader refuses (a malformed extra field it skips), and zipimport no zip64
+            # archive, so a TorchScript program behind such a directory was no archive to any check
+            # (fifty-fourth pass)
+            raise _Unreadable(f"a zip archive Python's zip reader cannot open ({' '.join(str(exc).split())[:80]}), "
+                              "which torch's reader may read") from None
         return None  # not an archive the zip reader opens: read as it is
+
+
+def _has_end_record(data: bytes) -> bool:
+    try:
+        return bool(zipfile._EndRecData(io.BytesIO(data)))
+    except (OSError, ValueError, struct_error):
+        return False
 
 
 def _one_central_directory(data: bytes) -> None:
@@ -446,6 +461,32 @@ def _one_central_directory(data: bytes) -> None:
     if concat and data[offset_cd:offset_cd + 4] == zipfile.stringCentralDir:
         raise _Unreadable("a zip archive with two central directories, one where its end record points and "
                           "another before that record: Python's zip reader and torch's read different members")
+    _one_zip64_end(data, endrec)
+
+
+def _one_zip64_end(data: bytes, endrec: list) -> None:
+    """Raises :class:`_Unreadable` where Python's zip reader and torch's read a zip64 archive's
+    directory from different end records. Python's ``zipfile`` takes the zip64 end record right before
+    the locator, ignoring the offset the locator states (where none is there, the end record's
+    all-ones zip64 marks, which open nothing); miniz takes the record at that offset; ``zipimport``
+    reads no zip64 record at all. A ``net.pt`` whose locator pointed to a TorchScript program's
+    directory and whose record before the locator to a state dict's (or to no record) was weights (or
+    no archive) to the scan and ``zipped_modules``, which refuse TorchScript, and ran its program under
+    ``torch.jit.load`` (fifty-fourth pass). Prepended data alone passes: the stated offset then holds
+    no zip64 record."""
+    location = endrec[zipfile._ECD_LOCATION]
+    locator_at = location - zipfile.sizeEndCentDir64Locator
+    if locator_at < 0 or data[locator_at:locator_at + 4] != zipfile.stringEndArchive64Locator:
+        return
+    try:
+        _, _, stated, _ = struct_unpack(zipfile.structEndArchive64Locator, data[locator_at:location])
+    except struct_error:
+        raise _Unreadable("a zip64 archive whose locator does not read") from None
+    python_reads = locator_at - zipfile.sizeEndCentDir64 \
+        if endrec[zipfile._ECD_SIGNATURE] == zipfile.stringEndArchive64 else None
+    if stated != python_reads and data[stated:stated + 4] == zipfile.stringEndArchive64:
+        raise _Unreadable("a zip64 archive whose locator points to another zip64 end record than the one before "
+                          "it: Python's zip reader and torch's read different central directories")
 
 
 def _found_unzipped(data: bytes, depth: int) -> list[tuple[str, str]]:
