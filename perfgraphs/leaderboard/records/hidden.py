@@ -39,7 +39,7 @@ from perfgraphs.atomic import atomic_write_table, sha256_file
 from perfgraphs.collect.errors import PlanError
 from perfgraphs.collect.variants import definition_rounds
 from perfgraphs.errors import PerfgraphsError
-from perfgraphs.leaderboard.records.history import (committed_text, full_history, git, head_commit, in_folder,
+from perfgraphs.leaderboard.records.history import (committed_text, full_history, git, git_bytes, head_commit, in_folder,
                                                     main_line_versions, repository_place)
 from perfgraphs.registry import Config, Dataset, Task
 
@@ -185,23 +185,53 @@ class CommitmentHistory:
 # changes dated and ordered as the merge: a branch's commit backdated and merged later lands when
 # it was merged, not when it says it was made), the folder's own files only (``:(glob)`` keeps
 # ``*`` from matching ``/``: a ``.sha256`` in a subfolder declares nothing), and one diff format
-# whatever the user's git configuration says (prefixes, colour, external diff, renames).
-_LOG = ("-c", "diff.noprefix=false", "-c", "color.ui=never", "log", "--first-parent", "--diff-merges=first-parent",
-        "--reverse", "--no-color", "--no-ext-diff", "--no-renames", "--src-prefix=a/", "--dst-prefix=b/",
-        "--format=@@%cI", "-p", "--unified=0")
+# whatever the user's git configuration says (prefixes, colour, external diff, renames), and whatever
+# a committed .gitattributes says: ``leaderboard/hidden/* binary`` (or ``-diff``), one line anywhere,
+# turned every diff there into "Binary files ... differ", no commitment or key was ever committed, and
+# every keeper-signed record left every board (fifty-fourth pass): read as text, no textconv.
+_LOG = ("-c", "diff.noprefix=false", "-c", "color.ui=never", "-c", "core.quotepath=on", "log", "--first-parent",
+        "--diff-merges=first-parent", "--reverse", "--no-color", "--no-ext-diff", "--no-textconv", "--text",
+        "--no-renames", "--src-prefix=a/", "--dst-prefix=b/", "--format=@@%cI", "-p", "--unified=0")
+# a hunk's header: how many lines it takes out and puts in (one where git leaves the count out)
+_HUNK = re.compile(r"^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 
 
 @functools.lru_cache(maxsize=8)
 def _history(place: tuple[Path, str], head: str) -> CommitmentHistory | None:
-    log = git(place[0], *_LOG, head, "--", _folder_glob(place, "*.sha256"), _folder_glob(place, "*.pub"))
+    log = git_bytes(place[0], *_LOG, head, "--", _folder_glob(place, "*.sha256"), _folder_glob(place, "*.pub"))
     if log is None:
         return None
     hashes: dict[str, tuple[str, int, set[str]]] = {}
     keys: dict[str, int] = {}
     date, order, current, created = "", -1, None, False
-    for line in log.splitlines():
+    taken = put = 0  # the lines of the hunk being read still to come: its content, never a header
+    # A file's own lines are content, read by the hunk's counts, split at "\n" alone: read as headers,
+    # two lines after the PEM block of a contributor's new key file (``++ b/dippm-cpu-torch-fp32.sha256``
+    # and a made-up hash), shown by the diff as ``+++ b/...`` and ``+<hash>``, committed that hash as
+    # the config's set, with that key, and the contributor's own signed records of it read as
+    # *verified* on the official board (fifty-fourth pass of 2026-12-05)
+    for raw in log.split(b"\n"):
+        line = raw.decode("utf-8", errors="replace")
+        if taken > 0 or put > 0:
+            if line.startswith("-") and taken > 0:
+                taken -= 1
+            elif line.startswith("+") and put > 0:
+                put -= 1
+                if current and current.endswith(".sha256") and (m := _ADDED_HASH.match(line)):
+                    stem = Path(current).name.removesuffix(".sha256")
+                    first = hashes.setdefault(m.group(1), (date, order, set()))
+                    if first[1] == order:
+                        first[2].add(stem)
+            elif not line.startswith("\\"):  # "\ No newline at end of file" belongs to the hunk
+                taken = put = 0  # not what the header counted: read as headers again
+        if taken > 0 or put > 0:
+            continue
         if line.startswith("@@") and not line.startswith("@@ "):
             date, order = line[2:].strip(), order + 1
+        elif (hunk := _HUNK.match(line)) is not None:
+            taken, put = (int(n) if n is not None else 1 for n in hunk.groups())
+        elif line.startswith("diff --git "):
+            current, created = None, False
         elif line.startswith("--- "):
             created = line == "--- /dev/null"
         elif line.startswith("+++ "):
@@ -209,11 +239,6 @@ def _history(place: tuple[Path, str], head: str) -> CommitmentHistory | None:
             name = Path(current).name if current else ""
             if name.endswith(".pub") and created:
                 keys.setdefault(name, order)
-        elif current and current.endswith(".sha256") and (m := _ADDED_HASH.match(line)):
-            stem = Path(current).name.removesuffix(".sha256")
-            first = hashes.setdefault(m.group(1), (date, order, set()))
-            if first[1] == order:
-                first[2].add(stem)
     return CommitmentHistory({h: (d, o, frozenset(st)) for h, (d, o, st) in hashes.items()}, keys)
 
 
