@@ -617,7 +617,11 @@ def zipped_modules(root: Path) -> list[str]:
     shipped bytecode the sandbox's copy leaves out of the folder (``harness.is_bytecode``) brought in
     through an archive (forty-first pass of 2026-12-04). Weights saved as a zip (``torch.save`` of a
     state dict, ``.keras``, ``.npz``) hold no module and pass; a TorchScript archive holds its program
-    as ``.py`` members (code too, which no review reads) and is refused as well."""
+    as ``.py`` members (code too, which no review reads) and is refused as well, whether or not the zip
+    importer opens it: Python 3.11's ``zipimport`` reads no zip64 archive, which ``zipfile`` and torch
+    read alike, and a zip64 ``net.pt`` whose TorchScript class was named ``collections.Counter`` (a
+    name the pickle scan allows; torch compiles it from ``code/collections.py``) ran its program
+    under ``torch.jit.load`` (fifty-fifth pass of 2026-12-05)."""
     import importlib.machinery
     import zipfile
     import zipimport
@@ -630,19 +634,22 @@ def zipped_modules(root: Path) -> list[str]:
         try:
             importer = zipimport.zipimporter(str(path))  # what the import system opens, whatever the name
         except (OSError, zipimport.ZipImportError, ValueError):
-            continue
+            importer = None  # yet zipfile (and torch's reader) may open it: a zip64 archive
         # its members as the importer reads them (its own table, where this Python has one), and as
-        # zipfile lists them: one it cannot list is refused too
+        # zipfile lists them: one the importer opens and zipfile cannot list is refused too
         names = list(getattr(importer, "_files", None) or ())
         try:
             with zipfile.ZipFile(path) as archive:
                 names += archive.namelist()
         except (OSError, zipfile.BadZipFile, ValueError, EOFError) as exc:
+            if importer is None:
+                continue  # no zip to either reader (one only torch's reader opens is the pickle scan's)
             names.append(f"members it cannot list: {type(exc).__name__}.py")
         modules = [m for m in names if m.rstrip("/").endswith(suffixes)]
         if modules:
             more = " …" if len(modules) > 1 else ""
-            problems.append(f"{path.relative_to(root)}: a zip archive Python imports modules from "
+            what = "Python imports modules from" if importer is not None else "holding modules (a TorchScript program's)"
+            problems.append(f"{path.relative_to(root)}: a zip archive {what} "
                             f"({modules[0][:80]}{more}), which no check or review of the folder's files reads: "
                             "ship the code as plain .py files in the folder")
     return problems
