@@ -210,6 +210,56 @@ def record_signature_problem(record: dict, record_digest: str, root: Path | None
             f"({UNSIGNED_RECORDS})")
 
 
+def withdrawn_problem(record: dict, path: Path) -> str | None:
+    """Why a hidden-set record read from the results file ``path`` is not read although its keeper signed
+    it (None: it is read): the main line held it in that file and then took it out (a record removed
+    on review, e.g. an entry found measuring its inputs, rule 3). Its signature is still the keeper's,
+    so a pull request that put the line back (or the same record written anew, another spacing or key
+    order) read it as *verified* again, ranked by the keeper's ranks if they still named it (fifty-fifth
+    pass of 2026-12-05). A withdrawn record stays withdrawn, as a withdrawn set does: the record is
+    its digest (:func:`perfgraphs.leaderboard.records.digest.record_sha256`), and a commit that moves
+    or rewrites the line withdraws nothing. Without a history to read, nothing is withdrawn."""
+    from perfgraphs.leaderboard.records.digest import record_sha256
+
+    head = head_commit(path.parent)
+    withdrawn = _withdrawn(path.absolute(), head) if head else frozenset()
+    digest = record_sha256(record)
+    if digest not in withdrawn:
+        return None
+    return (f"is a hidden-set record (digest {digest[:16]}) the main line held in {path.name} and took out: a "
+            "withdrawn record stays withdrawn, whoever puts it back (a new score is a new record)")
+
+
+@functools.lru_cache(maxsize=8)
+def _withdrawn(path: Path, head: str) -> frozenset[str]:
+    """The digests of the hidden-set records of the results file ``path`` whose count on the main line
+    (every copy, in any spelling) fell to none after a commit that held one, at ``head``."""
+    from perfgraphs.leaderboard.records.digest import record_sha256
+    from perfgraphs.leaderboard.records.history import line_changes
+    from perfgraphs.leaderboard.records.line_text import as_shown
+
+    net: dict[str, dict[int, int]] = {}
+    for when, delta, text in line_changes(path) or []:
+        if "hidden" not in text:
+            continue
+        try:
+            record = json.loads(as_shown(text))
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(record, dict) and record.get("test_set") == "hidden":
+            per = net.setdefault(record_sha256(record), {})
+            per[when] = per.get(when, 0) + delta
+    found = set()
+    for digest, deltas in net.items():
+        count = 0
+        for when in sorted(deltas):  # a commit that moved or respelled the line took nothing out
+            held, count = count > 0, count + deltas[when]
+            if held and count <= 0:
+                found.add(digest)
+                break
+    return frozenset(found)
+
+
 def ranks_message(doc: dict) -> str:
     """What the keeper signs of a ranks file: the document without its signature, canonical."""
     return json.dumps({k: v for k, v in doc.items() if k != "keeper_signature"}, sort_keys=True)
