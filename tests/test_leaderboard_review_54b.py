@@ -103,6 +103,7 @@ def test_a_zip64_torchscript_behind_a_state_dict_does_not_pass(env, capsys, tmp_
     archive is refused by both checks, Python's reader lists only the state dict's members, torch's
     runs the program, and with the new check off the program runs in the sandbox."""
     from perfgraphs.leaderboard import pickle_scan
+    from perfgraphs.leaderboard.sandbox import harness
     from perfgraphs.leaderboard.submission import zipped_modules
 
     real, decoy = _faces()
@@ -124,7 +125,11 @@ def test_a_zip64_torchscript_behind_a_state_dict_does_not_pass(env, capsys, tmp_
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "zip64" in err and "hidden TorchScript" not in err, err
 
-    monkeypatch.setattr(pickle_scan, "_one_zip64_end", lambda data, endrec: None)  # control: the check off
+    monkeypatch.setattr(pickle_scan, "_one_zip64_end", lambda data, endrec: None)  # the check off:
+    assert main(argv) == 1
+    err = capsys.readouterr().err  # the sandbox's second layer refuses the program where it would load
+    assert err.count("\n") == 1 and "TorchScript program is not loaded in the sandbox" in err, err
+    monkeypatch.setattr(harness, "REFUSE_TORCHSCRIPT", False)  # control: both layers off
     assert main(argv) == 1
     err = capsys.readouterr().err
     assert "hidden TorchScr" in err, err  # the program's error, as the sandbox reported it (cut at 300 characters)

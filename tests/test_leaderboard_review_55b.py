@@ -86,7 +86,13 @@ def test_a_zip64_torchscript_named_as_an_allowed_class_does_not_pass(env, capsys
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "net.pt: a zip archive" in err and "hidden TorchScript" not in err, err
 
-    monkeypatch.setattr(submission, "zipped_modules", lambda root: [])  # control: the listing off
+    monkeypatch.setattr(submission, "zipped_modules", lambda root: [])  # the listing off:
+    assert main(argv) == 1
+    err = capsys.readouterr().err  # the sandbox's second layer refuses the program where it would load
+    assert err.count("\n") == 1 and "TorchScript program is not loaded in the sandbox" in err, err
+    from perfgraphs.leaderboard.sandbox import harness
+
+    monkeypatch.setattr(harness, "REFUSE_TORCHSCRIPT", False)  # control: both layers off
     assert main(argv) == 1
     err = capsys.readouterr().err
     assert "hidden TorchScr" in err, err  # the program's error, as the sandbox reported it

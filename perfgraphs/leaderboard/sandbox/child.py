@@ -182,6 +182,10 @@ def run(job: Path, inbox: Path, root: Path, seed: int, fd: int, go: int) -> int:
 
         if spec.get("restrict_unpickling", True):
             restrict_unpickling(root)  # before the predictor runs: any pickle it loads names listed classes only
+        if spec.get("refuse_torchscript", True):
+            from perfgraphs.leaderboard.sandbox.torchscript import refuse_torchscript
+
+            refuse_torchscript()  # and no serialized TorchScript program runs, whatever the scan read
         module_name, cls_name = spec["entry_point"].split(":")
         module = importlib.import_module(module_name)
         cls = getattr(module, cls_name, None)

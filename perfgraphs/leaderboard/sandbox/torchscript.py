@@ -1,0 +1,92 @@
+"""TorchScript programs refused in the predictor's process: torch's loaders of a serialized program
+(``torch.jit.load``, ``torch.load`` of a TorchScript archive, ``torch.package``'s modules, the lite
+interpreter, flatbuffer modules) raise instead of running it.
+
+A TorchScript archive holds its program as code in a binary file, which no review of the folder
+reads, and runs it in TorchScript's own interpreter, which never asks Python's unpickler (so the
+pickle guard, :mod:`perfgraphs.leaderboard.sandbox.unpickling`, never sees it). The static checks
+refuse such archives (``submission.zipped_modules``, ``pickle_scan``), and three passes in a row
+(fifty-third to fifty-fifth of 2026-12-05) got one past them by a zip that Python's readers and
+torch's read differently. This is the second layer, as the unpickling guard is for pickles: whatever
+the bytes look like to the scan, the program is refused where it would be loaded. The model's code
+ships as ``.py`` files and its weights as a state dict; ``torch.load`` of weights is unaffected.
+
+torch is not imported here (a predictor without it pays nothing): the guard disarms ``torch._C``
+when it is first imported, through an import hook placed ahead of every other finder. A predictor
+that takes the hook off ``sys.meta_path`` before importing torch does so in its source, where the
+review reads it (as one calling ``_pickle`` kept from before does).
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import sys
+
+# torch._C's entry points that deserialize a program (torch 2.x): torch.jit.load and torch.load of a
+# TorchScript zip (import_ir_module*), torch.package's scripted modules, the lite interpreter and
+# mobile modules, flatbuffer modules (torch.jit._serialization)
+PROGRAM_LOADERS = ("import_ir_module", "import_ir_module_from_buffer", "_import_ir_module_from_package",
+                   "_load_for_lite_interpreter", "_load_for_lite_interpreter_from_buffer",
+                   "_load_jit_module_from_file", "_load_jit_module_from_bytes",
+                   "_load_mobile_module_from_file", "_load_mobile_module_from_bytes")
+TORCH_EXTENSION = "torch._C"
+
+
+class RefusedProgram(RuntimeError):
+    """A serialized TorchScript program was about to be loaded in the sandbox."""
+
+
+def _refusing(name: str):
+    def refuse(*args, **kwargs):
+        raise RefusedProgram(f"a TorchScript program is not loaded in the sandbox (torch._C.{name}): its code sits "
+                             "in a binary file no review reads; ship the model's code as .py files and its weights "
+                             "as a state dict (torch.load)")
+
+    refuse.__name__ = name
+    return refuse
+
+
+def disarm(module) -> None:
+    """Replace ``module``'s (``torch._C``'s) program loaders with ones that refuse."""
+    for name in PROGRAM_LOADERS:
+        if hasattr(module, name):
+            setattr(module, name, _refusing(name))
+
+
+class _Disarming(importlib.abc.Loader):
+    """``torch._C``'s own loader, then :func:`disarm` before any other module of torch reads it."""
+
+    def __init__(self, loader) -> None:
+        self._loader = loader
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module) -> None:
+        self._loader.exec_module(module)
+        disarm(module)
+
+
+class _TorchFinder(importlib.abc.MetaPathFinder):
+    """Finds ``torch._C`` as the finders after it would, and wraps its loader."""
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname != TORCH_EXTENSION:
+            return None
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            if finder is self or find is None:
+                continue
+            spec = find(fullname, path, target)
+            if spec is not None:
+                spec.loader = _Disarming(spec.loader)
+                return spec
+        return None
+
+
+def refuse_torchscript() -> None:
+    """From now on, in this process, loading a TorchScript program raises :class:`RefusedProgram`."""
+    if TORCH_EXTENSION in sys.modules:
+        disarm(sys.modules[TORCH_EXTENSION])
+    else:
+        sys.meta_path.insert(0, _TorchFinder())
