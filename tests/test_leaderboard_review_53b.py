@@ -20,6 +20,7 @@ import pytest
 
 from perfgraphs.cli import main
 from perfgraphs.leaderboard.pickle_scan import shipped_pickle_problems
+from test_leaderboard_pickle_scan import _RunsCode  # unpickled, it runs a line no source holds
 from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
 
 pytestmark = pytest.mark.usefixtures("forget_record_caches")
@@ -37,13 +38,6 @@ LOADS_A_PACKAGE = (
     "        self.level = float(np.median(train[self.target]))\n"
     "    def predict(self, graphs):\n"
     "        return np.full(len(graphs), self.level)\n")
-
-
-class _RunsCode:
-    """Unpickled, it runs ``exec`` of a line no source of the submission holds."""
-
-    def __reduce__(self):
-        return (exec, ("raise RuntimeError('the pickled line ran')",))
 
 
 def _package(payload: bytes) -> bytes:
