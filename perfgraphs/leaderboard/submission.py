@@ -514,8 +514,11 @@ def extension_modules(root: Path) -> list[str]:
     beside a median that imports nothing of the folder was imported by the sandbox's own unpickling
     guard (the folder is first on ``sys.path``, and ``pickle_scan``'s ``import pickletools`` came after),
     and its code ran before the predictor was (forty-ninth pass of 2026-12-05). One beside a ``.py`` of
-    its name is :func:`_shadowed`'s to refuse, in that file's line."""
+    its name is :func:`_shadowed`'s to refuse, in that file's line. Machine code by any name is refused
+    too, as is a zip holding a library (:func:`_native_code`, fifty-sixth pass)."""
     import importlib.machinery
+
+    from perfgraphs.leaderboard.regular_files import regular_files
 
     suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
     problems = []
@@ -527,7 +530,37 @@ def extension_modules(root: Path) -> list[str]:
                 problems.append(f"{where}: a compiled extension module, which Python imports from the folder "
                                 "(in place of a module of its name) and no review reads: ship the code as plain "
                                 ".py files")
+    problems += [f"{path.relative_to(root)}: {what}, machine code no review reads (an AOTInductor package's "
+                 "library runs when torch loads it): ship the code as plain .py files and the weights as data"
+                 for path in regular_files(root) if (what := _native_code(path, suffixes))]
     return problems
+
+
+ELF_MAGIC = b"\x7fELF"
+
+
+def _native_code(path: Path, suffixes: tuple[str, ...]) -> str | None:
+    """What makes one file machine code whatever its name (extension_modules judges the names): an
+    ELF file (``ctypes``, ``torch.ops.load_library`` and torch's AOTInductor runner load one by any
+    name), or a zip holding a library: ``torch._inductor.aoti_load_package("scaler.pt2")`` extracts
+    the package's ``data/aotinductor/model/*.so`` and ``dlopen``s it, and a median predictor loading
+    one ran its constructor in the sandbox (fifty-sixth pass of 2026-12-05)."""
+    import zipfile
+
+    try:
+        with open(path, "rb") as file:
+            if file.read(4) == ELF_MAGIC and not any(path.name.endswith(x) for x in suffixes):  # named: above
+                return "an ELF file (a compiled library or program)"
+        with zipfile.ZipFile(path) as archive:
+            for info in archive.infolist():
+                if info.filename.rstrip("/").endswith(suffixes):
+                    return f"a zip archive holding a compiled library ({info.filename[:80]})"
+                with archive.open(info) as member:
+                    if member.read(4) == ELF_MAGIC:
+                        return f"a zip archive holding an ELF file ({info.filename[:80]})"
+    except (OSError, zipfile.BadZipFile, ValueError, EOFError, RuntimeError, NotImplementedError):
+        return None  # no zip to Python's reader (the pickle scan's to judge), or a member it cannot give
+    return None
 
 
 def library_names(root: Path) -> list[str]:

@@ -30,15 +30,20 @@ PROGRAM_LOADERS = ("import_ir_module", "import_ir_module_from_buffer", "_import_
                    "_load_jit_module_from_file", "_load_jit_module_from_bytes",
                    "_load_mobile_module_from_file", "_load_mobile_module_from_bytes")
 TORCH_EXTENSION = "torch._C"
+# torch._C._aoti's loaders of an AOTInductor package or library (torch._inductor.aoti_load_package,
+# torch.export's pt2 archives): they dlopen the compiled model's .so, whose constructors run machine
+# code no review reads (fifty-sixth pass of 2026-12-05)
+NATIVE_LOADERS = ("AOTIModelPackageLoader", "AOTIModelContainerRunnerCpu", "AOTIModelContainerRunnerCuda",
+                  "AOTIModelContainerRunnerMps", "AOTIModelContainerRunnerXpu")
 
 
 class RefusedProgram(RuntimeError):
     """A serialized TorchScript program was about to be loaded in the sandbox."""
 
 
-def _refusing(name: str):
+def _refusing(name: str, what: str = "a TorchScript program"):
     def refuse(*args, **kwargs):
-        raise RefusedProgram(f"a TorchScript program is not loaded in the sandbox (torch._C.{name}): its code sits "
+        raise RefusedProgram(f"{what} is not loaded in the sandbox (torch._C.{name}): its code sits "
                              "in a binary file no review reads; ship the model's code as .py files and its weights "
                              "as a state dict (torch.load)")
 
@@ -47,10 +52,15 @@ def _refusing(name: str):
 
 
 def disarm(module) -> None:
-    """Replace ``module``'s (``torch._C``'s) program loaders with ones that refuse."""
+    """Replace ``module``'s (``torch._C``'s) program loaders, and its ``_aoti`` submodule's loaders of
+    compiled AOTInductor libraries, with ones that refuse."""
     for name in PROGRAM_LOADERS:
         if hasattr(module, name):
             setattr(module, name, _refusing(name))
+    aoti = getattr(module, "_aoti", None)
+    for name in NATIVE_LOADERS:
+        if aoti is not None and hasattr(aoti, name):
+            setattr(aoti, name, _refusing(f"_aoti.{name}", "a compiled AOTInductor library"))
 
 
 class _Disarming(importlib.abc.Loader):
