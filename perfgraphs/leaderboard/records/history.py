@@ -142,6 +142,29 @@ def repository_place(folder: Path) -> tuple[Path, str] | None:
     return None if inside is None else (top_folder, inside.as_posix())
 
 
+def linked_folder(path: Path) -> Path | None:
+    """The folder between the top of the repository holding ``path`` and ``path`` that is a link, nearest
+    first (None: none is, or no repository). A file read through a linked folder has another history
+    than the one at the path the repository holds: a pull request that replaced ``leaderboard/results/``
+    with a committed link to a copy had the organisers' file's history end with every line removed,
+    so every keeper-signed hidden record read through the link was "withdrawn", and a record scored
+    later into the copy was the board's only one (fifty-sixth pass of 2026-12-05)."""
+    where = path.absolute()
+    start = where.parent
+    while start.is_symlink():  # ask the repository from a folder that is no link
+        start = start.parent
+    top = git(start, "rev-parse", "--show-toplevel") if start.is_dir() else None
+    if top is None:
+        return None
+    top_folder = Path(top.strip())
+    for folder in where.parents:
+        if folder.resolve() == top_folder:
+            return None
+        if folder.is_symlink():
+            return folder
+    return None
+
+
 def in_folder(place: tuple[Path, str], name: str) -> str:
     """The path of ``name`` inside the folder at ``place`` (:func:`repository_place`), from the top."""
     return f"{place[1]}/{name}" if place[1] else name

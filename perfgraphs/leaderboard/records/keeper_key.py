@@ -240,7 +240,9 @@ def _withdrawn(path: Path, head: str) -> frozenset[str]:
 
     net: dict[str, dict[int, int]] = {}
     for when, delta, text in line_changes(path) or []:
-        if "hidden" not in text:
+        if "hidden" not in text and "\\" not in text:
+            # a line is read as JSON reads it: ``"h\\u0069dden"`` is ``"hidden"``, and another team's line
+            # respelled so counted as taken out, and every board dropped the keeper's rank-1 entry (fifty-sixth pass)
             continue
         try:
             record = json.loads(as_shown(text))

@@ -227,6 +227,12 @@ def read_entries(dataset: str, root: Path | None = None, skipped: list[str] | No
         return []
     if not path.is_file():
         return []
+    from perfgraphs.leaderboard.records.history import linked_folder
+
+    if (link := linked_folder(path)) is not None:  # its history would be another path's (fifty-sixth pass)
+        _report(f"{path}: skipped, read through the link {link.name}: a results folder is no link", skipped,
+                (str(path), 0, ""))
+        return []
     if why := checkout_problem(path):  # every record unreadable, or read as other text: no board from it
         raise ResultsCheckoutError(printable(why))
     entries = []
