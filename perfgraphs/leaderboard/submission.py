@@ -546,7 +546,9 @@ def _native_code(path: Path, suffixes: tuple[str, ...]) -> str | None:
     the package's ``data/aotinductor/model/*.so`` and ``dlopen``s it, and a median predictor loading
     one ran its constructor in the sandbox (fifty-sixth pass of 2026-12-05)."""
     import zipfile
+    import zlib
 
+    unreadable = (OSError, zipfile.BadZipFile, ValueError, EOFError, RuntimeError, NotImplementedError, zlib.error)
     try:
         with open(path, "rb") as file:
             if file.read(4) == ELF_MAGIC and not any(path.name.endswith(x) for x in suffixes):  # named: above
@@ -555,11 +557,15 @@ def _native_code(path: Path, suffixes: tuple[str, ...]) -> str | None:
             for info in archive.infolist():
                 if info.filename.rstrip("/").endswith(suffixes):
                     return f"a zip archive holding a compiled library ({info.filename[:80]})"
-                with archive.open(info) as member:
-                    if member.read(4) == ELF_MAGIC:
-                        return f"a zip archive holding an ELF file ({info.filename[:80]})"
-    except (OSError, zipfile.BadZipFile, ValueError, EOFError, RuntimeError, NotImplementedError):
-        return None  # no zip to Python's reader (the pickle scan's to judge), or a member it cannot give
+                try:
+                    with archive.open(info) as member:
+                        head = member.read(4)
+                except unreadable:  # encrypted, corrupt deflate: the pickle scan refuses such a member; read on
+                    continue
+                if head == ELF_MAGIC:
+                    return f"a zip archive holding an ELF file ({info.filename[:80]})"
+    except unreadable:
+        return None  # no zip to Python's reader: the pickle scan's to judge
     return None
 
 
