@@ -36,15 +36,21 @@ def _speed(latency: float, memory: float) -> dict:
             "within": [0.9, 1.1]}
 
 
-def _round(keeper, git_commitments, speed: dict) -> tuple[str, object]:
-    """A committed hidden set (three rows in the dataset's row format) whose definition records ``speed``."""
-    folder, commit = git_commitments
+def keeper_set(keeper, folder) -> str:
+    """Three labelled rows in the dataset's row format written into a new ``keeper`` folder and
+    committed in ``folder``: the set's sha256."""
     keeper.mkdir()
     rows = pa.table({"sample_id": ["a", "b", "c"], "family": ["resnet"] * 3, "structure_hash": ["h1", "h2", "h3"],
                      "name": ["timm:resnet26+layers=1x1x1x1"] * 3, "latency_ms": [10.0, 20.0, 30.0],
                      "peak_memory_mb": [100.0, 120.0, 140.0]})
     pq.write_table(rows, keeper / "dippm-cpu-torch-fp32.parquet")
-    sha = commit_hidden(keeper, DATASET, CONFIG, root=folder).read_text().split()[0]
+    return commit_hidden(keeper, DATASET, CONFIG, root=folder).read_text().split()[0]
+
+
+def _round(keeper, git_commitments, speed: dict) -> tuple[str, object]:
+    """A committed hidden set (three rows in the dataset's row format) whose definition records ``speed``."""
+    folder, commit = git_commitments
+    sha = keeper_set(keeper, folder)
     definition_path(DATASET, CONFIG, folder).write_text(json.dumps(
         {"about": "test round", "sha256": sha, "architectures": ["timm:resnet26+layers=1x1x1x1"], "left_out": [],
          "measured": {"visits": 3, "configurations": 3, "host_speed": speed}}))

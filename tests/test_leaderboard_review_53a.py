@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import json
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
-from perfgraphs.leaderboard.records.hidden import (HiddenLabelsError, commit_hidden, definition_path, load_hidden,
+from perfgraphs.leaderboard.records.hidden import (HiddenLabelsError, definition_path, load_hidden,
                                                    target_not_scored)
 from perfgraphs.registry import task
 
-from test_hidden_round_targets import _speed  # the probe blocks a round records
+from test_hidden_round_targets import _speed, keeper_set  # a round's probe blocks and keeper set
 
 pytestmark = pytest.mark.usefixtures("forget_record_caches")
 
@@ -30,12 +28,7 @@ def _round(tmp_path, git_commitments, speed: dict) -> tuple[str, object, object,
     """A committed hidden set whose committed definition records ``speed`` (the organisers' commit)."""
     folder, commit = git_commitments
     keeper = tmp_path / "keeper"
-    keeper.mkdir()
-    rows = pa.table({"sample_id": ["a", "b", "c"], "family": ["resnet"] * 3, "structure_hash": ["h1", "h2", "h3"],
-                     "name": ["timm:resnet26+layers=1x1x1x1"] * 3, "latency_ms": [10.0, 20.0, 30.0],
-                     "peak_memory_mb": [100.0, 120.0, 140.0]})
-    pq.write_table(rows, keeper / "dippm-cpu-torch-fp32.parquet")
-    sha = commit_hidden(keeper, DATASET, CONFIG, root=folder).read_text().split()[0]
+    sha = keeper_set(keeper, folder)
     doc = {"about": "test round", "sha256": sha, "architectures": ["timm:resnet26+layers=1x1x1x1"], "left_out": [],
            "measured": {"visits": 3, "configurations": 3, "host_speed": speed}}
     definition_path(DATASET, CONFIG, folder).write_text(json.dumps(doc))

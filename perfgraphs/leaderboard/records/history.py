@@ -118,6 +118,16 @@ def committed_text(folder: Path, commit: str, name: str) -> str | None:
     return git(folder, "show", f"{commit}:./{name}")
 
 
+def _top_folder(folder: Path) -> Path | None:
+    """The top folder of the repository holding the absolute ``folder``, asked from the nearest folder
+    at or above it that is no link (git asked from a link answers for where it points); None outside one."""
+    start = folder
+    while start.is_symlink():
+        start = start.parent
+    top = git(start, "rev-parse", "--show-toplevel") if start.is_dir() else None
+    return None if top is None else Path(top.strip())
+
+
 def repository_place(folder: Path) -> tuple[Path, str] | None:
     """(the top folder of the repository holding ``folder``, ``folder``'s path inside it as the
     repository holds it, "" for the top) with no link followed; None outside a repository. Git asked
@@ -127,13 +137,9 @@ def repository_place(folder: Path) -> tuple[Path, str] | None:
     records ruled the live set's board (fiftieth pass of 2026-12-05). Read at the place the
     repository holds, the history is the organisers' folder's, the link's commit a deletion there."""
     where = folder.absolute()
-    start = where
-    while start.is_symlink():  # ask the repository from a folder that is no link
-        start = start.parent
-    top = git(start, "rev-parse", "--show-toplevel") if start.is_dir() else None
-    if top is None:
+    top_folder = _top_folder(where)
+    if top_folder is None:
         return None
-    top_folder = Path(top.strip())
     if where == top_folder:
         return top_folder, ""
     # the outermost folder that is the top: a link inside the repository to its top (``leaderboard ->
@@ -150,13 +156,9 @@ def linked_folder(path: Path) -> Path | None:
     so every keeper-signed hidden record read through the link was "withdrawn", and a record scored
     later into the copy was the board's only one (fifty-sixth pass of 2026-12-05)."""
     where = path.absolute()
-    start = where.parent
-    while start.is_symlink():  # ask the repository from a folder that is no link
-        start = start.parent
-    top = git(start, "rev-parse", "--show-toplevel") if start.is_dir() else None
-    if top is None:
+    top_folder = _top_folder(where.parent)
+    if top_folder is None:
         return None
-    top_folder = Path(top.strip())
     for folder in where.parents:
         if folder.resolve() == top_folder:
             return None
