@@ -1,4 +1,5 @@
 import os
+import types
 
 # Tests are CPU-only and offline; keep them from oversubscribing the 2-core machine.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -8,33 +9,72 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 import pytest  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def _checks_unremembered_around_a_patch(request):
-    """The record reader remembers lines and names it found well-formed for the process
-    (:func:`perfgraphs.leaderboard.records.results.forget_checked`): a test that patches a check off
-    to show what it guards (a control) must neither be answered from before the patch nor leave its
-    passes behind for the next test."""
-    patched = "monkeypatch" in request.fixturenames
-    if patched:
-        from perfgraphs.leaderboard.records.results import forget_checked
+def _forget_record_checks() -> None:
+    """The record lines and names remembered as checked, and the reference caches, forgotten."""
+    from perfgraphs.leaderboard.records import results
 
-        forget_checked()
-    yield
-    if patched:
-        forget_checked()
+    results.forget_checked()
+    _forget_reference_caches()
 
 
-@pytest.fixture
-def forget_record_caches():
-    """After the test: the record lines remembered as checked and the reference-name caches forgotten,
-    so a test that read a tmp results or reference folder (or switched a guard off) leaves nothing a
-    later test file would be answered from. The review files name it in their ``pytestmark``."""
-    yield
-    from perfgraphs.leaderboard.records import results, trust
+def _forget_reference_caches() -> None:
+    from perfgraphs.leaderboard.records import trust
 
     for cached in (trust.reference_spellings, trust._reference_code_problem, trust._reference_files):
         cached.cache_clear()
-    results.forget_checked()
+
+
+_RECORD_CHECKS = "perfgraphs.leaderboard.records"
+
+
+def _owner(target) -> str:
+    """The module a patched object belongs to (a dotted path names it; a module is its own)."""
+    if isinstance(target, str):
+        return target
+    if isinstance(target, types.ModuleType):
+        return target.__name__
+    return getattr(target, "__module__", None) or type(target).__module__ or ""
+
+
+class _RecordCheckAwareMonkeyPatch(pytest.MonkeyPatch):
+    """``monkeypatch`` that forgets what the record reader remembered as checked
+    (:func:`perfgraphs.leaderboard.records.results.forget_checked`, the reference caches of
+    :mod:`perfgraphs.leaderboard.records.trust`) when a test patches anything of
+    :mod:`perfgraphs.leaderboard.records`, and again when the patch is undone: a control that switches
+    a check off (or points ``REFERENCE_DIR`` at a tmp folder) is neither answered from before the
+    patch nor leaves its passes for the next test. A test that patches nothing there (an environment
+    variable, the harness, a scan) keeps the checks already made: they are functions of the line,
+    and re-checking every committed record in each of some 900 such tests cost minutes of the suite."""
+
+    patched_checks = False
+
+    def _noted(self, target) -> None:
+        owner = _owner(target)
+        if owner == _RECORD_CHECKS or owner.startswith(_RECORD_CHECKS + "."):
+            self.patched_checks = True
+            _forget_record_checks()
+
+    def setattr(self, target, *args, **kwargs) -> None:
+        super().setattr(target, *args, **kwargs)
+        self._noted(target)
+
+    def delattr(self, target, *args, **kwargs) -> None:
+        super().delattr(target, *args, **kwargs)
+        self._noted(target)
+
+    def undo(self) -> None:
+        super().undo()
+        if self.patched_checks:
+            self.patched_checks = False
+            _forget_record_checks()
+
+
+@pytest.fixture
+def monkeypatch():
+    """pytest's ``monkeypatch``, aware of the record checks (:class:`_RecordCheckAwareMonkeyPatch`)."""
+    patch = _RecordCheckAwareMonkeyPatch()
+    yield patch
+    patch.undo()
 
 
 @pytest.fixture(scope="session")

@@ -5,12 +5,9 @@ from __future__ import annotations
 
 import json
 
-import pytest
 
 from test_leaderboard_review_37a import _public_record  # noqa: F401 — shared helpers
 
-
-pytestmark = pytest.mark.usefixtures("forget_record_caches")  # conftest: the record caches forgotten after each test
 
 
 def _team_record(n: int, authors: str) -> str:

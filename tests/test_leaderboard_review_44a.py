@@ -7,7 +7,6 @@ import dataclasses
 import re
 import unicodedata
 
-import pytest
 
 from perfgraphs.leaderboard.records import names
 from perfgraphs.leaderboard.records.ranks import rank_board
@@ -59,4 +58,3 @@ def test_a_hyphenated_surname_holds_no_other_teams_name(monkeypatch):
     assert _board("Mal Lory", "Ann Mal Lory-Smith") == {"Ann Mal Lory-Smith": "1", "Mal Lory": "–"}
 
 
-pytestmark = pytest.mark.usefixtures("forget_record_caches")  # conftest: the record caches forgotten after each test

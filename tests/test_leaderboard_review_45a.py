@@ -5,14 +5,11 @@ from __future__ import annotations
 
 import json
 
-import pytest
 
 from perfgraphs.leaderboard.records import results
 from perfgraphs.leaderboard.records.ranks import rank_board
 from perfgraphs.leaderboard.records.results import RESULTS_DIR, read_entries
 
-
-pytestmark = pytest.mark.usefixtures("forget_record_caches")  # conftest: the record caches forgotten after each test
 
 
 def _terminal(line: str) -> str:

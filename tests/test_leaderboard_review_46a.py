@@ -16,8 +16,6 @@ SHARD = Path("data/measurements/dippm-cpu-test-visits-amd-epyc-23059b2f/cpu-torc
              "shard-00000-20261129T075522.parquet")
 
 
-pytestmark = pytest.mark.usefixtures("forget_record_caches")  # conftest: the record caches forgotten after each test
-
 
 def _git(repo: Path, *args: str) -> None:
     subprocess.run(["git", "-C", str(repo), "-c", "user.name=someone", "-c", "user.email=s@example.org", *args],

@@ -6,15 +6,12 @@ from __future__ import annotations
 
 import json
 
-import pytest
 
 
 DATASET, CONFIG, TARGET = "perfgraphs/dippm", "cpu-torch-fp32", "latency_ms"
 SET = "ab" * 32  # a hidden set of the test's own organisers' folder
 HEAD_OF_SET = "cd" * 32  # the config's next round
 
-
-pytestmark = pytest.mark.usefixtures("forget_record_caches")  # conftest: the record caches forgotten after each test
 
 
 def _entry(method: str, authors: str, mape: float, run_identity: str, hidden_set: str = SET):

@@ -7,15 +7,12 @@ import json
 import shutil
 from pathlib import Path
 
-import pytest
 
 from perfgraphs.leaderboard.records import results
 
 REPO = Path(__file__).resolve().parents[1]
 NNLQP_TARGET = "latency_per_sample_ms__timm-rtx4090-amp-nchw-pt240-cu124"
 
-
-pytestmark = pytest.mark.usefixtures("forget_record_caches")  # conftest: the record caches forgotten after each test
 
 
 def _board(root: Path, dataset: str, target: str):

@@ -17,8 +17,6 @@ from perfgraphs.cli import main
 from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
 
 
-pytestmark = pytest.mark.usefixtures("forget_record_caches")  # conftest: the record caches forgotten after each test
-
 
 MEDIAN = (
     "import numpy as np\n"

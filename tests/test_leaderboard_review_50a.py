@@ -7,12 +7,9 @@ import json
 import shutil
 from pathlib import Path
 
-import pytest
 
 from perfgraphs.leaderboard.records import results
 
-
-pytestmark = pytest.mark.usefixtures("forget_record_caches")  # conftest: the record caches forgotten after each test
 
 
 def _signed(keeper: Path, entry) -> dict:

@@ -17,8 +17,6 @@ from test_leaderboard_review_49b import MEDIAN  # the median that imports nothin
 from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
 
 
-pytestmark = pytest.mark.usefixtures("forget_record_caches")  # conftest: the record caches forgotten after each test
-
 
 
 # the median, which first loads a prior shipped beside it (a pickle the scan reads and passes)

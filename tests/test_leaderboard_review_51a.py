@@ -5,10 +5,7 @@ recorded, the only row on the board, with no note."""
 
 from __future__ import annotations
 
-import pytest
 
-
-pytestmark = pytest.mark.usefixtures("forget_record_caches")  # conftest: the record caches forgotten after each test
 
 
 def _edited_into_a_lookalike(tmp_path):

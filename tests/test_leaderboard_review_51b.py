@@ -24,8 +24,6 @@ BURN = (
 )
 
 
-pytestmark = pytest.mark.usefixtures("forget_record_caches")  # conftest: the record caches forgotten after each test
-
 
 def _submission(folder, late: bool):
     """The ridge example burning ``BURN_S`` CPU seconds in its fit: in ``fit`` (the control) or, late,

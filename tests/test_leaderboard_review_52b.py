@@ -35,9 +35,8 @@ BURN = (
     "            pass\n"
 )
 
-pytestmark = [pytest.mark.usefixtures("forget_record_caches"),  # conftest: the record caches forgotten after each test
-              pytest.mark.skipif(os.geteuid() != 0 or shutil.which("bwrap") is None,
-                                 reason="a hidden board's runs drop the page cache and freezing runs in the sandbox")]
+pytestmark = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("bwrap") is None,
+                                reason="a hidden board's runs drop the page cache and freezing runs in the sandbox")
 
 
 SAVEZ_COMPRESSED = (

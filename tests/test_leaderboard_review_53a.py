@@ -19,8 +19,6 @@ from perfgraphs.registry import task
 
 from test_hidden_round_targets import _speed, keeper_set  # a round's probe blocks and keeper set
 
-pytestmark = pytest.mark.usefixtures("forget_record_caches")
-
 DATASET, CONFIG = "perfgraphs/dippm", "cpu-torch-fp32"
 
 

@@ -23,8 +23,6 @@ from perfgraphs.leaderboard.pickle_scan import shipped_pickle_problems
 from test_leaderboard_pickle_scan import _RunsCode  # unpickled, it runs a line no source holds
 from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
 
-pytestmark = pytest.mark.usefixtures("forget_record_caches")
-
 LOADS_A_PACKAGE = (
     "from pathlib import Path\n"
     "import numpy as np\n"

@@ -11,8 +11,6 @@ import pytest
 
 from test_leaderboard_review_48a import CONFIG, DATASET, SET, _entry, _keyed_set
 
-pytestmark = pytest.mark.usefixtures("forget_record_caches")  # conftest: the record caches forgotten after each test
-
 MADE_UP = "ee" * 32  # a set nobody measured: the contributor's own hash
 
 

@@ -22,8 +22,6 @@ from perfgraphs.cli import main
 from perfgraphs.leaderboard.pickle_scan import shipped_pickle_problems
 from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
 
-pytestmark = pytest.mark.usefixtures("forget_record_caches")
-
 torch = pytest.importorskip("torch")
 
 LOADS_A_SCALER = (

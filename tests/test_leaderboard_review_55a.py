@@ -12,8 +12,6 @@ from test_leaderboard_review_48a import CONFIG, DATASET, SET, TARGET, _keyed_set
 from test_leaderboard_trust import good_record
 from test_leaderboard_verified import _soon
 
-pytestmark = pytest.mark.usefixtures("forget_record_caches")  # conftest: the record caches forgotten after each test
-
 
 def _signed(keeper, method: str, authors: str, mapes) -> dict:
     from perfgraphs.leaderboard.records.digest import record_sha256

@@ -21,8 +21,6 @@ from perfgraphs.leaderboard.submission import zipped_modules
 from test_leaderboard_review_54b import LOADS_A_SCALER, _entry, _zip64_end
 from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
 
-pytestmark = pytest.mark.usefixtures("forget_record_caches")
-
 torch = pytest.importorskip("torch")
 
 # a TorchScript module as torch.jit.save writes one, its class named collections.Counter

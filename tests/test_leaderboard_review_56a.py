@@ -15,8 +15,6 @@ import pytest
 
 from test_leaderboard_review_55a import _board, _round, _signed, _write
 
-pytestmark = pytest.mark.usefixtures("forget_record_caches")  # conftest: the record caches forgotten after each test
-
 
 def _escaped(record: dict) -> str:
     """The record's line with every ``hidden`` written ``h\\u0069dden``: the same JSON object."""

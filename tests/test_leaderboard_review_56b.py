@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
-import textwrap
 import zipfile
 
 import pytest
@@ -21,8 +19,6 @@ import pytest
 from perfgraphs.cli import main
 from perfgraphs.leaderboard.submission import extension_modules, zipped_modules
 from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
-
-pytestmark = pytest.mark.usefixtures("forget_record_caches")
 
 torch = pytest.importorskip("torch")
 CC = shutil.which("cc") or shutil.which("gcc")
