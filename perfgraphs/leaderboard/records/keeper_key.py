@@ -240,12 +240,16 @@ def _withdrawn(path: Path, head: str) -> frozenset[str]:
 
     net: dict[str, dict[int, int]] = {}
     for when, delta, text in line_changes(path) or []:
+        # the line as the boards read it (:func:`as_shown`), before any test of it: a zero-width space
+        # inside each ``hidden`` of another team's line (a diff shows it unchanged) hid it from the
+        # test below while the boards read the same record, "taken out" (fifty-seventh pass)
+        text = as_shown(text)
         if "hidden" not in text and "\\" not in text:
             # a line is read as JSON reads it: ``"h\\u0069dden"`` is ``"hidden"``, and another team's line
             # respelled so counted as taken out, and every board dropped the keeper's rank-1 entry (fifty-sixth pass)
             continue
         try:
-            record = json.loads(as_shown(text))
+            record = json.loads(text)
         except (ValueError, RecursionError):
             continue
         if isinstance(record, dict) and record.get("test_set") == "hidden":
