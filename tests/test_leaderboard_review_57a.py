@@ -13,8 +13,6 @@ import pytest
 
 from test_leaderboard_review_55a import _board, _round, _write
 
-pytestmark = pytest.mark.usefixtures("forget_record_caches")  # conftest: the record caches forgotten after each test
-
 ZWSP = "\u200b"
 
 
