@@ -403,13 +403,17 @@ def _keyed(text: str | None) -> dict[str, int]:
 #   Inside the sandbox the only other process is its PID 1, under the same filter; no gain was
 #   found through them, but no predictor needs them. ptrace stays (a predictor's profiler of its
 #   own children), confined by the same PID namespace.
+# * memfd_create: an anonymous file on no mount of the sandbox's, so no noexec flag covers it; a
+#   predictor wrote a library it kept gzipped to one and dlopen-ed /proc/self/fd/N (fifty-seventh
+#   pass: the writable places are noexec, isolation.SCRATCH_DIRS). shm_open uses /dev/shm instead.
 # The same calls Docker's default profile denies to an unprivileged container, less what a
 # predictor legitimately uses (ptrace of its own children, personality, ...).
 BLOCKED_SYSCALLS = ("add_key", "keyctl", "request_key", "bpf", "perf_event_open", "userfaultfd",
                     "unshare", "setns", "mount", "umount2", "pivot_root", "chroot", "open_tree", "move_mount",
                     "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr", "sched_setaffinity",
                     "io_uring_setup", "io_uring_enter", "io_uring_register",
-                    "process_vm_readv", "process_vm_writev", "pidfd_getfd", "process_madvise", "process_mrelease")
+                    "process_vm_readv", "process_vm_writev", "pidfd_getfd", "process_madvise", "process_mrelease",
+                    "memfd_create")
 # Refused with one argument value: evicting pages of a file from the host's page cache
 # (posix_fadvise DONTNEED; madvise COLD/PAGEOUT). The page cache of the read-only binds is shared
 # with the host and every later sandbox: loading a page sets a bit that a later run reads by timing

@@ -74,7 +74,7 @@ def unavailable_reason() -> str | None:
     except IsolationUnavailable as exc:
         return str(exc)
     if user is not None:  # as the harness will run it: dropped to the sandbox's user first
-        probe = [sys.executable, "-I", "-S", str(LAUNCHER), str(user[0]), str(user[1]), "0", "--", *probe]
+        probe = [sys.executable, "-I", "-S", str(LAUNCHER), str(user[0]), str(user[1]), "0", "0", "--", *probe]
     try:
         done = subprocess.run(probe, capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired) as exc:
@@ -105,7 +105,32 @@ def _system_binds() -> list[str]:
     for path in SYSTEM_FILES:
         if Path(path).is_file():
             args += ["--ro-bind", path, path]
-    return args + ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    return args + ["--proc", "/proc", "--dev", "/dev"]
+
+
+# Where a predictor writes: a private /tmp and /dev/shm (POSIX shared memory and semaphores, which
+# multiprocessing's locks and queues take); nothing else is writable (bubblewrap's root and /dev,
+# whose folders it makes, are remounted read-only once built). A root harness's launcher mounts each
+# scratch place as a fresh tmpfs with noexec (bubblewrap's --tmpfs cannot): a predictor that wrote a
+# library it kept gzipped (no ELF file to the static check) to /tmp, /dev/shm or the root and dlopen-ed
+# it ran machine code no review reads (fifty-seventh pass). An unprivileged harness has no launcher:
+# its scratch places are bubblewrap's tmpfs, which allow execution.
+SCRATCH_DIRS = ("/tmp", "/dev/shm")
+NOEXEC_SCRATCH = True  # tests turn it off to show what it refuses
+
+
+def _scratch(stage: Path | None) -> tuple[list[str], list[str]]:
+    """(bubblewrap's arguments for the scratch places, the launcher's folders to mount noexec)."""
+    args, mounts = [], []
+    for i, dest in enumerate(SCRATCH_DIRS):
+        if stage is None or not NOEXEC_SCRATCH:
+            args += ["--tmpfs", dest]
+            continue
+        folder = stage / f"scratch{i}"
+        folder.mkdir(mode=0o755, exist_ok=True)
+        mounts.append(str(folder))
+        args += ["--bind", str(folder), dest]
+    return args, mounts
 
 
 def readable_root(path: Path, also: tuple[Path, ...] = ()) -> Path | None:
@@ -256,16 +281,18 @@ def command(paths: SandboxPaths, argv: list[str], seccomp_fd: int | None = None)
             binds[i] = (str(stage / str(i)), dest)
     masks = []
     for package in _installed_package_dirs():
-        masks += ["--tmpfs", str(package)]
-    sandbox = [bwrap, *_namespace_flags(), *_system_binds(),
+        masks += ["--tmpfs", str(package), "--remount-ro", str(package)]
+    scratch, scratch_mounts = _scratch(_stage_root() if user is not None else None)
+    sandbox = [bwrap, *_namespace_flags(), *_system_binds(), *scratch,
                *(arg for source, dest in binds for arg in ("--ro-bind", source, dest)), *masks,
                "--dir", "/tmp/home", "--dir", WORK_DIR, "--chdir", WORK_DIR,
+               *(["--remount-ro", "/dev", "--remount-ro", "/"] if NOEXEC_SCRATCH else []),
                *(["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []),
                *env, "--", *argv]
     if user is None:
         return sandbox
     return [sys.executable, "-I", "-S", str(LAUNCHER), str(user[0]), str(user[1]), str(len(staged) // 2),
-            *staged, "--", *sandbox]
+            *staged, str(len(scratch_mounts)), *scratch_mounts, "--", *sandbox]
 
 
 def staged_code_dir(parent: Path) -> Path:

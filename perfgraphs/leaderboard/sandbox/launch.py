@@ -1,5 +1,5 @@
 """Start bubblewrap as an unprivileged host user when the harness runs as root (standard library
-only; run as ``python -I -S launch.py UID GID N [SRC STAGE]*N -- BWRAP ARGS...``).
+only; run as ``python -I -S launch.py UID GID N [SRC STAGE]*N M [SCRATCH]*M -- BWRAP ARGS...``).
 
 Why: bubblewrap started by root maps the sandbox's user to host root. The sandbox holds no
 capabilities, but host root's file ownership, its uid in every kernel check and whatever a kernel
@@ -12,6 +12,12 @@ So, still root, this process takes a private mount namespace, binds each such so
 empty world-traversable ``STAGE`` folder (visible in this namespace only: the host sees empty
 folders), drops to ``UID``/``GID`` with no supplementary groups, and executes bubblewrap, which
 binds the stages to the paths the sandbox expects. Nothing here outlives the exec.
+
+Each ``SCRATCH`` folder gets a fresh tmpfs mounted ``noexec`` (world-writable, sticky), which bubblewrap
+binds where the sandbox writes (``/tmp``, ``/dev/shm``): bubblewrap's own ``--tmpfs`` allows execution,
+and a predictor that wrote a library kept gzipped in its folder to ``/tmp`` and ``dlopen``ed it ran
+machine code no review reads (fifty-seventh pass). The kernel refuses an executable mapping of a file
+on a ``noexec`` mount, whichever loader asks, and the sandbox's user namespace cannot lift the flag.
 """
 
 import ctypes
@@ -19,6 +25,7 @@ import os
 import sys
 
 CLONE_NEWNS = 0x00020000
+MS_NOSUID, MS_NODEV, MS_NOEXEC = 0x2, 0x4, 0x8
 MS_BIND, MS_REC, MS_PRIVATE = 0x1000, 0x4000, 0x40000
 
 
@@ -32,10 +39,12 @@ def _check(rc: int, what: str) -> None:
 def main(argv: list[str]) -> None:
     uid, gid, n = int(argv[0]), int(argv[1]), int(argv[2])
     pairs = argv[3:3 + 2 * n]
-    if argv[3 + 2 * n] != "--" or uid == 0 or gid == 0:
+    m = int(argv[3 + 2 * n])
+    scratch = argv[4 + 2 * n:4 + 2 * n + m]
+    if argv[4 + 2 * n + m] != "--" or uid == 0 or gid == 0:
         sys.stderr.write("perfgraphs sandbox launcher: bad arguments\n")
         sys.exit(126)
-    command = argv[4 + 2 * n:]
+    command = argv[5 + 2 * n + m:]
     libc = ctypes.CDLL(None, use_errno=True)
     libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_void_p]
     _check(libc.unshare(CLONE_NEWNS), "unshare(CLONE_NEWNS)")
@@ -44,6 +53,9 @@ def main(argv: list[str]) -> None:
     for source, stage in zip(pairs[0::2], pairs[1::2]):
         _check(libc.mount(os.fsencode(source), os.fsencode(stage), None, MS_BIND | MS_REC, None),
                f"binding {source}")
+    for folder in scratch:  # where the sandbox writes: no file there can be mapped executable
+        _check(libc.mount(b"tmpfs", os.fsencode(folder), b"tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, b"mode=1777"),
+               f"mounting a noexec tmpfs on {folder}")
     os.setgroups([])
     os.setresgid(gid, gid, gid)
     os.setresuid(uid, uid, uid)
