@@ -11,7 +11,6 @@ mapping whichever loader asks (``ctypes``, ``torch.ops.load_library``, a C++ ``d
 
 from __future__ import annotations
 
-import base64
 import gzip
 import shutil
 import subprocess
@@ -22,8 +21,6 @@ from perfgraphs.cli import main
 from perfgraphs.leaderboard.sandbox import confine, isolation
 from perfgraphs.leaderboard.submission import extension_modules
 from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
-
-pytestmark = pytest.mark.usefixtures("forget_record_caches")
 
 CC = shutil.which("cc") or shutil.which("gcc")
 needs_cc = pytest.mark.skipif(CC is None, reason="no C compiler to build the library")
