@@ -232,18 +232,22 @@ def withdrawn_problem(record: dict, path: Path) -> str | None:
 
 @functools.lru_cache(maxsize=8)
 def _withdrawn(path: Path, head: str) -> frozenset[str]:
-    """The digests of the hidden-set records of the results file ``path`` whose count on the main line
-    (every copy, in any spelling) fell to none after a commit that held one, at ``head``."""
+    """The digests of the hidden-set records of the results file ``path`` taken out on the main line, at
+    ``head``: every copy (any spelling, one the boards skip too) gone after a commit that held one, or
+    every copy the boards read as the keeper's record (:func:`_read_as_signed`) gone in a commit that
+    added no copy at all (:func:`_taken_out`)."""
     from perfgraphs.leaderboard.records.digest import record_sha256
     from perfgraphs.leaderboard.records.history import line_changes
     from perfgraphs.leaderboard.records.line_text import as_shown
 
     net: dict[str, dict[int, int]] = {}
-    for when, delta, text in line_changes(path) or []:
+    signed: dict[str, dict[int, int]] = {}
+    added: dict[str, set[int]] = {}
+    for when, delta, raw in line_changes(path) or []:
         # the line as the boards read it (:func:`as_shown`), before any test of it: a zero-width space
         # inside each ``hidden`` of another team's line (a diff shows it unchanged) hid it from the
         # test below while the boards read the same record, "taken out" (fifty-seventh pass)
-        text = as_shown(text)
+        text = as_shown(raw)
         if "hidden" not in text and "\\" not in text:
             # a line is read as JSON reads it: ``"h\\u0069dden"`` is ``"hidden"``, and another team's line
             # respelled so counted as taken out, and every board dropped the keeper's rank-1 entry (fifty-sixth pass)
@@ -253,17 +257,39 @@ def _withdrawn(path: Path, head: str) -> frozenset[str]:
         except (ValueError, RecursionError):
             continue
         if isinstance(record, dict) and record.get("test_set") == "hidden":
-            per = net.setdefault(record_sha256(record), {})
+            digest = record_sha256(record)
+            per = net.setdefault(digest, {})
             per[when] = per.get(when, 0) + delta
-    found = set()
-    for digest, deltas in net.items():
-        count = 0
-        for when in sorted(deltas):  # a commit that moved or respelled the line took nothing out
-            held, count = count > 0, count + deltas[when]
-            if held and count <= 0:
-                found.add(digest)
-                break
-    return frozenset(found)
+            if delta > 0:
+                added.setdefault(digest, set()).add(when)
+            if _read_as_signed(raw, digest):
+                per = signed.setdefault(digest, {})
+                per[when] = per.get(when, 0) + delta
+    return frozenset(digest for digest, deltas in net.items()
+                     if _taken_out(deltas) or _taken_out(signed.get(digest, {}), added.get(digest, set())))
+
+
+def _taken_out(deltas: dict[int, int], respelled: set[int] = frozenset()) -> bool:
+    """Whether a count with these changes (arrival -> net change) fell to none after a commit that held
+    one, in a commit not in ``respelled``."""
+    count = 0
+    for when in sorted(deltas):  # a commit that moved or respelled the line took nothing out
+        held, count = count > 0, count + deltas[when]
+        if held and count <= 0 and when not in respelled:
+            return True
+    return False
+
+
+def _read_as_signed(line: str, digest: str) -> bool:
+    """Whether the boards read the results line ``line`` (of a hidden-set record of ``digest``) as a
+    record its keeper signed: a copy they skip (unsigned and *self-reported*, a key written twice, an
+    unknown field, a carriage return inside) counted as the record held, so a team that had added one
+    kept its record from ever being taken out when the keeper took its line out on review, and the line
+    put back later was read *verified*, ranked first by the keeper's ranks (fifty-eighth pass)."""
+    from perfgraphs.leaderboard.records.results import _parse_record
+
+    record, why = _parse_record(line)
+    return why is None and record_signature_problem(record, digest) is None
 
 
 def ranks_message(doc: dict) -> str:
