@@ -24,6 +24,7 @@ import functools
 import json
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature
@@ -210,7 +211,7 @@ def record_signature_problem(record: dict, record_digest: str, root: Path | None
             f"({UNSIGNED_RECORDS})")
 
 
-def withdrawn_problem(record: dict, path: Path) -> str | None:
+def withdrawn_problem(record: dict, path: Path, read_as_signed: Callable[[str, str, Path], bool]) -> str | None:
     """Why a hidden-set record read from the results file ``path`` is not read although its keeper signed
     it (None: it is read): the main line held it in that file and then took it out (a record removed
     on review, e.g. an entry found measuring its inputs, rule 3). Its signature is still the keeper's,
@@ -218,11 +219,13 @@ def withdrawn_problem(record: dict, path: Path) -> str | None:
     order) read it as *verified* again, ranked by the keeper's ranks if they still named it (fifty-fifth
     pass of 2026-12-05). A withdrawn record stays withdrawn, as a withdrawn set does: the record is
     its digest (:func:`perfgraphs.leaderboard.records.digest.record_sha256`), and a commit that moves
-    or rewrites the line withdraws nothing. Without a history to read, nothing is withdrawn."""
+    or rewrites the line withdraws nothing. Without a history to read, nothing is withdrawn.
+    ``read_as_signed(line, digest, path)``: whether the boards read a line of ``path`` as the keeper's
+    record of that digest (:func:`perfgraphs.leaderboard.records.results.read_as_signed`)."""
     from perfgraphs.leaderboard.records.digest import record_sha256
 
     head = head_commit(path.parent)
-    withdrawn = _withdrawn(path.absolute(), head) if head else frozenset()
+    withdrawn = _withdrawn(path.absolute(), head, read_as_signed) if head else frozenset()
     digest = record_sha256(record)
     if digest not in withdrawn:
         return None
@@ -231,10 +234,10 @@ def withdrawn_problem(record: dict, path: Path) -> str | None:
 
 
 @functools.lru_cache(maxsize=8)
-def _withdrawn(path: Path, head: str) -> frozenset[str]:
+def _withdrawn(path: Path, head: str, read_as_signed: Callable[[str, str, Path], bool]) -> frozenset[str]:
     """The digests of the hidden-set records of the results file ``path`` taken out on the main line, at
     ``head``: every copy (any spelling, one the boards skip too) gone after a commit that held one, or
-    every copy the boards read as the keeper's record (:func:`_read_as_signed`) gone in a commit that
+    every copy the boards read as the keeper's record (``read_as_signed``) gone in a commit that
     added no copy at all (:func:`_taken_out`)."""
     from perfgraphs.leaderboard.records.digest import record_sha256
     from perfgraphs.leaderboard.records.history import line_changes
@@ -262,7 +265,7 @@ def _withdrawn(path: Path, head: str) -> frozenset[str]:
             per[when] = per.get(when, 0) + delta
             if delta > 0:
                 added.setdefault(digest, set()).add(when)
-            if _read_as_signed(raw, digest):
+            if read_as_signed(raw, digest, path):
                 per = signed.setdefault(digest, {})
                 per[when] = per.get(when, 0) + delta
     return frozenset(digest for digest, deltas in net.items()
@@ -278,18 +281,6 @@ def _taken_out(deltas: dict[int, int], respelled: set[int] = frozenset()) -> boo
         if held and count <= 0 and when not in respelled:
             return True
     return False
-
-
-def _read_as_signed(line: str, digest: str) -> bool:
-    """Whether the boards read the results line ``line`` (of a hidden-set record of ``digest``) as a
-    record its keeper signed: a copy they skip (unsigned and *self-reported*, a key written twice, an
-    unknown field, a carriage return inside) counted as the record held, so a team that had added one
-    kept its record from ever being taken out when the keeper took its line out on review, and the line
-    put back later was read *verified*, ranked first by the keeper's ranks (fifty-eighth pass)."""
-    from perfgraphs.leaderboard.records.results import _parse_record
-
-    record, why = _parse_record(line)
-    return why is None and record_signature_problem(record, digest) is None
 
 
 def ranks_message(doc: dict) -> str:
