@@ -24,6 +24,7 @@ import functools
 import json
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature
@@ -210,7 +211,7 @@ def record_signature_problem(record: dict, record_digest: str, root: Path | None
             f"({UNSIGNED_RECORDS})")
 
 
-def withdrawn_problem(record: dict, path: Path) -> str | None:
+def withdrawn_problem(record: dict, path: Path, read_as_signed: Callable[[str, str, Path], bool]) -> str | None:
     """Why a hidden-set record read from the results file ``path`` is not read although its keeper signed
     it (None: it is read): the main line held it in that file and then took it out (a record removed
     on review, e.g. an entry found measuring its inputs, rule 3). Its signature is still the keeper's,
@@ -218,11 +219,13 @@ def withdrawn_problem(record: dict, path: Path) -> str | None:
     order) read it as *verified* again, ranked by the keeper's ranks if they still named it (fifty-fifth
     pass of 2026-12-05). A withdrawn record stays withdrawn, as a withdrawn set does: the record is
     its digest (:func:`perfgraphs.leaderboard.records.digest.record_sha256`), and a commit that moves
-    or rewrites the line withdraws nothing. Without a history to read, nothing is withdrawn."""
+    or rewrites the line withdraws nothing. Without a history to read, nothing is withdrawn.
+    ``read_as_signed(line, digest, path)``: whether the boards read a line of ``path`` as the keeper's
+    record of that digest (:func:`perfgraphs.leaderboard.records.results.read_as_signed`)."""
     from perfgraphs.leaderboard.records.digest import record_sha256
 
     head = head_commit(path.parent)
-    withdrawn = _withdrawn(path.absolute(), head) if head else frozenset()
+    withdrawn = _withdrawn(path.absolute(), head, read_as_signed) if head else frozenset()
     digest = record_sha256(record)
     if digest not in withdrawn:
         return None
@@ -231,19 +234,23 @@ def withdrawn_problem(record: dict, path: Path) -> str | None:
 
 
 @functools.lru_cache(maxsize=8)
-def _withdrawn(path: Path, head: str) -> frozenset[str]:
-    """The digests of the hidden-set records of the results file ``path`` whose count on the main line
-    (every copy, in any spelling) fell to none after a commit that held one, at ``head``."""
+def _withdrawn(path: Path, head: str, read_as_signed: Callable[[str, str, Path], bool]) -> frozenset[str]:
+    """The digests of the hidden-set records of the results file ``path`` taken out on the main line, at
+    ``head``: every copy (any spelling, one the boards skip too) gone after a commit that held one, or
+    every copy the boards read as the keeper's record (``read_as_signed``) gone in a commit that
+    added no copy at all (:func:`_taken_out`)."""
     from perfgraphs.leaderboard.records.digest import record_sha256
     from perfgraphs.leaderboard.records.history import line_changes
     from perfgraphs.leaderboard.records.line_text import as_shown
 
     net: dict[str, dict[int, int]] = {}
-    for when, delta, text in line_changes(path) or []:
+    signed: dict[str, dict[int, int]] = {}
+    added: dict[str, set[int]] = {}
+    for when, delta, raw in line_changes(path) or []:
         # the line as the boards read it (:func:`as_shown`), before any test of it: a zero-width space
         # inside each ``hidden`` of another team's line (a diff shows it unchanged) hid it from the
         # test below while the boards read the same record, "taken out" (fifty-seventh pass)
-        text = as_shown(text)
+        text = as_shown(raw)
         if "hidden" not in text and "\\" not in text:
             # a line is read as JSON reads it: ``"h\\u0069dden"`` is ``"hidden"``, and another team's line
             # respelled so counted as taken out, and every board dropped the keeper's rank-1 entry (fifty-sixth pass)
@@ -253,17 +260,27 @@ def _withdrawn(path: Path, head: str) -> frozenset[str]:
         except (ValueError, RecursionError):
             continue
         if isinstance(record, dict) and record.get("test_set") == "hidden":
-            per = net.setdefault(record_sha256(record), {})
+            digest = record_sha256(record)
+            per = net.setdefault(digest, {})
             per[when] = per.get(when, 0) + delta
-    found = set()
-    for digest, deltas in net.items():
-        count = 0
-        for when in sorted(deltas):  # a commit that moved or respelled the line took nothing out
-            held, count = count > 0, count + deltas[when]
-            if held and count <= 0:
-                found.add(digest)
-                break
-    return frozenset(found)
+            if delta > 0:
+                added.setdefault(digest, set()).add(when)
+            if read_as_signed(raw, digest, path):
+                per = signed.setdefault(digest, {})
+                per[when] = per.get(when, 0) + delta
+    return frozenset(digest for digest, deltas in net.items()
+                     if _taken_out(deltas) or _taken_out(signed.get(digest, {}), added.get(digest, set())))
+
+
+def _taken_out(deltas: dict[int, int], respelled: set[int] = frozenset()) -> bool:
+    """Whether a count with these changes (arrival -> net change) fell to none after a commit that held
+    one, in a commit not in ``respelled``."""
+    count = 0
+    for when in sorted(deltas):  # a commit that moved or respelled the line took nothing out
+        held, count = count > 0, count + deltas[when]
+        if held and count <= 0 and when not in respelled:
+            return True
+    return False
 
 
 def ranks_message(doc: dict) -> str:

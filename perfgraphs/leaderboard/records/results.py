@@ -280,8 +280,22 @@ def read_line(line: str, path: Path) -> tuple[dict | None, str | None]:
     if why is None and record.get("test_set") == "hidden":
         from perfgraphs.leaderboard.records.keeper_key import withdrawn_problem
 
-        why = withdrawn_problem(record, path)  # a record the main line took out stays out (fifty-fifth pass)
+        why = withdrawn_problem(record, path, read_as_signed)  # taken out, stays out (fifty-fifth pass)
     return record, (None if why is None else printable(why))
+
+
+def read_as_signed(line: str, digest: str, path: Path) -> bool:
+    """Whether the boards read the line ``line`` of the results file ``path`` (a hidden-set record of
+    ``digest``) as a record its keeper signed, for the withdrawn records' history
+    (:func:`perfgraphs.leaderboard.records.keeper_key.withdrawn_problem`): a copy they skip (unsigned and
+    *self-reported*, a key written twice, an unknown field, a carriage return inside) counted as the
+    record held, so a team that had added one kept its record from ever being taken out when the keeper
+    took its line out on review, and the line put back later was read *verified*, ranked first by the
+    keeper's ranks (fifty-eighth pass of 2026-12-05)."""
+    from perfgraphs.leaderboard.records.keeper_key import record_signature_problem
+
+    record, why = _parse_record(line, min_seeds_of(path.parent))
+    return why is None and record_signature_problem(record, digest) is None
 
 
 def printable(text: str) -> str:
