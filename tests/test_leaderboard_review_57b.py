@@ -12,7 +12,6 @@ mapping whichever loader asks (``ctypes``, ``torch.ops.load_library``, a C++ ``d
 from __future__ import annotations
 
 import gzip
-import shutil
 import subprocess
 
 import pytest
@@ -20,15 +19,8 @@ import pytest
 from perfgraphs.cli import main
 from perfgraphs.leaderboard.sandbox import confine, isolation
 from perfgraphs.leaderboard.submission import extension_modules
+from test_leaderboard_review_56b import CC, HIDDEN_C, needs_cc  # the library whose constructor says it ran
 from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
-
-CC = shutil.which("cc") or shutil.which("gcc")
-needs_cc = pytest.mark.skipif(CC is None, reason="no C compiler to build the library")
-
-HIDDEN_C = (b"#include <unistd.h>\n"
-            b"__attribute__((constructor)) static void hidden(void) {\n"
-            b"  static const char m[] = \"the hidden native code ran\\n\";\n"
-            b"  write(2, m, sizeof m - 1); _exit(7); }\n")
 
 HEAD = ("import base64, ctypes, gzip, os\n"
         "from pathlib import Path\n"
