@@ -20,6 +20,7 @@ import pytest
 
 from perfgraphs.cli import main
 from perfgraphs.leaderboard.pickle_scan import shipped_pickle_problems
+from perfgraphs.leaderboard.sandbox import harness
 from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
 
 torch = pytest.importorskip("torch")
@@ -101,7 +102,6 @@ def test_a_zip64_torchscript_behind_a_state_dict_does_not_pass(env, capsys, tmp_
     archive is refused by both checks, Python's reader lists only the state dict's members, torch's
     runs the program, and with the new check off the program runs in the sandbox."""
     from perfgraphs.leaderboard import pickle_scan
-    from perfgraphs.leaderboard.sandbox import harness
     from perfgraphs.leaderboard.submission import zipped_modules
 
     real, decoy = _faces()
@@ -124,13 +124,19 @@ def test_a_zip64_torchscript_behind_a_state_dict_does_not_pass(env, capsys, tmp_
     assert err.count("\n") == 1 and "zip64" in err and "hidden TorchScript" not in err, err
 
     monkeypatch.setattr(pickle_scan, "_one_zip64_end", lambda data, endrec: None)  # the check off:
-    assert main(argv) == 1
-    err = capsys.readouterr().err  # the sandbox's second layer refuses the program where it would load
-    assert err.count("\n") == 1 and "TorchScript program is not loaded in the sandbox" in err, err
-    monkeypatch.setattr(harness, "REFUSE_TORCHSCRIPT", False)  # control: both layers off
+    refused_at_load_and_run_without_it(argv, capsys, monkeypatch)
+
+
+def refused_at_load_and_run_without_it(argv, capsys, monkeypatch) -> None:
+    """With the static check off: the sandbox's second layer refuses the program where it would load;
+    control, both layers off: the program runs (its error, as the sandbox reported it, cut at 300 characters)."""
     assert main(argv) == 1
     err = capsys.readouterr().err
-    assert "hidden TorchScr" in err, err  # the program's error, as the sandbox reported it (cut at 300 characters)
+    assert err.count("\n") == 1 and "TorchScript program is not loaded in the sandbox" in err, err
+    monkeypatch.setattr(harness, "REFUSE_TORCHSCRIPT", False)
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "hidden TorchScr" in err, err
 
 
 def test_a_zip64_torchscript_python_cannot_open_does_not_pass(tmp_path):

@@ -18,7 +18,7 @@ import pytest
 from perfgraphs.cli import main
 from perfgraphs.leaderboard.pickle_scan import shipped_pickle_problems
 from perfgraphs.leaderboard.submission import zipped_modules
-from test_leaderboard_review_54b import LOADS_A_SCALER, _entry, _zip64_end
+from test_leaderboard_review_54b import LOADS_A_SCALER, _entry, _zip64_end, refused_at_load_and_run_without_it
 from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
 
 torch = pytest.importorskip("torch")
@@ -85,15 +85,7 @@ def test_a_zip64_torchscript_named_as_an_allowed_class_does_not_pass(env, capsys
     assert err.count("\n") == 1 and "net.pt: a zip archive" in err and "hidden TorchScript" not in err, err
 
     monkeypatch.setattr(submission, "zipped_modules", lambda root: [])  # the listing off:
-    assert main(argv) == 1
-    err = capsys.readouterr().err  # the sandbox's second layer refuses the program where it would load
-    assert err.count("\n") == 1 and "TorchScript program is not loaded in the sandbox" in err, err
-    from perfgraphs.leaderboard.sandbox import harness
-
-    monkeypatch.setattr(harness, "REFUSE_TORCHSCRIPT", False)  # control: both layers off
-    assert main(argv) == 1
-    err = capsys.readouterr().err
-    assert "hidden TorchScr" in err, err  # the program's error, as the sandbox reported it
+    refused_at_load_and_run_without_it(argv, capsys, monkeypatch)
 
 
 def test_zip64_weights_still_pass(tmp_path):
