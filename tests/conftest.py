@@ -44,7 +44,7 @@ class _RecordCheckAwareMonkeyPatch(pytest.MonkeyPatch):
     a check off (or points ``REFERENCE_DIR`` at a tmp folder) is neither answered from before the
     patch nor leaves its passes for the next test. A test that patches nothing there (an environment
     variable, the harness, a scan) keeps the checks already made: they are functions of the line,
-    and re-checking every committed record in each of some 900 such tests cost minutes of the suite."""
+    and re-checking every committed record in each such test cost about a minute of the suite."""
 
     patched_checks = False
 
