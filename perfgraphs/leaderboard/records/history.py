@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import os
 import re
 import signal
@@ -13,6 +14,8 @@ import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+
+from perfgraphs.leaderboard.records.line_text import as_shown
 
 # Git's answers during one reading (:func:`one_reading`) of this thread: a results file's reader asked
 # git the same questions for every line (HEAD, where the commitments folder is, whether a commitment
@@ -313,9 +316,27 @@ def line_arrival(path: Path, text: str) -> tuple[str, tuple[tuple[int, int], ...
     top = Path(where[0].strip())
     inside = next((path.absolute().relative_to(a) for a in path.absolute().parents if a.resolve() == top), None)
     arrivals = None if inside is None else _line_arrivals(top, inside.as_posix(), where[1].strip())
-    from perfgraphs.leaderboard.records.line_text import as_shown
+    return None if arrivals is None else (str(top), arrivals.get(line_key(text), ()))
 
-    return None if arrivals is None else (str(top), arrivals.get(as_shown(text), ()))
+
+def line_key(line: str) -> str:
+    """A results line as the record it reads as (:func:`as_shown`, then JSON, written back canonically),
+    what its arrival is looked up by: the text alone made a line respelled in one commit (a tab for a
+    space, which a diff on a terminal shows as the same line, or its keys reordered, as a rewrite of
+    the file does) a new line, and another team's ``gnn-x``, recorded before the reference folder
+    ``gnn``, "arrived" after it with the commit of a pull request that respelled it: every board
+    stopped showing it (fifty-ninth pass of 2026-12-05; rule 5: an edit of a line in one commit re-dates
+    nothing). A line the readers take for no record (no JSON, a key written twice, a carriage return
+    inside) is its text: an earlier spelling that no board read recorded nothing."""
+    from perfgraphs.leaderboard.records.results import _object_without_duplicates
+
+    shown = as_shown(line)
+    if "\r" in shown.rstrip("\r"):
+        return shown
+    try:
+        return json.dumps(json.loads(shown, object_pairs_hook=_object_without_duplicates), sort_keys=True)
+    except (ValueError, RecursionError):
+        return shown
 
 
 def held_before(runs: tuple[tuple[int, int], ...], moment: int) -> bool:
@@ -343,13 +364,11 @@ def _line_arrivals(top: Path, inside: str, head: str) -> dict[str, tuple[tuple[i
     changes = _line_changes(top, inside, head)
     if changes is None:
         return None
-    from perfgraphs.leaderboard.records.line_text import as_shown
-
-    # a line as its reviewer reads it: a no-break space or a byte-order mark put into it is no new
-    # line (it re-dated the record, forty-third pass), as it is no other record to the readers
+    # a line as the record its reviewer reads (:func:`line_key`): a no-break space or a byte-order mark
+    # put into it is no new line (it re-dated the record, forty-third pass), nor is a respelling
     net: dict[str, dict[int, int]] = {}
     for when, delta, line in changes:
-        line = as_shown(line)
+        line = line_key(line)
         net.setdefault(line, {})
         net[line][when] = net[line].get(when, 0) + delta
     out = {}
