@@ -577,18 +577,17 @@ def library_names(root: Path) -> list[str]:
     median that imports nothing of the folder ran when the unpickling guard imported ``pickle_scan``,
     and a ``torch/`` package ran when a ``prior.pkl`` naming ``torch._utils._rebuild_tensor_v2`` (in
     torch's ``weights_only`` allow-list, passed by the scan and the guard) was loaded (fiftieth pass of
-    2026-12-05; the forty-ninth refused only the compiled form). A folder the predictor puts on
-    ``sys.path`` itself does so in the source a review reads."""
+    2026-12-05; the forty-ninth refused only the compiled form). A folder of Python without an
+    ``__init__.py`` counts too (:func:`_top_module`). A folder the predictor puts on ``sys.path`` itself
+    does so in the source a review reads."""
     from perfgraphs.leaderboard.pickle_scan import library_module
 
     problems = []
     for entry in sorted(os.listdir(root)):
-        if entry.endswith(".py") and _there(root / entry, os.path.lexists):
-            name, shown = entry[: -len(".py")], entry
-        elif _there(root / entry / "__init__.py", os.path.lexists):
-            name, shown = entry, f"{entry}/__init__.py"
-        else:
+        if (name := _top_module(root, entry)) is None:
             continue
+        shown = entry if entry.endswith(".py") else \
+            f"{entry}/__init__.py" if _there(root / entry / "__init__.py", os.path.lexists) else f"{entry}/"
         if name.isidentifier() and library_module(root, name):
             problems.append(f"{shown}: takes the name of a standard or installed module ({name}), which Python "
                             "then imports from the folder wherever the harness, a library or an unpickler imports "
@@ -625,14 +624,7 @@ def unimported_modules(root: Path, entry_point: str, imported: set[str]) -> list
     imported = imported | {entry_point.split(":")[0].split(".")[0]}  # ``imported``: what the sources import
     problems = []
     for entry in sorted(os.listdir(root)):
-        path = root / entry
-        if entry.endswith(".py") and _there(path, os.path.lexists):
-            name = entry[: -len(".py")]
-        elif _there(path, Path.is_dir) and not _there(path, Path.is_symlink) and _holds_python(path):
-            name = entry
-        elif _linked_package(path, root):
-            name = entry
-        else:
+        if (name := _top_module(root, entry)) is None:
             continue
         if name.isidentifier() and name not in imported and not library_module(root, name):  # that: library_names
             problems.append(f"{entry}: a module at the top of the folder that none of its sources imports, which "
@@ -657,14 +649,55 @@ def _linked_package(path: Path, root: Path) -> bool:
         return False  # refused elsewhere: a submission holds no link that leads nowhere
     if not target.is_dir():
         return False  # a file: imported only under a .py name, which the checks refuse as a link
-    return not target.is_relative_to(root.resolve()) or _holds_python(target)
+    return not target.is_relative_to(root.resolve()) or _holds_python(target, root)
 
 
-def _holds_python(folder: Path) -> bool:
-    try:
-        return any(True for _ in folder.rglob("*.py"))
-    except OSError:
-        return False
+def _top_module(root: Path, entry: str) -> str | None:
+    """The name Python imports the entry ``entry`` at the top of the folder under, None where it imports
+    none: a ``name.py``, a package ``name/__init__.py``, a folder holding Python without an ``__init__.py``
+    (a namespace package), or a link to a folder Python may import. One judgement for both refusals of
+    top-level names: :func:`library_names` judged only the first two, and a ``cuda/bindings/__init__.py``
+    (no ``cuda/__init__.py``) beside a median whose only import is torch passed; Python merges every
+    ``cuda/`` folder on ``sys.path`` into the installed namespace package ``cuda``, the submission's
+    first, and torch's ``from cuda.bindings import driver`` ran the folder's file (fifty-ninth pass of
+    2026-12-05)."""
+    path = root / entry
+    if entry.endswith(".py") and _there(path, os.path.lexists):
+        return entry[: -len(".py")]
+    if _there(path / "__init__.py", os.path.lexists):
+        return entry
+    if _there(path, Path.is_dir) and not _there(path, Path.is_symlink) and _holds_python(path, root):
+        return entry
+    return entry if _linked_package(path, root) else None
+
+
+def _holds_python(folder: Path, root: Path) -> bool:
+    """Whether ``folder`` holds a ``.py`` file at any depth, links to folders followed as Python follows
+    them (each folder once; one leading outside the submission counts): a real ``cuda/`` holding only a
+    link ``bindings -> ../scripts-train`` read as a data folder, and torch's ``import cuda.bindings`` ran
+    ``scripts-train/__init__.py`` through it (fifty-ninth pass of 2026-12-05)."""
+    base, todo, seen = root.resolve(), [folder], set()
+    while todo:
+        current = todo.pop()
+        try:
+            if any(True for _ in current.rglob("*.py")):
+                return True
+        except OSError:
+            continue
+        for sub, dirs, _ in os.walk(current):  # a link to a folder is listed among ``dirs``, not entered
+            for name in dirs:
+                if not _there(Path(sub, name), Path.is_symlink):
+                    continue
+                try:
+                    target = Path(sub, name).resolve(strict=True)
+                except (OSError, RuntimeError, ValueError):  # a loop: refused elsewhere (no regular file)
+                    continue
+                if not target.is_relative_to(base):
+                    return True
+                if target not in seen:
+                    seen.add(target)
+                    todo.append(target)
+    return False
 
 
 def zipped_modules(root: Path) -> list[str]:
