@@ -326,15 +326,20 @@ def line_key(line: str) -> str:
     the file does) a new line, and another team's ``gnn-x``, recorded before the reference folder
     ``gnn``, "arrived" after it with the commit of a pull request that respelled it: every board
     stopped showing it (fifty-ninth pass of 2026-12-05; rule 5: an edit of a line in one commit re-dates
-    nothing). A line the readers take for no record (no JSON, a key written twice, a carriage return
-    inside) is its text: an earlier spelling that no board read recorded nothing."""
-    from perfgraphs.leaderboard.records.results import _object_without_duplicates
+    nothing). Its numbers and left-out fields are read as the readers take them
+    (:func:`~perfgraphs.leaderboard.records.results.record_as_read`): a line re-serialized by ``jq -c .``,
+    each whole-valued ``736.0`` written ``736``, was a new record to the canonical JSON and re-dated the
+    team's ``gnn-x`` after the folder all the same (sixtieth pass). A line the readers take for no record
+    (no JSON, a key written twice, a carriage return inside) is its text: an earlier spelling that no
+    board read recorded nothing."""
+    from perfgraphs.leaderboard.records.results import _object_without_duplicates, record_as_read
 
     shown = as_shown(line)
     if "\r" in shown.rstrip("\r"):
         return shown
     try:
-        return json.dumps(json.loads(shown, object_pairs_hook=_object_without_duplicates), sort_keys=True)
+        return json.dumps(record_as_read(json.loads(shown, object_pairs_hook=_object_without_duplicates)),
+                          sort_keys=True)
     except (ValueError, RecursionError):
         return shown
 

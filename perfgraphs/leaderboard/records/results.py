@@ -11,7 +11,7 @@ import os
 import re
 import statistics
 import sys
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -113,6 +113,31 @@ class Entry:
 
 
 _FIELDS = frozenset(f.name for f in fields(Entry))  # what a stored record may hold
+# what a record that leaves a field out is read with (date_utc aside: a record states it, REQUIRED)
+_DEFAULTS = {f.name: f.default if f.default is not MISSING else f.default_factory() for f in fields(Entry)
+             if f.name != "date_utc" and (f.default is not MISSING or f.default_factory is not MISSING)}
+
+
+def record_as_read(value):
+    """A results line's JSON as every reader takes it, to tell whether two lines are one record (never to
+    sign or store): each whole-valued float as the integer it equals and, for an object, each field of
+    :class:`Entry` it leaves out as its default. ``40.0`` and ``40`` are one number to Python, to
+    ``Entry`` and to every board, and ``jq -c .`` (1.6) or ``JSON.stringify`` rewrites the first as the
+    second; JSON written back told them apart, so a pull request that re-serialized a results file and
+    its revert "took out" every keeper-signed record there (digest of other text in between), and
+    every board dropped them for good (sixtieth pass of 2026-12-05)."""
+    return _whole_numbers({**_DEFAULTS, **value} if isinstance(value, dict) else value)
+
+
+def _whole_numbers(value):
+    """``value`` with each whole-valued float (at any depth) the integer it equals."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: _whole_numbers(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_whole_numbers(v) for v in value]
+    return value
 
 
 class RecordedBoards:
