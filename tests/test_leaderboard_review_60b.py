@@ -7,11 +7,18 @@ each entry point of the group `torch.backends` (out-of-tree device plugins). The
 `2024_scripts.hook:run`: a helper scripts' folder whose name is no Python name (RULES' place for
 scripts the predictor does not import, which `unimported_modules` does not judge), yet one that
 `importlib.import_module` takes. So a predictor that reads as a median ran code a review reads as
-offline tooling (it could, say, replace `predict` by one that times the test models, rule 3)."""
+offline tooling (it could, say, replace `predict` by one that times the test models, rule 3).
+
+Also found: the peak memory a record states left out the weights a predictor maps from its folder.
+The harness's copy of the folder leaves the files' pages cached and charged to the harness, so the
+run's cgroup never counted them (300 MB mapped and touched: a peak of 134 MB, where reading them into
+memory stated 434 MB). The harness now drops the job's files from the page cache before each run."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+import pytest
 
 from perfgraphs.cli import main
 from test_leaderboard_review_58b import MEDIAN_TORCH  # the median whose fit imports torch, nothing else
@@ -68,3 +75,50 @@ def test_egg_info_in_any_case_is_refused(env, capsys, tmp_path):  # noqa: F811
     assert main(_check(sub, env)) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Cpu_Extras.EGG-INFO: package metadata" in err, err
+
+
+# a median that maps the weights shipped in its folder and reads one byte of every page
+MAPPED = (
+    "import mmap\n"
+    "import os\n"
+    "import numpy as np\n"
+    "class Predictor:\n"
+    "    def __init__(self, target, seed=0, quick=False):\n"
+    "        self.target = target\n"
+    "    def fit(self, train, val):\n"
+    "        with open(os.path.join(os.path.dirname(__file__), 'weights.bin'), 'rb') as f:\n"
+    "            self.weights = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)\n"
+    "        self.checksum = int(np.frombuffer(self.weights, np.uint8)[::4096].sum())\n"
+    "        self.level = float(np.median(train[self.target]))\n"
+    "    def predict(self, graphs):\n"
+    "        return np.full(len(graphs), self.level)\n")
+WEIGHTS_MB = 64
+
+
+def _peak_mb(sub: Path, env, capsys) -> float:  # noqa: F811
+    import re
+
+    assert main(_check(sub, env)) == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    return float(re.search(r"peak memory (\d+) MB", out).group(1))
+
+
+def test_mapped_weights_count_in_the_peak_memory(env, capsys, tmp_path, monkeypatch):  # noqa: F811
+    """Attack: a predictor maps 64 MB of weights shipped in its folder and touches every page. The
+    harness's copy of the folder left those pages in the page cache, charged to the harness's cgroup,
+    so the run's cgroup (its peak and its limit) counted none of them: 300 MB mapped stated a peak of
+    134 MB, 434 MB when read into memory. Now the harness drops the job's files from the cache before
+    each run, and the pages count where they are faulted in. Control: with that off, the same run
+    states 64 MB less (what a predictor mapping nothing states)."""
+    from perfgraphs.leaderboard.sandbox import confine, harness
+
+    with confine.Confinement(256, 64, name="probe") as box:
+        cgroup = box.available
+    if not cgroup:
+        pytest.skip("no memory cgroup here: the peak is the process tree's high-water mark, mapped pages included")
+    sub = code_submission(tmp_path / "mapped", "mapped-weights", MAPPED)
+    (sub / "weights.bin").write_bytes(bytes(WEIGHTS_MB * 2**20))
+    counted = _peak_mb(sub, env, capsys)
+
+    monkeypatch.setattr(harness, "uncached", lambda *folders: None)  # control: the pages stay the harness's
+    assert counted - _peak_mb(sub, env, capsys) >= 0.75 * WEIGHTS_MB
