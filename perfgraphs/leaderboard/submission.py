@@ -466,6 +466,7 @@ def _parse_sources(root: Path, entry_point: str, problems: list[str]) -> None:
     problems += zipped_modules(root)
     problems += extension_modules(root)
     problems += library_names(root)
+    problems += package_metadata(root)
     pickle_problems, pickled = shipped_pickles(root)
     if ENTRY_POINT.fullmatch(entry_point):  # else its own line below
         problems += unimported_modules(root, entry_point, imported | pickled)
@@ -593,6 +594,26 @@ def library_names(root: Path) -> list[str]:
                             "then imports from the folder wherever the harness, a library or an unpickler imports "
                             "that name: rename it (the code that runs must be the source a reviewer reads)")
     return problems
+
+
+# the names ``importlib.metadata`` (and its backport) reads as an installed distribution's metadata in
+# every folder on ``sys.path``, compared as it compares them (lower-cased)
+METADATA_SUFFIXES = (".dist-info", ".egg-info")
+
+
+def package_metadata(root: Path) -> list[str]:
+    """One line for each entry at the top of the submission that ``importlib.metadata`` reads as an
+    installed distribution (a name ending ``.dist-info`` or ``.egg-info``, in any case). The sandbox
+    child puts the folder first on ``sys.path``, and libraries load the entry points such metadata
+    declares as plugins, calling them: a ``cpu_extras-1.0.dist-info/entry_points.txt`` (a data file to
+    every other check) naming ``2024_scripts.hook:run`` under ``[torch.backends]``, beside a median whose
+    only import is torch, had ``import torch`` call a function of a helper script nothing imports, in a
+    folder whose name is no Python name (which no check judges as a module): sixtieth pass of 2026-12-05.
+    Such metadata is build output (``pip install -e .``), no part of a predictor."""
+    return [f"{entry}: package metadata, which Python's importlib.metadata reads from every folder on sys.path "
+            "(the sandbox puts this one first) and whose entry points libraries load and call as plugins (torch "
+            "does on import): remove it (build output is no part of a predictor)"
+            for entry in sorted(os.listdir(root)) if entry.lower().endswith(METADATA_SUFFIXES)]
 
 
 def _imported_names(tree: ast.AST) -> set[str]:
