@@ -5,7 +5,7 @@ line, the same record (a tab for a space, which a diff on a terminal shows as th
 keys reordered, as a rewrite of the file does), gave it a new text that "arrived" with that commit,
 after the folder: every board stopped showing the team's record, though rule 5 says an edit of a line
 in one commit re-dates nothing. A line's arrival is now that of the record it reads as
-(``history.line_key``)."""
+(``results.line_key``)."""
 
 from __future__ import annotations
 
@@ -89,7 +89,7 @@ def test_a_respelled_line_keeps_its_place_before_a_later_reference(tmp_path, mon
     same line; or the keys reordered). Her line's text then first reached the main line with Mal's
     commit, after the folder: every board skipped her record as taking the reference's name. Control:
     with the line looked up by its text (as before), her record is skipped."""
-    from perfgraphs.leaderboard.records import history
+    from perfgraphs.leaderboard.records import history, results
 
     repo, commit, alice, carol = _repo(tmp_path, monkeypatch)
     assert _shown(repo) == (["gnn-x", "carol-net"], [])
@@ -105,7 +105,7 @@ def test_a_respelled_line_keeps_its_place_before_a_later_reference(tmp_path, mon
     assert all(f"│ {m} " in shown for m in ("gnn-x", "carol-net", "mal-net")), shown
 
     # control: the line's arrival looked up by its text, as before
-    monkeypatch.setattr(history, "line_key", lambda line: history.as_shown(line))
+    monkeypatch.setattr(results, "line_key", lambda line: results.as_shown(line))
     history._line_arrivals.cache_clear()
     methods, skipped = _shown(repo)
     assert methods == ["carol-net", "mal-net"]

@@ -7,7 +7,7 @@ every whole-valued float written as an integer) broke the keeper's signatures, a
 boards warned of, and the revert that mended it then counted as the keeper "taking out" every signed
 record of the file (the withdrawn records' history, ``keeper_key._withdrawn``): every board dropped
 the round's verified records for good. The same rewrite of another team's line re-dated its record
-after a reference folder merged since (``history.line_key``), and every board dropped it. Both now
+after a reference folder merged since (``results.line_key``), and every board dropped it. Both now
 compare lines by the record they read as (``results.record_as_read``)."""
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ def test_a_results_file_rewritten_and_reverted_withdraws_no_signed_record(git_co
     both records out, and the revert "put back" withdrawn records: the board stayed empty for good.
     Control: with the history keyed by the written digest (as before), the board stays empty."""
     from perfgraphs.leaderboard.records import keeper_key
+    from perfgraphs.leaderboard.records import results as reader
     from perfgraphs.leaderboard.records.digest import record_sha256
 
     results, commit, mal, team = _round(git_commitments, tmp_path)
@@ -73,7 +74,7 @@ def test_a_results_file_rewritten_and_reverted_withdraws_no_signed_record(git_co
     assert not skipped
 
     # control: the history keyed by the digest of the JSON written, as before
-    monkeypatch.setattr(keeper_key, "_read_digest", record_sha256)
+    monkeypatch.setattr(reader, "read_digest", record_sha256)
     keeper_key._withdrawn.cache_clear()
     skipped = []
     assert _board(results, skipped) == {}
@@ -107,7 +108,7 @@ def test_a_team_line_rewritten_keeps_its_place_before_a_later_reference(tmp_path
     pass's key (JSON written back, keys sorted) told ``736.0`` from ``736``, so her record "arrived"
     with Mal's commit, after the folder, and every board skipped it as taking the reference's name.
     Control: with that key, her record is skipped."""
-    from perfgraphs.leaderboard.records import history
+    from perfgraphs.leaderboard.records import history, results
     from perfgraphs.leaderboard.records.results import _object_without_duplicates
 
     repo, commit, alice, carol = _repo(tmp_path, monkeypatch)
@@ -120,8 +121,8 @@ def test_a_team_line_rewritten_keeps_its_place_before_a_later_reference(tmp_path
     assert methods == ["gnn-x", "carol-net", "mal-net"] and not skipped, skipped
 
     # control: the fifty-ninth pass's key, the JSON written back
-    monkeypatch.setattr(history, "line_key", lambda line: json.dumps(
-        json.loads(history.as_shown(line), object_pairs_hook=_object_without_duplicates), sort_keys=True))
+    monkeypatch.setattr(results, "line_key", lambda line: json.dumps(
+        json.loads(results.as_shown(line), object_pairs_hook=_object_without_duplicates), sort_keys=True))
     history._line_arrivals.cache_clear()
     methods, skipped = _shown(repo)
     assert methods == ["carol-net", "mal-net"]

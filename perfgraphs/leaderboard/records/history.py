@@ -6,16 +6,14 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import os
 import re
 import signal
 import subprocess
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from perfgraphs.leaderboard.records.line_text import as_shown
 
 # Git's answers during one reading (:func:`one_reading`) of this thread: a results file's reader asked
 # git the same questions for every line (HEAD, where the commitments folder is, whether a commitment
@@ -303,45 +301,22 @@ def _line_changes(top: Path, inside: str, head: str) -> list[tuple[int, int, str
     return found
 
 
-def line_arrival(path: Path, text: str) -> tuple[str, tuple[tuple[int, int], ...]] | None:
+def line_arrival(path: Path, text: str, key: Callable[[str], str]) -> tuple[str, tuple[tuple[int, int], ...]] | None:
     """(the repository's top folder, the runs of ``text`` as a line of ``path`` on its main line:
     (the arrival it came, the arrival it was taken out or ``sys.maxsize`` for the run that lasts),
     oldest first, as :func:`line_changes` counts arrivals); () for a line not on the main line now
     (not committed, or removed since). None without a history to read. One git call a line, the
     file's arrivals read once a commit. The runs, not the last one's start alone: a gap is for the
-    caller to weigh (:func:`held_before`)."""
+    caller to weigh (:func:`held_before`). ``key(line)``: what the lines that are one record share
+    (:func:`perfgraphs.leaderboard.records.results.line_key`; passed in, the reader of records being
+    above this module)."""
     where = (git(path.parent, "rev-parse", "--show-toplevel", "HEAD") or "").split("\n")
     if len(where) < 2 or not full_history(path.parent):
         return None
     top = Path(where[0].strip())
     inside = next((path.absolute().relative_to(a) for a in path.absolute().parents if a.resolve() == top), None)
-    arrivals = None if inside is None else _line_arrivals(top, inside.as_posix(), where[1].strip())
-    return None if arrivals is None else (str(top), arrivals.get(line_key(text), ()))
-
-
-def line_key(line: str) -> str:
-    """A results line as the record it reads as (:func:`as_shown`, then JSON, written back canonically),
-    what its arrival is looked up by: the text alone made a line respelled in one commit (a tab for a
-    space, which a diff on a terminal shows as the same line, or its keys reordered, as a rewrite of
-    the file does) a new line, and another team's ``gnn-x``, recorded before the reference folder
-    ``gnn``, "arrived" after it with the commit of a pull request that respelled it: every board
-    stopped showing it (fifty-ninth pass of 2026-12-05; rule 5: an edit of a line in one commit re-dates
-    nothing). Its numbers and left-out fields are read as the readers take them
-    (:func:`~perfgraphs.leaderboard.records.results.record_as_read`): a line re-serialized by ``jq -c .``,
-    each whole-valued ``736.0`` written ``736``, was a new record to the canonical JSON and re-dated the
-    team's ``gnn-x`` after the folder all the same (sixtieth pass). A line the readers take for no record
-    (no JSON, a key written twice, a carriage return inside) is its text: an earlier spelling that no
-    board read recorded nothing."""
-    from perfgraphs.leaderboard.records.results import _object_without_duplicates, record_as_read
-
-    shown = as_shown(line)
-    if "\r" in shown.rstrip("\r"):
-        return shown
-    try:
-        return json.dumps(record_as_read(json.loads(shown, object_pairs_hook=_object_without_duplicates)),
-                          sort_keys=True)
-    except (ValueError, RecursionError):
-        return shown
+    arrivals = None if inside is None else _line_arrivals(top, inside.as_posix(), where[1].strip(), key)
+    return None if arrivals is None else (str(top), arrivals.get(key(text), ()))
 
 
 def held_before(runs: tuple[tuple[int, int], ...], moment: int) -> bool:
@@ -362,18 +337,18 @@ def held_before(runs: tuple[tuple[int, int], ...], moment: int) -> bool:
 
 
 @functools.lru_cache(maxsize=16)
-def _line_arrivals(top: Path, inside: str, head: str) -> dict[str, tuple[tuple[int, int], ...]] | None:
+def _line_arrivals(top: Path, inside: str, head: str, key: Callable[[str], str]) -> dict[str, tuple[tuple[int, int], ...]] | None:
     """Each line of the file now on the main line, with its runs (:func:`line_arrival`)."""
     import sys
 
     changes = _line_changes(top, inside, head)
     if changes is None:
         return None
-    # a line as the record its reviewer reads (:func:`line_key`): a no-break space or a byte-order mark
+    # a line as the record its reviewer reads (``key``): a no-break space or a byte-order mark
     # put into it is no new line (it re-dated the record, forty-third pass), nor is a respelling
     net: dict[str, dict[int, int]] = {}
     for when, delta, line in changes:
-        line = line_key(line)
+        line = key(line)
         net.setdefault(line, {})
         net[line][when] = net[line].get(when, 0) + delta
     out = {}

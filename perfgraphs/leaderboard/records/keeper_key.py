@@ -211,7 +211,8 @@ def record_signature_problem(record: dict, record_digest: str, root: Path | None
             f"({UNSIGNED_RECORDS})")
 
 
-def withdrawn_problem(record: dict, path: Path, read_as_signed: Callable[[str, str, Path], bool]) -> str | None:
+def withdrawn_problem(record: dict, path: Path, read_as_signed: Callable[[str, str, Path], bool],
+                      read_digest: Callable[[dict], str]) -> str | None:
     """Why a hidden-set record read from the results file ``path`` is not read although its keeper signed
     it (None: it is read): the main line held it in that file and then took it out (a record removed
     on review, e.g. an entry found measuring its inputs, rule 3). Its signature is still the keeper's,
@@ -221,12 +222,15 @@ def withdrawn_problem(record: dict, path: Path, read_as_signed: Callable[[str, s
     its digest (:func:`perfgraphs.leaderboard.records.digest.record_sha256`), and a commit that moves
     or rewrites the line withdraws nothing. Without a history to read, nothing is withdrawn.
     ``read_as_signed(line, digest, path)``: whether the boards read a line of ``path`` as the keeper's
-    record of that digest (:func:`perfgraphs.leaderboard.records.results.read_as_signed`)."""
+    record of that digest (:func:`perfgraphs.leaderboard.records.results.read_as_signed`);
+    ``read_digest(record)``: the digest of the record a line reads as, however written, by which copies
+    are counted (:func:`perfgraphs.leaderboard.records.results.read_digest`, sixtieth pass). Both are
+    passed in: the reader of records is above this module."""
     from perfgraphs.leaderboard.records.digest import record_sha256
 
     head = head_commit(path.parent)
-    withdrawn = _withdrawn(path.absolute(), head, read_as_signed) if head else frozenset()
-    if _read_digest(record) not in withdrawn:  # the record it reads as, however written (sixtieth pass)
+    withdrawn = _withdrawn(path.absolute(), head, read_as_signed, read_digest) if head else frozenset()
+    if read_digest(record) not in withdrawn:  # the record it reads as, however written (sixtieth pass)
         return None
     digest = record_sha256(record)
     return (f"is a hidden-set record (digest {digest[:16]}) the main line held in {path.name} and took out: a "
@@ -234,7 +238,8 @@ def withdrawn_problem(record: dict, path: Path, read_as_signed: Callable[[str, s
 
 
 @functools.lru_cache(maxsize=8)
-def _withdrawn(path: Path, head: str, read_as_signed: Callable[[str, str, Path], bool]) -> frozenset[str]:
+def _withdrawn(path: Path, head: str, read_as_signed: Callable[[str, str, Path], bool],
+               read_digest: Callable[[dict], str]) -> frozenset[str]:
     """The digests of the hidden-set records of the results file ``path`` taken out on the main line, at
     ``head``: every copy (any spelling, one the boards skip too) gone after a commit that held one, or
     every copy the boards read as the keeper's record (``read_as_signed``) gone in a commit that
@@ -257,7 +262,7 @@ def _withdrawn(path: Path, head: str, read_as_signed: Callable[[str, str, Path],
             continue
         try:
             record = json.loads(text)
-            digest = _read_digest(record) if isinstance(record, dict) and record.get("test_set") == "hidden" else None
+            digest = read_digest(record) if isinstance(record, dict) and record.get("test_set") == "hidden" else None
         except (ValueError, RecursionError):
             continue
         if digest is not None:
@@ -270,19 +275,6 @@ def _withdrawn(path: Path, head: str, read_as_signed: Callable[[str, str, Path],
                 per[when] = per.get(when, 0) + delta
     return frozenset(digest for digest, deltas in net.items()
                      if _taken_out(deltas) or _taken_out(signed.get(digest, {}), added.get(digest, set())))
-
-
-def _read_digest(record: dict) -> str:
-    """The digest of the record a hidden-set line reads as (:func:`perfgraphs.leaderboard.records.results.
-    record_as_read`), what the withdrawn records' history counts copies by: the signed digest is of the
-    JSON written, where ``30.0`` and ``30`` differ, so a pull request that re-serialized the results file
-    (``jq -c .``: every line's whole-valued floats written as integers, its signed lines skipped until
-    mended) and the revert that mended it took out every keeper-signed record of the file for good
-    (sixtieth pass of 2026-12-05)."""
-    from perfgraphs.leaderboard.records.digest import record_sha256
-    from perfgraphs.leaderboard.records.results import record_as_read
-
-    return record_sha256(record_as_read(record))
 
 
 def _taken_out(deltas: dict[int, int], respelled: set[int] = frozenset()) -> bool:

@@ -140,6 +140,41 @@ def _whole_numbers(value):
     return value
 
 
+def line_key(line: str) -> str:
+    """A results line as the record it reads as (:func:`as_shown`, then JSON, written back canonically),
+    what its arrival is looked up by (:func:`perfgraphs.leaderboard.records.history.line_arrival`): the text alone made a line respelled in one commit (a tab for a
+    space, which a diff on a terminal shows as the same line, or its keys reordered, as a rewrite of
+    the file does) a new line, and another team's ``gnn-x``, recorded before the reference folder
+    ``gnn``, "arrived" after it with the commit of a pull request that respelled it: every board
+    stopped showing it (fifty-ninth pass of 2026-12-05; rule 5: an edit of a line in one commit re-dates
+    nothing). Its numbers and left-out fields are read as the readers take them
+    (:func:`record_as_read`): a line re-serialized by ``jq -c .``,
+    each whole-valued ``736.0`` written ``736``, was a new record to the canonical JSON and re-dated the
+    team's ``gnn-x`` after the folder all the same (sixtieth pass). A line the readers take for no record
+    (no JSON, a key written twice, a carriage return inside) is its text: an earlier spelling that no
+    board read recorded nothing."""
+    shown = as_shown(line)
+    if "\r" in shown.rstrip("\r"):
+        return shown
+    try:
+        return json.dumps(record_as_read(json.loads(shown, object_pairs_hook=_object_without_duplicates)),
+                          sort_keys=True)
+    except (ValueError, RecursionError):
+        return shown
+
+
+def read_digest(record: dict) -> str:
+    """The digest of the record a hidden-set line reads as (:func:`record_as_read`), what the withdrawn records' history counts copies by
+    (:func:`perfgraphs.leaderboard.records.keeper_key.withdrawn_problem`): the signed digest is of the
+    JSON written, where ``30.0`` and ``30`` differ, so a pull request that re-serialized the results file
+    (``jq -c .``: every line's whole-valued floats written as integers, its signed lines skipped until
+    mended) and the revert that mended it took out every keeper-signed record of the file for good
+    (sixtieth pass of 2026-12-05)."""
+    from perfgraphs.leaderboard.records.digest import record_sha256
+
+    return record_sha256(record_as_read(record))
+
+
 class RecordedBoards:
     """The registry's objects of the boards records name. A record names its board by strings (records
     are data, and outlive a registry entry), so a reader of records resolves each dataset it meets
@@ -301,11 +336,11 @@ def read_line(line: str, path: Path) -> tuple[dict | None, str | None]:
     if why is None:
         from perfgraphs.leaderboard.records.history import line_arrival
 
-        why = trust_problem(record, lambda: line_arrival(path, line))
+        why = trust_problem(record, lambda: line_arrival(path, line, line_key))
     if why is None and record.get("test_set") == "hidden":
         from perfgraphs.leaderboard.records.keeper_key import withdrawn_problem
 
-        why = withdrawn_problem(record, path, read_as_signed)  # taken out, stays out (fifty-fifth pass)
+        why = withdrawn_problem(record, path, read_as_signed, read_digest)  # taken out, stays out (fifty-fifth pass)
     return record, (None if why is None else printable(why))
 
 
