@@ -33,6 +33,20 @@ def _check(sub: Path, env) -> list[str]:  # noqa: F811
     return ["check", str(sub), *BOARD, "--quick", "--seeds", "0", "--results", str(env["results"])]
 
 
+def _refused_and_run_without_the_refusal(sub: Path, env, capsys, monkeypatch, ran: str) -> None:  # noqa: F811
+    """`check` refuses the folder in one line naming `cuda/` before anything runs; with
+    `library_names` off (the control), the folder's code runs and raises ``RuntimeError: {ran}``."""
+    from perfgraphs.leaderboard import submission
+
+    assert main(_check(sub, env)) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cuda/" in err and "standard or installed module" in err, err
+    assert "ran" not in err
+    monkeypatch.setattr(submission, "library_names", lambda root: [])
+    assert main(_check(sub, env)) == 1
+    assert f"RuntimeError: {ran}" in capsys.readouterr().err
+
+
 @needs_cuda_namespace
 def test_a_namespace_folder_of_a_library_name_is_refused(env, capsys, tmp_path, monkeypatch):  # noqa: F811
     """Attack: a median whose only import is torch, and beside it `cuda/bindings/__init__.py` (no
@@ -40,22 +54,13 @@ def test_a_namespace_folder_of_a_library_name_is_refused(env, capsys, tmp_path, 
     torch's `from cuda.bindings import driver` took the folder's `bindings` first. Now `check` refuses, in
     one line, a folder of Python at the top under a library's name. Controls: the median alone scores;
     with the refusal off, the folder's code runs."""
-    from perfgraphs.leaderboard import submission
-
     sub = code_submission(tmp_path / "namespace", "median-torch", MEDIAN_TORCH)
     assert main(_check(sub, env)) == 0, capsys.readouterr().err  # control: the median alone scores
     capsys.readouterr()
 
     (sub / "cuda" / "bindings").mkdir(parents=True)
     (sub / "cuda" / "bindings" / "__init__.py").write_text("raise RuntimeError('the folder cuda.bindings ran')\n")
-    assert main(_check(sub, env)) == 1
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "cuda/" in err and "standard or installed module" in err, err
-    assert "ran" not in err
-
-    monkeypatch.setattr(submission, "library_names", lambda root: [])  # control: the refusal off
-    assert main(_check(sub, env)) == 1
-    assert "RuntimeError: the folder cuda.bindings ran" in capsys.readouterr().err
+    _refused_and_run_without_the_refusal(sub, env, capsys, monkeypatch, "the folder cuda.bindings ran")
 
 
 @needs_cuda_namespace
@@ -64,21 +69,12 @@ def test_a_link_inside_a_library_named_folder_is_refused(env, capsys, tmp_path, 
     helper scripts' folder with an `__init__.py`). `_holds_python` looked for `.py` files without
     following links, so `cuda/` read as a data folder; torch's `import cuda.bindings` followed the link
     and ran `scripts-train/__init__.py`. Refused now in one line. Control: with the refusal off, it runs."""
-    from perfgraphs.leaderboard import submission
-
     sub = code_submission(tmp_path / "inner-link", "median-torch", MEDIAN_TORCH)
     (sub / "scripts-train").mkdir()
     (sub / "scripts-train" / "__init__.py").write_text("raise RuntimeError('the linked cuda.bindings ran')\n")
     (sub / "cuda").mkdir()
     (sub / "cuda" / "bindings").symlink_to("../scripts-train", target_is_directory=True)
-    assert main(_check(sub, env)) == 1
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "cuda/" in err and "standard or installed module" in err, err
-    assert "ran" not in err
-
-    monkeypatch.setattr(submission, "library_names", lambda root: [])  # control: the refusal off
-    assert main(_check(sub, env)) == 1
-    assert "RuntimeError: the linked cuda.bindings ran" in capsys.readouterr().err
+    _refused_and_run_without_the_refusal(sub, env, capsys, monkeypatch, "the linked cuda.bindings ran")
 
 
 def test_a_data_folder_with_an_inner_link_passes(env, capsys, tmp_path):  # noqa: F811
