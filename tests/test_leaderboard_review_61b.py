@@ -11,6 +11,7 @@ pickle may name the submission's classes only in modules an `import` statement c
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from perfgraphs.cli import main
@@ -55,7 +56,7 @@ def test_a_pickled_class_of_a_helper_scripts_folder_is_refused(env, capsys, tmp_
     """Attack: a median whose fit unpickles `prior.pkl`, naming `2024_scripts.hook.Prior`. Before, `check`
     passed every static check and the seed failed with "SystemExit: the helper script ran" (its line ran
     in the sandbox). Now `check` refuses the pickle in one line, and so does a folder named with a hyphen
-    (`scripts-train`, RULES' own example). Controls: the median beside the helper scripts, no pickle
+    (`scripts-train`, RULES' own example) or a keyword (`class`). Controls: the median beside the helper scripts, no pickle
     naming them, scores; with the static refusal off the sandbox's guard refuses the load, nothing ran."""
     from perfgraphs.leaderboard import submission
 
@@ -76,6 +77,14 @@ def test_a_pickled_class_of_a_helper_scripts_folder_is_refused(env, capsys, tmp_
     assert main(_check(sub, env)) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "a pickle naming scripts-train.hook.Prior" in err and "ran" not in err, err
+
+    _helper_scripts(sub, "class")  # an identifier, yet a keyword no import statement can write
+    (sub / "prior.pkl").write_bytes(pickle_of("class.hook", "Prior"))
+    assert main(_check(sub, env)) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "a pickle naming class.hook.Prior" in err and "ran" not in err, err
+    shutil.rmtree(sub / "class")  # a folder of a Python name that nothing imports: unimported_modules refuses it
+    (sub / "prior.pkl").write_bytes(pickle_of("scripts-train.hook", "Prior"))
 
     # the scan's refusal off: the sandbox's guard refuses the load before it imports the folder
     monkeypatch.setattr(submission, "shipped_pickles", lambda root: ([], set()))

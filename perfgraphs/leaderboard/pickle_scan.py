@@ -652,14 +652,17 @@ def _bound_otherwise(tree: ast.Module) -> set[str]:
 
 
 def importable_by_statement(module: str) -> bool:
-    """Whether ``module`` is a dotted name an ``import`` statement can write (every part a Python name).
+    """Whether ``module`` is a dotted name an ``import`` statement can write (every part a Python name, no
+    keyword).
     The unpickler imports any text that names a folder, and RULES puts helper scripts the predictor does
     not import in a folder of no Python name (``scripts-train/``, ``2024_scripts/``), which no check judges
     as a module: a ``prior.pkl`` naming ``2024_scripts.hook.Prior``, a class that folder's ``hook.py``
     defines at its top level, passed the scan and the sandbox's guard as the submission's own class, and
     loading it beside a median ran the helper script (sixty-first pass of 2026-12-05). Every module a
-    library or the predictor's sources import has such a name."""
-    return all(part.isidentifier() for part in module.split("."))
+    library's pickles name, and every one the predictor's import statements name, has such a name."""
+    import keyword
+
+    return all(part.isidentifier() and not keyword.iskeyword(part) for part in module.split("."))
 
 
 def _own_module(root: Path, top: str) -> bool:
