@@ -651,6 +651,20 @@ def _bound_otherwise(tree: ast.Module) -> set[str]:
     return bound
 
 
+def importable_by_statement(module: str) -> bool:
+    """Whether ``module`` is a dotted name an ``import`` statement can write (every part a Python name, no
+    keyword).
+    The unpickler imports any text that names a folder, and RULES puts helper scripts the predictor does
+    not import in a folder of no Python name (``scripts-train/``, ``2024_scripts/``), which no check judges
+    as a module: a ``prior.pkl`` naming ``2024_scripts.hook.Prior``, a class that folder's ``hook.py``
+    defines at its top level, passed the scan and the sandbox's guard as the submission's own class, and
+    loading it beside a median ran the helper script (sixty-first pass of 2026-12-05). Every module a
+    library's pickles name, and every one the predictor's import statements name, has such a name."""
+    import keyword
+
+    return all(part.isidentifier() and not keyword.iskeyword(part) for part in module.split("."))
+
+
 def _own_module(root: Path, top: str) -> bool:
     """Whether the unpickler's ``import top`` would load the submission's file of that name: only
     where the folder has one and no module of the interpreter or the environment takes the name
@@ -804,6 +818,9 @@ def global_problem(root: Path, module: str, name: str) -> str | None:
     """Why the global ``module``.``name`` may not be in a shipped pickle; None where it may."""
     if (module, name) in RECONSTRUCTORS:
         return None
+    if not importable_by_statement(module):
+        return ("a module of no Python name, which no import statement names: a folder of helper scripts the "
+                "predictor does not import")
     top = module.split(".")[0]
     if top == "torch":
         return None if f"{module}.{name}" in _torch_allowed() else "not in torch's weights_only allow-list"
