@@ -104,14 +104,29 @@ def main_line_versions(folder: Path, head: str, pathspec: str) -> list[tuple[str
     what a reader that must not take a file as it is now (a pull request can rewrite it) reads
     instead, with :func:`committed_text`."""
     log = git(folder, "log", "--first-parent", "--diff-merges=first-parent", "--reverse", "--name-only",
-              "--format=@@%H", head, "--", pathspec) or ""
-    versions, commit = [], ""
-    for line in (x.strip() for x in log.splitlines()):
-        if line.startswith("@@"):
-            commit = line[2:]
-        elif line and commit:
-            versions.append((commit, Path(line).name))
-    return versions
+              f"--format={COMMIT_MARK[0]}%H", head, "--", pathspec) or ""
+    return [(commit, Path(name).name) for commit, name in paths_by_commit(log)]
+
+
+# How the ``--name-only`` logs here mark each commit's line (the format git is given, the text it
+# prints): a NUL before the hash, which no path holds. A path is printed as it is (``core.quotepath=off``),
+# so a mark a path can start with is no mark: with ``@@``, a file named ``@@<hash of the first commit>``
+# at the top of ``leaderboard/reference/``, added in the pull request that added the folder ``gnn``, was
+# read as that commit's line, the folder "arrived" with the repository's first commit, and another team's
+# ``gnn-x``, recorded long before, left every board (sixty-first pass of 2026-12-05).
+COMMIT_MARK = ("%x00", "\0")
+
+
+def paths_by_commit(log: str) -> Iterator[tuple[str, str]]:
+    """(commit, path) of each path a ``git log --name-only --format=<COMMIT_MARK[0]>%H`` prints, in its
+    order: a commit's line known by :data:`COMMIT_MARK` alone, and lines split at ``\\n`` only (a path's
+    own U+2028 or NEL ends no line, as in :func:`_line_changes`), each path as printed."""
+    commit = ""
+    for line in log.split("\n"):
+        if line.startswith(COMMIT_MARK[1]):
+            commit = line[len(COMMIT_MARK[1]):].strip()
+        elif line.strip() and commit:
+            yield commit, line
 
 
 def committed_text(folder: Path, commit: str, name: str) -> str | None:
@@ -390,13 +405,10 @@ def _folder_arrivals(folder: Path, place: tuple[Path, str], head: str) -> dict[s
     when = {sha: len(chain) - 1 - i for i, sha in enumerate(chain)}
     log = git(top, "-c", "core.quotepath=off", "log", "--first-parent", "--diff-merges=first-parent", "--reverse",
               "--diff-filter=A", "--no-renames", "--name-only", f"--relative={inside}" if inside else "--relative",
-              "--format=@@%H", head, "--", f":(literal){inside}" if inside else ".") or ""
+              f"--format={COMMIT_MARK[0]}%H", head, "--", f":(literal){inside}" if inside else ".") or ""
     found: dict[str, int] = {}
-    current = None
-    for line in log.splitlines():
-        if line.startswith("@@"):
-            current = when.get(line[2:].strip())
-        elif line.strip() and current is not None and "/" in line:
+    for commit, line in paths_by_commit(log):  # never a path's text for a commit (sixty-first pass)
+        if (current := when.get(commit)) is not None and "/" in line:
             found.setdefault(line.split("/")[0], current)
     present = git(folder, "ls-tree", "-z", "--name-only", head, "./") or ""
     return {name: found[name] for name in (Path(p).name for p in present.split("\0") if p) if name in found}
