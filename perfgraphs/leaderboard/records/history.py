@@ -316,7 +316,8 @@ def _line_changes(top: Path, inside: str, head: str) -> list[tuple[int, int, str
     return found
 
 
-def line_arrival(path: Path, text: str, key: Callable[[str], str]) -> tuple[str, tuple[tuple[int, int], ...]] | None:
+def line_arrival(path: Path, text: str,
+                 key: Callable[[str], str]) -> tuple[str, tuple[tuple[int, int], ...]] | None:
     """(the repository's top folder, the runs of ``text`` as a line of ``path`` on its main line:
     (the arrival it came, the arrival it was taken out or ``sys.maxsize`` for the run that lasts),
     oldest first, as :func:`line_changes` counts arrivals); () for a line not on the main line now
@@ -352,7 +353,8 @@ def held_before(runs: tuple[tuple[int, int], ...], moment: int) -> bool:
 
 
 @functools.lru_cache(maxsize=16)
-def _line_arrivals(top: Path, inside: str, head: str, key: Callable[[str], str]) -> dict[str, tuple[tuple[int, int], ...]] | None:
+def _line_arrivals(top: Path, inside: str, head: str,
+                   key: Callable[[str], str]) -> dict[str, tuple[tuple[int, int], ...]] | None:
     """Each line of the file now on the main line, with its runs (:func:`line_arrival`)."""
     import sys
 

@@ -142,17 +142,17 @@ def _whole_numbers(value):
 
 def line_key(line: str) -> str:
     """A results line as the record it reads as (:func:`as_shown`, then JSON, written back canonically),
-    what its arrival is looked up by (:func:`perfgraphs.leaderboard.records.history.line_arrival`): the text alone made a line respelled in one commit (a tab for a
-    space, which a diff on a terminal shows as the same line, or its keys reordered, as a rewrite of
-    the file does) a new line, and another team's ``gnn-x``, recorded before the reference folder
-    ``gnn``, "arrived" after it with the commit of a pull request that respelled it: every board
-    stopped showing it (fifty-ninth pass of 2026-12-05; rule 5: an edit of a line in one commit re-dates
-    nothing). Its numbers and left-out fields are read as the readers take them
-    (:func:`record_as_read`): a line re-serialized by ``jq -c .``,
-    each whole-valued ``736.0`` written ``736``, was a new record to the canonical JSON and re-dated the
-    team's ``gnn-x`` after the folder all the same (sixtieth pass). A line the readers take for no record
-    (no JSON, a key written twice, a carriage return inside) is its text: an earlier spelling that no
-    board read recorded nothing."""
+    what its arrival is looked up by (:func:`perfgraphs.leaderboard.records.history.line_arrival`): the
+    text alone made a line respelled in one commit (a tab for a space, which a diff on a terminal shows
+    as the same line, or its keys reordered, as a rewrite of the file does) a new line, and another
+    team's ``gnn-x``, recorded before the reference folder ``gnn``, "arrived" after it with the commit
+    of a pull request that respelled it: every board stopped showing it (fifty-ninth pass of
+    2026-12-05; rule 5: an edit of a line in one commit re-dates nothing). Its numbers and left-out
+    fields are read as the readers take them (:func:`record_as_read`): a line re-serialized by
+    ``jq -c .``, each whole-valued ``736.0`` written ``736``, was a new record to the canonical JSON
+    and re-dated the team's ``gnn-x`` after the folder all the same (sixtieth pass). A line the readers
+    take for no record (no JSON, a key written twice, a carriage return inside) is its text: an earlier
+    spelling that no board read recorded nothing."""
     shown = as_shown(line)
     if "\r" in shown.rstrip("\r"):
         return shown
@@ -164,9 +164,9 @@ def line_key(line: str) -> str:
 
 
 def read_digest(record: dict) -> str:
-    """The digest of the record a hidden-set line reads as (:func:`record_as_read`), what the withdrawn records' history counts copies by
-    (:func:`perfgraphs.leaderboard.records.keeper_key.withdrawn_problem`): the signed digest is of the
-    JSON written, where ``30.0`` and ``30`` differ, so a pull request that re-serialized the results file
+    """The digest of the record a hidden-set line reads as (:func:`record_as_read`), what the withdrawn
+    records' history counts copies by (:func:`perfgraphs.leaderboard.records.keeper_key.withdrawn_problem`):
+    the signed digest is of the JSON written, where ``30.0`` and ``30`` differ, so a pull request that re-serialized the results file
     (``jq -c .``: every line's whole-valued floats written as integers, its signed lines skipped until
     mended) and the revert that mended it took out every keeper-signed record of the file for good
     (sixtieth pass of 2026-12-05)."""
