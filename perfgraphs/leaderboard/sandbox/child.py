@@ -195,6 +195,10 @@ def run(job: Path, inbox: Path, root: Path, seed: int, fd: int, go: int) -> int:
             from perfgraphs.leaderboard.sandbox.torchscript import refuse_torchscript
 
             refuse_torchscript()  # and no serialized TorchScript program runs, whatever the scan read
+        if spec.get("restrict_logging_config", True):
+            from perfgraphs.leaderboard.sandbox.logconfig import restrict_logging_config
+
+            restrict_logging_config(root)  # and a logging configuration builds no name it reads (sixty-second pass)
         module_name, cls_name = spec["entry_point"].split(":")
         module = importlib.import_module(module_name)
         cls = getattr(module, cls_name, None)

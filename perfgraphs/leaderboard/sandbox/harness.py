@@ -100,6 +100,9 @@ RESTRICT_UNPICKLING = True
 # TorchScript programs refused where they would load (sandbox.torchscript), as pickles are: the same
 # rule, off only in tests whose control shows what a program does past the static checks
 REFUSE_TORCHSCRIPT = True
+# logging.config builds only the logging package's classes, the standard streams and the submission's own
+# (sandbox.logconfig): off only in tests whose control shows what a configuration runs past it
+RESTRICT_LOGGING_CONFIG = True
 
 def as_table(part) -> pa.Table:
     """A Hugging Face part (or Arrow table) as one Arrow table, honouring any row selection."""
@@ -184,7 +187,8 @@ def prepare_job(folder: Path, submission_root: Path, entry_point: str, target: s
     spec = {"entry_point": entry_point, "target": target, "quick": quick,
             "address_space_mb": limits.memory_mb + ADDRESS_SPACE_HEADROOM_MB,
             "cpu_seconds": int(limits.startup_s + 2 * limits.time_limit_s + 60), "limits": asdict(limits),
-            "restrict_unpickling": RESTRICT_UNPICKLING, "refuse_torchscript": REFUSE_TORCHSCRIPT, "freeze": freeze,
+            "restrict_unpickling": RESTRICT_UNPICKLING, "refuse_torchscript": REFUSE_TORCHSCRIPT,
+            "restrict_logging_config": RESTRICT_LOGGING_CONFIG, "freeze": freeze,
             "frozen": frozen is not None}
     (folder / "job" / "job.json").write_text(json.dumps(spec))
     # the sandbox's host user is not the submitter's (isolation.sandbox_user): it reads a copy
