@@ -241,16 +241,14 @@ def withdrawn_problem(record: dict, path: Path, read_as_signed: Callable[[str, s
 def _withdrawn(path: Path, head: str, read_as_signed: Callable[[str, str, Path], bool],
                read_digest: Callable[[dict], str]) -> frozenset[str]:
     """The digests of the hidden-set records of the results file ``path`` taken out on the main line, at
-    ``head``: every copy (any spelling, one the boards skip too) gone after a commit that held one, or
-    every copy the boards read as the keeper's record (``read_as_signed``) gone in a commit that
-    added no copy at all (:func:`_taken_out`)."""
+    ``head``: every copy (any spelling, one the boards skip too, a line bearing its keeper's signature:
+    :func:`_signed_by`) gone after a commit that held one, or every copy the boards read as the keeper's
+    record (``read_as_signed``) gone in a commit that added no copy at all (:func:`_taken_out`)."""
     from perfgraphs.leaderboard.records.digest import record_sha256
     from perfgraphs.leaderboard.records.history import line_changes
     from perfgraphs.leaderboard.records.line_text import as_shown
 
-    net: dict[str, dict[int, int]] = {}
-    signed: dict[str, dict[int, int]] = {}
-    added: dict[str, set[int]] = {}
+    lines = []  # (arrival, +1 or -1, the record's digest or None, its keeper_signature, read as the keeper's)
     for when, delta, raw in line_changes(path) or []:
         # the line as the boards read it (:func:`as_shown`), before any test of it: a zero-width space
         # inside each ``hidden`` of another team's line (a diff shows it unchanged) hid it from the
@@ -262,20 +260,48 @@ def _withdrawn(path: Path, head: str, read_as_signed: Callable[[str, str, Path],
             continue
         try:
             record = json.loads(text)
-            digest = read_digest(record) if isinstance(record, dict) and record.get("test_set") == "hidden" else None
+            if not isinstance(record, dict):
+                continue
+            digest = read_digest(record) if record.get("test_set") == "hidden" else None
         except (ValueError, RecursionError):
             continue
-        if digest is not None:
-            per = net.setdefault(digest, {})
+        signature = record.get("keeper_signature")
+        lines.append((when, delta, digest, signature if isinstance(signature, str) else "",
+                      digest is not None and read_as_signed(raw, record_sha256(record), path)))
+    signed_by = _signed_by(lines)
+    net: dict[str, dict[int, int]] = {}
+    signed: dict[str, dict[int, int]] = {}
+    added: dict[str, set[int]] = {}
+    for when, delta, digest, signature, as_signed in lines:
+        since, bearer = signed_by.get(signature, (None, None))
+        for held in {digest, bearer if since is not None and when >= since else None} - {None}:
+            per = net.setdefault(held, {})
             per[when] = per.get(when, 0) + delta
             if delta > 0:
-                added.setdefault(digest, set()).add(when)
-            if read_as_signed(raw, record_sha256(record), path):
-                per = signed.setdefault(digest, {})
-                per[when] = per.get(when, 0) + delta
+                added.setdefault(held, set()).add(when)
+        if as_signed:
+            per = signed.setdefault(digest, {})
+            per[when] = per.get(when, 0) + delta
     return frozenset(digest for digest, deltas in net.items()
                      if _taken_out(deltas)
                      or _taken_out(signed.get(digest, {}), _respelled(deltas, added.get(digest, set()))))
+
+
+def _signed_by(lines: list[tuple[int, int, str | None, str, bool]]) -> dict[str, tuple[int, str]]:
+    """For each keeper signature of a line the boards read as the keeper's record (``lines``: (arrival, +1
+    or -1, digest, keeper_signature, read as the keeper's) as :func:`_withdrawn` reads them), the arrival
+    that first added such a line and the record's digest: from then on, a line bearing that signature is a
+    copy of that record, whatever else it says. An edit of a signed line that kept its signature (a paper
+    link or an affiliation added to a team's verified record, a field the maintainers strip) broke the
+    signature visibly, and the revert that mended it then counted as the keeper taking the record out:
+    every board dropped it for good (sixty-second pass of 2026-12-05). Before the signed line arrived, a
+    line bearing its signature copies nothing (it would let a pull request that saw the keeper's line
+    before it landed add and take out a copy of it)."""
+    found: dict[str, tuple[int, str]] = {}
+    for when, delta, digest, signature, as_signed in sorted(lines, key=lambda line: line[0]):
+        if as_signed and delta > 0 and signature and digest is not None:
+            found.setdefault(signature, (when, digest))
+    return found
 
 
 def _respelled(deltas: dict[int, int], added: set[int]) -> set[int]:
