@@ -92,6 +92,12 @@ def test_a_withdrawn_record_stays_withdrawn_beside_a_rewritten_copy(git_commitme
     line out does not keep it in (the fifty-eighth pass's rule), nor does putting it back."""
     results, commit, mal, team = _round(git_commitments, tmp_path)
     copy = REWRITES[rewrite](json.dumps(mal))
+    withdrawn_beside_a_copy(results, commit, mal, team, copy)
+
+
+def withdrawn_beside_a_copy(results, commit, mal: dict, team: dict, copy: str) -> None:
+    """The round with ``copy`` of ``gnn-mal``'s record beside its signed line; the keeper takes the
+    signed line out (the copy stays), a later commit puts it back: the record stays withdrawn."""
     _write(results, json.dumps(team), json.dumps(mal), copy)
     commit("gnn-mal: a note on our entry")
     assert _board(results, []) == {"gnn-mal": ("verified", 1), "team-net": ("verified", 2)}

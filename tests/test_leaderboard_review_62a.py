@@ -17,6 +17,7 @@ import json
 import pytest
 
 from test_leaderboard_review_55a import _board, _round, _write
+from test_leaderboard_review_60a import withdrawn_beside_a_copy
 
 # edits a team or a maintainer makes to a verified record, each keeping its keeper_signature
 EDITS = {"paper-link": {"paper": "https://arxiv.org/abs/2612.01234"},
@@ -85,16 +86,7 @@ def test_an_edited_copy_beside_the_signed_line_keeps_no_withdrawn_record_in(git_
     signed line put back later stays out."""
     results, commit, mal, team = _round(git_commitments, tmp_path)
     copy = json.dumps(_edited(mal, edit))
-    _write(results, json.dumps(team), json.dumps(mal), copy)
-    commit("gnn-mal: a note on our entry")
-    assert _board(results, []) == {"gnn-mal": ("verified", 1), "team-net": ("verified", 2)}
-    _write(results, json.dumps(team), copy)
-    commit("withdraw gnn-mal: it timed its test models (rule 3)")
-    _write(results, json.dumps(team), json.dumps(mal), copy)
-    commit("our entry, as the keeper scored it")
-    skipped: list[str] = []
-    assert _board(results, skipped) == {"team-net": ("verified", 2)}, skipped
-    assert any("took out" in s for s in skipped), skipped
+    withdrawn_beside_a_copy(results, commit, mal, team, copy)
 
 
 def test_a_line_bearing_a_signature_before_its_signed_line_landed_takes_nothing_out(git_commitments, tmp_path):
