@@ -419,7 +419,6 @@ def uncached(*folders: Path) -> None:
     weights shipped in its folder and touched every page had the record state a peak of 134 MB where
     reading them into its memory stated 434 MB (sixtieth pass of 2026-12-05). Hidden boards drop the
     whole cache before every run (:func:`confine.drop_page_cache`); this drops only the job's files."""
-    os.sync()  # dirty pages are not dropped: write them first
     for folder in folders:
         for path in Path(folder).rglob("*"):
             if path.is_symlink() or not path.is_file():
@@ -429,6 +428,7 @@ def uncached(*folders: Path) -> None:
             except OSError:
                 continue
             try:
+                os.fdatasync(fd)  # a dirty page is not dropped: write this file's first (not the whole machine's)
                 os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
             finally:
                 os.close(fd)
