@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from perfgraphs.cli import main
+from perfgraphs.leaderboard.sandbox import harness
 from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
 
 # what a reviewer reads of the helper module: the median of the training labels
@@ -105,6 +106,8 @@ def test_a_dot_folder_does_not_hide_python_files_from_the_checks(env, capsys, tm
     monkeypatch.setattr(submission, "python_sources",  # control: dot folders skipped, as before
                         lambda root: [p for p in every(root)
                                       if not any(part.startswith(".") for part in p.relative_to(root).parts)])
+    # and `.lib/helpers.py` copied into the sandbox, which now leaves source of no Python name out
+    monkeypatch.setattr(harness, "is_helper_script", lambda rel: False)
     assert main(argv) == 1
     err = capsys.readouterr().err
     assert "RuntimeError: the hidden line ran" in err, err

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from perfgraphs.cli import main
+from perfgraphs.leaderboard.sandbox import harness
 from test_leaderboard_review_49b import MEDIAN  # the median that imports nothing of its folder
 from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
 
@@ -29,7 +30,8 @@ def test_a_linked_folder_no_source_imports_is_refused(env, capsys, tmp_path, mon
     link; torch's `import opt_einsum` took the linked folder as the package and ran its `__init__.py`.
     `unimported_modules` refused an `opt_einsum.py` or a real `opt_einsum/` folder, never a link to
     one. Now a link at the top whose name Python would import is judged by where it leads. Controls:
-    the median alone scores; the scripts folder alone scores; with the refusal off the code runs."""
+    the median alone scores; the scripts folder alone scores; with the refusal off nothing runs (the
+    sandbox's copy leaves helper scripts out), and with that off too the code runs."""
     from perfgraphs.leaderboard import submission
 
     if importlib.util.find_spec("opt_einsum") is not None:
@@ -46,7 +48,10 @@ def test_a_linked_folder_no_source_imports_is_refused(env, capsys, tmp_path, mon
     assert err.count("\n") == 1 and "opt_einsum" in err and "none of its sources imports" in err, err
     assert "ran" not in err
 
-    monkeypatch.setattr(submission, "unimported_modules", lambda root, entry_point, imported: [])  # control: off
+    monkeypatch.setattr(submission, "unimported_modules", lambda root, entry_point, imported: [])
+    main(_check(sub, env))  # the refusal off: the sandbox's copy holds no helper script, nothing runs
+    assert "ran" not in capsys.readouterr().err
+    monkeypatch.setattr(harness, "is_helper_script", lambda rel: False)  # control: both off
     assert main(_check(sub, env)) == 1
     assert "RuntimeError: the linked opt_einsum ran" in capsys.readouterr().err
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from perfgraphs.cli import main
+from perfgraphs.leaderboard.sandbox import harness
 from test_leaderboard_review_49b import MEDIAN  # the median that imports nothing of its folder
 from test_leaderboard_review_58b import MEDIAN_TORCH  # the median whose fit imports torch, nothing else
 from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
@@ -43,6 +44,8 @@ def _refused_and_run_without_the_refusal(sub: Path, env, capsys, monkeypatch, ra
     assert err.count("\n") == 1 and "cuda/" in err and "standard or installed module" in err, err
     assert "ran" not in err
     monkeypatch.setattr(submission, "library_names", lambda root: [])
+    # where the folder's code is a helper script, the sandbox's copy leaves it out: off too, to show it run
+    monkeypatch.setattr(harness, "is_helper_script", lambda rel: False)
     assert main(_check(sub, env)) == 1
     assert f"RuntimeError: {ran}" in capsys.readouterr().err
 

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from perfgraphs.cli import main
+from perfgraphs.leaderboard.sandbox import harness
 from test_leaderboard_review_58b import MEDIAN_TORCH  # the median whose fit imports torch, nothing else
 from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
 
@@ -42,7 +43,8 @@ def test_package_metadata_at_the_top_is_refused(env, capsys, tmp_path, monkeypat
     """Attack: a median whose only import is torch, a helper scripts' folder `2024_scripts/` (no Python
     name) whose `hook.py` nothing imports, and `cpu_extras-1.0.dist-info/entry_points.txt` naming
     `2024_scripts.hook:run` under `[torch.backends]`. Now `check` refuses the metadata in one line.
-    Controls: the median with its helper scripts alone scores; with the refusal off, the hook runs."""
+    Controls: the median with its helper scripts alone scores; with the refusal off nothing runs (the
+    sandbox's copy leaves helper scripts out), and with that off too the hook runs."""
     from perfgraphs.leaderboard import submission
 
     sub = code_submission(tmp_path / "plugin", "median-torch", MEDIAN_TORCH)
@@ -57,7 +59,10 @@ def test_package_metadata_at_the_top_is_refused(env, capsys, tmp_path, monkeypat
     assert err.count("\n") == 1 and "cpu_extras-1.0.dist-info: package metadata" in err, err
     assert "ran" not in err
 
-    monkeypatch.setattr(submission, "package_metadata", lambda root: [])  # control: the refusal off
+    monkeypatch.setattr(submission, "package_metadata", lambda root: [])
+    assert main(_check(sub, env)) == 1  # the refusal off: the sandbox's copy holds no helper script
+    assert "ran" not in capsys.readouterr().err
+    monkeypatch.setattr(harness, "is_helper_script", lambda rel: False)  # control: both off
     assert main(_check(sub, env)) == 1
     assert "SystemExit: the helper script ran" in capsys.readouterr().err
 

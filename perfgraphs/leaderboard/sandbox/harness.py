@@ -201,8 +201,9 @@ def prepare_job(folder: Path, submission_root: Path, entry_point: str, target: s
 def copy_submission(source: Path, dest: Path) -> Path:
     """The submission's folders and regular files, readable by everyone; symlinks stay links (they
     resolve inside the sandbox, where the host's files are not); anything else (a FIFO, a socket, a
-    device) is left out: opening a FIFO to copy it would block the harness; and so is Python
-    bytecode (:func:`is_bytecode`): the sandbox runs the submission's source.
+    device) is left out: opening a FIFO to copy it would block the harness; and so are Python
+    bytecode (:func:`is_bytecode`), since the sandbox runs the submission's source, and helper scripts
+    (:func:`is_helper_script`), since it runs only the source an import statement reaches.
 
     The harness may be root and the folder someone else's: it is walked through directory
     descriptors opened without following links (``O_NOFOLLOW``), so a folder swapped for a link
@@ -215,6 +216,23 @@ def copy_submission(source: Path, dest: Path) -> Path:
         os.close(top)
     isolation.make_readable(dest)
     return dest.resolve()
+
+
+def is_helper_script(rel: Path) -> bool:
+    """Whether a submission's file at ``rel`` (relative to the folder) is Python source no ``import``
+    statement reaches: a ``.py`` under a folder of no Python name (``scripts-train/``,
+    ``2024_scripts/``, where RULES puts the helper scripts the predictor does not import) or itself of
+    no Python name (``train-model.py``). The copy the sandbox runs leaves such files out: no check reads
+    them as the predictor's code, yet a library that imports a module named by a string the submission
+    controls ran them, five passes in a row, each by another importer (a link ``opt_einsum ->
+    scripts-train``, a link ``cuda/bindings -> ../scripts-train``, an entry point of package metadata, a
+    pickle's class, a logging configuration's factory: fifty-eighth to sixty-second passes). Absent, no
+    importer can run them, known or not."""
+    from perfgraphs.leaderboard.pickle_scan import importable_by_statement
+
+    if rel.suffix not in importlib.machinery.SOURCE_SUFFIXES:
+        return False
+    return not all("." not in part and importable_by_statement(part) for part in (*rel.parent.parts, rel.stem))
 
 
 def is_bytecode(name: str) -> bool:
@@ -231,10 +249,12 @@ def is_bytecode(name: str) -> bool:
 _NOFOLLOW = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
 
 
-def _copy_dir(dir_fd: int, dest: Path) -> None:
+def _copy_dir(dir_fd: int, dest: Path, rel: Path = Path()) -> None:
     for entry in sorted(os.scandir(dir_fd), key=lambda e: e.name):
         out = dest / entry.name
         if is_bytecode(entry.name):  # whatever its type: a link named so leads Python to bytecode too
+            continue
+        if is_helper_script(rel / entry.name):  # a link too: Python reads the source through it
             continue
         if entry.is_symlink():
             out.symlink_to(os.readlink(entry.name, dir_fd=dir_fd))
@@ -247,7 +267,7 @@ def _copy_dir(dir_fd: int, dest: Path) -> None:
             mode = os.fstat(fd).st_mode
             if stat.S_ISDIR(mode):
                 out.mkdir(exist_ok=True)
-                _copy_dir(fd, out)
+                _copy_dir(fd, out, rel / entry.name)
             elif stat.S_ISREG(mode):
                 with open(out, "wb") as f:
                     while chunk := os.read(fd, 1 << 20):
