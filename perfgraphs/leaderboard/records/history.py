@@ -201,8 +201,25 @@ def first_committed_text(folder: Path, head: str, name: str) -> str | None:
 
 @functools.lru_cache(maxsize=8)
 def full_history(folder: Path) -> bool:
-    """``folder`` is in a git repository with its whole history (asked once per folder)."""
-    return (git(folder, "rev-parse", "--is-shallow-repository") or "").strip() == "false"
+    """``folder`` is in a git repository with its whole history (asked once per folder): not a shallow
+    clone, nor a partial one (:func:`partial_clone`)."""
+    return (git(folder, "rev-parse", "--is-shallow-repository") or "").strip() == "false" and not partial_clone(folder)
+
+
+def partial_clone(folder: Path) -> bool:
+    """Whether the repository holding ``folder`` is a partial clone (``git clone --filter=blob:none``, or
+    ``tree:0``: a promisor remote, ``extensions.partialClone``), whose older files' objects are not here
+    and never fetched (no lazy fetch): git fails on them, and a reader read that as an empty history.
+    In a blobless clone a keeper-signed record the main line had taken out (withdrawn on review) and a
+    pull request put back had no history of being withdrawn, and read *verified* at rank 1 again, where
+    a full clone skipped it; it is told apart from shallow by ``--is-shallow-repository`` alone
+    (sixty-third pass of 2026-12-06). Such a clone reads as a shallow one: no key counts there."""
+    out = git(folder, "config", "--get-regexp", r"^(extensions\.partialclone|remote\..*\.promisor)$") or ""
+    for line in out.splitlines():
+        key, _, value = line.partition(" ")
+        if key == "extensions.partialclone" or value.strip().lower() in ("", "true", "yes", "on", "1"):
+            return True
+    return False
 
 
 # The main line's commit when landed code became the first-parent line only: its ancestors (branches

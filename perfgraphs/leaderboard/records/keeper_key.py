@@ -103,8 +103,10 @@ def key_problem(dataset: str, config: str, set_sha256: str, root: Path | None = 
     if not path.exists():
         return f"its hidden set has no committed key ({path.name})"
     if not full_history(path.parent):
-        # a shallow clone shows its oldest commit adding every file: when a key came cannot be told
-        return f"its hidden set's public key {path.name} cannot be checked without the git history (a shallow clone)"
+        # a shallow clone shows its oldest commit adding every file: when a key came cannot be told; a partial
+        # one lacks the older files a withdrawal or a declaration is read from (sixty-third pass)
+        return (f"its hidden set's public key {path.name} cannot be checked without the git history (a shallow "
+                "clone, or a partial one)")
     history = hidden.commitment_history(root)
     first = None if history is None else history.hashes.get(str(set_sha256).lower())
     added = None if history is None else history.keys.get(path.name)
@@ -220,7 +222,9 @@ def withdrawn_problem(record: dict, path: Path, read_as_signed: Callable[[str, s
     order) read it as *verified* again, ranked by the keeper's ranks if they still named it (fifty-fifth
     pass of 2026-12-05). A withdrawn record stays withdrawn, as a withdrawn set does: the record is
     its digest (:func:`perfgraphs.leaderboard.records.digest.record_sha256`), and a commit that moves
-    or rewrites the line withdraws nothing. Without a history to read, nothing is withdrawn.
+    or rewrites the line withdraws nothing. Outside a git repository nothing is withdrawn; in one that
+    cannot show the file's history (a shallow or partial clone), no hidden record is read
+    (:func:`unread_history_problem`, sixty-third pass).
     ``read_as_signed(line, digest, path)``: whether the boards read a line of ``path`` as the keeper's
     record of that digest (:func:`perfgraphs.leaderboard.records.results.read_as_signed`);
     ``read_digest(record)``: the digest of the record a line reads as, however written, by which copies
@@ -230,6 +234,8 @@ def withdrawn_problem(record: dict, path: Path, read_as_signed: Callable[[str, s
 
     head = head_commit(path.parent)
     withdrawn = _withdrawn(path.absolute(), head, read_as_signed, read_digest) if head else frozenset()
+    if withdrawn is None:
+        return unread_history_problem(path)
     if read_digest(record) not in withdrawn:  # the record it reads as, however written (sixtieth pass)
         return None
     digest = record_sha256(record)
@@ -237,19 +243,34 @@ def withdrawn_problem(record: dict, path: Path, read_as_signed: Callable[[str, s
             "withdrawn record stays withdrawn, whoever puts it back (a new score is a new record)")
 
 
+def unread_history_problem(path: Path) -> str:
+    """Why a hidden-set record of the results file ``path``, in a git repository whose history of that file
+    cannot be read (a shallow or partial clone, a git that failed), is not read: whether the main line took
+    it out cannot be told. Such a history was read as one that took nothing out: a record of the keyless
+    live set ``2ee8d095``, frozen as merged, that the keeper had taken out and a pull request put back
+    read *verified* again in a ``--depth 330`` clone, and a keeper-signed one in a blobless clone whose
+    commitments' files had been fetched (sixty-third pass of 2026-12-06)."""
+    return (f"is a hidden-set record, and the history of {path.name} cannot be read here (a shallow or partial "
+            "clone): whether the keeper took it out cannot be told; read the boards from a full clone")
+
+
 @functools.lru_cache(maxsize=8)
 def _withdrawn(path: Path, head: str, read_as_signed: Callable[[str, str, Path], bool],
-               read_digest: Callable[[dict], str]) -> frozenset[str]:
+               read_digest: Callable[[dict], str]) -> frozenset[str] | None:
     """The digests of the hidden-set records of the results file ``path`` taken out on the main line, at
     ``head``: every copy (any spelling, one the boards skip too, a line bearing its keeper's signature:
     :func:`_signed_by`) gone after a commit that held one, or every copy the boards read as the keeper's
-    record (``read_as_signed``) gone in a commit that added no copy at all (:func:`_taken_out`)."""
+    record (``read_as_signed``) gone in a commit that added no copy at all (:func:`_taken_out`). None: the
+    repository holding ``path`` cannot show the file's history (:func:`unread_history_problem`)."""
     from perfgraphs.leaderboard.records.digest import record_sha256
     from perfgraphs.leaderboard.records.history import line_changes
     from perfgraphs.leaderboard.records.line_text import as_shown
 
+    changes = line_changes(path)
+    if changes is None:  # never "nothing taken out": a history that is not here took nothing out it can show
+        return None
     lines = []  # (arrival, +1 or -1, the record's digest or None, its keeper_signature, read as the keeper's)
-    for when, delta, raw in line_changes(path) or []:
+    for when, delta, raw in changes:
         # the line as the boards read it (:func:`as_shown`), before any test of it: a zero-width space
         # inside each ``hidden`` of another team's line (a diff shows it unchanged) hid it from the
         # test below while the boards read the same record, "taken out" (fifty-seventh pass)
