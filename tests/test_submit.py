@@ -230,19 +230,17 @@ def test_time_limit_kills_the_predictor_with_a_one_line_error(env, capsys, tmp_p
     assert rc == 1 and len(err) == 1, err
     assert "seed 0" in err[0] and "time limit of 2 s" in err[0] and "Traceback" not in err[0]
     # no predictor process (its PID inside the sandbox is not the host's: look for the runner) is left;
-    # one under another `perfgraphs submit` of this machine (a scoring job beside the tests) is not ours,
-    # while ours, if it outlived its harness, would hang from this process or, orphaned, from init
+    # ours, if it outlived its harness, would hang from this process or, orphaned, from init: one under
+    # another process (a scoring job beside the tests, another test run's `check`) is not ours
 
-    def another_submission(proc) -> bool:
+    def ours(proc) -> bool:
         try:
-            return any(q.pid != os.getpid() and "submit" in q.cmdline() and "perfgraphs" in " ".join(q.cmdline())
-                       for q in proc.parents())
+            return proc.ppid() == 1 or any(q.pid == os.getpid() for q in proc.parents())
         except psutil.Error:
             return False
 
     left = [p for p in psutil.process_iter(["cmdline", "status"]) if p.info["status"] != psutil.STATUS_ZOMBIE
-            and "perfgraphs.leaderboard.sandbox.child" in " ".join(p.info["cmdline"] or [])
-            and not another_submission(p)]
+            and "perfgraphs.leaderboard.sandbox.child" in " ".join(p.info["cmdline"] or []) and ours(p)]
     assert not left, left
     assert_nothing_written(env)
 
