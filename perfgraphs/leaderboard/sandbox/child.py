@@ -199,6 +199,10 @@ def run(job: Path, inbox: Path, root: Path, seed: int, fd: int, go: int) -> int:
             from perfgraphs.leaderboard.sandbox.logconfig import restrict_logging_config
 
             restrict_logging_config(root)  # and a logging configuration builds no name it reads (sixty-second pass)
+        if spec.get("restrict_sympy", True):
+            from perfgraphs.leaderboard.sandbox.formulas import restrict_sympy
+
+            restrict_sympy()  # and a SymPy formula string runs no Python (sixty-third pass)
         module_name, cls_name = spec["entry_point"].split(":")
         module = importlib.import_module(module_name)
         cls = getattr(module, cls_name, None)
