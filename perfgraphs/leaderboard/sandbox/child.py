@@ -12,9 +12,9 @@ the clock. It never sees a test label: those stay in the parent, which scores.
 
 Frozen fits (``perfgraphs submit --freeze`` / ``--frozen``): a freezing run sends the fitted
 predictor's ``state()`` (numbers only, :mod:`perfgraphs.baselines.fitted_state`) before "fit_done", in the
-fit's clocks and before any test input is handed over; a
-frozen run gets no training or validation part, reads its seed's state from the job folder and
-calls ``load_state(state)`` where a fresh run calls ``fit``.
+fit's clocks and before any test input is handed over; a frozen run gets no training or validation
+part, reads its own seed's state from its inbox (no other seed's is in reach) and calls
+``load_state(state)`` where a fresh run calls ``fit``.
 """
 
 from __future__ import annotations
@@ -199,6 +199,10 @@ def run(job: Path, inbox: Path, root: Path, seed: int, fd: int, go: int) -> int:
             from perfgraphs.leaderboard.sandbox.logconfig import restrict_logging_config
 
             restrict_logging_config(root)  # and a logging configuration builds no name it reads (sixty-second pass)
+        if spec.get("restrict_sympy", True):
+            from perfgraphs.leaderboard.sandbox.formulas import restrict_sympy
+
+            restrict_sympy()  # and a SymPy formula string runs no Python (sixty-third pass)
         module_name, cls_name = spec["entry_point"].split(":")
         module = importlib.import_module(module_name)
         cls = getattr(module, cls_name, None)
@@ -210,7 +214,7 @@ def run(job: Path, inbox: Path, root: Path, seed: int, fd: int, go: int) -> int:
             raise TypeError(f"{cls_name} has no method {' or '.join(missing)}: define fit(train, val) and "
                             "predict(graphs) -> array of shape (n,)")
         if spec.get("frozen"):
-            _load_state(model, cls_name, job / "frozen" / f"seed-{seed}.npz")
+            _load_state(model, cls_name, inbox / channel.FROZEN_STATE)  # this seed's own, handed to this run alone
         else:
             model.fit(train, val)
             if spec.get("freeze"):  # inside the fit phase: the time state() takes is the fit's (fifty-first pass)
