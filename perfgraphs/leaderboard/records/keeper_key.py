@@ -259,7 +259,7 @@ def _withdrawn(path: Path, head: str, read_as_signed: Callable[[str, str, Path],
                read_digest: Callable[[dict], str]) -> frozenset[str] | None:
     """The digests of the hidden-set records of the results file ``path`` taken out on the main line, at
     ``head``: every copy (any spelling, one the boards skip too, a line bearing its keeper's signature:
-    :func:`_signed_by`) gone after a commit that held one, or every copy the boards read as the keeper's
+    :func:`_bearer_changes`) gone after a commit that held one, or every copy the boards read as the keeper's
     record (``read_as_signed``) gone in a commit that added no copy at all (:func:`_taken_out`). None: the
     repository holding ``path`` cannot show the file's history (:func:`unread_history_problem`)."""
     from perfgraphs.leaderboard.records.digest import record_sha256
@@ -269,7 +269,8 @@ def _withdrawn(path: Path, head: str, read_as_signed: Callable[[str, str, Path],
     changes = line_changes(path)
     if changes is None:  # never "nothing taken out": a history that is not here took nothing out it can show
         return None
-    lines = []  # (arrival, +1 or -1, the record's digest or None, its keeper_signature, read as the keeper's)
+    # (arrival, +1 or -1, the record's digest or None, its keeper_signature, read as the keeper's, the line)
+    lines = []
     for when, delta, raw in changes:
         # the line as the boards read it (:func:`as_shown`), before any test of it: a zero-width space
         # inside each ``hidden`` of another team's line (a diff shows it unchanged) hid it from the
@@ -288,18 +289,17 @@ def _withdrawn(path: Path, head: str, read_as_signed: Callable[[str, str, Path],
             continue
         signature = record.get("keeper_signature")
         lines.append((when, delta, digest, signature if isinstance(signature, str) else "",
-                      digest is not None and read_as_signed(raw, record_sha256(record), path)))
-    signed_by = _signed_by(lines)
+                      digest is not None and read_as_signed(raw, record_sha256(record), path), raw))
     net: dict[str, dict[int, int]] = {}
     signed: dict[str, dict[int, int]] = {}
     added: dict[str, set[int]] = {}
-    for when, delta, digest, signature, as_signed in lines:
-        since, bearer = signed_by.get(signature, (None, None))
-        for held in {digest, bearer if since is not None and when >= since else None} - {None}:
-            per = net.setdefault(held, {})
-            per[when] = per.get(when, 0) + delta
-            if delta > 0:
-                added.setdefault(held, set()).add(when)
+    copies = [(when, delta, digest) for when, delta, digest, *_ in lines if digest is not None]
+    for when, delta, held in copies + _bearer_changes(lines, _signed_by(lines)):
+        per = net.setdefault(held, {})
+        per[when] = per.get(when, 0) + delta
+        if delta > 0:
+            added.setdefault(held, set()).add(when)
+    for when, delta, digest, _, as_signed, _ in lines:
         if as_signed:
             per = signed.setdefault(digest, {})
             per[when] = per.get(when, 0) + delta
@@ -308,9 +308,9 @@ def _withdrawn(path: Path, head: str, read_as_signed: Callable[[str, str, Path],
                      or _taken_out(signed.get(digest, {}), _respelled(deltas, added.get(digest, set()))))
 
 
-def _signed_by(lines: list[tuple[int, int, str | None, str, bool]]) -> dict[str, tuple[int, str]]:
+def _signed_by(lines: list[tuple]) -> dict[str, tuple[int, str]]:
     """For each keeper signature of a line the boards read as the keeper's record (``lines``: (arrival, +1
-    or -1, digest, keeper_signature, read as the keeper's) as :func:`_withdrawn` reads them), the arrival
+    or -1, digest, keeper_signature, read as the keeper's, the line) as :func:`_withdrawn` reads them), the arrival
     that first added such a line and the record's digest: from then on, a line bearing that signature is a
     copy of that record, whatever else it says. An edit of a signed line that kept its signature (a paper
     link or an affiliation added to a team's verified record, a field the maintainers strip) broke the
@@ -319,10 +319,40 @@ def _signed_by(lines: list[tuple[int, int, str | None, str, bool]]) -> dict[str,
     line bearing its signature copies nothing (it would let a pull request that saw the keeper's line
     before it landed add and take out a copy of it)."""
     found: dict[str, tuple[int, str]] = {}
-    for when, delta, digest, signature, as_signed in sorted(lines, key=lambda line: line[0]):
+    for when, delta, digest, signature, as_signed, *_ in sorted(lines, key=lambda line: line[0]):
         if as_signed and delta > 0 and signature and digest is not None:
             found.setdefault(signature, (when, digest))
     return found
+
+
+def _bearer_changes(lines: list[tuple], signed_by: dict[str, tuple[int, str]]) -> list[tuple[int, int, str]]:
+    """The changes that lines bearing a keeper's signature (:func:`_signed_by`) make to the count of its
+    record's copies, as (arrival, net change, the record's digest), each line's changes summed by commit:
+    from the arrival of the signature's signed line on, a removal counting only a copy whose addition
+    counted (of a line that bore it before that arrival, the same text, those copies go first, for
+    nothing). Such a line's addition counted nothing and its removal a copy taken out: lines bearing
+    another spelling of the keeper's signature of a team's verified record (its hex in upper case, which
+    the signature check reads alike), added before a line of the record with that spelling and taken out
+    after it, took the count to none with the keeper's line standing byte for byte, and every board
+    dropped the record as withdrawn, for good, after two pull requests each harmless on its own board
+    (sixty-fourth pass of 2026-12-06). ``lines``: as :func:`_withdrawn` reads them."""
+    per_commit: dict[tuple[int, str, str], int] = {}
+    for when, delta, digest, signature, _, text in lines:
+        if signature in signed_by and signed_by[signature][1] != digest:  # a copy of its own digest counts as one
+            per_commit[(when, signature, text)] = per_commit.get((when, signature, text), 0) + delta
+    uncounted: dict[tuple[str, str], int] = {}  # such lines held before the signature's signed line arrived
+    changes = []
+    for (when, signature, text), change in sorted(per_commit.items()):
+        since, bearer = signed_by[signature]
+        before = uncounted.get((signature, text), 0)
+        if when < since:
+            uncounted[(signature, text)] = before + change
+            continue
+        spared = min(-change, max(before, 0)) if change < 0 else 0
+        uncounted[(signature, text)] = before - spared
+        if change + spared:
+            changes.append((when, change + spared, bearer))
+    return changes
 
 
 def _respelled(deltas: dict[int, int], added: set[int]) -> set[int]:
