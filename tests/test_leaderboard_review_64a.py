@@ -12,11 +12,15 @@ record fell to none with its signed line standing, and every board dropped the k
 withdrawn, for good: reverting the pull requests put the keeper's line back byte for byte, still
 withdrawn (checked with ``leaderboard show`` on a clone of this repository: the live set ``8b5c2778``'s
 static-mlp, rank 1 on peak memory, left the board, roofline-boost ranked first). A bearing line's
-removal now counts only a copy whose addition counted (``keeper_key._bearer_changes``)."""
+removal now counts only a copy whose addition counted (``keeper_key._bearer_changes``). And the steps
+themselves are refused where they are merged, each visibly on its own board: a signature has one spelling,
+the keeper's (``keeper_key.SIGNATURE_SPELLING``), and a public record carries none
+(``record_check.public_signature_problem``); the counting tests below switch those two rules off."""
 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -25,6 +29,37 @@ from test_leaderboard_trust import good_record
 
 # another spelling of a keeper's signature, which the signature check reads as the same signature
 SPELLINGS = {"upper-case": str.upper, "spaced": lambda hex_: " ".join(hex_[i:i + 2] for i in range(0, len(hex_), 2))}
+
+
+@pytest.fixture
+def spelling_rules_off(monkeypatch):
+    """Any hex spelling of a signature read, and a public record's stray signature let be, as before this
+    pass: the history's counting alone is under test."""
+    from perfgraphs.leaderboard.records import keeper_key, record_check
+
+    monkeypatch.setattr(keeper_key, "SIGNATURE_SPELLING", re.compile(r"[0-9a-fA-F ]+"))
+    monkeypatch.setattr(record_check, "public_signature_problem", lambda record: None)
+
+
+def test_a_signature_has_one_spelling_and_a_public_record_none(git_commitments, tmp_path):
+    """The attack's steps refused where each is merged: Eve's public entry bearing another spelling of
+    ``gnn-mal``'s signature is skipped (its board shows it), and so is ``gnn-mal``'s line with its
+    signature respelled (the verified record leaves the board in that pull request). Control: the keeper's
+    line as written reads verified, ranked first."""
+    results, commit, mal, team = _round(git_commitments, tmp_path)
+    for spelling in sorted(SPELLINGS):
+        respelled = SPELLINGS[spelling](mal["keeper_signature"])
+        eve = json.dumps(good_record("eve-net", authors="Eve Evil", keeper_signature=respelled))
+        skipped: list[str] = []
+        _write(results, json.dumps(team), json.dumps(mal), eve)
+        assert _board(results, skipped) == {"gnn-mal": ("verified", 1), "team-net": ("verified", 2)}
+        assert len(skipped) == 1 and "keeper_signature is set on a public test set's record" in skipped[0], skipped
+        skipped = []
+        _write(results, json.dumps(team), json.dumps({**mal, "keeper_signature": respelled}))
+        assert _board(results, skipped) == {"team-net": ("verified", 2)}
+        assert len(skipped) == 1 and "128 lowercase hex digits" in skipped[0], skipped
+    _write(results, json.dumps(team), json.dumps(mal))
+    assert _board(results, []) == {"gnn-mal": ("verified", 1), "team-net": ("verified", 2)}
 
 
 def _bearing_line_then_respelled_signature(results, commit, mal, team, spelling: str) -> tuple[str, str]:
@@ -46,7 +81,8 @@ def _bearing_line_then_respelled_signature(results, commit, mal, team, spelling:
 
 @pytest.mark.parametrize("spelling", sorted(SPELLINGS))
 def test_a_line_bearing_a_signature_before_its_spelling_landed_takes_nothing_out(git_commitments, tmp_path, capsys,
-                                                                                monkeypatch, spelling):
+                                                                                monkeypatch, spelling,
+                                                                                spelling_rules_off):
     """Attack: the keeper's round is on the board (``gnn-mal`` verified, ranked first by the keeper's
     signed ranks). Eve's entry carries ``gnn-mal``'s signature in upper case (or spaced) as a stray
     field; a later pull request writes ``gnn-mal``'s line with its signature so spelled; Eve then drops
@@ -82,7 +118,7 @@ def _from_the_arrival_on(lines, signed_by):
             if signature in signed_by and when >= signed_by[signature][0] and signed_by[signature][1] != digest]
 
 
-def test_the_guard_off_withdraws_the_record(git_commitments, tmp_path, monkeypatch):
+def test_the_guard_off_withdraws_the_record(git_commitments, tmp_path, monkeypatch, spelling_rules_off):
     """Control: with a bearing line's every change counted from its signature's arrival on (as before),
     the same pull requests withdraw ``gnn-mal`` from every board."""
     from perfgraphs.leaderboard.records import keeper_key
@@ -100,7 +136,7 @@ def test_the_guard_off_withdraws_the_record(git_commitments, tmp_path, monkeypat
     keeper_key._withdrawn.cache_clear()
 
 
-def test_the_keepers_withdrawal_beside_a_bearing_line_still_holds(git_commitments, tmp_path):
+def test_the_keepers_withdrawal_beside_a_bearing_line_still_holds(git_commitments, tmp_path, spelling_rules_off):
     """Control of the fix: with such a line in the file, the keeper taking ``gnn-mal``'s line out (in its
     respelled form) withdraws the record, and the keeper's line put back later stays out."""
     results, commit, mal, team = _round(git_commitments, tmp_path)

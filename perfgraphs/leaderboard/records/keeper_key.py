@@ -134,6 +134,13 @@ def _first_committed_key(folder: Path, name: str, head: str) -> Ed25519PublicKey
 
 
 
+# One spelling of a signature, the keeper's (``bytes.hex``): ``bytes.fromhex`` also reads upper case and
+# spaces, so one signature had many texts, and a line bearing another spelling of a verified record's
+# signature, added before the team's line was respelled so and taken out after, counted a copy taken out
+# (sixty-fourth pass of 2026-12-06; ``_bearer_changes`` counts such lines soundly besides)
+SIGNATURE_SPELLING = re.compile(r"[0-9a-f]{128}")
+
+
 def signature_problem(dataset: str, config: str, set_sha256: str, message: str, signature: object,
                       root: Path | None = None) -> str | None:
     """Why ``signature`` is not the keeper's of the hidden set ``set_sha256`` over ``message``
@@ -147,6 +154,8 @@ def signature_problem(dataset: str, config: str, set_sha256: str, message: str, 
     key = _first_committed_key(path.parent.absolute(), path.name, head_commit(path.parent) or "")
     if key is None:
         return f"the hidden set's public key {path.name} is not readable"
+    if not SIGNATURE_SPELLING.fullmatch(str(signature)):
+        return "is not a signature as the keeper writes one (128 lowercase hex digits, nothing else)"
     try:
         key.verify(bytes.fromhex(str(signature)), message.encode())
     except (ValueError, InvalidSignature):

@@ -227,6 +227,8 @@ def record_problem(record, known: frozenset[str], min_seeds: int = MIN_SEEDS, se
     # compromised hidden set (twenty-fourth pass of 2026-12-02)
     if record.get("test_set", "public") == "public" and record.get("hidden_labels_sha256"):
         return "hidden_labels_sha256 is set on a public test set's record (it names a hidden set's labels only)"
+    if (why := public_signature_problem(record)) is not None:
+        return why
     for k in OPTIONAL_NUMBERS:
         if record.get(k) is not None and not (_finite(record[k]) and record[k] >= 0):
             return f"{k} must be a finite number ≥ 0 or null, got {record[k]!r}"
@@ -244,6 +246,16 @@ def record_problem(record, known: frozenset[str], min_seeds: int = MIN_SEEDS, se
         return why
     return (_seeds_problem(record["per_seed"], min_seeds) or (seeds_from_zero and _picked_seeds_problem(record))
             or _pairs_problem(record))
+
+
+def public_signature_problem(record: dict) -> str | None:
+    """Why a public record carries a keeper's signature (None: it does not): the keeper signs hidden-set
+    records only, and a public entry with a stray ``keeper_signature`` (another spelling of a team's
+    verified record's signature), taken out after that team's line was respelled so, withdrew the team's
+    record (the sixty-fourth pass's first step)."""
+    if record.get("test_set", "public") == "public" and record.get("keeper_signature"):
+        return "keeper_signature is set on a public test set's record (the keeper signs hidden-set records only)"
+    return None
 
 
 def _picked_seeds_problem(record: dict) -> str | None:
