@@ -133,7 +133,7 @@ def _named_before_its_reference(method: str, authors: str,
                                arrival: Callable[[], tuple[str, tuple[tuple[int, int], ...]] | None]) -> bool:
     """Whether a record under a reference's name by other authors reached the main line before every
     reference name it takes (each reference folder from the first main-line commit that added a file
-    under it; a name of the catalog without a folder, from the start): a name is the first to record
+    under it; a name of the catalog, from the start, folder or not): a name is the first to record
     it, as between teams (rule 5). A reference folder a later pull request added (``leaderboard/
     reference/gnn/``, any one file) took ``gnn-x``, ``gnn-x v2`` and ``GNN`` from the team that had
     recorded them, and every board stopped showing that team's records (thirty-sixth pass of
@@ -151,9 +151,25 @@ def _named_before_its_reference(method: str, authors: str,
     for name in reference_spellings():
         if names.taken_name(method, {name}) is None:
             continue
-        # a committed folder: its first commit; one not committed: after everything; a name of the
-        # catalog's code alone (a transfer reference): from the start
-        since = folders[1][name] if name in folders[1] else sys.maxsize if name in untracked else 0
-        if not held_before(recorded[1], since):
+        if not held_before(recorded[1], _reserved_since(name, folders[1], untracked)):
             return False
     return True
+
+
+def _catalog_names() -> frozenset[str]:
+    """The reference names the baseline catalog's code holds."""
+    from perfgraphs.baselines.catalog import reference_names
+
+    return frozenset(reference_names())
+
+
+def _reserved_since(name: str, folders: dict[str, int], untracked: set[str]) -> int:
+    """The arrival from which the reference name ``name`` is reserved: a name of the catalog's code
+    from the start, a folder of its name or not; else its committed folder's first commit, or after
+    everything for a folder not committed. A folder only adds a reservation: a catalog name was dated
+    from its folder where it had one, and a transfer reference's ``ratio-transfer``, reserved from the
+    start, was freed for a team's ``ratio-transfer-v2`` line (refused on every board) by a later commit
+    adding ``leaderboard/reference/ratio-transfer/README.md``: every board showed it (sixty-fifth pass)."""
+    if name in _catalog_names():
+        return 0
+    return folders[name] if name in folders else sys.maxsize if name in untracked else 0
