@@ -12,12 +12,20 @@ rendered with Mako (whose templates are Python). Each passed every check: the fo
 templates are data files. Now the sandbox child, before it imports the predictor, makes pandas'
 expressions refuse a name or attribute starting with ``_``, any module they reach and any class or function
 they make (a string names a method to pandas' ``agg``: ``median.agg("__getattribute__", 0, "__class__")``
-passed the names' check), every jinja2
-environment sandboxed as jinja2's ``SandboxedEnvironment`` is, and Mako build no template
-(``perfgraphs.leaderboard.sandbox.expressions``); the controls: plain formulas and templates score, and
-with the guard off (``harness.RESTRICT_EXPRESSIONS``) the notes run."""
+passed the names' check), every jinja2 environment sandboxed as jinja2's ``SandboxedEnvironment`` is, and
+Mako build no template (``perfgraphs.leaderboard.sandbox.expressions``); the controls: plain formulas and
+templates score, and with the guard off (``harness.RESTRICT_EXPRESSIONS``) the notes run.
+
+And a median passed through a PyG ``Sequential`` built from a signature its ``arch.json`` holds ran the
+notes too: PyG evaluates the signature's type hints with ``typing`` (``x: exec(...) or Tensor`` is Python to
+it) and prints the signature's names into the ``forward`` it renders from a jinja2 template and imports
+(``x)\n    exec(...)\n    (x -> x``). Now PyG's ``eval_type`` evaluates only type hints (names, public
+attributes, subscripts, ``|``) and its ``module_from_template`` prints only such hints and Python
+identifiers; every ``MessagePassing`` convolution of PyG still generates its ``propagate``."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
@@ -125,5 +133,55 @@ def test_a_template_runs_no_python(engine, env, capsys, tmp_path, monkeypatch): 
     _refused(capsys, why)
 
     monkeypatch.setattr(harness, "RESTRICT_EXPRESSIONS", False)  # control: the guard off, the notes run
+    assert main(_check(sub, env)) == 1
+    assert "SystemExit: the notes ran" in capsys.readouterr().err
+
+
+# -- PyG's Sequential signatures -------------------------------------------------------------------------------
+
+# a median passed through a PyG Sequential whose signature the folder ships (`arch.json`)
+MEDIAN_SEQUENTIAL = (
+    "import json\n"
+    "from pathlib import Path\n"
+    "import numpy as np\n"
+    "import torch\n"
+    "from torch_geometric.nn import Sequential\n"
+    "HERE = Path(__file__).parent\n"
+    "class Predictor:\n"
+    "    def __init__(self, target, seed=0, quick=False):\n"
+    "        self.target = target\n"
+    "    def fit(self, train, val):\n"
+    "        arch = json.loads((HERE / 'arch.json').read_text())\n"
+    "        net = Sequential(arch['signature'], [(torch.nn.Identity(), arch['step'])])\n"
+    "        self.level = float(net(torch.tensor([float(np.median(train[self.target]))]))[0])\n"
+    "    def predict(self, graphs):\n"
+    "        return np.full(len(graphs), self.level)\n")
+EXEC_NOTES = "exec(open('/submission/notes.txt').read())"
+# a type hint typing evaluates, and a name PyG prints into the forward it generates and imports
+BY_TYPE_HINT = {"signature": f"x: {EXEC_NOTES} or Tensor", "step": "x -> x"}
+BY_NAME = {"signature": "x", "step": f"x)\n    {EXEC_NOTES}\n    (x -> x"}
+
+
+def test_a_sequential_signature_runs_no_python(env, capsys, tmp_path, monkeypatch):  # noqa: F811
+    """Attack: the median's PyG `Sequential` is built from a signature its `arch.json` holds: a type hint
+    (`x: exec(...) or Tensor`, which typing evaluates as Python) or a name (which PyG prints into the
+    `forward` it generates from a template and imports) runs `notes.txt`. Before, each ran; now each is
+    refused in the sandbox, in one line. Controls: a plain signature scores; with the guard off the
+    generated `forward` runs the notes."""
+    sub = code_submission(tmp_path / "sequential", "median-sequential", MEDIAN_SEQUENTIAL)
+    (sub / "notes.txt").write_text(NOTES)
+    arch = sub / "arch.json"
+    arch.write_text(json.dumps({"signature": "x: Tensor", "step": "x -> x"}))
+    assert main(_check(sub, env)) == 0, capsys.readouterr().err  # control: a signature
+    capsys.readouterr()
+
+    arch.write_text(json.dumps(BY_TYPE_HINT))
+    assert main(_check(sub, env)) == 1
+    _refused(capsys, "the sandbox refused to evaluate BoolOp in the type hint")
+    arch.write_text(json.dumps(BY_NAME))
+    assert main(_check(sub, env)) == 1  # the generated forward is refused; PyG's own then finds no such name
+    _refused(capsys, "KeyError")
+
+    monkeypatch.setattr(harness, "RESTRICT_EXPRESSIONS", False)  # control: the guard off, the generated code runs
     assert main(_check(sub, env)) == 1
     assert "SystemExit: the notes ran" in capsys.readouterr().err
