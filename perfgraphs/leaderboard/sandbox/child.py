@@ -203,6 +203,10 @@ def run(job: Path, inbox: Path, root: Path, seed: int, fd: int, go: int) -> int:
             from perfgraphs.leaderboard.sandbox.formulas import restrict_sympy
 
             restrict_sympy()  # and a SymPy formula string runs no Python (sixty-third pass)
+        if spec.get("restrict_expressions", True):
+            from perfgraphs.leaderboard.sandbox.expressions import restrict_expressions
+
+            restrict_expressions()  # nor a pandas expression or a template (sixty-fourth pass)
         module_name, cls_name = spec["entry_point"].split(":")
         module = importlib.import_module(module_name)
         cls = getattr(module, cls_name, None)

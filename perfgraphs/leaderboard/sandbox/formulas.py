@@ -218,11 +218,15 @@ class _Guarding(importlib.abc.Loader):
         return getattr(self._loader, name)
 
 
-class _SympyFinder(importlib.abc.MetaPathFinder):
-    """Finds sympy's parser and lambdify modules as the finders after it would, and wraps their loaders."""
+class GuardingFinder(importlib.abc.MetaPathFinder):
+    """Finds the modules of ``guards`` (name -> guard; here sympy's parser and lambdify modules) as the finders
+    after it would, and wraps their loaders so that each module's guard runs as it is first imported."""
+
+    def __init__(self, guards: dict) -> None:
+        self._guards = guards
 
     def find_spec(self, fullname, path, target=None):
-        if fullname not in GUARDS:
+        if fullname not in self._guards:
             return None
         for finder in sys.meta_path:
             find = getattr(finder, "find_spec", None)
@@ -230,7 +234,7 @@ class _SympyFinder(importlib.abc.MetaPathFinder):
                 continue
             spec = find(fullname, path, target)
             if spec is not None:
-                spec.loader = _Guarding(spec.loader, GUARDS[fullname])
+                spec.loader = _Guarding(spec.loader, self._guards[fullname])
                 return spec
         return None
 
@@ -241,4 +245,4 @@ def restrict_sympy() -> None:
     for name, guard in GUARDS.items():
         if name in sys.modules:
             guard(sys.modules[name])
-    sys.meta_path.insert(0, _SympyFinder())
+    sys.meta_path.insert(0, GuardingFinder(GUARDS))

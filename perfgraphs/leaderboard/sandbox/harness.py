@@ -107,6 +107,9 @@ RESTRICT_LOGGING_CONFIG = True
 # SymPy parses formula strings as formulas and lambdify prints no string (sandbox.formulas): off only in tests
 # whose control shows what a formula runs past it
 RESTRICT_SYMPY = True
+# pandas' expressions read data, jinja2 renders sandboxed, Mako builds no template and PyG evaluates type hints and
+# prints names only (sandbox.expressions): off only in tests whose control shows what an expression runs past it
+RESTRICT_EXPRESSIONS = True
 
 def as_table(part) -> pa.Table:
     """A Hugging Face part (or Arrow table) as one Arrow table, honouring any row selection."""
@@ -193,7 +196,8 @@ def prepare_job(folder: Path, submission_root: Path, entry_point: str, target: s
             "address_space_mb": limits.memory_mb + ADDRESS_SPACE_HEADROOM_MB,
             "cpu_seconds": int(limits.startup_s + 2 * limits.time_limit_s + 60), "limits": asdict(limits),
             "restrict_unpickling": RESTRICT_UNPICKLING, "refuse_torchscript": REFUSE_TORCHSCRIPT,
-            "restrict_logging_config": RESTRICT_LOGGING_CONFIG, "restrict_sympy": RESTRICT_SYMPY, "freeze": freeze,
+            "restrict_logging_config": RESTRICT_LOGGING_CONFIG, "restrict_sympy": RESTRICT_SYMPY,
+            "restrict_expressions": RESTRICT_EXPRESSIONS, "freeze": freeze,
             "frozen": frozen is not None}
     (folder / "job" / "job.json").write_text(json.dumps(spec))
     # the sandbox's host user is not the submitter's (isolation.sandbox_user): it reads a copy
