@@ -40,7 +40,7 @@ import functools
 import sys
 import types
 
-from perfgraphs.leaderboard.sandbox.formulas import GuardingFinder
+from perfgraphs.leaderboard.sandbox.import_guard import guard_on_import
 
 PANDAS = "pandas.core.computation.expr"  # the visitor of every pandas expression (eval, query, where)
 JINJA2 = "jinja2"
@@ -269,7 +269,4 @@ def restrict_expressions() -> None:
     """From now on, in this process, pandas' expressions read data only, jinja2 renders sandboxed, Mako
     builds no template and PyG evaluates and prints only type hints and names (:class:`RefusedExpression`, or
     jinja2's ``SecurityError``, otherwise)."""
-    for name, guard in GUARDS.items():
-        if name in sys.modules:
-            guard(sys.modules[name])
-    sys.meta_path.insert(0, GuardingFinder(GUARDS))
+    guard_on_import(GUARDS)

@@ -24,9 +24,10 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
-import importlib.abc
 import keyword
 import sys
+
+from perfgraphs.leaderboard.sandbox.import_guard import guard_on_import
 
 PARSER = "sympy.parsing.sympy_parser"  # parse_expr (and so sympify) evaluates stringify_expr's code
 LAMBDIFY = "sympy.utilities.lambdify"  # lambdify exec-s the source it prints
@@ -201,48 +202,7 @@ def guard_lambdify(module) -> None:
 GUARDS = {PARSER: guard_parser, LAMBDIFY: guard_lambdify}
 
 
-class _Guarding(importlib.abc.Loader):
-    """The module's own loader, then its guard before any other module reads it."""
-
-    def __init__(self, loader, guard) -> None:
-        self._loader, self._guard = loader, guard
-
-    def create_module(self, spec):
-        return self._loader.create_module(spec)
-
-    def exec_module(self, module) -> None:
-        self._loader.exec_module(module)
-        self._guard(module)
-
-    def __getattr__(self, name):  # get_source, is_package, ...: the module's own loader's
-        return getattr(self._loader, name)
-
-
-class GuardingFinder(importlib.abc.MetaPathFinder):
-    """Finds the modules of ``guards`` (name -> guard; here sympy's parser and lambdify modules) as the finders
-    after it would, and wraps their loaders so that each module's guard runs as it is first imported."""
-
-    def __init__(self, guards: dict) -> None:
-        self._guards = guards
-
-    def find_spec(self, fullname, path, target=None):
-        if fullname not in self._guards:
-            return None
-        for finder in sys.meta_path:
-            find = getattr(finder, "find_spec", None)
-            if finder is self or find is None:
-                continue
-            spec = find(fullname, path, target)
-            if spec is not None:
-                spec.loader = _Guarding(spec.loader, self._guards[fullname])
-                return spec
-        return None
-
-
 def restrict_sympy() -> None:
     """From now on, in this process, SymPy parses formula strings as formulas and lambdify prints no
     string (:class:`RefusedFormula` otherwise)."""
-    for name, guard in GUARDS.items():
-        if name in sys.modules:
-            guard(sys.modules[name])
-    sys.meta_path.insert(0, GuardingFinder(GUARDS))
+    guard_on_import(GUARDS)

@@ -19,8 +19,7 @@ review reads it (as one calling ``_pickle`` kept from before does).
 
 from __future__ import annotations
 
-import importlib.abc
-import sys
+from perfgraphs.leaderboard.sandbox.import_guard import guard_on_import
 
 # torch._C's entry points that deserialize a program (torch 2.x): torch.jit.load and torch.load of a
 # TorchScript zip (import_ir_module*), torch.package's scripted modules, the lite interpreter and
@@ -63,40 +62,6 @@ def disarm(module) -> None:
             setattr(aoti, name, _refusing(f"_aoti.{name}", "a compiled AOTInductor library"))
 
 
-class _Disarming(importlib.abc.Loader):
-    """``torch._C``'s own loader, then :func:`disarm` before any other module of torch reads it."""
-
-    def __init__(self, loader) -> None:
-        self._loader = loader
-
-    def create_module(self, spec):
-        return self._loader.create_module(spec)
-
-    def exec_module(self, module) -> None:
-        self._loader.exec_module(module)
-        disarm(module)
-
-
-class _TorchFinder(importlib.abc.MetaPathFinder):
-    """Finds ``torch._C`` as the finders after it would, and wraps its loader."""
-
-    def find_spec(self, fullname, path, target=None):
-        if fullname != TORCH_EXTENSION:
-            return None
-        for finder in sys.meta_path:
-            find = getattr(finder, "find_spec", None)
-            if finder is self or find is None:
-                continue
-            spec = find(fullname, path, target)
-            if spec is not None:
-                spec.loader = _Disarming(spec.loader)
-                return spec
-        return None
-
-
 def refuse_torchscript() -> None:
     """From now on, in this process, loading a TorchScript program raises :class:`RefusedProgram`."""
-    if TORCH_EXTENSION in sys.modules:
-        disarm(sys.modules[TORCH_EXTENSION])
-    else:
-        sys.meta_path.insert(0, _TorchFinder())
+    guard_on_import({TORCH_EXTENSION: disarm})
