@@ -29,6 +29,11 @@ subscripts, ``|``), and its ``module_from_template`` prints only Python identifi
 (:func:`template_problem`), which covers ``MessagePassing``'s generated ``propagate`` too, whose hints PyG
 reads from a comment of the class's source.
 
+PyG's signatures are one case of a type hint given as text: ``typing`` evaluates every forward reference's text
+as Python, whoever resolves it (``get_type_hints``, pydantic's ``create_model`` and ``TypeAdapter`` of field
+types read from a data file: sixty-fifth pass), so a ``ForwardRef`` evaluates only what :func:`type_problem`
+passes (:func:`guard_type_hints`).
+
 The modules are guarded as they are first imported (an import hook ahead of every other finder), or at
 once where they are loaded already (the child's ``datasets`` imports pandas).
 """
@@ -261,12 +266,36 @@ def guard_pyg_templates(module) -> None:
     _rebind("module_from_template", render, checked)
 
 
+def guard_type_hints(module) -> None:
+    """``module``'s (``typing``'s) forward references evaluate only what :func:`type_problem` passes: a
+    ``ForwardRef``'s text is evaluated as Python by ``typing.get_type_hints`` and by every library that
+    resolves a type hint given as a string, and pydantic's ``create_model`` and ``TypeAdapter`` take one from
+    data (a median that built its prior's model from the field types its ``prior.json`` held ran
+    ``exec(open(...).read()) or float``: sixty-fifth pass). One guard for every caller, PyG's ``eval_type``
+    among them."""
+    forward_ref = module.ForwardRef
+    evaluate = forward_ref._evaluate
+    if getattr(evaluate, "_perfgraphs_guarded", False):
+        return
+
+    @functools.wraps(evaluate)
+    def checked(self, *args, **kwargs):
+        if (why := _hint_problem(self.__forward_arg__)) is not None:
+            raise _refused_code("to evaluate", why)
+        return evaluate(self, *args, **kwargs)
+
+    checked._perfgraphs_guarded = True
+    forward_ref._evaluate = checked
+
+
+_hint_problem = functools.lru_cache(maxsize=4096)(type_problem)  # a library evaluates its own hints over and over
+
 GUARDS = {PANDAS: guard_pandas, JINJA2: guard_jinja2, MAKO: guard_mako, "torch_geometric.inspector": guard_pyg_types,
-          "torch_geometric.template": guard_pyg_templates}
+          "torch_geometric.template": guard_pyg_templates, "typing": guard_type_hints}
 
 
 def restrict_expressions() -> None:
     """From now on, in this process, pandas' expressions read data only, jinja2 renders sandboxed, Mako
-    builds no template and PyG evaluates and prints only type hints and names (:class:`RefusedExpression`, or
-    jinja2's ``SecurityError``, otherwise)."""
+    builds no template, PyG evaluates and prints only type hints and names, and typing's forward references
+    are type hints (:class:`RefusedExpression`, or jinja2's ``SecurityError``, otherwise)."""
     guard_on_import(GUARDS)
