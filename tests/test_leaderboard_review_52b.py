@@ -106,10 +106,10 @@ def _submission(folder, burn_in_load: bool):
     return example_copy(folder, "ridge-loads" if burn_in_load else "ridge-plain", edit)
 
 
-def _frozen_record(env, parts, capsys, git_commitments, monkeypatch, burn_in_load: bool):
-    """Freeze the submission, commit it, commit a hidden set after it, score --frozen: (manifest, record)."""
+def freeze_and_score_hidden(env, parts, capsys, git_commitments, monkeypatch, sub):
+    """Freeze ``sub``, commit the fits, commit a hidden set (the tiny test part) after them, score it
+    --frozen: (the frozen fits' folder, the hidden record)."""
     commitments, commit = git_commitments
-    sub = _submission(env["tmp"] / "sub", burn_in_load)
     frozen = commitments.parent / "frozen" / "sub"
     rc, err = run_cli(["submit", str(sub), *BOARD, "--quick", "--freeze", str(frozen),
                        "--results", str(env["results"]), "--no-mlflow"], capsys)
@@ -120,6 +120,13 @@ def _frozen_record(env, parts, capsys, git_commitments, monkeypatch, burn_in_loa
                        str(frozen), "--results", str(env["results"]), "--no-mlflow"], capsys)
     assert rc == 0, err
     (record,) = [json.loads(line) for line in (env["results"] / "dippm.jsonl").read_text().splitlines()]
+    return frozen, record
+
+
+def _frozen_record(env, parts, capsys, git_commitments, monkeypatch, burn_in_load: bool):
+    """Freeze the submission and score it --frozen on a hidden set committed after: (manifest, record)."""
+    sub = _submission(env["tmp"] / "sub", burn_in_load)
+    frozen, record = freeze_and_score_hidden(env, parts, capsys, git_commitments, monkeypatch, sub)
     return json.loads((frozen / "manifest.json").read_text()), record
 
 

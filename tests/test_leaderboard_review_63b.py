@@ -21,7 +21,6 @@ and operators, and lambdify refuse strings and names that are no identifiers
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 
@@ -31,8 +30,8 @@ import pytest
 from perfgraphs.cli import main
 from perfgraphs.data.load import static_features
 from perfgraphs.leaderboard.sandbox import harness
-from test_submit import (BOARD, code_submission, commit_tiny_hidden_set, env, example_copy,  # noqa: F401 — fixtures
-                         numpy_mape, parts, run_cli)
+from test_leaderboard_review_52b import freeze_and_score_hidden
+from test_submit import BOARD, code_submission, env, example_copy, numpy_mape, parts  # noqa: F401 — fixtures
 
 frozen_round = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("bwrap") is None,
                                 reason="a hidden board's runs drop the page cache and freezing runs in the sandbox")
@@ -76,18 +75,8 @@ def _predict(state: dict, rows) -> np.ndarray:
 def _frozen_scores(env, parts, capsys, git_commitments, monkeypatch, ensemble: bool):
     """Freeze the submission, commit the fits, commit a hidden set (the tiny test part) after them and
     score it --frozen: (each seed's own state, the hidden record, the labels)."""
-    commitments, commit = git_commitments
     sub = _bagged_ridge(env["tmp"] / "sub", ensemble)
-    frozen = commitments.parent / "frozen" / "sub"
-    rc, err = run_cli(["submit", str(sub), *BOARD, "--quick", "--freeze", str(frozen),
-                       "--results", str(env["results"]), "--no-mlflow"], capsys)
-    assert rc == 0, err
-    commit("frozen fits")
-    commit_tiny_hidden_set(env["tmp"] / "keeper", parts, git_commitments, capsys, monkeypatch)
-    rc, err = run_cli(["submit", str(sub), *BOARD, "--quick", "--hidden-labels", "--frozen", str(frozen),
-                       "--results", str(env["results"]), "--no-mlflow"], capsys)
-    assert rc == 0, err
-    (record,) = [json.loads(line) for line in (env["results"] / "dippm.jsonl").read_text().splitlines()]
+    frozen, record = freeze_and_score_hidden(env, parts, capsys, git_commitments, monkeypatch, sub)
     states = {s: dict(np.load(frozen / f"seed-{s}.npz", allow_pickle=False)) for s in range(5)}
     return states, record, np.asarray(parts.test["latency_ms"], dtype=float)
 
