@@ -95,10 +95,13 @@ def test_a_withdrawn_record_stays_withdrawn_beside_a_rewritten_copy(git_commitme
     withdrawn_beside_a_copy(results, commit, mal, team, copy)
 
 
-def withdrawn_beside_a_copy(results, commit, mal: dict, team: dict, copy: str) -> None:
-    """The round with ``copy`` of ``gnn-mal``'s record beside its signed line; the keeper takes the
-    signed line out (the copy stays), a later commit puts it back: the record stays withdrawn."""
+def withdrawn_beside_a_copy(results, commit, mal: dict, team: dict, copy: str, final_newline: bool = True) -> None:
+    """The round with ``copy`` of ``gnn-mal``'s record beside its signed line (as the file's last line, with
+    or without a final newline); the keeper takes the signed line out (the copy stays; the file ends with a
+    newline), a later commit puts it back: the record stays withdrawn."""
     _write(results, json.dumps(team), json.dumps(mal), copy)
+    if not final_newline:
+        (results / "dippm.jsonl").write_text((results / "dippm.jsonl").read_text()[:-1])
     commit("gnn-mal: a note on our entry")
     assert _board(results, []) == {"gnn-mal": ("verified", 1), "team-net": ("verified", 2)}
     _write(results, json.dumps(team), copy)

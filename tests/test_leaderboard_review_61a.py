@@ -194,22 +194,12 @@ def test_a_skipped_copy_left_without_a_final_newline_keeps_no_withdrawn_record_i
     A commit respells a record only when its copies did not fall in number; this one's fell by one.
     Control: with the exemption for any commit that adds a copy (as before), the record comes back."""
     from perfgraphs.leaderboard.records import keeper_key
-    from test_leaderboard_review_55a import _board, _round, _write
+    from test_leaderboard_review_55a import _board, _round
     from test_leaderboard_review_58a import _shadow
+    from test_leaderboard_review_60a import withdrawn_beside_a_copy
 
     results, commit, mal, team = _round(git_commitments, tmp_path)
-    shadow = _shadow(mal, kind)
-    (results / "dippm.jsonl").write_text(f"{json.dumps(team)}\n{json.dumps(mal)}\n{shadow}")  # no final newline
-    commit("gnn-mal: a note on our entry")
-    assert _board(results, []) == {"gnn-mal": ("verified", 1), "team-net": ("verified", 2)}
-
-    _write(results, json.dumps(team), shadow)  # the signed line out; the file ends with a newline again
-    commit("withdraw gnn-mal: it timed its test models (rule 3)")
-    _write(results, json.dumps(team), json.dumps(mal), shadow)
-    commit("our entry, as the keeper scored it")
-    skipped: list[str] = []
-    assert _board(results, skipped) == {"team-net": ("verified", 2)}, skipped
-    assert any("took out" in s for s in skipped), skipped
+    withdrawn_beside_a_copy(results, commit, mal, team, _shadow(mal, kind), final_newline=False)
 
     # control: the exemption as before, for any commit that added a copy
     monkeypatch.setattr(keeper_key, "_respelled", lambda deltas, added: set(added))
