@@ -11,9 +11,12 @@ only ever adds to a name the catalog holds: such a name is reserved from the sta
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from test_leaderboard_review_36a import _git
+from test_leaderboard_review_37a import _public_record
 from test_leaderboard_review_61a import _line, _shown
 
 
@@ -94,3 +97,62 @@ def test_a_name_only_a_folder_holds_is_still_dated_from_its_folder(tmp_path, mon
     repo = _repo(repo2, monkeypatch, "static-mlp-v2")
     methods, skipped = _shown(repo, capsys)
     assert methods == [] and len(skipped) == 1 and "'static-mlp'" in skipped[0], skipped
+
+
+def _reference_line(method: str, commit: str) -> str:
+    from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS
+
+    return json.dumps(_public_record("static-mlp", method=method, authors=REFERENCE_AUTHORS, run_identity=method,
+                                     code_commit=commit, tier="reproduced"), sort_keys=True)
+
+
+def _shown_afresh(repo, capsys) -> tuple[list[str], list[str]]:
+    """61a's ``_shown``, with each reference record's code checked again (a commit's answer is cached)."""
+    from perfgraphs.leaderboard.records import trust
+
+    trust._reference_code_problem.cache_clear()
+    trust._reference_files.cache_clear()
+    return _shown(repo, capsys)
+
+
+def test_a_folder_added_later_does_not_drop_a_catalog_references_records(tmp_path, monkeypatch, capsys):
+    """The sixty-fifth pass's lead: a reference of the catalog's code with no folder (``ratio-transfer``)
+    has records at commits of this repository; a later pull request adding only
+    ``leaderboard/reference/ratio-transfer/README.md`` made each of them "recorded at a commit where the
+    folder does not exist", and every board dropped the reference's records. Where the folder did not
+    exist at the record's commit, the record is of the catalog's code (``trust._catalog_code_at``).
+    Controls: with that rule off the record is dropped; a record at a commit where the folder existed
+    without ``submission.yaml`` is still refused, and so is one under a name only a folder holds
+    (``gnn``) at a commit before the folder."""
+    from perfgraphs.leaderboard.records import trust
+
+    repo = _repo(tmp_path, monkeypatch, "gnn-x")
+    first = _git(repo, "rev-list", "--max-parents=0", "HEAD").strip()
+    path = repo / "results" / "dippm.jsonl"
+    path.write_text(_reference_line("ratio-transfer", first) + "\n")
+    _git(repo, "commit", "-q", "-am", "the ratio-transfer reference's record")
+    methods, skipped = _shown_afresh(repo, capsys)
+    assert methods == ["ratio-transfer"] and not skipped, skipped
+    _add_folder(repo, "ratio-transfer")
+    methods, skipped = _shown_afresh(repo, capsys)
+    assert methods == ["ratio-transfer"] and not skipped, skipped
+
+    catalog_code_at = trust._catalog_code_at
+    monkeypatch.setattr(trust, "_catalog_code_at", lambda *_: False)  # control: the folder checked as before
+    methods, skipped = _shown_afresh(repo, capsys)
+    assert methods == [] and "where leaderboard/reference/ratio-transfer/ does not exist" in skipped[0], skipped
+    monkeypatch.setattr(trust, "_catalog_code_at", catalog_code_at)
+
+    # the folder existed at the record's commit but held no submission.yaml: not the reference's code
+    folder_commit = _git(repo, "rev-parse", "HEAD").strip()
+    path.write_text(_reference_line("ratio-transfer", folder_commit) + "\n")
+    _git(repo, "commit", "-q", "-am", "a record at the folder's commit")
+    methods, skipped = _shown_afresh(repo, capsys)
+    assert methods == [] and "does not exist" in skipped[0], skipped
+
+    # a name only a folder holds: its records need the folder at their commit, as before
+    _add_folder(repo, "gnn")
+    path.write_text(_reference_line("gnn", first) + "\n")
+    _git(repo, "commit", "-q", "-am", "a gnn record at the first commit")
+    methods, skipped = _shown_afresh(repo, capsys)
+    assert methods == [] and "where leaderboard/reference/gnn/ does not exist" in skipped[0], skipped

@@ -90,9 +90,21 @@ def _reference_code_problem(base: str, commit: str) -> str | None:
     folder = REFERENCE_DIR / base
     if folder.is_dir():
         rel = folder.relative_to(REFERENCE_DIR.parent).as_posix()
-        if f"{rel}/submission.yaml" not in _reference_files(root, commit):
+        files = _reference_files(root, commit)
+        if _catalog_code_at(base, rel, files):
+            return None
+        if f"{rel}/submission.yaml" not in files:
             return f"is recorded as the reference {base!r} at commit {commit[:12]}, where leaderboard/{rel}/ does not exist"
     return None
+
+
+def _catalog_code_at(base: str, rel: str, files: frozenset[str]) -> bool:
+    """Whether a reference of the catalog's code was the catalog's at a commit: where its folder did
+    not exist yet, the record is of the catalog's code. A folder's later arrival does not move code
+    that ran before it: a pull request adding only ``leaderboard/reference/ratio-transfer/README.md``
+    (a transfer reference with no folder) made every committed ``ratio-transfer`` record "at a commit
+    where the folder does not exist", and the boards dropped all six (lead of the sixty-fifth pass)."""
+    return base in _catalog_names() and not any(f.startswith(f"{rel}/") for f in files)
 
 
 @functools.lru_cache(maxsize=64)
