@@ -268,7 +268,8 @@ def _withdrawn(path: Path, head: str, read_as_signed: Callable[[str, str, Path],
                read_digest: Callable[[dict], str]) -> frozenset[str] | None:
     """The digests of the hidden-set records of the results file ``path`` taken out on the main line, at
     ``head``: every copy (any spelling, one the boards skip too, a line bearing its keeper's signature:
-    :func:`_bearer_changes`) gone after a commit that held one, or every copy the boards read as the keeper's
+    :func:`_bearer_changes`) gone after a commit that held one, once a line read as the keeper's had held
+    it (:func:`_first_signed`), or every copy the boards read as the keeper's
     record (``read_as_signed``) gone in a commit that added no copy at all (:func:`_taken_out`). None: the
     repository holding ``path`` cannot show the file's history (:func:`unread_history_problem`)."""
     from perfgraphs.leaderboard.records.digest import record_sha256
@@ -312,9 +313,25 @@ def _withdrawn(path: Path, head: str, read_as_signed: Callable[[str, str, Path],
         if as_signed:
             per = signed.setdefault(digest, {})
             per[when] = per.get(when, 0) + delta
-    return frozenset(digest for digest, deltas in net.items()
-                     if _taken_out(deltas)
-                     or _taken_out(signed.get(digest, {}), _respelled(deltas, added.get(digest, set()))))
+    since = _first_signed(lines)
+    return frozenset(digest for digest, deltas in net.items() if digest in since
+                     and (_taken_out(deltas, since=since[digest])
+                          or _taken_out(signed.get(digest, {}), _respelled(deltas, added.get(digest, set())))))
+
+
+def _first_signed(lines: list[tuple]) -> dict[str, int]:
+    """For each record's digest, the arrival that first added a line the boards read as its keeper's
+    (``lines`` as :func:`_withdrawn` reads them): before it nothing held the record, and nothing could take
+    it out. Copies the boards skip (unsigned and *self-reported*, a key written twice...) that fell to
+    none before it took out a record no line had yet held: a pull request that saw a team's keeper-signed
+    record in its pull request, before it landed, added such a copy, a second one removed that malformed
+    line, and the keeper's signed line, landing after, was read as withdrawn and left every board for
+    good (sixty-seventh pass of 2026-12-06)."""
+    found: dict[str, int] = {}
+    for when, delta, digest, _, as_signed, _ in lines:
+        if as_signed and delta > 0 and digest is not None:
+            found[digest] = min(found.get(digest, when), when)
+    return found
 
 
 def _signed_by(lines: list[tuple]) -> dict[str, tuple[int, str]]:
@@ -373,13 +390,13 @@ def _respelled(deltas: dict[int, int], added: set[int]) -> set[int]:
     return {when for when in added if deltas.get(when, 0) >= 0}
 
 
-def _taken_out(deltas: dict[int, int], respelled: set[int] = frozenset()) -> bool:
+def _taken_out(deltas: dict[int, int], respelled: set[int] = frozenset(), since: int = 0) -> bool:
     """Whether a count with these changes (arrival -> net change) fell to none after a commit that held
-    one, in a commit not in ``respelled``."""
+    one, in a commit not in ``respelled`` and not before the arrival ``since`` (:func:`_first_signed`)."""
     count = 0
     for when in sorted(deltas):  # a commit that moved or respelled the line took nothing out
         held, count = count > 0, count + deltas[when]
-        if held and count <= 0 and when not in respelled:
+        if held and count <= 0 and when not in respelled and when >= since:
             return True
     return False
 
