@@ -9,7 +9,9 @@ refuse such archives (``submission.zipped_modules``, ``pickle_scan``), and three
 (fifty-third to fifty-fifth of 2026-12-05) got one past them by a zip that Python's readers and
 torch's read differently. This is the second layer, as the unpickling guard is for pickles: whatever
 the bytes look like to the scan, the program is refused where it would be loaded. The model's code
-ships as ``.py`` files and its weights as a state dict; ``torch.load`` of weights is unaffected.
+ships as ``.py`` files and its weights as a state dict; ``torch.load`` of weights is unaffected. So is
+a serialized ``torch.export`` program refused (``torch.export.load`` of a ``.pt2``): torch generates Python
+from its JSON and runs it (sixty-sixth pass).
 
 torch is not imported here (a predictor without it pays nothing): the guard disarms ``torch._C``
 when it is first imported, through an import hook placed ahead of every other finder. A predictor
@@ -36,8 +38,21 @@ NATIVE_LOADERS = ("AOTIModelPackageLoader", "AOTIModelContainerRunnerCpu", "AOTI
                   "AOTIModelContainerRunnerMps", "AOTIModelContainerRunnerXpu")
 
 
+# torch.export's deserializers of a serialized program (``torch.export.load`` of a ``.pt2`` archive, the older
+# zip format, ``torch._export.serde.serialize.deserialize``): the program's JSON becomes Python source that torch
+# ``exec``s, its ``guards_code`` strings pasted in as they are and its parameters' names printed unescaped into
+# the generated ``forward``, and a ``scale.pt2`` of a median ran the folder's ``notes.txt`` (sixty-sixth pass)
+EXPORT_SERDE = "torch._export.serde.serialize"
+EXPORT_DESERIALIZERS = ("GraphModuleDeserializer", "ExportedProgramDeserializer")
+
+
 class RefusedProgram(RuntimeError):
     """A serialized TorchScript program was about to be loaded in the sandbox."""
+
+
+class RefusedExportedProgram(Exception):
+    """A serialized ``torch.export`` program was about to be loaded in the sandbox (not a ``RuntimeError``:
+    ``torch.export.load`` swallows those and raises a message of its own)."""
 
 
 def _refusing(name: str, what: str = "a TorchScript program"):
@@ -62,6 +77,25 @@ def disarm(module) -> None:
             setattr(aoti, name, _refusing(f"_aoti.{name}", "a compiled AOTInductor library"))
 
 
+def disarm_export(module) -> None:
+    """Replace the ``deserialize`` methods of ``module``'s (``torch._export.serde.serialize``'s) program
+    deserializers with ones that refuse: an exported program is code in a data file, as a TorchScript
+    archive is, and torch generates and runs Python from it (its guards, its parameters' names)."""
+    for name in EXPORT_DESERIALIZERS:
+        cls = getattr(module, name, None)
+        if cls is None:
+            continue
+
+        def refuse(*args, _name=name, **kwargs):
+            raise RefusedExportedProgram(
+                f"an exported program is not loaded in the sandbox ({EXPORT_SERDE}.{_name}): torch runs Python "
+                "generated from its file, which no review reads; ship the model's code as .py files and its weights "
+                "as a state dict (torch.load)")
+
+        cls.deserialize = refuse
+
+
 def refuse_torchscript() -> None:
-    """From now on, in this process, loading a TorchScript program raises :class:`RefusedProgram`."""
-    guard_on_import({TORCH_EXTENSION: disarm})
+    """From now on, in this process, loading a TorchScript program raises :class:`RefusedProgram`, and
+    loading an exported program :class:`RefusedExportedProgram`."""
+    guard_on_import({TORCH_EXTENSION: disarm, EXPORT_SERDE: disarm_export})
