@@ -77,7 +77,7 @@ def _add_after_draw(sub, state: dict) -> None:
 
 def _freeze_then_change(env, parts, capsys, git_commitments, monkeypatch):
     """Freeze the ridge, commit the fits, commit the hidden set after them, then add the refit's
-    folders and score --frozen: (the frozen state, the refit, rc, stderr lines)."""
+    folders: (the submission, the frozen fits' folder, the frozen state, the refit)."""
     commitments, commit = git_commitments
     sub, frozen = _ridge(env["tmp"] / "sub"), commitments.parent / "frozen" / "sub"
     rc, err = run_cli(["submit", str(sub), *BOARD, "--quick", *SEEDS, "--freeze", str(frozen),
@@ -87,27 +87,29 @@ def _freeze_then_change(env, parts, capsys, git_commitments, monkeypatch):
     commit_tiny_hidden_set(env["tmp"] / "keeper", parts, git_commitments, capsys, monkeypatch)
     refit = _refit(parts.test)
     _add_after_draw(sub, refit)
-    rc, err = run_cli(["submit", str(sub), *BOARD, "--quick", *SEEDS, "--hidden-labels", "--frozen",
-                       str(frozen), "--results", str(env["results"]), "--no-mlflow"], capsys)
-    return dict(np.load(frozen / "seed-0.npz", allow_pickle=False)), refit, rc, err
+    return sub, frozen, dict(np.load(frozen / "seed-0.npz", allow_pickle=False)), refit
+
+
+def _score_frozen(sub, frozen, env, capsys):
+    return run_cli(["submit", str(sub), *BOARD, "--quick", *SEEDS, "--hidden-labels", "--frozen",
+                    str(frozen), "--results", str(env["results"]), "--no-mlflow"], capsys)
 
 
 def test_a_folder_added_after_the_freeze_is_not_the_frozen_submission(env, parts, capsys, git_commitments,
                                                                     monkeypatch):
     """Attack: folders whose names hold a refit, added after the set's commitment. Before, the frozen
-    run was accepted and the record scored the refit; now the folder is not the one frozen, in one line."""
-    _, _, rc, err = _freeze_then_change(env, parts, capsys, git_commitments, monkeypatch)
+    run was accepted and the record scored the refit; now the folder is not the one frozen, in one line.
+    Control (the same freeze, one freeze being most of the test's time): with the hash as it was (no
+    folder in it), the keeper's record states the frozen fit and scores the refit the folder names
+    carried, far below what the frozen state earns."""
+    sub, frozen, state, refit = _freeze_then_change(env, parts, capsys, git_commitments, monkeypatch)
+    rc, err = _score_frozen(sub, frozen, env, capsys)
     assert rc == 1 and len(err) == 1, err
     assert "the fits were frozen with submission_sha256" in err[0], err
     assert not (env["results"] / "dippm.jsonl").exists()
 
-
-def test_control_without_folders_in_the_hash_the_record_scores_the_refit(env, parts, capsys, git_commitments,
-                                                                        monkeypatch):
-    """Control: the hash as it was (no folder in it): the keeper's record states the frozen fit and
-    scores the refit the folder names carried, far below what the frozen state earns."""
     monkeypatch.setattr(frozen_fits, "_unhashed_folders", lambda folders, hashed: [])
-    state, refit, rc, err = _freeze_then_change(env, parts, capsys, git_commitments, monkeypatch)
+    rc, err = _score_frozen(sub, frozen, env, capsys)
     assert rc == 0, err
     (record,) = [json.loads(line) for line in (env["results"] / "dippm.jsonl").read_text().splitlines()]
     assert record["test_set"] == "hidden" and record["tier"] == "verified" and record["frozen_fit"]
