@@ -109,5 +109,9 @@ def test_an_exported_program_runs_no_python(route, env, capsys, tmp_path, monkey
     assert "the notes ran" not in err
 
     monkeypatch.setattr(harness, "REFUSE_TORCHSCRIPT", False)  # control: the guard off, the notes run
+    if route == "parameter_name":  # fx's code generation refuses the name too (sixty-eighth pass): both off
+        assert main(_check(sub, env)) == 1
+        assert "the sandbox refused to generate fx code" in capsys.readouterr().err
+        monkeypatch.setattr(harness, "RESTRICT_EXPRESSIONS", False)
     assert main(_check(sub, env)) == 1
     assert "SystemExit: the notes ran" in capsys.readouterr().err

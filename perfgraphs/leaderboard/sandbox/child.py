@@ -206,7 +206,7 @@ def run(job: Path, inbox: Path, root: Path, seed: int, fd: int, go: int) -> int:
         if spec.get("restrict_expressions", True):
             from perfgraphs.leaderboard.sandbox.expressions import restrict_expressions
 
-            restrict_expressions()  # nor a pandas expression or a template (sixty-fourth pass)
+            restrict_expressions()  # nor a pandas expression or a template (sixty-fourth pass), nor an fx graph's names
         module_name, cls_name = spec["entry_point"].split(":")
         module = importlib.import_module(module_name)
         cls = getattr(module, cls_name, None)

@@ -34,6 +34,12 @@ as Python, whoever resolves it (``get_type_hints``, pydantic's ``create_model`` 
 types read from a data file: sixty-fifth pass), so a ``ForwardRef`` evaluates only what :func:`type_problem`
 passes (:func:`guard_type_hints`).
 
+``torch.fx`` prints names into the code it generates as well: a ``GraphModule``'s ``forward`` is Python that fx
+writes from its graph and ``exec``s, a placeholder's name as a parameter, an attribute's name inside
+``getattr(self, "...")`` unescaped, a keyword's name before ``=``, so a median that built a graph from the input and
+weight names its ``scale.json`` gave ran the notes (sixty-eighth pass); fx generates code only from a graph whose
+names print as themselves (:func:`fx_graph_problem`, :func:`guard_fx`).
+
 The modules are guarded as they are first imported (an import hook ahead of every other finder), or at
 once where they are loaded already (the child's ``datasets`` imports pandas).
 """
@@ -290,12 +296,60 @@ def guard_type_hints(module) -> None:
 
 _hint_problem = functools.lru_cache(maxsize=4096)(type_problem)  # a library evaluates its own hints over and over
 
+
+def _printed_as_itself(part: str) -> bool:
+    """fx prints a part of a dotted target as ``.part`` where it is an identifier, else between double quotes
+    it does not escape (``getattr(self, "0")``): text holding no quote, backslash or unprintable character."""
+    return part.isidentifier() or (part.isprintable() and '"' not in part and "\\" not in part)
+
+
+def fx_graph_problem(graph) -> str | None:
+    """Why fx may not generate the Python of ``graph`` (a ``torch.fx.Graph``; None: it may): a name that fx
+    prints into the code as it is and that does not print as itself. fx writes a placeholder's target as a
+    parameter of the ``def`` line (``*args``, ``**kwargs`` too), an attribute's, module's or method's target
+    part by part (:func:`_printed_as_itself`) and a keyword argument's name before ``=``: a median that built
+    its graph from a ``scale.json`` ran the folder's notes through a weight named ``w") if exec(...) else
+    getattr(self, "w`` or an input named ``x=exec(...)`` (sixty-eighth pass)."""
+    for node in graph.nodes:
+        target = str(node.target)
+        if node.op == "placeholder":
+            bare = target.lstrip("*")
+            bad = [] if bare.isidentifier() and len(target) - len(bare) <= 2 else [target]
+        elif node.op in ("get_attr", "call_module", "call_method"):
+            bad = [part for part in target.split(".") if not _printed_as_itself(part)]
+        else:
+            bad = []
+        bad += [str(key) for key in node.kwargs if not (isinstance(key, str) and key.isidentifier())]
+        if bad:
+            return f"the name {bad[0][:60]!r} of its {node.op} node {node.name}, which fx prints into the code as it is"
+    return None
+
+
+def guard_fx(module) -> None:
+    """``module``'s (fx's graph module's) ``Graph.python_code``, from which every ``GraphModule`` gets the
+    ``forward`` it runs, generates code only where :func:`fx_graph_problem` passes the graph."""
+    graph = module.Graph
+    python_code = graph.python_code
+    if getattr(python_code, "_perfgraphs_guarded", False):
+        return
+
+    @functools.wraps(python_code)
+    def checked(self, *args, **kwargs):
+        if (why := fx_graph_problem(self)) is not None:
+            raise _refused_code("to generate fx code from", why)
+        return python_code(self, *args, **kwargs)
+
+    checked._perfgraphs_guarded = True
+    graph.python_code = checked
+
+
 GUARDS = {PANDAS: guard_pandas, JINJA2: guard_jinja2, MAKO: guard_mako, "torch_geometric.inspector": guard_pyg_types,
-          "torch_geometric.template": guard_pyg_templates, "typing": guard_type_hints}
+          "torch_geometric.template": guard_pyg_templates, "typing": guard_type_hints, "torch.fx.graph": guard_fx}
 
 
 def restrict_expressions() -> None:
     """From now on, in this process, pandas' expressions read data only, jinja2 renders sandboxed, Mako
     builds no template, PyG evaluates and prints only type hints and names, and typing's forward references
-    are type hints (:class:`RefusedExpression`, or jinja2's ``SecurityError``, otherwise)."""
+    are type hints, and fx prints only names that print as themselves (:class:`RefusedExpression`, or jinja2's
+    ``SecurityError``, otherwise)."""
     guard_on_import(GUARDS)

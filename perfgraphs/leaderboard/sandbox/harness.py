@@ -107,8 +107,9 @@ RESTRICT_LOGGING_CONFIG = True
 # SymPy parses formula strings as formulas and lambdify prints no string (sandbox.formulas): off only in tests
 # whose control shows what a formula runs past it
 RESTRICT_SYMPY = True
-# pandas' expressions read data, jinja2 renders sandboxed, Mako builds no template and PyG evaluates type hints and
-# prints names only (sandbox.expressions): off only in tests whose control shows what an expression runs past it
+# pandas' expressions read data, jinja2 renders sandboxed, Mako builds no template, PyG evaluates type hints and
+# prints names only, and so does fx (sandbox.expressions): off only in tests whose control shows what an
+# expression runs past it
 RESTRICT_EXPRESSIONS = True
 
 def as_table(part) -> pa.Table:
