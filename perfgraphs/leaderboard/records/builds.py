@@ -67,7 +67,7 @@ def pinned(board: Task, path: Path | None = None) -> dict | None:
 def board_pin(pins: dict[str, dict], dataset: str, config: str, test_set: str) -> dict | None:
     """The pin a board splits its entries by (:func:`split_by_build`): its config's, for a public
     board; none for a hidden set's, whose labels are not the build's and which is scored once (its
-    rows stay its board's after a re-pin, split by their newest record's build). `leaderboard show`
+    rows stay its board's after a re-pin, every one of them: :func:`hidden_board`). `leaderboard show`
     left the pin out of hidden boards and the site and `rank-hidden` applied it, so after a re-pin
     the site listed the live set's ten verified rows as "previous builds" while `show` ranked them as
     current (twenty-ninth pass of 2026-12-03): every reader asks here."""
@@ -151,12 +151,26 @@ def mismatch(board: Task, content_hash: str, generators: dict[str, str] | None,
 
 def split_by_build(entries: list, pin: dict | None) -> tuple[str, list, list]:
     """(the board's build, entries scored on it, entries on earlier builds). The build is the pin
-    of ``builds.json``; a config without a pin ranks :func:`unpinned_build`."""
+    of ``builds.json``; a config without a pin ranks :func:`unpinned_build`; a hidden set's board
+    keeps every record (:func:`hidden_board`)."""
     if not entries:
         return "", [], []
     build = pin["content_hash"] if pin else unpinned_build(entries)
+    if pin is None and hidden_board(entries):
+        return build, list(entries), []
     return (build, [e for e in entries if e.dataset_content_hash == build],
             [e for e in entries if e.dataset_content_hash != build])
+
+
+def hidden_board(entries: list) -> bool:
+    """Whether ``entries`` are a hidden set's board, whose records :func:`split_by_build` keeps together
+    whatever build each trained on: they are scored on the set's own rows and labels, which no build holds,
+    so no record of it is on an earlier build than another. Split by the build of its newest record, one
+    contributor's keeper-signed record scored after a re-pin (the release step; `submit` scores on the
+    pinned build only) moved every other entry of the live set, the keeper's rank-1 entry and the
+    references among them, under *previous builds*, unranked, and the keeper's next `rank-hidden` ranked
+    that one record first alone at 30 % MAPE above entries at 10 % (sixty-eighth pass of 2026-12-06)."""
+    return all(e.test_set == "hidden" for e in entries)
 
 
 def unpinned_build(entries: list) -> str:
