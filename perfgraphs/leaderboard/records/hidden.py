@@ -558,6 +558,9 @@ def hidden_noise_text(dataset: str, config: str, target: str, sha256: str, root:
         measured = _round_measured(read_definition(path), commitment_hash(commitment), sha256.lower()) or {}
     except (OSError, ValueError, HiddenLabelsError, PlanError):
         return None
+    head, place = head_commit(path.parent), repository_place(path.parent)
+    if head and place:  # the round's noise and drift as the main line first stated them (sixty-ninth pass)
+        measured = _first_stated(place, head, path.name, sha256.lower(), target, measured)
     floor = _floor_numbers(measured, target)
     if floor is None:
         return None
@@ -569,6 +572,51 @@ def hidden_noise_text(dataset: str, config: str, target: str, sha256: str, root:
             f"{floor['between_visits_mape_pct']:.1f} % MAPE (median {floor['between_visits_median_pct']:.1f} %); "
             f"the label of half the visits against the other half's, median {floor['split_half_median_pct']:.1f} %, "
             f"mean {floor['split_half_mean_pct']:.1f} %.{_host_speed_text(measured, target)}")
+
+
+@functools.lru_cache(maxsize=32)
+def _stated_rounds(place: tuple[Path, str], head: str, name: str) -> tuple[tuple[str, str], ...]:
+    """(set sha256, its round's ``measured`` block as JSON) of every round of every main-line
+    (``--first-parent``) version of the definition ``name``, oldest version first, at ``head``; a
+    version's current round that names no set is the set of the commitment beside it then."""
+    found = []
+    pattern = re.sub(r"([*?\[\\])", r"\\\1", name)
+    for commit, changed in main_line_versions(place[0], head, _folder_glob(place, pattern)):
+        try:
+            text = committed_text(place[0], commit, in_folder(place, changed))
+            doc = json.loads(text) if text else None
+            rounds = definition_rounds(doc) if isinstance(doc, dict) else []
+        except (ValueError, RecursionError, PerfgraphsError):
+            continue  # a version that did not parse stated nothing
+        for i, round_ in enumerate(rounds):
+            sha = round_.get("sha256")
+            if i == 0 and not isinstance(sha, str):
+                words = (committed_text(place[0], commit, in_folder(place, Path(changed).stem + ".sha256")) or "").split()
+                sha = words[0] if words else None
+            if isinstance(sha, str) and isinstance(round_.get("measured"), dict):
+                found.append((sha.strip().lower(), json.dumps(round_["measured"])))
+    return tuple(found)
+
+
+def _first_stated(place: tuple[Path, str], head: str, name: str, sha256: str, target: str, measured: object) -> object:
+    """The ``measured`` block a hidden set's board prints for ``target``: its noise floor (with the visits
+    and configurations) from the first main-line version of the definition that stated one for the set,
+    its drift (``host_speed``) from the first that stated one; ``measured`` (the file as it is) for what
+    no committed version stated. The file as it is was read alone, and one pull request that dropped the
+    ``host_speed`` of the round of 2026-12-05 (or wrote its median as text, or 0.98 for 0.62) took the
+    sentence "the machine ran ... at 0.62x ... a score here includes that drift" off the board of its
+    verified, ranked records, and one that wrote a noise floor of 60 % printed the keeper's ranks as
+    within the labels' noise (sixty-ninth pass of 2026-12-06): what a round measured is the keeper's,
+    stated once."""
+    stated = [json.loads(block) for sha, block in _stated_rounds(place, head, name) if sha == sha256]
+    floor = next((m for m in stated if _floor_numbers(m, target) is not None), None)
+    drift = next((m for m in stated if _host_speed_text(m, target)), None)
+    if floor is None and drift is None:
+        return measured
+    found = dict(floor if floor is not None else measured if isinstance(measured, dict) else {})
+    if drift is not None:
+        found["host_speed"] = drift["host_speed"]
+    return found
 
 
 def _host_speed_text(measured: dict, target: str) -> str:
