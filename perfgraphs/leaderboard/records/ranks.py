@@ -269,30 +269,38 @@ def unranked_board(entries: list[Entry], why: str) -> BoardRanking:
 
 
 def team_best(usable: list) -> tuple[list, list[Entry]]:
-    """(the entries ranked, one per team, the team's others): a team is the entries whose author
-    lists share a person, however written (:func:`perfgraphs.leaderboard.records.names.share_a_person`:
-    ``Mal Lory``, ``M. Lory``, ``Mal Lory (ETH Zurich)``, ``Lory, Mal``: twenty-first and twenty-fifth
-    passes), as Kaggle's private
-    leaderboard has one row per team; its entry of lowest mean MAPE over its per-configuration
-    ratios is ranked. Seven entries of one team, six of them seed-mixed with a better predictor,
-    lifted the seventh a rank and pushed the entries below it down six (each entry with a lower
-    mean widens an entry's Holm family: twentieth pass of 2026-12-02). The reference baselines are
-    the project's own, each ranked."""
-    from perfgraphs.leaderboard.records import names
+    """(the entries ranked, the others, each of which shares a person with a ranked entry of lower
+    mean): one ranked entry per person, as Kaggle's private leaderboard has one row per team. People
+    are matched however written (:func:`perfgraphs.leaderboard.records.names.share_a_person`: ``Mal
+    Lory``, ``M. Lory``, ``Mal Lory (ETH Zurich)``, ``Lory, Mal``: twenty-first and twenty-fifth
+    passes). Seven entries of one team, six of them seed-mixed with a better predictor, lifted the
+    seventh a rank and pushed the entries below it down six (each entry with a lower mean widens an
+    entry's Holm family: twentieth pass of 2026-12-02). The reference baselines are the project's
+    own, each ranked."""
     from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS
 
-    teams: list[tuple[list[str], list]] = []  # (author lists, their entries): merged where they share someone
-    for item in usable:
-        if item[0].authors == REFERENCE_AUTHORS:
-            teams.append(([], [item]))
-            continue
-        joined = [t for t in teams if any(names.share_a_person(item[0].authors, a) for a in t[0])]
-        for t in joined:
-            teams.remove(t)
-        teams.append(([item[0].authors] + [a for t in joined for a in t[0]], [u for t in joined for u in t[1]] + [item]))
-    best = {id(min(entries, key=lambda u: (float(np.mean(np.abs(u[1] - 1.0))), u[0].method, u[0].authors)))
-            for _, entries in teams}
-    return [u for u in usable if id(u) in best], [u[0] for u in usable if id(u) not in best]
+    # Entries by mean MAPE over their per-configuration ratios, lowest first; each is ranked unless a
+    # ranked one shares a person with it. Teams merged wherever two author lists shared someone made
+    # a third record a bridge: `joint-net` by `Alice Author, Bob Builder` (names written as recorded,
+    # which `check` takes as theirs), at 20 %, made Alice's and Bob's entries one team and took Bob's
+    # rank-3 entry off the board, every entry below it a rank up (sixty-ninth pass). Now an entry
+    # leaves the ranks only for an entry of lower mean that names one of its own people.
+    ranked: list = []
+    for item in sorted(usable, key=lambda u: (float(np.mean(np.abs(u[1] - 1.0))), u[0].method, u[0].authors)):
+        if item[0].authors == REFERENCE_AUTHORS or not _shares_a_person(item[0].authors, ranked):
+            ranked.append(item)
+    chosen = {id(u) for u in ranked}
+    return [u for u in usable if id(u) in chosen], [u[0] for u in usable if id(u) not in chosen]
+
+
+def _shares_a_person(authors: str, ranked: list) -> bool:
+    """Whether ``authors`` share a person with a contributor's entry of ``ranked`` (each author list
+    compared once)."""
+    from perfgraphs.leaderboard.records.names import share_a_person
+    from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS
+
+    return any(share_a_person(authors, other) for other in dict.fromkeys(
+        u[0].authors for u in ranked if u[0].authors != REFERENCE_AUTHORS))
 
 
 def _public_self_reported(e: Entry) -> bool:
