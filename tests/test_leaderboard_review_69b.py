@@ -19,6 +19,7 @@ cached for the next."""
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import shutil
@@ -29,7 +30,7 @@ import pytest
 from perfgraphs.leaderboard.sandbox import confine
 from test_leaderboard_review_52b import freeze_and_score_hidden
 from test_leaderboard_review_63b import BOOTSTRAP, _predict
-from test_submit import env, example_copy, numpy_mape, parts  # noqa: F401 — fixtures
+from test_submit import BOARD, env, example_copy, numpy_mape, parts, run_cli  # noqa: F401 — fixtures
 
 DOCS = "/usr/share/doc"
 BITS = 248  # 7 float32, a count byte, a 16-bit checksum
@@ -98,40 +99,49 @@ def _relaying_ridge(folder):
 
 def _relayed_run(env, parts, capsys, git_commitments, monkeypatch):  # noqa: F811
     """Freeze the relaying ridge, commit the fits, commit a hidden set after them and score it --frozen:
-    (each seed's own state, the hidden record, the labels)."""
+    (the submission, the frozen fits' folder, each seed's own state, the hidden record, the labels)."""
     sub = _relaying_ridge(env["tmp"] / "sub")
     frozen, record = freeze_and_score_hidden(env, parts, capsys, git_commitments, monkeypatch, sub)
     states = {s: dict(np.load(frozen / f"seed-{s}.npz", allow_pickle=False)) for s in range(5)}
     assert record["test_set"] == "hidden" and record["tier"] == "verified" and record["frozen_fit"]
-    return states, record, np.asarray(parts.test["latency_ms"], dtype=float)
+    return sub, frozen, states, record, np.asarray(parts.test["latency_ms"], dtype=float)
+
+
+def _scored_again(sub, frozen, env, capsys) -> dict:
+    """The same frozen fits scored on the hidden set once more (the first run's record taken out first)."""
+    (env["results"] / "dippm.jsonl").unlink()
+    rc, err = run_cli(["submit", str(sub), *BOARD, "--quick", "--hidden-labels", "--frozen", str(frozen),
+                       "--results", str(env["results"]), "--no-mlflow"], capsys)
+    assert rc == 0, err
+    (record,) = [json.loads(line) for line in (env["results"] / "dippm.jsonl").read_text().splitlines()]
+    return record
 
 
 def test_a_frozen_run_reads_no_earlier_seeds_lookups(env, parts, capsys, git_commitments, monkeypatch):  # noqa: F811
     """Attack: each seed's load_state reads the earlier seeds' mean state from the dentry cache and
     writes its own into it. Before, seeds 1-4 of the hidden record scored the running ensembles (seed 4
     the mean of all five fits); now nothing a run looked up is cached for the next, the checksum fails,
-    and every seed scores exactly what its own state predicts."""
-    states, record, y = _relayed_run(env, parts, capsys, git_commitments, monkeypatch)
+    and every seed scores exactly what its own state predicts.
+
+    Control, on the same frozen fits (a freeze is most of the test's time): dropping the page cache
+    alone (``1``, as before), the relay works: every seed after the first scores the mean of the states
+    up to its own, not its own, and the record a lower mean MAPE and a narrower spread than its five
+    frozen fits earn."""
+    sub, frozen, states, record, y = _relayed_run(env, parts, capsys, git_commitments, monkeypatch)
     own = {s: numpy_mape(y, _predict(states[s], parts.test)) for s in states}
     assert len({round(m, 9) for m in own.values()}) == 5  # the five fits differ: an ensemble would show
     for s in record["per_seed"]:
         assert s["mape_pct"] == pytest.approx(own[s["seed"]], rel=1e-5), (s, own)
 
-
-def test_control_with_the_page_cache_alone_dropped_the_states_are_relayed(env, parts, capsys,  # noqa: F811
-                                                                          git_commitments, monkeypatch):
-    """Control: dropping the page cache alone (``1``, as before), the relay works: every seed after the
-    first scores the mean of the states up to its own, not its own, and the record a lower mean MAPE
-    and a narrower spread than its five frozen fits earn."""
+    assert confine.drop_page_cache() is None  # what the last seed looked up is not the next run's
     monkeypatch.setattr(confine, "DROP_CACHES_WHAT", "1")
-    states, record, y = _relayed_run(env, parts, capsys, git_commitments, monkeypatch)
+    record = _scored_again(sub, frozen, env, capsys)
 
     def raw(state):  # the ridge as one linear model of the raw features (what the relay averages)
         w = state["coef"] / state["scale"]
         return np.append(w, float(state["intercept"]) - float(np.sum(w * state["mean"])))
 
     by_seed = {s["seed"]: s["mape_pct"] for s in record["per_seed"]}
-    own = {s: numpy_mape(y, _predict(states[s], parts.test)) for s in states}
     for k in range(1, 5):
         mix = np.mean([raw(states[s]) for s in range(k + 1)], axis=0)
         relayed = {"mean": np.zeros(6), "scale": np.ones(6), "coef": mix[:6], "intercept": np.asarray(mix[6])}
