@@ -204,21 +204,39 @@ def unpinned_build(entries: list) -> str:
 
 
 def _most_teams_build(ran: list) -> str:
-    """The build most teams' newest harness records are on (a team: the records whose author lists
-    share a person, as a board ranks one entry per team, :func:`perfgraphs.leaderboard.records.ranks.
-    team_best`), a tie going to the build of the newest of those records. One team's records, however
-    many and however dated, are one vote: they cannot move the other teams' entries off the board."""
+    """The build most teams' newest harness records are on (:func:`_voters`: one vote a team, a team's
+    newest record being the newest that names one of its people), a tie going to the build of the
+    newest of those records. One team's records, however many and however dated, are one vote: they
+    cannot move the other teams' entries off the board."""
     from collections import Counter
 
     from perfgraphs.leaderboard.records import names
 
-    teams: list[tuple[list[str], list]] = []  # (author lists, their records): merged where they share someone
-    for e in ran:
-        joined = [t for t in teams if any(names.share_a_person(e.authors, a) for a in t[0])]
-        for t in joined:
-            teams.remove(t)
-        lists = list(dict.fromkeys([e.authors] + [a for t in joined for a in t[0]]))  # each spelling once
-        teams.append((lists, [x for t in joined for x in t[1]] + [e]))
-    newest = [max(records, key=lambda e: e.date_utc) for _, records in teams]
+    newest = [max((e for e in ran if e.authors == voter or names.share_a_person(e.authors, voter)),
+                  key=lambda e: e.date_utc) for voter in _voters(ran)]
     votes = Counter(e.dataset_content_hash for e in newest)
     return max(newest, key=lambda e: (votes[e.dataset_content_hash], e.date_utc)).dataset_content_hash
+
+
+def _voters(ran: list) -> list[str]:
+    """The author lists that vote, one a team: taken fewest people first (then the one sharing a person
+    with the fewest other lists, then the one recorded first), each votes unless a list that votes
+    shares a person with it, as a board ranks one entry per person (:func:`perfgraphs.leaderboard.
+    records.ranks.team_best`). Teams merged along chains of shared names made a third record a
+    bridge: `joint-net` by `Alice Author, Bob Builder` (written as their records write them, which
+    `check` takes), on their build and worse than both, made Alice's and Bob's one vote against Mal
+    Lory's, the tie went to Mal's newer record on another build, and the unpinned board ranked Mal
+    alone, Alice's, Bob's and the joint entry under *previous builds* (seventieth pass). Now a list
+    naming two teams' people takes neither team's vote; only one naming a team's person and voting
+    first (a claim review refuses) sets that team's vote aside."""
+    from perfgraphs.leaderboard.records import names
+
+    first: dict[str, str] = {}
+    for e in sorted(ran, key=lambda e: e.date_utc):
+        first.setdefault(e.authors, e.date_utc)
+    shared = {a: sum(b != a and names.share_a_person(a, b) for b in first) for a in first}
+    voters: list[str] = []
+    for authors in sorted(first, key=lambda a: (len(names.people(a)), shared[a], first[a], a)):
+        if not any(names.share_a_person(authors, v) for v in voters):
+            voters.append(authors)
+    return voters
