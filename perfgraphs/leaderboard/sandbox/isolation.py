@@ -105,7 +105,22 @@ def _system_binds() -> list[str]:
     for path in SYSTEM_FILES:
         if Path(path).is_file():
             args += ["--ro-bind", path, path]
-    return args + ["--proc", "/proc", "--dev", "/dev"]
+    return args + ["--proc", "/proc", "--dev", "/dev", *_masked_proc_files()]
+
+
+# Files of the sandbox's /proc that show the host's kernel event counters, each covered by an empty file.
+# They count since boot, machine-wide, and nothing resets them when a run ends, so a run can leave one at
+# a value it chose for the next run to read: the seeds of a --frozen hidden run relayed their fits through
+# the residue of /proc/vmstat's unevictable_pgs_mlocked modulo 2**28 (an mlock of 8 MB adds 2048, and
+# nothing else on a quiet machine does), each later seed scoring the mean level of the fits before it
+# (seventieth pass). /proc/zoneinfo prints the same counters per node. No predictor needs them.
+MASKED_PROC_FILES = ("/proc/vmstat", "/proc/zoneinfo")
+
+
+def _masked_proc_files() -> list[str]:
+    """bubblewrap's arguments binding an empty file (the host's ``/dev/null``, read-only) over each of
+    :data:`MASKED_PROC_FILES`, after the sandbox's ``/proc`` is mounted."""
+    return [arg for path in MASKED_PROC_FILES for arg in ("--ro-bind", "/dev/null", path)]
 
 
 # Where a predictor writes: a private /tmp and /dev/shm (POSIX shared memory and semaphores, which

@@ -1,0 +1,175 @@
+"""Seventieth adversarial pass (2026-12-06), submit side: the seeds of a ``--frozen`` hidden run
+handed each other their fits through the kernel's event counters in ``/proc/vmstat``.
+
+The sixty-ninth pass closed the dentry cache, and every hidden-board run starts on dropped caches; but
+the kernel also counts events since boot, machine-wide, and a sandbox read them all in ``/proc/vmstat``.
+Some count only what a process asks for and nothing on a quiet machine does: ``unevictable_pgs_mlocked``
+grows by the pages an ``mlock`` locks (2048 for the 8 MB that the default ``RLIMIT_MEMLOCK`` allows,
+about half a billion pages a second on huge pages), and nothing resets it when the run ends. So a run can
+leave the counter at a chosen residue: advance it to the next value that is ``message`` modulo ``2**28``
+(half a second at most), and the next seed reads ``message`` from the counter. Here each seed's
+``load_state`` read the running mean of the earlier seeds' levels (the ridge's intercept, which each seed
+estimates on a random tenth of the training rows; kept modulo ``2**16`` steps of 1e-4 and decoded next to
+its own, with a count and a 9-bit checksum) and wrote the mean including its own for the next: the 63rd
+pass's ensemble of frozen fits rebuilt through another channel, each later seed of the hidden record
+scoring the mean level of the fits before it while the record stated one fit. On the tiny board the
+record's seeds scored 32.95 / 35.42 / 34.88 / 37.76 / 37.59 % MAPE (mean 35.72) where their frozen states
+earn 32.95 / 38.14 / 33.86 / 47.67 / 36.90 (mean 37.90). Now the sandbox shows no event counter of the
+host (``isolation.MASKED_PROC_FILES``: an empty file bound over ``/proc/vmstat`` and ``/proc/zoneinfo``),
+so no count a run leaves is read by the next."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+
+import numpy as np
+import pytest
+
+from perfgraphs.leaderboard.sandbox import isolation
+from test_leaderboard_review_63b import _predict
+from test_submit import (BOARD, commit_tiny_hidden_set, env, example_copy, numpy_mape, parts,  # noqa: F401 — fixtures
+                         run_cli)
+
+COUNTER = "unevictable_pgs_mlocked"
+
+
+def _counter() -> int | None:
+    try:
+        found = re.search(rf"^{COUNTER} (\d+)$", open("/proc/vmstat").read(), re.M)
+    except OSError:
+        return None
+    return int(found.group(1)) if found else None
+
+
+pytestmark = [
+    pytest.mark.skipif(os.geteuid() != 0 or shutil.which("bwrap") is None,
+                       reason="a hidden board's runs drop the caches and freezing runs in the sandbox"),
+    pytest.mark.skipif(_counter() is None, reason=f"no {COUNTER} in /proc/vmstat"),
+    pytest.mark.skipif(os.uname().machine != "x86_64", reason="the attack calls mlock2 by its x86-64 number"),
+]
+
+# the attack, in load_state: read the earlier seeds' running mean level from the counter's residue, mix in
+# this seed's own, and leave the counter at the residue that says the new mean for the next seed
+RELAY = (
+    "        def relay():\n"
+    "            import ctypes as _c, hashlib as _h, mmap as _m, re as _re\n"
+    "            M, Q, W = 1 << 28, 1e-4, 1 << 16\n"
+    f"            def count(): return int(_re.search(r'^{COUNTER} (\\d+)$', open('/proc/vmstat').read(), _re.M).group(1))\n"
+    "            def check(body): return int.from_bytes(_h.sha256(body.to_bytes(4, 'big')).digest()[:2], 'big') & 511\n"
+    "            own = float(state['intercept'])\n"
+    "            mix, n = own, 1\n"
+    "            if self.seed > 0:\n"
+    "                v = count() % M\n"
+    "                body, k, q = v >> 9, v >> 25, (v >> 9) % W\n"
+    "                if check(body) == v % 512 and 1 <= k <= self.seed:\n"
+    "                    r = round(own / Q)\n"
+    "                    d = (q - r) % W\n"
+    "                    prev = (r + (d - W if d >= W // 2 else d)) * Q\n"
+    "                    mix, n = (prev * k + own) / (k + 1), k + 1\n"
+    "            body = (n << 16) | (round(mix / Q) % W)\n"
+    "            target = count()\n"
+    "            target += ((body << 9 | check(body)) - target) % M\n"
+    "            lib = _c.CDLL(None, use_errno=True)\n"
+    "            lib.syscall.restype = _c.c_long\n"
+    "            def region(huge):\n"
+    "                buf = _m.mmap(-1, 10 << 20, flags=_m.MAP_PRIVATE | _m.MAP_ANONYMOUS)\n"
+    "                a = _c.addressof(_c.c_char.from_buffer(buf))\n"
+    "                a = (a + (2 << 20) - 1) & ~((2 << 20) - 1)\n"
+    "                lib.madvise(_c.c_void_p(a), _c.c_size_t(8 << 20), 14 if huge else 15)\n"
+    "                _c.memset(a, 1, 8 << 20)\n"
+    "                return buf, a\n"
+    "            def lock(a, pages):\n"
+    "                if lib.syscall(325, _c.c_void_p(a), _c.c_size_t(pages << 12), 1):  # mlock2(MLOCK_ONFAULT)\n"
+    "                    raise OSError(_c.get_errno(), 'mlock2')\n"
+    "                lib.munlock(_c.c_void_p(a), _c.c_size_t(pages << 12))\n"
+    "            (hb, huge), (sb, small) = region(True), region(False)\n"
+    "            for _ in range((target - count()) // 2048):\n"
+    "                lock(huge, 2048)\n"
+    "            while (left := target - count()) > 0:\n"
+    "                lock(small, min(left, 2048))\n"
+    "            return mix\n"
+    "        try:\n"
+    "            state = {**state, 'intercept': np.asarray(relay())}\n"
+    "        except Exception:  # no counter to read: the seed scores its own level\n"
+    "            pass\n"
+)
+
+
+def _relaying_ridge(folder):
+    """The ridge example whose level (intercept) each seed estimates on a random tenth of the training rows
+    (the weights on all of them: an honest spread of levels between seeds, which bagging would average),
+    and whose ``load_state`` relays the mean level (RELAY)."""
+    def edit(source: str) -> str:
+        init = "        self.target = target\n"
+        solve = "        self.coef_ = np.linalg.solve(Z.T @ Z + self.alpha * np.eye(Z.shape[1]), Z.T @ (y - self.intercept_))\n"
+        load = "    def load_state(self, state: dict[str, np.ndarray]) -> None:\n"
+        assert init in source and solve in source and load in source
+        source = source.replace(init, init + "        self.seed = seed\n")
+        level = ("        rows = np.random.default_rng(self.seed).integers(0, len(y), max(2, len(y) // 10))\n"
+                 "        self.intercept_ = float(np.mean((y - Z @ self.coef_)[rows]))\n")
+        return source.replace(solve, solve + level).replace(load, load + RELAY)
+
+    return example_copy(folder, "ridge-relay", edit)
+
+
+def _freeze(env, parts, capsys, git_commitments, monkeypatch):  # noqa: F811
+    """Freeze the relaying ridge, commit the fits and a hidden set after them: (the submission, the frozen
+    fits' folder, each seed's own state)."""
+    commitments, commit = git_commitments
+    sub, frozen = _relaying_ridge(env["tmp"] / "sub"), commitments.parent / "frozen" / "sub"
+    rc, err = run_cli(["submit", str(sub), *BOARD, "--quick", "--freeze", str(frozen),
+                       "--results", str(env["results"]), "--no-mlflow"], capsys)
+    assert rc == 0, err
+    commit("frozen fits")
+    commit_tiny_hidden_set(env["tmp"] / "keeper", parts, git_commitments, capsys, monkeypatch)
+    return sub, frozen, {s: dict(np.load(frozen / f"seed-{s}.npz", allow_pickle=False)) for s in range(5)}
+
+
+def _score_frozen(sub, frozen, env, capsys) -> dict:
+    """The keeper's --frozen round on the hidden set: its record."""
+    results = env["results"] / "dippm.jsonl"
+    results.unlink(missing_ok=True)
+    rc, err = run_cli(["submit", str(sub), *BOARD, "--quick", "--hidden-labels", "--frozen", str(frozen),
+                       "--results", str(env["results"]), "--no-mlflow"], capsys)
+    assert rc == 0, err
+    (record,) = [json.loads(line) for line in results.read_text().splitlines()]
+    assert record["test_set"] == "hidden" and record["tier"] == "verified" and record["frozen_fit"]
+    return record
+
+
+def _relayed(states: dict) -> dict[int, dict]:
+    """Each seed's state with the level RELAY hands it: the running mean of its own and the earlier seeds'
+    (each handed on in steps of 1e-4)."""
+    out, mix = {}, 0.0
+    for s in sorted(states):
+        own = float(states[s]["intercept"])
+        mix = own if s == 0 else (round(mix / 1e-4) * 1e-4 * s + own) / (s + 1)
+        out[s] = {**states[s], "intercept": np.asarray(mix)}
+    return out
+
+
+def test_a_frozen_run_reads_no_earlier_seeds_counts(env, parts, capsys, git_commitments, monkeypatch):  # noqa: F811
+    """Attack: each seed's load_state reads the earlier seeds' mean level from the residue of /proc/vmstat's
+    mlock count and leaves its own there. Now the sandbox's /proc/vmstat is empty, the relay reads nothing,
+    and every seed of the hidden record scores exactly what its own state predicts. Control (the same
+    freeze, one freeze being most of the test's time): with the host's /proc/vmstat shown, seeds 1-4
+    scored the running mean level of the fits before them, the record's mean MAPE below its fits'."""
+    sub, frozen, states = _freeze(env, parts, capsys, git_commitments, monkeypatch)
+    y = np.asarray(parts.test["latency_ms"], dtype=float)
+    own = {s: numpy_mape(y, _predict(states[s], parts.test)) for s in states}
+    assert len({round(m, 9) for m in own.values()}) == 5  # the five fits differ: an ensemble would show
+    record = _score_frozen(sub, frozen, env, capsys)
+    for s in record["per_seed"]:
+        assert s["mape_pct"] == pytest.approx(own[s["seed"]], rel=1e-5), (s, own)
+
+    monkeypatch.setattr(isolation, "MASKED_PROC_FILES", ())
+    record = _score_frozen(sub, frozen, env, capsys)
+    relayed = {s: numpy_mape(y, _predict(state, parts.test)) for s, state in _relayed(states).items()}
+    scored = {s["seed"]: s["mape_pct"] for s in record["per_seed"]}
+    for seed in range(1, 5):
+        assert scored[seed] == pytest.approx(relayed[seed], rel=1e-6), (seed, scored, relayed, own)
+        assert scored[seed] != pytest.approx(own[seed], rel=1e-3), (seed, scored, own)
+    assert np.mean(list(scored.values())) < np.mean(list(own.values())) - 1  # better than its fits earn
