@@ -457,3 +457,18 @@ def test_the_staged_code_carries_the_tables_it_reads_and_no_fitted_artifact(tmp_
     assert any((package / "predict" / "artifacts").glob("*.json"))
     assert not (staged / "predict" / "artifacts").exists()
     assert {p.suffix for p in staged.rglob("*") if p.is_file()} == {".py", ".json", ".csv"}
+
+
+def test_the_hosts_event_counters_read_empty_in_the_sandbox(tmp_path, monkeypatch):
+    """The seventieth pass relayed frozen fits between seeds through ``/proc/vmstat``; no machine-wide
+    counter a run can move (``isolation.MASKED_PROC_FILES``) is read inside (the device bound over it opens
+    empty or, on a mount of the sandbox's user namespace, not at all), while Python still counts the
+    machine's CPUs. Control: without the masks the sandbox reads the host's counters."""
+    present = [p for p in isolation.MASKED_PROC_FILES if Path(p).exists() and Path(p).read_text()]
+    assert "/proc/vmstat" in present
+    for path in present:
+        seen = _sandbox_reads(tmp_path, Path(path))
+        assert seen == "READ \n" or seen.startswith("DENIED"), (path, seen[:200])
+    assert _sandbox_reads(tmp_path, Path("/proc/stat")).startswith("READ cpu")  # os.cpu_count's fallback
+    monkeypatch.setattr(isolation, "MASKED_PROC_FILES", ())
+    assert _sandbox_reads(tmp_path, Path("/proc/vmstat")).startswith("READ nr_free_pages")

@@ -108,19 +108,25 @@ def _system_binds() -> list[str]:
     return args + ["--proc", "/proc", "--dev", "/dev", *_masked_proc_files()]
 
 
-# Files of the sandbox's /proc that show the host's kernel event counters, each covered by an empty file.
+# Files of the sandbox's /proc that show the host's kernel event counters, each covered by the host's /dev/null
+# (read empty, or refused where the mount belongs to the sandbox's user namespace, which opens no device).
 # They count since boot, machine-wide, and nothing resets them when a run ends, so a run can leave one at
 # a value it chose for the next run to read: the seeds of a --frozen hidden run relayed their fits through
 # the residue of /proc/vmstat's unevictable_pgs_mlocked modulo 2**28 (an mlock of 8 MB adds 2048, and
 # nothing else on a quiet machine does), each later seed scoring the mean level of the fits before it
-# (seventieth pass). /proc/zoneinfo prints the same counters per node. No predictor needs them.
-MASKED_PROC_FILES = ("/proc/vmstat", "/proc/zoneinfo")
+# (seventieth pass). /proc/zoneinfo prints the same counters per node. No predictor needs them, nor the
+# other machine-wide counters a run can move at will: interrupts and softirqs by CPU, the disks' reads and
+# writes since boot (a run reads files the page-cache drop left on disk), the free pages by order and kind.
+# (/proc/stat stays: glibc counts the CPUs from it where /sys is not mounted, as here.)
+MASKED_PROC_FILES = ("/proc/vmstat", "/proc/zoneinfo", "/proc/interrupts", "/proc/softirqs", "/proc/diskstats",
+                     "/proc/buddyinfo", "/proc/pagetypeinfo")
 
 
 def _masked_proc_files() -> list[str]:
     """bubblewrap's arguments binding an empty file (the host's ``/dev/null``, read-only) over each of
-    :data:`MASKED_PROC_FILES`, after the sandbox's ``/proc`` is mounted."""
-    return [arg for path in MASKED_PROC_FILES for arg in ("--ro-bind", "/dev/null", path)]
+    :data:`MASKED_PROC_FILES` this kernel has (the sandbox's ``/proc`` is the host kernel's: a file it
+    lacks cannot be bound over), after the sandbox's ``/proc`` is mounted."""
+    return [arg for path in MASKED_PROC_FILES if Path(path).exists() for arg in ("--ro-bind", "/dev/null", path)]
 
 
 # Where a predictor writes: a private /tmp and /dev/shm (POSIX shared memory and semaphores, which
