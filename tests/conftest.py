@@ -20,7 +20,8 @@ def _forget_record_checks() -> None:
 def _forget_reference_caches() -> None:
     from perfgraphs.leaderboard.records import trust
 
-    for cached in (trust.reference_spellings, trust._reference_code_problem, trust._reference_files):
+    for cached in (trust.reference_spellings, trust._reference_code_problem, trust._reference_files,
+                   trust._catalog_arrivals):
         cached.cache_clear()
 
 

@@ -163,7 +163,7 @@ def _named_before_its_reference(method: str, authors: str,
     for name in reference_spellings():
         if names.taken_name(method, {name}) is None:
             continue
-        if not held_before(recorded[1], _reserved_since(name, folders[1], untracked)):
+        if not held_before(recorded[1], _reserved_since(name, folders[1], untracked, folders[0])):
             return False
     return True
 
@@ -175,7 +175,7 @@ def _catalog_names() -> frozenset[str]:
     return frozenset(reference_names())
 
 
-def _reserved_since(name: str, folders: dict[str, int], untracked: set[str]) -> int:
+def _reserved_since(name: str, folders: dict[str, int], untracked: set[str], top: str = "") -> int:
     """The arrival from which the reference name ``name`` is reserved: a name of the catalog's code
     from the start, a folder of its name or not; else its committed folder's first commit, or after
     everything for a folder not committed. A folder only adds a reservation: a catalog name was dated
@@ -183,5 +183,42 @@ def _reserved_since(name: str, folders: dict[str, int], untracked: set[str]) -> 
     start, was freed for a team's ``ratio-transfer-v2`` line (refused on every board) by a later commit
     adding ``leaderboard/reference/ratio-transfer/README.md``: every board showed it (sixty-fifth pass)."""
     if name in _catalog_names():
-        return 0
+        return _catalog_name_since(name, top)
     return folders[name] if name in folders else sys.maxsize if name in untracked else 0
+
+
+def catalog_file() -> Path:
+    """The baseline catalog's source file, as imported."""
+    from perfgraphs.baselines import catalog
+
+    return Path(catalog.__file__)
+
+
+def _catalog_name_since(name: str, top: str) -> int:
+    """The arrival from which the catalog's code reserves ``name``: the first main-line commit whose
+    catalog file held it (``"name"``, as the catalog writes its names), the commit read where no
+    version did (a name spelt otherwise, or not committed); from the start where the catalog is not
+    this repository's file (an installed package). The catalog as it stands was read: a pull request
+    adding a transfer reference ``gnn`` to ``perfgraphs/baselines/catalog.py`` (code, no folder, no
+    results file touched) reserved the name from the start, and every board dropped the ``gnn-x``
+    record a team had merged long before (seventy-first pass of 2026-12-06), where a folder of that
+    name is dated from its first commit (thirty-sixth pass)."""
+    source = catalog_file().resolve()
+    if not top or not source.is_relative_to(Path(top).resolve()):
+        return 0
+    return _catalog_arrivals(Path(top).resolve(), source.relative_to(Path(top).resolve()).as_posix(),
+                             (git(Path(top), "rev-parse", "HEAD") or "").strip()).get(name, 0)
+
+
+@functools.lru_cache(maxsize=8)
+def _catalog_arrivals(top: Path, rel: str, head: str) -> dict[str, int]:
+    """For each name of the catalog's code, the arrival of the first main-line commit whose catalog
+    file held it quoted; a name no version held, the arrival of ``head`` (:func:`_catalog_name_since`)."""
+    chain = (git(top, "rev-list", "--first-parent", head) or "").split() if head else []
+    found: dict[str, int] = {}
+    for name in _catalog_names():
+        # -S: the commits that changed how often the quoted name occurs; the oldest added it first
+        log = (git(top, "log", "--first-parent", "--format=%H", f"-S\"{name}\"", head, "--",
+                   f":(literal){rel}") or "").split()
+        found[name] = len(chain) - 1 - chain.index(log[-1]) if log and log[-1] in chain else max(len(chain) - 1, 0)
+    return found
