@@ -33,7 +33,7 @@ def _commit(repo, message: str) -> None:
     _git(repo, "commit", "-q", "-m", message)
 
 
-def _repo(tmp_path, monkeypatch, spelt: str = '"gnn"'):
+def _repo(tmp_path, monkeypatch, spelt: str = '"gnn"', earlier: str = ""):
     """A repository holding the reference folder ``static-mlp`` and a catalog file (its first commit),
     then Alice's ``gnn-x`` line, then Mallory's pull request adding the transfer reference ``gnn`` to the
     catalog; the catalog's code read is that file's (its names, the real ones and ``gnn``)."""
@@ -48,7 +48,7 @@ def _repo(tmp_path, monkeypatch, spelt: str = '"gnn"'):
     source = repo / CATALOG
     source.parent.mkdir(parents=True)
     real = sorted(catalog.reference_names())
-    source.write_text("".join(f'X = "{n}"\n' for n in real))
+    source.write_text("".join(f'X = "{n}"\n' for n in real) + earlier)
     _git(repo, "init", "-q", "-b", "main")
     _commit(repo, "references and the catalog")
     (repo / "results" / "dippm.jsonl").write_text(_line("gnn-x", "Alice Able") + "\n")
@@ -98,8 +98,9 @@ def test_a_catalog_name_no_version_spells_is_reserved_from_the_commit_read(tmp_p
 
 
 def test_the_real_catalogs_names_are_found_in_its_history():
-    """Every reference name of this checkout's catalog is dated by a commit of its catalog file (none
-    falls back to the commit read), where the checkout has the file's history."""
+    """Every reference name this checkout's catalog declares literally (``Baseline("name"``) is dated by
+    a commit of its catalog file before the commit read; one declared through a constant (``trappm``) is
+    dated at the commit read, where the checkout has the file's history."""
     from perfgraphs.leaderboard.records import history, trust
 
     top = history.git(trust.catalog_file().parent, "rev-parse", "--show-toplevel")
@@ -113,3 +114,20 @@ def test_the_real_catalogs_names_are_found_in_its_history():
     found = trust._catalog_arrivals(Path(top).resolve(), rel, head)
     chain = history.git(Path(top), "rev-list", "--first-parent", "--count", head).strip()
     assert found and all(0 <= when < int(chain) for when in found.values()), found
+    text = trust.catalog_file().read_text()
+    for name, when in found.items():
+        assert (when < int(chain) - 1) == (f'Baseline("{name}"' in text), (name, when, chain)
+
+
+def test_a_name_the_catalog_held_before_as_another_string_is_dated_from_its_declaration(tmp_path, monkeypatch,
+                                                                                       capsys):
+    """Review of the fix: the catalog file held ``"gnn"`` long before as another string (a dependency's or
+    a family's name, as the real file holds ``"xgboost"`` and ``"torch"``); dated from the quoted name
+    alone, a reference ``gnn`` declared later took Alice's earlier ``gnn-x``. A name is dated from its
+    declaration (``Baseline("gnn"``)."""
+    repo = _repo(tmp_path, monkeypatch, earlier='FAMILIES = ("gnn",)\n')
+    methods, skipped = _shown(repo, capsys)
+    assert methods == ["gnn-x"] and not skipped, skipped
+    _add_line(repo, "gnn-y", "Bob Baker")
+    methods, skipped = _shown(repo, capsys)
+    assert methods == ["gnn-x"] and len(skipped) == 1 and "'gnn'" in skipped[0], skipped

@@ -196,8 +196,8 @@ def catalog_file() -> Path:
 
 def _catalog_name_since(name: str, top: str) -> int:
     """The arrival from which the catalog's code reserves ``name``: the first main-line commit whose
-    catalog file held it (``"name"``, as the catalog writes its names), the commit read where no
-    version did (a name spelt otherwise, or not committed); from the start where the catalog is not
+    catalog file declared it (``Baseline("name"``, as the catalog declares its baselines), the commit
+    read where no version did (a name spelt otherwise, or not committed); from the start where the catalog is not
     this repository's file (an installed package). The catalog as it stands was read: a pull request
     adding a transfer reference ``gnn`` to ``perfgraphs/baselines/catalog.py`` (code, no folder, no
     results file touched) reserved the name from the start, and every board dropped the ``gnn-x``
@@ -213,12 +213,15 @@ def _catalog_name_since(name: str, top: str) -> int:
 @functools.lru_cache(maxsize=8)
 def _catalog_arrivals(top: Path, rel: str, head: str) -> dict[str, int]:
     """For each name of the catalog's code, the arrival of the first main-line commit whose catalog
-    file held it quoted; a name no version held, the arrival of ``head`` (:func:`_catalog_name_since`)."""
+    file declared it; a name no version declared so, the arrival of ``head`` (:func:`_catalog_name_since`)."""
     chain = (git(top, "rev-list", "--first-parent", head) or "").split() if head else []
     found: dict[str, int] = {}
     for name in _catalog_names():
-        # -S: the commits that changed how often the quoted name occurs; the oldest added it first
-        log = (git(top, "log", "--first-parent", "--format=%H", f"-S\"{name}\"", head, "--",
+        # -S: the commits that changed how often the name occurs as a baseline's first argument (a
+        # `Baseline(` or `TransferBaseline(` call); the oldest added it first. The quoted name alone
+        # dated a reference from any old string of the file: `"xgboost"`, a dependency's name there
+        # for long, would date a new reference `xgboost` before a team's `xgboost-tuned` (review)
+        log = (git(top, "log", "--first-parent", "--format=%H", f"-SBaseline(\"{name}\"", head, "--",
                    f":(literal){rel}") or "").split()
         found[name] = len(chain) - 1 - chain.index(log[-1]) if log and log[-1] in chain else max(len(chain) - 1, 0)
     return found
