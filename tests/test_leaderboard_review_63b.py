@@ -53,6 +53,12 @@ ENSEMBLE = (
 def _bagged_ridge(folder, ensemble: bool):
     """The ridge example, fitted on a bootstrap draw of the training rows by seed (an honest spread of
     fits); with ``ensemble`` its ``load_state`` takes the mean of every seed's state it can read."""
+    return bagged_ridge(folder, "ridge-ensemble" if ensemble else "ridge-bagged", ENSEMBLE if ensemble else "")
+
+
+def bagged_ridge(folder, method: str, on_load: str = ""):
+    """The ridge example under ``method``, fitted on a bootstrap draw of the training rows by seed, the
+    source ``on_load`` run first in its ``load_state``."""
     def edit(source: str) -> str:
         init = "        self.target = target\n"
         fit = "        y = np.log(np.asarray(train[self.target], dtype=np.float64))\n"
@@ -60,10 +66,9 @@ def _bagged_ridge(folder, ensemble: bool):
         assert init in source and fit in source and load in source
         source = source.replace(init, init + "        self.seed = seed\n")
         draw = "        self._rows = np.random.default_rng(self.seed).integers(0, len(y), len(y))\n"
-        source = source.replace(fit, fit + draw + BOOTSTRAP)
-        return source.replace(load, load + ENSEMBLE) if ensemble else source
+        return source.replace(fit, fit + draw + BOOTSTRAP).replace(load, load + on_load)
 
-    return example_copy(folder, "ridge-ensemble" if ensemble else "ridge-bagged", edit)
+    return example_copy(folder, method, edit)
 
 
 def _predict(state: dict, rows) -> np.ndarray:

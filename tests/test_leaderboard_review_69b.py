@@ -29,8 +29,8 @@ import pytest
 
 from perfgraphs.leaderboard.sandbox import confine
 from test_leaderboard_review_52b import freeze_and_score_hidden
-from test_leaderboard_review_63b import BOOTSTRAP, _predict
-from test_submit import BOARD, env, example_copy, numpy_mape, parts, run_cli  # noqa: F401 — fixtures
+from test_leaderboard_review_63b import _predict, bagged_ridge
+from test_submit import BOARD, env, numpy_mape, parts, run_cli  # noqa: F401 — fixtures
 
 DOCS = "/usr/share/doc"
 BITS = 248  # 7 float32, a count byte, a 16-bit checksum
@@ -83,16 +83,7 @@ def _relaying_ridge(folder):
     """The ridge example fitted on a bootstrap draw of the training rows by seed (an honest spread of
     fits, as the sixty-third pass's bagged ridge), whose ``load_state`` relays the states (RELAY); a
     fresh ``nonce.txt`` names this test's lookups apart from any earlier run's."""
-    def edit(source: str) -> str:
-        init = "        self.target = target\n"
-        fit = "        y = np.log(np.asarray(train[self.target], dtype=np.float64))\n"
-        load = "    def load_state(self, state: dict[str, np.ndarray]) -> None:\n"
-        assert init in source and fit in source and load in source
-        source = source.replace(init, init + "        self.seed = seed\n")
-        draw = "        self._rows = np.random.default_rng(self.seed).integers(0, len(y), len(y))\n"
-        return source.replace(fit, fit + draw + BOOTSTRAP).replace(load, load + RELAY)
-
-    sub = example_copy(folder, "ridge-relay", edit)
+    sub = bagged_ridge(folder, "ridge-relay", RELAY)
     (sub / "nonce.txt").write_text(secrets.token_hex(8) + "\n")
     return sub
 

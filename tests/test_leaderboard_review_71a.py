@@ -86,10 +86,16 @@ def test_a_name_added_to_the_catalog_does_not_take_a_teams_earlier_record(tmp_pa
     assert methods == [] and len(skipped) == 2, skipped
 
 
-def test_a_catalog_name_no_version_spells_is_reserved_from_the_commit_read(tmp_path, monkeypatch, capsys):
-    """A catalog name no committed version of the file spells quoted (built otherwise) is dated at the
-    commit read: Alice's line merged before it keeps its name, Bob's line merged last does not."""
-    repo = _repo(tmp_path, monkeypatch, spelt='"g" + "nn"')
+@pytest.mark.parametrize("spelt, earlier", [('"g" + "nn"', ""), ('"gnn"', 'FAMILIES = ("gnn",)\n')],
+                         ids=["built-otherwise", "an-earlier-string"])
+def test_a_name_is_dated_from_its_declaration_or_the_commit_read(tmp_path, monkeypatch, capsys, spelt, earlier):
+    """A catalog name no committed version of the file declares literally (built otherwise) is dated at
+    the commit read; one the file held long before as another string (a dependency's or a family's name,
+    as the real file holds ``"xgboost"`` and ``"torch"``) is dated from its declaration
+    (``Baseline("gnn"``): dated from the quoted name alone, a reference ``gnn`` declared later took
+    Alice's earlier ``gnn-x`` (review of the fix). Either way Alice's line merged before it keeps its
+    name, and Bob's line merged last does not."""
+    repo = _repo(tmp_path, monkeypatch, spelt=spelt, earlier=earlier)
     methods, skipped = _shown(repo, capsys)
     assert methods == ["gnn-x"] and not skipped, skipped
     _add_line(repo, "gnn-y", "Bob Baker")
@@ -117,17 +123,3 @@ def test_the_real_catalogs_names_are_found_in_its_history():
     text = trust.catalog_file().read_text()
     for name, when in found.items():
         assert (when < int(chain) - 1) == (f'Baseline("{name}"' in text), (name, when, chain)
-
-
-def test_a_name_the_catalog_held_before_as_another_string_is_dated_from_its_declaration(tmp_path, monkeypatch,
-                                                                                       capsys):
-    """Review of the fix: the catalog file held ``"gnn"`` long before as another string (a dependency's or
-    a family's name, as the real file holds ``"xgboost"`` and ``"torch"``); dated from the quoted name
-    alone, a reference ``gnn`` declared later took Alice's earlier ``gnn-x``. A name is dated from its
-    declaration (``Baseline("gnn"``)."""
-    repo = _repo(tmp_path, monkeypatch, earlier='FAMILIES = ("gnn",)\n')
-    methods, skipped = _shown(repo, capsys)
-    assert methods == ["gnn-x"] and not skipped, skipped
-    _add_line(repo, "gnn-y", "Bob Baker")
-    methods, skipped = _shown(repo, capsys)
-    assert methods == ["gnn-x"] and len(skipped) == 1 and "'gnn'" in skipped[0], skipped

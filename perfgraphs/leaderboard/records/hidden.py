@@ -408,26 +408,13 @@ def _ever_out_of_band(place: tuple[Path, str], head: str, name: str) -> dict[tup
     from perfgraphs.collect.host_speed import in_band
 
     found: dict[tuple[str, str], float] = {}
-    pattern = re.sub(r"([*?\[\\])", r"\\\1", name)
-    for commit, changed in main_line_versions(place[0], head, _folder_glob(place, pattern)):
-        try:
-            text = committed_text(place[0], commit, in_folder(place, changed))
-            doc = json.loads(text) if text else None
-            rounds = definition_rounds(doc) if isinstance(doc, dict) else []
-        except (ValueError, RecursionError, PerfgraphsError):
-            continue  # a version that did not parse held nothing back
-        for i, round_ in enumerate(rounds):
-            sha = round_.get("sha256")
-            if i == 0 and not isinstance(sha, str):  # the current round named by the commitment beside it
-                words = (committed_text(place[0], commit, in_folder(place, Path(changed).stem + ".sha256")) or "").split()
-                sha = words[0] if words else None
-            measured = round_.get("measured")
-            block = measured.get("host_speed") if isinstance(measured, dict) else None
-            if not isinstance(sha, str) or not isinstance(block, dict):
-                continue
-            for target in block:
-                if in_band(block, target) is False:
-                    found.setdefault((sha.strip().lower(), target), float(block[target]["median_ratio"]))
+    for sha, stated in _stated_rounds(place, head, name):
+        block = json.loads(stated).get("host_speed")
+        if not isinstance(block, dict):
+            continue
+        for target in block:
+            if in_band(block, target) is False:
+                found.setdefault((sha, target), float(block[target]["median_ratio"]))
     return found
 
 
@@ -578,7 +565,8 @@ def hidden_noise_text(dataset: str, config: str, target: str, sha256: str, root:
 def _stated_rounds(place: tuple[Path, str], head: str, name: str) -> tuple[tuple[str, str], ...]:
     """(set sha256, its round's ``measured`` block as JSON) of every round of every main-line
     (``--first-parent``) version of the definition ``name``, oldest version first, at ``head``; a
-    version's current round that names no set is the set of the commitment beside it then."""
+    version's current round that names no set is the set of the commitment beside it then. A version
+    that did not parse states nothing."""
     found = []
     pattern = re.sub(r"([*?\[\\])", r"\\\1", name)
     for commit, changed in main_line_versions(place[0], head, _folder_glob(place, pattern)):

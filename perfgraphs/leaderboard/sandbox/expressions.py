@@ -279,19 +279,24 @@ def guard_type_hints(module) -> None:
     data (a median that built its prior's model from the field types its ``prior.json`` held ran
     ``exec(open(...).read()) or float``: sixty-fifth pass). One guard for every caller, PyG's ``eval_type``
     among them."""
-    forward_ref = module.ForwardRef
-    evaluate = forward_ref._evaluate
-    if getattr(evaluate, "_perfgraphs_guarded", False):
+    _check_method(module.ForwardRef, "_evaluate", lambda ref: _hint_problem(ref.__forward_arg__), "to evaluate")
+
+
+def _check_method(cls, name: str, problem, doing: str) -> None:
+    """Replace the method ``cls.name`` with one that first asks ``problem(self)`` (a reason or None) and
+    refuses, "the sandbox refused ``doing`` ...", where there is one (once: a guarded method is kept)."""
+    method = getattr(cls, name)
+    if getattr(method, "_perfgraphs_guarded", False):
         return
 
-    @functools.wraps(evaluate)
+    @functools.wraps(method)
     def checked(self, *args, **kwargs):
-        if (why := _hint_problem(self.__forward_arg__)) is not None:
-            raise _refused_code("to evaluate", why)
-        return evaluate(self, *args, **kwargs)
+        if (why := problem(self)) is not None:
+            raise _refused_code(doing, why)
+        return method(self, *args, **kwargs)
 
     checked._perfgraphs_guarded = True
-    forward_ref._evaluate = checked
+    setattr(cls, name, checked)
 
 
 _hint_problem = functools.lru_cache(maxsize=4096)(type_problem)  # a library evaluates its own hints over and over
@@ -328,19 +333,7 @@ def fx_graph_problem(graph) -> str | None:
 def guard_fx(module) -> None:
     """``module``'s (fx's graph module's) ``Graph.python_code``, from which every ``GraphModule`` gets the
     ``forward`` it runs, generates code only where :func:`fx_graph_problem` passes the graph."""
-    graph = module.Graph
-    python_code = graph.python_code
-    if getattr(python_code, "_perfgraphs_guarded", False):
-        return
-
-    @functools.wraps(python_code)
-    def checked(self, *args, **kwargs):
-        if (why := fx_graph_problem(self)) is not None:
-            raise _refused_code("to generate fx code from", why)
-        return python_code(self, *args, **kwargs)
-
-    checked._perfgraphs_guarded = True
-    graph.python_code = checked
+    _check_method(module.Graph, "python_code", fx_graph_problem, "to generate fx code from")
 
 
 GUARDS = {PANDAS: guard_pandas, JINJA2: guard_jinja2, MAKO: guard_mako, "torch_geometric.inspector": guard_pyg_types,
