@@ -433,14 +433,18 @@ def reserved_names(results_root: Path | None = None) -> set[str]:
 def _reserved_spellings(results_root: Path | None = None) -> set[str]:
     """:func:`reserved_names` as they are spelled (for messages)."""
     from perfgraphs.baselines.catalog import reference_names
-    from perfgraphs.leaderboard.records.results import RESULTS_DIR, file_lines, read_line, results_files
+    from perfgraphs.leaderboard.records.results import (RESULTS_DIR, file_lines, read_line, results_files,
+                                                        stated_authors_and_method)
 
     names = reference_names()
     names |= {p.name for p in REFERENCE_DIR.iterdir() if p.is_dir()} if REFERENCE_DIR.is_dir() else set()
     for folder in {Path(results_root or RESULTS_DIR), RESULTS_DIR}:
         for path in results_files(folder):
             for line in file_lines(path):
-                record, why = read_line(line, path) if line.strip() else (None, "")
+                authors, method = stated_authors_and_method(line)
+                if authors != REFERENCE_AUTHORS or (isinstance(method, str) and method.split(" (")[0] in names):
+                    continue  # the line read in full would add nothing: not the reference authors', or reserved already
+                record, why = read_line(line, path)
                 # only a record the boards read: a hand-written line by "the reference authors" that is
                 # never shown must not reserve a team's name (review of 2026-12-02)
                 if why is None and record.get("authors") == REFERENCE_AUTHORS:
