@@ -77,7 +77,11 @@ def missing_reference_entries(results: Path | None = None) -> dict[Board, list[s
         on_board = [e for e in by_dataset[board.dataset] if (e.config, e.target) == (board.config, board.target)
                     and e.test_set == "public"
                     and recorded.scoring_protocol(e.dataset, e.config, e.protocol) == board.protocol]
-        _, current, _ = split_by_build(on_board, pins.get(f"{board.dataset} {board.config}"))
+        pin = pins.get(f"{board.dataset} {board.config}")
+        # the pinned build itself: a re-pin's references not yet re-scored on it are missing there, though a
+        # board with records on it still ranks the build they are on (builds.pinned_build)
+        current = [e for e in on_board if e.dataset_content_hash == pin["content_hash"]] if pin else \
+            split_by_build(on_board, None)[1]
         # the harness ran the reference's own code (a record by anyone else under its name is refused
         # at submission, check.check_reserved; this keeps one from a hand-edited file out as well)
         entries = [e for e in current if e.tier in HARNESS_TIERS and e.authors == REFERENCE_AUTHORS

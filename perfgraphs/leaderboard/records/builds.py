@@ -155,11 +155,30 @@ def split_by_build(entries: list, pin: dict | None) -> tuple[str, list, list]:
     keeps every record (:func:`hidden_board`)."""
     if not entries:
         return "", [], []
-    build = pin["content_hash"] if pin else unpinned_build(entries)
+    build = pinned_build(entries, pin["content_hash"]) if pin else unpinned_build(entries)
     if pin is None and hidden_board(entries):
         return build, list(entries), []
     return (build, [e for e in entries if e.dataset_content_hash == build],
             [e for e in entries if e.dataset_content_hash != build])
+
+
+def pinned_build(entries: list, pin: str) -> str:
+    """The build a pinned public board ranks: the pin, unless records are on it while the board's newest
+    reference-baseline record the harness ran is on another build, whose build it then ranks
+    (:func:`unpinned_build`'s first rule). ``builds.json`` is a file a pull request can change and is read
+    as it stands, and no test rebuilds most pinned configs: one pull request that pinned dippm's unpinned
+    ``amd-epyc-23059b2f-torch-fp32`` (or re-pinned a pinned config) to the build of its author's own
+    reproduced record ranked that record alone at rank 1, the reference and every other team under
+    *previous builds* (seventy-second pass of 2026-12-06). A re-pin is a release step after which the
+    maintainers re-score the references on the new build (the module's docstring); a pin that holds no
+    record yet (a re-pin before that) still ranks nothing, as before."""
+    from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS
+    from perfgraphs.leaderboard.records.tiers import HARNESS_TIERS
+
+    references = [e for e in entries if e.tier in HARNESS_TIERS and e.authors == REFERENCE_AUTHORS]
+    if not references or not any(e.dataset_content_hash == pin for e in entries):
+        return pin
+    return max(references, key=lambda e: e.date_utc).dataset_content_hash
 
 
 def hidden_board(entries: list) -> bool:
