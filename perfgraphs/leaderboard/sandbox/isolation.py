@@ -118,8 +118,14 @@ def _system_binds() -> list[str]:
 # other machine-wide counters a run can move at will: interrupts and softirqs by CPU, the disks' reads and
 # writes since boot (a run reads files the page-cache drop left on disk), the free pages by order and kind.
 # (/proc/stat stays: glibc counts the CPUs from it where /sys is not mounted, as here.)
+# Nor the pressure-stall totals (/proc/pressure/*: microseconds since boot that some task waited on memory,
+# I/O, CPU or interrupts, machine-wide): a run stalls on memory at will, to the microsecond, by reading a large
+# file at its memory cgroup's limit (each reclaim counts), nothing else on a quiet machine does, and the
+# seeds of a --frozen hidden run relayed their mean level through the memory total's millisecond modulo 64
+# (seventy-second pass).
+PRESSURE_FILES = ("/proc/pressure/memory", "/proc/pressure/io", "/proc/pressure/cpu", "/proc/pressure/irq")
 MASKED_PROC_FILES = ("/proc/vmstat", "/proc/zoneinfo", "/proc/interrupts", "/proc/softirqs", "/proc/diskstats",
-                     "/proc/buddyinfo", "/proc/pagetypeinfo")
+                     "/proc/buddyinfo", "/proc/pagetypeinfo", *PRESSURE_FILES)
 
 
 def _masked_proc_files() -> list[str]:
