@@ -15,7 +15,7 @@ each seed estimates on a random tenth of the training rows) from the counter's m
 63rd pass's ensemble of frozen fits, rebuilt through a third channel: on the tiny board the record's seeds
 scored 32.95 / 35.07 / 35.03 / 38.36 / 37.36 % MAPE (mean 35.75) where their frozen states earn
 32.95 / 38.14 / 33.86 / 47.67 / 36.90 (mean 37.90), each relayed value read exactly. Now every file of ``/proc/pressure``
-is masked beside ``/proc/vmstat`` (``isolation.MASKED_PROC_FILES``) and each seed scores its own state.
+is masked beside ``/proc/vmstat`` (no longer in ``isolation.PROC_SHOWN``) and each seed scores its own state.
 """
 
 from __future__ import annotations
@@ -161,8 +161,7 @@ def test_a_frozen_run_reads_no_earlier_seeds_memory_stalls(env, parts, capsys, g
     for s in record["per_seed"]:
         assert s["mape_pct"] == pytest.approx(own[s["seed"]], rel=1e-5), (s, own)
 
-    monkeypatch.setattr(isolation, "MASKED_PROC_FILES", tuple(p for p in isolation.MASKED_PROC_FILES
-                                                              if p not in isolation.PRESSURE_FILES))
+    monkeypatch.setattr(isolation, "PROC_SHOWN", (*isolation.PROC_SHOWN, "pressure"))
     record = _run(sub, env, capsys, *hidden)
     relayed = {s: numpy_mape(y, _predict(state, parts.test)) for s, state in _relayed(states).items()}
     scored = {s["seed"]: s["mape_pct"] for s in record["per_seed"]}

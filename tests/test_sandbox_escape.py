@@ -459,16 +459,49 @@ def test_the_staged_code_carries_the_tables_it_reads_and_no_fitted_artifact(tmp_
     assert {p.suffix for p in staged.rglob("*") if p.is_file()} == {".py", ".json", ".csv"}
 
 
-def test_the_hosts_event_counters_read_empty_in_the_sandbox(tmp_path, monkeypatch):
-    """The seventieth pass relayed frozen fits between seeds through ``/proc/vmstat``; no machine-wide
-    counter a run can move (``isolation.MASKED_PROC_FILES``) is read inside (the device bound over it opens
-    empty or, on a mount of the sandbox's user namespace, not at all), while Python still counts the
-    machine's CPUs. Control: without the masks the sandbox reads the host's counters."""
-    present = [p for p in isolation.MASKED_PROC_FILES if Path(p).exists() and Path(p).read_text()]
-    assert "/proc/vmstat" in present
-    for path in present:
-        seen = _sandbox_reads(tmp_path, Path(path))
-        assert seen == "READ \n" or seen.startswith("DENIED"), (path, seen[:200])
-    assert _sandbox_reads(tmp_path, Path("/proc/stat")).startswith("READ cpu")  # os.cpu_count's fallback
-    monkeypatch.setattr(isolation, "MASKED_PROC_FILES", ())
-    assert _sandbox_reads(tmp_path, Path("/proc/vmstat")).startswith("READ nr_free_pages")
+# every entry of the sandbox's /proc top and of /proc/sys/fs that it reads (files) or lists (folders),
+# then the CPU count Python finds
+_PROC_WALK = (
+    "import os\n"
+    "for top in ('/proc', '/proc/sys/fs'):\n"
+    "    for name in sorted(os.listdir(top)):\n"
+    "        path = os.path.join(top, name)\n"
+    "        if name.isdigit() or os.path.islink(path):\n"
+    "            continue\n"
+    "        try:\n"
+    "            seen = os.listdir(path) if os.path.isdir(path) else open(path, 'rb').read(64)\n"
+    "        except OSError:\n"
+    "            continue\n"
+    "        if seen:\n"
+    "            print('SHOWN', path)\n"
+    "print('CPUS', os.cpu_count())\n"
+)
+
+
+def _sandbox_shows(tmp_path: Path) -> tuple[set[str], str]:
+    dirs = {p: tmp_path / p for p in ("job", "inbox", "code", "submission")}
+    for d in dirs.values():
+        d.mkdir(exist_ok=True)
+        d.chmod(0o755)
+    done = subprocess.run(isolation.command(isolation.SandboxPaths(**dirs), [sys.executable, "-c", _PROC_WALK]),
+                          capture_output=True, text=True, timeout=60, env=isolation.outer_environment())
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    return {line.split(" ", 1)[1] for line in lines if line.startswith("SHOWN ")}, lines[-1]
+
+
+def test_the_sandbox_sees_only_the_proc_entries_a_predictor_has_a_use_for(tmp_path, monkeypatch):
+    """The seventieth and seventy-second passes relayed frozen fits between seeds through machine-wide
+    counters of ``/proc`` (``vmstat``, ``pressure/memory``); the sandbox's ``/proc`` now shows its own
+    processes and the entries of ``isolation.PROC_SHOWN`` only: every other entry of its top, and
+    ``/proc/sys/fs``, reads empty or not at all (the device bound over a file opens empty or, on a mount of
+    the sandbox's user namespace, not at all; a folder is an empty tmpfs), while Python still counts the
+    machine's CPUs. Control: with ``vmstat`` and ``pressure`` shown the sandbox reads the host's counters."""
+    on_host = {f"/proc/{n}" for n in os.listdir("/proc") if not n.isdigit() and not os.path.islink(f"/proc/{n}")}
+    assert {"/proc/vmstat", "/proc/stat", "/proc/loadavg", "/proc/meminfo"} <= on_host
+    shown, cpus = _sandbox_shows(tmp_path)
+    assert shown and shown <= {f"/proc/{n}" for n in isolation.PROC_SHOWN}, shown
+    assert cpus == f"CPUS {os.cpu_count()}"
+    monkeypatch.setattr(isolation, "PROC_SHOWN", (*isolation.PROC_SHOWN, "vmstat", "pressure"))
+    shown, _ = _sandbox_shows(tmp_path)
+    assert "/proc/vmstat" in shown and ("/proc/pressure" in shown) == os.path.isdir("/proc/pressure")

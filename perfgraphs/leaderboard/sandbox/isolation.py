@@ -105,34 +105,47 @@ def _system_binds() -> list[str]:
     for path in SYSTEM_FILES:
         if Path(path).is_file():
             args += ["--ro-bind", path, path]
-    return args + ["--proc", "/proc", "--dev", "/dev", *_masked_proc_files()]
+    return args + ["--proc", "/proc", "--dev", "/dev", *_masked_proc()]
 
 
-# Files of the sandbox's /proc that show the host's kernel event counters, each covered by the host's /dev/null
-# (read empty, or refused where the mount belongs to the sandbox's user namespace, which opens no device).
-# They count since boot, machine-wide, and nothing resets them when a run ends, so a run can leave one at
-# a value it chose for the next run to read: the seeds of a --frozen hidden run relayed their fits through
-# the residue of /proc/vmstat's unevictable_pgs_mlocked modulo 2**28 (an mlock of 8 MB adds 2048, and
-# nothing else on a quiet machine does), each later seed scoring the mean level of the fits before it
-# (seventieth pass). /proc/zoneinfo prints the same counters per node. No predictor needs them, nor the
-# other machine-wide counters a run can move at will: interrupts and softirqs by CPU, the disks' reads and
-# writes since boot (a run reads files the page-cache drop left on disk), the free pages by order and kind.
-# (/proc/stat stays: glibc counts the CPUs from it where /sys is not mounted, as here.)
-# Nor the pressure-stall totals (/proc/pressure/*: microseconds since boot that some task waited on memory,
-# I/O, CPU or interrupts, machine-wide): a run stalls on memory at will, to the microsecond, by reading a large
-# file at its memory cgroup's limit (each reclaim counts), nothing else on a quiet machine does, and the
-# seeds of a --frozen hidden run relayed their mean level through the memory total's millisecond modulo 64
-# (seventy-second pass).
-PRESSURE_FILES = ("/proc/pressure/memory", "/proc/pressure/io", "/proc/pressure/cpu", "/proc/pressure/irq")
-MASKED_PROC_FILES = ("/proc/vmstat", "/proc/zoneinfo", "/proc/interrupts", "/proc/softirqs", "/proc/diskstats",
-                     "/proc/buddyinfo", "/proc/pagetypeinfo", *PRESSURE_FILES)
+# What of the host kernel's /proc a sandbox sees: its own processes (the pid namespace's folders,
+# ``self``, ``thread-self`` and the links into them), the CPU's description, the kernel's version,
+# command line and file systems (facts fixed at boot), and ``/proc/sys`` (tunables, read-only to it)
+# less ``/proc/sys/fs`` (counts of open files, inodes and dentries). Every other entry of the top of
+# /proc is covered: a file by the host's /dev/null (read empty, or refused where the mount belongs to
+# the sandbox's user namespace, which opens no device), a folder by an empty read-only tmpfs.
+# Those entries are machine-wide, and a run can move many of them at will while nothing resets them
+# when it ends, so a run left one at a value it chose for the next run to read: the seeds of a
+# --frozen hidden run relayed the running mean of their fits' levels through /proc/vmstat's
+# unevictable_pgs_mlocked modulo 2**28 (seventieth pass), then through the memory pressure-stall total
+# of /proc/pressure/memory, to the microsecond, by reading a large file at their memory limit
+# (seventy-second pass), each file masked once found. Counters and gauges of the whole machine are a
+# family (/proc/stat's forks and context switches, /proc/loadavg, /proc/uptime's idle time, the
+# interrupts, the disks' reads, the free pages by order, locks, keys): an allow-list of what a
+# predictor has a use for closes the family at once, as a container runtime masks /proc by default.
+# glibc counts the CPUs from /sys/devices/system/cpu/online (bound: :data:`CPU_FACTS`) and, without it,
+# from the run's CPU affinity, so os.cpu_count() holds without /proc/stat.
+PROC_SHOWN = ("self", "thread-self", "mounts", "net", "cpuinfo", "version", "cmdline", "filesystems", "sys")
+PROC_HIDDEN_FOLDERS = ("/proc/sys/fs",)
+CPU_FACTS = ("/sys/devices/system/cpu/online", "/sys/devices/system/cpu/possible",
+             "/sys/devices/system/cpu/present")
 
 
-def _masked_proc_files() -> list[str]:
-    """bubblewrap's arguments binding an empty file (the host's ``/dev/null``, read-only) over each of
-    :data:`MASKED_PROC_FILES` this kernel has (the sandbox's ``/proc`` is the host kernel's: a file it
-    lacks cannot be bound over), after the sandbox's ``/proc`` is mounted."""
-    return [arg for path in MASKED_PROC_FILES if Path(path).exists() for arg in ("--ro-bind", "/dev/null", path)]
+def _masked_proc() -> list[str]:
+    """bubblewrap's arguments, after the sandbox's ``/proc`` is mounted, covering every entry of the
+    host's ``/proc`` that is not a process's folder or in :data:`PROC_SHOWN`, and the folders of
+    :data:`PROC_HIDDEN_FOLDERS` (the sandbox's ``/proc`` is the host kernel's: what it lacks is not
+    listed, and what it has is covered), then binding :data:`CPU_FACTS` read-only."""
+    args = []
+    hidden = [f"/proc/{name}" for name in sorted(os.listdir("/proc")) if not name.isdigit() and name not in PROC_SHOWN]
+    for path in (*hidden, *PROC_HIDDEN_FOLDERS):
+        if os.path.islink(path) or not os.path.exists(path):
+            continue  # a link leads into self/ (mounts, net); a file the kernel dropped is not there to cover
+        if os.path.isdir(path):
+            args += ["--tmpfs", path, "--remount-ro", path]
+        else:
+            args += ["--ro-bind", "/dev/null", path]
+    return args + [arg for path in CPU_FACTS if os.path.isfile(path) for arg in ("--ro-bind", path, path)]
 
 
 # Where a predictor writes: a private /tmp and /dev/shm (POSIX shared memory and semaphores, which
