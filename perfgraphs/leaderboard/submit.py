@@ -417,6 +417,21 @@ def _identity(**fields) -> str:
     return hashlib.sha256(json.dumps(fields, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
+def run_identity(meta, scoring: _Scoring, data, test, seeds: list[int], quick: bool, frozen_fit: str = "") -> str:
+    """A record's ``run_identity``: what names its run (the MLflow run, the keeper's kept scores
+    ``scores/<set>/<target>/<run_identity>.json``, the sealed ranks' entry). It names the authors:
+    without them, a rival's submission stating a pending team's method and code commit, scored after
+    it while neither had landed (``check`` compares the records landed), was the same run, its kept
+    scores replaced the team's, and the keeper's ranks left the team's record out and ranked the
+    rival's in its place (seventy-third pass)."""
+    board = scoring.board
+    return _identity(method=scoring.method, authors=meta.authors, commit=meta.code_commit,
+                     dataset=board.dataset.name, config=board.config.name, target=board.target.name,
+                     seeds=seeds, quick=quick, content_hash=data.content_hash, test_set=test.name, hidden=test.sha256,
+                     **({"protocol": scoring.protocol} if scoring.protocol else {}),
+                     **({"frozen_fit": frozen_fit} if frozen_fit else {}))
+
+
 @dataclass(frozen=True)
 class _Scoring:
     """What every step after the cheap checks needs: the board, its scorer, the protocol the
@@ -690,11 +705,7 @@ def _recorded(sub: Submission, scoring: _Scoring, data, test: _TestSet, outputs:
     fit_s = [runs[s["seed"]].fit_seconds for s in per_seed] if verified else []
     pps = [s["predictions_per_second"] for s in per_seed] if verified else []
     seeds = [s["seed"] for s in per_seed]
-    identity = _identity(method=scoring.method, commit=meta.code_commit, dataset=board.dataset.name,
-                         config=board.config.name, target=board.target.name, seeds=seeds, quick=opts.quick,
-                         content_hash=data.content_hash, test_set=test.name, hidden=test.sha256,
-                         **({"protocol": scoring.protocol} if scoring.protocol else {}),
-                         **({"frozen_fit": frozen_fit} if frozen_fit else {}))
+    identity = run_identity(meta, scoring, data, test, seeds, opts.quick, frozen_fit)
     entry = _entry(sub, scoring, data, test, outputs, per_seed, identity, frozen_fit)
     hidden = test.name == "hidden"
     if hidden:  # the keeper's signature: a hand-written hidden record cannot carry one (records.keeper_key)
