@@ -102,6 +102,9 @@ class Contender:
 
     name: str
     ratios: np.ndarray
+    # the ratios as recorded, where ``ratios`` are put on the labels' means (:func:`_on_label_means`):
+    # what its copies key and seed order are read from (:func:`_canonical`)
+    recorded: np.ndarray | None = None
 
     def __post_init__(self):
         try:
@@ -203,7 +206,7 @@ def bootstrap_mapes(contenders: list[Contender], repetitions: LabelRepetitions |
     # :func:`_copies`) draw alike: keyed on the exact bytes, copies a few ulp apart each re-rolled the
     # leader's seeds, and the one with the smallest p-value, which stands for them in a Holm family,
     # pushed a borderline entry down a rank (twenty-third pass of 2026-12-02).
-    canonical = [_canonical(c.ratios) for c in contenders]
+    canonical = [_keyed(c) for c in contenders]
     all_ratios = [rows for rows, _ in canonical]
     seed_keys = [key for _, key in canonical]
     label_shift = np.zeros(len(contenders))
@@ -250,22 +253,24 @@ def holm(pvalues: dict[tuple[int, int], float], alpha: float = ALPHA) -> set[tup
 SIGNIFICANT_DIGITS = 6  # two entries whose every ratio agrees to this many digits are copies
 
 
-def _canonical(ratios: np.ndarray) -> tuple[np.ndarray, tuple[int, ...]]:
+def _canonical(ratios: np.ndarray, recorded: np.ndarray | None = None) -> tuple[np.ndarray, tuple[int, ...]]:
     """An entry's (seeds × configurations) ratios with its seeds in one order of their content,
     whatever order the record lists them in, and a key of that content to
     :data:`SIGNIFICANT_DIGITS` digits (four 32-bit words of a sha256 digest): the key of its seeds'
     random stream and of its set of copies. Each ratio is read as an integer mantissa and a decimal
     exponent, so -0.0 is 0.0 (two seeds differing only there sorted in the record's order and hashed
-    apart: twenty-third pass)."""
+    apart: twenty-third pass). ``recorded``: the ratios as recorded, where ``ratios`` are scaled
+    (:attr:`Contender.recorded`): the order and key are theirs."""
     ratios = np.asarray(ratios, dtype=float)
-    magnitude = np.abs(ratios)
+    keyed = ratios if recorded is None else np.asarray(recorded, dtype=float)
+    magnitude = np.abs(keyed)
     # (a decimal exponent from -300: 10 ** (exponent - digits) stays a normal number for a subnormal ratio)
     exponent = np.where(magnitude > 0, np.floor(np.log10(np.maximum(magnitude, 1e-300))), 0).astype(np.int64)
-    mantissa = np.rint(ratios / 10.0 ** (exponent - SIGNIFICANT_DIGITS + 1)).astype(np.int64)
+    mantissa = np.rint(keyed / 10.0 ** (exponent - SIGNIFICANT_DIGITS + 1)).astype(np.int64)
     order = np.lexsort(np.concatenate([mantissa, exponent], axis=1).T[::-1])
     digest = hashlib.sha256(np.ascontiguousarray(mantissa[order], dtype="<i8").tobytes()
                             + np.ascontiguousarray(exponent[order], dtype="<i8").tobytes()
-                            + repr(ratios.shape).encode()).digest()
+                            + repr(keyed.shape).encode()).digest()
     return ratios[order], tuple(int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4))
 
 
@@ -275,7 +280,32 @@ def _copies(contenders: list[Contender]) -> list[tuple[int, ...]]:
     means alone made a decoy of another entry's means, each seed far off (49.9 % MAPE), a copy of the
     leader and erased its comparisons (twenty-first pass of 2026-12-02); copies judged to 1e-9 but
     drawn apart let a few-ulp copy re-roll the leader's draws (twenty-third pass)."""
-    return [_canonical(c.ratios)[1] for c in contenders]
+    return [_keyed(c)[1] for c in contenders]
+
+
+def _keyed(c: Contender) -> tuple[np.ndarray, tuple[int, ...]]:
+    """:func:`_canonical` of a contender: its seeds' order and key those of its ratios as recorded."""
+    return _canonical(c.ratios) if c.recorded is None else _canonical(c.ratios, c.recorded)
+
+
+def _family_of(j: int, point: np.ndarray, pvalues: dict[tuple[int, int], float], copy_of: list[tuple[int, ...]],
+               own_copies: bool = False) -> dict[tuple[int, int], float]:
+    """Entry ``j``'s Holm family: its comparisons with the entries of lower mean, each set of copies
+    (:func:`_copies`) one hypothesis. An entry with another's predictions (a public reference's folder
+    submitted again under new names) is one hypothesis, not one more: five copies lifted a borderline
+    entry to rank 1 and pushed every other down five (twentieth pass of 2026-12-02). Of a set of
+    copies, the one with the smallest p-value stands for them, whichever comes first. Nor is a copy of
+    ``j`` in it (``own_copies`` False): copies draw alike, so a rival's copy of a team's predictions,
+    each x (1 - 1e-9), differed from them with one sign in every resample (p = 2 / (B + 1)) and
+    ranked 1 "better beyond the noise", the team's entry 2, by 1e-7 MAPE points (seventy-third (keys)
+    pass of 2026-12-06)."""
+    strongest: dict[tuple[int, ...], int] = {}
+    for i in range(len(point)):
+        if point[i] < point[j] and (own_copies or copy_of[i] != copy_of[j]):
+            k = strongest.get(copy_of[i])
+            if k is None or pvalues[(min(i, j), max(i, j))] < pvalues[(min(k, j), max(k, j))]:
+                strongest[copy_of[i]] = i
+    return {(i, j): pvalues[(min(i, j), max(i, j))] for i in strongest.values()}
 
 
 def _on_label_means(contenders: list[Contender], repetitions: LabelRepetitions | None
@@ -293,7 +323,11 @@ def _on_label_means(contenders: list[Contender], repetitions: LabelRepetitions |
     label_noise = repetitions is not None and bool(repetitions.repeated.any())
     if label_noise:
         to_means = repetitions.to_means()
-        contenders = [Contender(c.name, c.ratios * to_means[None, :]) for c in contenders]
+        # keyed by the ratios as recorded: scaled by the labels' means, a copy of a team's predictions
+        # each x (1 - 1e-9) crossed the key's rounding at some configurations, drew apart and counted
+        # once more in every family below it (seventy-third (keys) pass of 2026-12-06)
+        contenders = [Contender(c.name, c.ratios * to_means[None, :], c.ratios if c.recorded is None else c.recorded)
+                      for c in contenders]
     return contenders, label_noise
 
 
@@ -346,18 +380,7 @@ def paired_ranking(contenders: list[Contender], repetitions: LabelRepetitions | 
     beats = {j: [] for j in range(m)}  # j -> the entries j beats significantly
     copy_of = _copies(contenders)
     for j in range(m):
-        # an entry with another's predictions (a public reference's folder submitted again under new
-        # names) is one hypothesis, not one more: five copies lifted a borderline entry to rank 1 and
-        # pushed every other down five (twentieth pass of 2026-12-02). Of a set of copies, the one
-        # with the smallest p-value stands for them, whichever comes first.
-        strongest: dict[int, int] = {}
-        for i in range(m):
-            if point[i] < point[j]:
-                k = strongest.get(copy_of[i])
-                if k is None or pvalues[(min(i, j), max(i, j))] < pvalues[(min(k, j), max(k, j))]:
-                    strongest[copy_of[i]] = i
-        family = {(i, j): pvalues[(min(i, j), max(i, j))] for i in strongest.values()}
-        for i, _ in holm(family, alpha):
+        for i, _ in holm(_family_of(j, point, pvalues, copy_of), alpha):
             beats[i].append(j)
     ranked = n >= min_configs
     reason = "" if ranked else f"{n} test configurations, fewer than the {min_configs} a paired ranking needs"
