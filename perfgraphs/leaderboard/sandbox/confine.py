@@ -421,6 +421,13 @@ BLOCKED_SYSCALLS = ("add_key", "keyctl", "request_key", "bpf", "perf_event_open"
 # second round). Refusing eviction leaves a write-once channel: see leaderboard/RULES.md.
 # (syscall, argument index, value): fadvise64(fd, offset, len, advice), madvise(addr, len, advice)
 ARGUMENT_RULES = (("fadvise64", 3, 4), ("madvise", 2, 20), ("madvise", 2, 21))
+# Answered with ENOSYS: sysinfo(2), the machine's load averages, task count and free memory, read by no path
+# that could be masked. They outlive a run: a seed that held a few hundred runnable processes over one of
+# the kernel's 5-second load samples set the 1-minute average to the band it wanted, and the next seed,
+# started two seconds later, read it exactly, the running mean of the frozen fits before it (seventy-third
+# pass, tests/test_leaderboard_review_73b.py). glibc's sysconf(_SC_PHYS_PAGES) and its kin ask sysinfo
+# and, refused, return a number of no meaning: nothing a predictor fits or scores may rest on them.
+MACHINE_WIDE_SYSCALLS = ("sysinfo",)
 # clone(2) with any of these flags makes a namespace: refused (the flags are clone's first argument
 # on x86-64 and arm64). CLONE_NEWTIME exists only for unshare and clone3.
 CLONE_NAMESPACE_FLAGS = {"CLONE_NEWNS": 0x00020000, "CLONE_NEWCGROUP": 0x02000000, "CLONE_NEWUTS": 0x04000000,
@@ -475,7 +482,7 @@ def _compiled() -> tuple[bytes | None, str | None]:
         return None, "seccomp_init failed"
     try:
         rules = [(call, errno.EPERM, None) for call in BLOCKED_SYSCALLS]
-        rules += [(call, errno.ENOSYS, None) for call in ENOSYS_SYSCALLS]
+        rules += [(call, errno.ENOSYS, None) for call in (*ENOSYS_SYSCALLS, *MACHINE_WIDE_SYSCALLS)]
         # (call, errno, comparison or None): clone with a namespace flag, (flags & flag) == flag
         rules += [("clone", errno.EPERM, _ArgCmp(0, SCMP_CMP_MASKED_EQ, flag, flag))
                   for flag in CLONE_NAMESPACE_FLAGS.values()]

@@ -1,0 +1,182 @@
+"""Seventy-third adversarial pass (2026-12-06), submit side: the seeds of a ``--frozen`` hidden run
+handed each other their fits through the machine's load average, which the ``sysinfo`` system call reads.
+
+The seventy-second pass made the sandbox's ``/proc`` an allow-list, ``/proc/loadavg`` among the entries masked,
+but the seccomp filter allowed ``sysinfo(2)``, whose answer holds the same 1-, 5- and 15-minute load averages
+(with the task count and free memory), machine-wide. The kernel samples the count of runnable tasks every
+5 seconds and moves the 1-minute average 8 % of the way to it; the memory and task caps of a seed's cgroup
+bound neither that count (512 tasks) nor a task's priority, so a seed that forks a few hundred busy processes
+at idle priority (``SCHED_IDLE``: they take no CPU from anyone) and kills them after the next sample sets the
+average to within a tenth of the value it wants, reads it back, retries if it missed, and the next seed,
+started two seconds later and before the next sample, reads exactly that. Here each seed's ``load_state``
+read the running mean of the earlier seeds' levels (the ridge's intercept, which each seed estimates on a
+random tenth of the training rows) from the 1-minute average's band (STEP wide, modulo W, decoded next to its
+own level) and left the mean including its own for the next: the 63rd pass's ensemble of frozen fits,
+rebuilt through a fourth channel, and on a busy machine (other test suites ran beside it, load 2 to 6). On
+the tiny board the record's seeds scored 32.95 / 35.07 / 35.03 / 38.36 / 37.36 % MAPE (mean 35.75) where
+their frozen states earn 32.95 / 38.14 / 33.86 / 47.67 / 36.90 (mean 37.90), each relayed value read exactly.
+Now the seccomp filter answers ``sysinfo`` with ENOSYS (``confine.MACHINE_WIDE_SYSCALLS``) and each seed
+scores its own state.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+from perfgraphs.leaderboard.sandbox import confine
+from test_leaderboard_review_63b import _predict
+from test_submit import (BOARD, commit_tiny_hidden_set, env, example_copy, numpy_mape, parts,  # noqa: F401 — fixtures
+                         run_cli)
+
+SEEDS = (0, 1, 2, 3, 4)  # seed 0 leaves its level, each later one reads, mixes and (but the last) leaves
+W, Q, STEP = 64, 0.02, 0.25  # the relayed level: round(level / Q) modulo W, as the band of the 1-minute load, STEP wide
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("bwrap") is None,
+                                reason="a hidden board's runs drop the caches and freezing runs in the sandbox")
+
+# the attack, in load_state: read the earlier seeds' running mean level from the 1-minute load average that
+# sysinfo(2) returns (its band, STEP wide, modulo W), mix in this seed's own, and leave the new mean there for
+# the next seed by holding as many runnable (SCHED_IDLE: they take no CPU from anyone) processes over one of the
+# kernel's 5-second load samples as put the average in the band wanted
+RELAY = (
+    "        def relay():\n"
+    "            import ctypes as _c, os as _o, signal as _s, struct as _st, time as _t\n"
+    f"            W, Q, STEP, LAST, E = {W}, {Q}, {STEP}, {SEEDS[-1]}, 1884 / 2048\n"
+    "            libc, buf = _c.CDLL(None, use_errno=True), _c.create_string_buffer(256)\n"
+    "            def load():\n"
+    "                if libc.sysinfo(buf) != 0:\n"
+    "                    raise OSError(_c.get_errno(), 'sysinfo')\n"
+    "                return _st.unpack_from('8xQ', buf)[0] / 65536\n"
+    "            own = float(state['intercept'])\n"
+    "            mix, now = own, load()\n"
+    "            if self.seed > 0:\n"
+    "                r = round(own / Q)\n"
+    "                d = (int(now // STEP) % W - r) % W\n"
+    "                prev = (r + (d - W if d >= W // 2 else d)) * Q\n"
+    "                mix = (prev * self.seed + own) / (self.seed + 1)\n"
+    "            want, bg = round(mix / Q) % W, 1.0\n"
+    "            for _ in range(8 if self.seed < LAST else 0):\n"
+    "                base = now * E\n"
+    "                j = int((base + 3 * (1 - E) - (want + 0.5) * STEP) // (W * STEP)) + 1\n"
+    "                target = (j * W + want + 0.5) * STEP\n"
+    "                n = max(0, round((target - base) / (1 - E) - bg))\n"
+    "                kids = []\n"
+    "                for _ in range(n):\n"
+    "                    pid = _o.fork()\n"
+    "                    if pid == 0:\n"
+    "                        try:\n"
+    "                            _o.sched_setscheduler(0, _o.SCHED_IDLE, _o.sched_param(0))\n"
+    "                            while True:\n"
+    "                                pass\n"
+    "                        finally:\n"
+    "                            _o._exit(0)\n"
+    "                    kids.append(pid)\n"
+    "                start = _t.monotonic()\n"
+    "                while load() == now and _t.monotonic() - start < 12:\n"
+    "                    _t.sleep(0.01)\n"
+    "                for pid in kids:\n"
+    "                    _o.kill(pid, _s.SIGKILL)\n"
+    "                for pid in kids:\n"
+    "                    _o.waitpid(pid, 0)\n"
+    "                new = load()\n"
+    "                bg = min(20.0, max(0.0, (new - base) / (1 - E) - n))\n"
+    "                now = new\n"
+    "                if int(now // STEP) % W == want:\n"
+    "                    break\n"
+    "            return mix\n"
+    "        try:\n"
+    "            state = {**state, 'intercept': np.asarray(relay())}\n"
+    "        except OSError:  # no load average to read: the seed scores its own level\n"
+    "            pass\n"
+)
+
+
+def _relaying_ridge(folder):
+    """The ridge example whose level (intercept) each seed estimates on a random tenth of the training rows
+    (the weights on all of them: an honest spread of levels between seeds, which bagging would average),
+    and whose ``load_state`` relays the mean level (RELAY)."""
+    def edit(source: str) -> str:
+        init = "        self.target = target\n"
+        solve = "        self.coef_ = np.linalg.solve(Z.T @ Z + self.alpha * np.eye(Z.shape[1]), Z.T @ (y - self.intercept_))\n"
+        load = "    def load_state(self, state: dict[str, np.ndarray]) -> None:\n"
+        assert init in source and solve in source and load in source
+        source = source.replace(init, init + "        self.seed = seed\n")
+        level = ("        rows = np.random.default_rng(self.seed).integers(0, len(y), max(2, len(y) // 10))\n"
+                 "        self.intercept_ = float(np.mean((y - Z @ self.coef_)[rows]))\n")
+        return source.replace(solve, solve + level).replace(load, load + RELAY)
+
+    return example_copy(folder, "ridge-load-relay", edit)
+
+
+def _run(sub, env, capsys, *extra) -> dict:
+    results = env["results"] / "dippm.jsonl"
+    results.unlink(missing_ok=True)
+    rc, err = run_cli(["submit", str(sub), *BOARD, "--quick", *extra,
+                       "--results", str(env["results"]), "--no-mlflow"], capsys)
+    assert rc == 0, err
+    if "--freeze" in extra:  # a freeze writes the fits, no record
+        return {}
+    (record,) = [json.loads(line) for line in results.read_text().splitlines()]
+    return record
+
+
+def _relayed(states: dict) -> dict[int, dict]:
+    """Each seed's state with the level RELAY hands it: the running mean of its own and the earlier seeds'
+    (each handed on as round(level / Q) modulo W, decoded next to the reader's own level)."""
+    out, mix = {}, 0.0
+    for s in sorted(states):
+        own = float(states[s]["intercept"])
+        if s:
+            r = round(own / Q)
+            d = (round(mix / Q) % W - r) % W
+            mix = ((r + (d - W if d >= W // 2 else d)) * Q * s + own) / (s + 1)
+        else:
+            mix = own
+        out[s] = {**states[s], "intercept": np.asarray(mix)}
+    return out
+
+
+@pytest.fixture
+def recompiled():
+    """The seccomp program is compiled once per process: compile it afresh after a test that changed it."""
+    yield
+    confine._compiled.cache_clear()
+
+
+def test_a_frozen_run_reads_no_earlier_seeds_load_average(env, parts, capsys, git_commitments, monkeypatch,  # noqa: F811
+                                                         recompiled):
+    """Attack: each seed's load_state reads the earlier seeds' mean level from the 1-minute load average
+    (sysinfo) and leaves the new mean there by holding runnable processes over one load sample. Now the
+    sandbox's seccomp filter answers sysinfo with ENOSYS, the relay reads nothing, and every seed of the
+    hidden record scores what its own state predicts. Control (the same freeze): with sysinfo allowed, seeds
+    1-4 scored the running mean level of the fits before them, the record's mean MAPE below its fits'."""
+    commitments, commit = git_commitments
+    sub, frozen = _relaying_ridge(env["tmp"] / "sub"), commitments.parent / "frozen" / "sub"
+    _run(sub, env, capsys, "--freeze", str(frozen))
+    commit("frozen fits")
+    commit_tiny_hidden_set(env["tmp"] / "keeper", parts, git_commitments, capsys, monkeypatch)
+    states = {s: dict(np.load(frozen / f"seed-{s}.npz", allow_pickle=False)) for s in SEEDS}
+    y = np.asarray(parts.test["latency_ms"], dtype=float)
+    own = {s: numpy_mape(y, _predict(states[s], parts.test)) for s in states}
+    assert len({round(m, 9) for m in own.values()}) == len(SEEDS)  # the fits differ: an ensemble would show
+
+    hidden = ("--hidden-labels", "--frozen", str(frozen))
+    record = _run(sub, env, capsys, *hidden)
+    assert record["test_set"] == "hidden" and record["tier"] == "verified" and record["frozen_fit"]
+    for s in record["per_seed"]:
+        assert s["mape_pct"] == pytest.approx(own[s["seed"]], rel=1e-5), (s, own)
+
+    monkeypatch.setattr(confine, "MACHINE_WIDE_SYSCALLS", ())
+    confine._compiled.cache_clear()
+    record = _run(sub, env, capsys, *hidden)
+    relayed = {s: numpy_mape(y, _predict(state, parts.test)) for s, state in _relayed(states).items()}
+    scored = {s["seed"]: s["mape_pct"] for s in record["per_seed"]}
+    for seed in SEEDS[1:]:
+        assert scored[seed] == pytest.approx(relayed[seed], rel=1e-6), (seed, scored, relayed, own)
+        assert scored[seed] != pytest.approx(own[seed], rel=1e-3), (seed, scored, own)
+    assert np.mean(list(scored.values())) < np.mean(list(own.values())) - 1  # better than its fits earn
