@@ -74,7 +74,7 @@ def _show(args) -> int:
     from rich.table import Table
 
     from perfgraphs.leaderboard.records.boards import entry_groups, group_order, official
-    from perfgraphs.leaderboard.records.builds import board_pin, pins_file, read_pins, split_by_build
+    from perfgraphs.leaderboard.records.builds import board_pin, pins_file, ranked_pin, read_pins, split_by_build
     from perfgraphs.leaderboard.records.hidden import compromised_hashes, hidden_noise_text
     from perfgraphs.leaderboard.records.names import lookalike_notes
     from perfgraphs.leaderboard.records.ranks import (RANK_RULE, board_test_n, diff_text, label_repetitions, mape_text, rank_board,
@@ -105,7 +105,7 @@ def _show(args) -> int:
                    if previous else "no entry has been scored on it yet")
             console.print(escape(f"{title}: no current entry: {why}"))
             continue
-        n = (pin or {}).get("test_n", {}).get(target) or board_test_n(current)
+        n = (ranked_pin(pin, build) or {}).get("test_n", {}).get(target) or board_test_n(current)
         recorded = recorded_boards.task(dataset, config, target)
         noise = noise_floor_text(recorded) if recorded and test_set == "public" else (
             hidden_noise_text(dataset, config, target, current[0].hidden_labels_sha256) if test_set == "hidden"

@@ -181,6 +181,17 @@ def pinned_build(entries: list, pin: str) -> str:
     return max(references, key=lambda e: e.date_utc).dataset_content_hash
 
 
+def ranked_pin(pin: dict | None, build: str) -> dict | None:
+    """The pin where the board ranks its build (:func:`split_by_build`'s ``build``), else None: a pin's
+    ``test_n`` and hash describe the pinned build only. Where :func:`pinned_build` ranks the newest
+    reference's build instead, the site stated the pin's hash as the board's build and both readers its
+    ``test_n`` as the test size: a pull request re-pinning a config to its author's build with ``test_n``
+    of its choosing titled the site's board with that build above the references' rows, listed its own
+    record there as "scored on earlier dataset builds", and set the test n `show` and the site print
+    under every entry (seventy-fourth pass of 2026-12-06)."""
+    return pin if pin is not None and pin.get("content_hash") == build else None
+
+
 def hidden_board(entries: list) -> bool:
     """Whether ``entries`` are a hidden set's board, whose records :func:`split_by_build` keeps together
     whatever build each trained on: they are scored on the set's own rows and labels, which no build holds,

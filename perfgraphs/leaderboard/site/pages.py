@@ -16,7 +16,7 @@ from perfgraphs import paths
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.leaderboard.records.boards import (applicable_baselines, entry_groups, group_order,
                                           missing_reference_entries, official, reference_method)
-from perfgraphs.leaderboard.records.builds import board_pin, pins_file, read_pins, split_by_build
+from perfgraphs.leaderboard.records.builds import board_pin, pins_file, ranked_pin, read_pins, split_by_build
 from perfgraphs.leaderboard.records.hidden import compromised_hashes, hidden_noise_text
 from perfgraphs.leaderboard.records.ranks import (RANK_RULE, board_test_n, diff_text, label_repetitions, mape_text, rank_board,
                                                   unranked_board, unregistered_board)
@@ -329,7 +329,7 @@ def _board_section(out: Path, group: tuple[str, str, str, str, str, str], entrie
     dataset, config, target, protocol, test_set, hidden_set = group
     registered = recorded_boards.config(dataset, config)  # None: a config the registry no longer has
     cv = cv_note(registered, protocol)
-    _, on_build, previous = split_by_build(entries, pin)
+    build, on_build, previous = split_by_build(entries, pin)
     current, earlier = current_and_superseded(on_build)
     _write_entry_pages(out, current, earlier, previous, cv)
     board = official(dataset, config, target, protocol)
@@ -341,7 +341,7 @@ def _board_section(out: Path, group: tuple[str, str, str, str, str, str], entrie
            + (" (withdrawn)" if hidden_set and hidden_set in compromised_hashes() else ""))
     public = test_set == "public"
     recorded = recorded_boards.task(dataset, config, target)
-    facts = board_facts(pin if public else None, target, current,
+    facts = board_facts(ranked_pin(pin, build) if public else None, target, current,
                         noise_floor_text(recorded) if recorded and public else (
                             hidden_noise_text(dataset, config, target, current[0].hidden_labels_sha256)
                             if current and not public else None),
