@@ -69,7 +69,9 @@ def test_an_entry_naming_two_teams_takes_neither_off_the_board(tmp_path, capsys,
     references, entries = _board_records()
     teams = [entries[m] for m in ("alice-net", "bob-net", "mal-net")]
     before = _shown_ranks(tmp_path / "before", [*references, *teams], capsys, monkeypatch)
-    assert (before["bob-net"], before["mal-net"]) == ("3", "8"), before
+    # mal-net (roofline-fit's predictions x 1.003, 16.11 % against 16.03 %: within the 0.5 % a rerun
+    # may move by) shares roofline-fit's rank 7 since the seventy-fourth pass; it was 8
+    assert (before["bob-net"], before["mal-net"]) == ("3", "7"), before
     after = _shown_ranks(tmp_path / "after", [*references, *teams, entries["joint-net"]], capsys, monkeypatch)
     assert after["joint-net"] == "–", after
     assert {m: after[m] for m in before} == before, (before, after)

@@ -87,6 +87,8 @@ def test_the_copy_ties_its_original_and_the_guards_off_let_it_rank_apart(monkeyp
     assert single["eve-net"][0] == single["tea-net"][0] and "tea-net" not in single["eve-net"][1], single
 
     family_of, canonical = ranking._family_of, ranking._canonical
+    # and with no minimum effect (seventy-fourth pass: 1e-7 points is no rank on its own either)
+    monkeypatch.setattr(ranking, "SAME_SCORE_REL", 0.0)
     monkeypatch.setattr(ranking, "_family_of", lambda j, point, pvalues, copy_of: family_of(
         j, point, pvalues, copy_of, own_copies=True))
     got = _ranks([*references, team, eve], None)

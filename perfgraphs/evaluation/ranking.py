@@ -250,6 +250,29 @@ def holm(pvalues: dict[tuple[int, int], float], alpha: float = ALPHA) -> set[tup
     return rejected
 
 
+# Two MAPEs within this fraction of the lower are one score: what `reproduce` accepts as the same
+# seed scored again (float noise: threads, a library's reduction order; ``reproduce.TOLERANCE_REL``).
+SAME_SCORE_REL = 5e-3
+
+
+def same_score_margin(mape_a: float, mape_b: float) -> float:
+    """The smallest difference in MAPE points a rank separates two entries by: :data:`SAME_SCORE_REL`
+    of the lower MAPE. The paired test had no minimum effect: a public reference's predictions, each
+    ratio moved toward 1 by 1e-5 (not a copy: the 6th digit), differed with one sign in every resample
+    and ranked "better beyond the noise" than the reference by 0.0005 points of 12.05 (0.004 %, a
+    hundred times under what a rerun of either may move), pushing it and every entry below a rank
+    down (seventy-fourth (ranks) pass of 2026-12-06). An equivalence margin: a difference the board
+    could not tell from the same entry run again is no rank."""
+    return SAME_SCORE_REL * min(mape_a, mape_b)
+
+
+def _pair_pvalue(d: np.ndarray, margin: float, resamples: int) -> float:
+    """Two-sided bootstrap p-value for "the paired MAPE difference ``d`` (resamples) is beyond
+    ``margin`` points one way": the smaller share of resamples within the margin of either side."""
+    tail = min((d <= margin).sum(), (d >= -margin).sum())
+    return min(1.0, 2.0 * (tail + 1) / (resamples + 1))
+
+
 SIGNIFICANT_DIGITS = 6  # two entries whose every ratio agrees to this many digits are copies
 
 
@@ -369,9 +392,7 @@ def paired_ranking(contenders: list[Contender], repetitions: LabelRepetitions | 
     pvalues = {}
     for a in range(m):
         for b in range(a + 1, m):
-            d = boot[a] - boot[b]
-            tail = min((d <= 0).sum(), (d >= 0).sum())
-            pvalues[(a, b)] = min(1.0, 2.0 * (tail + 1) / (resamples + 1))
+            pvalues[(a, b)] = _pair_pvalue(boot[a] - boot[b], same_score_margin(point[a], point[b]), resamples)
     # Each entry's rank is one statement, "these entries are better than it": its family is its
     # comparisons with the entries of lower mean, Holm-adjusted together. (One family over every
     # pair would let entries far below an entry, or near-duplicates added to the board, loosen or

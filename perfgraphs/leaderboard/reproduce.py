@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from perfgraphs.errors import PerfgraphsError
+from perfgraphs.evaluation.ranking import SAME_SCORE_REL
 from perfgraphs.evaluation.scoring import PER_CONFIG_KEY
 from perfgraphs.leaderboard.records.history import full_history, git, on_main_line
 from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS, REFERENCE_DIR
@@ -42,7 +43,8 @@ from perfgraphs.leaderboard.records.tiers import HARNESS_TIERS
 
 # A seed's MAPE scored again may move by float noise (threads, a library's reduction order): 0.5 %
 # of it. A changed score moves further; a deterministic entry gives the same digits.
-TOLERANCE_REL = 5e-3
+# (the ranks count two entries within it as one score: ranking.SAME_SCORE_REL)
+TOLERANCE_REL = SAME_SCORE_REL
 # each seed's scores compared beside its MAPE, which Reproduction compares itself (timings, memory
 # and cores are the machine's and vary run to run)
 SCORES = ("n", "rmse", "acc_5_pct", "acc_10_pct", "acc_15_pct", "kendall_tau")
