@@ -5,7 +5,7 @@ Every seed's output (stdout and stderr) is a file the harness writes on the host
 folder beside ``/job``, ``/inbox`` and ``/submission``, and it stays there until the whole submission has
 run (it may grow to 64 MB). ``statfs(2)`` of any of those mounts (``os.statvfs('/job')``) answers with
 that disk's free blocks, to the block. So a seed wrote to its own stdout until the disk's free-block count
-modulo W * STEP fell in the band it wanted (a few MB at most: it reads the count back as it writes), and the
+modulo W * STEP fell in the band it wanted (16 MB at most: it reads the count back as it writes), and the
 next seed read that band at its start: the harness's writes between two seeds (the next inbox, its state)
 move the count by a few blocks, less than half a band. Here each seed's ``load_state`` read the running
 mean of the earlier seeds' levels (the ridge's intercept, estimated on a random tenth of the training rows)
