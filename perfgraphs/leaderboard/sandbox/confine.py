@@ -427,7 +427,13 @@ ARGUMENT_RULES = (("fadvise64", 3, 4), ("madvise", 2, 20), ("madvise", 2, 21))
 # started two seconds later, read it exactly, the running mean of the frozen fits before it (seventy-third
 # pass, tests/test_leaderboard_review_73b.py). glibc's sysconf(_SC_PHYS_PAGES) and its kin ask sysinfo
 # and, refused, return a number of no meaning: nothing a predictor fits or scores may rest on them.
-MACHINE_WIDE_SYSCALLS = ("sysinfo",)
+# statfs(2) of any mount the sandbox reads (/job, /inbox, /submission, /usr) answers with the free blocks of the
+# host's disk, to the block, and a seed's log (its stdout and stderr, up to 64 MB) is a file of that disk kept
+# until the whole submission has run: a seed wrote its stdout until the free-block count fell in the band it
+# wanted, and the next seed read the running mean of the frozen fits before it there (seventy-fourth pass,
+# tests/test_leaderboard_review_74b.py). A count that other processes move too is no fact a predictor needs.
+FILE_SYSTEM_USAGE_SYSCALLS = ("statfs", "fstatfs", "ustat")
+MACHINE_WIDE_SYSCALLS = ("sysinfo", *FILE_SYSTEM_USAGE_SYSCALLS)
 # clone(2) with any of these flags makes a namespace: refused (the flags are clone's first argument
 # on x86-64 and arm64). CLONE_NEWTIME exists only for unshare and clone3.
 CLONE_NAMESPACE_FLAGS = {"CLONE_NEWNS": 0x00020000, "CLONE_NEWCGROUP": 0x02000000, "CLONE_NEWUTS": 0x04000000,
