@@ -98,28 +98,30 @@ RELAY = (
 )
 
 
-def _relaying_ridge(folder):
+def relaying_ridge(folder, relay: str, method: str, in_predict: str = ""):
     """The ridge example whose level (intercept) each seed estimates on a random tenth of the training rows
     (the weights on all of them: an honest spread of levels between seeds, which bagging would average),
-    and whose ``load_state`` relays the mean level (RELAY)."""
+    and whose ``load_state`` runs ``relay`` first (the mean level handed from seed to seed), and ``predict``
+    ``in_predict``, as ``method``."""
     def edit(source: str) -> str:
         init = "        self.target = target\n"
         solve = "        self.coef_ = np.linalg.solve(Z.T @ Z + self.alpha * np.eye(Z.shape[1]), Z.T @ (y - self.intercept_))\n"
         load = "    def load_state(self, state: dict[str, np.ndarray]) -> None:\n"
-        assert init in source and solve in source and load in source
+        predict = "    def predict(self, graphs) -> np.ndarray:\n"
+        assert init in source and solve in source and load in source and predict in source
         source = source.replace(init, init + "        self.seed = seed\n")
         level = ("        rows = np.random.default_rng(self.seed).integers(0, len(y), max(2, len(y) // 10))\n"
                  "        self.intercept_ = float(np.mean((y - Z @ self.coef_)[rows]))\n")
-        return source.replace(solve, solve + level).replace(load, load + RELAY)
+        return source.replace(solve, solve + level).replace(load, load + relay).replace(predict, predict + in_predict)
 
-    return example_copy(folder, "ridge-relay", edit)
+    return example_copy(folder, method, edit)
 
 
 def _freeze(env, parts, capsys, git_commitments, monkeypatch):  # noqa: F811
     """Freeze the relaying ridge, commit the fits and a hidden set after them: (the submission, the frozen
     fits' folder, each seed's own state)."""
     commitments, commit = git_commitments
-    sub, frozen = _relaying_ridge(env["tmp"] / "sub"), commitments.parent / "frozen" / "sub"
+    sub, frozen = relaying_ridge(env["tmp"] / "sub", RELAY, "ridge-relay"), commitments.parent / "frozen" / "sub"
     rc, err = run_cli(["submit", str(sub), *BOARD, "--quick", "--freeze", str(frozen),
                        "--results", str(env["results"]), "--no-mlflow"], capsys)
     assert rc == 0, err

@@ -29,7 +29,8 @@ import pytest
 
 from perfgraphs.leaderboard.sandbox import isolation
 from test_leaderboard_review_63b import _predict
-from test_submit import (BOARD, commit_tiny_hidden_set, env, example_copy, numpy_mape, parts,  # noqa: F401 — fixtures
+from test_leaderboard_review_70b import relaying_ridge
+from test_submit import (BOARD, commit_tiny_hidden_set, env, numpy_mape, parts,  # noqa: F401 — fixtures
                          run_cli)
 
 PRESSURE = "/proc/pressure/memory"
@@ -94,27 +95,12 @@ RELAY = (
 )
 
 
-def _relaying_ridge(folder):
-    """The ridge example whose level (intercept) each seed estimates on a random tenth of the training rows
-    (the weights on all of them: an honest spread of levels between seeds, which bagging would average),
-    and whose ``load_state`` relays the mean level (RELAY)."""
-    def edit(source: str) -> str:
-        init = "        self.target = target\n"
-        solve = "        self.coef_ = np.linalg.solve(Z.T @ Z + self.alpha * np.eye(Z.shape[1]), Z.T @ (y - self.intercept_))\n"
-        load = "    def load_state(self, state: dict[str, np.ndarray]) -> None:\n"
-        assert init in source and solve in source and load in source
-        source = source.replace(init, init + "        self.seed = seed\n")
-        level = ("        rows = np.random.default_rng(self.seed).integers(0, len(y), max(2, len(y) // 10))\n"
-                 "        self.intercept_ = float(np.mean((y - Z @ self.coef_)[rows]))\n")
-        return source.replace(solve, solve + level).replace(load, load + RELAY)
-
-    return example_copy(folder, "ridge-pressure-relay", edit)
-
-
-def _run(sub, env, capsys, *extra) -> dict:
+def run_submission(sub, env, capsys, *extra, memory_mb: str | None = MEMORY_MB) -> dict:
+    """``submit`` of ``sub`` on the tiny board (``--quick``): the hidden record it writes, none for a freeze."""
     results = env["results"] / "dippm.jsonl"
     results.unlink(missing_ok=True)
-    rc, err = run_cli(["submit", str(sub), *BOARD, "--quick", "--memory-mb", MEMORY_MB, *extra,
+    memory = ["--memory-mb", memory_mb] if memory_mb else []
+    rc, err = run_cli(["submit", str(sub), *BOARD, "--quick", *memory, *extra,
                        "--results", str(env["results"]), "--no-mlflow"], capsys)
     assert rc == 0, err
     if "--freeze" in extra:  # a freeze writes the fits, no record
@@ -123,20 +109,58 @@ def _run(sub, env, capsys, *extra) -> dict:
     return record
 
 
-def _relayed(states: dict) -> dict[int, dict]:
-    """Each seed's state with the level RELAY hands it: the running mean of its own and the earlier seeds'
-    (each handed on as round(level / Q) modulo W, decoded next to the reader's own level)."""
+def relayed_running_mean(states: dict, w: int = W, q: float = Q) -> dict[int, dict]:
+    """Each seed's state with the level a relay hands it: the running mean of its own and the earlier seeds'
+    (each handed on as round(level / q) modulo w, decoded next to the reader's own level)."""
     out, mix = {}, 0.0
     for s in sorted(states):
         own = float(states[s]["intercept"])
         if s:
-            r = round(own / Q)
-            d = (round(mix / Q) % W - r) % W
-            mix = ((r + (d - W if d >= W // 2 else d)) * Q * s + own) / (s + 1)
+            r = round(own / q)
+            d = (round(mix / q) % w - r) % w
+            mix = ((r + (d - w if d >= w // 2 else d)) * q * s + own) / (s + 1)
         else:
             mix = own
         out[s] = {**states[s], "intercept": np.asarray(mix)}
     return out
+
+
+def frozen_round_scoring_own(sub, env, parts, capsys, git_commitments, monkeypatch,  # noqa: F811
+                             memory_mb: str | None = MEMORY_MB) -> tuple[tuple[str, ...], dict, dict]:
+    """Freeze ``sub``, commit its fits and a hidden set after them, and score the set ``--frozen`` with every
+    guard on: each seed scores what its own frozen state predicts. (The hidden round's arguments, each
+    seed's state, each seed's own MAPE.)"""
+    commitments, commit = git_commitments
+    frozen = commitments.parent / "frozen" / "sub"
+    run_submission(sub, env, capsys, "--freeze", str(frozen), memory_mb=memory_mb)
+    commit("frozen fits")
+    commit_tiny_hidden_set(env["tmp"] / "keeper", parts, git_commitments, capsys, monkeypatch)
+    states = {s: dict(np.load(frozen / f"seed-{s}.npz", allow_pickle=False)) for s in SEEDS}
+    y = np.asarray(parts.test["latency_ms"], dtype=float)
+    own = {s: numpy_mape(y, _predict(states[s], parts.test)) for s in states}
+    assert len({round(m, 9) for m in own.values()}) == len(SEEDS)  # the fits differ: an ensemble would show
+    hidden = ("--hidden-labels", "--frozen", str(frozen))
+    record = run_submission(sub, env, capsys, *hidden, memory_mb=memory_mb)
+    assert record["test_set"] == "hidden" and record["tier"] == "verified" and record["frozen_fit"]
+    for s in record["per_seed"]:
+        assert s["mape_pct"] == pytest.approx(own[s["seed"]], rel=1e-5), (s, own)
+    return hidden, states, own
+
+
+def assert_relayed(score_again, states: dict, own: dict, parts, relayed_states, tries: int = 1) -> None:
+    """Control: ``score_again()`` (the hidden round with a guard off) scores seeds 1-4 on the running mean
+    level ``relayed_states(states)`` hands them, not their own, and the record's mean MAPE more than a point
+    below its fits'. ``tries``: where the channel is timing or shared with other processes, the round again."""
+    y = np.asarray(parts.test["latency_ms"], dtype=float)
+    relayed = {s: numpy_mape(y, _predict(state, parts.test)) for s, state in relayed_states(states).items()}
+    for _ in range(tries):
+        scored = {s["seed"]: s["mape_pct"] for s in score_again()["per_seed"]}
+        if all(scored[seed] == pytest.approx(relayed[seed], rel=1e-6) for seed in SEEDS[1:]):
+            break
+    for seed in SEEDS[1:]:
+        assert scored[seed] == pytest.approx(relayed[seed], rel=1e-6), (seed, scored, relayed, own)
+        assert scored[seed] != pytest.approx(own[seed], rel=1e-3), (seed, scored, own)
+    assert np.mean(list(scored.values())) < np.mean(list(own.values())) - 1  # better than its fits earn
 
 
 def test_a_frozen_run_reads_no_earlier_seeds_memory_stalls(env, parts, capsys, git_commitments, monkeypatch):  # noqa: F811
@@ -145,27 +169,7 @@ def test_a_frozen_run_reads_no_earlier_seeds_memory_stalls(env, parts, capsys, g
     are empty, the relay reads nothing, and every seed of the hidden record scores what its own state
     predicts. Control (the same freeze): with the host's /proc/pressure shown, seeds 1-4 scored the running
     mean level of the fits before them, the record's mean MAPE below its fits'."""
-    commitments, commit = git_commitments
-    sub, frozen = _relaying_ridge(env["tmp"] / "sub"), commitments.parent / "frozen" / "sub"
-    _run(sub, env, capsys, "--freeze", str(frozen))
-    commit("frozen fits")
-    commit_tiny_hidden_set(env["tmp"] / "keeper", parts, git_commitments, capsys, monkeypatch)
-    states = {s: dict(np.load(frozen / f"seed-{s}.npz", allow_pickle=False)) for s in SEEDS}
-    y = np.asarray(parts.test["latency_ms"], dtype=float)
-    own = {s: numpy_mape(y, _predict(states[s], parts.test)) for s in states}
-    assert len({round(m, 9) for m in own.values()}) == len(SEEDS)  # the fits differ: an ensemble would show
-
-    hidden = ("--hidden-labels", "--frozen", str(frozen))
-    record = _run(sub, env, capsys, *hidden)
-    assert record["test_set"] == "hidden" and record["tier"] == "verified" and record["frozen_fit"]
-    for s in record["per_seed"]:
-        assert s["mape_pct"] == pytest.approx(own[s["seed"]], rel=1e-5), (s, own)
-
+    sub = relaying_ridge(env["tmp"] / "sub", RELAY, "ridge-pressure-relay")
+    hidden, states, own = frozen_round_scoring_own(sub, env, parts, capsys, git_commitments, monkeypatch)
     monkeypatch.setattr(isolation, "PROC_SHOWN", (*isolation.PROC_SHOWN, "pressure"))
-    record = _run(sub, env, capsys, *hidden)
-    relayed = {s: numpy_mape(y, _predict(state, parts.test)) for s, state in _relayed(states).items()}
-    scored = {s["seed"]: s["mape_pct"] for s in record["per_seed"]}
-    for seed in SEEDS[1:]:
-        assert scored[seed] == pytest.approx(relayed[seed], rel=1e-6), (seed, scored, relayed, own)
-        assert scored[seed] != pytest.approx(own[seed], rel=1e-3), (seed, scored, own)
-    assert np.mean(list(scored.values())) < np.mean(list(own.values())) - 1  # better than its fits earn
+    assert_relayed(lambda: run_submission(sub, env, capsys, *hidden), states, own, parts, relayed_running_mean)

@@ -21,17 +21,15 @@ scores its own state.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 
-import numpy as np
 import pytest
 
 from perfgraphs.leaderboard.sandbox import confine
-from test_leaderboard_review_63b import _predict
-from test_submit import (BOARD, commit_tiny_hidden_set, env, example_copy, numpy_mape, parts,  # noqa: F401 — fixtures
-                         run_cli)
+from test_leaderboard_review_70b import relaying_ridge
+from test_leaderboard_review_72b import assert_relayed, frozen_round_scoring_own, relayed_running_mean, run_submission
+from test_submit import env, parts  # noqa: F401 — fixtures
 
 SEEDS = (0, 1, 2, 3, 4)  # seed 0 leaves its level, each later one reads, mixes and (but the last) leaves
 W, Q, STEP = 64, 0.02, 0.25  # the relayed level: round(level / Q) modulo W, as the band of the 1-minute load, STEP wide
@@ -96,51 +94,6 @@ RELAY = (
 )
 
 
-def _relaying_ridge(folder):
-    """The ridge example whose level (intercept) each seed estimates on a random tenth of the training rows
-    (the weights on all of them: an honest spread of levels between seeds, which bagging would average),
-    and whose ``load_state`` relays the mean level (RELAY)."""
-    def edit(source: str) -> str:
-        init = "        self.target = target\n"
-        solve = "        self.coef_ = np.linalg.solve(Z.T @ Z + self.alpha * np.eye(Z.shape[1]), Z.T @ (y - self.intercept_))\n"
-        load = "    def load_state(self, state: dict[str, np.ndarray]) -> None:\n"
-        assert init in source and solve in source and load in source
-        source = source.replace(init, init + "        self.seed = seed\n")
-        level = ("        rows = np.random.default_rng(self.seed).integers(0, len(y), max(2, len(y) // 10))\n"
-                 "        self.intercept_ = float(np.mean((y - Z @ self.coef_)[rows]))\n")
-        return source.replace(solve, solve + level).replace(load, load + RELAY)
-
-    return example_copy(folder, "ridge-load-relay", edit)
-
-
-def _run(sub, env, capsys, *extra) -> dict:
-    results = env["results"] / "dippm.jsonl"
-    results.unlink(missing_ok=True)
-    rc, err = run_cli(["submit", str(sub), *BOARD, "--quick", *extra,
-                       "--results", str(env["results"]), "--no-mlflow"], capsys)
-    assert rc == 0, err
-    if "--freeze" in extra:  # a freeze writes the fits, no record
-        return {}
-    (record,) = [json.loads(line) for line in results.read_text().splitlines()]
-    return record
-
-
-def _relayed(states: dict) -> dict[int, dict]:
-    """Each seed's state with the level RELAY hands it: the running mean of its own and the earlier seeds'
-    (each handed on as round(level / Q) modulo W, decoded next to the reader's own level)."""
-    out, mix = {}, 0.0
-    for s in sorted(states):
-        own = float(states[s]["intercept"])
-        if s:
-            r = round(own / Q)
-            d = (round(mix / Q) % W - r) % W
-            mix = ((r + (d - W if d >= W // 2 else d)) * Q * s + own) / (s + 1)
-        else:
-            mix = own
-        out[s] = {**states[s], "intercept": np.asarray(mix)}
-    return out
-
-
 @pytest.fixture
 def recompiled():
     """The seccomp program is compiled once per process: compile it afresh after a test that changed it."""
@@ -155,33 +108,11 @@ def test_a_frozen_run_reads_no_earlier_seeds_load_average(env, parts, capsys, gi
     sandbox's seccomp filter answers sysinfo with ENOSYS, the relay reads nothing, and every seed of the
     hidden record scores what its own state predicts. Control (the same freeze): with sysinfo allowed, seeds
     1-4 scored the running mean level of the fits before them, the record's mean MAPE below its fits'."""
-    commitments, commit = git_commitments
-    sub, frozen = _relaying_ridge(env["tmp"] / "sub"), commitments.parent / "frozen" / "sub"
-    _run(sub, env, capsys, "--freeze", str(frozen))
-    commit("frozen fits")
-    commit_tiny_hidden_set(env["tmp"] / "keeper", parts, git_commitments, capsys, monkeypatch)
-    states = {s: dict(np.load(frozen / f"seed-{s}.npz", allow_pickle=False)) for s in SEEDS}
-    y = np.asarray(parts.test["latency_ms"], dtype=float)
-    own = {s: numpy_mape(y, _predict(states[s], parts.test)) for s in states}
-    assert len({round(m, 9) for m in own.values()}) == len(SEEDS)  # the fits differ: an ensemble would show
-
-    hidden = ("--hidden-labels", "--frozen", str(frozen))
-    record = _run(sub, env, capsys, *hidden)
-    assert record["test_set"] == "hidden" and record["tier"] == "verified" and record["frozen_fit"]
-    for s in record["per_seed"]:
-        assert s["mape_pct"] == pytest.approx(own[s["seed"]], rel=1e-5), (s, own)
-
+    sub = relaying_ridge(env["tmp"] / "sub", RELAY, "ridge-load-relay")
+    hidden, states, own = frozen_round_scoring_own(sub, env, parts, capsys, git_commitments, monkeypatch, memory_mb=None)
     monkeypatch.setattr(confine, "MACHINE_WIDE_SYSCALLS", ())
     confine._compiled.cache_clear()
-    relayed = {s: numpy_mape(y, _predict(state, parts.test)) for s, state in _relayed(states).items()}
     # a second try where a load sample fell between a seed's write and the next seed's read (a seed that
     # took over 5 s to start on a loaded machine): the channel is timing, the guard under test is not
-    for _ in range(2):
-        record = _run(sub, env, capsys, *hidden)
-        scored = {s["seed"]: s["mape_pct"] for s in record["per_seed"]}
-        if all(scored[seed] == pytest.approx(relayed[seed], rel=1e-6) for seed in SEEDS[1:]):
-            break
-    for seed in SEEDS[1:]:
-        assert scored[seed] == pytest.approx(relayed[seed], rel=1e-6), (seed, scored, relayed, own)
-        assert scored[seed] != pytest.approx(own[seed], rel=1e-3), (seed, scored, own)
-    assert np.mean(list(scored.values())) < np.mean(list(own.values())) - 1  # better than its fits earn
+    assert_relayed(lambda: run_submission(sub, env, capsys, *hidden, memory_mb=None), states, own, parts,
+                   lambda st: relayed_running_mean(st, W, Q), tries=2)
