@@ -206,7 +206,7 @@ def bootstrap_mapes(contenders: list[Contender], repetitions: LabelRepetitions |
     # :func:`_copies`) draw alike: keyed on the exact bytes, copies a few ulp apart each re-rolled the
     # leader's seeds, and the one with the smallest p-value, which stands for them in a Holm family,
     # pushed a borderline entry down a rank (twenty-third pass of 2026-12-02).
-    canonical = [_keyed(c) for c in contenders]
+    canonical = [_canonical(c.ratios, c.recorded) for c in contenders]
     all_ratios = [rows for rows, _ in canonical]
     seed_keys = [key for _, key in canonical]
     label_shift = np.zeros(len(contenders))
@@ -303,12 +303,7 @@ def _copies(contenders: list[Contender]) -> list[tuple[int, ...]]:
     means alone made a decoy of another entry's means, each seed far off (49.9 % MAPE), a copy of the
     leader and erased its comparisons (twenty-first pass of 2026-12-02); copies judged to 1e-9 but
     drawn apart let a few-ulp copy re-roll the leader's draws (twenty-third pass)."""
-    return [_keyed(c)[1] for c in contenders]
-
-
-def _keyed(c: Contender) -> tuple[np.ndarray, tuple[int, ...]]:
-    """:func:`_canonical` of a contender: its seeds' order and key those of its ratios as recorded."""
-    return _canonical(c.ratios) if c.recorded is None else _canonical(c.ratios, c.recorded)
+    return [_canonical(c.ratios, c.recorded)[1] for c in contenders]
 
 
 def _family_of(j: int, point: np.ndarray, pvalues: dict[tuple[int, int], float], copy_of: list[tuple[int, ...]],
