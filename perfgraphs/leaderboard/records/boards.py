@@ -64,7 +64,7 @@ def missing_reference_entries(results: Path | None = None) -> dict[Board, list[s
     """Per official board, the applicable reference baselines without a harness-scored public entry at
     full strength on the board's current build (an entry on an earlier build is not ranked, and a
     ``(quick)`` CI run is listed but not ranked on an official board, so neither counts)."""
-    from perfgraphs.leaderboard.records.builds import pins_file, read_pins, split_by_build
+    from perfgraphs.leaderboard.records.builds import pins_file, read_pins
     from perfgraphs.leaderboard.records.ranks import is_quick
     from perfgraphs.leaderboard.records.results import RecordedBoards, read_entries
     from perfgraphs.leaderboard.records.tiers import HARNESS_TIERS
@@ -77,11 +77,7 @@ def missing_reference_entries(results: Path | None = None) -> dict[Board, list[s
         on_board = [e for e in by_dataset[board.dataset] if (e.config, e.target) == (board.config, board.target)
                     and e.test_set == "public"
                     and recorded.scoring_protocol(e.dataset, e.config, e.protocol) == board.protocol]
-        pin = pins.get(f"{board.dataset} {board.config}")
-        # the pinned build itself: a re-pin's references not yet re-scored on it are missing there, though a
-        # board with records on it still ranks the build they are on (builds.pinned_build)
-        current = [e for e in on_board if e.dataset_content_hash == pin["content_hash"]] if pin else \
-            split_by_build(on_board, None)[1]
+        current = _on_ranked_build(on_board, pins.get(f"{board.dataset} {board.config}"))
         # the harness ran the reference's own code (a record by anyone else under its name is refused
         # at submission, check.check_reserved; this keeps one from a hand-edited file out as well)
         entries = [e for e in current if e.tier in HARNESS_TIERS and e.authors == REFERENCE_AUTHORS
@@ -90,6 +86,20 @@ def missing_reference_entries(results: Path | None = None) -> dict[Board, list[s
         if absent:
             missing[board] = absent
     return missing
+
+
+def _on_ranked_build(on_board: list, pin: dict | None) -> list:
+    """A public official board's records on the build its table ranks (:func:`~perfgraphs.leaderboard.records.
+    builds.split_by_build`), which the reference warning is about. Read from the pin as written (a re-pin's
+    references not yet re-scored on it are missing there) while the board ranked ``builds.pinned_build``, one
+    pull request re-pinning dippm's ``cpu-torch-fp32`` to the earlier build every reference had been scored
+    on had the site say "every applicable reference baseline is at full strength" above the current build's
+    table, which lacked ``trappm``, and a re-pin to a build of its author's record alone listed all seven as
+    missing above their own rows (seventy-sixth pass of 2026-12-06). A re-pin holding no record yet is the
+    build ranked, and every reference is missing there, as before."""
+    from perfgraphs.leaderboard.records.builds import split_by_build
+
+    return split_by_build(on_board, pin)[1]
 
 
 def entry_groups(results: Path, recorded) -> dict[tuple, list]:
