@@ -30,7 +30,7 @@ import pytest
 from perfgraphs.leaderboard.sandbox import confine
 from test_leaderboard_review_52b import freeze_and_score_hidden
 from test_leaderboard_review_63b import _predict, bagged_ridge
-from test_submit import BOARD, env, numpy_mape, parts, run_cli  # noqa: F401 — fixtures
+from test_submit import BOARD, each_seed_once_in_order, env, numpy_mape, parts, run_cli  # noqa: F401 — fixtures
 
 DOCS = "/usr/share/doc"
 BITS = 248  # 7 float32, a count byte, a 16-bit checksum
@@ -126,6 +126,7 @@ def test_a_frozen_run_reads_no_earlier_seeds_lookups(env, parts, capsys, git_com
 
     assert confine.drop_page_cache() is None  # what the last seed looked up is not the next run's
     monkeypatch.setattr(confine, "DROP_CACHES_WHAT", "1")
+    each_seed_once_in_order(monkeypatch)
     record = _scored_again(sub, frozen, env, capsys)
 
     def raw(state):  # the ridge as one linear model of the raw features (what the relay averages)

@@ -30,8 +30,8 @@ import pytest
 
 from perfgraphs.leaderboard.sandbox import isolation
 from test_leaderboard_review_63b import _predict
-from test_submit import (BOARD, commit_tiny_hidden_set, env, example_copy, numpy_mape, parts,  # noqa: F401 — fixtures
-                         run_cli)
+from test_submit import (BOARD, commit_tiny_hidden_set, each_seed_once_in_order, env,  # noqa: F401 — fixtures
+                         example_copy, numpy_mape, parts, run_cli)
 
 COUNTER = "unevictable_pgs_mlocked"
 
@@ -168,6 +168,7 @@ def test_a_frozen_run_reads_no_earlier_seeds_counts(env, parts, capsys, git_comm
         assert s["mape_pct"] == pytest.approx(own[s["seed"]], rel=1e-5), (s, own)
 
     monkeypatch.setattr(isolation, "PROC_SHOWN", (*isolation.PROC_SHOWN, "vmstat"))
+    each_seed_once_in_order(monkeypatch)
     record = _score_frozen(sub, frozen, env, capsys)
     relayed = {s: numpy_mape(y, _predict(state, parts.test)) for s, state in _relayed(states).items()}
     scored = {s["seed"]: s["mape_pct"] for s in record["per_seed"]}

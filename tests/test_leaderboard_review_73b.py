@@ -29,7 +29,7 @@ import pytest
 from perfgraphs.leaderboard.sandbox import confine
 from test_leaderboard_review_70b import relaying_ridge
 from test_leaderboard_review_72b import assert_relayed, frozen_round_scoring_own, relayed_running_mean, run_submission
-from test_submit import env, parts  # noqa: F401 — fixtures
+from test_submit import each_seed_once_in_order, env, parts  # noqa: F401 — fixtures
 
 SEEDS = (0, 1, 2, 3, 4)  # seed 0 leaves its level, each later one reads, mixes and (but the last) leaves
 W, Q, STEP = 64, 0.02, 0.25  # the relayed level: round(level / Q) modulo W, as the band of the 1-minute load, STEP wide
@@ -111,6 +111,7 @@ def test_a_frozen_run_reads_no_earlier_seeds_load_average(env, parts, capsys, gi
     sub = relaying_ridge(env["tmp"] / "sub", RELAY, "ridge-load-relay")
     hidden, states, own = frozen_round_scoring_own(sub, env, parts, capsys, git_commitments, monkeypatch, memory_mb=None)
     monkeypatch.setattr(confine, "MACHINE_WIDE_SYSCALLS", ())
+    each_seed_once_in_order(monkeypatch)
     confine._compiled.cache_clear()
     # a second try where a load sample fell between a seed's write and the next seed's read (a seed that
     # took over 5 s to start on a loaded machine): the channel is timing, the guard under test is not

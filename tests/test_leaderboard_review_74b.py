@@ -26,7 +26,7 @@ from perfgraphs.leaderboard.sandbox import confine
 from test_leaderboard_review_70b import relaying_ridge
 from test_leaderboard_review_72b import assert_relayed, frozen_round_scoring_own, relayed_running_mean, run_submission
 from test_leaderboard_review_73b import recompiled  # noqa: F401 — fixture
-from test_submit import env, parts  # noqa: F401 — fixtures
+from test_submit import each_seed_once_in_order, env, parts  # noqa: F401 — fixtures
 
 SEEDS = (0, 1, 2, 3, 4)  # seed 0 leaves its level, each later one reads, mixes and (but the last) leaves
 W, Q, STEP = 64, 0.02, 64  # the relayed level: round(level / Q) modulo W, as the band (STEP blocks) of used blocks
@@ -86,6 +86,7 @@ def test_a_frozen_run_reads_no_earlier_seeds_disk_blocks(env, parts, capsys, git
     monkeypatch.setattr(confine, "MACHINE_WIDE_SYSCALLS", tuple(c for c in confine.MACHINE_WIDE_SYSCALLS
                                                                 if c not in confine.FILE_SYSTEM_USAGE_SYSCALLS))
     confine._compiled.cache_clear()
+    each_seed_once_in_order(monkeypatch)
     # another try where another process wrote half a band's worth of the disk between two seeds (other suites
     # run beside this one): the channel shares the disk, the guard under test does not
     assert_relayed(lambda: run_submission(sub, env, capsys, *hidden, memory_mb=None), states, own, parts,

@@ -87,6 +87,15 @@ def only_the_layer_under_test(monkeypatch) -> None:
     monkeypatch.setattr(submission, "unimported_modules", lambda root, entry_point, imported: [])
 
 
+def each_seed_once_in_order(monkeypatch) -> None:
+    """A hidden board's seeds run in order, none again (``submit.hidden_run_order`` off): the run-again check
+    catches every relay a pass between seeds found, so a relay's control turns it off with the relay's own
+    guard to show what that guard stops alone."""
+    from perfgraphs.leaderboard import submit
+
+    monkeypatch.setattr(submit, "hidden_run_order", lambda seeds: (list(seeds), None))
+
+
 def commit_tiny_hidden_set(keeper: Path, parts, git_commitments, capsys, monkeypatch) -> None:
     """The tiny test part as a hidden set in a new keeper folder, its commitment written and committed
     in the organisers' repository of ``git_commitments``."""
@@ -620,14 +629,15 @@ def test_every_hidden_board_run_starts_on_an_empty_page_cache_or_is_refused(part
     rc, err = run_cli(args, capsys)
     assert rc == 1 and len(err) == 1 and "cannot drop the page cache" in err[0], err
     assert not (env["results"] / "dippm.jsonl").exists()
-    # control: as root it is dropped before each run (5 seeds, one part) and the entry is scored
+    # control: as root it is dropped before each run (5 seeds and the one run again, one part) and the entry
+    # is scored
     monkeypatch.setattr(confine, "DROP_CACHES", root_can)
     calls = []
     real = confine.drop_page_cache
     monkeypatch.setattr(confine, "drop_page_cache", lambda: calls.append(1) or real())
     rc, err = run_cli(args, capsys)
     assert rc == 0, err
-    assert len(calls) == 5
+    assert len(calls) == 6
     (record,) = [json.loads(line) for line in (env["results"] / "dippm.jsonl").read_text().splitlines()]
     assert record["test_set"] == "hidden" and record["tier"] == "verified"
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import secrets
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -224,6 +225,22 @@ def _part_name(rows, k: int, n: int) -> str:
     return "" if n == 1 else f"fold {k}"
 
 
+def hidden_run_order(seeds) -> tuple[list[int], int | None]:
+    """(the order a hidden board's seeds run in, the seed run once more after them all, or None).
+
+    Seeds of one run share a kernel, and every machine-wide number it keeps (a counter, a load, a free
+    block count, a timing) is a channel from one seed to the next: passes 69 to 75 each found one and had a
+    seed score the running mean of the frozen fits before it. Closing them one by one does not end the
+    family, so the harness tests what every such relay changes: it runs the seeds in an order drawn in
+    secret, then one of them other than the first (drawn in secret too) once more, last, and refuses the
+    record if that run's predictions differ from its first (check.check_run_again). A relay passes only if
+    every seed could predict again exactly what it predicted with the state it was handed then: the
+    channel must carry every earlier seed's level and the order to the end of the run."""
+    draw = secrets.SystemRandom()
+    order = draw.sample(list(seeds), len(seeds))
+    return order, (draw.choice(order[1:]) if len(order) > 1 else None)
+
+
 def _run_code(sub: Submission, parts: list, test: _TestSet, target: str, opts: SubmitOptions,
               positive: bool, problems: list[str], columns: tuple, isolated: bool, frozen=None) -> list:
     """One sandboxed process per seed and part (the config's test part, or each cross-validation
@@ -243,30 +260,50 @@ def _run_code(sub: Submission, parts: list, test: _TestSet, target: str, opts: S
         if found:  # a tripwire: the folds partition the scored rows by construction
             problems.extend(found)
             return []
-        for seed in opts.seeds:
+        def run_parts(seed: int) -> list | None:
+            """The seed's run of every part (None, its problem added, at the first that fails a check)."""
             runs = []
             for job in jobs:
                 if opts.hidden_labels is not None:  # each run on an empty page cache (confine.drop_page_cache)
                     why = confine.drop_page_cache()
                     if why is not None:
                         problems.append(why)
-                        return []
+                        return None
                 try:
                     out = run_seed(job, seed, opts.limits, code)
                 except SeedFailed as exc:
                     problems.append(str(exc))
-                    return []
+                    return None
                 if opts.freeze is not None and (why := frozen_fits.state_problem(out)) is not None:
                     problems.append(why)  # at its seed: the seeds after it would fit for nothing
-                    return []
+                    return None
                 label = job.who(seed)
                 found = check.check_values(label, out.pred, job.n_test, positive)
                 found = found or check.check_invariance(label, out.pred, out.probe_pred, job.perm)
                 found += check.check_hyperparameters(sub.meta.hyperparameters.chosen, out.config)
                 if found:
                     problems.extend(found)
-                    return []
+                    return None
                 runs.append(out)
+            return runs
+
+        order, again = hidden_run_order(opts.seeds) if opts.hidden_labels is not None else (list(opts.seeds), None)
+        runs_of = {}
+        for seed in order:
+            runs_of[seed] = run_parts(seed)
+            if runs_of[seed] is None:
+                return []
+        if again is not None:
+            runs = run_parts(again)
+            if runs is None:
+                return []
+            found = [p for job, first, out in zip(jobs, runs_of[again], runs)
+                     for p in check.check_run_again(job.who(again), first.pred, out.pred)]
+            if found:
+                problems.extend(found)
+                return []
+        for seed in sorted(runs_of):
+            runs = runs_of[seed]
             outputs.append(runs[0] if n == 1 else SeedOutput(
                 seed=seed, pred=np.concatenate([r.pred for r in runs]),
                 probe_pred=np.concatenate([r.probe_pred for r in runs]),  # each in its fold's probe order (checked)

@@ -123,6 +123,13 @@ def check_values(label: str, values: np.ndarray, n: int, positive: bool) -> list
     return problems
 
 
+def _relative_changes(pred: np.ndarray, other: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(where ``other`` differs from ``pred`` beyond INVARIANCE_RTOL, the relative change of each value)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rel = np.abs(np.asarray(other, dtype=np.float64) - pred) / np.maximum(np.abs(pred), 1e-300)
+    return ~(rel <= INVARIANCE_RTOL), rel
+
+
 def check_invariance(label: str, pred: np.ndarray, probe_pred: np.ndarray, perm: np.ndarray) -> list[str]:
     """The probe is the test inputs in the order ``perm`` with fresh ids; undo the order and compare."""
     probe_pred = np.asarray(probe_pred, dtype=np.float64)
@@ -131,14 +138,24 @@ def check_invariance(label: str, pred: np.ndarray, probe_pred: np.ndarray, perm:
                 f"{pred.shape}: predictions must not depend on the order of the inputs"]
     restored = np.empty_like(probe_pred)
     restored[perm] = probe_pred
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rel = np.abs(restored - pred) / np.maximum(np.abs(pred), 1e-300)
-    bad = ~(rel <= INVARIANCE_RTOL)
+    bad, rel = _relative_changes(pred, restored)
     if bad.any():
         return [f"{label}: predictions change when the test inputs are shuffled and their sample_ids re-labelled "
                 f"({int(bad.sum())} of {len(pred)} differ, largest relative change {np.nanmax(rel):.3g}): predict "
                 "each graph from its own features only, not from its position, its id or the other test graphs"]
     return []
+
+
+def check_run_again(label: str, pred: np.ndarray, again: np.ndarray) -> list[str]:
+    """A hidden-board run the harness ran again, after the other seeds, must predict what it predicted the
+    first time: predictions that moved heard from a seed that ran in between (submit.hidden_run_order)."""
+    again = np.asarray(again, dtype=np.float64)
+    bad, rel = _relative_changes(pred, again) if again.shape == np.shape(pred) else (np.ones(1, bool), np.ones(1))
+    if not bad.any():
+        return []
+    return [f"{label}: predicted the hidden inputs differently when the harness ran it again after the other seeds "
+            f"({int(bad.sum())} of {len(pred)} differ, largest relative change {np.nanmax(rel):.3g}): a seed predicts "
+            "from its own fit and inputs alone, not from anything an earlier seed left on the machine"]
 
 
 def check_reported(reported, per_seed_mape: list[float]) -> list[str]:
