@@ -359,14 +359,21 @@ def held_before(runs: tuple[tuple[int, int], ...], moment: int) -> bool:
     request of two commits fast-forwarded onto the main line, one taking a team's ``gnn-x`` line out
     and one putting it back (an empty diff), re-dated it after the ``leaderboard/reference/gnn/``
     folder merged since, and every board stopped showing the record (fortieth pass of 2026-12-04)."""
+    start = held_since(runs, moment)
+    return start is not None and start < moment
+
+
+def held_since(runs: tuple[tuple[int, int], ...], moment: int) -> int | None:
+    """The arrival from which a line with these runs has held its place as :func:`held_before` weighs
+    its gaps against ``moment`` (None: not on the main line now)."""
     if not runs:
-        return False
+        return None
     start = runs[-1][0]
     for (begun, ended), (back, _) in zip(reversed(runs[:-1]), reversed(runs[1:])):
         if ended <= moment <= back:  # out when ``moment`` came (or put back with it): a real gap
             break
         start = begun
-    return start < moment
+    return start
 
 
 @functools.lru_cache(maxsize=16)
@@ -402,8 +409,19 @@ def _line_arrivals(top: Path, inside: str, head: str,
 
 def folder_arrivals(folder: Path) -> tuple[str, dict[str, int]] | None:
     """(the repository's top folder, for each entry of ``folder`` on the main line now, the arrival
-    of the first main-line commit that added a file under it), as :func:`line_changes` counts
-    arrivals; None without a history to read."""
+    of the main-line commit that began its present run: :func:`folder_runs`' last run), as
+    :func:`line_changes` counts arrivals; None without a history to read."""
+    found = folder_runs(folder)
+    return None if found is None else (found[0], {name: runs[-1][0] for name, runs in found[1].items()})
+
+
+def folder_runs(folder: Path) -> tuple[str, dict[str, tuple[tuple[int, int], ...]]] | None:
+    """(the repository's top folder, for each entry of ``folder`` on the main line now, the runs of its
+    presence there: (the arrival of the commit that added its first file, the arrival of the commit
+    that removed its last, ``sys.maxsize`` for the run that lasts), oldest first, as
+    :func:`line_changes` counts arrivals); None without a history to read. The runs, not the first
+    arrival alone: a reference folder removed and put back by a later pull request was dated from its
+    first life, and took a team's record merged while it was gone (seventy-sixth pass)."""
     where = (git(folder, "rev-parse", "--show-toplevel", "HEAD") or "").split("\n")
     if len(where) < 2 or not full_history(folder):
         return None
@@ -414,21 +432,40 @@ def folder_arrivals(folder: Path) -> tuple[str, dict[str, int]] | None:
 
 
 @functools.lru_cache(maxsize=8)
-def _folder_arrivals(folder: Path, place: tuple[Path, str], head: str) -> dict[str, int]:
+def _folder_arrivals(folder: Path, place: tuple[Path, str], head: str) -> dict[str, tuple[tuple[int, int], ...]]:
     # the additions at the path the repository holds (:func:`repository_place`): asked from the folder,
     # git followed a committed link over ``leaderboard/reference/`` to a copy of it, every reference
     # folder "arrived" with the link, and a team's line under a reference's name, refused when it
     # landed, was shown as recorded before that reference (fiftieth pass of 2026-12-05)
+    import sys
+
     top, inside = place
     chain = (git(top, "rev-list", "--first-parent", head) or "").split()
     when = {sha: len(chain) - 1 - i for i, sha in enumerate(chain)}
-    log = git(top, "-c", "core.quotepath=off", "log", "--first-parent", "--diff-merges=first-parent", "--reverse",
-              "--diff-filter=A", "--no-renames", "--name-only", f"--relative={inside}" if inside else "--relative",
-              f"--format={COMMIT_MARK[0]}%H", head, "--", f":(literal){inside}" if inside else ".") or ""
-    found: dict[str, int] = {}
-    for commit, line in paths_by_commit(log):  # never a path's text for a commit (sixty-first pass)
-        if (current := when.get(commit)) is not None and "/" in line:
-            found.setdefault(line.split("/")[0], current)
+    # each entry's file count after each commit that added (A) or removed (D) a file under it
+    deltas: dict[str, dict[int, int]] = {}
+    for change, step in (("A", 1), ("D", -1)):
+        log = git(top, "-c", "core.quotepath=off", "log", "--first-parent", "--diff-merges=first-parent", "--reverse",
+                  f"--diff-filter={change}", "--no-renames", "--name-only",
+                  f"--relative={inside}" if inside else "--relative", f"--format={COMMIT_MARK[0]}%H", head, "--",
+                  f":(literal){inside}" if inside else ".") or ""
+        for commit, line in paths_by_commit(log):  # never a path's text for a commit (sixty-first pass)
+            if (current := when.get(commit)) is not None and "/" in line:
+                counts = deltas.setdefault(line.split("/")[0], {})
+                counts[current] = counts.get(current, 0) + step
+    found: dict[str, tuple[tuple[int, int], ...]] = {}
+    for name, changes in deltas.items():
+        count, runs, since = 0, [], None
+        for moment in sorted(changes):
+            count += changes[moment]
+            if count > 0 and since is None:
+                since = moment
+            elif count <= 0 and since is not None:
+                runs.append((since, moment))
+                since = None
+        # an entry seen now that its path's history took out (a committed link over the folder to a copy
+        # of it: fiftieth pass) is held from its first arrival, as before runs were read
+        found[name] = (*runs, (since, sys.maxsize)) if since is not None else ((runs[0][0], sys.maxsize),)
     present = git(folder, "ls-tree", "-z", "--name-only", head, "./") or ""
     return {name: found[name] for name in (Path(p).name for p in present.split("\0") if p) if name in found}
 

@@ -153,19 +153,31 @@ def _named_before_its_reference(method: str, authors: str,
     history to order it by, or with the records and the references in two repositories."""
     if names.lookalike_authors(authors):
         return False
-    from perfgraphs.leaderboard.records.history import folder_arrivals, held_before
+    from perfgraphs.leaderboard.records import history
 
-    folders = folder_arrivals(REFERENCE_DIR) if REFERENCE_DIR.is_dir() else None
+    folders = history.folder_runs(REFERENCE_DIR) if REFERENCE_DIR.is_dir() else None
     recorded = arrival()
     if folders is None or recorded is None or folders[0] != recorded[0]:
         return False
-    untracked = {p.name for p in REFERENCE_DIR.iterdir() if p.is_dir()} - set(folders[1])
+    present = {name: runs[-1][0] for name, runs in folders[1].items()}
+    untracked = {p.name for p in REFERENCE_DIR.iterdir() if p.is_dir()} - set(present)
     for name in reference_spellings():
         if names.taken_name(method, {name}) is None:
             continue
-        if not held_before(recorded[1], _reserved_since(name, folders[1], untracked, folders[0])):
+        since = _reserved_since(name, present, untracked, folders[0])
+        if not history.held_before(recorded[1], since) or _recorded_while_held(
+                history.held_since(recorded[1], since), folders[1].get(name, ())[:-1]):
             return False
     return True
+
+
+def _recorded_while_held(start: int | None, earlier: tuple[tuple[int, int], ...]) -> bool:
+    """Whether a record's line, held since ``start``, arrived while an earlier run of the reference's
+    folder (``earlier``: (arrived, removed) on the main line) held the name. A name is reserved from
+    its folder's present run (a folder retired frees it, and a team's record merged meanwhile keeps it
+    when the folder is put back: seventy-sixth pass), but a pull request of two fast-forwarded commits
+    taking the folder out and putting it back frees no record that its first run refused."""
+    return start is not None and any(arrived <= start < removed for arrived, removed in earlier)
 
 
 def _catalog_names() -> frozenset[str]:
