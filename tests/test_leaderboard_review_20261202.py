@@ -1809,7 +1809,7 @@ def test_twentieth_pass_a_team_ranks_one_entry(monkeypatch):
     assert got["mallory-net"] is None
     assert any("6 entries listed unranked: a team's best entry" in line for line in board.lines()), board.lines()
     assert {m: got[m] for m in by} == {m: one_mix[m] for m in by}  # six more entries move no reference
-    monkeypatch.setattr(ranks_module, "team_best", lambda usable: (usable, []))  # control
+    monkeypatch.setattr(ranks_module, "team_best", lambda usable, repetitions=None: (usable, []))  # control
     _, control = ranks([*references, mine, *mixes])
     # without the rule the six push every entry below them down (with the twentieth pass's draws,
     # they also lifted mallory-net from 3 to 2; which borderline call flips depends on the draws)

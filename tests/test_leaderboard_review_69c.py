@@ -117,7 +117,7 @@ def test_one_ranked_entry_per_person_still(monkeypatch):
     assert {"joint-net", "mal-net-2"} <= got and not {"bob-net", "mal-net"} & got, got
     assert "alice-net" not in got  # joint-net's MAPE is below alice-net's: it names Alice too
 
-    def merged(usable):  # the rule before this pass: teams merged wherever author lists share someone
+    def merged(usable, repetitions=None):  # the rule before this pass: teams merged wherever author lists share someone
         from perfgraphs.leaderboard.records.names import share_a_person
         from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS
 

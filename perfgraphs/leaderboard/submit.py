@@ -237,7 +237,7 @@ def hidden_run_order(seeds) -> tuple[list[int], int | None]:
     every seed could predict again exactly what it predicted with the state it was handed then: the
     channel must carry every earlier seed's level and the order to the end of the run."""
     draw = secrets.SystemRandom()
-    order = draw.sample(list(seeds), len(seeds))
+    order = draw.sample(sorted(set(seeds)), len(set(seeds)))  # each seed once: a seed twice ran twice in order
     return order, (draw.choice(order[1:]) if len(order) > 1 else None)
 
 
