@@ -6,7 +6,10 @@ board shows it. A later pull request declaring ``gnn`` in the catalog again date
 first declaration, before Alice's ``gnn-x``, and every board dropped her record (the gap the
 seventy-sixth pass closed for reference folders). A catalog name is now reserved from the start of its
 present declaration on the main line (``trust._catalog_runs``), and a line that arrived while an
-earlier declaration held the name stays refused (``trust._recorded_while_held``)."""
+earlier declaration held the name stays refused (``trust._recorded_while_held``). Also: a catalog name
+built otherwise than ``Baseline("name"`` (the real ``trappm``) was dated at the commit read and its
+reference folder not read, so a team's hand-written ``trappm-x`` was shown under the reference's name
+once any later commit landed; a catalog name's folder now reserves it too (``trust._folder_reservation``)."""
 
 from __future__ import annotations
 
@@ -134,3 +137,34 @@ def test_a_catalog_name_taken_out_and_put_back_frees_no_name(tmp_path, monkeypat
     monkeypatch.setattr(trust, "_recorded_while_held", lambda start, earlier: False)  # control
     methods, skipped = _shown(repo, capsys)
     assert methods == ["gnn-m"] and not skipped, skipped
+
+
+def test_a_reference_folder_reserves_a_catalog_name_the_catalog_builds_otherwise(tmp_path, monkeypatch, capsys):
+    """Attack: the catalog declares its reference through a constant (``Baseline(GNN_NAME, ...``, as the
+    real catalog declares ``trappm``), so no version declares ``Baseline("gnn"``: the name was dated at
+    the commit read, and its folder ``leaderboard/reference/gnn/``, there from the first commit, was
+    not read for a catalog name at all. Mallory's hand-written ``gnn-m`` line was refused only until
+    one more commit (any team's) landed on the main line: then every board showed it under the
+    reference's name. Now the folder reserves the name as well. Control: a catalog name dated by the
+    catalog alone (as before) shows her record."""
+    from perfgraphs.leaderboard.records import trust
+
+    repo = _repo(tmp_path, monkeypatch)
+    source = repo / CATALOG
+    source.write_text(source.read_text().replace(DECLARED, 'GNN_NAME = "gnn"\nGNN = TransferBaseline(GNN_NAME, '
+                                                                    'make, VARIANTS)\n'))
+    (repo / "reference" / "gnn").mkdir()
+    (repo / "reference" / "gnn" / "README.md").write_text("the reference gnn\n")
+    _git(repo, "commit", "-q", "--amend", "-a", "--no-edit")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "--amend", "--no-edit")
+    _add_line(repo, "gnn-m", "Mal Lory")
+    methods, skipped = _shown(repo, capsys)
+    assert methods == [] and len(skipped) == 1 and "'gnn'" in skipped[0], skipped
+    _add_line(repo, "zoe-mlp", "Zoe Zed")  # any later commit
+    methods, skipped = _shown(repo, capsys)
+    assert methods == ["zoe-mlp"] and len(skipped) == 1 and "'gnn-m'" in skipped[0], skipped
+
+    monkeypatch.setattr(trust, "_folder_reservation", lambda name, folders, since: since)  # control
+    methods, skipped = _shown(repo, capsys)
+    assert sorted(methods) == ["gnn-m", "zoe-mlp"] and not skipped, skipped

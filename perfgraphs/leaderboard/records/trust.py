@@ -196,8 +196,17 @@ def _reserved_since(name: str, folders: dict[str, int], untracked: set[str], top
     start, was freed for a team's ``ratio-transfer-v2`` line (refused on every board) by a later commit
     adding ``leaderboard/reference/ratio-transfer/README.md``: every board showed it (sixty-fifth pass)."""
     if name in _catalog_names():
-        return _catalog_name_since(name, top)
+        return _folder_reservation(name, folders, _catalog_name_since(name, top))
     return folders[name] if name in folders else sys.maxsize if name in untracked else 0
+
+
+def _folder_reservation(name: str, folders: dict[str, int], since: int) -> int:
+    """A catalog name's reservation ``since`` (its declaration), or its folder's present run where that
+    began earlier. A catalog name built otherwise than ``Baseline("name"`` (the real catalog's
+    ``Baseline(TRAPPM, ...``) is dated at the commit read, and its folder, there from the first commit,
+    was not read: a team's hand-written ``trappm-x`` line was refused until one more commit landed, then
+    every board showed it under the reference's name (seventy-seventh pass)."""
+    return min(since, folders[name]) if name in folders else since
 
 
 def catalog_file() -> Path:
