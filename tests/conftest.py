@@ -21,7 +21,7 @@ def _forget_reference_caches() -> None:
     from perfgraphs.leaderboard.records import trust
 
     for cached in (trust.reference_spellings, trust._reference_code_problem, trust._reference_files,
-                   trust._catalog_arrivals):
+                   trust._catalog_arrivals, trust._catalog_runs):
         cached.cache_clear()
 
 

@@ -23,7 +23,7 @@ def _forget_tmp_references():
 
     yield
     for cached in (trust.reference_spellings, trust._reference_code_problem, trust._reference_files,
-                   trust._catalog_arrivals, history._folder_arrivals):
+                   trust._catalog_arrivals, trust._catalog_runs, history._folder_arrivals):
         cached.cache_clear()
     results.forget_checked()
 

@@ -165,8 +165,9 @@ def _named_before_its_reference(method: str, authors: str,
         if names.taken_name(method, {name}) is None:
             continue
         since = _reserved_since(name, present, untracked, folders[0])
+        earlier = folders[1].get(name, ())[:-1] + _catalog_earlier_runs(name, folders[0])
         if not history.held_before(recorded[1], since) or _recorded_while_held(
-                history.held_since(recorded[1], since), folders[1].get(name, ())[:-1]):
+                history.held_since(recorded[1], since), earlier):
             return False
     return True
 
@@ -195,8 +196,17 @@ def _reserved_since(name: str, folders: dict[str, int], untracked: set[str], top
     start, was freed for a team's ``ratio-transfer-v2`` line (refused on every board) by a later commit
     adding ``leaderboard/reference/ratio-transfer/README.md``: every board showed it (sixty-fifth pass)."""
     if name in _catalog_names():
-        return _catalog_name_since(name, top)
+        return _folder_reservation(name, folders, _catalog_name_since(name, top))
     return folders[name] if name in folders else sys.maxsize if name in untracked else 0
+
+
+def _folder_reservation(name: str, folders: dict[str, int], since: int) -> int:
+    """A catalog name's reservation ``since`` (its declaration), or its folder's present run where that
+    began earlier. A catalog name built otherwise than ``Baseline("name"`` (the real catalog's
+    ``Baseline(TRAPPM, ...``) is dated at the commit read, and its folder, there from the first commit,
+    was not read: a team's hand-written ``trappm-x`` line was refused until one more commit landed, then
+    every board showed it under the reference's name (seventy-seventh pass)."""
+    return min(since, folders[name]) if name in folders else since
 
 
 def catalog_file() -> Path:
@@ -207,33 +217,80 @@ def catalog_file() -> Path:
 
 
 def _catalog_name_since(name: str, top: str) -> int:
-    """The arrival from which the catalog's code reserves ``name``: the first main-line commit whose
-    catalog file declared it (``Baseline("name"``, as the catalog declares its baselines), the commit
+    """The arrival from which the catalog's code reserves ``name``: the main-line commit that began the
+    catalog file's present declaration of it (``Baseline("name"``, as the catalog declares its
+    baselines; :func:`_catalog_arrivals`), the commit
     read where no version did (a name spelt otherwise, or not committed); from the start where the catalog is not
     this repository's file (an installed package). The catalog as it stands was read: a pull request
     adding a transfer reference ``gnn`` to ``perfgraphs/baselines/catalog.py`` (code, no folder, no
     results file touched) reserved the name from the start, and every board dropped the ``gnn-x``
     record a team had merged long before (seventy-first pass of 2026-12-06), where a folder of that
     name is dated from its first commit (thirty-sixth pass)."""
+    place = _catalog_place(top)
+    return 0 if place is None else _catalog_arrivals(*place).get(name, 0)
+
+
+def _catalog_place(top: str) -> tuple[Path, str, str] | None:
+    """(the repository's top folder, the catalog file's path in it, the commit read), or None where the
+    catalog is not this repository's file (an installed package)."""
     source = catalog_file().resolve()
     if not top or not source.is_relative_to(Path(top).resolve()):
-        return 0
-    return _catalog_arrivals(Path(top).resolve(), source.relative_to(Path(top).resolve()).as_posix(),
-                             (git(Path(top), "rev-parse", "HEAD") or "").strip()).get(name, 0)
+        return None
+    return (Path(top).resolve(), source.relative_to(Path(top).resolve()).as_posix(),
+            (git(Path(top), "rev-parse", "HEAD") or "").strip())
+
+
+def _catalog_earlier_runs(name: str, top: str) -> tuple[tuple[int, int], ...]:
+    """The runs of the catalog's declaration of ``name`` before its present one ((arrived, removed) on
+    the main line; :func:`_catalog_runs`), for :func:`_recorded_while_held`: a pull request of two
+    fast-forwarded commits taking a declaration out and putting it back frees no record it refused."""
+    place = _catalog_place(top) if name in _catalog_names() else None
+    if place is None:
+        return ()
+    runs = _catalog_runs(*place).get(name, ())
+    return runs[:-1] if runs and runs[-1][1] == sys.maxsize else runs
 
 
 @functools.lru_cache(maxsize=8)
 def _catalog_arrivals(top: Path, rel: str, head: str) -> dict[str, int]:
-    """For each name of the catalog's code, the arrival of the first main-line commit whose catalog
-    file declared it; a name no version declared so, the arrival of ``head`` (:func:`_catalog_name_since`)."""
-    chain = (git(top, "rev-list", "--first-parent", head) or "").split() if head else []
+    """For each name of the catalog's code, the arrival of the main-line commit that began its present
+    declaration in the catalog file (:func:`_catalog_runs`' lasting run); a name not declared so now,
+    the arrival of ``head`` (:func:`_catalog_name_since`). The present one, not the first: a transfer
+    reference retired from the catalog and declared again by a later pull request was dated from its
+    first declaration, and took a team's record merged while it was gone (seventy-seventh pass)."""
+    chain = int((git(top, "rev-list", "--first-parent", "--count", head) or "0").strip() or 0) if head else 0
     found: dict[str, int] = {}
+    for name, runs in _catalog_runs(top, rel, head).items():
+        found[name] = runs[-1][0] if runs and runs[-1][1] == sys.maxsize else max(chain - 1, 0)
+    return found
+
+
+@functools.lru_cache(maxsize=8)
+def _catalog_runs(top: Path, rel: str, head: str) -> dict[str, tuple[tuple[int, int], ...]]:
+    """For each name of the catalog's code, the runs of its declaration in the catalog file on the main
+    line ((the arrival of the commit that declared it, the arrival of the one that took it out,
+    ``sys.maxsize`` for the run that lasts), oldest first, as :func:`history.line_changes` counts)."""
+    chain = (git(top, "rev-list", "--first-parent", head) or "").split() if head else []
+    when = {sha: len(chain) - 1 - i for i, sha in enumerate(chain)}
+    texts: dict[str, str] = {}
+    found: dict[str, tuple[tuple[int, int], ...]] = {}
     for name in _catalog_names():
         # -S: the commits that changed how often the name occurs as a baseline's first argument (a
-        # `Baseline(` or `TransferBaseline(` call); the oldest added it first. The quoted name alone
-        # dated a reference from any old string of the file: `"xgboost"`, a dependency's name there
-        # for long, would date a new reference `xgboost` before a team's `xgboost-tuned` (review)
-        log = (git(top, "log", "--first-parent", "--format=%H", f"-SBaseline(\"{name}\"", head, "--",
+        # `Baseline(` or `TransferBaseline(` call). The quoted name alone dated a reference from any old
+        # string of the file: `"xgboost"`, a dependency's name there for long, would date a new
+        # reference `xgboost` before a team's `xgboost-tuned` (review)
+        declaration = f'Baseline("{name}"'
+        log = (git(top, "log", "--first-parent", "--format=%H", f"-S{declaration}", head, "--",
                    f":(literal){rel}") or "").split()
-        found[name] = len(chain) - 1 - chain.index(log[-1]) if log and log[-1] in chain else max(len(chain) - 1, 0)
+        runs, since = [], None
+        for commit in sorted((c for c in log if c in when), key=when.get):
+            if commit not in texts:
+                texts[commit] = git(top, "show", f"{commit}:{rel}") or ""
+            declared = declaration in texts[commit]
+            if declared and since is None:
+                since = when[commit]
+            elif not declared and since is not None:
+                runs.append((since, when[commit]))
+                since = None
+        found[name] = (*runs, (since, sys.maxsize)) if since is not None else tuple(runs)
     return found
