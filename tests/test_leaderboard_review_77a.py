@@ -14,6 +14,7 @@ once any later commit landed; a catalog name's folder now reserves it too (``tru
 from __future__ import annotations
 
 import functools
+import re
 
 import pytest
 
@@ -168,3 +169,37 @@ def test_a_reference_folder_reserves_a_catalog_name_the_catalog_builds_otherwise
     monkeypatch.setattr(trust, "_folder_reservation", lambda name, folders, since: since)  # control
     methods, skipped = _shown(repo, capsys)
     assert sorted(methods) == ["gnn-m", "zoe-mlp"] and not skipped, skipped
+
+
+def test_a_teams_entry_under_a_reference_name_lists_no_reference_on_a_hidden_board():
+    """The seventy-seventh pass's lead, on the site's hidden-board line: a reference counted as
+    "listed" on a hidden set wherever an entry's method was the reference's name, whatever its
+    authors, so a team's keeper-signed `static-mlp (tuned)`, shown because it landed before the name
+    was reserved, stood for the reference the set lacks. Now only the references' own records count
+    (as `boards.missing_reference_entries` counts them on public boards). Control: by name alone, the
+    team's entry hides that the reference is missing."""
+    from dataclasses import replace
+
+    from perfgraphs.leaderboard.records import boards
+    from perfgraphs.leaderboard.records.boards import entry_groups, official
+    from perfgraphs.leaderboard.records.results import RESULTS_DIR, RecordedBoards
+    from perfgraphs.leaderboard.site import pages
+
+    (key, current), = [(k, v) for k, v in entry_groups(RESULTS_DIR, RecordedBoards()).items()
+                       if k[4] == "hidden" and k[5].startswith("4e45d0b9")]
+    board = official(*key[:4])
+    by_name = {e.method: e for e in current}
+    team = replace(by_name["static-mlp (quick)"], method="static-mlp (tuned)", authors="Ada Wu")
+    field = [e for e in current if e.method != "static-mlp (quick)"] + [team]
+    def lacking(entries) -> list[str]:  # the references the site says the set lacks
+        found = re.search(r"not yet scored on it: ([^;]*)", pages._reference_status(board, "hidden", entries, {}))
+        return found.group(1).split(", ") if found else []
+
+    assert "static-mlp" in lacking(field)
+    assert "static-mlp" not in lacking(current)  # the reference's own record counts
+    real = boards.REFERENCE_AUTHORS
+    try:  # control: any authors count, as before
+        pages.REFERENCE_AUTHORS = team.authors
+        assert "static-mlp" not in lacking(field)
+    finally:
+        pages.REFERENCE_AUTHORS = real
