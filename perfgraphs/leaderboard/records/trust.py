@@ -265,6 +265,40 @@ def _catalog_arrivals(top: Path, rel: str, head: str) -> dict[str, int]:
     return found
 
 
+def _declared_names(text: str) -> frozenset[str]:
+    """The reference names a version of the catalog file declares: the first argument (or ``name=``)
+    of each ``...Baseline(`` call, a string or a module constant bound to one, however the call is
+    written. The literal text ``Baseline("name"`` was read: a pull request that only re-spelt a
+    declaration (a formatter wrapping it onto two lines, ``name="gnn"``, a constant) ended it, and a
+    transfer reference, with no folder to reserve it, was dated at the commit read, so a hand-written
+    ``gnn-m`` line merged after the re-spelling was shown under the reference's name once any later
+    commit landed; and a comment quoting ``Baseline("gnn"`` declared it (seventy-eighth pass). Parsed,
+    never run; a version that does not parse is read by the literal text, as before."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset(re.findall(r'Baseline\("([^"\\]*)"', text))
+    constants: dict[str, str] = {}
+    for node in tree.body:  # module constants bound to a string (``GNN_NAME = "gnn"``)
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        if isinstance(getattr(node, "value", None), ast.Constant) and isinstance(node.value.value, str):
+            constants.update((t.id, node.value.value) for t in targets if isinstance(t, ast.Name))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        callee = node.func if isinstance(node, ast.Call) else None
+        called = callee.id if isinstance(callee, ast.Name) else callee.attr if isinstance(callee, ast.Attribute) else ""
+        if not called.endswith("Baseline"):
+            continue
+        for arg in node.args[:1] + [k.value for k in node.keywords if k.arg == "name"]:
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                found.add(arg.value)
+            elif isinstance(arg, ast.Name) and arg.id in constants:
+                found.add(constants[arg.id])
+    return frozenset(found)
+
+
 @functools.lru_cache(maxsize=8)
 def _catalog_runs(top: Path, rel: str, head: str) -> dict[str, tuple[tuple[int, int], ...]]:
     """For each name of the catalog's code, the runs of its declaration in the catalog file on the main
@@ -272,25 +306,21 @@ def _catalog_runs(top: Path, rel: str, head: str) -> dict[str, tuple[tuple[int, 
     ``sys.maxsize`` for the run that lasts), oldest first, as :func:`history.line_changes` counts)."""
     chain = (git(top, "rev-list", "--first-parent", head) or "").split() if head else []
     when = {sha: len(chain) - 1 - i for i, sha in enumerate(chain)}
-    texts: dict[str, str] = {}
+    # every main-line version of the file, each read as Python (:func:`_declared_names`); `git log -S` of
+    # the literal text found only the commits that changed how often it occurred, and a re-spelt
+    # declaration (wrapped, a keyword, a constant) read as the name taken out (seventy-eighth pass)
+    log = (git(top, "log", "--first-parent", "--format=%H", head, "--", f":(literal){rel}") or "").split()
+    versions = [(when[c], _declared_names(git(top, "show", f"{c}:{rel}") or ""))
+                for c in sorted((c for c in log if c in when), key=when.get)]
     found: dict[str, tuple[tuple[int, int], ...]] = {}
     for name in _catalog_names():
-        # -S: the commits that changed how often the name occurs as a baseline's first argument (a
-        # `Baseline(` or `TransferBaseline(` call). The quoted name alone dated a reference from any old
-        # string of the file: `"xgboost"`, a dependency's name there for long, would date a new
-        # reference `xgboost` before a team's `xgboost-tuned` (review)
-        declaration = f'Baseline("{name}"'
-        log = (git(top, "log", "--first-parent", "--format=%H", f"-S{declaration}", head, "--",
-                   f":(literal){rel}") or "").split()
         runs, since = [], None
-        for commit in sorted((c for c in log if c in when), key=when.get):
-            if commit not in texts:
-                texts[commit] = git(top, "show", f"{commit}:{rel}") or ""
-            declared = declaration in texts[commit]
+        for arrived, names_declared in versions:
+            declared = name in names_declared
             if declared and since is None:
-                since = when[commit]
+                since = arrived
             elif not declared and since is not None:
-                runs.append((since, when[commit]))
+                runs.append((since, arrived))
                 since = None
         found[name] = (*runs, (since, sys.maxsize)) if since is not None else tuple(runs)
     return found
