@@ -90,10 +90,13 @@ def only_the_layer_under_test(monkeypatch) -> None:
 def each_seed_once_in_order(monkeypatch) -> None:
     """A hidden board's seeds run in order, none again (``submit.hidden_run_order`` off): the run-again check
     catches every relay a pass between seeds found, so a relay's control turns it off with the relay's own
-    guard to show what that guard stops alone."""
+    guard to show what that guard stops alone. So does the replay of a frozen run's states on the public
+    test part (``submit._frozen_replay_problems``, seventy-eighth pass): on the tiny board the public test
+    part is the hidden set, and a relay moves its predictions there too; it is turned off with it."""
     from perfgraphs.leaderboard import submit
 
     monkeypatch.setattr(submit, "hidden_run_order", lambda seeds: (list(seeds), None))
+    monkeypatch.setattr(submit, "_frozen_replay_problems", lambda *args, **kwargs: [])
 
 
 def commit_tiny_hidden_set(keeper: Path, parts, git_commitments, capsys, monkeypatch) -> None:

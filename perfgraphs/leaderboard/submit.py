@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import secrets
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -688,6 +689,9 @@ def _predictions(sub: Submission, scoring: _Scoring, parts: list, test: _TestSet
         verdict.frozen = _read_frozen(sub, scoring, data, test, opts, problems)
         if verdict.frozen is None:
             return [], {}
+        problems += _frozen_replay_problems(sub, scoring, data, opts, verdict.frozen, columns, not unisolated)
+        if problems:
+            return [], {}
     outputs = _run_code(sub, runs, test, target.name, opts, target.positive, problems, columns, not unisolated,
                         verdict.frozen)
     if verdict.frozen is not None:  # the fit the record states: the frozen one, measured when it ran, and this
@@ -843,6 +847,36 @@ def submit(path: str | Path, opts: SubmitOptions | None = None, log_mlflow: bool
             verdict.warnings.append(f"recorded, but MLflow logging failed ({type(exc).__name__}: "
                                     f"{str(exc).splitlines()[0][:200] if str(exc) else ''})")
     return verdict, written
+
+
+def _frozen_replay_problems(sub: Submission, scoring: _Scoring, data, opts: SubmitOptions, frozen,
+                            columns: tuple, isolated: bool) -> list[str]:
+    """Why the frozen predictor, as it runs now, is not the one frozen (empty: it is): each seed's state
+    predicts the public test part, in the sandbox, with the package code staged now, and must score it
+    as the manifest says its freeze did. The manifest pins the submission folder, not the perfgraphs
+    package the sandbox runs beside it (``isolation.staged_code_dir``: the ridge example's features, a
+    reference's whole model), and a pull request that changed ``static_features`` after the set's
+    commitment had a frozen ridge's verified record score a refit (seventy-eighth pass). Compared to
+    ``check.INVARIANCE_RTOL``, not bit for bit (the four frozen GNN references replay theirs to 1e-7:
+    threads move the last bits), and by the MAPE only (a near tie flipped moves Kendall's tau by more)."""
+    public_opts = replace(opts, hidden_labels=None)
+    replay: list[str] = []
+    public = _test_set(data, scoring.board, public_opts, replay)
+    outputs = [] if public is None else _run_code(
+        sub, [(data.train, data.validation, public.rows)], public, scoring.board.target.name, public_opts,
+        scoring.board.target.positive, replay, columns, isolated, frozen)
+    if replay or not outputs:
+        return [f"--frozen: predicting the public test part from the frozen states: {(replay or ['no output'])[0]}"]
+    for out in outputs:
+        then = next(s for s in frozen.manifest["seeds"] if s["seed"] == out.seed).get("public") or {}
+        now = score_seed(scoring.evaluator, public.ids, public.y_true, out.pred, public.groups(), out.seed)
+        was, is_now = then.get("mape_pct"), now.get("mape_pct")
+        if not (isinstance(was, (int, float)) and isinstance(is_now, (int, float))
+                and math.isclose(is_now, was, rel_tol=check.INVARIANCE_RTOL)):
+            return [f"--frozen: seed {out.seed} does not predict the public test part as when it was frozen "
+                    f"(MAPE {is_now!r} % now, {was!r} in the manifest): the code it runs changed since the freeze "
+                    "(the perfgraphs package too); freeze it again with this code"]
+    return []
 
 
 def _freeze(path: str | Path, opts: SubmitOptions) -> tuple[Verdict, Path | None]:
