@@ -16,29 +16,12 @@ from __future__ import annotations
 import functools
 import re
 
-import pytest
-
 from test_leaderboard_review_36a import _git
 from test_leaderboard_review_61a import _line, _shown
+from test_leaderboard_review_71a import _commit, _forget_tmp_references  # noqa: F401 — an autouse fixture
 
 CATALOG = "perfgraphs/baselines/catalog.py"
 DECLARED = 'GNN = TransferBaseline("gnn", make, VARIANTS)\n'
-
-
-@pytest.fixture(autouse=True)
-def _forget_tmp_references():
-    from perfgraphs.leaderboard.records import history, results, trust
-
-    yield
-    for cached in (trust.reference_spellings, trust._reference_code_problem, trust._reference_files,
-                   trust._catalog_arrivals, trust._catalog_runs, history._folder_arrivals):
-        cached.cache_clear()
-    results.forget_checked()
-
-
-def _commit(repo, message: str) -> None:
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "-m", message)
 
 
 def _declare(repo, present: bool) -> None:

@@ -14,19 +14,8 @@ from __future__ import annotations
 import pytest
 
 from test_leaderboard_review_61a import _shown
+from test_leaderboard_review_71a import _forget_tmp_references  # noqa: F401 — an autouse fixture
 from test_leaderboard_review_77a import CATALOG, DECLARED, _add_line, _commit, _repo
-
-
-
-@pytest.fixture(autouse=True)
-def _forget_tmp_references():
-    from perfgraphs.leaderboard.records import history, results, trust
-
-    yield
-    for cached in (trust.reference_spellings, trust._reference_code_problem, trust._reference_files,
-                   trust._catalog_arrivals, trust._catalog_runs, history._folder_arrivals):
-        cached.cache_clear()
-    results.forget_checked()
 
 RESPELT = {
     "wrapped": 'GNN = TransferBaseline(\n    "gnn", make, VARIANTS,\n)\n',
