@@ -23,29 +23,13 @@ import numpy as np
 import pytest
 
 import perfgraphs
-from perfgraphs.data.load import static_features
 from perfgraphs.leaderboard import submit as submit_module
+from test_leaderboard_review_67b import _predict, _refit
 from test_submit import (BOARD, commit_tiny_hidden_set, env, example_copy, numpy_mape, parts,  # noqa: F401 — fixtures
                          run_cli)
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("bwrap") is None,
                                 reason="a hidden board's runs drop the page cache and freezing runs in the sandbox")
-
-
-def _predict(state: dict, rows) -> np.ndarray:
-    z = (static_features(rows).astype(np.float64) - state["mean"]) / state["scale"]
-    return np.exp(z @ state["coef"] + float(state["intercept"]))
-
-
-def _refit(rows, target="latency_ms", alpha=0.01) -> dict:
-    """The example's fit, done after the draw (on the tiny board, on the hidden rows themselves)."""
-    X = static_features(rows).astype(np.float64)
-    y = np.log(np.asarray(rows[target], dtype=np.float64))
-    mean, scale = X.mean(axis=0), X.std(axis=0)
-    scale[scale == 0] = 1.0
-    Z = (X - mean) / scale
-    coef = np.linalg.solve(Z.T @ Z + alpha * np.eye(Z.shape[1]), Z.T @ (y - y.mean()))
-    return {"mean": mean, "scale": scale, "coef": coef, "intercept": np.asarray(y.mean())}
 
 
 def _arr(values) -> str:

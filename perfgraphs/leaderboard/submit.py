@@ -851,7 +851,7 @@ def submit(path: str | Path, opts: SubmitOptions | None = None, log_mlflow: bool
 
 def _frozen_replay_problems(sub: Submission, scoring: _Scoring, data, opts: SubmitOptions, frozen,
                             columns: tuple, isolated: bool) -> list[str]:
-    """Why the frozen predictor, as it runs now, is not the one frozen (empty: it is): each seed's state
+    """Why the frozen predictor, as it runs now, is not the one frozen (empty: it is): a seed's state
     predicts the public test part, in the sandbox, with the package code staged now, and must score it
     as the manifest says its freeze did. The manifest pins the submission folder, not the perfgraphs
     package the sandbox runs beside it (``isolation.staged_code_dir``: the ridge example's features, a
