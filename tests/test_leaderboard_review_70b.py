@@ -153,6 +153,24 @@ def _relayed(states: dict) -> dict[int, dict]:
     return out
 
 
+def assert_relayed(score_again, states: dict, own: dict, parts, relayed_states, tries: int = 1,
+                   gain_pct: float = 1.0) -> None:
+    """Control: ``score_again()`` (the hidden round with a guard off) scores seeds 1-4 on the running mean
+    level ``relayed_states(states)`` hands them, not their own, and their mean MAPE more than ``gain_pct``
+    points below their fits'. ``tries``: where the channel is timing or shared with other
+    processes, the round again."""
+    y, later = np.asarray(parts.test["latency_ms"], dtype=float), sorted(states)[1:]
+    relayed = {s: numpy_mape(y, _predict(state, parts.test)) for s, state in relayed_states(states).items()}
+    for _ in range(tries):
+        scored = {s["seed"]: s["mape_pct"] for s in score_again()["per_seed"]}
+        if all(scored[seed] == pytest.approx(relayed[seed], rel=1e-6) for seed in later):
+            break
+    for seed in later:
+        assert scored[seed] == pytest.approx(relayed[seed], rel=1e-6), (seed, scored, relayed, own)
+        assert scored[seed] != pytest.approx(own[seed], rel=1e-3), (seed, scored, own)
+    assert np.mean([scored[s] for s in later]) < np.mean([own[s] for s in later]) - gain_pct  # than they earn
+
+
 def test_a_frozen_run_reads_no_earlier_seeds_counts(env, parts, capsys, git_commitments, monkeypatch):  # noqa: F811
     """Attack: each seed's load_state reads the earlier seeds' mean level from the residue of /proc/vmstat's
     mlock count and leaves its own there. Now the sandbox's /proc/vmstat is empty, the relay reads nothing,
@@ -169,10 +187,6 @@ def test_a_frozen_run_reads_no_earlier_seeds_counts(env, parts, capsys, git_comm
 
     monkeypatch.setattr(isolation, "PROC_SHOWN", (*isolation.PROC_SHOWN, "vmstat"))
     each_seed_once_in_order(monkeypatch)
-    record = _score_frozen(sub, frozen, env, capsys)
-    relayed = {s: numpy_mape(y, _predict(state, parts.test)) for s, state in _relayed(states).items()}
-    scored = {s["seed"]: s["mape_pct"] for s in record["per_seed"]}
-    for seed in range(1, 5):
-        assert scored[seed] == pytest.approx(relayed[seed], rel=1e-6), (seed, scored, relayed, own)
-        assert scored[seed] != pytest.approx(own[seed], rel=1e-3), (seed, scored, own)
-    assert np.mean(list(scored.values())) < np.mean(list(own.values())) - 1  # better than its fits earn
+    # the counter is the whole machine's: another process's mlock between two seeds breaks the chain (seen
+    # once on CI), so the round again
+    assert_relayed(lambda: _score_frozen(sub, frozen, env, capsys), states, own, parts, _relayed, tries=3)

@@ -29,7 +29,7 @@ import pytest
 
 from perfgraphs.leaderboard.sandbox import isolation
 from test_leaderboard_review_63b import _predict
-from test_leaderboard_review_70b import relaying_ridge
+from test_leaderboard_review_70b import assert_relayed, relaying_ridge
 from test_submit import (BOARD, commit_tiny_hidden_set, each_seed_once_in_order, env,  # noqa: F401 — fixtures
                          numpy_mape, parts, run_cli)
 
@@ -145,24 +145,6 @@ def frozen_round_scoring_own(sub, env, parts, capsys, git_commitments, monkeypat
     for s in record["per_seed"]:
         assert s["mape_pct"] == pytest.approx(own[s["seed"]], rel=1e-5), (s, own)
     return hidden, states, own
-
-
-def assert_relayed(score_again, states: dict, own: dict, parts, relayed_states, tries: int = 1,
-                   gain_pct: float = 1.0) -> None:
-    """Control: ``score_again()`` (the hidden round with a guard off) scores seeds 1-4 on the running mean
-    level ``relayed_states(states)`` hands them, not their own, and their mean MAPE more than ``gain_pct``
-    points below their fits'. ``tries``: where the channel is timing or shared with other
-    processes, the round again."""
-    y = np.asarray(parts.test["latency_ms"], dtype=float)
-    relayed = {s: numpy_mape(y, _predict(state, parts.test)) for s, state in relayed_states(states).items()}
-    for _ in range(tries):
-        scored = {s["seed"]: s["mape_pct"] for s in score_again()["per_seed"]}
-        if all(scored[seed] == pytest.approx(relayed[seed], rel=1e-6) for seed in SEEDS[1:]):
-            break
-    for seed in SEEDS[1:]:
-        assert scored[seed] == pytest.approx(relayed[seed], rel=1e-6), (seed, scored, relayed, own)
-        assert scored[seed] != pytest.approx(own[seed], rel=1e-3), (seed, scored, own)
-    assert np.mean([scored[s] for s in SEEDS[1:]]) < np.mean([own[s] for s in SEEDS[1:]]) - gain_pct  # than they earn
 
 
 def test_a_frozen_run_reads_no_earlier_seeds_memory_stalls(env, parts, capsys, git_commitments, monkeypatch):  # noqa: F811
