@@ -150,3 +150,20 @@ def test_out_buffer_is_checked(home):
     table = featurize.arrow_table(split)
     with pytest.raises(ValueError, match="C-contiguous"):
         featurize.node_features(table, "trappm", out=np.zeros((1, 113), np.float32))
+
+
+def test_reading_stored_graphs_imports_no_onnx():
+    # every sandboxed predictor process that calls static_features (the ridge example, the static
+    # references) imported onnx through perfgraphs.graph's package: half a second a process for a module
+    # it never used (its ml_dtypes extension). Stored graphs are read with the IR alone; exporting does not.
+    import json
+    import subprocess
+    import sys
+
+    code = ("import json, sys\nfrom perfgraphs.data import featurize\nimport perfgraphs.data.load, perfgraphs.features, "
+            "perfgraphs.views.hf, perfgraphs.graph\nloaded = sorted(m for m in sys.modules if m.split('.')[0] == 'onnx')\n"
+            "from perfgraphs.graph import GraphTemplate  # the control: the exporter side still imports it\n"
+            "print(json.dumps([loaded, 'onnx' in sys.modules]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [[], True]

@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from perfgraphs.data.folders import STATIC_COLUMNS
-from perfgraphs.pool.graph_pool import CorruptFileError
+from perfgraphs.errors import CorruptFileError
 from perfgraphs.features import Featurizer, get_featurizer
 from perfgraphs.features.base import EncodedOps
 from perfgraphs.registry import TRAPPM
