@@ -266,9 +266,11 @@ def _catalog_arrivals(top: Path, rel: str, head: str) -> dict[str, int]:
 
 
 def _declared_names(text: str) -> frozenset[str]:
-    """The reference names a version of the catalog file declares: the first argument (or ``name=``)
-    of each ``...Baseline(`` call, a string or a module constant bound to one, however the call is
-    written. The literal text ``Baseline("name"`` was read: a pull request that only re-spelt a
+    """The reference names a version of the catalog file (or of a module it imports) declares: the first
+    argument (or ``name=``) of each ``...Baseline(`` call, a string or a module constant bound to one,
+    however the call is written, and, in a module that calls one, every string it holds (:func:`_strings`).
+    The literal text
+    ``Baseline("name"`` was read: a pull request that only re-spelt a
     declaration (a formatter wrapping it onto two lines, ``name="gnn"``, a constant) ended it, and a
     transfer reference, with no folder to reserve it, was dated at the commit read, so a hand-written
     ``gnn-m`` line merged after the re-spelling was shown under the reference's name once any later
@@ -286,17 +288,124 @@ def _declared_names(text: str) -> frozenset[str]:
         if isinstance(getattr(node, "value", None), ast.Constant) and isinstance(node.value.value, str):
             constants.update((t.id, node.value.value) for t in targets if isinstance(t, ast.Name))
     found: set[str] = set()
+    declares = False
     for node in ast.walk(tree):
         callee = node.func if isinstance(node, ast.Call) else None
         called = callee.id if isinstance(callee, ast.Name) else callee.attr if isinstance(callee, ast.Attribute) else ""
         if not called.endswith("Baseline"):
             continue
+        declares = True
         for arg in node.args[:1] + [k.value for k in node.keywords if k.arg == "name"]:
             if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                 found.add(arg.value)
             elif isinstance(arg, ast.Name) and arg.id in constants:
                 found.add(constants[arg.id])
-    return frozenset(found)
+    # a module that declares baselines holds their names however it passes them (a module of plain
+    # constants, such as the registry the catalog imports, declares none)
+    return frozenset(found | _strings(tree) if declares else found)
+
+
+def _strings(tree) -> set[str]:
+    """Every string constant of a parsed module but its docstrings (a bare string statement). A name
+    passed through a helper (``_transfer("gnn")``), a loop over names, or a dict of specs unpacked into
+    ``TransferBaseline(**spec)`` is no ``...Baseline(`` argument: the declaration read as taken out,
+    the transfer reference (no folder) was dated at the commit read, and a hand-written ``gnn-m`` line
+    merged after such a refactor was shown under the reference's name once any later commit landed
+    (seventy-ninth pass). The name's string is in the code however it is passed."""
+    import ast
+
+    bare = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr)}
+    return {n.value for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in bare}
+
+
+def _imported_paths(text: str, rel: str) -> set[str]:
+    """The repository paths a module file at ``rel`` may import (``from a.b import c``: ``a/b.py``,
+    ``a/b/__init__.py``, ``a/b/c.py``, ``a/b/c/__init__.py``; relative imports from ``rel``'s folder);
+    paths not in the repository are simply not found."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    modules: set[str] = set()
+    for node in tree.body:  # the module's own imports (one inside a function is read when it runs)
+        if isinstance(node, ast.Import):
+            modules.update(a.name.replace(".", "/") for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            parts = rel.split("/")[:-1]
+            base = "/".join(parts[:len(parts) - node.level + 1]) if node.level else ""
+            module = "/".join(p for p in (base, (node.module or "").replace(".", "/")) if p)
+            modules.add(module)
+            modules.update(f"{module}/{a.name}" if module else a.name for a in node.names if a.name != "*")
+    return {f"{m}{end}" for m in modules if m for end in (".py", "/__init__.py")}
+
+
+def _declared_at(top: Path, rel: str, blobs: dict[str, str], read: dict) -> tuple[frozenset[str], set[str]]:
+    """(the names the catalog file and the repository modules it imports, one after another, declare in
+    one version of the tree (``blobs``: path to blob; :func:`_declared_names`), the paths those imports
+    name). A pull request that only moved the catalog's ``TransferBaseline("gnn", ...)`` into a module
+    the catalog imports ended the declaration (seventy-ninth pass); ``read`` keeps what a blob declares
+    and imports."""
+    names: set[str] = set()
+    imports: set[str] = set()
+    todo, seen = [rel], set()
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        imports.add(path)
+        if path not in blobs:
+            continue
+        if blobs[path] not in read:
+            text = git(top, "cat-file", "blob", blobs[path]) or ""
+            read[blobs[path]] = (_declared_names(text), _imported_paths(text, path))
+        declared, named = read[blobs[path]]
+        names |= declared
+        todo.extend(named)
+    return frozenset(names), imports
+
+
+def _changes(top: Path, head: str, watched: frozenset[str]) -> list[tuple[str, list[tuple[str, str]]]]:
+    """For each main-line commit that changed a watched path, oldest last: (commit, [(path, new blob,
+    all zeros where deleted)]), from one ``git log --raw -z`` (paths as written, no renames)."""
+    out = git(top, "log", "--first-parent", "--diff-merges=first-parent", "--no-renames", "--raw", "-z",
+              "--no-abbrev", "--format=%x00%H", head, "--", *(f":(literal){p}" for p in sorted(watched))) or ""
+    tokens, found, i = out.split("\0"), [], 0
+    while i < len(tokens):
+        token = tokens[i].lstrip("\n")
+        if token.startswith(":") and i + 1 < len(tokens) and found:
+            found[-1][1].append((tokens[i + 1], token.split()[3]))
+            i += 2
+            continue
+        if re.fullmatch(r"[0-9a-f]{40}", token):
+            found.append((token, []))
+        i += 1
+    return found
+
+
+def _catalog_versions(top: Path, rel: str, head: str, when: dict[str, int]) -> list[tuple[int, frozenset[str]]]:
+    """(arrival, names declared) for every main-line commit that changed the catalog file or a
+    repository module it imports, oldest first: the modules watched grow until every version's
+    imports are among them."""
+    watched, read = frozenset({rel}), {}
+    while True:
+        versions, named, blobs = [], set(watched), {}
+        for commit, changed in sorted((c for c in _changes(top, head, watched) if c[0] in when),
+                                      key=lambda c: when[c[0]]):
+            for path, blob in changed:
+                if set(blob) == {"0"}:
+                    blobs.pop(path, None)
+                else:
+                    blobs[path] = blob
+            declared, imports = _declared_at(top, rel, blobs, read)
+            versions.append((when[commit], declared))
+            named |= imports
+        if named <= watched:
+            return versions
+        watched = frozenset(named)
 
 
 @functools.lru_cache(maxsize=8)
@@ -309,9 +418,7 @@ def _catalog_runs(top: Path, rel: str, head: str) -> dict[str, tuple[tuple[int, 
     # every main-line version of the file, each read as Python (:func:`_declared_names`); `git log -S` of
     # the literal text found only the commits that changed how often it occurred, and a re-spelt
     # declaration (wrapped, a keyword, a constant) read as the name taken out (seventy-eighth pass)
-    log = (git(top, "log", "--first-parent", "--format=%H", head, "--", f":(literal){rel}") or "").split()
-    versions = [(when[c], _declared_names(git(top, "show", f"{c}:{rel}") or ""))
-                for c in sorted((c for c in log if c in when), key=when.get)]
+    versions = _catalog_versions(top, rel, head, when)
     found: dict[str, tuple[tuple[int, int], ...]] = {}
     for name in _catalog_names():
         runs, since = [], None
