@@ -622,8 +622,10 @@ def test_every_hidden_board_run_starts_on_an_empty_page_cache_or_is_refused(part
 
     if os.geteuid() != 0:
         pytest.skip("dropping the page cache needs root")
+    # a hidden round fits only code committed before its set was drawn (seventy-ninth pass)
+    folder = example_copy(git_commitments[0].parent.parent / "ridge-sealed", "ridge-sealed")
+    git_commitments[1]("the submission, before the draw")
     commit_tiny_hidden_set(env["tmp"] / "keeper-cache", parts, git_commitments, capsys, monkeypatch)
-    folder = example_copy(env["tmp"] / "ridge-sealed", "ridge-sealed")
     args = ["submit", str(folder), *BOARD, "--quick", "--hidden-labels",
             "--results", str(env["results"]), "--no-mlflow"]
     # a harness that cannot drop it: refused before any run, nothing stored

@@ -222,3 +222,36 @@ def frozen_before(manifest: Path, commitment: Path, set_sha256: str) -> str | No
         return (f"{manifest} was first committed in {frozen[:12]}, not before the set's commitment ({published[:12]}): "
                 "frozen fits score a hidden set only when they were committed before it was drawn")
     return None
+
+
+def code_before(folder: Path, commitment: Path, set_sha256: str) -> str | None:
+    """Why a submission fitted in the harness on a hidden set (``--hidden-labels`` without ``--frozen``)
+    is not code that predates the set (None: it is): its folder must be committed in the commitment's
+    repository, nothing in it uncommitted, untracked or ignored (the sandbox runs every file), and hold
+    the tree it held just before the main-line commit that first published the set's hash. Without
+    this a round scored any folder written at any time: a team's probe, its seeds' predictions chosen
+    so that their published full-precision MAPEs solve a few hidden labels, then a second folder,
+    written after that record, holding them, scored a verified record better than its fit earns
+    (seventy-ninth pass; RULES, "Re-measuring a hidden set", step 1)."""
+    from perfgraphs.leaderboard.records.history import git, head_commit, in_folder, repository_place
+
+    folder = folder.absolute()
+    places = [repository_place(folder.parent), repository_place(commitment.parent)]
+    if None in places or places[0][0] != places[1][0]:
+        return (f"{folder} is not committed in the repository of the set's commitment: a hidden round scores "
+                "only code committed before its set was drawn (or fits frozen then: --frozen)")
+    top = places[0][0]
+    held, published_at = in_folder(places[0], folder.name), in_folder(places[1], commitment.name)
+    head = head_commit(top)
+    status = git(top, "status", "--porcelain", "--ignored", "--untracked-files=all", "--", f":(literal){held}")
+    if head is None or status is None or status.strip():
+        return f"{folder} is not committed to git as it is now: a hidden round scores only committed code"
+    added = (git(top, "log", "--first-parent", "--diff-merges=first-parent", "--reverse", "--format=%H",
+                 f"-S{set_sha256}", head, "--", f":(literal){published_at}") or "").split()
+    now = git(top, "rev-parse", "--verify", "-q", f"{head}:{held}")
+    then = git(top, "rev-parse", "--verify", "-q", f"{added[0]}^1:{held}") if added else None
+    if now is None or then is None or now.strip() != then.strip():
+        return (f"{folder} is not as it was committed before the set's commitment"
+                f"{f' ({added[0][:12]})' if added else ''}: a hidden round scores only code that existed "
+                "before its set was drawn (a new folder is a new entry for the next round)")
+    return None

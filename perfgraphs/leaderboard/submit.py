@@ -692,6 +692,10 @@ def _predictions(sub: Submission, scoring: _Scoring, parts: list, test: _TestSet
         problems += _frozen_replay_problems(sub, scoring, data, opts, verdict.frozen, columns, not unisolated)
         if problems:
             return [], {}
+    elif test.name == "hidden":
+        problems += _fitted_code_problems(sub, scoring, test)
+        if problems:
+            return [], {}
     outputs = _run_code(sub, runs, test, target.name, opts, target.positive, problems, columns, not unisolated,
                         verdict.frozen)
     if verdict.frozen is not None:  # the fit the record states: the frozen one, measured when it ran, and this
@@ -847,6 +851,18 @@ def submit(path: str | Path, opts: SubmitOptions | None = None, log_mlflow: bool
             verdict.warnings.append(f"recorded, but MLflow logging failed ({type(exc).__name__}: "
                                     f"{str(exc).splitlines()[0][:200] if str(exc) else ''})")
     return verdict, written
+
+
+def _fitted_code_problems(sub: Submission, scoring: _Scoring, test: _TestSet) -> list[str]:
+    """Why a hidden set may not score this folder fitted in the harness (empty: it may): only code
+    committed before the set was drawn, as a frozen fit must be (``frozen_fits.code_before``: a folder
+    written after a probe's record held labels that record's per-seed MAPEs solved, seventy-ninth pass)."""
+    from perfgraphs.leaderboard.frozen_fits import code_before
+    from perfgraphs.leaderboard.records.hidden import commitment_path
+
+    board = scoring.board
+    why = code_before(sub.root, commitment_path(board.dataset.name, board.config.name).absolute(), test.sha256)
+    return [] if why is None else [f"--hidden-labels: {why}"]
 
 
 def _frozen_replay_problems(sub: Submission, scoring: _Scoring, data, opts: SubmitOptions, frozen,
