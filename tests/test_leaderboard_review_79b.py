@@ -93,6 +93,18 @@ def test_code_written_after_the_draw_is_not_scored_on_the_hidden_set(env, parts,
                      for r in static_features(parts.test).astype(np.float64)])
     assert len(solved) == 3 and all((keys == b).sum() == 1 for b in solved)
     assert [solved[b] for b in solved] == pytest.approx([float(y[keys == b][0]) for b in solved], rel=1e-6)
+    # bytecode an import outside the sandbox left in the folder (ignored by git, left out of the copy the
+    # sandbox runs) keeps committed code committed; a source file beside it does not
+    from perfgraphs.leaderboard.records.hidden import commitment_path
+
+    drawn = (commitment_path("dippm", "cpu-torch-fp32").absolute(), _record(env, "probe-79b")["hidden_labels_sha256"])
+    (probe / "__pycache__").mkdir()
+    (probe / "__pycache__" / "predictor.cpython-311.pyc").write_bytes(b"\0" * 16)
+    assert frozen_fits.code_before(probe, *drawn) is None
+    (probe / "helper.py").write_text("X = 1\n")
+    assert "not committed to git as it is now" in frozen_fits.code_before(probe, *drawn)
+    shutil.rmtree(probe / "__pycache__")
+    (probe / "helper.py").unlink()
 
     after = example_copy(commitments.parent.parent / "submissions" / "after", "after-79b", _holding(solved))
     commit("written after the probe's record")

@@ -244,7 +244,7 @@ def code_before(folder: Path, commitment: Path, set_sha256: str) -> str | None:
     held, published_at = in_folder(places[0], folder.name), in_folder(places[1], commitment.name)
     head = head_commit(top)
     status = git(top, "status", "--porcelain", "--ignored", "--untracked-files=all", "--", f":(literal){held}")
-    if head is None or status is None or status.strip():
+    if head is None or status is None or _runs_uncommitted(status):
         return f"{folder} is not committed to git as it is now: a hidden round scores only committed code"
     added = (git(top, "log", "--first-parent", "--diff-merges=first-parent", "--reverse", "--format=%H",
                  f"-S{set_sha256}", head, "--", f":(literal){published_at}") or "").split()
@@ -255,3 +255,17 @@ def code_before(folder: Path, commitment: Path, set_sha256: str) -> str | None:
                 f"{f' ({added[0][:12]})' if added else ''}: a hidden round scores only code that existed "
                 "before its set was drawn (a new folder is a new entry for the next round)")
     return None
+
+
+def _runs_uncommitted(status: str) -> bool:
+    """Whether ``git status --porcelain`` lists a file the sandbox would run: bytecode (``__pycache__``,
+    ``.pyc``) is left out of the copy it runs (``harness.is_bytecode``), and any import of a reference's
+    code outside the sandbox (the quickstart, the catalog) writes an ignored ``__pycache__`` into its
+    folder, which refused every reference of a round."""
+    from perfgraphs.leaderboard.sandbox.harness import is_bytecode
+
+    for line in status.splitlines():
+        path = line[3:].rstrip("/")
+        if line.strip() and not any(is_bytecode(part) for part in path.split("/")):
+            return True
+    return False
