@@ -96,6 +96,18 @@ def _score_frozen(sub, frozen, env, capsys):
                     str(frozen), "--results", str(env["results"]), "--no-mlflow"], capsys)
 
 
+def assert_scored_the_refit(rc: int, err, env, parts, state: dict, refit: dict, rel: float) -> None:
+    """Control of a frozen round with its guard off: a verified frozen record whose first seed scored what
+    ``refit`` (a fit on the hidden rows) predicts, to ``rel``, under half the MAPE its frozen ``state`` earns."""
+    assert rc == 0, err
+    (record,) = [json.loads(line) for line in (env["results"] / "dippm.jsonl").read_text().splitlines()]
+    assert record["test_set"] == "hidden" and record["tier"] == "verified" and record["frozen_fit"]
+    y = np.asarray(parts.test["latency_ms"], dtype=float)
+    earned, scored = numpy_mape(y, _predict(state, parts.test)), record["per_seed"][0]["mape_pct"]
+    assert scored == pytest.approx(numpy_mape(y, _predict(refit, parts.test)), rel=1e-9)
+    assert scored < earned / 2, (scored, earned)
+
+
 def test_a_folder_added_after_the_freeze_is_not_the_frozen_submission(env, parts, capsys, git_commitments,
                                                                     monkeypatch):
     """Attack: folders whose names hold a refit, added after the set's commitment. Before, the frozen
@@ -113,13 +125,7 @@ def test_a_folder_added_after_the_freeze_is_not_the_frozen_submission(env, parts
     # the refit moves the public test part's predictions too: the seventy-eighth pass's replay, off here
     monkeypatch.setattr(submit_module, "_frozen_replay_problems", lambda *args, **kwargs: [])
     rc, err = _score_frozen(sub, frozen, env, capsys)
-    assert rc == 0, err
-    (record,) = [json.loads(line) for line in (env["results"] / "dippm.jsonl").read_text().splitlines()]
-    assert record["test_set"] == "hidden" and record["tier"] == "verified" and record["frozen_fit"]
-    y = np.asarray(parts.test["latency_ms"], dtype=float)
-    earned, scored = numpy_mape(y, _predict(state, parts.test)), record["per_seed"][0]["mape_pct"]
-    assert scored == pytest.approx(numpy_mape(y, _predict(refit, parts.test)), rel=1e-9)
-    assert scored < earned / 2, (scored, earned)
+    assert_scored_the_refit(rc, err, env, parts, state, refit, rel=1e-9)
 
 
 def test_control_the_hash_of_a_folder_without_empty_folders_is_unchanged(tmp_path):
