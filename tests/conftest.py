@@ -190,23 +190,25 @@ def git_commitments(tmp_path, monkeypatch):
     """A commitments folder inside a git repository of its own, standing in for the repository's
     ``leaderboard/hidden/``: ``commit()`` commits whatever was written there (as the organisers do
     before scoring). Returns (folder, commit)."""
-    import subprocess
-
     from perfgraphs.leaderboard.records import hidden
+    from relay_round import organisers_repository
 
-    repo = tmp_path / "organisers"
-    folder = repo / "leaderboard" / "hidden"
-    folder.mkdir(parents=True)
-    git = ["git", "-C", str(repo), "-c", "user.name=organisers", "-c", "user.email=o@example.org"]
-    subprocess.run([*git, "init", "-q"], check=True)
-    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "start"], check=True)
-
-    def commit(message: str = "hidden-set commitment") -> None:
-        subprocess.run([*git, "add", "-A"], check=True)
-        subprocess.run([*git, "commit", "-q", "-m", message], check=True)
-
+    folder, commit = organisers_repository(tmp_path)
     monkeypatch.setattr(hidden, "COMMITMENTS_DIR", folder)
     return folder, commit
+
+
+@pytest.fixture(scope="session")
+def relay_round(tiny_labeled_home, tmp_path_factory):
+    """The relay passes' shared frozen hidden round (:mod:`relay_round`): frozen and scored with every
+    guard on once a session; each relay test asserts its record and runs its own control."""
+    from relay_round import freeze_relay_round
+
+    patch = _RecordCheckAwareMonkeyPatch()
+    try:
+        return freeze_relay_round(tmp_path_factory.mktemp("relays"), tiny_labeled_home, patch)
+    finally:
+        patch.undo()
 
 
 def shallow_clone() -> bool:

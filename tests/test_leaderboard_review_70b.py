@@ -20,7 +20,6 @@ so no count a run leaves is read by the next."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -30,8 +29,7 @@ import pytest
 
 from perfgraphs.leaderboard.sandbox import isolation
 from test_leaderboard_review_63b import _predict
-from test_submit import (BOARD, commit_tiny_hidden_set, each_seed_once_in_order, env,  # noqa: F401 — fixtures
-                         example_copy, numpy_mape, parts, run_cli)
+from test_submit import each_seed_once_in_order, example_copy, numpy_mape
 
 COUNTER = "unevictable_pgs_mlocked"
 
@@ -117,31 +115,6 @@ def relaying_ridge(folder, relay: str, method: str, in_predict: str = ""):
     return example_copy(folder, method, edit)
 
 
-def _freeze(env, parts, capsys, git_commitments, monkeypatch):  # noqa: F811
-    """Freeze the relaying ridge, commit the fits and a hidden set after them: (the submission, the frozen
-    fits' folder, each seed's own state)."""
-    commitments, commit = git_commitments
-    sub, frozen = relaying_ridge(env["tmp"] / "sub", RELAY, "ridge-relay"), commitments.parent / "frozen" / "sub"
-    rc, err = run_cli(["submit", str(sub), *BOARD, "--quick", "--freeze", str(frozen),
-                       "--results", str(env["results"]), "--no-mlflow"], capsys)
-    assert rc == 0, err
-    commit("frozen fits")
-    commit_tiny_hidden_set(env["tmp"] / "keeper", parts, git_commitments, capsys, monkeypatch)
-    return sub, frozen, {s: dict(np.load(frozen / f"seed-{s}.npz", allow_pickle=False)) for s in range(5)}
-
-
-def _score_frozen(sub, frozen, env, capsys) -> dict:
-    """The keeper's --frozen round on the hidden set: its record."""
-    results = env["results"] / "dippm.jsonl"
-    results.unlink(missing_ok=True)
-    rc, err = run_cli(["submit", str(sub), *BOARD, "--quick", "--hidden-labels", "--frozen", str(frozen),
-                       "--results", str(env["results"]), "--no-mlflow"], capsys)
-    assert rc == 0, err
-    (record,) = [json.loads(line) for line in results.read_text().splitlines()]
-    assert record["test_set"] == "hidden" and record["tier"] == "verified" and record["frozen_fit"]
-    return record
-
-
 def _relayed(states: dict) -> dict[int, dict]:
     """Each seed's state with the level RELAY hands it: the running mean of its own and the earlier seeds'
     (each handed on in steps of 1e-4)."""
@@ -171,22 +144,16 @@ def assert_relayed(score_again, states: dict, own: dict, parts, relayed_states, 
     assert np.mean([scored[s] for s in later]) < np.mean([own[s] for s in later]) - gain_pct  # than they earn
 
 
-def test_a_frozen_run_reads_no_earlier_seeds_counts(env, parts, capsys, git_commitments, monkeypatch):  # noqa: F811
+def test_a_frozen_run_reads_no_earlier_seeds_counts(relay_round, monkeypatch):
     """Attack: each seed's load_state reads the earlier seeds' mean level from the residue of /proc/vmstat's
     mlock count and leaves its own there. Now the sandbox's /proc/vmstat is empty, the relay reads nothing,
-    and every seed of the hidden record scores exactly what its own state predicts. Control (the same
-    freeze, one freeze being most of the test's time): with the host's /proc/vmstat shown, seeds 1-4
-    scored the running mean level of the fits before them, the record's mean MAPE below its fits'."""
-    sub, frozen, states = _freeze(env, parts, capsys, git_commitments, monkeypatch)
-    y = np.asarray(parts.test["latency_ms"], dtype=float)
-    own = {s: numpy_mape(y, _predict(states[s], parts.test)) for s in states}
-    assert len({round(m, 9) for m in own.values()}) == 5  # the five fits differ: an ensemble would show
-    record = _score_frozen(sub, frozen, env, capsys)
-    for s in record["per_seed"]:
-        assert s["mape_pct"] == pytest.approx(own[s["seed"]], rel=1e-5), (s, own)
-
+    and every seed of the hidden record scores exactly what its own state predicts. Control (the relay
+    passes' shared freeze, ``relay_round``): with the host's /proc/vmstat shown, seeds 1-4 scored the
+    running mean level of the fits before them, the record's mean MAPE below its fits'."""
+    relay_round.assert_guarded_scores_own()
+    relay_round.use(monkeypatch)
     monkeypatch.setattr(isolation, "PROC_SHOWN", (*isolation.PROC_SHOWN, "vmstat"))
     each_seed_once_in_order(monkeypatch)
     # the counter is the whole machine's: another process's mlock between two seeds breaks the chain (seen
     # once on CI), so the round again
-    assert_relayed(lambda: _score_frozen(sub, frozen, env, capsys), states, own, parts, _relayed, tries=3)
+    assert_relayed(relay_round.score_again, relay_round.states, relay_round.own, relay_round.parts, _relayed, tries=3)

@@ -28,14 +28,11 @@ import numpy as np
 import pytest
 
 from perfgraphs.leaderboard.sandbox import isolation
-from test_leaderboard_review_63b import _predict
-from test_leaderboard_review_70b import assert_relayed, relaying_ridge
-from test_submit import (BOARD, commit_tiny_hidden_set, each_seed_once_in_order, env,  # noqa: F401 — fixtures
-                         numpy_mape, parts, run_cli)
+from relay_round import MEMORY_MB
+from test_leaderboard_review_70b import assert_relayed
+from test_submit import BOARD, each_seed_once_in_order, run_cli
 
 PRESSURE = "/proc/pressure/memory"
-MEMORY_MB = "768"  # the seeds' memory limit: the relay fills it before it stalls (the default's 8 GB works too, slower)
-SEEDS = (0, 1, 2, 3, 4)  # seed 0 leaves its level, each later one reads, mixes and leaves (a board needs five)
 W, Q = 64, 0.02  # the relayed level: round(level / Q) modulo W, one millisecond of stall a step
 
 
@@ -125,36 +122,16 @@ def relayed_running_mean(states: dict, w: int = W, q: float = Q) -> dict[int, di
     return out
 
 
-def frozen_round_scoring_own(sub, env, parts, capsys, git_commitments, monkeypatch,  # noqa: F811
-                             memory_mb: str | None = MEMORY_MB) -> tuple[tuple[str, ...], dict, dict]:
-    """Freeze ``sub``, commit its fits and a hidden set after them, and score the set ``--frozen`` with every
-    guard on: each seed scores what its own frozen state predicts. (The hidden round's arguments, each
-    seed's state, each seed's own MAPE.)"""
-    commitments, commit = git_commitments
-    frozen = commitments.parent / "frozen" / "sub"
-    run_submission(sub, env, capsys, "--freeze", str(frozen), memory_mb=memory_mb)
-    commit("frozen fits")
-    commit_tiny_hidden_set(env["tmp"] / "keeper", parts, git_commitments, capsys, monkeypatch)
-    states = {s: dict(np.load(frozen / f"seed-{s}.npz", allow_pickle=False)) for s in SEEDS}
-    y = np.asarray(parts.test["latency_ms"], dtype=float)
-    own = {s: numpy_mape(y, _predict(states[s], parts.test)) for s in states}
-    assert len({round(m, 9) for m in own.values()}) == len(SEEDS)  # the fits differ: an ensemble would show
-    hidden = ("--hidden-labels", "--frozen", str(frozen))
-    record = run_submission(sub, env, capsys, *hidden, memory_mb=memory_mb)
-    assert record["test_set"] == "hidden" and record["tier"] == "verified" and record["frozen_fit"]
-    for s in record["per_seed"]:
-        assert s["mape_pct"] == pytest.approx(own[s["seed"]], rel=1e-5), (s, own)
-    return hidden, states, own
-
-
-def test_a_frozen_run_reads_no_earlier_seeds_memory_stalls(env, parts, capsys, git_commitments, monkeypatch):  # noqa: F811
+def test_a_frozen_run_reads_no_earlier_seeds_memory_stalls(relay_round, monkeypatch):
     """Attack: each seed's load_state reads the earlier seeds' mean level from /proc/pressure/memory's
     stall time and leaves its own there by stalling at its memory limit. Now the sandbox's pressure files
     are empty, the relay reads nothing, and every seed of the hidden record scores what its own state
-    predicts. Control (the same freeze): with the host's /proc/pressure shown, seeds 1-4 scored the running
-    mean level of the fits before them, the record's mean MAPE below its fits'."""
-    sub = relaying_ridge(env["tmp"] / "sub", RELAY, "ridge-pressure-relay")
-    hidden, states, own = frozen_round_scoring_own(sub, env, parts, capsys, git_commitments, monkeypatch)
+    predicts. Control (the relay passes' shared freeze, ``relay_round``): with the host's /proc/pressure
+    shown, seeds 1-4 scored the running mean level of the fits before them, the record's mean MAPE below
+    its fits'."""
+    relay_round.assert_guarded_scores_own()
+    relay_round.use(monkeypatch)
     monkeypatch.setattr(isolation, "PROC_SHOWN", (*isolation.PROC_SHOWN, "pressure"))
     each_seed_once_in_order(monkeypatch)
-    assert_relayed(lambda: run_submission(sub, env, capsys, *hidden), states, own, parts, relayed_running_mean)
+    assert_relayed(relay_round.score_again, relay_round.states, relay_round.own, relay_round.parts,
+                   relayed_running_mean)

@@ -27,9 +27,9 @@ import shutil
 import pytest
 
 from perfgraphs.leaderboard.sandbox import confine
-from test_leaderboard_review_70b import relaying_ridge
-from test_leaderboard_review_72b import assert_relayed, frozen_round_scoring_own, relayed_running_mean, run_submission
-from test_submit import each_seed_once_in_order, env, parts  # noqa: F401 — fixtures
+from test_leaderboard_review_70b import assert_relayed
+from test_leaderboard_review_72b import relayed_running_mean
+from test_submit import each_seed_once_in_order
 
 SEEDS = (0, 1, 2, 3, 4)  # seed 0 leaves its level, each later one reads, mixes and (but the last) leaves
 W, Q, STEP = 64, 0.02, 0.25  # the relayed level: round(level / Q) modulo W, as the band of the 1-minute load, STEP wide
@@ -101,19 +101,20 @@ def recompiled():
     confine._compiled.cache_clear()
 
 
-def test_a_frozen_run_reads_no_earlier_seeds_load_average(env, parts, capsys, git_commitments, monkeypatch,  # noqa: F811
-                                                         recompiled):
+def test_a_frozen_run_reads_no_earlier_seeds_load_average(relay_round, monkeypatch, recompiled):
     """Attack: each seed's load_state reads the earlier seeds' mean level from the 1-minute load average
     (sysinfo) and leaves the new mean there by holding runnable processes over one load sample. Now the
     sandbox's seccomp filter answers sysinfo with ENOSYS, the relay reads nothing, and every seed of the
-    hidden record scores what its own state predicts. Control (the same freeze): with sysinfo allowed, seeds
-    1-4 scored the running mean level of the fits before them, the record's mean MAPE below its fits'."""
-    sub = relaying_ridge(env["tmp"] / "sub", RELAY, "ridge-load-relay")
-    hidden, states, own = frozen_round_scoring_own(sub, env, parts, capsys, git_commitments, monkeypatch, memory_mb=None)
-    monkeypatch.setattr(confine, "MACHINE_WIDE_SYSCALLS", ())
+    hidden record scores what its own state predicts. Control (the relay passes' shared freeze,
+    ``relay_round``): with sysinfo allowed, seeds 1-4 scored the running mean level of the fits before them,
+    the record's mean MAPE below its fits'."""
+    relay_round.assert_guarded_scores_own()
+    relay_round.use(monkeypatch)
+    monkeypatch.setattr(confine, "MACHINE_WIDE_SYSCALLS",
+                        tuple(c for c in confine.MACHINE_WIDE_SYSCALLS if c != "sysinfo"))
     each_seed_once_in_order(monkeypatch)
     confine._compiled.cache_clear()
     # a second try where a load sample fell between a seed's write and the next seed's read (a seed that
     # took over 5 s to start on a loaded machine): the channel is timing, the guard under test is not
-    assert_relayed(lambda: run_submission(sub, env, capsys, *hidden, memory_mb=None), states, own, parts,
+    assert_relayed(relay_round.score_again, relay_round.states, relay_round.own, relay_round.parts,
                    lambda st: relayed_running_mean(st, W, Q), tries=2)

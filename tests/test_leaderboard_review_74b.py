@@ -23,10 +23,10 @@ import shutil
 import pytest
 
 from perfgraphs.leaderboard.sandbox import confine
-from test_leaderboard_review_70b import relaying_ridge
-from test_leaderboard_review_72b import assert_relayed, frozen_round_scoring_own, relayed_running_mean, run_submission
+from test_leaderboard_review_70b import assert_relayed
+from test_leaderboard_review_72b import relayed_running_mean
 from test_leaderboard_review_73b import recompiled  # noqa: F401 — fixture
-from test_submit import each_seed_once_in_order, env, parts  # noqa: F401 — fixtures
+from test_submit import each_seed_once_in_order
 
 SEEDS = (0, 1, 2, 3, 4)  # seed 0 leaves its level, each later one reads, mixes and (but the last) leaves
 W, Q, STEP = 64, 0.02, 64  # the relayed level: round(level / Q) modulo W, as the band (STEP blocks) of used blocks
@@ -74,20 +74,20 @@ LEAVE = (
 )
 
 
-def test_a_frozen_run_reads_no_earlier_seeds_disk_blocks(env, parts, capsys, git_commitments, monkeypatch,  # noqa: F811
-                                                        recompiled):
+def test_a_frozen_run_reads_no_earlier_seeds_disk_blocks(relay_round, monkeypatch, recompiled):  # noqa: F811
     """Attack: each seed's load_state reads the earlier seeds' mean level from the host disk's free blocks
     (statfs of /job) and leaves the new mean there by writing its own stdout, the seed's log on that disk.
     Now the sandbox's seccomp filter answers statfs with ENOSYS, the relay reads nothing, and every seed of
-    the hidden record scores what its own state predicts. Control (the same freeze): with statfs allowed,
-    seeds 1-4 scored the running mean level of the fits before them, the record's mean MAPE below its fits'."""
-    sub = relaying_ridge(env["tmp"] / "sub", READ, "ridge-disk-relay", LEAVE)
-    hidden, states, own = frozen_round_scoring_own(sub, env, parts, capsys, git_commitments, monkeypatch, memory_mb=None)
+    the hidden record scores what its own state predicts. Control (the relay passes' shared freeze,
+    ``relay_round``): with statfs allowed, seeds 1-4 scored the running mean level of the fits before them,
+    the record's mean MAPE below its fits'."""
+    relay_round.assert_guarded_scores_own()
+    relay_round.use(monkeypatch)
     monkeypatch.setattr(confine, "MACHINE_WIDE_SYSCALLS", tuple(c for c in confine.MACHINE_WIDE_SYSCALLS
                                                                 if c not in confine.FILE_SYSTEM_USAGE_SYSCALLS))
     confine._compiled.cache_clear()
     each_seed_once_in_order(monkeypatch)
     # another try where another process wrote half a band's worth of the disk between two seeds (other suites
     # run beside this one): the channel shares the disk, the guard under test does not
-    assert_relayed(lambda: run_submission(sub, env, capsys, *hidden, memory_mb=None), states, own, parts,
+    assert_relayed(relay_round.score_again, relay_round.states, relay_round.own, relay_round.parts,
                    lambda st: relayed_running_mean(st, W, Q), tries=3)

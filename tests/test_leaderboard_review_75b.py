@@ -31,9 +31,10 @@ import numpy as np
 import pytest
 
 from perfgraphs.leaderboard import submit
+from relay_round import SEEDS
 from test_leaderboard_review_63b import _predict
-from test_leaderboard_review_70b import relaying_ridge
-from test_leaderboard_review_72b import SEEDS, assert_relayed, run_submission
+from test_leaderboard_review_70b import assert_relayed, relaying_ridge
+from test_leaderboard_review_72b import run_submission
 from test_submit import (BOARD, commit_tiny_hidden_set, each_seed_once_in_order, env,  # noqa: F401 — fixtures
                          numpy_mape, parts, run_cli)
 
