@@ -60,6 +60,7 @@ def test_a_catalog_declaration_moved_frees_no_name(tmp_path, monkeypatch, capsys
 
     monkeypatch.setattr(trust, "_imported_paths", lambda text, rel: set())  # control: as before
     monkeypatch.setattr(trust, "_strings", lambda tree: set())
+    monkeypatch.setattr(trust, "_unread_declaration", lambda text: False)  # the eightieth pass's guard too
     methods, skipped = _shown(repo, capsys)
     assert sorted(methods) == ["gnn-m", "zoe-mlp"] and not skipped, skipped
 

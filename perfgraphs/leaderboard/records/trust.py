@@ -305,6 +305,41 @@ def _declared_names(text: str) -> frozenset[str]:
     return frozenset(found | _strings(tree) if declares else found)
 
 
+def _unread_declaration(text: str) -> bool:
+    """Whether a module version names a baseline by an expression that cannot be read without running it
+    (the first argument or ``name=`` of a ``...Baseline(`` call that is no string and no module constant
+    bound to one, or a call that passes its arguments unpacked): ``TransferBaseline("g" + "nn", ...)``,
+    an f-string, a constant built by ``join``, a name read from a data file. Such a version ends no
+    declaration (:func:`_catalog_runs`): a pull request that only re-spelt the transfer reference
+    ``gnn``'s declaration so ended it, the name was dated at the commit read, and a hand-written
+    ``gnn-m`` merged after was shown under the reference's name once any later commit landed
+    (eightieth pass). A name imported from another module (the real catalog's ``TRAPPM``) is read."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    bound: set[str] = set()  # module names bound to a string, or imported (another module's constant)
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        if isinstance(getattr(node, "value", None), ast.Constant) and isinstance(node.value.value, str):
+            bound.update(t.id for t in targets if isinstance(t, ast.Name))
+    for node in ast.walk(tree):
+        callee = node.func if isinstance(node, ast.Call) else None
+        called = callee.id if isinstance(callee, ast.Name) else callee.attr if isinstance(callee, ast.Attribute) else ""
+        if not called.endswith("Baseline"):
+            continue
+        named = node.args[:1] + [k.value for k in node.keywords if k.arg == "name"]
+        unpacked = any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)
+        if (not named and unpacked) or any(not (isinstance(a, ast.Constant) and isinstance(a.value, str))
+                                           and not (isinstance(a, ast.Name) and a.id in bound) for a in named):
+            return True
+    return False
+
+
 def _strings(tree) -> set[str]:
     """Every string constant of a parsed module but its docstrings (a bare string statement). A name
     passed through a helper (``_transfer("gnn")``), a loop over names, or a dict of specs unpacked into
@@ -342,13 +377,15 @@ def _imported_paths(text: str, rel: str) -> set[str]:
     return {f"{m}{end}" for m in modules if m for end in (".py", "/__init__.py")}
 
 
-def _declared_at(top: Path, rel: str, blobs: dict[str, str], read: dict) -> tuple[frozenset[str], set[str]]:
+def _declared_at(top: Path, rel: str, blobs: dict[str, str], read: dict) -> tuple[frozenset[str], set[str], bool]:
     """(the names the catalog file and the repository modules it imports, one after another, declare in
     one version of the tree (``blobs``: path to blob; :func:`_declared_names`), the paths those imports
-    name). A pull request that only moved the catalog's ``TransferBaseline("gnn", ...)`` into a module
+    name, whether one of them names a baseline by an expression not read: :func:`_unread_declaration`).
+    A pull request that only moved the catalog's ``TransferBaseline("gnn", ...)`` into a module
     the catalog imports ended the declaration (seventy-ninth pass); ``read`` keeps what a blob declares
     and imports."""
     names: set[str] = set()
+    unread = False
     imports: set[str] = set()
     todo, seen = [rel], set()
     while todo:
@@ -361,11 +398,12 @@ def _declared_at(top: Path, rel: str, blobs: dict[str, str], read: dict) -> tupl
             continue
         if blobs[path] not in read:
             text = git(top, "cat-file", "blob", blobs[path]) or ""
-            read[blobs[path]] = (_declared_names(text), _imported_paths(text, path))
-        declared, named = read[blobs[path]]
+            read[blobs[path]] = (_declared_names(text), _imported_paths(text, path), _unread_declaration(text))
+        declared, named, unread_here = read[blobs[path]]
         names |= declared
+        unread = unread or unread_here
         todo.extend(named)
-    return frozenset(names), imports
+    return frozenset(names), imports, unread
 
 
 def _changes(top: Path, head: str, watched: frozenset[str]) -> list[tuple[str, list[tuple[str, str]]]]:
@@ -386,8 +424,8 @@ def _changes(top: Path, head: str, watched: frozenset[str]) -> list[tuple[str, l
     return found
 
 
-def _catalog_versions(top: Path, rel: str, head: str, when: dict[str, int]) -> list[tuple[int, frozenset[str]]]:
-    """(arrival, names declared) for every main-line commit that changed the catalog file or a
+def _catalog_versions(top: Path, rel: str, head: str, when: dict[str, int]) -> list[tuple[int, frozenset[str], bool]]:
+    """(arrival, names declared, a name not read: :func:`_declared_at`) for every main-line commit that changed the catalog file or a
     repository module it imports, oldest first: the modules watched grow until every version's
     imports are among them."""
     watched, read = frozenset({rel}), {}
@@ -400,8 +438,8 @@ def _catalog_versions(top: Path, rel: str, head: str, when: dict[str, int]) -> l
                     blobs.pop(path, None)
                 else:
                     blobs[path] = blob
-            declared, imports = _declared_at(top, rel, blobs, read)
-            versions.append((when[commit], declared))
+            declared, imports, unread = _declared_at(top, rel, blobs, read)
+            versions.append((when[commit], declared, unread))
             named |= imports
         if named <= watched:
             return versions
@@ -422,8 +460,9 @@ def _catalog_runs(top: Path, rel: str, head: str) -> dict[str, tuple[tuple[int, 
     found: dict[str, tuple[tuple[int, int], ...]] = {}
     for name in _catalog_names():
         runs, since = [], None
-        for arrived, names_declared in versions:
-            declared = name in names_declared
+        for arrived, names_declared, unread in versions:
+            # a version naming a baseline by an expression not read ends no run (_unread_declaration)
+            declared = name in names_declared or (unread and since is not None)
             if declared and since is None:
                 since = arrived
             elif not declared and since is not None:
