@@ -499,35 +499,28 @@ def test_check_writes_nowhere(env, parts, capsys, tmp_path):
     assert not results.exists() and not env["mlflow_db"].exists()
 
 
-SLOW = """
-    def before_fit(model):
-        if model.seed == 0:  # the run outlasts the edit (at 3 s) without every seed waiting
-            time.sleep(5)
-
-    def cheat(graphs, target):
-        return None
-"""
-
-
 @pytest.mark.parametrize("edit", ["rewrite", "garbage"])
-def test_a_results_file_changed_during_the_submission_is_refused(env, parts, capsys, edit):
-    """A record rewritten (a score changed) or a malformed line added while the submission runs:
-    refused. (A whole valid record appended meanwhile is another submission's, and is fine.)"""
-    import threading
+def test_a_results_file_changed_during_the_submission_is_refused(env, parts, capsys, monkeypatch, edit):
+    """A record rewritten (a score changed) or a malformed line added while the submission runs (here as
+    its first seed starts, not after a sleep: the check compares the file at the end with the file at the
+    start, whenever the edit fell between): refused. (A whole valid record appended meanwhile is another
+    submission's, and is fine.)"""
+    from perfgraphs.leaderboard import submit
 
-    sub = write_submission(env["tmp"] / "slow", "slow", cheat_source("    pass\n", env, env["tmp"], SLOW))
+    sub = write_submission(env["tmp"] / "honest", "honest", cheat_source("    def cheat(graphs, target):\n"
+                                                                          "        return None\n", env, env["tmp"]))
     path = env["results"] / "dippm.jsonl"
     tampered = (EXISTING.replace('"mape_pct": 50.0', '"mape_pct": 0.5') if edit == "rewrite"
                 else EXISTING + '{"method": "fake"\n')
+    run_seed = submit.run_seed
 
-    def tamper():
-        time.sleep(3)
-        path.write_text(tampered)
+    def tamper_then_run(*args, **kwargs):
+        if path.read_text() != tampered:
+            path.write_text(tampered)
+        return run_seed(*args, **kwargs)
 
-    thread = threading.Thread(target=tamper)
-    thread.start()
+    monkeypatch.setattr(submit, "run_seed", tamper_then_run)
     rc, err = run_cli(["submit", str(sub), *BOARD, "--quick", "--results", str(env["results"])], capsys)
-    thread.join()
     assert rc == 1 and len(err) == 1 and "changed while the submission was scored" in err[0], err
     assert path.read_text() == tampered  # no new record
 
