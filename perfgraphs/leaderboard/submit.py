@@ -689,15 +689,16 @@ def _predictions(sub: Submission, scoring: _Scoring, parts: list, test: _TestSet
         verdict.frozen = _read_frozen(sub, scoring, data, test, opts, problems)
         if verdict.frozen is None:
             return [], {}
-        problems += _frozen_replay_problems(sub, scoring, data, opts, verdict.frozen, columns, not unisolated)
-        if problems:
-            return [], {}
     elif test.name == "hidden":
         problems += _fitted_code_problems(sub, scoring, test)
         if problems:
             return [], {}
     outputs = _run_code(sub, runs, test, target.name, opts, target.positive, problems, columns, not unisolated,
                         verdict.frozen)
+    if verdict.frozen is not None and not problems:
+        problems += _replay_after_the_scored_runs(sub, scoring, data, opts, verdict.frozen, columns, not unisolated)
+    if problems:
+        return [], {}
     if verdict.frozen is not None:  # the fit the record states: the frozen one, measured when it ran, and this
         for out in outputs:         # run's own fit phase (import, construct, load_state: fifty-second pass)
             fit = verdict.frozen.measured(out.seed)
@@ -863,6 +864,16 @@ def _fitted_code_problems(sub: Submission, scoring: _Scoring, test: _TestSet) ->
     board = scoring.board
     why = code_before(sub.root, commitment_path(board.dataset.name, board.config.name).absolute(), test.sha256)
     return [] if why is None else [f"--hidden-labels: {why}"]
+
+
+def _replay_after_the_scored_runs(sub: Submission, scoring: _Scoring, data, opts: SubmitOptions, frozen,
+                                  columns: tuple, isolated: bool) -> list[str]:
+    """The replay of a frozen state on the public test part (:func:`_frozen_replay_problems`), run after
+    every scored run, never before: a run the predictor tells from a hidden one by its inputs, it left its
+    state's level in a machine-wide number (the pipe-inode counter) that every hidden seed read and mixed
+    into its own, the one run again included, so the run-again check saw nothing and the record's seeds
+    scored an ensemble of two frozen fits (eightieth pass). Run last, what it leaves reaches no scored run."""
+    return _frozen_replay_problems(sub, scoring, data, opts, frozen, columns, isolated)
 
 
 def _frozen_replay_problems(sub: Submission, scoring: _Scoring, data, opts: SubmitOptions, frozen,
