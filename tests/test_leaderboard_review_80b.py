@@ -25,9 +25,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from perfgraphs.leaderboard import submit
+from relay_round import SEEDS
 from test_leaderboard_review_63b import _predict
 from test_leaderboard_review_70b import relaying_ridge
-from test_leaderboard_review_72b import SEEDS, run_submission
+from test_leaderboard_review_72b import run_submission
 from test_submit import BOARD, env, numpy_mape, parts, run_cli  # noqa: F401 — fixtures
 
 W, Q, STEP = 32, 0.01, 32  # the level: round(level / Q) modulo W, as the band (STEP batches of 1024) of the counter

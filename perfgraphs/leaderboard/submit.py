@@ -695,12 +695,14 @@ def _predictions(sub: Submission, scoring: _Scoring, parts: list, test: _TestSet
             return [], {}
     outputs = _run_code(sub, runs, test, target.name, opts, target.positive, problems, columns, not unisolated,
                         verdict.frozen)
-    if verdict.frozen is not None and not problems:
-        problems += _replay_after_the_scored_runs(sub, scoring, data, opts, verdict.frozen, columns, not unisolated)
-    if problems:
-        return [], {}
-    if verdict.frozen is not None:  # the fit the record states: the frozen one, measured when it ran, and this
-        for out in outputs:         # run's own fit phase (import, construct, load_state: fifty-second pass)
+    if verdict.frozen is not None:
+        if not problems:
+            problems += _replay_after_the_scored_runs(sub, scoring, data, opts, verdict.frozen, columns, not unisolated)
+        if problems:
+            return [], {}
+        # the fit the record states: the frozen one, measured when it ran, and this run's own fit phase
+        # (import, construct, load_state: fifty-second pass)
+        for out in outputs:
             fit = verdict.frozen.measured(out.seed)
             out.fit_seconds = float(fit["fit_seconds"]) + out.fit_seconds
             out.fit_cpu_seconds = (None if fit.get("fit_cpu_seconds") is None or out.fit_cpu_seconds is None
