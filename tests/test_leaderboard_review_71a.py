@@ -104,9 +104,10 @@ def test_a_name_is_dated_from_its_declaration_or_the_commit_read(tmp_path, monke
 
 
 def test_the_real_catalogs_names_are_found_in_its_history():
-    """Every reference name this checkout's catalog declares literally (``Baseline("name"``) is dated by
-    a commit of its catalog file before the commit read; one declared through a constant (``trappm``) is
-    dated at the commit read, where the checkout has the file's history."""
+    """Every reference name this checkout's catalog declares is dated by a commit of its catalog file (or a
+    module it imports) before the commit read, where the checkout has the file's history: one declared
+    literally (``Baseline("name"``), and since the eighty-first pass one declared through a constant the
+    registry binds to a string (``trappm``, dated at the commit read before)."""
     from perfgraphs.leaderboard.records import history, trust
 
     top = history.git(trust.catalog_file().parent, "rev-parse", "--show-toplevel")
@@ -120,6 +121,5 @@ def test_the_real_catalogs_names_are_found_in_its_history():
     found = trust._catalog_arrivals(Path(top).resolve(), rel, head)
     chain = history.git(Path(top), "rev-list", "--first-parent", "--count", head).strip()
     assert found and all(0 <= when < int(chain) for when in found.values()), found
-    text = trust.catalog_file().read_text()
     for name, when in found.items():
-        assert (when < int(chain) - 1) == (f'Baseline("{name}"' in text), (name, when, chain)
+        assert when < int(chain) - 1, (name, when, chain)

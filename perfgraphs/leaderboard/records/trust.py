@@ -282,11 +282,7 @@ def _declared_names(text: str) -> frozenset[str]:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return frozenset(re.findall(r'Baseline\("([^"\\]*)"', text))
-    constants: dict[str, str] = {}
-    for node in tree.body:  # module constants bound to a string (``GNN_NAME = "gnn"``)
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
-        if isinstance(getattr(node, "value", None), ast.Constant) and isinstance(node.value.value, str):
-            constants.update((t.id, node.value.value) for t in targets if isinstance(t, ast.Name))
+    constants = _string_bindings(tree)  # module constants bound to a string (``GNN_NAME = "gnn"``)
     found: set[str] = set()
     declares = False
     for node in ast.walk(tree):
@@ -340,6 +336,83 @@ def _unread_declaration(text: str) -> bool:
     return False
 
 
+def _string_bindings(tree) -> dict[str, str]:
+    """The module-level names a parsed module binds to a string (``GNN_NAME = "gnn"``, an annotated one,
+    or a tuple of them: the registry's ``DIPPM, TRAPPM = "dippm", "trappm"``)."""
+    import ast
+
+    found: dict[str, str] = {}
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        value = getattr(node, "value", None)
+        for t in targets:
+            if isinstance(t, ast.Name) and isinstance(value, ast.Constant) and isinstance(value.value, str):
+                found[t.id] = value.value
+            elif isinstance(t, ast.Tuple) and isinstance(value, ast.Tuple) and len(t.elts) == len(value.elts):
+                found.update((n.id, v.value) for n, v in zip(t.elts, value.elts) if isinstance(n, ast.Name)
+                             and isinstance(v, ast.Constant) and isinstance(v.value, str))
+    return found
+
+
+def _baseline_passed_around(tree) -> bool:
+    """Whether a parsed module names a ``...Baseline`` class otherwise than as the callee of a call or in
+    an annotation: bound to another name (``B = TransferBaseline; B("gnn", ...)``), handed to a function
+    (``functools.partial(TransferBaseline, "gnn")``), looked up by its name as a string (``getattr(module,
+    "TransferBaseline")``), or a class method called on it (``TransferBaseline.named("gnn", ...)``). Such a
+    call declares a baseline the reader does not see, and a pull request that only re-spelt the transfer
+    reference ``gnn``'s declaration so ended it: the name, with no folder, was dated at the commit read, and
+    a hand-written ``gnn-m`` merged after was shown under the reference's name once any later commit landed
+    (eighty-first pass). A version so written is one the reader cannot fully read: it ends no declaration."""
+    import ast
+
+    kept: set[int] = set()  # the callees, and every node of an annotation
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            kept.add(id(node.func))
+        for where in ("annotation", "returns"):
+            if getattr(node, where, None) is not None:
+                kept.update(id(n) for n in ast.walk(getattr(node, where)))
+    bare = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr)}  # docstrings
+    for node in ast.walk(tree):
+        named = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else \
+            node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in bare else ""
+        if isinstance(named, str) and named.endswith("Baseline") and id(node) not in kept:
+            return True
+    return False
+
+
+def _imported_names(tree, rel: str) -> tuple[tuple[tuple[str, ...], str], ...]:
+    """The names a parsed module at ``rel`` imports (``from a.b import NAME``) and passes as a baseline's
+    name (the first argument or ``name=`` of a ``...Baseline(`` call), each as (the module's possible paths,
+    the name there), for :func:`_declared_at` to read from that module's version: a string it binds, or a
+    name not read. Taken as read unseen, ``NAME = "g" + "nn"`` in a module the catalog imports and
+    ``TransferBaseline(NAME, ...)`` in the catalog ended the transfer reference ``gnn``'s declaration
+    (eighty-first pass)."""
+    import ast
+
+    sources: dict[str, tuple[tuple[str, ...], str]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom):
+            module = _from_module(node, rel)
+            sources.update((a.asname or a.name, ((f"{module}.py", f"{module}/__init__.py"), a.name))
+                           for a in node.names if module)
+    found = []
+    for node in ast.walk(tree):
+        callee = node.func if isinstance(node, ast.Call) else None
+        called = callee.id if isinstance(callee, ast.Name) else callee.attr if isinstance(callee, ast.Attribute) else ""
+        if called.endswith("Baseline"):
+            found += [sources[a.id] for a in node.args[:1] + [k.value for k in node.keywords if k.arg == "name"]
+                      if isinstance(a, ast.Name) and a.id in sources]
+    return tuple(found)
+
+
+def _from_module(node, rel: str) -> str:
+    """The repository path (no suffix) of the module a ``from ... import`` at ``rel`` imports from."""
+    parts = rel.split("/")[:-1]
+    base = "/".join(parts[:len(parts) - node.level + 1]) if node.level else ""
+    return "/".join(p for p in (base, (node.module or "").replace(".", "/")) if p)
+
+
 def _strings(tree) -> set[str]:
     """Every string constant of a parsed module but its docstrings (a bare string statement). A name
     passed through a helper (``_transfer("gnn")``), a loop over names, or a dict of specs unpacked into
@@ -369,9 +442,7 @@ def _imported_paths(text: str, rel: str) -> set[str]:
         if isinstance(node, ast.Import):
             modules.update(a.name.replace(".", "/") for a in node.names)
         elif isinstance(node, ast.ImportFrom):
-            parts = rel.split("/")[:-1]
-            base = "/".join(parts[:len(parts) - node.level + 1]) if node.level else ""
-            module = "/".join(p for p in (base, (node.module or "").replace(".", "/")) if p)
+            module = _from_module(node, rel)
             modules.add(module)
             modules.update(f"{module}/{a.name}" if module else a.name for a in node.names if a.name != "*")
     return {f"{m}{end}" for m in modules if m for end in (".py", "/__init__.py")}
@@ -397,13 +468,34 @@ def _declared_at(top: Path, rel: str, blobs: dict[str, str], read: dict) -> tupl
         if path not in blobs:
             continue
         if blobs[path] not in read:
-            text = git(top, "cat-file", "blob", blobs[path]) or ""
-            read[blobs[path]] = (_declared_names(text), _imported_paths(text, path), _unread_declaration(text))
-        declared, named, unread_here = read[blobs[path]]
+            read[blobs[path]] = _module_reading(git(top, "cat-file", "blob", blobs[path]) or "", path)
+        declared, named, unread_here, _, _ = read[blobs[path]]
         names |= declared
         unread = unread or unread_here
         todo.extend(named)
+    for path in seen & set(blobs):  # a baseline named by an imported constant: the string its module binds
+        for places, name in read[blobs[path]][4]:
+            bound = next((read[blobs[p]][3] for p in places if p in blobs and blobs[p] in read), {})
+            if name in bound:
+                names.add(bound[name])
+            else:  # not bound to a string there (built, re-exported, not in the repository): not read
+                unread = True
     return frozenset(names), imports, unread
+
+
+def _module_reading(text: str, rel: str) -> tuple:
+    """What :func:`_declared_at` keeps of one module version at ``rel``: (names declared, paths imported,
+    a name not read, its string bindings, its imported names passed as a baseline's name)."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        tree = None
+    return (_declared_names(text), _imported_paths(text, rel),
+            _unread_declaration(text) or (tree is not None and _baseline_passed_around(tree)),
+            _string_bindings(tree) if tree is not None else {},
+            _imported_names(tree, rel) if tree is not None else ())
 
 
 def _changes(top: Path, head: str, watched: frozenset[str]) -> list[tuple[str, list[tuple[str, str]]]]:
