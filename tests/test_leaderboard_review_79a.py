@@ -49,18 +49,26 @@ def test_a_catalog_declaration_moved_frees_no_name(tmp_path, monkeypatch, capsys
     declaration (to an imported module, a helper, a loop, a dict of specs); Mallory's ``gnn-m`` lands,
     then Zoe's ``zoe-mlp``. `leaderboard show` listed ``gnn-m`` under the reference's name. Now it stays
     refused. Control: the catalog file's ``...Baseline(`` arguments alone (as before) show her record."""
+    assert_gnn_m_refused_unless(tmp_path, monkeypatch, capsys, MOVED[how], {
+        "_imported_paths": lambda text, rel: set(), "_strings": lambda tree: set(),
+        "_unread_declaration": lambda text: False})  # the eightieth pass's guard too
+
+
+def assert_gnn_m_refused_unless(tmp_path, monkeypatch, capsys, refactor: tuple, guards_off: dict) -> None:
+    """The catalog's declaration of ``gnn`` re-written by ``refactor`` (:func:`_refactor`'s arguments), then
+    Mallory's ``gnn-m`` and Zoe's ``zoe-mlp`` land: ``show`` refuses ``gnn-m`` under the reference's name;
+    with ``trust``'s functions ``guards_off`` replaced (the control), it is shown."""
     from perfgraphs.leaderboard.records import trust
 
     repo = _repo(tmp_path, monkeypatch)
-    _refactor(repo, *MOVED[how])
+    _refactor(repo, *refactor)
     _add_line(repo, "gnn-m", "Mal Lory")
     _add_line(repo, "zoe-mlp", "Zoe Zed")  # any later commit
     methods, skipped = _shown(repo, capsys)
     assert methods == ["zoe-mlp"] and len(skipped) == 1 and "'gnn'" in skipped[0], skipped
 
-    monkeypatch.setattr(trust, "_imported_paths", lambda text, rel: set())  # control: as before
-    monkeypatch.setattr(trust, "_strings", lambda tree: set())
-    monkeypatch.setattr(trust, "_unread_declaration", lambda text: False)  # the eightieth pass's guard too
+    for name, replacement in guards_off.items():  # control: as before
+        monkeypatch.setattr(trust, name, replacement)
     methods, skipped = _shown(repo, capsys)
     assert sorted(methods) == ["gnn-m", "zoe-mlp"] and not skipped, skipped
 

@@ -20,7 +20,7 @@ import pytest
 from test_leaderboard_review_61a import _shown
 from test_leaderboard_review_71a import _forget_tmp_references  # noqa: F401 — an autouse fixture
 from test_leaderboard_review_77a import CATALOG, _add_line, _commit, _repo
-from test_leaderboard_review_79a import _refactor
+from test_leaderboard_review_79a import _refactor, assert_gnn_m_refused_unless
 
 RESPELT = {
     "alias": ('B = TransferBaseline\nGNN = B("gnn", make, VARIANTS)\n', {}),
@@ -39,19 +39,8 @@ def test_a_catalog_declaration_respelt_unreadably_frees_no_name(tmp_path, monkey
     module); Mallory's ``gnn-m`` lands, then Zoe's ``zoe-mlp``. `leaderboard show` listed ``gnn-m`` under
     the reference's name. Now it stays refused. Control: with both readings off (as before), her record
     is shown."""
-    from perfgraphs.leaderboard.records import trust
-
-    repo = _repo(tmp_path, monkeypatch)
-    _refactor(repo, *RESPELT[how])
-    _add_line(repo, "gnn-m", "Mal Lory")
-    _add_line(repo, "zoe-mlp", "Zoe Zed")  # any later commit
-    methods, skipped = _shown(repo, capsys)
-    assert methods == ["zoe-mlp"] and len(skipped) == 1 and "'gnn'" in skipped[0], skipped
-
-    monkeypatch.setattr(trust, "_baseline_passed_around", lambda tree: False)  # control: as before
-    monkeypatch.setattr(trust, "_imported_names", lambda tree, rel: ())
-    methods, skipped = _shown(repo, capsys)
-    assert sorted(methods) == ["gnn-m", "zoe-mlp"] and not skipped, skipped
+    assert_gnn_m_refused_unless(tmp_path, monkeypatch, capsys, RESPELT[how], {
+        "_baseline_passed_around": lambda tree: False, "_imported_names": lambda tree, rel: ()})
 
 
 def test_a_constant_imported_from_a_module_of_strings_is_read(tmp_path, monkeypatch, capsys):
