@@ -21,6 +21,7 @@ and operators, and lambdify refuse strings and names that are no identifiers
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 
@@ -31,7 +32,8 @@ from perfgraphs.cli import main
 from perfgraphs.data.load import static_features
 from perfgraphs.leaderboard.sandbox import harness
 from test_leaderboard_review_52b import freeze_and_score_hidden
-from test_submit import BOARD, code_submission, env, example_copy, numpy_mape, parts  # noqa: F401 — fixtures
+from test_submit import (BOARD, code_submission, each_seed_once_in_order, env, example_copy,  # noqa: F401 — fixtures
+                         numpy_mape, parts)
 
 frozen_round = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("bwrap") is None,
                                 reason="a hidden board's runs drop the page cache and freezing runs in the sandbox")
@@ -79,11 +81,27 @@ def _predict(state: dict, rows) -> np.ndarray:
 
 def _frozen_scores(env, parts, capsys, git_commitments, monkeypatch, ensemble: bool):
     """Freeze the submission, commit the fits, commit a hidden set (the tiny test part) after them and
-    score it --frozen: (each seed's own state, the hidden record, the labels)."""
+    score it --frozen: (the submission, its frozen fits' folder, each seed's own state, the hidden record,
+    the labels)."""
     sub = _bagged_ridge(env["tmp"] / "sub", ensemble)
     frozen, record = freeze_and_score_hidden(env, parts, capsys, git_commitments, monkeypatch, sub)
     states = {s: dict(np.load(frozen / f"seed-{s}.npz", allow_pickle=False)) for s in range(5)}
-    return states, record, np.asarray(parts.test["latency_ms"], dtype=float)
+    return sub, frozen, states, record, np.asarray(parts.test["latency_ms"], dtype=float)
+
+
+def _hand_every_state(monkeypatch) -> None:
+    """The guard off: each run is handed the other seeds' frozen states beside its own (as the job folder
+    every run read held them all before the sixty-third pass)."""
+    own = harness.hand_frozen_state
+
+    def every_state(job, inbox, seed):
+        own(job, inbox, seed)
+        for other in range(5):
+            if other != int(seed):
+                shutil.copyfile(job.folder / "held" / "frozen" / f"seed-{other}.npz", inbox / f"seed-{other}.npz")
+                (inbox / f"seed-{other}.npz").chmod(0o444)
+
+    monkeypatch.setattr(harness, "hand_frozen_state", every_state)
 
 
 @frozen_round
@@ -91,8 +109,11 @@ def test_a_frozen_run_gets_its_own_seeds_state_only(env, parts, capsys, git_comm
     """Attack: the bagged ridge whose load_state averages every seed's state it finds (the job folder
     held all five). Before, every seed of the hidden record scored the five fits' mean state (the same
     predictions in every seed, below the seeds' own errors on average); now each seed finds its own
-    state alone and scores exactly what that state predicts."""
-    states, record, y = _frozen_scores(env, parts, capsys, git_commitments, monkeypatch, ensemble=True)
+    state alone and scores exactly what that state predicts.
+
+    Control, on the same freeze: with every seed's state handed to each run (the guard off), every seed
+    scores the ensemble of the five fits, the same in every seed."""
+    sub, frozen, states, record, y = _frozen_scores(env, parts, capsys, git_commitments, monkeypatch, ensemble=True)
     assert record["test_set"] == "hidden" and record["tier"] == "verified"
     own = {s: numpy_mape(y, _predict(states[s], parts.test)) for s in states}
     assert len({round(m, 9) for m in own.values()}) == 5  # the five fits differ: an ensemble would show
@@ -102,16 +123,15 @@ def test_a_frozen_run_gets_its_own_seeds_state_only(env, parts, capsys, git_comm
         assert s["mape_pct"] == pytest.approx(own[s["seed"]], rel=1e-9), (s["mape_pct"], own, ensemble)
     assert len({s["predictions_sha256"] for s in record["per_seed"]}) == 5
 
-
-@frozen_round
-def test_control_the_honest_bagged_ridge_scores_its_own_states(env, parts, capsys, git_commitments,  # noqa: F811
-                                                               monkeypatch):
-    """Control: the same bagged ridge without the averaging scores each seed from its own state (so the
-    attack's record above is what the averaging made of it)."""
-    states, record, y = _frozen_scores(env, parts, capsys, git_commitments, monkeypatch, ensemble=False)
+    _hand_every_state(monkeypatch)
+    each_seed_once_in_order(monkeypatch)  # the replay and the run-again check would refuse the ensemble too
+    (env["results"] / "dippm.jsonl").unlink()
+    assert main(["submit", str(sub), *BOARD, "--quick", "--hidden-labels", "--frozen", str(frozen),
+                 "--results", str(env["results"]), "--no-mlflow"]) == 0
+    (record,) = [json.loads(line) for line in (env["results"] / "dippm.jsonl").read_text().splitlines()]
     for s in record["per_seed"]:
-        assert s["mape_pct"] == pytest.approx(numpy_mape(y, _predict(states[s["seed"]], parts.test)), rel=1e-9)
-
+        assert s["mape_pct"] == pytest.approx(ensemble, rel=1e-9), (s["mape_pct"], own, ensemble)
+    assert ensemble < np.mean(list(own.values()))  # below the seeds' own errors on average
 
 
 # -- SymPy's formula strings (the second finding) ------------------------------------------------------
