@@ -195,13 +195,13 @@ def test_node_death_and_driver_kill_lose_and_duplicate_nothing(cluster, tmp_path
 def test_a_hung_configuration_is_stopped_by_its_worker_timeout(cluster, tmp_path):
     plan_path = write_plan(tmp_path / "plan.yaml", ["cpu-torch-fp32"],
                            [{"family": "r", "models": ["timm:resnet10t"], "input_sizes": [32]}],
-                           protocol={"name": "endless", "warmup_runs": 1, "timed_runs": 1_000_000}, timeout_s=8)
+                           protocol={"name": "endless", "warmup_runs": 1, "timed_runs": 1_000_000}, timeout_s=4)
     out = tmp_path / "out"
     store = seeded(out, ["cpu-torch-fp32"])
     result = collect(str(plan_path), "--out", str(out), "--ray", cluster.address, timeout=300)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     (row,) = store.read(latest=False).to_pylist()
-    assert row["status"] == "error" and "timed out after 8 s" in row["error"]
+    assert row["status"] == "error" and "timed out after 4 s" in row["error"]
     assert row["node_id"] == cluster.head_node.node_id
 
 
