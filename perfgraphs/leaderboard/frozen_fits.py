@@ -246,6 +246,8 @@ def code_before(folder: Path, commitment: Path, set_sha256: str) -> str | None:
     status = git(top, "status", "--porcelain", "--ignored", "--untracked-files=all", "--", f":(literal){held}")
     if head is None or status is None or _runs_uncommitted(status):
         return f"{folder} is not committed to git as it is now: a hidden round scores only committed code"
+    if (why := _converted_checkout(top, held)) is not None:
+        return why
     added = (git(top, "log", "--first-parent", "--diff-merges=first-parent", "--reverse", "--format=%H",
                  f"-S{set_sha256}", head, "--", f":(literal){published_at}") or "").split()
     now = git(top, "rev-parse", "--verify", "-q", f"{head}:{held}")
@@ -255,6 +257,19 @@ def code_before(folder: Path, commitment: Path, set_sha256: str) -> str | None:
                 f"{f' ({added[0][:12]})' if added else ''}: a hidden round scores only code that existed "
                 "before its set was drawn (a new folder is a new entry for the next round)")
     return None
+
+
+def _converted_checkout(top: Path, held: str) -> str | None:
+    """Why the folder's checkout is not its committed bytes (None: it is): the tree compared above is
+    the same whatever the ``.gitattributes`` above the folder say, and a clean status compares the
+    checkout converted back. A pull request landed after the draw that only gave some of a folder's
+    files ``eol=crlf`` in a top-level ``.gitattributes`` spelt three hidden labels in their line ends,
+    and the folder, its tree unchanged since before the draw, scored them (eighty-second pass)."""
+    from perfgraphs.leaderboard.records.history import converted_files
+
+    why = converted_files(top, (f":(literal){held}",))
+    return None if why is None else (f"{why}: a hidden round scores only the bytes committed before its set "
+                                     "was drawn")
 
 
 def _runs_uncommitted(status: str) -> bool:
