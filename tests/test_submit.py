@@ -106,6 +106,10 @@ def commit_tiny_hidden_set(keeper: Path, parts, git_commitments, capsys, monkeyp
     keeper.mkdir()
     monkeypatch.setenv("PERFGRAPHS_HIDDEN_DIR", str(keeper))
     pq.write_table(parts.test.data.table, keeper / "dippm-cpu-torch-fp32.parquet")
+    # the build the round's fits train on, pinned before the draw (submit._fitted_build_problems)
+    (commitments.parent / "builds.json").write_text(json.dumps(
+        {"perfgraphs/dippm cpu-torch-fp32": {"content_hash": parts.content_hash}}))
+    commit("the build pinned")
     rc, _ = run_cli(["leaderboard", "commit-hidden", "--dataset", "dippm", "--config", "cpu-torch-fp32",
                      "--commitments", str(commitments)], capsys)
     assert rc == 0

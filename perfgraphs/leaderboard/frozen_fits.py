@@ -259,6 +259,31 @@ def code_before(folder: Path, commitment: Path, set_sha256: str) -> str | None:
     return None
 
 
+def pins_before(commitment: Path, set_sha256: str) -> dict | None:
+    """The build pins (``builds.json`` beside the commitments folder: ``leaderboard/builds.json``) as
+    the main line held them just before the commit that first published the set's hash; None when
+    there were none (or no such commit). A harness-fitted hidden run fits on the public build, and
+    :func:`code_before` dates its code only: a pull request after the draw that added a neighbour's
+    committed measurements to a public store (densenet201 beside a hidden densenet121), the keeper's
+    build then holding them, made a ridge committed before the draw score a verified 14.5 % MAPE
+    where its fit on the build of the draw earns 40.6 % (eighty-third pass)."""
+    from perfgraphs.leaderboard.records.history import git, head_commit, in_folder, repository_place
+
+    commitment = commitment.absolute()
+    place, pins = repository_place(commitment.parent), repository_place(commitment.parent.parent)
+    head = head_commit(place[0]) if place is not None else None
+    if place is None or pins is None or head is None or pins[0] != place[0]:
+        return None
+    added = (git(place[0], "log", "--first-parent", "--diff-merges=first-parent", "--reverse", "--format=%H",
+                 f"-S{set_sha256}", head, "--", f":(literal){in_folder(place, commitment.name)}") or "").split()
+    text = git(place[0], "show", f"{added[0]}^1:{in_folder(pins, 'builds.json')}") if added else None
+    try:
+        held = json.loads(text) if text is not None else None
+    except (ValueError, RecursionError):
+        return None
+    return held if isinstance(held, dict) else None
+
+
 def _converted_checkout(top: Path, held: str) -> str | None:
     """Why the folder's checkout is not its committed bytes (None: it is): the tree compared above is
     the same whatever the ``.gitattributes`` above the folder say, and a clean status compares the

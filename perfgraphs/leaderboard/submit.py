@@ -690,7 +690,7 @@ def _predictions(sub: Submission, scoring: _Scoring, parts: list, test: _TestSet
         if verdict.frozen is None:
             return [], {}
     elif test.name == "hidden":
-        problems += _fitted_code_problems(sub, scoring, test)
+        problems += _fitted_code_problems(sub, scoring, test) or _fitted_build_problems(scoring, data, test)
         if problems:
             return [], {}
     outputs = _run_code(sub, runs, test, target.name, opts, target.positive, problems, columns, not unisolated,
@@ -866,6 +866,28 @@ def _fitted_code_problems(sub: Submission, scoring: _Scoring, test: _TestSet) ->
     board = scoring.board
     why = code_before(sub.root, commitment_path(board.dataset.name, board.config.name).absolute(), test.sha256)
     return [] if why is None else [f"--hidden-labels: {why}"]
+
+
+def _fitted_build_problems(scoring: _Scoring, data, test: _TestSet) -> list[str]:
+    """Why a hidden set may not score a fit on this public build (empty: it may): a harness-fitted
+    run trains on the build loaded now, so it must be the one ``builds.json`` pinned just before the
+    set was drawn; rows a pull request added after the draw (a hidden family's neighbour measured,
+    or labels a record's errors solved) are data no fit committed before the draw had (eighty-third
+    pass, ``frozen_fits.pins_before``). A board with no pin then scores no harness-fitted run: --frozen."""
+    from perfgraphs.leaderboard.frozen_fits import pins_before
+    from perfgraphs.leaderboard.records.hidden import commitment_path
+
+    board = scoring.board
+    commitment = commitment_path(board.dataset.name, board.config.name).absolute()
+    pin = builds.board_pin(pins_before(commitment, test.sha256) or {}, board.dataset.name, board.config.name, "public")
+    then = pin.get("content_hash") if isinstance(pin, dict) else None
+    if then == data.content_hash:
+        return []
+    pinned = f"build {then[:12]}" if isinstance(then, str) else "no build"
+    return [f"--hidden-labels: the public build here ({data.content_hash[:12]}) is not the one pinned before the "
+            f"set was drawn ({pinned} in builds.json beside {commitment.parent.name}/ then): a harness-fitted hidden "
+            "run fits only on the data of the draw (rows added since are not its fit's); build that pin, or score "
+            "fits frozen before the draw (--frozen)"]
 
 
 def _replay_after_the_scored_runs(sub: Submission, scoring: _Scoring, data, opts: SubmitOptions, frozen,
