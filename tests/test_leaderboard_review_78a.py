@@ -60,14 +60,21 @@ def test_a_declaration_in_a_comment_reserves_no_name(tmp_path, monkeypatch, caps
     retired and only such a comment left, Alice's ``gnn-x`` is merged; when a pull request declares
     ``gnn`` again she keeps her record (the literal reading had the comment keep the name declared all
     along, and dropped it); Bob's ``gnn-y``, merged after, is refused."""
-    from perfgraphs.baselines import catalog
-
     repo = _repo(tmp_path, monkeypatch)
     source = repo / CATALOG
     source.write_text(source.read_text().replace(DECLARED, '# retired: GNN = TransferBaseline("gnn", make)\n'))
     _commit(repo, "catalog: transfer reference gnn retired")
+    declared_again_alice_kept(repo, capsys, monkeypatch)
+
+
+def declared_again_alice_kept(repo, capsys, monkeypatch) -> None:
+    """With ``gnn`` not declared in ``repo``'s catalog: Alice's ``gnn-x`` lands, a pull request declares
+    ``gnn`` again, Bob's ``gnn-y`` lands after; ``show`` keeps Alice's record and refuses Bob's."""
+    from perfgraphs.baselines import catalog
+
     real_names = catalog.reference_names()
     _add_line(repo, "gnn-x", "Alice Author")
+    source = repo / CATALOG
     source.write_text(source.read_text() + DECLARED)
     _commit(repo, "catalog: transfer reference gnn declared again")
     _add_line(repo, "gnn-y", "Bob Builder")

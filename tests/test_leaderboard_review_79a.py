@@ -18,6 +18,7 @@ import pytest
 from test_leaderboard_review_61a import _shown
 from test_leaderboard_review_71a import _forget_tmp_references  # noqa: F401 — an autouse fixture
 from test_leaderboard_review_77a import CATALOG, DECLARED, _add_line, _commit, _repo
+from test_leaderboard_review_78a import declared_again_alice_kept
 
 MOVED = {
     "module": ("from perfgraphs.baselines.transfer_refs import GNN\n",
@@ -79,22 +80,13 @@ def test_a_plain_constant_in_an_imported_module_declares_no_name(tmp_path, monke
     again. She keeps her record (the name dates from the declaration, not from the constant); Bob's
     ``gnn-y``, merged after, is refused. Control: counting the plain module's strings dates the name
     from the constant and drops her record."""
-    from perfgraphs.baselines import catalog
     from perfgraphs.leaderboard.records import trust
 
     repo = _repo(tmp_path, monkeypatch)
     (repo / "perfgraphs" / "families.py").write_text('FAMILIES = ("gnn", "mlp")\n')
     _refactor(repo, "from perfgraphs.families import FAMILIES\n"
                     'MLP = Baseline("static-mlp", "m:C", "static", "static")\n', {})
-    real_names = catalog.reference_names()
-    _add_line(repo, "gnn-x", "Alice Author")
-    source = repo / CATALOG
-    source.write_text(source.read_text() + DECLARED)
-    _commit(repo, "catalog: transfer reference gnn declared again")
-    _add_line(repo, "gnn-y", "Bob Builder")
-    monkeypatch.setattr(catalog, "reference_names", lambda: real_names)
-    methods, skipped = _shown(repo, capsys)
-    assert methods == ["gnn-x"] and len(skipped) == 1 and "'gnn-y'" in skipped[0], skipped
+    declared_again_alice_kept(repo, capsys, monkeypatch)
 
     real = trust._declared_names
     monkeypatch.setattr(trust, "_declared_names",  # control: every module's strings count
