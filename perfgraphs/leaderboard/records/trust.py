@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from perfgraphs.leaderboard.records import names
-from perfgraphs.leaderboard.records.history import full_history, git, on_main_line
+from perfgraphs.leaderboard.records.history import full_history, git, git_bytes, on_main_line
 from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS, REFERENCE_DIR
 
 
@@ -456,9 +456,12 @@ def _declared_at(top: Path, rel: str, blobs: dict[str, str], read: dict) -> tupl
     the catalog imports ended the declaration (seventy-ninth pass); ``read`` keeps what a blob declares
     and imports."""
     names: set[str] = set()
-    unread = False
-    imports: set[str] = set()
-    todo, seen = [rel], set()
+    files = _module_files(rel)
+    imports: set[str] = set(files)
+    root = next((f for f in files if f in blobs), rel)
+    source = root.endswith(".py") or root not in blobs  # not an extension module or bytecode: source to read
+    unread = not source
+    todo, seen = [root] if source else [], set()
     while todo:
         path = todo.pop()
         if path in seen:
@@ -468,11 +471,17 @@ def _declared_at(top: Path, rel: str, blobs: dict[str, str], read: dict) -> tupl
         if path not in blobs:
             continue
         if blobs[path] not in read:
-            read[blobs[path]] = _module_reading(git(top, "cat-file", "blob", blobs[path]) or "", path)
+            text = _python_text(git_bytes(top, "cat-file", "blob", blobs[path]))
+            # a version Python would not decode is one not read: it ends no declaration
+            read[blobs[path]] = _module_reading(text, path) if text is not None else (
+                frozenset(), set(), True, {}, ())
         declared, named, unread_here, _, _ = read[blobs[path]]
         names |= declared
         unread = unread or unread_here
         todo.extend(named)
+    for path in seen:  # bytecode Python runs in place of the source read (_bytecode_files)
+        imports.update(_bytecode_files(path))
+        unread = unread or any(b in blobs for b in _bytecode_files(path))
     for path in seen & set(blobs):  # a baseline named by an imported constant: the string its module binds
         for places, name in read[blobs[path]][4]:
             bound = next((read[blobs[p]][3] for p in places if p in blobs and blobs[p] in read), {})
@@ -481,6 +490,57 @@ def _declared_at(top: Path, rel: str, blobs: dict[str, str], read: dict) -> tupl
             else:  # not bound to a string there (built, re-exported, not in the repository): not read
                 unread = True
     return frozenset(names), imports, unread
+
+
+def _module_files(rel: str) -> tuple[str, ...]:
+    """The files Python may import the catalog's module from, in the order its finder tries them
+    (``importlib.machinery.FileFinder``: a package's ``__init__`` before a module file of its name, an
+    extension module before source before bytecode), ``rel`` among them; each version is read from the
+    first it holds (one that is no ``.py`` source is not read: it ends no declaration). Only the file
+    imported now was followed: a pull request that moved ``perfgraphs/baselines/catalog.py`` into a package
+    ``catalog/__init__.py`` (or added one beside it, shadowing the file it left unchanged) began every
+    catalog name's history there, and the transfer reference ``gnn`` (no folder) was dated from that
+    commit: Mallory's hand-written ``gnn-m``, refused since it landed before, was shown under the
+    reference's name (eighty-fourth pass)."""
+    from importlib.machinery import BYTECODE_SUFFIXES, EXTENSION_SUFFIXES, SOURCE_SUFFIXES
+
+    folder, _, name = rel.rpartition("/")
+    stem = name.split(".")[0]
+    base = folder if stem == "__init__" and folder else "/".join(p for p in (folder, stem) if p)
+    suffixes = (*EXTENSION_SUFFIXES, *SOURCE_SUFFIXES, *BYTECODE_SUFFIXES)
+    return tuple(dict.fromkeys([*(f"{base}/__init__{s}" for s in suffixes), *(f"{base}{s}" for s in suffixes), rel]))
+
+
+def _bytecode_files(path: str) -> tuple[str, ...]:
+    """The cached bytecode files Python may load in place of the source file ``path`` (``__pycache__/
+    <name>.<tag>[.opt-N].pyc``): an unchecked hash-based one runs whatever the source says. A pull request
+    that spelt the transfer reference ``gnn`` out of ``catalog.py`` and committed such a file compiled from
+    the source before kept ``gnn`` in the catalog Python imports (``catalog.__file__`` still the source)
+    while its declaration read as ended, and Mallory's ``gnn-m`` was shown under the reference's name once
+    any later commit landed (eighty-fourth pass). A version holding one is not read: it ends no declaration."""
+    import importlib.util
+
+    if not path.endswith(".py"):
+        return ()
+    return tuple(importlib.util.cache_from_source(path, optimization=o) for o in ("", 1, 2))
+
+
+def _python_text(data: bytes | None) -> str | None:
+    """A module version's text as Python reads it on import: decoded by its coding declaration (or BOM),
+    universal newlines; None where Python would not decode it (an unknown codec, bytes its codec refuses,
+    no declaration for bytes that are not UTF-8). Read as UTF-8, a pull request that only added ``# -*-
+    coding: utf-7 -*-`` and spelt the transfer reference ``gnn`` as ``TransferBaseline("+AGcAbgBu-", ...)``
+    (``"gnn"`` to Python, another string to ``ast``) ended its declaration as read, and Mallory's
+    hand-written ``gnn-m``, merged after, was shown under the reference's name once any later commit
+    landed (eighty-fourth pass)."""
+    import importlib.util
+
+    if data is None:
+        return ""
+    try:
+        return importlib.util.decode_source(data)
+    except Exception:  # noqa: BLE001 - whatever a codec raises, Python would not import the file
+        return None
 
 
 def _module_reading(text: str, rel: str) -> tuple:
