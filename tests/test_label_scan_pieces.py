@@ -71,7 +71,7 @@ def test_raw_floats_across_a_million_value_boundary_are_all_found():
     values[at] = LABELS[:len(at)]
     values[5:8] = [np.nan, np.inf, -np.inf]
     index = _index()
-    whole = {index.owners[i] for i in np.flatnonzero(np.isin(index.keys, values))}
+    whole = index.owners_at(np.flatnonzero(np.isin(index.keys, values)))
     found = _found(index.exact(values))
     assert {float(np.unique(LABELS)[j]) for j in found} == {float(v) for v in LABELS[:len(at)]}
     assert index.exact(values) == whole

@@ -77,24 +77,35 @@ class LabelIndex:
 
     def __init__(self, arrays: list[LabelArray]):
         self.arrays = arrays
-        keys, owners = [], []
+        keys, key_arrays, key_labels = [], [], []
         for k, arr in enumerate(arrays):
             values = np.unique(np.asarray(arr.values, dtype=np.float64))
             values = values[np.isfinite(values) & (values != 0)]
             arrays[k] = LabelArray(arr.name, values)
-            for j, v in enumerate(values):
-                forms = {float(v)} | {float(f"{v:.{d}g}") for d in (4, 5, 6)}
-                forms |= {float(np.float32(f)) for f in forms}
-                keys += forms
-                owners += [(k, j)] * len(forms)
+            listed = values.tolist()
+            # each label's forms: itself, rounded to 4, 5 and 6 significant digits (Python's correctly
+            # rounded formatting), and each of those as float32; a form once per label
+            forms = np.stack([values, *(np.asarray([float(f"{v:.{d}g}") for v in listed], dtype=np.float64)
+                                        for d in (4, 5, 6))], axis=1).reshape(len(values), 4)
+            with np.errstate(over="ignore"):
+                forms = np.concatenate([forms, forms.astype(np.float32).astype(np.float64)], axis=1)
+            forms.sort(axis=1)
+            first = np.ones(forms.shape, dtype=bool)
+            first[:, 1:] = forms[:, 1:] != forms[:, :-1]
+            keys.append(forms[first])
+            key_labels.append(np.nonzero(first)[0])
+            key_arrays.append(np.full(len(key_labels[-1]), k))
+        keys = np.concatenate(keys) if keys else np.empty(0)
         order = np.argsort(keys, kind="stable")
-        self.keys = np.asarray(keys, dtype=np.float64)[order]
-        self.owners = [owners[i] for i in order]
+        self.keys = keys[order]
+        self._key_owners = (np.concatenate(key_arrays)[order], np.concatenate(key_labels)[order]) if arrays else (
+            np.empty(0, dtype=int), np.empty(0, dtype=int))
         # every label value, sorted, and its (array, label): what a printed number is looked for among
-        flat = [(float(v), (k, j)) for k, arr in enumerate(self.arrays) for j, v in enumerate(arr.values)]
-        flat.sort(key=lambda item: item[0])
-        self._values = np.asarray([v for v, _ in flat], dtype=np.float64)
-        self._value_owners = [owner for _, owner in flat]
+        values = np.concatenate([a.values for a in self.arrays]) if arrays else np.empty(0)
+        owners = [(k, j) for k, a in enumerate(self.arrays) for j in range(len(a.values))]
+        order = np.argsort(values, kind="stable")
+        self._values = values[order]
+        self._value_owners = [owners[i] for i in order]
         self._by_digits: dict[int, dict[float, set[tuple[int, int]]]] = {}
 
     def exact(self, values: np.ndarray) -> set[tuple[int, int]]:
@@ -111,7 +122,11 @@ class LabelIndex:
             at = np.minimum(np.searchsorted(self.keys, piece), len(self.keys) - 1)
             written.update(np.unique(piece[self.keys[at] == piece]).tolist())
         hit = np.isin(self.keys, np.fromiter(written, dtype=np.float64, count=len(written)))
-        return {self.owners[i] for i in np.flatnonzero(hit)}
+        return self.owners_at(np.flatnonzero(hit))
+
+    def owners_at(self, positions: np.ndarray) -> set[tuple[int, int]]:
+        """(array, label) pairs of the keys at ``positions`` of :attr:`keys`."""
+        return set(zip(self._key_owners[0][positions].tolist(), self._key_owners[1][positions].tolist()))
 
     def printed(self, numbers: list[bytes]) -> set[tuple[int, int]]:
         """Labels written as text: a number of d ≥ 4 significant digits matches a label that rounds to it."""
