@@ -98,6 +98,8 @@ def test_a_catalog_made_a_package_frees_no_name(tmp_path, monkeypatch, capsys, s
     methods, skipped = _shown(repo, capsys)
     assert methods == ["zoe-mlp"] and len(skipped) == 1 and "'gnn'" in skipped[0], skipped
 
+    # the eighty-fifth pass's guard too
+    monkeypatch.setattr(trust, "_declares", lambda name, declared, present: name in declared)
     monkeypatch.setattr(trust, "_module_files", lambda rel: (rel,))  # control: as before
     for cached in (trust._catalog_arrivals, trust._catalog_runs):
         cached.cache_clear()
@@ -139,6 +141,8 @@ def test_catalog_bytecode_frees_no_name(tmp_path, monkeypatch, capsys, sourceles
     methods, skipped = _shown(repo, capsys)
     assert methods == ["zoe-mlp"] and len(skipped) == 1 and "'gnn'" in skipped[0], skipped
 
+    # the eighty-fifth pass's guard too
+    monkeypatch.setattr(trust, "_declares", lambda name, declared, present: name in declared)
     monkeypatch.setattr(trust, "_bytecode_files", lambda path: ())  # control: as before
     monkeypatch.setattr(trust, "_module_files", lambda rel: (rel,))
     for cached in (trust._catalog_arrivals, trust._catalog_runs):

@@ -251,6 +251,28 @@ def _catalog_earlier_runs(name: str, top: str) -> tuple[tuple[int, int], ...]:
     return runs[:-1] if runs and runs[-1][1] == sys.maxsize else runs
 
 
+def _declares(name: str, declared: frozenset[str], present: bool) -> bool | None:
+    """Whether a catalog version that declares ``declared`` (:func:`_declared_at`) declares the name
+    ``name`` Python exposes (``reference_names()``, the keys of the catalog's dicts as Python builds
+    them): a declared string of its canonical form (:func:`names.canonical`, the form the boards compare
+    names in); None (not read) for the present version (``present``: the last one, the catalog Python
+    imports now) where none is, since Python exposes the name from it all the same. The reader dates the
+    strings passed to ``...Baseline(``: a pull request that only declared the transfer reference ``gnn``
+    as ``TransferBaseline("GNN", ...)`` keyed ``{t.name.lower(): t ...}`` (or by ``.replace``, a slice)
+    left ``gnn`` reserved but ended its declaration as read; the name, with no folder, was dated at the
+    commit read, and Mallory's hand-written ``gnn-m``, merged after, was shown under the reference's name
+    once any later commit landed (eighty-fifth pass)."""
+    if name in declared or names.canonical(name) in _canonical_forms(declared):
+        return True
+    return None if present else False
+
+
+@functools.lru_cache(maxsize=1024)
+def _canonical_forms(declared: frozenset[str]) -> frozenset[str]:
+    """The canonical forms (:func:`names.canonical`) of a version's declared strings."""
+    return frozenset(names.canonical(s) for s in declared)
+
+
 @functools.lru_cache(maxsize=8)
 def _catalog_arrivals(top: Path, rel: str, head: str) -> dict[str, int]:
     """For each name of the catalog's code, the arrival of the main-line commit that began its present
@@ -612,9 +634,11 @@ def _catalog_runs(top: Path, rel: str, head: str) -> dict[str, tuple[tuple[int, 
     found: dict[str, tuple[tuple[int, int], ...]] = {}
     for name in _catalog_names():
         runs, since = [], None
-        for arrived, names_declared, unread in versions:
-            # a version naming a baseline by an expression not read ends no run (_unread_declaration)
-            declared = name in names_declared or (unread and since is not None)
+        for i, (arrived, names_declared, unread) in enumerate(versions):
+            said = _declares(name, names_declared, i == len(versions) - 1)
+            # a version naming a baseline by an expression not read ends no run (_unread_declaration), nor
+            # does the present version where it is not read to declare a name Python exposes (_declares)
+            declared = bool(said) or ((unread or said is None) and since is not None)
             if declared and since is None:
                 since = arrived
             elif not declared and since is not None:
