@@ -284,6 +284,56 @@ def pins_before(commitment: Path, set_sha256: str) -> dict | None:
     return held if isinstance(held, dict) else None
 
 
+def package_data_before(commitment: Path, set_sha256: str) -> str | None:
+    """Why the package data the sandbox stages beside the code (``isolation.is_staged_data``: the
+    datasheet and model-config tables under ``perfgraphs/features`` and ``perfgraphs/graph``) is not
+    what the commitment's repository held just before the commit that first published the set's hash
+    (None: it is, or the package is not in that repository: an install, which no pull request edits).
+    :func:`code_before` dates the folder and :func:`pins_before` the build, but the table a predictor
+    reads at fit time was read as the checkout held it when scored: a ridge committed before the draw
+    that read one row's ``source`` link, a pull request after the draw giving that row a 40-digit
+    commit id spelling three hidden labels, scored them in a keeper-signed verified record (eighty-fourth
+    pass). Code is left to review, which reads it; a table's digits are not read so."""
+    import hashlib
+
+    import perfgraphs
+    from perfgraphs.leaderboard.records.history import git, git_bytes, head_commit, in_folder, repository_place
+    from perfgraphs.leaderboard.sandbox.isolation import is_staged_data
+
+    package = Path(perfgraphs.__file__).resolve().parent
+    places = [repository_place(package), repository_place(commitment.absolute().parent)]
+    if None in places or places[0][0] != places[1][0]:
+        return None
+    top, where = places[0][0], places[0][1]
+    head = head_commit(top)
+    published_at = in_folder(places[1], commitment.name)
+    added = (git(top, "log", "--first-parent", "--diff-merges=first-parent", "--reverse", "--format=%H",
+                 f"-S{set_sha256}", head, "--", f":(literal){published_at}") or "").split() if head else []
+    listed = git_bytes(top, "ls-tree", "-r", "-z", "--full-tree", f"{added[0]}^1", "--",
+                       f":(literal){where}") if added else None
+    if listed is None:
+        return "the history does not show the package's data as it was before the set was drawn"
+    then = {}
+    for entry in filter(None, listed.split(b"\0")):
+        meta, _, name = entry.partition(b"\t")
+        rel = os.fsdecode(name)[len(where) + 1:] if where else os.fsdecode(name)
+        if is_staged_data(tuple(rel.split("/"))):
+            then[rel] = meta.split()[-1].decode()
+    now = {}
+    for path in package.rglob("*"):
+        rel = path.relative_to(package)
+        if path.is_file() and not path.is_symlink() and is_staged_data(rel.parts):
+            data = path.read_bytes()
+            now[rel.as_posix()] = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+    changed = sorted(k for k in then.keys() | now.keys() if then.get(k) != now.get(k))
+    if not changed:
+        return None
+    return (f"the package data the sandbox stages is not as it was before the set was drawn ({added[0][:12]}): "
+            f"{', '.join(changed[:3])}{' ...' if len(changed) > 3 else ''} changed since; a harness-fitted hidden "
+            "run reads only the tables of the draw (check them out as they were, or score fits frozen before "
+            "the draw: --frozen)")
+
+
 def _converted_checkout(top: Path, held: str) -> str | None:
     """Why the folder's checkout is not its committed bytes (None: it is): the tree compared above is
     the same whatever the ``.gitattributes`` above the folder say, and a clean status compares the

@@ -690,7 +690,8 @@ def _predictions(sub: Submission, scoring: _Scoring, parts: list, test: _TestSet
         if verdict.frozen is None:
             return [], {}
     elif test.name == "hidden":
-        problems += _fitted_code_problems(sub, scoring, test) or _fitted_build_problems(scoring, data, test)
+        problems += (_fitted_code_problems(sub, scoring, test) or _fitted_build_problems(scoring, data, test)
+                     or _fitted_package_data_problems(scoring, test))
         if problems:
             return [], {}
     outputs = _run_code(sub, runs, test, target.name, opts, target.positive, problems, columns, not unisolated,
@@ -888,6 +889,20 @@ def _fitted_build_problems(scoring: _Scoring, data, test: _TestSet) -> list[str]
             f"set was drawn ({pinned} in builds.json beside {commitment.parent.name}/ then): a harness-fitted hidden "
             "run fits only on the data of the draw (rows added since are not its fit's); build that pin, or score "
             "fits frozen before the draw (--frozen)"]
+
+
+def _fitted_package_data_problems(scoring: _Scoring, test: _TestSet) -> list[str]:
+    """Why a hidden set may not score a fit beside the package data staged now (empty: it may): the
+    sandbox stages the package's tables (``isolation.CODE_DATA``) as the checkout holds them when
+    scored, and a pull request after the draw that edited one (a datasheet row's source link, its
+    commit id spelling hidden labels) fed a fit committed before the draw data it never had
+    (eighty-fourth pass, ``frozen_fits.package_data_before``)."""
+    from perfgraphs.leaderboard.frozen_fits import package_data_before
+    from perfgraphs.leaderboard.records.hidden import commitment_path
+
+    board = scoring.board
+    why = package_data_before(commitment_path(board.dataset.name, board.config.name).absolute(), test.sha256)
+    return [] if why is None else [f"--hidden-labels: {why}"]
 
 
 def _replay_after_the_scored_runs(sub: Submission, scoring: _Scoring, data, opts: SubmitOptions, frozen,

@@ -232,12 +232,20 @@ def stage_code(dest: Path) -> Path:
                 continue
             if not sub and rel.parts[0] in roots:  # a sub-package that lives elsewhere is copied from there
                 continue
-            if path.suffix == ".py" or (not sub and CODE_DATA.get(rel.parts[:-1]) == path.suffix):
+            if path.suffix == ".py" or (not sub and is_staged_data(rel.parts)):
                 out = target / rel
                 out.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(path, out)
     make_readable(dest)  # the sandbox's host user is not the harness's (sandbox_user)
     return dest
+
+
+def is_staged_data(parts: tuple[str, ...]) -> bool:
+    """Whether the package's file at ``parts`` (its path inside the package folder) is package data
+    :func:`stage_code` copies into the sandbox (:data:`CODE_DATA`): what a predictor reads beside the
+    code, and what :func:`perfgraphs.leaderboard.frozen_fits.package_data_before` dates."""
+    return (not any(part in CODE_EXCLUDE for part in parts[:-1]) and bool(parts)
+            and CODE_DATA.get(tuple(parts[:-1])) == Path(parts[-1]).suffix)
 
 
 @dataclass(frozen=True)
