@@ -31,7 +31,7 @@ in :mod:`perfgraphs.leaderboard.records.ranks`.
 
 from __future__ import annotations
 
-import functools
+import collections
 import hashlib
 from dataclasses import dataclass
 
@@ -191,30 +191,45 @@ def _label_factors(repetitions: LabelRepetitions | None, idx_rng: np.random.Gene
     return factors
 
 
-_KEPT_COUNTS_MAX_CONFIGS = 2000  # boards up to this many configurations keep their draws (~4 MB a board)
+# The draws of a chunk (configuration counts, label factors) are a function of the seed, the chunk, the
+# board's size and its label repetitions alone, and every read of a board draws the same ones: the (b, n)
+# multinomial and the repetitions' draws were most of a bootstrap, and boards are read again and again
+# (every `show`, site and rank of the test suite). Kept up to this many bytes, the oldest dropped first.
+_KEPT_DRAWS_BYTES = 64 << 20
+_kept_draws: collections.OrderedDict[tuple, tuple[np.ndarray, np.ndarray | None]] = collections.OrderedDict()
 
 
-def _draw_configuration_counts(seed: int, start: int, b: int, n: int) -> tuple[np.ndarray, dict]:
-    """The chunk's configuration counts (int32) and the state of their stream after them."""
+def _repetitions_key(repetitions: LabelRepetitions | None) -> str:
+    """A digest of the label repetitions' content (their draws' only input besides the stream)."""
+    if repetitions is None:
+        return ""
+    h = hashlib.sha256(np.ascontiguousarray(repetitions.labels, dtype="<f8").tobytes())
+    for reps in repetitions.values:
+        reps = np.ascontiguousarray(reps, dtype="<f8")
+        h.update(len(reps).to_bytes(8, "little") + reps.tobytes())
+    return h.hexdigest()
+
+
+def _chunk_draws(seed: int, start: int, b: int, n: int, repetitions: LabelRepetitions | None,
+                 key: str) -> tuple[np.ndarray, np.ndarray | None]:
+    """(b, n) counts of the test configurations drawn by resamples ``start`` to ``start + b`` (read-only,
+    int32) and the label factors their stream draws next (:func:`_label_factors`; None without repetitions)."""
+    kept = _kept_draws.get((seed, start, b, n, key))
+    if kept is not None:
+        _kept_draws.move_to_end((seed, start, b, n, key))
+        return kept
     rng = np.random.default_rng([seed, start, 0])
     counts = rng.multinomial(n, np.full(n, 1.0 / n), size=b).astype(np.int32)
-    counts.flags.writeable = False
-    return counts, rng.bit_generator.state
-
-
-# A function of its arguments alone, kept because every read of a board draws the same counts: the
-# (b, n) multinomial was most of a bootstrap without label repetitions, and boards are read again and again.
-_kept_configuration_counts = functools.lru_cache(maxsize=64)(_draw_configuration_counts)
-
-
-def _configurations_drawn(seed: int, start: int, b: int, n: int) -> tuple[np.ndarray, np.random.Generator]:
-    """(b, n) counts of the test configurations drawn by resamples ``start`` to ``start + b``, and
-    their stream where the label repetitions' draws go on from."""
-    draw = _kept_configuration_counts if n <= _KEPT_COUNTS_MAX_CONFIGS else _draw_configuration_counts
-    counts, state = draw(seed, start, b, n)
-    rng = np.random.default_rng([seed, start, 0])
-    rng.bit_generator.state = state
-    return counts.astype(float), rng
+    factors = _label_factors(repetitions, rng, b, n)
+    for array in (counts, factors):
+        if array is not None:
+            array.flags.writeable = False
+    _kept_draws[(seed, start, b, n, key)] = (counts, factors)
+    held = sum(c.nbytes + (0 if f is None else f.nbytes) for c, f in _kept_draws.values())
+    while len(_kept_draws) > 1 and held > _KEPT_DRAWS_BYTES:
+        c, f = _kept_draws.popitem(last=False)[1]
+        held -= c.nbytes + (0 if f is None else f.nbytes)
+    return counts, factors
 
 
 def bootstrap_mapes(contenders: list[Contender], repetitions: LabelRepetitions | None = None,
@@ -237,14 +252,15 @@ def bootstrap_mapes(contenders: list[Contender], repetitions: LabelRepetitions |
     all_ratios = [rows for rows, _ in canonical]
     seed_keys = [key for _, key in canonical]
     label_shift = np.zeros(len(contenders))
+    repetitions_key = _repetitions_key(repetitions)
     # Configurations and label repetitions come from streams keyed on (seed, chunk) only: one shared
     # stream gave each entry draws that depended on its place in the list and on the entries before
     # it, so a record's hand-written date, or a decoy added, re-rolled borderline comparisons
     # (rank 2 -> 1: twenty-first pass of 2026-12-02).
     for start in range(0, resamples, _CHUNK):
         b = min(_CHUNK, resamples - start)
-        counts, rng = _configurations_drawn(seed, start, b, n)  # shared: paired
-        factors = _label_factors(repetitions, rng, b, n)
+        counts, factors = _chunk_draws(seed, start, b, n, repetitions, repetitions_key)  # shared: paired
+        counts = counts.astype(float)
         # A perturbed label y' = y f gives prediction / y' = ratio / f, and |ratio / f - 1| = |ratio - f| / f:
         # the counts over f are the chunk's, shared by every entry.
         weighed = None if factors is None else counts / factors
