@@ -92,7 +92,7 @@ def _tree_files(folder: Path) -> list[tuple[str, str]]:
     if folder.is_file():
         return [(folder.name, str(folder))]
     found = []
-    for top, dirs, names in os.walk(folder):
+    for top, dirs, names in os.walk(folder, onerror=_unlisted):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         rel = os.path.relpath(top, folder)
         parts = () if rel == "." else tuple(rel.split(os.sep))
@@ -102,6 +102,14 @@ def _tree_files(folder: Path) -> list[tuple[str, str]]:
                 found.append(((*parts, name), path))
     found.sort(key=lambda item: item[0])
     return [("/".join(parts), path) for parts, path in found]
+
+
+def _unlisted(exc: OSError) -> None:
+    """A folder ``os.walk`` could not list: skipped where it may not be read (as pathlib's ``rglob``
+    skips it), raised otherwise (a folder a running campaign removed meanwhile: :func:`tree_digest`
+    lists again)."""
+    if not isinstance(exc, PermissionError):
+        raise exc
 
 
 # sha256 of files whose status (device, inode, size, modification and change times) has not moved
