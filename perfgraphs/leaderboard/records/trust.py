@@ -403,6 +403,183 @@ def _baseline_passed_around(tree) -> bool:
     return False
 
 
+def _names_exposed_unread(tree) -> bool:
+    """Whether a parsed module version builds the reference names Python exposes in a way the reader
+    does not follow. The reader dates the strings passed to ``...Baseline(``; Python exposes what
+    ``reference_names()`` returns, the keys of the catalog's dicts as Python builds them. A module that
+    binds ``reference_names`` is read only where it is the one function whose return is a union of
+    ``set(D)`` and ``{x.name for x in D.values() ...}``, each ``D`` bound once to ``{x.name: x for x in
+    (...)}`` over baselines declared by ``...Baseline(`` calls (each a call or a module name bound to
+    one), and never changed after; and no module defining or binding these writes a baseline's name
+    (no ``name`` attribute stored, no ``"name"`` string, no ``name=`` outside a ``...Baseline(`` call,
+    no ``__post_init__``, ``__init__``, ``__new__``, ``__setattr__``, ``__getattr__``, ``__getattribute__``
+    or ``name`` method). This is what the reader follows, not a list of what it does not: a pull request
+    that declared the transfer reference ``gnn`` as ``TransferBaseline("gnn-ref", ...)`` keyed
+    ``{t.name[:3]: t ...}`` (``gnn`` to Python) ended its declaration as read, and a second restoring
+    ``TransferBaseline("gnn", ...)`` began a new one: Mallory's hand-written ``gnn-m``, merged between,
+    was shown under the reference's name (eighty-sixth pass). Such a version ends no declaration."""
+    import ast
+
+    def callee(node) -> str:
+        func = node.func if isinstance(node, ast.Call) else None
+        return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+
+    parents = {id(c): p for p in ast.walk(tree) for c in ast.iter_child_nodes(p)}
+    exposing = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and n.name == "reference_names"]
+    bound = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "reference_names"
+             and not isinstance(n.ctx, ast.Load)] + [
+        a for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names
+        if (a.asname or a.name) in ("reference_names", "*")] + [
+        n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        and n.name in ("reference_names", "__getattr__") and n not in exposing]  # a module __getattr__ binds any
+    classes = any(isinstance(n, ast.ClassDef) and n.name.endswith("Baseline") for n in ast.walk(tree))
+    if not exposing and not bound and not classes:
+        return False  # nothing here builds the exposed names (a module of constants, a bare test catalog)
+    if bound or len(exposing) > 1:
+        return True
+    for node in ast.walk(tree):  # a baseline's name written after it is declared
+        if isinstance(node, ast.Attribute) and node.attr == "name" and not isinstance(node.ctx, ast.Load):
+            return True
+        if isinstance(node, ast.Constant) and node.value == "name":
+            return True
+        if isinstance(node, ast.Call) and not callee(node).endswith("Baseline") and any(
+                k.arg == "name" for k in node.keywords):
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in (
+                "__post_init__", "__init__", "__new__", "__setattr__", "__getattr__", "__getattribute__", "name"):
+            return True
+    if not exposing:
+        return True
+    body = [s for s in exposing[0].body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if exposing[0].decorator_list or len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+        return True
+
+    def plain_name(expr, target) -> bool:  # x.name, x the comprehension's variable
+        return (isinstance(expr, ast.Attribute) and expr.attr == "name" and isinstance(expr.value, ast.Name)
+                and isinstance(target, ast.Name) and expr.value.id == target.id)
+
+    dicts: set[str] = set()
+    parts, todo = [], [body[0].value]
+    while todo:
+        expr = todo.pop()
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.BitOr):
+            todo += [expr.left, expr.right]
+        elif (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "set"
+              and not expr.keywords and len(expr.args) == 1 and isinstance(expr.args[0], ast.Name)):
+            dicts.add(expr.args[0].id)
+        elif (isinstance(expr, ast.SetComp) and len(expr.generators) == 1
+              and plain_name(expr.elt, expr.generators[0].target)
+              and isinstance(expr.generators[0].iter, ast.Call) and not expr.generators[0].iter.args
+              and isinstance(expr.generators[0].iter.func, ast.Attribute)
+              and expr.generators[0].iter.func.attr == "values"
+              and isinstance(expr.generators[0].iter.func.value, ast.Name)):
+            dicts.add(expr.generators[0].iter.func.value.id)
+        else:
+            parts.append(expr)
+    if parts:
+        return True
+    declared = {t.id for n in tree.body if isinstance(n, (ast.Assign, ast.AnnAssign))
+                and callee(n.value).endswith("Baseline")
+                for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)}
+    stores = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)]
+    declared = {d for d in declared if stores.count(d) == 1}  # bound once, to its ``...Baseline(`` call
+    for name in dicts:
+        bindings = [n for n in tree.body if isinstance(n, (ast.Assign, ast.AnnAssign)) and any(
+            isinstance(t, ast.Name) and t.id == name for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))]
+        value = bindings[0].value if len(bindings) == 1 else None
+        if not (isinstance(value, ast.DictComp) and len(value.generators) == 1 and not value.generators[0].ifs
+                and plain_name(value.key, value.generators[0].target)
+                and isinstance(value.value, ast.Name) and value.value.id == value.generators[0].target.id
+                and isinstance(value.generators[0].iter, ast.Tuple)
+                and all((isinstance(e, ast.Name) and e.id in declared) or callee(e).endswith("Baseline")
+                        for e in value.generators[0].iter.elts)):
+            return True
+        for node in ast.walk(tree):  # never changed after it is built
+            if isinstance(node, ast.Global) and name in node.names:
+                return True
+            if not (isinstance(node, ast.Name) and node.id == name) or any(
+                    node is t for t in (bindings[0].targets if isinstance(bindings[0], ast.Assign) else [bindings[0].target])):
+                continue
+            up = parents.get(id(node))
+            if not isinstance(node.ctx, ast.Load) or (isinstance(up, ast.Attribute) and up.attr not in (
+                    "values", "keys", "items", "get")) or (isinstance(up, ast.Subscript) and not isinstance(up.ctx, ast.Load)):
+                return True
+    return False
+
+
+def _non_reference_names(tree) -> frozenset[str]:
+    """The strings a parsed catalog version holds only as the name of a baseline it reads as no reference:
+    a ``Baseline("name", ...)`` call (this module's ``@dataclass`` class ``Baseline``, its ``reference_on``
+    field defaulting to ``frozenset()``) that sets no ``reference_on`` (none named, none in its positional
+    arguments, nothing unpacked), the string held nowhere else, in a version whose ``reference_names()`` is
+    read (:func:`_names_exposed_unread`), exposes its baselines' names only as ``{b.name for b in D.values()
+    if b.reference_on}`` and does not expose the dict that holds it as ``set(D)``. Every string of a module
+    that declares baselines was read as a declared name (:func:`_strings`), so a baseline that was no
+    reference and was made one by a later pull request was reserved from its first declaration: a team's
+    ``gnn-x``, accepted while ``gnn`` was no reference, was dropped from every board by someone else's pull
+    request adding ``reference_on`` (eighty-sixth pass). A reference name is dated from when it became one."""
+    import ast
+
+    if _names_exposed_unread(tree):
+        return frozenset()
+    classes = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Baseline"]
+    if len(classes) != 1 or classes[0].bases or classes[0].keywords or not all(
+            (isinstance(d, ast.Name) and d.id == "dataclass") or (isinstance(d, ast.Call) and isinstance(
+                d.func, ast.Name) and d.func.id == "dataclass" and not d.args) for d in classes[0].decorator_list):
+        return frozenset()
+    if any(isinstance(n, ast.Name) and n.id == "Baseline" and not isinstance(n.ctx, ast.Load) for n in ast.walk(tree)) \
+            or any((a.asname or a.name) in ("Baseline", "*") for n in ast.walk(tree)
+                   if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names):
+        return frozenset()  # the class bound otherwise too
+    for node in ast.walk(tree):  # a baseline's reference_on written after it is declared
+        func = node.func if isinstance(node, ast.Call) else None
+        called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        if (isinstance(node, ast.Constant) and node.value == "reference_on") or (
+                isinstance(node, ast.Attribute) and node.attr == "reference_on" and not isinstance(node.ctx, ast.Load)) or (
+                func is not None and called != "Baseline" and any(k.arg == "reference_on" for k in node.keywords)):
+            return frozenset()
+    fields = [s for s in classes[0].body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
+    at = next((i for i, s in enumerate(fields) if s.target.id == "reference_on"), None)
+    default = fields[at].value if at is not None else None
+    if not (isinstance(default, ast.Call) and isinstance(default.func, ast.Name) and default.func.id == "frozenset"
+            and not default.args and not default.keywords):
+        return frozenset()
+    exposing = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "reference_names"), None)
+    if exposing is None:
+        return frozenset()
+    filtered, whole = set(), set()
+    for node in ast.walk(exposing):
+        if isinstance(node, ast.SetComp):
+            ifs = node.generators[0].ifs
+            if not (len(ifs) == 1 and isinstance(ifs[0], ast.Attribute) and ifs[0].attr == "reference_on"
+                    and isinstance(ifs[0].value, ast.Name) and ifs[0].value.id == node.generators[0].target.id):
+                return frozenset()
+            filtered.add(node.generators[0].iter.func.value.id)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "set":
+            whole.add(node.args[0].id)
+    held = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    bound = {t.id: n.value for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+    in_whole = {id(e) for n in tree.body if isinstance(n, (ast.Assign, ast.AnnAssign))
+                for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+                if isinstance(t, ast.Name) and t.id in whole and isinstance(n.value, ast.DictComp)
+                for e in n.value.generators[0].iter.elts}
+    in_whole |= {id(bound[e.id]) for e in [n for n in ast.walk(tree) if id(n) in in_whole]
+                 if isinstance(e, ast.Name) and e.id in bound}
+    found = set()
+    for node in ast.walk(tree):
+        func = node.func if isinstance(node, ast.Call) else None
+        called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        if called != "Baseline" or id(node) in in_whole or not node.args:
+            continue
+        first = node.args[0]
+        if (isinstance(first, ast.Constant) and isinstance(first.value, str) and held.count(first.value) == 1
+                and len(node.args) <= at and not any(isinstance(a, ast.Starred) for a in node.args)
+                and not any(k.arg in (None, "reference_on") for k in node.keywords)):
+            found.add(first.value)
+    return frozenset(found) if filtered else frozenset()
+
+
 def _imported_names(tree, rel: str) -> tuple[tuple[tuple[str, ...], str], ...]:
     """The names a parsed module at ``rel`` imports (``from a.b import NAME``) and passes as a baseline's
     name (the first argument or ``name=`` of a ``...Baseline(`` call), each as (the module's possible paths,
@@ -574,8 +751,11 @@ def _module_reading(text: str, rel: str) -> tuple:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         tree = None
-    return (_declared_names(text), _imported_paths(text, rel),
-            _unread_declaration(text) or (tree is not None and _baseline_passed_around(tree)),
+    # a name declared only as a baseline that is no reference is not (yet) a reference's: _non_reference_names
+    return (_declared_names(text) - (_non_reference_names(tree) if tree is not None else frozenset()),
+            _imported_paths(text, rel),
+            _unread_declaration(text) or (tree is not None and (_baseline_passed_around(tree)
+                                                             or _names_exposed_unread(tree))),
             _string_bindings(tree) if tree is not None else {},
             _imported_names(tree, rel) if tree is not None else ())
 
