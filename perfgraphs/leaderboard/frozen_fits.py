@@ -284,7 +284,11 @@ def pins_before(commitment: Path, set_sha256: str) -> dict | None:
     return held if isinstance(held, dict) else None
 
 
-def package_data_before(commitment: Path, set_sha256: str) -> str | None:
+_FITTED_ADVICE = ("a harness-fitted hidden run reads only the tables of the draw (check them out as they were, or "
+                  "score fits frozen before the draw: --frozen)")
+
+
+def package_data_before(commitment: Path, set_sha256: str, advice: str = _FITTED_ADVICE) -> str | None:
     """Why the package data the sandbox stages beside the code (``isolation.is_staged_data``: the
     datasheet and model-config tables under ``perfgraphs/features`` and ``perfgraphs/graph``) is not
     what the commitment's repository held just before the commit that first published the set's hash
@@ -329,9 +333,7 @@ def package_data_before(commitment: Path, set_sha256: str) -> str | None:
     if not changed:
         return None
     return (f"the package data the sandbox stages is not as it was before the set was drawn ({added[0][:12]}): "
-            f"{', '.join(changed[:3])}{' ...' if len(changed) > 3 else ''} changed since; a harness-fitted hidden "
-            "run reads only the tables of the draw (check them out as they were, or score fits frozen before "
-            "the draw: --frozen)")
+            f"{', '.join(changed[:3])}{' ...' if len(changed) > 3 else ''} changed since; {advice}")
 
 
 def _converted_checkout(top: Path, held: str) -> str | None:

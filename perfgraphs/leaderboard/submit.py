@@ -689,6 +689,9 @@ def _predictions(sub: Submission, scoring: _Scoring, parts: list, test: _TestSet
         verdict.frozen = _read_frozen(sub, scoring, data, test, opts, problems)
         if verdict.frozen is None:
             return [], {}
+        problems += _frozen_package_data_problems(scoring, test) if test.name == "hidden" else []
+        if problems:
+            return [], {}
     elif test.name == "hidden":
         problems += (_fitted_code_problems(sub, scoring, test) or _fitted_build_problems(scoring, data, test)
                      or _fitted_package_data_problems(scoring, test))
@@ -903,6 +906,24 @@ def _fitted_package_data_problems(scoring: _Scoring, test: _TestSet) -> list[str
     board = scoring.board
     why = package_data_before(commitment_path(board.dataset.name, board.config.name).absolute(), test.sha256)
     return [] if why is None else [f"--hidden-labels: {why}"]
+
+
+def _frozen_package_data_problems(scoring: _Scoring, test: _TestSet) -> list[str]:
+    """Why a hidden set may not score frozen fits beside the package data staged now (empty: it may): a
+    frozen run predicts in the same sandbox, beside the package's tables (``isolation.CODE_DATA``) as the
+    checkout holds them when scored, and its replay on the public test part sees nothing a predictor does
+    only on rows that part lacks: a ridge frozen before the draw that read one datasheet row's source link
+    at predict time, where the batch had the size the link gave, scored the hidden labels a pull request
+    after the draw spelt in it (eighty-sixth pass). Dated as a harness-fitted run's are
+    (``frozen_fits.package_data_before``, eighty-fourth pass)."""
+    from perfgraphs.leaderboard.frozen_fits import package_data_before
+    from perfgraphs.leaderboard.records.hidden import commitment_path
+
+    board = scoring.board
+    why = package_data_before(commitment_path(board.dataset.name, board.config.name).absolute(), test.sha256,
+                              advice="frozen fits predict a hidden set only beside the tables of the draw "
+                                     "(check them out as they were)")
+    return [] if why is None else [f"--frozen: {why}"]
 
 
 def _replay_after_the_scored_runs(sub: Submission, scoring: _Scoring, data, opts: SubmitOptions, frozen,
