@@ -420,11 +420,6 @@ def _names_exposed_unread(tree) -> bool:
     was shown under the reference's name (eighty-sixth pass). Such a version ends no declaration."""
     import ast
 
-    def callee(node) -> str:
-        func = node.func if isinstance(node, ast.Call) else None
-        return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
-
-    parents = {id(c): p for p in ast.walk(tree) for c in ast.iter_child_nodes(p)}
     exposing = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                 and n.name == "reference_names"]
     bound = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "reference_names"
@@ -436,31 +431,66 @@ def _names_exposed_unread(tree) -> bool:
     classes = any(isinstance(n, ast.ClassDef) and n.name.endswith("Baseline") for n in ast.walk(tree))
     if not exposing and not bound and not classes:
         return False  # nothing here builds the exposed names (a module of constants, a bare test catalog)
-    if bound or len(exposing) > 1:
+    if bound or len(exposing) > 1 or _baseline_name_written(tree) or not exposing:
         return True
-    for node in ast.walk(tree):  # a baseline's name written after it is declared
+    body = [s for s in exposing[0].body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if exposing[0].decorator_list or len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+        return True
+    dicts = _exposed_dicts(body[0].value)
+    if dicts is None:
+        return True
+    declared = {t.id for n in tree.body if isinstance(n, (ast.Assign, ast.AnnAssign))
+                and _callee(n.value).endswith("Baseline")
+                for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)}
+    stores = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)]
+    declared = {d for d in declared if stores.count(d) == 1}  # bound once, to its ``...Baseline(`` call
+    parents = {id(c): p for p in ast.walk(tree) for c in ast.iter_child_nodes(p)}
+    return not all(_dict_built_plainly(tree, name, declared, parents) for name in dicts)
+
+
+def _callee(node) -> str:
+    """The called name of a call node (``f`` of ``f(...)`` or ``m.f(...)``), "" for anything else."""
+    import ast
+
+    func = node.func if isinstance(node, ast.Call) else None
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+
+
+def _plain_name(expr, target) -> bool:
+    """Whether ``expr`` is ``x.name``, ``x`` the comprehension's variable ``target``."""
+    import ast
+
+    return (isinstance(expr, ast.Attribute) and expr.attr == "name" and isinstance(expr.value, ast.Name)
+            and isinstance(target, ast.Name) and expr.value.id == target.id)
+
+
+def _baseline_name_written(tree) -> bool:
+    """Whether a module version writes a baseline's name after it is declared (:func:`_names_exposed_unread`):
+    a ``name`` attribute stored, a ``"name"`` string, ``name=`` outside a ``...Baseline(`` call, or a method
+    that may set or compute it."""
+    import ast
+
+    for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr == "name" and not isinstance(node.ctx, ast.Load):
             return True
         if isinstance(node, ast.Constant) and node.value == "name":
             return True
-        if isinstance(node, ast.Call) and not callee(node).endswith("Baseline") and any(
+        if isinstance(node, ast.Call) and not _callee(node).endswith("Baseline") and any(
                 k.arg == "name" for k in node.keywords):
             return True
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in (
                 "__post_init__", "__init__", "__new__", "__setattr__", "__getattr__", "__getattribute__", "name"):
             return True
-    if not exposing:
-        return True
-    body = [s for s in exposing[0].body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
-    if exposing[0].decorator_list or len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
-        return True
+    return False
 
-    def plain_name(expr, target) -> bool:  # x.name, x the comprehension's variable
-        return (isinstance(expr, ast.Attribute) and expr.attr == "name" and isinstance(expr.value, ast.Name)
-                and isinstance(target, ast.Name) and expr.value.id == target.id)
+
+def _exposed_dicts(returned) -> set[str] | None:
+    """The dicts ``reference_names()`` returns a union of, as ``set(D)`` and ``{x.name for x in
+    D.values()}`` (:func:`_names_exposed_unread`); None where it returns anything else."""
+    import ast
 
     dicts: set[str] = set()
-    parts, todo = [], [body[0].value]
+    todo = [returned]
     while todo:
         expr = todo.pop()
         if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.BitOr):
@@ -469,43 +499,44 @@ def _names_exposed_unread(tree) -> bool:
               and not expr.keywords and len(expr.args) == 1 and isinstance(expr.args[0], ast.Name)):
             dicts.add(expr.args[0].id)
         elif (isinstance(expr, ast.SetComp) and len(expr.generators) == 1
-              and plain_name(expr.elt, expr.generators[0].target)
+              and _plain_name(expr.elt, expr.generators[0].target)
               and isinstance(expr.generators[0].iter, ast.Call) and not expr.generators[0].iter.args
               and isinstance(expr.generators[0].iter.func, ast.Attribute)
               and expr.generators[0].iter.func.attr == "values"
               and isinstance(expr.generators[0].iter.func.value, ast.Name)):
             dicts.add(expr.generators[0].iter.func.value.id)
         else:
-            parts.append(expr)
-    if parts:
-        return True
-    declared = {t.id for n in tree.body if isinstance(n, (ast.Assign, ast.AnnAssign))
-                and callee(n.value).endswith("Baseline")
-                for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)}
-    stores = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)]
-    declared = {d for d in declared if stores.count(d) == 1}  # bound once, to its ``...Baseline(`` call
-    for name in dicts:
-        bindings = [n for n in tree.body if isinstance(n, (ast.Assign, ast.AnnAssign)) and any(
-            isinstance(t, ast.Name) and t.id == name for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))]
-        value = bindings[0].value if len(bindings) == 1 else None
-        if not (isinstance(value, ast.DictComp) and len(value.generators) == 1 and not value.generators[0].ifs
-                and plain_name(value.key, value.generators[0].target)
-                and isinstance(value.value, ast.Name) and value.value.id == value.generators[0].target.id
-                and isinstance(value.generators[0].iter, ast.Tuple)
-                and all((isinstance(e, ast.Name) and e.id in declared) or callee(e).endswith("Baseline")
-                        for e in value.generators[0].iter.elts)):
-            return True
-        for node in ast.walk(tree):  # never changed after it is built
-            if isinstance(node, ast.Global) and name in node.names:
-                return True
-            if not (isinstance(node, ast.Name) and node.id == name) or any(
-                    node is t for t in (bindings[0].targets if isinstance(bindings[0], ast.Assign) else [bindings[0].target])):
-                continue
-            up = parents.get(id(node))
-            if not isinstance(node.ctx, ast.Load) or (isinstance(up, ast.Attribute) and up.attr not in (
-                    "values", "keys", "items", "get")) or (isinstance(up, ast.Subscript) and not isinstance(up.ctx, ast.Load)):
-                return True
-    return False
+            return None
+    return dicts
+
+
+def _dict_built_plainly(tree, name: str, declared: set[str], parents: dict) -> bool:
+    """Whether the module binds the dict ``name`` once, to ``{x.name: x for x in (...)}`` over
+    ``...Baseline(`` calls or the names ``declared`` bound to one, and never changes it after
+    (:func:`_names_exposed_unread`)."""
+    import ast
+
+    bindings = [n for n in tree.body if isinstance(n, (ast.Assign, ast.AnnAssign)) and any(
+        isinstance(t, ast.Name) and t.id == name for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))]
+    value = bindings[0].value if len(bindings) == 1 else None
+    if not (isinstance(value, ast.DictComp) and len(value.generators) == 1 and not value.generators[0].ifs
+            and _plain_name(value.key, value.generators[0].target)
+            and isinstance(value.value, ast.Name) and value.value.id == value.generators[0].target.id
+            and isinstance(value.generators[0].iter, ast.Tuple)
+            and all((isinstance(e, ast.Name) and e.id in declared) or _callee(e).endswith("Baseline")
+                    for e in value.generators[0].iter.elts)):
+        return False
+    targets = bindings[0].targets if isinstance(bindings[0], ast.Assign) else [bindings[0].target]
+    for node in ast.walk(tree):  # never changed after it is built
+        if isinstance(node, ast.Global) and name in node.names:
+            return False
+        if not (isinstance(node, ast.Name) and node.id == name) or any(node is t for t in targets):
+            continue
+        up = parents.get(id(node))
+        if not isinstance(node.ctx, ast.Load) or (isinstance(up, ast.Attribute) and up.attr not in (
+                "values", "keys", "items", "get")) or (isinstance(up, ast.Subscript) and not isinstance(up.ctx, ast.Load)):
+            return False
+    return True
 
 
 def _non_reference_names(tree) -> frozenset[str]:
