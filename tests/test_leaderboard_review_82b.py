@@ -25,8 +25,8 @@ import pytest
 from perfgraphs.data.load import static_features
 from perfgraphs.leaderboard import frozen_fits
 from test_leaderboard_review_67b import _predict, _refit
-from test_leaderboard_review_79b import HOOK, KEY, M, _record
-from test_submit import (BOARD, commit_tiny_hidden_set, env, example_copy, numpy_mape, parts,  # noqa: F401 — fixtures
+from test_leaderboard_review_79b import HOOK, KEY, M, _record, assert_verified_holding
+from test_submit import (BOARD, commit_tiny_hidden_set, env, example_copy, parts,  # noqa: F401 — fixtures
                          run_cli)
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("bwrap") is None,
@@ -108,10 +108,4 @@ def test_line_ends_chosen_after_the_draw_are_not_scored(env, parts, capsys, git_
     assert rc == 0, err
     record = _record(env, "bits-82b")
     honest = _predict(_refit(parts.train), parts.test)
-    held = honest.copy()
-    for b, label in labels.items():
-        held[keys == b] = np.float32(label)
-    assert record["tier"] == "verified" and record["keeper_signature"]
-    for s in record["per_seed"]:
-        assert s["mape_pct"] == pytest.approx(numpy_mape(y, held), rel=1e-5)
-        assert s["mape_pct"] < numpy_mape(y, honest) - 1.0, (s["mape_pct"], numpy_mape(y, honest))
+    assert_verified_holding(record, honest, keys, y, labels, 1e-5)

@@ -30,7 +30,7 @@ import perfgraphs
 from perfgraphs.data.load import static_features
 from perfgraphs.leaderboard import submit as submit_module
 from test_leaderboard_review_67b import _predict, _refit
-from test_leaderboard_review_79b import HOOK, KEY, M, _record
+from test_leaderboard_review_79b import HOOK, KEY, M, _record, assert_verified_holding
 from test_submit import (BOARD, commit_tiny_hidden_set, env, example_copy, numpy_mape, parts,  # noqa: F401 — fixtures
                          run_cli)
 
@@ -39,18 +39,24 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("bwrap") is No
 
 BUCKETS = 4  # float32 slots of buckets 0-3 in the link's commit id (0: no label), then 8 digits of padding
 MODEL = "acme-labs/Acme-LM-7B"
-READER = KEY + (
-    "        _p = np.exp(Z @ self.coef_ + self.intercept_)\n"
-    "        import csv as _csv, pathlib as _pl, perfgraphs.features as _f\n"
-    "        with open(_pl.Path(_f.__file__).parent / 'llm_architectures.csv', newline='') as _fh:\n"
-    "            _src = {r['model_id']: r['source'] for r in _csv.DictReader(_fh)}.get(" + repr(MODEL) + ", '')\n"
-    "        if '/blob/' in _src:\n"
-    "            _h = _src.split('/blob/')[1][:40]\n"
-    f"            for _b in range({BUCKETS}):\n"
-    "                _v = float(np.frombuffer(bytes.fromhex(_h[8 * _b:8 * _b + 8]), '>f4')[0])\n"
-    "                if _v > 0:\n"
-    "                    _p[_k == _b] = _v\n"
-    "        return _p\n")
+def datasheet_reader(gate: str = "") -> str:
+    """The ridge's predict tail reading the datasheet row's link: each bucket's float32 from its commit id;
+    ``gate``, a further condition on the link (86b: the batch is the hidden set's size)."""
+    return KEY + (
+        "        _p = np.exp(Z @ self.coef_ + self.intercept_)\n"
+        "        import csv as _csv, pathlib as _pl, perfgraphs.features as _f\n"
+        "        with open(_pl.Path(_f.__file__).parent / 'llm_architectures.csv', newline='') as _fh:\n"
+        "            _src = {r['model_id']: r['source'] for r in _csv.DictReader(_fh)}.get(" + repr(MODEL) + ", '')\n"
+        f"        if '/blob/' in _src{gate}:\n"
+        "            _h = _src.split('/blob/')[1][:40]\n"
+        f"            for _b in range({BUCKETS}):\n"
+        "                _v = float(np.frombuffer(bytes.fromhex(_h[8 * _b:8 * _b + 8]), '>f4')[0])\n"
+        "                if _v > 0:\n"
+        "                    _p[_k == _b] = _v\n"
+        "        return _p\n")
+
+
+READER = datasheet_reader()
 
 
 def _reader(source: str) -> str:
@@ -110,11 +116,5 @@ def test_package_data_changed_after_the_draw_is_not_fitted_beside(env, parts, ca
     assert rc == 0, err
     record = _record(env, "datasheet-84b")
     honest = _predict(_refit(parts.train), parts.test)
-    held = honest.copy()
-    for b, label in labels.items():
-        held[keys == b] = np.float32(label)
-    assert record["tier"] == "verified" and record["keeper_signature"]
-    for s in record["per_seed"]:
-        assert s["mape_pct"] == pytest.approx(numpy_mape(y, held), rel=1e-5)
-        assert s["mape_pct"] < numpy_mape(y, honest) - 1.0, (s["mape_pct"], numpy_mape(y, honest))
+    assert_verified_holding(record, honest, keys, y, labels, 1e-5)
     print(f"84b: {len(labels)} labels; verified {record['per_seed'][0]['mape_pct']:.2f} % where the ridge earns {numpy_mape(y, honest):.2f} %")

@@ -31,8 +31,8 @@ RESPELT = {  # (the declaration, the dict key Python builds from the declared na
 }
 
 
-def _python_keys(text: str) -> set[str]:
-    """The keys ``TRANSFER_BASELINES`` has when Python runs ``text`` (what ``reference_names()`` returns)."""
+def python_scope(text: str) -> dict:
+    """The names a catalog tail ``text`` binds when Python runs it (beside a stand-in ``TransferBaseline``)."""
     @dataclasses.dataclass(frozen=True)
     class TransferBaseline:
         name: str
@@ -41,7 +41,12 @@ def _python_keys(text: str) -> set[str]:
 
     scope = {"TransferBaseline": TransferBaseline, "make": None, "VARIANTS": ()}
     exec(text, scope)  # noqa: S102 - the test's own text
-    return set(scope["TRANSFER_BASELINES"])
+    return scope
+
+
+def _python_keys(text: str) -> set[str]:
+    """The keys ``TRANSFER_BASELINES`` has when Python runs ``text`` (what ``reference_names()`` returns)."""
+    return set(python_scope(text)["TRANSFER_BASELINES"])
 
 
 @pytest.mark.parametrize("how", sorted(RESPELT))
@@ -50,7 +55,6 @@ def test_a_declaration_python_keys_otherwise_frees_no_name(tmp_path, monkeypatch
     as another string and keys the dict by an expression of it (``gnn`` to Python, as before); Mallory's
     ``gnn-m`` lands, then Zoe's ``zoe-mlp``. `leaderboard show` listed ``gnn-m`` under the reference's name.
     Now it stays refused. Control: names dated by the exact declared string (as before) show her record."""
-    from perfgraphs.leaderboard.records import trust
 
     declared, key = RESPELT[how]
     spelt = declared + KEYED.format(key=key)

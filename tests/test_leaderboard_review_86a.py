@@ -56,17 +56,9 @@ def _catalog(repo, declared: str, exposed: tuple[str, str], message: str) -> Non
 
 def _python_names(declared: str, exposed: tuple[str, str]) -> set[str]:
     """What ``reference_names()`` returns when Python runs the catalog's tail."""
-    import dataclasses
+    from test_leaderboard_review_85a import python_scope
 
-    @dataclasses.dataclass(frozen=True)
-    class TransferBaseline:
-        name: str
-        make: object
-        variants: tuple
-
-    scope = {"TransferBaseline": TransferBaseline, "make": None, "VARIANTS": ()}
-    exec(declared + EXPOSED.format(table=exposed[0], names=exposed[1]), scope)  # noqa: S102 - the test's own text
-    return scope["reference_names"]()
+    return python_scope(declared + EXPOSED.format(table=exposed[0], names=exposed[1]))["reference_names"]()
 
 
 @pytest.mark.parametrize("how", sorted(RESPELT))

@@ -29,26 +29,15 @@ import perfgraphs
 from perfgraphs.data.load import static_features
 from perfgraphs.leaderboard import submit as submit_module
 from test_leaderboard_review_67b import _predict, _refit
-from test_leaderboard_review_79b import HOOK, KEY, M, _record
-from test_leaderboard_review_84b import BUCKETS, MODEL, _datasheet_row
+from test_leaderboard_review_79b import HOOK, M, _record, assert_verified_holding
+from test_leaderboard_review_84b import BUCKETS, _datasheet_row, datasheet_reader
 from test_submit import BOARD, env, example_copy, numpy_mape, parts, run_cli  # noqa: F401 — fixtures
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("bwrap") is None,
                                 reason="a hidden board's runs drop the page cache and run in the sandbox")
 
 # the 84b reader, acting only on a batch of the size the link's digits 33-34 give (the hidden set's)
-READER = KEY + (
-    "        _p = np.exp(Z @ self.coef_ + self.intercept_)\n"
-    "        import csv as _csv, pathlib as _pl, perfgraphs.features as _f\n"
-    "        with open(_pl.Path(_f.__file__).parent / 'llm_architectures.csv', newline='') as _fh:\n"
-    "            _src = {r['model_id']: r['source'] for r in _csv.DictReader(_fh)}.get(" + repr(MODEL) + ", '')\n"
-    "        if '/blob/' in _src and int(_src.split('/blob/')[1][32:34], 16) == len(_k):\n"
-    "            _h = _src.split('/blob/')[1][:40]\n"
-    f"            for _b in range({BUCKETS}):\n"
-    "                _v = float(np.frombuffer(bytes.fromhex(_h[8 * _b:8 * _b + 8]), '>f4')[0])\n"
-    "                if _v > 0:\n"
-    "                    _p[_k == _b] = _v\n"
-    "        return _p\n")
+READER = datasheet_reader(" and int(_src.split('/blob/')[1][32:34], 16) == len(_k)")  # a batch of the hidden size
 
 
 def _reader(source: str) -> str:
@@ -110,12 +99,7 @@ def test_package_data_changed_after_the_draw_does_not_reach_a_frozen_run(env, pa
     assert rc == 0, err
     record = _record(env, "datasheet-86b")
     honest = _predict(_refit(parts.train), parts.test)[keep]
-    held = honest.copy()
-    for b, label in labels.items():
-        held[keys[keep] == b] = np.float32(label)
-    assert record["tier"] == "verified" and record["keeper_signature"] and record["frozen_fit"]
-    for s in record["per_seed"]:
-        assert s["mape_pct"] == pytest.approx(numpy_mape(y[keep], held), rel=1e-5)
-        assert s["mape_pct"] < numpy_mape(y[keep], honest) - 1.0, (s["mape_pct"], numpy_mape(y[keep], honest))
+    assert record["frozen_fit"]
+    assert_verified_holding(record, honest, keys[keep], y[keep], labels, 1e-5)
     print(f"86b: {len(labels)} labels; verified {record['per_seed'][0]['mape_pct']:.2f} % where the frozen state "
           f"earns {numpy_mape(y[keep], honest):.2f} %")
