@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import collections
 import hashlib
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -197,6 +198,7 @@ def _label_factors(repetitions: LabelRepetitions | None, idx_rng: np.random.Gene
 # (every `show`, site and rank of the test suite). Kept up to this many bytes, the oldest dropped first.
 _KEPT_DRAWS_BYTES = 64 << 20
 _kept_draws: collections.OrderedDict[tuple, tuple[np.ndarray, np.ndarray | None]] = collections.OrderedDict()
+_kept_draws_lock = threading.Lock()  # boards may be read from threads (a served site); the draws never change
 
 
 def _repetitions_key(repetitions: LabelRepetitions | None) -> str:
@@ -214,21 +216,23 @@ def _chunk_draws(seed: int, start: int, b: int, n: int, repetitions: LabelRepeti
                  key: str) -> tuple[np.ndarray, np.ndarray | None]:
     """(b, n) counts of the test configurations drawn by resamples ``start`` to ``start + b`` (read-only,
     int32) and the label factors their stream draws next (:func:`_label_factors`; None without repetitions)."""
-    kept = _kept_draws.get((seed, start, b, n, key))
-    if kept is not None:
-        _kept_draws.move_to_end((seed, start, b, n, key))
-        return kept
+    with _kept_draws_lock:
+        kept = _kept_draws.get((seed, start, b, n, key))
+        if kept is not None:
+            _kept_draws.move_to_end((seed, start, b, n, key))
+            return kept
     rng = np.random.default_rng([seed, start, 0])
     counts = rng.multinomial(n, np.full(n, 1.0 / n), size=b).astype(np.int32)
     factors = _label_factors(repetitions, rng, b, n)
     for array in (counts, factors):
         if array is not None:
             array.flags.writeable = False
-    _kept_draws[(seed, start, b, n, key)] = (counts, factors)
-    held = sum(c.nbytes + (0 if f is None else f.nbytes) for c, f in _kept_draws.values())
-    while len(_kept_draws) > 1 and held > _KEPT_DRAWS_BYTES:
-        c, f = _kept_draws.popitem(last=False)[1]
-        held -= c.nbytes + (0 if f is None else f.nbytes)
+    with _kept_draws_lock:
+        _kept_draws[(seed, start, b, n, key)] = (counts, factors)
+        held = sum(c.nbytes + (0 if f is None else f.nbytes) for c, f in _kept_draws.values())
+        while len(_kept_draws) > 1 and held > _KEPT_DRAWS_BYTES:
+            c, f = _kept_draws.popitem(last=False)[1]
+            held -= c.nbytes + (0 if f is None else f.nbytes)
     return counts, factors
 
 
