@@ -211,10 +211,10 @@ def frozen_before(manifest: Path, commitment: Path, set_sha256: str) -> str | No
         return f"{manifest} is not committed to git as it is now: commit the frozen fits before the round's commitment"
     log = ("log", "--first-parent", "--diff-merges=first-parent", "--reverse", "--format=%H", head)
     versions = (git(top, *log, "--", f":(literal){held}") or "").split()
-    added = (git(top, *log, f"-S{set_sha256}", "--", f":(literal){published_at}") or "").split()
-    if not versions or not added:
+    published = publishing_commit(top, head, set_sha256, published_at) if head else None
+    if not versions or published is None:
         return f"the history does not show when {manifest} or the commitment was first committed"
-    frozen, published = versions[0], added[0]
+    frozen = versions[0]
     if git_bytes(top, "show", f"{frozen}:{held}") != current:
         return (f"{manifest} is not as it was first committed ({frozen[:12]}): a frozen fit is never changed after "
                 "it is committed (freeze again into a new folder)")
@@ -222,6 +222,28 @@ def frozen_before(manifest: Path, commitment: Path, set_sha256: str) -> str | No
         return (f"{manifest} was first committed in {frozen[:12]}, not before the set's commitment ({published[:12]}): "
                 "frozen fits score a hidden set only when they were committed before it was drawn")
     return None
+
+
+def publishing_commit(top: Path, head: str, set_sha256: str, published_at: str) -> str | None:
+    """The commit that published the set's hash, whose first parent every hidden lookup reads as the
+    repository just before the draw (None: the history does not show one): the commit, in any-parent
+    history of ``head``, that added the hash to the commitment file ``published_at``, an ancestor of
+    every other that did. The first such commit on the first-parent line is not it: a pull request
+    forked before the draw, that committed a folder after it and then merged main, landed by
+    fast-forward (RULES forbids it, but a history does not say how it was made), made its merge that
+    commit, whose first parent holds the post-draw folder, and a folder holding three labels the
+    probe's record solved scored a keeper-signed verified record (eighty-seventh pass). A merge is
+    never the commit (its diff is not read); a hash added twice where neither addition precedes the
+    other, or added only by a merge, dates nothing."""
+    from perfgraphs.leaderboard.records.history import git, git_bytes
+
+    found = (git(top, "log", "--full-history", "--diff-merges=off", "--format=%H", f"-S{set_sha256}", head, "--",
+                 f":(literal){published_at}") or "").split()
+    key = set_sha256.encode()
+    added = [c for c in found if key in (git_bytes(top, "show", f"{c}:{published_at}") or b"")
+             and key not in (git_bytes(top, "show", f"{c}^1:{published_at}") or b"")]
+    first = [c for c in added if all(git(top, "merge-base", "--is-ancestor", c, o) is not None for o in added)]
+    return first[0] if first else None
 
 
 def code_before(folder: Path, commitment: Path, set_sha256: str) -> str | None:
@@ -248,8 +270,7 @@ def code_before(folder: Path, commitment: Path, set_sha256: str) -> str | None:
         return f"{folder} is not committed to git as it is now: a hidden round scores only committed code"
     if (why := _converted_checkout(top, held)) is not None:
         return why
-    added = (git(top, "log", "--first-parent", "--diff-merges=first-parent", "--reverse", "--format=%H",
-                 f"-S{set_sha256}", head, "--", f":(literal){published_at}") or "").split()
+    added = [c for c in [publishing_commit(top, head, set_sha256, published_at)] if c]
     now = git(top, "rev-parse", "--verify", "-q", f"{head}:{held}")
     then = git(top, "rev-parse", "--verify", "-q", f"{added[0]}^1:{held}") if added else None
     if now is None or then is None or now.strip() != then.strip():
@@ -274,8 +295,7 @@ def pins_before(commitment: Path, set_sha256: str) -> dict | None:
     head = head_commit(place[0]) if place is not None else None
     if place is None or pins is None or head is None or pins[0] != place[0]:
         return None
-    added = (git(place[0], "log", "--first-parent", "--diff-merges=first-parent", "--reverse", "--format=%H",
-                 f"-S{set_sha256}", head, "--", f":(literal){in_folder(place, commitment.name)}") or "").split()
+    added = [c for c in [publishing_commit(place[0], head, set_sha256, in_folder(place, commitment.name))] if c]
     text = git(place[0], "show", f"{added[0]}^1:{in_folder(pins, 'builds.json')}") if added else None
     try:
         held = json.loads(text) if text is not None else None
@@ -311,8 +331,7 @@ def package_data_before(commitment: Path, set_sha256: str, advice: str = _FITTED
     top, where = places[0][0], places[0][1]
     head = head_commit(top)
     published_at = in_folder(places[1], commitment.name)
-    added = (git(top, "log", "--first-parent", "--diff-merges=first-parent", "--reverse", "--format=%H",
-                 f"-S{set_sha256}", head, "--", f":(literal){published_at}") or "").split() if head else []
+    added = [c for c in [publishing_commit(top, head, set_sha256, published_at) if head else None] if c]
     listed = git_bytes(top, "ls-tree", "-r", "-z", "--full-tree", f"{added[0]}^1", "--",
                        f":(literal){where}") if added else None
     if listed is None:
