@@ -70,6 +70,7 @@ def assert_gnn_m_refused_unless(tmp_path, monkeypatch, capsys, refactor: tuple, 
 
     # the eighty-fifth pass's guard too
     monkeypatch.setattr(trust, "_declares", lambda name, declared, present: name in declared)
+    monkeypatch.setattr(trust, "_import_runs_unread", lambda tree: False)  # the eighty-seventh pass's guard too
     for name, replacement in guards_off.items():  # control: as before
         monkeypatch.setattr(trust, name, replacement)
     methods, skipped = _shown(repo, capsys)

@@ -42,5 +42,6 @@ def test_a_catalog_name_built_at_run_time_frees_no_name(tmp_path, monkeypatch, c
     # the eighty-fifth pass's guard too
     monkeypatch.setattr(trust, "_declares", lambda name, declared, present: name in declared)
     monkeypatch.setattr(trust, "_unread_declaration", lambda text: False)  # control: as before
+    monkeypatch.setattr(trust, "_import_runs_unread", lambda tree: False)  # the eighty-seventh pass's guard too
     methods, skipped = _shown(repo, capsys)
     assert sorted(methods) == ["gnn-m", "zoe-mlp"] and not skipped, skipped

@@ -88,5 +88,6 @@ def test_a_declaration_keyed_otherwise_then_restored_frees_no_name(tmp_path, mon
 
     monkeypatch.setattr(trust, "_declares",  # control: the exact string, the present-version rule kept
                         lambda name, declared, present: True if name in declared else None if present else False)
+    monkeypatch.setattr(trust, "_import_runs_unread", lambda tree: False)  # the eighty-seventh pass's guard too
     methods, skipped = _shown(repo, capsys)
     assert sorted(methods) == ["gnn-m", "zoe-mlp"] and not skipped, skipped

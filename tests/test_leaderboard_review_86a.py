@@ -83,6 +83,7 @@ def test_a_version_exposing_names_otherwise_then_restored_frees_no_name(tmp_path
     assert methods == ["zoe-mlp"] and len(skipped) == 1 and "'gnn'" in skipped[0], skipped
 
     monkeypatch.setattr(trust, "_names_exposed_unread", lambda tree: False)  # control: as before
+    monkeypatch.setattr(trust, "_import_runs_unread", lambda tree: False)  # the eighty-seventh pass's guard too
     methods, skipped = _shown(repo, capsys)
     assert sorted(methods) == ["gnn-m", "zoe-mlp"] and not skipped, skipped
 

@@ -691,7 +691,7 @@ def _declared_at(top: Path, rel: str, blobs: dict[str, str], read: dict) -> tupl
     root = next((f for f in files if f in blobs), rel)
     source = root.endswith(".py") or root not in blobs  # not an extension module or bytecode: source to read
     unread = not source
-    todo, seen = [root] if source else [], set()
+    todo, seen = [*([root] if source else []), *_package_inits(root)], set()
     while todo:
         path = todo.pop()
         if path in seen:
@@ -720,6 +720,115 @@ def _declared_at(top: Path, rel: str, blobs: dict[str, str], read: dict) -> tupl
             else:  # not bound to a string there (built, re-exported, not in the repository): not read
                 unread = True
     return frozenset(names), imports, unread
+
+
+def _package_inits(rel: str) -> tuple[str, ...]:
+    """The ``__init__.py`` of each package above the module file ``rel``, outermost first: Python runs them
+    before the catalog, and any can change what it exposes (eighty-seventh pass, :func:`_import_runs_unread`)."""
+    parts = rel.split("/")[:-1]
+    return tuple(f"{'/'.join(parts[:i])}/__init__.py" for i in range(1, len(parts) + 1))
+
+
+_INERT_CALLS = frozenset({"frozenset", "tuple", "set", "dict", "list", "sorted", "len", "str", "int", "float", "bool",
+                          "range", "zip", "enumerate", "min", "max", "any", "all", "isinstance"})
+
+
+def _import_runs_unread(tree) -> bool:
+    """Whether importing a parsed module version (the catalog, a package above it, a module either imports)
+    runs code the reader does not follow. Read: module-level statements that import (no ``*``), bind
+    plain names, or define functions and classes; and, in what runs on import (those statements, class
+    bodies, decorators, defaults, annotations), calls only of classes the module defines once with no base
+    and no ``__dunder__`` bound (or a ``...Baseline`` it does not bind: a test catalog's stand-in), of
+    ``dataclass`` and ``field`` from ``dataclasses`` (a ``default_factory`` one of those builtins), of a few
+    builtins the module does not rebind (``_INERT_CALLS``), and
+    ``D.values()``/``.keys()``/``.items()``; no attribute or item stored, no ``del``, ``global`` or
+    ``nonlocal``. What it reads, not a list of what it does not: ``perfgraphs/baselines/__init__.py``
+    doing ``catalog.reference_names = ...`` (or ``setattr``, ``sys.modules[...] = ...``, a dict item set),
+    or the catalog re-keying its dict through ``globals()``, ``exec`` or ``vars()``, put ``gnn`` back in
+    what Python exposes while its declaration read as ended, and Mallory's ``gnn-m``, merged before a
+    pull request restored the declaration, was shown under the reference's name (eighty-seventh pass).
+    Such a version ends no declaration."""
+    import ast
+
+    bound: dict[str, list] = {}
+    for node in tree.body:
+        names = [(a.asname or a.name).split(".")[0] for a in node.names] if isinstance(
+            node, (ast.Import, ast.ImportFrom)) else [node.name] if isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else [
+            n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)]
+        for name in names:
+            bound.setdefault(name, []).append(node)
+    plain = {n.name for n in tree.body if isinstance(n, ast.ClassDef) and not n.bases and not n.keywords
+             and len(bound[n.name]) == 1 and not any(_dunder_bound(f) for f in ast.walk(n) if f is not n)}
+    plain |= {n for n in _names_called(tree) if n.endswith("Baseline") and n not in bound}  # a stand-in
+    dataclasses_names = {n for n in ("dataclass", "field") if all(
+        isinstance(b, ast.ImportFrom) and b.module == "dataclasses" and not b.level for b in bound.get(n, [None]))}
+    for node in _import_time_nodes(tree.body):
+        if node is None:
+            return True
+        for sub in ast.walk(node):
+            if isinstance(sub, (ast.Delete, ast.Global, ast.Nonlocal)) or (
+                    isinstance(sub, (ast.Attribute, ast.Subscript)) and not isinstance(sub.ctx, ast.Load)):
+                return True
+            if not isinstance(sub, ast.Call):
+                continue
+            func = sub.func
+            factory = [k.value for k in sub.keywords if k.arg == "default_factory" or k.arg is None]
+            if isinstance(func, ast.Name) and (func.id in plain or (func.id in _INERT_CALLS and func.id not in bound)
+                                               or (func.id in dataclasses_names and all(
+                                                   isinstance(f, ast.Name) and f.id in _INERT_CALLS
+                                                   and f.id not in bound for f in factory))):
+                continue
+            if (isinstance(func, ast.Attribute) and func.attr in ("values", "keys", "items")
+                    and isinstance(func.value, ast.Name) and not sub.args and not sub.keywords):
+                continue
+            return True
+    return False
+
+
+def _dunder_bound(node) -> bool:
+    """Whether a node of a class body binds a ``__dunder__`` name (a method, ``__init__ = f``): Python calls
+    it implicitly (:func:`_import_runs_unread`)."""
+    import ast
+
+    named = node.name if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else \
+        node.id if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) else ""
+    return named.startswith("__") and named.endswith("__")
+
+
+def _names_called(tree) -> set[str]:
+    """The plain names a parsed module calls."""
+    import ast
+
+    return {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+
+
+def _import_time_nodes(body: list) -> list:
+    """The nodes of a module's (or class body's) statements that run when it is imported, for
+    :func:`_import_runs_unread`; None for a statement it does not read (a call statement, ``if``, ``try``,
+    ``with``, a loop, an augmented assignment, an import of ``*``)."""
+    import ast
+
+    found: list = []
+    for stmt in body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            args = stmt.args
+            found += [*stmt.decorator_list, *args.defaults, *(d for d in args.kw_defaults if d is not None),
+                      *(a.annotation for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg,
+                                               args.kwarg) if a is not None and a.annotation is not None),
+                      *([stmt.returns] if stmt.returns is not None else [])]
+        elif isinstance(stmt, ast.ClassDef):
+            found += [*stmt.decorator_list, *stmt.bases, *(k.value for k in stmt.keywords),
+                      *_import_time_nodes(stmt.body)]
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+            continue  # a docstring
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            found.append(None if any(a.name == "*" for a in stmt.names) else stmt)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.Pass)):
+            found.append(stmt)
+        else:
+            found.append(None)
+    return found
 
 
 def _module_files(rel: str) -> tuple[str, ...]:
@@ -786,7 +895,8 @@ def _module_reading(text: str, rel: str) -> tuple:
     return (_declared_names(text) - (_non_reference_names(tree) if tree is not None else frozenset()),
             _imported_paths(text, rel),
             _unread_declaration(text) or (tree is not None and (_baseline_passed_around(tree)
-                                                             or _names_exposed_unread(tree))),
+                                                             or _names_exposed_unread(tree)
+                                                             or _import_runs_unread(tree))),
             _string_bindings(tree) if tree is not None else {},
             _imported_names(tree, rel) if tree is not None else ())
 
