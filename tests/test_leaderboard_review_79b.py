@@ -83,12 +83,7 @@ def test_code_written_after_the_draw_is_not_scored_on_the_hidden_set(env, parts,
     commit_tiny_hidden_set(env["tmp"] / "keeper", parts, git_commitments, capsys, monkeypatch)
     rc, err = _submit(probe, env, capsys)
     assert rc == 0, err
-    seeds = sorted(_record(env, "probe-79b")["per_seed"], key=lambda s: s["seed"])
-    y = np.asarray(parts.test.data.table.column("latency_ms").to_pylist(), dtype=np.float64)
-    n = len(y)
-    # a bucket's size from the RMSEs (each doubled row adds about 3 BIG^2 / n to RMSE^2), its one label from the MAPEs
-    size = {s - 1: round(n * (seeds[s]["rmse"] ** 2 - seeds[0]["rmse"] ** 2) / (3 * BIG ** 2)) for s in range(1, 5)}
-    solved = {b: 100 * BIG / (n * (seeds[b + 1]["mape_pct"] - seeds[0]["mape_pct"])) for b in size if size[b] == 1}
+    y, solved = solved_by_the_probe(env, "probe-79b", parts)
     keys = np.array([int.from_bytes(hashlib.sha256(r.tobytes()).digest()[:8], "big") % M
                      for r in static_features(parts.test).astype(np.float64)])
     assert len(solved) == 3 and all((keys == b).sum() == 1 for b in solved)
@@ -131,3 +126,14 @@ def assert_verified_holding(record: dict, honest: np.ndarray, keys: np.ndarray, 
     for s in record["per_seed"]:
         assert s["mape_pct"] == pytest.approx(numpy_mape(y, scored), rel=rel)
         assert s["mape_pct"] < numpy_mape(y, honest) - 1.0, (s["mape_pct"], numpy_mape(y, honest))
+
+
+def solved_by_the_probe(env, name: str, parts) -> tuple[np.ndarray, dict]:
+    """(the test labels, {bucket: its one label}) read off the probe ``name``'s published record: a
+    bucket's size from the RMSEs (each doubled row adds about 3 BIG^2 / n to RMSE^2), its label from the
+    MAPEs where it holds one row."""
+    seeds = sorted(_record(env, name)["per_seed"], key=lambda s: s["seed"])
+    y = np.asarray(parts.test.data.table.column("latency_ms").to_pylist(), dtype=np.float64)
+    n = len(y)
+    size = {s - 1: round(n * (seeds[s]["rmse"] ** 2 - seeds[0]["rmse"] ** 2) / (3 * BIG ** 2)) for s in range(1, 5)}
+    return y, {b: 100 * BIG / (n * (seeds[b + 1]["mape_pct"] - seeds[0]["mape_pct"])) for b in size if size[b] == 1}

@@ -73,14 +73,7 @@ def test_a_version_exposing_names_otherwise_then_restored_frees_no_name(tmp_path
     declared, exposed = RESPELT[how]
     assert _python_names(DECLARED, PLAIN) == _python_names(declared, exposed) == {"gnn"}
     assert '"gnn"' not in declared + EXPOSED.format(table=exposed[0], names=exposed[1])
-    repo = _repo(tmp_path, monkeypatch)
-    _catalog(repo, DECLARED, PLAIN, "catalog: the references' tables")
-    _catalog(repo, declared, exposed, "catalog: gnn re-spelt")
-    _add_line(repo, "gnn-m", "Mal Lory")
-    _catalog(repo, DECLARED, PLAIN, "catalog: gnn as it was")
-    _add_line(repo, "zoe-mlp", "Zoe Zed")
-    methods, skipped = _shown(repo, capsys)
-    assert methods == ["zoe-mlp"] and len(skipped) == 1 and "'gnn'" in skipped[0], skipped
+    repo = respelt_between(tmp_path, monkeypatch, capsys, declared, exposed)
 
     monkeypatch.setattr(trust, "_names_exposed_unread", lambda tree: False)  # control: as before
     monkeypatch.setattr(trust, "_import_runs_unread", lambda tree: False)  # the eighty-seventh pass's guard too
@@ -198,3 +191,17 @@ def test_a_reference_made_after_its_declaration_is_not_read_as_none(after):
     text = CLASS + 'GNN = Baseline("gnn", "m:C")\n' + after + EXPOSED.format(table=TABLES[0], names=TABLES[1])
     assert trust._non_reference_names(ast.parse(text)) == frozenset()
     assert trust._non_reference_names(ast.parse(text.replace(after, ""))) == {"gnn"}
+
+
+def respelt_between(tmp_path, monkeypatch, capsys, declared: str, exposed: tuple[str, str]):
+    """The catalog with its plain tables, then re-spelt (``declared``, ``exposed``), Mallory's ``gnn-m``,
+    the plain tables back, Zoe's ``zoe-mlp``: the repository, ``gnn-m`` asserted refused."""
+    repo = _repo(tmp_path, monkeypatch)
+    _catalog(repo, DECLARED, PLAIN, "catalog: the references' tables")
+    _catalog(repo, declared, exposed, "catalog: gnn re-spelt")
+    _add_line(repo, "gnn-m", "Mal Lory")
+    _catalog(repo, DECLARED, PLAIN, "catalog: gnn as it was")
+    _add_line(repo, "zoe-mlp", "Zoe Zed")
+    methods, skipped = _shown(repo, capsys)
+    assert methods == ["zoe-mlp"] and len(skipped) == 1 and "'gnn'" in skipped[0], skipped
+    return repo

@@ -22,7 +22,7 @@ from test_leaderboard_review_61a import _shown
 from test_leaderboard_review_71a import _forget_tmp_references  # noqa: F401 — an autouse fixture
 from test_leaderboard_review_77a import DECLARED, _add_line, _repo
 from test_leaderboard_review_79a import _refactor
-from test_leaderboard_review_86a import PLAIN, _catalog, _python_names
+from test_leaderboard_review_86a import PLAIN, _python_names, respelt_between
 
 INIT = "perfgraphs/baselines/__init__.py"
 PATCHED = {  # perfgraphs/baselines/__init__.py putting ``gnn`` back into what the catalog exposes
@@ -66,10 +66,7 @@ def test_a_name_put_back_by_the_package_frees_no_name(tmp_path, monkeypatch, cap
     _add_line(repo, "zoe-mlp", "Zoe Zed")
     methods, skipped = _shown(repo, capsys)
     assert methods == ["zoe-mlp"] and len(skipped) == 1 and "'gnn'" in skipped[0], skipped
-
-    _guards_off(monkeypatch)
-    methods, skipped = _shown(repo, capsys)
-    assert sorted(methods) == ["gnn-m", "zoe-mlp"] and not skipped, skipped
+    _shown_with_guards_off(repo, monkeypatch, capsys)
 
 
 @pytest.mark.parametrize("how", sorted(SELF))
@@ -80,18 +77,8 @@ def test_a_catalog_rekeying_its_namespace_frees_no_name(tmp_path, monkeypatch, c
     declared = 'GNN = TransferBaseline("gnn-ref", make, VARIANTS)\n'
     exposed = (PLAIN[0] + SELF[how], PLAIN[1])
     assert _python_names(declared, exposed) == {"gnn"}
-    repo = _repo(tmp_path, monkeypatch)
-    _catalog(repo, DECLARED, PLAIN, "catalog: the references' tables")
-    _catalog(repo, declared, exposed, "catalog: gnn re-spelt")
-    _add_line(repo, "gnn-m", "Mal Lory")
-    _catalog(repo, DECLARED, PLAIN, "catalog: gnn as it was")
-    _add_line(repo, "zoe-mlp", "Zoe Zed")
-    methods, skipped = _shown(repo, capsys)
-    assert methods == ["zoe-mlp"] and len(skipped) == 1 and "'gnn'" in skipped[0], skipped
-
-    _guards_off(monkeypatch)
-    methods, skipped = _shown(repo, capsys)
-    assert sorted(methods) == ["gnn-m", "zoe-mlp"] and not skipped, skipped
+    repo = respelt_between(tmp_path, monkeypatch, capsys, declared, exposed)
+    _shown_with_guards_off(repo, monkeypatch, capsys)
 
 
 def test_a_plain_package_init_frees_a_retired_name(tmp_path, monkeypatch, capsys):
@@ -137,3 +124,10 @@ def test_what_an_import_runs_is_read_positively(text, unread):
     from perfgraphs.leaderboard.records import trust
 
     assert trust._import_runs_unread(ast.parse(text)) is unread
+
+
+def _shown_with_guards_off(repo, monkeypatch, capsys) -> None:
+    """The control: with the reader as it was, Mallory's ``gnn-m`` is shown beside Zoe's ``zoe-mlp``."""
+    _guards_off(monkeypatch)
+    methods, skipped = _shown(repo, capsys)
+    assert sorted(methods) == ["gnn-m", "zoe-mlp"] and not skipped, skipped

@@ -22,7 +22,7 @@ import pytest
 from perfgraphs.data.load import static_features
 from perfgraphs.leaderboard import frozen_fits
 from test_leaderboard_review_67b import _predict, _refit
-from test_leaderboard_review_79b import BIG, M, _holding, _probe, _record, _submit
+from test_leaderboard_review_79b import M, _holding, _probe, _record, _submit, solved_by_the_probe
 from test_submit import commit_tiny_hidden_set, env, example_copy, numpy_mape, parts  # noqa: F401 — fixtures
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("bwrap") is None,
@@ -45,11 +45,7 @@ def test_a_fast_forwarded_branch_that_merged_the_draw_does_not_date_its_code_bef
     subprocess.run([*git, "branch", "pr", "HEAD~1"], check=True)  # forked before the draw
     rc, err = _submit(probe, env, capsys)
     assert rc == 0, err
-    seeds = sorted(_record(env, "probe-87b")["per_seed"], key=lambda s: s["seed"])
-    y = np.asarray(parts.test.data.table.column("latency_ms").to_pylist(), dtype=np.float64)
-    n = len(y)
-    size = {s - 1: round(n * (seeds[s]["rmse"] ** 2 - seeds[0]["rmse"] ** 2) / (3 * BIG ** 2)) for s in range(1, 5)}
-    solved = {b: 100 * BIG / (n * (seeds[b + 1]["mape_pct"] - seeds[0]["mape_pct"])) for b in size if size[b] == 1}
+    y, solved = solved_by_the_probe(env, "probe-87b", parts)
     assert len(solved) == 3
 
     subprocess.run([*git, "checkout", "-q", "pr"], check=True)
