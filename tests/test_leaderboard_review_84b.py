@@ -11,7 +11,7 @@ seventy-ninth pass's probe solved from a published record); nothing of the folde
 and the keeper-signed *verified* record scored the ridge with them, 38.1 % MAPE where it earns 40.6 %
 (printed by the test). Now a harness-fitted hidden run
 also refuses package data that is not as the commitment's repository held it just before the set's
-hash was published (``submit._fitted_package_data_problems``, ``frozen_fits.package_data_before``)."""
+hash was published (``submit._package_data_problems``, ``frozen_fits.package_data_before``)."""
 
 from __future__ import annotations
 
@@ -111,7 +111,7 @@ def test_package_data_changed_after_the_draw_is_not_fitted_beside(env, parts, ca
     assert "features/llm_architectures.csv" in err[0], err
     assert not (env["results"] / "dippm.jsonl").exists()
 
-    monkeypatch.setattr(submit_module, "_fitted_package_data_problems", lambda *a: [])  # the check as it was
+    monkeypatch.setattr(submit_module, "_package_data_problems", lambda *a: [])  # the check as it was
     rc, err = run_cli(submit, capsys)
     assert rc == 0, err
     record = _record(env, "datasheet-84b")

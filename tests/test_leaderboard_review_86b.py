@@ -1,6 +1,6 @@
 """Eighty-sixth adversarial pass (2026-12-06), submit side (hidden rounds): a *frozen* hidden run read
 package data changed after its set was drawn. The eighty-fourth pass dated the package data the sandbox
-stages (``isolation.CODE_DATA``) for harness-fitted runs only (``submit._fitted_package_data_problems``);
+stages (``isolation.CODE_DATA``) for harness-fitted runs only (``submit._package_data_problems``);
 a ``--frozen`` run predicts in the same sandbox beside the same tables as the keeper's checkout holds them
 when it scores, and the only check of what changed since the freeze is the replay of one seed's state on
 the public test part (``submit._frozen_replay_problems``), which sees nothing a predictor does only on
@@ -12,7 +12,7 @@ labels and the hidden set's size; the replay (public test part, another size) pr
 the keeper-signed *verified* record (frozen_fit stated) scored the three labels: 37.7 % MAPE where the
 frozen state earns 40.4 % (printed by the test). Now a frozen hidden run also refuses package data that
 is not as the commitment's repository held it just before the set's hash was published
-(``submit._frozen_package_data_problems``, ``frozen_fits.package_data_before``)."""
+(``submit._package_data_problems``, ``frozen_fits.package_data_before``)."""
 
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ def test_package_data_changed_after_the_draw_does_not_reach_a_frozen_run(env, pa
     assert "features/llm_architectures.csv" in err[0], err
     assert not (env["results"] / "dippm.jsonl").exists()
 
-    monkeypatch.setattr(submit_module, "_frozen_package_data_problems", lambda *a: [])  # as it was
+    monkeypatch.setattr(submit_module, "_package_data_problems", lambda *a: [])  # as it was
     rc, err = run_cli(score, capsys)
     assert rc == 0, err
     record = _record(env, "datasheet-86b")

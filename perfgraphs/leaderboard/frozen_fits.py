@@ -270,12 +270,12 @@ def code_before(folder: Path, commitment: Path, set_sha256: str) -> str | None:
         return f"{folder} is not committed to git as it is now: a hidden round scores only committed code"
     if (why := _converted_checkout(top, held)) is not None:
         return why
-    added = [c for c in [publishing_commit(top, head, set_sha256, published_at)] if c]
+    published = publishing_commit(top, head, set_sha256, published_at)
     now = git(top, "rev-parse", "--verify", "-q", f"{head}:{held}")
-    then = git(top, "rev-parse", "--verify", "-q", f"{added[0]}^1:{held}") if added else None
+    then = git(top, "rev-parse", "--verify", "-q", f"{published}^1:{held}") if published else None
     if now is None or then is None or now.strip() != then.strip():
         return (f"{folder} is not as it was committed before the set's commitment"
-                f"{f' ({added[0][:12]})' if added else ''}: a hidden round scores only code that existed "
+                f"{f' ({published[:12]})' if published else ''}: a hidden round scores only code that existed "
                 "before its set was drawn (a new folder is a new entry for the next round)")
     return None
 
@@ -295,8 +295,8 @@ def pins_before(commitment: Path, set_sha256: str) -> dict | None:
     head = head_commit(place[0]) if place is not None else None
     if place is None or pins is None or head is None or pins[0] != place[0]:
         return None
-    added = [c for c in [publishing_commit(place[0], head, set_sha256, in_folder(place, commitment.name))] if c]
-    text = git(place[0], "show", f"{added[0]}^1:{in_folder(pins, 'builds.json')}") if added else None
+    published = publishing_commit(place[0], head, set_sha256, in_folder(place, commitment.name))
+    text = git(place[0], "show", f"{published}^1:{in_folder(pins, 'builds.json')}") if published else None
     try:
         held = json.loads(text) if text is not None else None
     except (ValueError, RecursionError):
@@ -321,7 +321,7 @@ def package_data_before(commitment: Path, set_sha256: str, advice: str = _FITTED
     import hashlib
 
     import perfgraphs
-    from perfgraphs.leaderboard.records.history import git, git_bytes, head_commit, in_folder, repository_place
+    from perfgraphs.leaderboard.records.history import git_bytes, head_commit, in_folder, repository_place
     from perfgraphs.leaderboard.sandbox.isolation import is_staged_data
 
     package = Path(perfgraphs.__file__).resolve().parent
@@ -331,9 +331,9 @@ def package_data_before(commitment: Path, set_sha256: str, advice: str = _FITTED
     top, where = places[0][0], places[0][1]
     head = head_commit(top)
     published_at = in_folder(places[1], commitment.name)
-    added = [c for c in [publishing_commit(top, head, set_sha256, published_at) if head else None] if c]
-    listed = git_bytes(top, "ls-tree", "-r", "-z", "--full-tree", f"{added[0]}^1", "--",
-                       f":(literal){where}") if added else None
+    published = publishing_commit(top, head, set_sha256, published_at) if head else None
+    listed = git_bytes(top, "ls-tree", "-r", "-z", "--full-tree", f"{published}^1", "--",
+                       f":(literal){where}") if published else None
     if listed is None:
         return "the history does not show the package's data as it was before the set was drawn"
     then = {}
@@ -351,7 +351,7 @@ def package_data_before(commitment: Path, set_sha256: str, advice: str = _FITTED
     changed = sorted(k for k in then.keys() | now.keys() if then.get(k) != now.get(k))
     if not changed:
         return None
-    return (f"the package data the sandbox stages is not as it was before the set was drawn ({added[0][:12]}): "
+    return (f"the package data the sandbox stages is not as it was before the set was drawn ({published[:12]}): "
             f"{', '.join(changed[:3])}{' ...' if len(changed) > 3 else ''} changed since; {advice}")
 
 

@@ -689,12 +689,14 @@ def _predictions(sub: Submission, scoring: _Scoring, parts: list, test: _TestSet
         verdict.frozen = _read_frozen(sub, scoring, data, test, opts, problems)
         if verdict.frozen is None:
             return [], {}
-        problems += _frozen_package_data_problems(scoring, test) if test.name == "hidden" else []
+        problems += _package_data_problems(
+            scoring, test, "--frozen", "frozen fits predict a hidden set only beside the tables of the draw "
+                                       "(check them out as they were)") if test.name == "hidden" else []
         if problems:
             return [], {}
     elif test.name == "hidden":
         problems += (_fitted_code_problems(sub, scoring, test) or _fitted_build_problems(scoring, data, test)
-                     or _fitted_package_data_problems(scoring, test))
+                     or _package_data_problems(scoring, test, "--hidden-labels"))
         if problems:
             return [], {}
     outputs = _run_code(sub, runs, test, target.name, opts, target.positive, problems, columns, not unisolated,
@@ -894,36 +896,21 @@ def _fitted_build_problems(scoring: _Scoring, data, test: _TestSet) -> list[str]
             "fits frozen before the draw (--frozen)"]
 
 
-def _fitted_package_data_problems(scoring: _Scoring, test: _TestSet) -> list[str]:
-    """Why a hidden set may not score a fit beside the package data staged now (empty: it may): the
-    sandbox stages the package's tables (``isolation.CODE_DATA``) as the checkout holds them when
-    scored, and a pull request after the draw that edited one (a datasheet row's source link, its
-    commit id spelling hidden labels) fed a fit committed before the draw data it never had
-    (eighty-fourth pass, ``frozen_fits.package_data_before``)."""
+def _package_data_problems(scoring: _Scoring, test: _TestSet, route: str, advice: str | None = None) -> list[str]:
+    """Why a hidden set may not score a run beside the package data staged now (empty: it may): the
+    sandbox stages the package's tables (``isolation.CODE_DATA``) as the checkout holds them when scored.
+    A pull request after the draw that edited one (a datasheet row's source link, its commit id spelling
+    hidden labels) fed a fit committed before the draw data it never had (eighty-fourth pass), and a
+    frozen fit the same at predict time, where its replay on the public test part sees nothing a
+    predictor does only on rows that part lacks (eighty-sixth pass). ``route``: the flag the refusal
+    names; ``advice``: what it says to do (``frozen_fits.package_data_before``'s own by default)."""
     from perfgraphs.leaderboard.frozen_fits import package_data_before
     from perfgraphs.leaderboard.records.hidden import commitment_path
 
     board = scoring.board
-    why = package_data_before(commitment_path(board.dataset.name, board.config.name).absolute(), test.sha256)
-    return [] if why is None else [f"--hidden-labels: {why}"]
-
-
-def _frozen_package_data_problems(scoring: _Scoring, test: _TestSet) -> list[str]:
-    """Why a hidden set may not score frozen fits beside the package data staged now (empty: it may): a
-    frozen run predicts in the same sandbox, beside the package's tables (``isolation.CODE_DATA``) as the
-    checkout holds them when scored, and its replay on the public test part sees nothing a predictor does
-    only on rows that part lacks: a ridge frozen before the draw that read one datasheet row's source link
-    at predict time, where the batch had the size the link gave, scored the hidden labels a pull request
-    after the draw spelt in it (eighty-sixth pass). Dated as a harness-fitted run's are
-    (``frozen_fits.package_data_before``, eighty-fourth pass)."""
-    from perfgraphs.leaderboard.frozen_fits import package_data_before
-    from perfgraphs.leaderboard.records.hidden import commitment_path
-
-    board = scoring.board
-    why = package_data_before(commitment_path(board.dataset.name, board.config.name).absolute(), test.sha256,
-                              advice="frozen fits predict a hidden set only beside the tables of the draw "
-                                     "(check them out as they were)")
-    return [] if why is None else [f"--frozen: {why}"]
+    commitment = commitment_path(board.dataset.name, board.config.name).absolute()
+    why = package_data_before(commitment, test.sha256, **({"advice": advice} if advice else {}))
+    return [] if why is None else [f"{route}: {why}"]
 
 
 def _replay_after_the_scored_runs(sub: Submission, scoring: _Scoring, data, opts: SubmitOptions, frozen,
