@@ -134,6 +134,26 @@ def committed_text(folder: Path, commit: str, name: str) -> str | None:
     return git(folder, "show", f"{commit}:./{name}")
 
 
+def publishing_commit(top: Path, head: str, set_sha256: str, published_at: str) -> str | None:
+    """The commit that published the set's hash, whose first parent every hidden lookup reads as the
+    repository just before the draw (None: the history does not show one): the commit, in any-parent
+    history of ``head``, that added the hash to the commitment file ``published_at``, an ancestor of
+    every other that did. The first such commit on the first-parent line is not it: a pull request
+    forked before the draw, that committed a folder after it and then merged main, landed by
+    fast-forward (RULES forbids it, but a history does not say how it was made), made its merge that
+    commit, whose first parent holds the post-draw folder, and a folder holding three labels the
+    probe's record solved scored a keeper-signed verified record (eighty-seventh pass). A merge is
+    never the commit (its diff is not read); a hash added twice where neither addition precedes the
+    other, or added only by a merge, dates nothing."""
+    found = (git(top, "log", "--full-history", "--diff-merges=off", "--format=%H", f"-S{set_sha256}", head, "--",
+                 f":(literal){published_at}") or "").split()
+    key = set_sha256.encode()
+    added = [c for c in found if key in (git_bytes(top, "show", f"{c}:{published_at}") or b"")
+             and key not in (git_bytes(top, "show", f"{c}^1:{published_at}") or b"")]
+    first = [c for c in added if all(git(top, "merge-base", "--is-ancestor", c, o) is not None for o in added)]
+    return first[0] if first else None
+
+
 def _top_folder(folder: Path) -> Path | None:
     """The top folder of the repository holding the absolute ``folder``, asked from the nearest folder
     at or above it that is no link (git asked from a link answers for where it points); None outside one."""

@@ -32,7 +32,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from perfgraphs.leaderboard.records import hidden
-from perfgraphs.leaderboard.records.history import converted_checkout, first_committed_text, full_history, head_commit
+from perfgraphs.leaderboard.records.history import (committed_text, converted_checkout, first_committed_text, full_history,
+                                                    head_commit, in_folder, publishing_commit, repository_place)
 
 PRIVATE_NAME = "keeper-key.pem"  # in the keeper folder, never in the repository
 UNSIGNED_RECORDS = "unsigned-records.txt"  # the records of the sets from before keys, frozen
@@ -115,7 +116,33 @@ def key_problem(dataset: str, config: str, set_sha256: str, root: Path | None = 
     if first is None or hidden._stem(dataset, config) not in first[2] or added > first[1]:
         return (f"its hidden set's public key {path.name} was not committed with the set's commitment "
                 "(a key added later vouches for nothing)")
+    if not published_with_commitment(path, str(set_sha256).lower()):
+        return (f"its hidden set's public key {path.name}, as the main line first committed it, is not the key the "
+                "commit that published the set's hash held (a key of a branch's own vouches for nothing)")
     return None
+
+
+def published_with_commitment(key: Path, set_sha256: str) -> bool:
+    """Whether the set's key file ``key`` as the main line first committed it (the key signatures are
+    checked against, :func:`_first_committed_key`) is the one held by the commit that published the set's
+    hash (:func:`perfgraphs.leaderboard.records.history.publishing_commit`: in any-parent history, the
+    commit that added the hash, an ancestor of every other that did). The main line's first-parent
+    history alone dated the key: a pull request forked before the draw that committed a key of its own
+    under the set's key name, then merged main (the keeper's commitment and key in it, the conflict
+    resolved to its own key) and landed by fast-forward (RULES forbids it; a history does not say how it
+    was made), made its key the main line's first, "committed before the set's commitment": its
+    writer's hand-signed record and ranks read as the keeper's *verified* rank 1 on the official board,
+    and the keeper's own records not at all (eighty-eighth pass)."""
+    place, head = repository_place(key.parent), head_commit(key.parent)
+    return place is not None and head is not None and _published_key_held(place, head, set_sha256, key.name)
+
+
+@functools.lru_cache(maxsize=16)
+def _published_key_held(place: tuple[Path, str], head: str, set_sha256: str, name: str) -> bool:
+    stem = name[:-len(f"-{set_sha256[:16]}.pub")]
+    published = publishing_commit(place[0], head, set_sha256, in_folder(place, f"{stem}.sha256"))
+    held = committed_text(place[0], published, in_folder(place, name)) if published else None
+    return held is not None and held == first_committed_text(place[0] / place[1], head, name)
 
 
 @functools.lru_cache(maxsize=16)
