@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import re
+import tokenize
 import zipfile
 
 import numpy as np
@@ -73,6 +74,22 @@ def _plain_member(info: zipfile.ZipInfo, what: str) -> None:
                                f"{info.flag_bits:#06x}): a state is written as numpy.savez writes it")
 
 
+def _npy_header(member, what: str) -> tuple[tuple, np.dtype]:
+    """The shape and dtype of the ``.npy`` header ``member`` starts with, read by numpy's reader, or
+    :class:`FittedStateError`. numpy reads a version 1 or 2 header that is no Python literal again
+    through ``tokenize`` and ``ast``, and two of their errors are none numpy turns into its ValueError:
+    an unclosed bracket (``tokenize.TokenError``) and a few thousand ``-`` signs before a number (the
+    parser's stack, a ``MemoryError``), each of which stopped ``submit --freeze`` with an internal error
+    where the harness read the state a predictor sent (eighty-eighth pass)."""
+    try:
+        version = np.lib.format.read_magic(member)
+        read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape, _, dtype = read(member)
+    except (tokenize.TokenError, MemoryError) as exc:
+        raise FittedStateError(f"{what} has an .npy header numpy does not read ({type(exc).__name__})") from None
+    return shape, dtype
+
+
 def _stored_arrays(data: bytes, what: str) -> None:
     """Refuse an ``.npz`` whose reading would take more memory than its bytes: a compressed member
     (``to_bytes`` writes none; 2 MB of deflated zeros read as 2 GiB in the harness, 256 MB of them
@@ -91,9 +108,7 @@ def _stored_arrays(data: bytes, what: str) -> None:
                                        "uncompressed (numpy.savez)")
             _plain_member(info, what)
             with archive.open(info) as member:
-                version = np.lib.format.read_magic(member)
-                read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
-                shape, _, dtype = read(member)
+                shape, dtype = _npy_header(member, f"{what}: {info.filename[:60]!r}")
                 if math.prod(shape) * dtype.itemsize > info.file_size:
                     raise FittedStateError(f"{what}: {info.filename[:60]!r} declares {shape} of {dtype}, more than "
                                            f"its {info.file_size} bytes")
