@@ -20,8 +20,14 @@ overflow, a ``MemoryError``). The static pickle scan reads every shipped file th
 closing brace stopped `perfgraphs check` with "internal error: TokenError" (``pickle_scan._npy_dtype``
 now reads it as an unreadable header, one line); the harness's reader of a frozen state did the same
 before ``numpy.load`` (``fitted_state._npy_header``: a 9 KB header of 9,000 ``-`` signs raised the
-MemoryError, the unclosed one the TokenError). Run time: about 15 s, the fixtures' setup included (one
-freeze of which one seed runs, in the sandbox; one `check` refused before any seed runs).
+MemoryError, the unclosed one the TokenError).
+
+And submission.yaml's loader reported a value PyYAML cannot build as a YAML error at its line only for a
+ValueError, TypeError or OverflowError: ``external_data: !!bool maybe`` (a KeyError in PyYAML's table of
+booleans) and ``external_data: !!timestamp abc`` (an AttributeError on the failed match of its date
+pattern) stopped `perfgraphs check` with "internal error: KeyError: 'maybe'" and "internal error:
+AttributeError" (``submission._NoAliasLoader.construct_object`` now takes both). Run time: about 15 s, the fixtures' setup included (one
+freeze of which one seed runs, in the sandbox; three `check`s refused before any seed runs).
 """
 
 from __future__ import annotations
@@ -146,3 +152,30 @@ def test_an_npy_header_numpy_reads_through_tokenize_is_one_line(env, capsys, mon
         frozen_fits.state_problem(states[UNCLOSED])
     with pytest.raises(MemoryError):
         frozen_fits.state_problem(states[MINUSES])
+
+
+def test_a_yaml_tag_pyyaml_cannot_build_is_one_line(env, capsys, monkeypatch):  # noqa: F811
+    """Attack: the ridge example's ``external_data: false`` written ``!!bool maybe`` or ``!!timestamp abc``:
+    `check` refuses it in one line naming its line, before any seed runs. Control, PyYAML's construction
+    unwrapped: the internal errors (KeyError, AttributeError) `check` printed before."""
+    import yaml
+
+    from perfgraphs.leaderboard import submission
+
+    sub = example_copy(env["tmp"] / "tag", "ridge-tag")
+    plain = (sub / "submission.yaml").read_text()
+    assert "external_data: false" in plain
+    argv = ["check", str(sub), *BOARD, "--quick", "--seeds", "0", "--results", str(env["results"])]
+    tags = {"!!bool maybe": "KeyError", "!!timestamp abc": "AttributeError"}
+    for tag in tags:
+        (sub / "submission.yaml").write_text(plain.replace("external_data: false", f"external_data: {tag}"))
+        assert main(argv) == 1
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "submission.yaml is not valid YAML at line" in err, err
+        assert f"{tag.split()[1]!r} is not a valid {tag.split()[0][2:]}" in err and "internal error" not in err, err
+
+    monkeypatch.setattr(submission._NoAliasLoader, "construct_object", yaml.SafeLoader.construct_object)  # control
+    for tag, error in tags.items():
+        (sub / "submission.yaml").write_text(plain.replace("external_data: false", f"external_data: {tag}"))
+        assert main(argv) == 1
+        assert f"internal error: {error}" in capsys.readouterr().err
