@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import re
+import tokenize
 import zipfile
 
 import numpy as np
@@ -57,6 +58,38 @@ def to_bytes(state: dict[str, np.ndarray]) -> bytes:
     return buffer.getvalue()
 
 
+# zip flag bits of a member Python's zip reader will not open: encrypted (0), compressed patched data (5),
+# strong encryption (6); numpy.savez sets none of them
+_UNOPENED_FLAGS = 0x1 | 0x20 | 0x40
+
+
+def _plain_member(info: zipfile.ZipInfo, what: str) -> None:
+    """Refuse a member the zip reader would not open, in one line. ``ZipFile.open`` refuses an encrypted
+    member with a RuntimeError and a patched or strongly encrypted one with a NotImplementedError, neither
+    of which is a bad zip's error: a freezing predictor whose ``numpy.savez`` set the encrypted flag on
+    its stored ``.npz`` stopped ``submit --freeze`` with "internal error: RuntimeError" where the
+    harness read the state it sent (eighty-eighth pass)."""
+    if info.flag_bits & _UNOPENED_FLAGS:
+        raise FittedStateError(f"{what}: {info.filename[:60]!r} is encrypted or patched (zip flags "
+                               f"{info.flag_bits:#06x}): a state is written as numpy.savez writes it")
+
+
+def _npy_header(member, what: str) -> tuple[tuple, np.dtype]:
+    """The shape and dtype of the ``.npy`` header ``member`` starts with, read by numpy's reader, or
+    :class:`FittedStateError`. numpy reads a version 1 or 2 header that is no Python literal again
+    through ``tokenize`` and ``ast``, and two of their errors are none numpy turns into its ValueError:
+    an unclosed bracket (``tokenize.TokenError``) and a few thousand ``-`` signs before a number (the
+    parser's stack, a ``MemoryError``), each of which stopped ``submit --freeze`` with an internal error
+    where the harness read the state a predictor sent (eighty-eighth pass)."""
+    try:
+        version = np.lib.format.read_magic(member)
+        read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape, _, dtype = read(member)
+    except (tokenize.TokenError, MemoryError) as exc:
+        raise FittedStateError(f"{what} has an .npy header numpy does not read ({type(exc).__name__})") from None
+    return shape, dtype
+
+
 def _stored_arrays(data: bytes, what: str) -> None:
     """Refuse an ``.npz`` whose reading would take more memory than its bytes: a compressed member
     (``to_bytes`` writes none; 2 MB of deflated zeros read as 2 GiB in the harness, 256 MB of them
@@ -73,10 +106,9 @@ def _stored_arrays(data: bytes, what: str) -> None:
             if info.compress_type != zipfile.ZIP_STORED:
                 raise FittedStateError(f"{what}: {info.filename[:60]!r} is compressed: a state is written "
                                        "uncompressed (numpy.savez)")
+            _plain_member(info, what)
             with archive.open(info) as member:
-                version = np.lib.format.read_magic(member)
-                read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
-                shape, _, dtype = read(member)
+                shape, dtype = _npy_header(member, f"{what}: {info.filename[:60]!r}")
                 if math.prod(shape) * dtype.itemsize > info.file_size:
                     raise FittedStateError(f"{what}: {info.filename[:60]!r} declares {shape} of {dtype}, more than "
                                            f"its {info.file_size} bytes")

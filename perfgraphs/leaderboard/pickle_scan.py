@@ -371,16 +371,27 @@ def _npy_object_pickle(data: bytes) -> bytes | None:
     too); None otherwise. The header is read by numpy's own reader, which ``np.load`` uses."""
     if not data.startswith(b"\x93NUMPY"):
         return None
+    stream = io.BytesIO(data)
+    dtype = _npy_dtype(stream)
+    return data[stream.tell():] if dtype.hasobject else None
+
+
+def _npy_dtype(stream: io.BytesIO):
+    """The dtype of the ``.npy`` header at ``stream``, read by numpy's own reader (the stream left at the
+    array's first byte), or :class:`_Unreadable`. numpy reads a version 1 or 2 header that is no Python
+    literal again through ``tokenize``, whose ``TokenError`` (an unclosed bracket) is no error numpy turns
+    into its ValueError: a ``prior.npy`` whose header lacked its closing brace stopped `check` with
+    "internal error: TokenError" (eighty-eighth pass)."""
+    import tokenize
+
     from numpy.lib import format as npy
 
-    stream = io.BytesIO(data)
     try:
         version = npy.read_magic(stream)
         read = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
-        _, _, dtype = read(stream, max_header_size=2**20)
-    except (ValueError, SyntaxError, TypeError, OSError) as exc:
+        return read(stream, max_header_size=2**20)[2]
+    except (ValueError, SyntaxError, TypeError, OSError, tokenize.TokenError, MemoryError) as exc:
         raise _Unreadable(f"an .npy header numpy does not read ({type(exc).__name__})") from None
-    return data[stream.tell():] if dtype.hasobject else None
 
 
 def _member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:

@@ -366,9 +366,12 @@ class _NoAliasLoader(yaml.SafeLoader):
         return node
 
     def construct_object(self, node, deep=False):
+        """PyYAML's construction, a value it cannot build being a YAML error at its line: ``!!bool maybe``
+        (a KeyError in PyYAML's table of booleans) and ``!!timestamp abc`` (an AttributeError on the
+        date pattern's failed match) stopped `check` with an internal error (eighty-eighth pass)."""
         try:
             return super().construct_object(node, deep)
-        except (ValueError, TypeError, OverflowError) as exc:
+        except (ValueError, TypeError, OverflowError, KeyError, AttributeError) as exc:
             what = repr(node.value[:40]) if isinstance(node, yaml.ScalarNode) else "a value"
             raise yaml.constructor.ConstructorError(
                 None, None, f"{what} is not a valid {node.tag.removeprefix(_TAG)} ({exc}): quote it to keep it as "
