@@ -394,7 +394,22 @@ def _read_prediction_table(label: str, data: bytes, n_test: int, unreadable: str
             if len(words) and (pc.max(pc.binary_length(words)).as_py() or 0) > MAX_PREDICTION_STRING:
                 return None, (f"{label}: column {name} holds a value over {MAX_PREDICTION_STRING} characters: "
                               "sample ids and the target name are short")
-    return table, None
+    problem = _unreadable_values(label, table)
+    return (None, problem) if problem is not None else (table, None)
+
+
+def _unreadable_values(label: str, table) -> str | None:
+    """Why a column of the predictions cannot be read as Python values (None: every one can), found in
+    the reader's child: the caller reads them with ``to_pylist``, outside any ``try``, and a timestamp
+    column past the year 9999 (``timestamp[ms]`` of 2**60) made it raise OverflowError, which stopped
+    `check` with "internal error" (eighty-ninth pass). The table is at most twice the test part."""
+    for name in _PREDICTION_COLUMNS:
+        try:
+            table.column(name).to_pylist()
+        except Exception as exc:  # noqa: BLE001 — pyarrow's conversions raise what they raise
+            return (f"{label}: column {name} of type {str(table.column(name).type)[:80]} does not read as values "
+                    f"({type(exc).__name__}): write sample_id and target as strings and value as floats")
+    return None
 
 
 def _read_predictions(sub: Submission, test: _TestSet, target: str, positive: bool,
