@@ -132,7 +132,8 @@ def _summary(verdict) -> None:
     if entry.fit_seconds is not None:
         params = f"{entry.num_params:,}" if entry.num_params is not None else "n/a"
         print(f"measured by the harness: fit {entry.fit_seconds:.2f} s · {entry.predictions_per_second:,.0f} "
-              f"predictions/s · peak memory {entry.peak_memory_mb:.0f} MB; params {params} (self-reported)")
+              f"predictions/s · peak memory {entry.peak_memory_mb:.0f} MB"
+              f"{' (' + entry.peak_memory_how() + ')' if entry.peak_memory_how() else ''}; params {params} (self-reported)")
 
 
 def _seeds(n: int) -> str:

@@ -100,6 +100,26 @@ class Entry:
             return math.nan, math.nan
         return statistics.fmean(values), (statistics.stdev(values) if len(values) > 1 else 0.0)
 
+    def peak_memory_how(self) -> str:
+        """How the harness measured the peak memory: a memory cgroup's peak counts every page of the run
+        once; without one the harness samples the process tree's resident sets (and each process's
+        high-water mark at the end), which miss a child that lived between two samples and count a page
+        shared by forked processes in each ("" where the record does not say how it ran). The page said
+        "measured by the harness" either way, and only its isolation row told them apart (eighty-ninth pass)."""
+        if not self.isolation:
+            return ""
+        if "cgroup" in self.isolation.split("+"):
+            return "the memory cgroup's peak, every page of the run"
+        return ("no memory cgroup: resident sets sampled, which miss a child living between samples and count "
+                "a shared page in every process")
+
+    def peak_memory_text(self) -> str:
+        """The peak memory as the entry's page shows it, with how it was measured."""
+        if self.peak_memory_mb is None:
+            return "not measured"
+        how = self.peak_memory_how()
+        return f"{self.peak_memory_mb:.0f} MB (measured by the harness{': ' + how if how else ''})"
+
     def interval95(self, metric: str = "mape_pct") -> tuple[float, float]:
         """Mean ± 1.96 standard errors over seeds (a single seed gives a point)."""
         mean, std = self.mean_std(metric)

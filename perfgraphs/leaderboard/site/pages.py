@@ -203,8 +203,7 @@ def _entry_page(e: Entry, history: str, cv: str) -> str:
              ("hyper-parameters", ", ".join(f"{k}={v}" for k, v in sorted(e.hyperparameters.items())) or "–"),
              ("test set", e.test_set + (f" (labels sha256 {e.hidden_labels_sha256[:16]}…)" if e.hidden_labels_sha256 else "")),
              ("dataset content hash", e.dataset_content_hash[:16] or "–"),
-             ("peak memory", f"{e.peak_memory_mb:.0f} MB (measured by the harness)" if e.peak_memory_mb is not None
-              else "not measured"),
+             ("peak memory", e.peak_memory_text()),
              ("parameters", f"{e.num_params:,} (self-reported)" if e.num_params is not None else "–"),
              ("isolation", e.isolation or ("not recorded (before isolation)" if e.tier in HARNESS_TIERS else "–")),
              ("predictions sha256", ", ".join(str(s.get("predictions_sha256", ""))[:12] or "–" for s in e.per_seed))]
