@@ -40,7 +40,7 @@ from perfgraphs.collect.errors import PlanError
 from perfgraphs.collect.variants import definition_rounds
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.leaderboard.records.history import (committed_text, full_history, git, git_bytes, head_commit, in_folder,
-                                                    main_line_versions, repository_place)
+                                                    keeper_work_off_main_line, main_line_versions, repository_place)
 from perfgraphs.registry import Config, Dataset, Task
 
 COMMITMENTS_DIR = paths.leaderboard_dir() / "hidden"
@@ -532,6 +532,31 @@ def _round_measured(doc: dict, current_sha256: str | None, sha256: str) -> objec
     return None
 
 
+def main_line_rewritten(results: Path | None = None, root: Path | None = None) -> str | None:
+    """Why no hidden record read with the organisers' folder ``root`` (``leaderboard/hidden/``, and
+    ``frozen/`` beside it), nor one of the results file ``results``, can be read, nor a hidden board's noise
+    floor (None: the first-parent line holds the keeper's work): a commit reachable from HEAD off that
+    line did the keeper's work there (:func:`perfgraphs.leaderboard.records.history.keeper_work_off_main_line`):
+    a branch that merged main and landed by fast-forward hid it from every first-parent read (eighty-ninth
+    pass). The cost: a merged pull request whose own intermediate commit touched the organisers' folders
+    (refused on review) or took a hidden record out holds these boards unverified until the history is mended."""
+    folder = (root or COMMITMENTS_DIR).absolute()
+    place, head = repository_place(folder), head_commit(folder)
+    if place is None or head is None or not place[1]:
+        return None
+    files: tuple[str, ...] = ()
+    if results is not None and (at := repository_place(results.absolute().parent)) is not None and at[0] == place[0]:
+        files = (in_folder(at, results.name),)
+    parent = place[1].rpartition("/")[0]
+    commit = keeper_work_off_main_line(place[0], head, (place[1], in_folder((place[0], parent), "frozen")), files)
+    if commit is None:
+        return None
+    return (f"the commit {commit[:12]}, reachable from HEAD but not on its first-parent line, did the keeper's work "
+            f"(changed {place[1]}/ or frozen/ beside it, or took a hidden-set record out of a results file): the main "
+            "line was rewritten over it (a branch that merged main landed by fast-forward), and what the keeper "
+            "stated or withdrew cannot be read; no hidden record is read until the history is mended")
+
+
 def hidden_noise_text(dataset: str, config: str, target: str, sha256: str, root: Path | None = None) -> str | None:
     """The noise floor of a hidden set's labels of ``target``, as its definition records it from the
     set's own repeated visits (aggregates only), for the set whose commitment is ``sha256``; None
@@ -544,6 +569,8 @@ def hidden_noise_text(dataset: str, config: str, target: str, sha256: str, root:
             return None
         measured = _round_measured(read_definition(path), commitment_hash(commitment), sha256.lower()) or {}
     except (OSError, ValueError, HiddenLabelsError, PlanError):
+        return None
+    if main_line_rewritten(root=root):  # what the keeper stated cannot be read (eighty-ninth pass)
         return None
     head, place = head_commit(path.parent), repository_place(path.parent)
     if head and place:  # the round's noise and drift as the main line first stated them (sixty-ninth pass)

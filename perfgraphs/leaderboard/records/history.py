@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import os
 import re
 import signal
@@ -275,6 +276,65 @@ def on_main_line(folder: Path, commit: str) -> bool:
 def _main_line(top: str, head: str) -> frozenset[str]:
     chain = git(Path(top), "rev-list", "--first-parent", head)
     return frozenset(chain.split()) if chain else frozenset()
+
+
+def keeper_work_off_main_line(top: Path, head: str, folders: tuple[str, ...],
+                              results: tuple[str, ...] = ()) -> str | None:
+    """A commit reachable from ``head`` (any parent) but not on its first-parent line, nor from before that
+    line was the rule (:data:`FIRST_PARENT_SINCE`), that did the keeper's work: changed a file under
+    ``folders`` (the organisers' ``leaderboard/hidden/``, ``leaderboard/frozen/``) or took a hidden-set
+    record out of a results file of ``results`` (paths from ``top``); None: none did. The
+    boards read what the keeper stated and withdrew on the first-parent line: a pull request forked
+    before the keeper's work that merged main and landed by fast-forward (RULES forbids it; a history
+    does not say how it was made) put its own commits on that line and the keeper's on a second parent,
+    so its definition's 60 % floor between visits read as the one first stated for the live set (the
+    keeper's 5.5 %), and a keeper-signed record the keeper had taken out, kept by its merge, read
+    *verified* at rank 1 again (eighty-ninth pass). Such a commit means the history cannot say what the
+    keeper stated. One ``git log`` per HEAD, and a ``git show`` per results commit off the line."""
+    return _keeper_work_off_main_line(top, head, folders, results)
+
+
+@functools.lru_cache(maxsize=16)
+def _keeper_work_off_main_line(top: Path, head: str, folders: tuple[str, ...], results: tuple[str, ...]) -> str | None:
+    main = _main_line(str(top), head)
+    specs = [f":(literal){f}" for f in (*folders, *results)]
+    # --full-history: a merge that kept its first parent's file (the keeper's withdrawal undone) hides
+    # its second parent's side from git's default history simplification
+    log = git(top, "-c", "core.quotepath=off", "log", "--full-history", "--diff-merges=off", "--format=%x00%H",
+              "--name-only", head, "--", *specs) if main and specs else None
+    changed: dict[str, list[str]] = {}  # newest first, as git prints them
+    for commit, path in paths_by_commit(log or ""):
+        if commit not in main:
+            changed.setdefault(commit, []).append(path)
+    for commit, paths in changed.items():
+        if git(top, "merge-base", "--is-ancestor", commit, FIRST_PARENT_SINCE) is not None:
+            continue  # history from before the first-parent rule
+        if any(p not in results or _took_out_a_hidden_record(top, commit, p) for p in paths):
+            return commit
+    return None
+
+
+def _took_out_a_hidden_record(top: Path, commit: str, path: str) -> bool:
+    """Whether ``commit`` (against its first parent) took out of ``path`` a hidden-set record, known by its
+    keeper's signature (or, unsigned, a frozen record of a set from before keys, by its fields), that no
+    line it added holds (a line moved or respelled is not taken out)."""
+    from perfgraphs.leaderboard.records.line_text import as_shown
+
+    diff = git(top, "-c", "core.quotepath=off", "show", "--format=", "-p", "--unified=0", "--no-renames",
+               "--no-ext-diff", "--no-textconv", "--text", "--no-color", commit, "--", f":(literal){path}") or ""
+    borne: dict[str, int] = {}
+    for line in diff.split("\n"):
+        if line[:1] in "+-" and not line.startswith(("+++ ", "--- ")):  # any spelling JSON reads as a record
+            try:
+                record = json.loads(as_shown(line[1:]))
+            except (ValueError, RecursionError):
+                continue
+            if not isinstance(record, dict) or record.get("test_set") != "hidden":
+                continue
+            signature = record.get("keeper_signature")
+            held = signature.lower() if isinstance(signature, str) and signature else json.dumps(record, sort_keys=True)
+            borne[held] = borne.get(held, 0) + (1 if line[0] == "+" else -1)
+    return any(change < 0 for change in borne.values())
 
 
 # the main line's diffs of one file, plain whatever .gitattributes says (no external diff or textconv
