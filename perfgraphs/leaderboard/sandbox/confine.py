@@ -241,7 +241,7 @@ class Confinement:
             _write(mem / "memory.memsw.limit_in_bytes", str(self.memory_bytes))
         _write(self.dirs["pids"] / "pids.max", str(self.max_tasks))
         # CPU accounting where its hierarchy is there (optional: a sandbox without it is still confined,
-        # its CPU seconds are then read from the process tree)
+        # its CPU seconds are then not measured: harness.cpu_clock)
         hits = [m for m in _cgroup_mounts() if m[2] == "cgroup" and "cpuacct" in m[3]]
         own = _own_cgroups()
         if hits and "cpuacct" in own and "ro" not in hits[0][3] and os.access(hits[0][0], os.W_OK):
