@@ -83,7 +83,6 @@ def _submitted(env, capsys, method: str) -> dict:
 def test_cpu_seconds_a_tree_sum_misses_are_not_stated_as_measured(env, parts, capsys, monkeypatch):
     _no_cgroup(monkeypatch)
     record = _submitted(env, capsys, "sigchld-workers")
-    print("RECORD", record["isolation"], record["fit_cpu_seconds"], record["fit_seconds"])
     assert record["isolation"] == "bubblewrap+seccomp", record["isolation"]
     assert record["fit_cpu_seconds"] is None, record["fit_cpu_seconds"]  # the board shows "–", not a number
     assert all(s["fit_cpu_seconds"] is None and s["predict_cpu_seconds"] is None for s in record["per_seed"])
@@ -91,8 +90,13 @@ def test_cpu_seconds_a_tree_sum_misses_are_not_stated_as_measured(env, parts, ca
     assert "CPU s in fit (cores)" in table and "data-v='-1'>–</td>" in table  # the column's cell: not measured
     # control: the tree sum back on, one seed of two workers burning 1.5 CPU seconds each is stated with
     # a fraction of them (the record states the seeds' mean of this number)
-    monkeypatch.setattr(harness, "cpu_clock", lambda box, popen: lambda: harness._tree_cpu_seconds(harness._tree(popen)))
+    post_init = harness._SeedWatch.__post_init__
+
+    def tree_sum_clock(watch) -> None:
+        post_init(watch)
+        watch.cpu_clock = lambda: harness._tree_cpu_seconds(harness._tree(watch.popen))
+
+    monkeypatch.setattr(harness._SeedWatch, "__post_init__", tree_sum_clock)
     out, _, _ = run_predictor(env, parts, "sigchld-control", HIDE_CPU)
     assert not isinstance(out, Exception), out
-    print("CONTROL", out.confinement, out.fit_cpu_seconds, out.fit_seconds)
     assert out.confinement == "bubblewrap+seccomp" and out.fit_cpu_seconds < 0.5, out.fit_cpu_seconds

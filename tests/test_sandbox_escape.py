@@ -12,6 +12,7 @@ work spread over cores or count forked pages twice.
 from __future__ import annotations
 
 import json
+import functools
 import os
 import subprocess
 import sys
@@ -106,9 +107,16 @@ def _cgroups() -> bool:
         return box.available
 
 
+@functools.lru_cache(maxsize=1)
 def _cpu_accounting() -> bool:
     with confine.Confinement(64, name="probe") as box:
         return box.available and box.cpu_seconds() is not None
+
+
+def cpu_seconds_within(value, low: float, high: float = float("inf")) -> bool:
+    """A seed's CPU seconds as the harness states them: within [low, high] where the sandbox's cgroup
+    accounts CPU, else not measured at all (None: a process-tree sum misses reaped workers, ninetieth pass)."""
+    return value is not None and low <= value <= high if _cpu_accounting() else value is None
 
 
 needs_two_cores = pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one core: no CPU set to widen")
@@ -283,9 +291,9 @@ def test_fit_is_timed_on_its_cpu_set_with_cpu_time_beside_wall_time(env, parts):
     assert out.cores == 1
     assert log_lines(log, "AFFINITY") == [str([min(before)])]
     # two threads of one CPU second each on one core: about two CPU seconds and two wall seconds
-    assert 1.8 <= out.fit_cpu_seconds <= 4.0, out.fit_cpu_seconds
+    assert cpu_seconds_within(out.fit_cpu_seconds, 1.8, 4.0), out.fit_cpu_seconds
     assert out.fit_seconds >= 1.8, out.fit_seconds
-    assert out.predict_cpu_seconds is not None and out.predict_cpu_seconds >= 0
+    assert cpu_seconds_within(out.predict_cpu_seconds, 0), out.predict_cpu_seconds
 
 
 FORKED = """

@@ -333,13 +333,12 @@ def _tree_cpu_seconds(procs: list) -> float:
     return total
 
 
-def cpu_clock(box, popen: subprocess.Popen) -> Callable[[], float | None]:
-    """The clock a seed's CPU seconds are read on: the sandbox's cgroup accounting, which the kernel
-    charges as every task runs, or none (its seconds are then not measured, never a smaller number).
-    A sum over the process tree misses a worker the kernel reaps for a parent that ignores SIGCHLD:
-    without a cgroup, a ridge fit whose two such workers burned 0.8 CPU seconds a seed was recorded by
-    `perfgraphs submit` with 0.15 CPU seconds in fit, shown as measured (ninetieth pass). ``popen`` is
-    the sandbox's process, kept for a clock that reads it."""
+def cpu_clock(box) -> Callable[[], float | None]:
+    """The clock a seed's CPU seconds are read on: the sandbox's cgroup accounting (``box``), which the
+    kernel charges as every task runs, or none (its seconds are then not measured, never a smaller
+    number). A sum over the process tree misses a worker the kernel reaps for a parent that ignores
+    SIGCHLD: without a cgroup, a ridge fit whose two such workers burned 0.8 CPU seconds a seed was
+    recorded by `perfgraphs submit` with 0.15 CPU seconds in fit, shown as measured (ninetieth pass)."""
     if box is not None and box.cpu_seconds() is not None:
         return box.cpu_seconds
     return lambda: None
@@ -557,7 +556,7 @@ class _SeedWatch:
     def __post_init__(self) -> None:
         self.who = self.job.who(self.seed)
         self.cgroup = self.box is not None and self.box.available
-        self.cpu_clock = cpu_clock(self.box if self.cgroup else None, self.popen)
+        self.cpu_clock = cpu_clock(self.box if self.cgroup else None)
 
     def check_limits(self, now: float) -> None:
         """Stop the predictor past the memory limit, the startup time or the fit + predict time."""
