@@ -29,7 +29,7 @@ from perfgraphs.leaderboard.records import results
 from perfgraphs.leaderboard.sandbox import confine, harness
 from perfgraphs.leaderboard.site.pages import _table
 from test_leaderboard_redteam import run_predictor
-from test_sandbox_escape import HIDE_CPU
+from test_sandbox_escape import HIDE_CPU, needs_two_cores
 from test_submit import BOARD, env, example_copy, parts, run_cli  # noqa: F401 — fixtures
 
 BURN_S = 0.4  # CPU seconds each of the two workers burns
@@ -100,3 +100,37 @@ def test_cpu_seconds_a_tree_sum_misses_are_not_stated_as_measured(env, parts, ca
     out, _, _ = run_predictor(env, parts, "sigchld-control", HIDE_CPU)
     assert not isinstance(out, Exception), out
     assert out.confinement == "bubblewrap+seccomp" and out.fit_cpu_seconds < 0.5, out.fit_cpu_seconds
+
+
+WIDEN = """
+def attack(model):
+    os.sched_setaffinity(0, range(os.cpu_count()))  # refused under the seccomp filter (EPERM)
+    print("AFFINITY", len(os.sched_getaffinity(0)), flush=True)
+"""
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="the seed runs in the sandbox")
+@needs_two_cores
+def test_cores_are_stated_only_where_the_predictor_cannot_widen_them(env, parts, monkeypatch):
+    """The pass's second lead: the predictor cannot widen the CPU set the harness pins it to because the
+    seccomp filter refuses ``sched_setaffinity``; without libseccomp nothing refused it, and a seed that
+    widened its set to every core was stated on the harness's one core (``cores`` 1). Now no core count
+    is stated without the filter (``harness.stated_cores``). Control: stating the pinned set anyway."""
+    import os
+
+    from test_leaderboard_redteam import log_lines
+
+    monkeypatch.setattr(confine, "seccomp_program", lambda: None)  # a machine without libseccomp
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(before)})  # the harness scores on one core: its own CPU set
+    try:
+        out, log, _ = run_predictor(env, parts, "widen", WIDEN)
+        monkeypatch.setattr(harness, "stated_cores", lambda cores, seccomp: len(cores))  # control: the old rule
+        control, control_log, _ = run_predictor(env, parts, "widen-control", WIDEN)
+    finally:
+        os.sched_setaffinity(0, before)
+    assert not isinstance(out, Exception) and not isinstance(control, Exception), (out, control)
+    assert log_lines(log, "AFFINITY") == [str(os.cpu_count())]  # it ran on every core
+    assert out.confinement == "bubblewrap+cgroup" or out.confinement == "bubblewrap", out.confinement
+    assert out.cores is None
+    assert log_lines(control_log, "AFFINITY") == [str(os.cpu_count())] and control.cores == 1

@@ -288,7 +288,7 @@ def test_fit_is_timed_on_its_cpu_set_with_cpu_time_beside_wall_time(env, parts):
     finally:
         os.sched_setaffinity(0, before)
     assert not isinstance(out, Exception), out
-    assert out.cores == 1
+    assert out.cores == (1 if confine.seccomp_program() is not None else None)  # stated where it cannot widen
     assert log_lines(log, "AFFINITY") == [str([min(before)])]
     # two threads of one CPU second each on one core: about two CPU seconds and two wall seconds
     assert cpu_seconds_within(out.fit_cpu_seconds, 1.8, 4.0), out.fit_cpu_seconds

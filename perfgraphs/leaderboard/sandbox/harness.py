@@ -351,6 +351,14 @@ def _spent(cpu: dict[str, float | None], start: str, end: str) -> float | None:
     return cpu[end] - cpu[start]
 
 
+def stated_cores(cores: set[int], seccomp: bool) -> int | None:
+    """The size of the CPU set a seed is stated to have run on: the set the harness pinned it to, where
+    the seccomp filter refuses ``sched_setaffinity`` so that the predictor cannot widen it; else none
+    (not measured). Without the filter (no libseccomp here) a predictor widened its set to every core
+    while its record stated the harness's one (ninetieth pass's lead)."""
+    return len(cores) if seccomp else None
+
+
 def scored_cores() -> set[int]:
     """The cores a predictor is pinned to: the harness's own CPU set (run the harness under
     ``taskset -c`` to score on fewer). Its size is recorded beside every timing."""
@@ -469,7 +477,7 @@ def run_seed(job: Job, seed: int, limits: Limits, code: Path | None = None) -> S
                 _kill(popen)
             os.close(go_write)
         out.confinement = confinement_label(code, box, seccomp is not None)
-        out.cores = len(cores)
+        out.cores = stated_cores(cores, seccomp is not None)
         return out
 
 
