@@ -175,7 +175,7 @@ def repository_place(folder: Path) -> tuple[Path, str] | None:
     repository holds, the history is the organisers' folder's, the link's commit a deletion there."""
     where = folder.absolute()
     top_folder = _top_folder(where)
-    if top_folder is None:
+    if top_folder is None or committed_inside_another(top_folder):
         return None
     if where == top_folder:
         return top_folder, ""
@@ -183,6 +183,25 @@ def repository_place(folder: Path) -> tuple[Path, str] | None:
     # .``) resolves there too, and the path below the real top is the one the repository holds
     inside = next((where.relative_to(a) for a in reversed(where.parents) if a.resolve() == top_folder), None)
     return None if inside is None else (top_folder, inside.as_posix())
+
+
+def committed_inside_another(top: Path) -> bool:
+    """Whether the repository whose top folder is ``top`` is committed inside an enclosing repository (a
+    submodule, or an embedded repository, tracked there as a gitlink) that does not hold the running
+    perfgraphs package inside ``top``: its history is its writer's, not the organisers'. A pull request
+    that replaced ``leaderboard/hidden/`` with a gitlink to a repository of its writer's own, one commit
+    holding a copy of the folder with the set's ``.sha256`` and a key of the writer's together, had that
+    repository's history read in a recursive clone: the writer's key "committed with the set's
+    commitment", its signed ranks ruling the live set's board and its signed record read as the keeper's
+    *verified*, the keeper's refused (ninetieth pass; the fiftieth closed the same through a link). A
+    checkout of perfgraphs itself vendored as a submodule holds the package, and is read as before."""
+    import perfgraphs
+
+    above = _top_folder(top.parent) if top.parent != top else None
+    if above is None or Path(perfgraphs.__file__).resolve().is_relative_to(top.resolve()):
+        return False
+    held = git(above, "ls-files", "--stage", "-z", "--", f":(literal){top.relative_to(above).as_posix()}") or ""
+    return any(entry.startswith("160000 ") for entry in held.split("\0"))
 
 
 def linked_folder(path: Path) -> Path | None:
