@@ -2355,7 +2355,17 @@ def test_twenty_third_pass_the_order_of_a_records_seeds_picks_nothing(monkeypatc
     assert len(outcomes()) == 1
     monkeypatch.setattr(ranking, "_canonical", lambda r, recorded=None: (np.asarray(r, dtype=float), (np.shape(r)[0],)))
     monkeypatch.setattr(ranking, "_copies", lambda cs: list(range(len(cs))))
+    # and compared on those draws, as before the ninety-first (ranks) pass drew the seeds apart of any content
+    monkeypatch.setattr(ranking, "seeds_drawn_apart_pvalue", _pvalue_on_own_draws)
     assert {rank for rank, _, _ in outcomes()} == {1, 2}
+
+
+def _pvalue_on_own_draws(lower, higher, margin, resamples):
+    """The p-value on each entry's own content-keyed draws (``ranking._bootstrap``'s first rows), as
+    pairs were compared before the ninety-first (ranks) pass."""
+    from perfgraphs.evaluation import ranking
+
+    return ranking._pair_pvalue(lower[0] - higher[0], margin, resamples)
 
 
 def _leader_and_borderline():
@@ -2410,6 +2420,7 @@ def test_twenty_third_pass_a_copy_a_few_ulp_off_rerolls_nobodys_draws(monkeypatc
 
     monkeypatch.setattr(ranking, "_canonical", exact)
     monkeypatch.setattr(ranking, "_copies", within_1e9)
+    monkeypatch.setattr(ranking, "seeds_drawn_apart_pvalue", _pvalue_on_own_draws)  # as before the 91st pass
     assert 2 in borderline_ranks()
 
 

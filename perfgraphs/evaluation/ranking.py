@@ -12,7 +12,8 @@ repetitions. An entry's score is MAPE averaged over its seeds.
 A label re-drawn from its repetitions adds error to every entry, a shift the intervals should not
 show: each entry's mean shift from it, measured on the same draws with and without the label noise,
 is taken out (nothing else is re-centred: drawing configurations and seeds is unbiased). From the
-resamples, each pair of entries gets a two-sided bootstrap p-value for "their MAPEs differ". An
+resamples, each pair of entries gets a two-sided bootstrap p-value for "their MAPEs differ" (each
+entry's seeds drawn for it from a stream that no entry's content keys: :func:`seeds_drawn_apart_pvalue`). An
 entry's rank is 1 + the number of entries significantly better than it: its comparisons with the
 entries of lower mean are one family, tested with Holm's step-down procedure (family-wise error 5 %
 per rank statement), and the rank is made monotone in the point estimate (no entry ranks above one
@@ -240,14 +241,25 @@ def bootstrap_mapes(contenders: list[Contender], repetitions: LabelRepetitions |
                     resamples: int = RESAMPLES, seed: int = 0) -> np.ndarray:
     """(contenders, resamples) MAPE of every contender on every paired resample (``contenders``'
     ratios against the labels the repetitions re-draw: their means)."""
+    return np.array([row for row, _ in _bootstrap(contenders, repetitions, resamples, seed)])
+
+
+def _bootstrap(contenders: list[Contender], repetitions: LabelRepetitions | None, resamples: int,
+               seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each contender's (MAPE on every paired resample with its seeds drawn, (resamples, seeds) MAPE
+    of each of its seeds on the same resamples' configurations and labels): the first row gives its
+    intervals, the second its comparisons (:func:`seeds_drawn_apart_pvalue`)."""
     n = contenders[0].ratios.shape[1]
     out = np.empty((len(contenders), resamples))
+    per_seed_out = [np.empty((resamples, c.ratios.shape[0])) for c in contenders]
+    seed_shift = np.zeros(len(contenders))
     # Seeds are drawn per entry, independently of every other entry's, in one order of its own
     # content: seeds drawn alike for every entry with as many seeds paired one entry's k-th seed with
     # another's (seeds have no pairing), so the order a record listed its seeds in chose which draws
     # its good seeds shared with the leader's, and re-rolled a borderline blend to rank 1 in 10 of 24
-    # orders (twenty-second pass of 2026-12-02). What is left to a submitter is changing its own
-    # predictions, which re-rolls its draws within the bootstrap's Monte Carlo error.
+    # orders (twenty-second pass of 2026-12-02). Changing its own predictions in the sixth digit
+    # re-rolled these draws, so they give the intervals only: pairs are compared on draws keyed on no
+    # entry's content (:func:`seeds_drawn_apart_pvalue`, ninety-first (ranks) pass).
     # The stream is keyed on the entry's content to six significant digits, so copies (the same key:
     # :func:`_copies`) draw alike: keyed on the exact bytes, copies a few ulp apart each re-rolled the
     # leader's seeds, and the one with the smallest p-value, which stands for them in a Holm family,
@@ -275,7 +287,8 @@ def bootstrap_mapes(contenders: list[Contender], repetitions: LabelRepetitions |
             # each seed's summed error on each resample, then the seeds drawn: the same sums as the
             # (b, n) errors of the drawn seeds summed over the drawn configurations, a matrix product
             # where those were five passes over (b, n) arrays an entry (a fifth of the test suite's time)
-            scored = (weights * (counts @ np.abs(ratios - 1.0).T)).sum(axis=1)
+            per_seed = counts @ np.abs(ratios - 1.0).T  # (b, s): each seed's summed error
+            scored = (weights * per_seed).sum(axis=1)
             if weighed is not None:
                 perturbed, errors = np.empty((b, s)), np.empty((b, n))
                 for k in range(s):  # seed by seed: a (b, s, n) array took twice as long, same sums
@@ -283,8 +296,10 @@ def bootstrap_mapes(contenders: list[Contender], repetitions: LabelRepetitions |
                     perturbed[:, k] = np.einsum("bn,bn->b", errors, weighed)
                 perturbed_scored = (weights * perturbed).sum(axis=1)
                 label_shift[j] += ((perturbed_scored - scored) / n * 100.0).sum()
-                scored = perturbed_scored
+                seed_shift[j] += ((perturbed - per_seed).mean(axis=1) / n * 100.0).sum()
+                scored, per_seed = perturbed_scored, perturbed
             out[j, start:start + b] = scored / n * 100.0
+            per_seed_out[j][start:start + b] = per_seed / n * 100.0
     # A label re-drawn from its repetitions adds error to every entry (the observed label is already
     # one draw): that mean shift, measured on the same draws with and without it, is taken out, so
     # the label noise widens an entry's distribution without moving it. Only that shift: re-centring
@@ -292,7 +307,8 @@ def bootstrap_mapes(contenders: list[Contender], repetitions: LabelRepetitions |
     # (two seeds x20: -6.6 points, which put the draws without those seeds below the best entry and
     # tied it with the best: test_ranking, twenty-third pass of 2026-12-02); drawing configurations and
     # seeds is unbiased for the mean MAPE and needs no centring.
-    return out - label_shift[:, None] / resamples
+    out -= label_shift[:, None] / resamples
+    return [(out[j], per_seed_out[j] - seed_shift[j] / resamples) for j in range(len(contenders))]
 
 
 def holm(pvalues: dict[tuple[int, int], float], alpha: float = ALPHA) -> set[tuple[int, int]]:
@@ -327,6 +343,29 @@ def _pair_pvalue(d: np.ndarray, margin: float, resamples: int) -> float:
     ``margin`` points one way": the smaller share of resamples within the margin of either side."""
     tail = min((d <= margin).sum(), (d >= -margin).sum())
     return min(1.0, 2.0 * (tail + 1) / (resamples + 1))
+
+
+def _seeds_drawn(per_seed: np.ndarray, seed: int, role: int) -> np.ndarray:
+    """(resamples,) an entry's MAPE with its seeds drawn, from its (resamples, seeds) seeds' MAPEs: on
+    each resample its seeds, in order of their MAPE there, take the counts of a draw with replacement
+    from a stream keyed on the bootstrap's seed, the number of seeds and ``role`` alone. The counts are
+    exchangeable, so any order they are given in that does not depend on them draws the seeds alike."""
+    b, s = per_seed.shape
+    counts = np.random.default_rng([seed, 2, role, s, b]).multinomial(s, np.full(s, 1.0 / s), size=b)
+    return (np.sort(per_seed, axis=1) * counts).sum(axis=1) / s
+
+
+def seeds_drawn_apart_pvalue(lower: tuple, higher: tuple, margin: float, resamples: int) -> float:
+    """:func:`_pair_pvalue` of two entries (``lower`` the one of lower mean), each given as its
+    :func:`_bootstrap` rows and its seeds' MAPEs drawn as one of a pair and as the other
+    (:func:`_seeds_drawn`: a stream keyed on no entry's content, the two sides independent).
+    Drawn from a stream keyed on its own content (:func:`bootstrap_mapes`), an entry's seeds were
+    drawn anew by any change to one of its ratios in the sixth digit (1e-8 MAPE points): on the dippm
+    cpu latency board `eve-boost` (9.45 %, a reference's errors x 0.863), ranked 2 below
+    `roofline-boost` (8.45 %), tried 16 such changes offline and one ranked it 1 (ninety-first
+    (ranks) pass of 2026-12-06). Now a change of 1e-8 points moves each seed's MAPE by as
+    little, and the draws not at all."""
+    return _pair_pvalue(lower[2] - higher[3], margin, resamples)
 
 
 SIGNIFICANT_DIGITS = 6  # two entries whose every ratio agrees to this many digits are copies
@@ -420,13 +459,13 @@ def mape_intervals(contenders: list[Contender], repetitions: LabelRepetitions | 
     bootstrap per entry, where a ranking's pairs cost grows with the cube of the entries (more
     entries, more pairs, more resamples for Holm's thresholds)."""
     contenders, label_noise = _on_label_means(contenders, repetitions)
-    boot = bootstrap_mapes(contenders, repetitions if label_noise else None, resamples, seed)
-    return label_noise, [_interval(row) for row in boot], boot
+    boot = _bootstrap(contenders, repetitions if label_noise else None, resamples, seed)
+    return label_noise, [_interval(row) for row, _ in boot], boot
 
 
 def paired_ranking(contenders: list[Contender], repetitions: LabelRepetitions | None = None,
                    resamples: int = RESAMPLES, alpha: float = ALPHA, seed: int = 0,
-                   min_configs: int = MIN_RANKED_CONFIGS, boot: np.ndarray | None = None) -> Ranking:
+                   min_configs: int = MIN_RANKED_CONFIGS, boot: list | None = None) -> Ranking:
     """Rank groups of ``contenders`` (see the module's docstring). ``repetitions``: the labels'
     repeated measurements (None where the board has none). ``boot``: the contenders' rows of
     :func:`mape_intervals` with the same repetitions and seed, used where they have as many resamples
@@ -436,21 +475,27 @@ def paired_ranking(contenders: list[Contender], repetitions: LabelRepetitions | 
     m = len(contenders)
     # Holm's smallest threshold is alpha / (m - 1); a bootstrap p-value cannot go below 2 / (B + 1)
     resamples = max(resamples, int(np.ceil(4 * max(1, m - 1) / alpha)))
-    if boot is None or boot.shape != (m, resamples):
-        boot = bootstrap_mapes(contenders, repetitions if label_noise else None, resamples, seed)
+    if boot is None or len(boot) != m or any(row.shape != (resamples,) for row, _ in boot):
+        boot = _bootstrap(contenders, repetitions if label_noise else None, resamples, seed)
     point = np.array([c.mape_pct for c in contenders])
     best = int(np.argmin(point))
+    copy_of = _copies(contenders)
+    sides = [(row, per, _seeds_drawn(per, seed, 0), _seeds_drawn(per, seed, 1)) for row, per in boot]
     pvalues = {}
     for a in range(m):
         for b in range(a + 1, m):
-            pvalues[(a, b)] = _pair_pvalue(boot[a] - boot[b], same_score_margin(point[a], point[b]), resamples)
+            lo, hi = (a, b) if (point[a], copy_of[a]) <= (point[b], copy_of[b]) else (b, a)
+            # copies draw alike (their difference is their ratios', a few ulp: never a rank, _family_of)
+            higher = sides[hi] if copy_of[lo] != copy_of[hi] else (*sides[hi][:3], sides[hi][2])
+            pvalues[(a, b)] = seeds_drawn_apart_pvalue(sides[lo], higher, same_score_margin(point[a], point[b]),
+                                                       resamples)
+    boot = np.array([row for row, _ in boot])  # the intervals: each entry's seeds drawn on its own stream
     # Each entry's rank is one statement, "these entries are better than it": its family is its
     # comparisons with the entries of lower mean, Holm-adjusted together. (One family over every
     # pair would let entries far below an entry, or near-duplicates added to the board, loosen or
     # tighten its rank.) Noisy entries of lower mean still widen a family: the leaderboard ranks one
     # entry per team (perfgraphs.leaderboard.records.ranks.team_best; twentieth pass of 2026-12-02).
     beats = {j: [] for j in range(m)}  # j -> the entries j beats significantly
-    copy_of = _copies(contenders)
     for j in range(m):
         for i, _ in holm(_family_of(j, point, pvalues, copy_of), alpha):
             beats[i].append(j)

@@ -223,7 +223,7 @@ def rank_board(entries: list[Entry], repetitions: LabelRepetitions | None = None
             usable, seconds = team_best(usable, repetitions)
             # each entry's bootstrap, drawn once for the test above, serves the ranking too
             ranking = paired_ranking([Contender(f"{i}", r) for i, (_, r) in enumerate(usable)], repetitions,
-                                     min_configs=min_configs, boot=np.array([rows[id(u)] for u in usable])) if usable else None
+                                     min_configs=min_configs, boot=[rows[id(u)] for u in usable]) if usable else None
         except RankingInputError as exc:
             notes.append(f"not ranked: {exc}")
             unusable, usable = unusable + usable, []
