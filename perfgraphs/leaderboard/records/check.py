@@ -240,7 +240,7 @@ def check_name_owner(results_root: Path | None, board: Task, method: str, author
         (m, a) for m, a in getattr(first, "held", ()) if a != REFERENCE_AUTHORS}
     owned_people = _owned_people({p for _, a in recorded for p in names_mod.people(a)}, first)
     others = {a for m, a in recorded if a != authors and names_mod.same_method(method, m)}
-    ours = first(lambda m, a: a == authors and names_mod.same_method(method, m))
+    ours = getattr(first, "own", first)(lambda m, a: a == authors and names_mod.same_method(method, m))
     owns_method = any(a == authors and names_mod.same_method(method, m) for m, a in recorded) and not any(
         _before(first(lambda m, a, o=o: a == o and names_mod.same_method(method, m)), ours) for o in others)
     problems = []
@@ -290,27 +290,56 @@ def _first_additions(results_root: Path | None):
     if not folder.is_dir() or not full_history(folder.resolve()):
         return lambda predicate: None
     changes: list[tuple[int, int, str, str]] = []
+    sure: list[tuple[int, int, str, str]] = []  # less the lines dated after a later commit, not their own
     for path in results_files(folder):
         verdicts: dict[str, tuple[str, str] | None] = {}  # a line's text -> its (method, authors), once
+        unsure: set[str] = set()
         times = main_line_times(path) or []
+        capped = _capped_times(times)
         for when, delta, text in line_changes(path) or []:
             if text not in verdicts:
                 record, why = read_line(text, path)
                 # a record dated after the commit that brought it was no record then, and claims
                 # nothing: one dated three days ahead, skipped until then, took the name from the
                 # team that recorded it in between (twenty-fifth pass of 2026-12-02)
-                late = why is None and when < len(times) and _epoch(record["date_utc"]) > times[when] + DATED_AFTER_SLACK_S
+                date = _epoch(record["date_utc"]) - DATED_AFTER_SLACK_S if why is None else -math.inf
+                late = when < len(times) and date > times[when]
                 verdicts[text] = (record["method"], record["authors"]) if why is None and not late else None
+                if verdicts[text] is not None and when < len(capped) and date > capped[when]:
+                    unsure.add(text)
             if verdicts[text] is not None:
                 changes.append((when, delta, *verdicts[text]))
+                if text not in unsure:
+                    sure.append(changes[-1])
     since = _present_since(changes)
+    # what may have been a record only after a later commit blocks nobody (ninety-first pass, side c)
+    theirs = _present_since(sure) if len(sure) < len(changes) else since
     never = sys.maxsize
 
-    def first(predicate):
-        return min((w for (m, a), w in since.items() if predicate(m, a)), default=never)
+    def first(predicate, arrivals=theirs):
+        return min((w for (m, a), w in arrivals.items() if predicate(m, a)), default=never)
 
+    first.own = lambda predicate: first(predicate, since)
     first.held = frozenset(since)  # (method, authors) held now, or replaced by a competing record
     return first
+
+
+def _capped_times(times: list[int]) -> list[float]:
+    """Each main-line commit's committer time capped by every later one's and by now (a suffix
+    minimum): the latest a commit can have landed, where an honest commit after it tells the truth.
+    A committer chooses a commit's time (``GIT_COMMITTER_DATE``, kept by a fast-forward or rebase
+    landing), and a pull request's commit dated three days ahead made its record, dated the same,
+    "not after its commit": skipped by the boards until then, it took ``gnn-x`` from the team that
+    recorded it in between (ninety-first pass, side c). A later commit can be dated back as well,
+    so a record dated after its capped time but not after its own commit's is unsure, not late:
+    it stays its team's (:func:`_first_additions`' ``first.own``) and blocks nobody else."""
+    import time
+
+    capped, low = [], time.time()
+    for t in reversed(times):
+        low = min(low, t)
+        capped.append(low)
+    return capped[::-1]
 
 
 # clocks differ: a record scored minutes before its merge may carry a time a little after it
@@ -395,8 +424,9 @@ def _owned_people(recorded: set[str], first) -> set[str]:
     """The people recorded as written, less those a look-alike written otherwise came before
     (``first``: :func:`_first_additions`)."""
     earliest = {p: first(lambda m, a, p=p: p in names_mod.people(a)) for p in recorded}
+    own = {p: getattr(first, "own", first)(lambda m, a, p=p: p in names_mod.people(a)) for p in recorded}
     return {p for p in recorded
-            if not any(_before(earliest[q], earliest[p]) for q in recorded
+            if not any(_before(earliest[q], own[p]) for q in recorded
                        if q.casefold() != p.casefold() and names_mod.lookalike_people(p, q))}
 
 
