@@ -21,7 +21,7 @@ one name, noted under the board), never take it.
 """
 from datetime import datetime, timedelta, timezone
 
-from tests.test_leaderboard_review_20261202 import _ALICE, _records_repo
+from test_leaderboard_review_20261202 import _ALICE, _records_repo
 
 
 def _three_days_on(monkeypatch) -> None:
