@@ -19,13 +19,13 @@ result; 300 random), ended each in a message, a close or a ChannelError (a surro
 escaped); 12,000 byte-mutated zip, tar and gzip archives raised nothing but Unscannable from
 ``label_scan._members``; a source of 9,000 '-' signs or 200,000 '+1' terms is one line (MemoryError,
 RecursionError). Without a memory cgroup a 600 MB burst then ``clear_refs`` in the fit was still caught
-by the polls (793 MB stated, ``isolation: bubblewrap+seccomp``; with the cgroup 731 MB). Run time: about 20 s, the fixtures' setup
-included (three `check`s of a predictions submission and three guard-off controls, no sandbox).
+by the polls (793 MB stated, ``isolation: bubblewrap+seccomp``; with the cgroup 731 MB). Run time: about 4 s, 14 s with the fixtures' setup (one `check` of a predictions submission and its guard-off control, the reader's verdict on each column; no sandbox).
 """
 
 from __future__ import annotations
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from perfgraphs.leaderboard import submit
 from test_submit import env, parts, predictions_submission, rewrite_seed, run_cli  # noqa: F401 — fixtures
@@ -40,13 +40,19 @@ def _far_timestamps(column: str):
 
 
 def test_a_timestamp_column_past_year_9999_is_refused_in_one_line(parts, env, capsys, monkeypatch):
+    # end to end through `check` for one column; the reader's verdict on each of the three
+    folder = predictions_submission(env["tmp"] / "far", parts)
+    rewrite_seed(folder, 0, _far_timestamps("value"))
+    rc, err = run_cli(["check", str(folder)], capsys)
+    assert rc == 1 and len(err) == 1, err
+    assert "internal error" not in err[0] and "seed-0.parquet" in err[0] and "column value" in err[0], err
+    clean = (folder / "predictions" / "seed-1.parquet").read_bytes()
+    n_test = pq.read_table(pa.BufferReader(clean)).num_rows
     for column in ("target", "sample_id", "value"):
-        folder = predictions_submission(env["tmp"] / column, parts)
-        rewrite_seed(folder, 0, _far_timestamps(column))
-        rc, err = run_cli(["check", str(folder)], capsys)
-        assert rc == 1 and len(err) == 1, err
-        assert "internal error" not in err[0] and "seed-0.parquet" in err[0] and f"column {column}" in err[0], err
+        sink = pa.BufferOutputStream()
+        pq.write_table(_far_timestamps(column)(pq.read_table(pa.BufferReader(clean))), sink)
+        table, problem = submit._read_prediction_table("seed-1.parquet", sink.getvalue().to_pybytes(), n_test, "{}")
+        assert table is None and problem is not None and f"column {column}" in problem, problem
     monkeypatch.setattr(submit, "_unreadable_values", lambda label, table: None)  # control: the guard off
-    for column in ("target", "sample_id", "value"):
-        rc, err = run_cli(["check", str(env["tmp"] / column)], capsys)
-        assert rc == 1 and len(err) == 1 and "internal error: OverflowError" in err[0], err
+    rc, err = run_cli(["check", str(folder)], capsys)
+    assert rc == 1 and len(err) == 1 and "internal error: OverflowError" in err[0], err
