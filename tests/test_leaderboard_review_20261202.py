@@ -2356,16 +2356,44 @@ def test_twenty_third_pass_the_order_of_a_records_seeds_picks_nothing(monkeypatc
     monkeypatch.setattr(ranking, "_canonical", lambda r, recorded=None: (np.asarray(r, dtype=float), (np.shape(r)[0],)))
     monkeypatch.setattr(ranking, "_copies", lambda cs: list(range(len(cs))))
     # and compared on those draws, as before the ninety-first (ranks) pass drew the seeds apart of any content
-    monkeypatch.setattr(ranking, "seeds_drawn_apart_pvalue", _pvalue_on_own_draws)
+    compared_on_own_draws(monkeypatch)
     assert {rank for rank, _, _ in outcomes()} == {1, 2}
 
 
 def _pvalue_on_own_draws(lower, higher, margin, resamples):
-    """The p-value on each entry's own content-keyed draws (``ranking._bootstrap``'s first rows), as
-    pairs were compared before the ninety-first (ranks) pass."""
+    """The p-value on each entry's own draws (``ranking._bootstrap``'s first rows: content-keyed under
+    :func:`compared_on_own_draws`), as pairs were compared before the ninety-first (ranks) pass."""
     from perfgraphs.evaluation import ranking
 
     return ranking._pair_pvalue(lower[0] - higher[0], margin, resamples)
+
+
+def compared_on_own_draws(monkeypatch) -> None:
+    """The rule before the ninety-first (ranks) pass, for the controls: each entry's seeds drawn, in
+    every chunk of resamples, from a stream keyed on its own content (``ranking._canonical``: its seeds'
+    order and key) and pairs compared on those draws."""
+    import numpy as np
+
+    from perfgraphs.evaluation import ranking
+
+    drawn_apart = ranking._bootstrap
+
+    def own_draws(contenders, repetitions, resamples, seed):
+        rows = []
+        for c, (_, per) in zip(contenders, drawn_apart(contenders, repetitions, resamples, seed)):
+            ordered, key = ranking._canonical(c.ratios, c.recorded)
+            ratios = np.asarray(c.ratios, dtype=float)
+            order = [next(j for j in range(len(ratios)) if np.array_equal(row, ratios[j])) for row in ordered]
+            s, row = per.shape[1], np.empty(resamples)
+            for start in range(0, resamples, ranking._CHUNK):
+                b = min(ranking._CHUNK, resamples - start)
+                weights = np.random.default_rng([seed, start, 1, *key]).multinomial(s, np.full(s, 1.0 / s), size=b) / s
+                row[start:start + b] = (weights * per[start:start + b][:, order]).sum(axis=1)
+            rows.append((row, per))
+        return rows
+
+    monkeypatch.setattr(ranking, "_bootstrap", own_draws)
+    monkeypatch.setattr(ranking, "seeds_drawn_apart_pvalue", _pvalue_on_own_draws)
 
 
 def _leader_and_borderline():
@@ -2420,7 +2448,7 @@ def test_twenty_third_pass_a_copy_a_few_ulp_off_rerolls_nobodys_draws(monkeypatc
 
     monkeypatch.setattr(ranking, "_canonical", exact)
     monkeypatch.setattr(ranking, "_copies", within_1e9)
-    monkeypatch.setattr(ranking, "seeds_drawn_apart_pvalue", _pvalue_on_own_draws)  # as before the 91st pass
+    compared_on_own_draws(monkeypatch)  # as before the 91st pass
     assert 2 in borderline_ranks()
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from test_leaderboard_review_20261202 import _current_board, _pvalue_on_own_draws
+from test_leaderboard_review_20261202 import _current_board, compared_on_own_draws
 from test_leaderboard_review_69c import _shown_ranks
 from test_leaderboard_review_74c import _moved
 
@@ -48,7 +48,6 @@ def test_a_sixth_digit_of_ones_own_ratios_rerolls_no_rank(tmp_path, capsys, monk
     are shown at one rank by `leaderboard show`, and the others' ranks are the same beside either.
     Control: compared on each entry's own content-keyed draws (the rule before this pass), the first
     is ranked 2 and the nudged one 1."""
-    from perfgraphs.evaluation import ranking
 
     references, eve, nudged = _records()
     assert 0 < abs(_mape(eve) - _mape(nudged)) < 1e-6
@@ -57,7 +56,25 @@ def test_a_sixth_digit_of_ones_own_ratios_rerolls_no_rank(tmp_path, capsys, monk
     assert plain == moved, (plain, moved)
     assert plain["roofline-boost"] == "1", plain
 
-    monkeypatch.setattr(ranking, "seeds_drawn_apart_pvalue", _pvalue_on_own_draws)
+    compared_on_own_draws(monkeypatch)
     before = _shown_ranks(tmp_path / "before", [*references, eve], capsys, monkeypatch)
     rerolled = _shown_ranks(tmp_path / "rerolled", [*references, nudged], capsys, monkeypatch)
     assert (before["eve-boost"], rerolled["eve-boost"]) == ("2", "1"), (before, rerolled)
+
+
+def _interval(record: dict) -> tuple[float, float]:
+    from perfgraphs.evaluation.ranking import Contender, mape_intervals
+
+    ratios = np.array([s["pred_over_label"] for s in record["per_seed"]], dtype=float)
+    return mape_intervals([Contender(record["method"], ratios)])[1][0]
+
+
+def test_a_sixth_digit_of_ones_own_ratios_rerolls_no_interval(monkeypatch):
+    """The same nudge against an entry's interval, which decides whether it is closer to the labels than
+    the truth (``records.ranks._without_fitted``: the pass's open lead, closed after it by drawing the
+    intervals' seeds from the same content-free stream): the interval moves as little as the MAPE.
+    Control: on each entry's own content-keyed draws it moved by the bootstrap's Monte Carlo error."""
+    _, eve, nudged = _records()
+    assert np.allclose(_interval(eve), _interval(nudged), rtol=0, atol=1e-5), (_interval(eve), _interval(nudged))
+    compared_on_own_draws(monkeypatch)
+    assert not np.allclose(_interval(eve), _interval(nudged), rtol=0, atol=1e-3), (_interval(eve), _interval(nudged))

@@ -106,7 +106,7 @@ class Contender:
     name: str
     ratios: np.ndarray
     # the ratios as recorded, where ``ratios`` are put on the labels' means (:func:`_on_label_means`):
-    # what its copies key and seed order are read from (:func:`_canonical`)
+    # what its copies' key is read from (:func:`_canonical`)
     recorded: np.ndarray | None = None
 
     def __post_init__(self):
@@ -250,24 +250,16 @@ def _bootstrap(contenders: list[Contender], repetitions: LabelRepetitions | None
     of each of its seeds on the same resamples' configurations and labels): the first row gives its
     intervals, the second its comparisons (:func:`seeds_drawn_apart_pvalue`)."""
     n = contenders[0].ratios.shape[1]
-    out = np.empty((len(contenders), resamples))
     per_seed_out = [np.empty((resamples, c.ratios.shape[0])) for c in contenders]
     seed_shift = np.zeros(len(contenders))
-    # Seeds are drawn per entry, independently of every other entry's, in one order of its own
-    # content: seeds drawn alike for every entry with as many seeds paired one entry's k-th seed with
-    # another's (seeds have no pairing), so the order a record listed its seeds in chose which draws
-    # its good seeds shared with the leader's, and re-rolled a borderline blend to rank 1 in 10 of 24
-    # orders (twenty-second pass of 2026-12-02). Changing its own predictions in the sixth digit
-    # re-rolled these draws, so they give the intervals only: pairs are compared on draws keyed on no
-    # entry's content (:func:`seeds_drawn_apart_pvalue`, ninety-first (ranks) pass).
-    # The stream is keyed on the entry's content to six significant digits, so copies (the same key:
-    # :func:`_copies`) draw alike: keyed on the exact bytes, copies a few ulp apart each re-rolled the
-    # leader's seeds, and the one with the smallest p-value, which stands for them in a Holm family,
-    # pushed a borderline entry down a rank (twenty-third pass of 2026-12-02).
-    canonical = [_canonical(c.ratios, c.recorded) for c in contenders]
-    all_ratios = [rows for rows, _ in canonical]
-    seed_keys = [key for _, key in canonical]
-    label_shift = np.zeros(len(contenders))
+    # An entry's seeds are drawn from a stream keyed on no entry's content (:func:`_seeds_drawn`: the
+    # counts go to its seeds in order of their MAPE on each resample, so the order a record lists its
+    # seeds in picks nothing: twenty-second pass of 2026-12-02). Keyed on the entry's own ratios to six
+    # digits, a change of one ratio in the sixth digit re-rolled its draws: a borderline entry tried 16
+    # such changes offline and one ranked it first (ninety-first (ranks) pass), and its interval, which
+    # decides whether it is closer to the labels than the truth (records.ranks._without_fitted), could
+    # be re-rolled the same way.
+    all_ratios = [np.asarray(c.ratios, dtype=float) for c in contenders]
     repetitions_key = _repetitions_key(repetitions)
     # Configurations and label repetitions come from streams keyed on (seed, chunk) only: one shared
     # stream gave each entry draws that depended on its place in the list and on the entries before
@@ -282,23 +274,16 @@ def _bootstrap(contenders: list[Contender], repetitions: LabelRepetitions | None
         weighed = None if factors is None else counts / factors
         for j, ratios in enumerate(all_ratios):
             s = ratios.shape[0]
-            weights = np.random.default_rng([seed, start, 1, *seed_keys[j]]).multinomial(
-                s, np.full(s, 1.0 / s), size=b) / s  # (b, s): this entry's seeds drawn
-            # each seed's summed error on each resample, then the seeds drawn: the same sums as the
-            # (b, n) errors of the drawn seeds summed over the drawn configurations, a matrix product
-            # where those were five passes over (b, n) arrays an entry (a fifth of the test suite's time)
-            per_seed = counts @ np.abs(ratios - 1.0).T  # (b, s): each seed's summed error
-            scored = (weights * per_seed).sum(axis=1)
+            # each seed's summed error on each resample: a matrix product where (b, n) arrays of the
+            # drawn configurations' errors were five passes an entry (a fifth of the test suite's time)
+            per_seed = counts @ np.abs(ratios - 1.0).T  # (b, s)
             if weighed is not None:
                 perturbed, errors = np.empty((b, s)), np.empty((b, n))
                 for k in range(s):  # seed by seed: a (b, s, n) array took twice as long, same sums
                     np.abs(np.subtract(ratios[k], factors, out=errors), out=errors)
                     perturbed[:, k] = np.einsum("bn,bn->b", errors, weighed)
-                perturbed_scored = (weights * perturbed).sum(axis=1)
-                label_shift[j] += ((perturbed_scored - scored) / n * 100.0).sum()
                 seed_shift[j] += ((perturbed - per_seed).mean(axis=1) / n * 100.0).sum()
-                scored, per_seed = perturbed_scored, perturbed
-            out[j, start:start + b] = scored / n * 100.0
+                per_seed = perturbed
             per_seed_out[j][start:start + b] = per_seed / n * 100.0
     # A label re-drawn from its repetitions adds error to every entry (the observed label is already
     # one draw): that mean shift, measured on the same draws with and without it, is taken out, so
@@ -307,8 +292,8 @@ def _bootstrap(contenders: list[Contender], repetitions: LabelRepetitions | None
     # (two seeds x20: -6.6 points, which put the draws without those seeds below the best entry and
     # tied it with the best: test_ranking, twenty-third pass of 2026-12-02); drawing configurations and
     # seeds is unbiased for the mean MAPE and needs no centring.
-    out -= label_shift[:, None] / resamples
-    return [(out[j], per_seed_out[j] - seed_shift[j] / resamples) for j in range(len(contenders))]
+    shifted = [per_seed_out[j] - seed_shift[j] / resamples for j in range(len(contenders))]
+    return [(_seeds_drawn(per, seed, 0), per) for per in shifted]
 
 
 def holm(pvalues: dict[tuple[int, int], float], alpha: float = ALPHA) -> set[tuple[int, int]]:
@@ -359,7 +344,7 @@ def seeds_drawn_apart_pvalue(lower: tuple, higher: tuple, margin: float, resampl
     """:func:`_pair_pvalue` of two entries (``lower`` the one of lower mean), each given as its
     :func:`_bootstrap` rows and its seeds' MAPEs drawn as one of a pair and as the other
     (:func:`_seeds_drawn`: a stream keyed on no entry's content, the two sides independent).
-    Drawn from a stream keyed on its own content (:func:`bootstrap_mapes`), an entry's seeds were
+    Drawn from a stream keyed on its own content (the rule before), an entry's seeds were
     drawn anew by any change to one of its ratios in the sixth digit (1e-8 MAPE points): on the dippm
     cpu latency board `eve-boost` (9.45 %, a reference's errors x 0.863), ranked 2 below
     `roofline-boost` (8.45 %), tried 16 such changes offline and one ranked it 1 (ninety-first
@@ -374,8 +359,8 @@ SIGNIFICANT_DIGITS = 6  # two entries whose every ratio agrees to this many digi
 def _canonical(ratios: np.ndarray, recorded: np.ndarray | None = None) -> tuple[np.ndarray, tuple[int, ...]]:
     """An entry's (seeds × configurations) ratios with its seeds in one order of their content,
     whatever order the record lists them in, and a key of that content to
-    :data:`SIGNIFICANT_DIGITS` digits (four 32-bit words of a sha256 digest): the key of its seeds'
-    random stream and of its set of copies. Each ratio is read as an integer mantissa and a decimal
+    :data:`SIGNIFICANT_DIGITS` digits (four 32-bit words of a sha256 digest): the key of its set of
+    copies. Each ratio is read as an integer mantissa and a decimal
     exponent, so -0.0 is 0.0 (two seeds differing only there sorted in the record's order and hashed
     apart: twenty-third pass). ``recorded``: the ratios as recorded, where ``ratios`` are scaled
     (:attr:`Contender.recorded`): the order and key are theirs."""
@@ -480,7 +465,7 @@ def paired_ranking(contenders: list[Contender], repetitions: LabelRepetitions | 
     point = np.array([c.mape_pct for c in contenders])
     best = int(np.argmin(point))
     copy_of = _copies(contenders)
-    sides = [(row, per, _seeds_drawn(per, seed, 0), _seeds_drawn(per, seed, 1)) for row, per in boot]
+    sides = [(row, per, row, _seeds_drawn(per, seed, 1)) for row, per in boot]  # the row: its seeds drawn as side 0
     pvalues = {}
     for a in range(m):
         for b in range(a + 1, m):
