@@ -204,6 +204,17 @@ def committed_inside_another(top: Path) -> bool:
     return any(entry.startswith("160000 ") for entry in held.split("\0"))
 
 
+def writers_own_history(top: Path) -> bool:
+    """Whether the history of a results file in the repository at ``top`` is its writer's, not the main
+    line's: that repository is committed inside another (:func:`committed_inside_another`). The ninetieth
+    pass read the commitments folder so; the results files' history (:func:`line_changes`, what the keeper
+    took out) was still asked from the file's folder, and a pull request that replaced ``leaderboard/results/``
+    with a submodule of its writer's, one commit holding both of the keeper's signed lines, had a recursive
+    clone's `leaderboard show` rank ``gnn-mal``, withdrawn on review, first and *verified* again
+    (ninety-second pass, side b). Such a file has no history to read, as in a shallow clone."""
+    return committed_inside_another(top)
+
+
 def linked_folder(path: Path) -> Path | None:
     """The folder between the top of the repository holding ``path`` and ``path`` that is a link, nearest
     first (None: none is, or no repository). A file read through a linked folder has another history
@@ -415,6 +426,8 @@ def _main_line_times(top: Path, head: str) -> list[int] | None:
 
 @functools.lru_cache(maxsize=16)
 def _line_changes(top: Path, inside: str, head: str) -> list[tuple[int, int, str]] | None:
+    if writers_own_history(top):  # a submodule's history is its writer's (ninety-second pass)
+        return None
     chain = git(top, "rev-list", "--first-parent", head)
     log = git_bytes(top, *_ADDED_LOG, head, "--", f":(literal){inside}")
     if chain is None or log is None:

@@ -290,7 +290,8 @@ def unread_history_problem(path: Path) -> str:
     read *verified* again in a ``--depth 330`` clone, and a keeper-signed one in a blobless clone whose
     commitments' files had been fetched (sixty-third pass of 2026-12-06)."""
     return (f"is a hidden-set record, and the history of {path.name} cannot be read here (a shallow or partial "
-            "clone): whether the keeper took it out cannot be told; read the boards from a full clone")
+            "clone, or a results folder committed as another repository): whether the keeper took it out cannot "
+            "be told; read the boards from a full clone")
 
 
 @functools.lru_cache(maxsize=8)
