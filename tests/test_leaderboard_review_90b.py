@@ -22,13 +22,30 @@ from test_leaderboard_review_55a import _board, _round, _signed, _write
 from test_leaderboard_review_68a import _rows
 
 
+def as_submodule(repo, inside: str, folder, theirs) -> None:
+    """The folder ``inside`` of ``repo`` (at ``folder``) replaced by a submodule of ``theirs``, as a pull
+    request does it: a recursive clone checks the submodule out in its place."""
+    _git(repo, "rm", "-r", "-q", inside)
+    shutil.rmtree(folder, ignore_errors=True)
+    _git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(theirs), inside)
+    assert _git(repo, "ls-files", "--stage", inside).startswith("160000")  # the setup
+
+
+def shown_rows(results, capsys) -> list[tuple[str, str]]:
+    """(rank, method) of each row `leaderboard show` prints for ``results``."""
+    from perfgraphs.cli import main
+
+    capsys.readouterr()
+    assert main(["leaderboard", "show", "--results", str(results)]) == 0
+    return _rows(capsys.readouterr()[0])
+
+
 def test_a_submodule_commitments_folder_signs_nothing(git_commitments, tmp_path, capsys, monkeypatch):
     """Attack: the keeper's keyed round (``gnn-mal`` 1, ``team-net`` 2); a pull request adds its writer's
     signed record and replaces ``leaderboard/hidden/`` with a submodule: a repository of the writer's whose
     one commit holds the keeper's files, the writer's key in the keeper's key's place and the writer's ranks.
     No row of the writer's is shown. Control: with the new check off, `leaderboard show` ranks the forged
     record first, verified, and skips both keeper's records."""
-    from perfgraphs.cli import main
     from perfgraphs.leaderboard.records import hidden, history, keeper_key
     from perfgraphs.leaderboard.records.keeper_key import write_public_key
     from perfgraphs.leaderboard.records.results import Entry
@@ -48,25 +65,17 @@ def test_a_submodule_commitments_folder_signs_nothing(git_commitments, tmp_path,
     _git(theirs, "init", "-q")
     _git(theirs, "add", "-A")
     _git(theirs, "commit", "-q", "-m", "the organisers' folder")
-    _git(repo, "rm", "-r", "-q", "leaderboard/hidden")
-    shutil.rmtree(folder, ignore_errors=True)
-    _git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(theirs), "leaderboard/hidden")
+    as_submodule(repo, "leaderboard/hidden", folder, theirs)
     _write(results, json.dumps(team), json.dumps(mal), json.dumps(forged))
     commit("gnn-forged; leaderboard/hidden as a submodule")
-    assert _git(repo, "ls-files", "--stage", "leaderboard/hidden").startswith("160000")  # the setup
     assert (folder / f"dippm-cpu-torch-fp32-{SET[:16]}.pub").is_file()  # a recursive clone's checkout
 
     monkeypatch.setenv("COLUMNS", "300")  # each row on one line
 
-    def show() -> list[tuple[str, str]]:
-        capsys.readouterr()
-        assert main(["leaderboard", "show", "--results", str(results)]) == 0
-        return _rows(capsys.readouterr()[0])
-
     skipped: list[str] = []
     assert _board(results, skipped) == {}
     assert len(skipped) == 3 and all("no git history of leaderboard/hidden/" in s for s in skipped), skipped
-    assert not any(method == "gnn-forged" for _, method in show())
+    assert not any(method == "gnn-forged" for _, method in shown_rows(results, capsys))
 
     # control: the folder's history asked from the folder, as before
     monkeypatch.setattr(history, "committed_inside_another", lambda top: False)
@@ -76,5 +85,5 @@ def test_a_submodule_commitments_folder_signs_nothing(git_commitments, tmp_path,
     skipped = []
     assert _board(results, skipped) == {"gnn-forged": ("verified", 1)}
     assert len(skipped) == 2 and all("not signed by the hidden set's keeper" in s for s in skipped), skipped
-    rows = show()
+    rows = shown_rows(results, capsys)
     assert ("1", "gnn-forged") in rows and not any(m in ("gnn-mal", "team-net") for _, m in rows), rows

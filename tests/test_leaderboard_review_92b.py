@@ -17,11 +17,10 @@ until the folder is one again)."""
 from __future__ import annotations
 
 import json
-import shutil
 
 from test_leaderboard_review_20261202 import _git
 from test_leaderboard_review_55a import _board, _round, _write
-from test_leaderboard_review_68a import _rows
+from test_leaderboard_review_90b import as_submodule, shown_rows
 
 
 def test_a_submodule_results_folder_puts_back_no_withdrawn_record(git_commitments, tmp_path, capsys, monkeypatch):
@@ -29,7 +28,6 @@ def test_a_submodule_results_folder_puts_back_no_withdrawn_record(git_commitment
     a pull request replaces ``leaderboard/results/`` with a submodule, a repository of its writer's whose one
     commit holds both signed lines. No withdrawn row is shown. Control: with the new check off, `leaderboard
     show` ranks ``gnn-mal`` first, verified, again."""
-    from perfgraphs.cli import main
     from perfgraphs.leaderboard.records import history, keeper_key
 
     folder, commit = git_commitments
@@ -44,28 +42,20 @@ def test_a_submodule_results_folder_puts_back_no_withdrawn_record(git_commitment
     _git(theirs, "init", "-q")
     _git(theirs, "add", "-A")
     _git(theirs, "commit", "-q", "-m", "the results")
-    _git(repo, "rm", "-r", "-q", "leaderboard/results")
-    shutil.rmtree(results, ignore_errors=True)
-    _git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(theirs), "leaderboard/results")
+    as_submodule(repo, "leaderboard/results", results, theirs)
     commit("leaderboard/results as a submodule")
-    assert _git(repo, "ls-files", "--stage", "leaderboard/results").startswith("160000")  # the setup
     assert json.dumps(mal) in (results / "dippm.jsonl").read_text()  # a recursive clone's checkout
 
     monkeypatch.setenv("COLUMNS", "300")  # each row on one line
 
-    def show() -> list[tuple[str, str]]:
-        capsys.readouterr()
-        assert main(["leaderboard", "show", "--results", str(results)]) == 0
-        return _rows(capsys.readouterr()[0])
-
     skipped: list[str] = []
     assert _board(results, skipped) == {}
     assert len(skipped) == 2 and all("committed as another repository" in s for s in skipped), skipped
-    assert not any(method == "gnn-mal" for _, method in show())
+    assert not any(method == "gnn-mal" for _, method in shown_rows(results, capsys))
 
     # control: the file's history asked from its folder, as before
     monkeypatch.setattr(history, "writers_own_history", lambda top: False)
     for cached in (history._line_changes, keeper_key._withdrawn):
         cached.cache_clear()
     assert _board(results) == {"gnn-mal": ("verified", 1), "team-net": ("verified", 2)}
-    assert ("1", "gnn-mal") in show()
+    assert ("1", "gnn-mal") in shown_rows(results, capsys)
