@@ -215,6 +215,17 @@ def writers_own_history(top: Path) -> bool:
     return committed_inside_another(top)
 
 
+def in_writers_repository(folder: Path) -> bool:
+    """Whether ``folder`` lies in a repository committed inside another (:func:`committed_inside_another`),
+    where :func:`repository_place` reads no history: a reader that also takes the file as it is must not
+    take it then. A pull request that replaced ``leaderboard/hidden/ranks/`` with a submodule holding the
+    round's first keeper-signed ranks had no main-line version read beside that checkout, so `leaderboard
+    show` ranked ``gnn-mal`` 1 and ``team-net`` 2 again over the keeper's later ranks and left ``zed-net``,
+    ranked first since, unranked (ninety-third pass, side a; the forty-ninth closed the same through a link)."""
+    top = _top_folder(folder.absolute())
+    return top is not None and committed_inside_another(top)
+
+
 def linked_folder(path: Path) -> Path | None:
     """The folder between the top of the repository holding ``path`` and ``path`` that is a link, nearest
     first (None: none is, or no repository). A file read through a linked folder has another history

@@ -198,9 +198,11 @@ def read_sealed(dataset: str, config: str, target: str, hidden_sha256: str, root
     reference the keeper had since ranked second at rank 1 alone, the contributor's entry unranked
     as "scored after the keeper's ranks" (forty-eighth pass of 2026-12-05). The next round of a
     config writes its ranks over the same file, and the earlier set's board still finds its own."""
+    from perfgraphs.leaderboard.records.history import in_writers_repository
+
     path = ranks_path(dataset, config, target, root)
-    try:
-        current = path.read_text()
+    try:  # a submodule's checkout is its writer's, with no main-line version beside it (ninety-third pass)
+        current = None if in_writers_repository(path.parent) else path.read_text()
     except (OSError, ValueError):
         current = None
     found = [d for text in [current, *_main_line_texts(path)]
