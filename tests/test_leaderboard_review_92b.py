@@ -10,7 +10,7 @@ lines, had every reader of a recursive clone read the writer's history of the fi
 taken out: `leaderboard show` ranked the withdrawn ``gnn-mal`` first, *verified*, again (by the keeper's
 ranks that still named it). The brief's leads 1-4 (attributes, committer dates, squash and rebase landings,
 case-folded names) gave nothing in this pass's time (see its report). Now a results file whose repository is
-committed inside another one has no history to read (``history.writers_own_history``, in
+committed inside another one has no history to read (``history.committed_inside_another``, in
 ``history.line_changes``): its hidden records are not read, as in a shallow clone (``team-net`` too,
 until the folder is one again)."""
 
@@ -54,7 +54,7 @@ def test_a_submodule_results_folder_puts_back_no_withdrawn_record(git_commitment
     assert not any(method == "gnn-mal" for _, method in shown_rows(results, capsys))
 
     # control: the file's history asked from its folder, as before
-    monkeypatch.setattr(history, "writers_own_history", lambda top: False)
+    monkeypatch.setattr(history, "committed_inside_another", lambda top: False)
     for cached in (history._line_changes, keeper_key._withdrawn):
         cached.cache_clear()
     assert _board(results) == {"gnn-mal": ("verified", 1), "team-net": ("verified", 2)}

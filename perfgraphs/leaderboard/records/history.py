@@ -204,17 +204,6 @@ def committed_inside_another(top: Path) -> bool:
     return any(entry.startswith("160000 ") for entry in held.split("\0"))
 
 
-def writers_own_history(top: Path) -> bool:
-    """Whether the history of a results file in the repository at ``top`` is its writer's, not the main
-    line's: that repository is committed inside another (:func:`committed_inside_another`). The ninetieth
-    pass read the commitments folder so; the results files' history (:func:`line_changes`, what the keeper
-    took out) was still asked from the file's folder, and a pull request that replaced ``leaderboard/results/``
-    with a submodule of its writer's, one commit holding both of the keeper's signed lines, had a recursive
-    clone's `leaderboard show` rank ``gnn-mal``, withdrawn on review, first and *verified* again
-    (ninety-second pass, side b). Such a file has no history to read, as in a shallow clone."""
-    return committed_inside_another(top)
-
-
 def in_writers_repository(folder: Path) -> bool:
     """Whether ``folder`` lies in a repository committed inside another (:func:`committed_inside_another`),
     where :func:`repository_place` reads no history: a reader that also takes the file as it is must not
@@ -437,7 +426,10 @@ def _main_line_times(top: Path, head: str) -> list[int] | None:
 
 @functools.lru_cache(maxsize=16)
 def _line_changes(top: Path, inside: str, head: str) -> list[tuple[int, int, str]] | None:
-    if writers_own_history(top):  # a submodule's history is its writer's (ninety-second pass)
+    # a submodule's history is its writer's: a pull request that replaced leaderboard/results/ with one
+    # holding both of the keeper's signed lines had gnn-mal, withdrawn on review, ranked first and verified
+    # again in a recursive clone (ninety-second pass, side b); such a file has none, as in a shallow clone
+    if committed_inside_another(top):
         return None
     chain = git(top, "rev-list", "--first-parent", head)
     log = git_bytes(top, *_ADDED_LOG, head, "--", f":(literal){inside}")
