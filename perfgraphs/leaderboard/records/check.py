@@ -335,11 +335,39 @@ def _capped_times(times: list[int]) -> list[float]:
     it stays its team's (:func:`_first_additions`' ``first.own``) and blocks nobody else."""
     import time
 
-    capped, low = [], time.time()
-    for t in reversed(times):
-        low = min(low, t)
-        capped.append(low)
+    capped, low, caps = [], time.time(), _dated_with_the_line(times)
+    for t, caps_earlier in zip(reversed(times), reversed(caps)):
+        capped.append(min(low, t))
+        if caps_earlier:  # a commit dated back off the line's run caps only itself (ninety-fourth pass)
+            low = min(low, t)
     return capped[::-1]
+
+
+def _dated_with_the_line(times: list[int]) -> list[bool]:
+    """For each main-line commit, whether its time may cap the earlier commits' (:func:`_capped_times`):
+    it lies on some longest non-decreasing run of the line's times, where an honest line's commits lie
+    (each is made after its parent). One commit dated back caps nothing then: a fast-forwarded typo fix
+    with ``GIT_COMMITTER_DATE`` of 2020 made every record before it "dated after its capped time", so
+    none blocked anybody, and ``AIice Author`` and a ``GNN_X`` of Mal Lory's merged after it passed
+    `check` beside Alice Author's ``gnn-x`` (the thirteenth pass's rule off for every earlier record;
+    ninety-fourth pass, side b). To make m commits' records unsure a pull request needs at least m
+    commits dated back among them, and a lone commit dated back beside one record stays the
+    ninety-first pass's undecidable pair: both records stay their teams', neither blocks the other."""
+    import bisect
+
+    def run_lengths(values: list[int]) -> list[int]:
+        tails: list[int] = []  # the least last value of a non-decreasing run of each length
+        out = []
+        for v in values:
+            k = bisect.bisect_right(tails, v)
+            tails[k:k + 1] = [v]
+            out.append(k + 1)
+        return out
+
+    ending = run_lengths(times)
+    starting = run_lengths([-t for t in reversed(times)])[::-1]
+    longest = max(ending, default=0)
+    return [e + s - 1 == longest for e, s in zip(ending, starting)]
 
 
 # clocks differ: a record scored minutes before its merge may carry a time a little after it
