@@ -22,6 +22,7 @@ one name, noted under the board), never take it.
 from datetime import datetime, timedelta, timezone
 
 from test_leaderboard_review_20261202 import _ALICE, _records_repo
+from test_leaderboard_review_95b import first_arrival_whatever_dated
 
 
 def _three_days_on(monkeypatch) -> None:
@@ -47,7 +48,8 @@ def test_a_commit_dated_ahead_takes_no_name_from_the_team_recorded_in_between(tm
     _three_days_on(monkeypatch)
     assert check_name_owner(results, None, "gnn-x", "Alice Author") == []
     assert check_name_owner(results, None, "gnn-x", "Eve Evil") == []  # unsure: shared, not taken
-    monkeypatch.setattr(check, "_capped_times", lambda times: times)  # control: the commits' own times
+    monkeypatch.setattr(check, "_capped_times", lambda times: times)  # control: the commits' own times,
+    monkeypatch.setattr(check, "_first_seen_by", first_arrival_whatever_dated)  # and the 95th pass's guard off
     assert "recorded by 'Eve Evil'" in " ".join(check_name_owner(results, None, "gnn-x", "Alice Author"))
 
 

@@ -241,8 +241,9 @@ def check_name_owner(results_root: Path | None, board: Task, method: str, author
     owned_people = _owned_people({p for _, a in recorded for p in names_mod.people(a)}, first)
     others = {a for m, a in recorded if a != authors and names_mod.same_method(method, m)}
     ours = getattr(first, "own", first)(lambda m, a: a == authors and names_mod.same_method(method, m))
+    seen_by = getattr(first, "seen_by", lambda predicate, when: first(predicate))  # (ninety-fifth pass, side b)
     owns_method = any(a == authors and names_mod.same_method(method, m) for m, a in recorded) and not any(
-        _before(first(lambda m, a, o=o: a == o and names_mod.same_method(method, m)), ours) for o in others)
+        _before(seen_by(lambda m, a, o=o: a == o and names_mod.same_method(method, m), ours), ours) for o in others)
     problems = []
     # a name is a team's on every dataset (ninth pass); a record another replaced is compared too
     rows = [(e.method, e.authors, e.dataset, e.date_utc[:10]) for e in entries]
@@ -291,10 +292,13 @@ def _first_additions(results_root: Path | None):
         return lambda predicate: None
     changes: list[tuple[int, int, str, str]] = []
     sure: list[tuple[int, int, str, str]] = []  # less the lines dated after a later commit, not their own
+    born: dict[tuple[str, str], list[tuple[int, float]]] = {}  # (arrival, date) of each line a key gained
+    times: list[int] = []
     for path in results_files(folder):
         verdicts: dict[str, tuple[str, str] | None] = {}  # a line's text -> its (method, authors), once
+        dates: dict[str, float] = {}
         unsure: set[str] = set()
-        times = main_line_times(path) or []
+        times = main_line_times(path) or []  # one repository's main line: the last is every file's
         capped = _capped_times(times)
         for when, delta, text in line_changes(path) or []:
             if text not in verdicts:
@@ -305,10 +309,13 @@ def _first_additions(results_root: Path | None):
                 date = _epoch(record["date_utc"]) - DATED_AFTER_SLACK_S if why is None else -math.inf
                 late = when < len(times) and date > times[when]
                 verdicts[text] = (record["method"], record["authors"]) if why is None and not late else None
+                dates[text] = date
                 if verdicts[text] is not None and when < len(capped) and date > capped[when]:
                     unsure.add(text)
             if verdicts[text] is not None:
                 changes.append((when, delta, *verdicts[text]))
+                if delta > 0:
+                    born.setdefault(verdicts[text], []).append((when, dates[text]))
                 if text not in unsure:
                     sure.append(changes[-1])
     since = _present_since(changes)
@@ -320,8 +327,26 @@ def _first_additions(results_root: Path | None):
         return min((w for (m, a), w in arrivals.items() if predicate(m, a)), default=never)
 
     first.own = lambda predicate: first(predicate, since)
+    first.seen_by = lambda predicate, when: _first_seen_by(theirs, born, times, predicate, when)
     first.held = frozenset(since)  # (method, authors) held now, or replaced by a competing record
     return first
+
+
+def _first_seen_by(arrivals: dict[tuple[str, str], int], born: dict[tuple[str, str], list[tuple[int, float]]],
+                   times: list[int], predicate, when: int) -> int:
+    """:func:`_first_additions`' ``first(predicate)`` less the keys whose every line at their arrival is
+    dated after the main-line commit ``when`` (a record's own later commit): such a record was not on
+    the boards, by that commit's own time, when that commit landed, and takes no method from it. A pull
+    request of two commits dated two days ahead, fast-forwarded, lay on the line's longest run where
+    Alice Author's one honest commit after it did not (:func:`_dated_with_the_line`), so her commit capped
+    nothing: Mal Lory's ``gnn-x`` in it, dated the same, stayed sure and first, and Alice's `check` of her
+    own ``gnn-x`` was refused while Mal's passed (ninety-fifth pass, side b). Now the pair is the
+    ninety-first pass's undecidable one: shared, never taken. ``born``: (arrival, date less the slack)
+    of each line a key gained; ``times``: the main line's commit times."""
+    if when >= len(times):
+        return min((w for key, w in arrivals.items() if predicate(*key)), default=sys.maxsize)
+    return min((w for key, w in arrivals.items() if predicate(*key)
+                and any(d <= times[when] for at, d in born.get(key, ()) if at == w)), default=sys.maxsize)
 
 
 def _capped_times(times: list[int]) -> list[float]:
@@ -450,11 +475,12 @@ def _before(when: int | None, than: int | None) -> bool:
 
 def _owned_people(recorded: set[str], first) -> set[str]:
     """The people recorded as written, less those a look-alike written otherwise came before
-    (``first``: :func:`_first_additions`)."""
-    earliest = {p: first(lambda m, a, p=p: p in names_mod.people(a)) for p in recorded}
+    (``first``: :func:`_first_additions`; a look-alike's lines all dated after the person's own first
+    commit came before nothing: :func:`_first_seen_by`, ninety-fifth pass)."""
+    seen_by = getattr(first, "seen_by", lambda predicate, when: first(predicate))
     own = {p: getattr(first, "own", first)(lambda m, a, p=p: p in names_mod.people(a)) for p in recorded}
     return {p for p in recorded
-            if not any(_before(earliest[q], own[p]) for q in recorded
+            if not any(_before(seen_by(lambda m, a, q=q: q in names_mod.people(a), own[p]), own[p]) for q in recorded
                        if q.casefold() != p.casefold() and names_mod.lookalike_people(p, q))}
 
 
