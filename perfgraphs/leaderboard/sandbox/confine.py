@@ -421,6 +421,13 @@ BLOCKED_SYSCALLS = ("add_key", "keyctl", "request_key", "bpf", "perf_event_open"
 # second round). Refusing eviction leaves a write-once channel: see leaderboard/RULES.md.
 # (syscall, argument index, value): fadvise64(fd, offset, len, advice), madvise(addr, len, advice)
 ARGUMENT_RULES = (("fadvise64", 3, 4), ("madvise", 2, 20), ("madvise", 2, 21))
+# Sockets of any family but AF_UNIX: the sandbox has no network (its own namespace, loopback only), and on a
+# cgroup v1 hierarchy the buffers of loopback TCP sockets are charged to no counter the record reads nor to the
+# memory limit: a predictor kept 404 MB in its own loopback connections' queues under a 300 MB limit and was
+# stated a 139 MB peak, the ridge example holding 600 MB so a 137 MB one on its page (ninety-fourth pass, side a).
+# AF_UNIX buffers are charged like any page (tests/test_leaderboard_redteam_sandbox.py). Refused for any
+# first argument other than AF_UNIX, so no higher bits pass either.
+SOCKET_CALLS, AF_UNIX = ("socket", "socketpair"), 1
 # Answered with ENOSYS: sysinfo(2), the machine's load averages, task count and free memory, read by no path
 # that could be masked. They outlive a run: a seed that held a few hundred runnable processes over one of
 # the kernel's 5-second load samples set the 1-minute average to the band it wanted, and the next seed,
@@ -445,13 +452,22 @@ CLONE_NAMESPACE_FLAGS = {"CLONE_NEWNS": 0x00020000, "CLONE_NEWCGROUP": 0x0200000
 ENOSYS_SYSCALLS = ("clone3",)
 
 SCMP_ACT_ALLOW = 0x7FFF0000
-SCMP_CMP_EQ, SCMP_CMP_MASKED_EQ = 4, 7  # libseccomp's enum scmp_compare (MASKED_EQ: (arg & a) == b)
+SCMP_CMP_NE, SCMP_CMP_MASKED_EQ = 1, 7  # libseccomp's enum scmp_compare (MASKED_EQ: (arg & a) == b)
 
 
 class _ArgCmp(ctypes.Structure):
     """libseccomp's ``struct scmp_arg_cmp``."""
     _fields_ = [("arg", ctypes.c_uint), ("op", ctypes.c_int), ("datum_a", ctypes.c_uint64),
                 ("datum_b", ctypes.c_uint64)]
+
+
+def int_argument_is(arg: int, value: int) -> _ArgCmp:
+    """The comparison "argument ``arg``, a C ``int``, equals ``value``": on its low 32 bits only. Seccomp
+    reads all 64 bits of a register, the kernel only the int's 32: compared whole (``SCMP_CMP_EQ``), the
+    advice ``(1 << 32) | POSIX_FADV_DONTNEED`` passed the filter, the kernel read DONTNEED and evicted the
+    pages of a read-only bind from the host's page cache, the channel ARGUMENT_RULES closes rewritable again
+    (ninety-sixth pass, side a; tests/test_leaderboard_review_96a.py)."""
+    return _ArgCmp(arg, SCMP_CMP_MASKED_EQ, 0xFFFFFFFF, value)
 
 
 def scmp_act_errno(err: int) -> int:
@@ -492,7 +508,8 @@ def _compiled() -> tuple[bytes | None, str | None]:
         # (call, errno, comparison or None): clone with a namespace flag, (flags & flag) == flag
         rules += [("clone", errno.EPERM, _ArgCmp(0, SCMP_CMP_MASKED_EQ, flag, flag))
                   for flag in CLONE_NAMESPACE_FLAGS.values()]
-        rules += [(call, errno.EPERM, _ArgCmp(arg, SCMP_CMP_EQ, value, 0)) for call, arg, value in ARGUMENT_RULES]
+        rules += [(call, errno.EPERM, int_argument_is(arg, value)) for call, arg, value in ARGUMENT_RULES]
+        rules += [(call, errno.EPERM, _ArgCmp(0, SCMP_CMP_NE, AF_UNIX, 0)) for call in SOCKET_CALLS]
         for call, err, cmp in rules:
             nr = lib.seccomp_syscall_resolve_name(call.encode())
             if nr == -1:  # __NR_SCMP_ERROR: libseccomp does not know the name
