@@ -223,8 +223,12 @@ def _chunk_draws(seed: int, start: int, b: int, n: int, repetitions: LabelRepeti
             _kept_draws.move_to_end((seed, start, b, n, key))
             return kept
     rng = np.random.default_rng([seed, start, 0])
-    counts = rng.multinomial(n, np.full(n, 1.0 / n), size=b).astype(np.int32)
-    factors = _label_factors(repetitions, rng, b, n)
+    # a whole chunk drawn whatever ``b``: the last chunk's rows are the same for any number of resamples
+    # past its start (:func:`_seed_counts`), so a board that needs more resamples adds rows, never re-draws
+    full = max(b, _CHUNK)
+    counts = rng.multinomial(n, np.full(n, 1.0 / n), size=full).astype(np.int32)[:b]
+    factors = _label_factors(repetitions, rng, full, n)
+    factors = None if factors is None else factors[:b]
     for array in (counts, factors):
         if array is not None:
             array.flags.writeable = False
@@ -282,7 +286,8 @@ def _bootstrap(contenders: list[Contender], repetitions: LabelRepetitions | None
                 for k in range(s):  # seed by seed: a (b, s, n) array took twice as long, same sums
                     np.abs(np.subtract(ratios[k], factors, out=errors), out=errors)
                     perturbed[:, k] = np.einsum("bn,bn->b", errors, weighed)
-                seed_shift[j] += ((perturbed - per_seed).mean(axis=1) / n * 100.0).sum()
+                if start < RESAMPLES:  # measured on the rows every board draws (_seed_counts)
+                    seed_shift[j] += ((perturbed - per_seed).mean(axis=1) / n * 100.0).sum()
                 per_seed = perturbed
             per_seed_out[j][start:start + b] = per_seed / n * 100.0
     # A label re-drawn from its repetitions adds error to every entry (the observed label is already
@@ -292,7 +297,7 @@ def _bootstrap(contenders: list[Contender], repetitions: LabelRepetitions | None
     # (two seeds x20: -6.6 points, which put the draws without those seeds below the best entry and
     # tied it with the best: test_ranking, twenty-third pass of 2026-12-02); drawing configurations and
     # seeds is unbiased for the mean MAPE and needs no centring.
-    shifted = [per_seed_out[j] - seed_shift[j] / resamples for j in range(len(contenders))]
+    shifted = [per_seed_out[j] - seed_shift[j] / min(resamples, RESAMPLES) for j in range(len(contenders))]
     return [(_seeds_drawn(per, seed, 0), per) for per in shifted]
 
 
@@ -333,11 +338,29 @@ def _pair_pvalue(d: np.ndarray, margin: float, resamples: int) -> float:
 def _seeds_drawn(per_seed: np.ndarray, seed: int, role: int) -> np.ndarray:
     """(resamples,) an entry's MAPE with its seeds drawn, from its (resamples, seeds) seeds' MAPEs: on
     each resample its seeds, in order of their MAPE there, take the counts of a draw with replacement
-    from a stream keyed on the bootstrap's seed, the number of seeds and ``role`` alone. The counts are
-    exchangeable, so any order they are given in that does not depend on them draws the seeds alike."""
+    from a stream keyed on the bootstrap's seed, the number of seeds and ``role`` alone
+    (:func:`_seed_counts`). The counts are exchangeable, so any order they are given in that does not depend on them draws the seeds alike."""
     b, s = per_seed.shape
-    counts = np.random.default_rng([seed, 2, role, s, b]).multinomial(s, np.full(s, 1.0 / s), size=b)
-    return (np.sort(per_seed, axis=1) * counts).sum(axis=1) / s
+    return (np.sort(per_seed, axis=1) * _seed_counts(seed, role, s, b)).sum(axis=1) / s
+
+
+def _seed_counts(seed: int, role: int, s: int, b: int) -> np.ndarray:
+    """(b, s) counts of :func:`_seeds_drawn`'s draws with replacement. Up to :data:`RESAMPLES` rows, from a
+    stream keyed on (seed, role, s, b) as before; past them, the first :data:`RESAMPLES` rows are those of
+    a board of :data:`RESAMPLES` and each further chunk of :data:`_CHUNK` rows comes from a stream keyed
+    on its start, so a board that needs more resamples adds rows and re-draws none. A ranking of more
+    than 51 entries draws ``80 × (entries - 1)`` resamples (Holm's smallest threshold, ``paired_ranking``),
+    and keyed on that number every entry's seeds were drawn anew by each entry added: 45 entries by 45
+    invented people, each worse than every entry before (in no one's Holm family), moved `eve-boost` from
+    rank 1 beside `roofline-boost` to rank 2 on the dippm cpu latency board, and each further entry
+    re-rolled the borderline comparisons again (ninety-fifth (ranks) pass)."""
+    if b <= RESAMPLES:
+        return np.random.default_rng([seed, 2, role, s, b]).multinomial(s, np.full(s, 1.0 / s), size=b)
+    blocks = [_seed_counts(seed, role, s, RESAMPLES)]
+    for start in range(RESAMPLES, b, _CHUNK):
+        rng = np.random.default_rng([seed, 3, role, s, start])
+        blocks.append(rng.multinomial(s, np.full(s, 1.0 / s), size=_CHUNK)[:min(_CHUNK, b - start)])
+    return np.concatenate(blocks)
 
 
 def seeds_drawn_apart_pvalue(lower: tuple, higher: tuple, margin: float, resamples: int) -> float:
@@ -406,6 +429,19 @@ def _family_of(j: int, point: np.ndarray, pvalues: dict[tuple[int, int], float],
     return {(i, j): pvalues[(min(i, j), max(i, j))] for i in strongest.values()}
 
 
+def _rows_for_families(point: np.ndarray, copy_of: list[tuple[int, ...]], base: int, alpha: float) -> list[int]:
+    """Per entry, the resamples its Holm family's comparisons are read on: ``base``, or as many as its
+    family's smallest threshold needs (``4 × family / alpha``), the family being the sets of copies of
+    lower mean (:func:`_family_of`). The board draws as many as its largest family needs and each entry
+    reads the first of them (:func:`_seed_counts`: they are the rows a board of fewer draws), so an
+    entry's comparisons depend on the entries of lower mean alone: read on all of them, 45 entries
+    worse than every entry before moved `eve-boost` from rank 1 to 2 on the dippm cpu latency board
+    (ninety-fifth (ranks) pass)."""
+    return [max(base, int(np.ceil(4 * max(1, len({copy_of[i] for i in range(len(point))
+                                                    if point[i] < point[j] and copy_of[i] != copy_of[j]})) / alpha)))
+            for j in range(len(point))]
+
+
 def _on_label_means(contenders: list[Contender], repetitions: LabelRepetitions | None
                     ) -> tuple[list[Contender], bool]:
     """(the contenders as scored, whether the labels' noise is drawn): checked to be one board's,
@@ -459,22 +495,25 @@ def paired_ranking(contenders: list[Contender], repetitions: LabelRepetitions | 
     n = contenders[0].ratios.shape[1]
     m = len(contenders)
     # Holm's smallest threshold is alpha / (m - 1); a bootstrap p-value cannot go below 2 / (B + 1)
-    resamples = max(resamples, int(np.ceil(4 * max(1, m - 1) / alpha)))
+    base, resamples = resamples, max(resamples, int(np.ceil(4 * max(1, m - 1) / alpha)))
     if boot is None or len(boot) != m or any(row.shape != (resamples,) for row, _ in boot):
         boot = _bootstrap(contenders, repetitions if label_noise else None, resamples, seed)
     point = np.array([c.mape_pct for c in contenders])
     best = int(np.argmin(point))
     copy_of = _copies(contenders)
     sides = [(row, per, row, _seeds_drawn(per, seed, 1)) for row, per in boot]  # the row: its seeds drawn as side 0
+    rows_for = _rows_for_families(point, copy_of, base, alpha)
     pvalues = {}
     for a in range(m):
         for b in range(a + 1, m):
             lo, hi = (a, b) if (point[a], copy_of[a]) <= (point[b], copy_of[b]) else (b, a)
             # copies draw alike (their difference is their ratios', a few ulp: never a rank, _family_of)
             higher = sides[hi] if copy_of[lo] != copy_of[hi] else (*sides[hi][:3], sides[hi][2])
-            pvalues[(a, b)] = seeds_drawn_apart_pvalue(sides[lo], higher, same_score_margin(point[a], point[b]),
-                                                       resamples)
-    boot = np.array([row for row, _ in boot])  # the intervals: each entry's seeds drawn on its own stream
+            k = rows_for[hi]
+            pvalues[(a, b)] = seeds_drawn_apart_pvalue(tuple(x[:k] for x in sides[lo]), tuple(x[:k] for x in higher),
+                                                       same_score_margin(point[a], point[b]), k)
+    # the intervals: each entry's seeds drawn on its own stream, on the rows a board of ``base`` draws
+    boot = np.array([row[:base] for row, _ in boot])
     # Each entry's rank is one statement, "these entries are better than it": its family is its
     # comparisons with the entries of lower mean, Holm-adjusted together. (One family over every
     # pair would let entries far below an entry, or near-duplicates added to the board, loosen or
