@@ -179,6 +179,37 @@ def public_variants(plans: Path, hidden: Path | None = None) -> frozenset[tuple]
     return frozenset(k for k in map(structure_key, names) if k is not None)
 
 
+# a family's draw is a secret only while it picks among many more structures than it takes
+THIN_FACTOR = 4
+
+
+def thin_families(per_family: int, public: frozenset[tuple], families: dict[str, Family] = FAMILIES,
+                  factor: int = THIN_FACTOR, tries: int = 20000) -> dict[str, int]:
+    """family -> how many structures it has left (neither named nor in ``public``) where that is fewer
+    than ``factor`` x ``per_family``: such a family is not drawn. The space is counted by the family's own
+    knobs, with an rng of its own (the secret seed's stream is not touched). Every committed plan's
+    variants are public (:func:`public_variants`), so a pull request adding a plan that names all but
+    five of the Swin structures still left (nine of 36 were, 2026-12-06) fixed the next round's five
+    Swins for any seed, and a submission committed before the draw could hold their labels, measured
+    on a GPU of the config's kind (ninety-seventh pass, side b). Leaving the family out is the keeper's
+    cue to widen its knobs; a family measured in full by whoever has the GPU is not closed here."""
+    thin = {}
+    for family, spec in families.items():
+        rng, seen, left = random.Random(family), set(), set()
+        for _ in range(tries):
+            overrides = spec.draw(rng)
+            name = variant_name(spec.base, overrides)
+            if name not in seen:
+                seen.add(name)
+                if overrides not in spec.named and structure_key(name) not in public:
+                    left.add(name)
+            if len(left) >= factor * per_family:
+                break
+        if len(left) < factor * per_family:
+            thin[family] = len(left)
+    return thin
+
+
 # Issue 32: a hidden set is measured with the repeated, interleaved protocol: each label the
 # median of VISITS passes over the whole set in shuffled order (perfgraphs.collect.rounds.visits),
 # a pass apart, so the host's slow drift enters the spread beside the label, not the label alone.
@@ -194,7 +225,12 @@ def hidden_plan(source: Path, seed: int, per_family: int, sizes: int = 2, batche
     raw = yaml.safe_load(Path(source).read_text())
     rng = random.Random(seed)
     groups = []
-    for family, names in draw_variants(rng, per_family, public=public).items():
+    thin = thin_families(per_family, public)
+    drawn_from = {f: spec for f, spec in FAMILIES.items() if f not in thin}
+    if not drawn_from:
+        raise PlanError("every family has too few structures left to draw from: "
+                        + ", ".join(f"{f}: only {n} distinct variants left" for f, n in thin.items()))
+    for family, names in draw_variants(rng, per_family, drawn_from, public=public).items():
         measured = [c for c in plan.configs if c.family == family]
         if not measured:
             raise PlanError(f"{source} has no {family} configurations to take sizes from")
@@ -230,12 +266,15 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if (out / "seed.txt").exists():
             raise PlanError(f"{out} already holds a drawn set (seed.txt): one draw per round")
-        seed = secrets.randbits(64)
+        seed, public = secrets.randbits(64), public_variants(plans_dir(), leaderboard_dir() / "hidden")
         plan = hidden_plan(Path(args.source), seed, args.per_family, args.sizes, args.batches,
-                           public=public_variants(plans_dir(), leaderboard_dir() / "hidden"), visits=args.visits)
+                           public=public, visits=args.visits)
     except PlanError as exc:
         print(f"perfgraphs: {exc}", file=sys.stderr)
         return 1
+    for family, left in thin_families(args.per_family, public).items():
+        print(f"perfgraphs: {family} not drawn: {left} structures left, fewer than {THIN_FACTOR} x {args.per_family} "
+              "(a draw among so few is guessed; widen its knobs)", file=sys.stderr)
     out.mkdir(parents=True, exist_ok=True)
     (out / "seed.txt").write_text(f"{seed}\n")
     (out / "hidden-plan.yaml").write_text(yaml.safe_dump(plan, sort_keys=False))
