@@ -105,7 +105,20 @@ def _system_binds() -> list[str]:
     for path in SYSTEM_FILES:
         if Path(path).is_file():
             args += ["--ro-bind", path, path]
-    return args + ["--proc", "/proc", "--dev", "/dev", *_masked_proc()]
+    return args + ["--proc", "/proc", "--dev", "/dev", *_no_terminals(), *_masked_proc()]
+
+
+def _no_terminals() -> list[str]:
+    """bubblewrap's arguments covering the sandbox's ``/dev/pts`` with an empty read-only tmpfs, so
+    ``/dev/ptmx`` (a link into it) leads nowhere and no pseudo-terminal can be opened.
+
+    Why: a pseudo-terminal pair's kernel memory (two tty structures, two line disciplines' buffers,
+    what is written and not read) is charged to no memory cgroup, and the kernel's pool of them is
+    shared by the whole machine. A predictor that opened the 3,071 pairs its devpts instance could have
+    and filled them held about 300 MB of kernel memory (slab and vmalloc) under a 300 MB limit, stated
+    as a 16 MB peak, and left no pair for any other sandbox on the machine (ninety-seventh pass, side a;
+    tests/test_leaderboard_review_97a.py). No predictor needs a terminal."""
+    return ["--tmpfs", "/dev/pts", "--remount-ro", "/dev/pts"]
 
 
 # What of the host kernel's /proc a sandbox sees: its own processes (the pid namespace's folders,
