@@ -101,15 +101,16 @@ class Entry:
         return statistics.fmean(values), (statistics.stdev(values) if len(values) > 1 else 0.0)
 
     def peak_memory_how(self) -> str:
-        """How the harness measured the peak memory: a memory cgroup's peak counts every page of the run
-        once; without one the harness samples the process tree's resident sets (and each process's
+        """How the harness measured the peak memory: a memory cgroup's peak counts every page charged to
+        the run once (not every kernel object a run can make: loopback sockets' buffers and terminals were
+        charged to none until the sandbox refused them, ninety-fourth and ninety-seventh passes); without one the harness samples the process tree's resident sets (and each process's
         high-water mark at the end), which miss a child that lived between two samples and count a page
         shared by forked processes in each ("" where the record does not say how it ran). The page said
         "measured by the harness" either way, and only its isolation row told them apart (eighty-ninth pass)."""
         if not self.isolation:
             return ""
         if "cgroup" in self.isolation.split("+"):
-            return "the memory cgroup's peak, every page of the run"
+            return "the memory cgroup's peak, every page charged to the run"
         return ("no memory cgroup: resident sets sampled, which miss a child living between samples and count "
                 "a shared page in every process")
 
