@@ -119,7 +119,18 @@ class Entry:
         if self.peak_memory_mb is None:
             return "not measured"
         how = self.peak_memory_how()
-        return f"{self.peak_memory_mb:.0f} MB (measured by the harness{': ' + how if how else ''})"
+        return f"{self.peak_memory_mb:.0f} MB (measured by the harness{': ' + how if how else ''}){self.run_costs_caveat()}"
+
+    def run_costs_caveat(self) -> str:
+        """What a *reproduced* record's run costs (peak memory, fit and CPU seconds, predictions/s) are: its own
+        run's, on its hardware, as it states them. ``perfgraphs leaderboard reproduce`` scores the predictions
+        again and never these (``reproduce.RUN_FIELDS``: another machine's timings), so a reproduced record
+        could state any of them unchecked (ninety-ninth pass's lead); "" for other tiers."""
+        from perfgraphs.leaderboard.records.tiers import REPRODUCED
+
+        if self.tier != REPRODUCED:
+            return ""
+        return f"; the record's own run on {self.hardware or 'unstated hardware'}, which reproduce does not measure again"
 
     def interval95(self, metric: str = "mape_pct") -> tuple[float, float]:
         """Mean ± 1.96 standard errors over seeds (a single seed gives a point)."""

@@ -275,6 +275,9 @@ def _table(entries: list[Entry], key: str, cv: str, superseded: int = 0, repetit
         # answer from a table (the red team's 15 → 619 predictions/s)
         note += (" · predictions/s includes graphs the predictor could precompute: the public test graphs are "
                  "known in advance")
+    if any(e.run_costs_caveat() and e.fit_seconds is not None for e in entries):
+        note += (" · fit s, CPU s and predictions/s are each record's own run on its hardware: reproduce scores a "
+                 "reproduced record's predictions again, never its timings")
     zero = ("<p class=note>⁰ every seed scored the same: the method is deterministic given the data, so its "
             "interval is a point by construction, not a measured certainty.</p>"
             if any(e.zero_spread for e in entries) else "")
