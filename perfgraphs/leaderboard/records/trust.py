@@ -32,7 +32,7 @@ def trust_problem(record: dict, arrival: Callable[[], tuple[str, tuple[tuple[int
             or _keeper_signature_problem(record)
             or reserved_record_problem(record.get("method", ""), record.get("authors", ""),
                                        record.get("code_commit", ""), arrival)
-            or _reference_tier_problem(record))
+            or _reference_tier_problem(record) or _team_transfer_tier_problem(record))
 
 
 def _reference_tier_problem(record: dict) -> str | None:
@@ -47,6 +47,25 @@ def _reference_tier_problem(record: dict) -> str | None:
     if record.get("authors") == REFERENCE_AUTHORS and record.get("tier") not in HARNESS_TIERS:
         return (f"is recorded by the reference authors as {str(record.get('tier'))[:40]!r}: their records are harness "
                 "scores of the reference code (`perfgraphs submit`), never predictions files")
+    return None
+
+
+def _team_transfer_tier_problem(record: dict) -> str | None:
+    """A transfer protocol's record (``leave-one-platform-out/<variant>/K<shots>``) of a harness tier is the
+    reference authors': the transfer runner (``benchmarks.platform_transfer``) runs the catalog's transfer
+    baselines only, ``submit`` scores no transfer protocol and ``reproduce`` scores none again, so a team's
+    such record is a hand-written line no harness made. Mallory's ``mal-transfer``, five draws of 1.00 %
+    MAPE marked *reproduced*, was listed first on the nnlqp K32 transfer board above every reference
+    (6.10 % the best; ninety-ninth pass, side b)."""
+    from perfgraphs.evaluation.platform_transfer import PROTOCOL
+    from perfgraphs.leaderboard.records.tiers import HARNESS_TIERS
+
+    protocol = str(record.get("protocol") or "")
+    if (protocol == PROTOCOL or protocol.startswith(f"{PROTOCOL}/")) and record.get("tier") in HARNESS_TIERS \
+            and record.get("authors") != REFERENCE_AUTHORS:
+        return (f"{str(record.get('method'))[:60]!r} is a transfer record ({protocol[:60]}) marked "
+                f"{str(record.get('tier'))[:40]!r} by authors other than the reference authors: only the reference "
+                "transfer baselines are scored by a harness on a transfer protocol (a team's are self-reported)")
     return None
 
 
