@@ -32,7 +32,8 @@ def trust_problem(record: dict, arrival: Callable[[], tuple[str, tuple[tuple[int
             or _keeper_signature_problem(record)
             or reserved_record_problem(record.get("method", ""), record.get("authors", ""),
                                        record.get("code_commit", ""), arrival)
-            or _reference_tier_problem(record) or _team_transfer_tier_problem(record))
+            or _reference_tier_problem(record) or _team_transfer_tier_problem(record)
+            or _unscored_protocol_tier_problem(record))
 
 
 def _reference_tier_problem(record: dict) -> str | None:
@@ -66,6 +67,25 @@ def _team_transfer_tier_problem(record: dict) -> str | None:
         return (f"{str(record.get('method'))[:60]!r} is a transfer record ({protocol[:60]}) marked "
                 f"{str(record.get('tier'))[:40]!r} by authors other than the reference authors: only the reference "
                 "transfer baselines are scored by a harness on a transfer protocol (a team's are self-reported)")
+    return None
+
+
+def _unscored_protocol_tier_problem(record: dict) -> str | None:
+    """A record of a harness tier under a split protocol no harness scores is a hand-written line:
+    ``submit`` and ``reproduce`` run a config's standard split, ``leave-one-family-out`` and the tabular
+    folds (:func:`perfgraphs.evaluation.protocol.protocol_parts`), the transfer runner
+    ``leave-one-platform-out``, and nothing runs nnlqp's ``few-shot-platform``, a split the registry lists.
+    Mallory's copy of the official RTX 4090 board's `roofline-boost` record (its 205 configurations'
+    ratios, 4.58 %), re-keyed to ``few-shot-platform`` and marked *reproduced*, was ranked 1, best,
+    reproduced, on a board of its own that no reviewer's `reproduce` can score (hundredth pass, side c)."""
+    from perfgraphs.data.splits import FOLD_PROTOCOLS, GROUP_PROTOCOLS
+    from perfgraphs.evaluation.platform_transfer import PROTOCOL
+    from perfgraphs.leaderboard.records.tiers import HARNESS_TIERS
+
+    name = str(record.get("protocol") or "").split("/")[0]
+    if name and name not in (*GROUP_PROTOCOLS, *FOLD_PROTOCOLS, PROTOCOL) and record.get("tier") in HARNESS_TIERS:
+        return (f"is marked {str(record.get('tier'))[:40]!r} under protocol {name[:60]!r}, which no harness scores "
+                f"({', '.join((*GROUP_PROTOCOLS, *FOLD_PROTOCOLS, PROTOCOL))} are): a hand-written line, self-reported at most")
     return None
 
 
