@@ -520,13 +520,18 @@ def confinement_label(code: Path | None, box, seccomp: bool) -> str:
     return "bubblewrap" + ("+cgroup" if box is not None and box.available else "") + ("+seccomp" if seccomp else "")
 
 
-def _hand_over(job: Job, inbox: Path, name: str, go: int, who: str) -> None:
-    """Put one held file in the inbox, then tell the runner. The write never blocks: the runner
-    only reads this pipe, so a full pipe means the predictor filled it (it can reopen the pipe
-    through /proc/self/fd) to stall this process, its clock and its watchdog."""
+def _hand_over(job: Job, inbox: Path, name: str, go: int, who: str) -> float:
+    """Put one held file in the inbox, then tell the runner; returns this process's clock just before
+    the telling, the earliest a message answering the inputs can have been written. Stamped after the
+    write instead, a harness thread the host descheduled between the write and the stamp let the channel's
+    reader stamp an honest fast answer earlier, and the seed failed as "sent predictions before the harness
+    handed over their inputs" (test_submit_tabular on a loaded machine, ninety-ninth pass's report).
+    The write never blocks: the runner only reads this pipe, so a full pipe means the predictor filled it
+    (it can reopen the pipe through /proc/self/fd) to stall this process, its clock and its watchdog."""
     tmp = inbox / f".{name}.tmp"
     shutil.copyfile(job.folder / "held" / f"{name}_inputs.parquet", tmp)
     os.replace(tmp, inbox / f"{name}_inputs.parquet")
+    told_at = time.monotonic()
     try:
         os.write(go, f"{name}\n".encode())
     except BrokenPipeError:  # the runner is gone; the channel's end says how
@@ -534,6 +539,7 @@ def _hand_over(job: Job, inbox: Path, name: str, go: int, who: str) -> None:
     except BlockingIOError:
         raise SeedFailed(f"{who}: the predictor process filled the harness's control pipe: do not write to the "
                          "harness's file descriptors") from None
+    return told_at
 
 
 @dataclass
@@ -627,12 +633,10 @@ class _SeedWatch:
         if message.kind == "fit_done":
             at["handed_test_start"] = time.monotonic()  # the predict clock starts before the inputs are readable
             marks["pred"] = self.receiver.written()  # bytes already sent cannot be predictions of the inputs
-            _hand_over(self.job, self.inbox, "test", self.go, who)
-            at["handed_pred"] = time.monotonic()
+            at["handed_pred"] = _hand_over(self.job, self.inbox, "test", self.go, who)
         elif message.kind == "pred":
             marks["probe"] = self.receiver.written()
-            _hand_over(self.job, self.inbox, "probe", self.go, who)
-            at["handed_probe"] = time.monotonic()
+            at["handed_probe"] = _hand_over(self.job, self.inbox, "probe", self.go, who)
 
     def output(self) -> SeedOutput:
         """The seed's predictions, times and peak memory, once its result has come."""
