@@ -470,6 +470,24 @@ def int_argument_is(arg: int, value: int) -> _ArgCmp:
     return _ArgCmp(arg, SCMP_CMP_MASKED_EQ, 0xFFFFFFFF, value)
 
 
+PR_SET_SECCOMP = 22  # prctl(2)'s option that installs a filter, as seccomp(2)'s SECCOMP_SET_MODE_FILTER does
+
+
+def _no_stacked_filters() -> list[tuple[str, int, _ArgCmp | None]]:
+    """The rules refusing a predictor a seccomp filter of its own: ``seccomp(2)`` and ``prctl(PR_SET_SECCOMP)``.
+
+    Why: a filter's kernel memory is mostly charged to no memory cgroup. The kernel keeps a copy of the classic
+    program (kmalloc, for checkpoint/restore) and its machine code (JIT, forced on by BPF_JIT_ALWAYS_ON, in
+    executable memory no cgroup charges); only the translated program is charged. Every thread may stack filters
+    up to 32,768 instructions: 150 threads of a predictor stacked 1,050 filters of 4,095 instructions under a 256 MB
+    limit, the host's unreclaimable slab and vmalloc use grew by 133 MB beside a stated peak of 181 MB, and about
+    70 MB of it (68 kB a filter) was charged to no cgroup (hundredth pass, side a;
+    tests/test_leaderboard_review_100a.py). The JIT's pool (``bpf_jit_limit``) is the
+    whole machine's: a seed that spent it would leave another sandbox's bubblewrap unable to load its own filter.
+    No predictor needs a filter of its own."""
+    return [("seccomp", errno.EPERM, None), ("prctl", errno.EPERM, int_argument_is(0, PR_SET_SECCOMP))]
+
+
 def scmp_act_errno(err: int) -> int:
     """libseccomp's SCMP_ACT_ERRNO(x) macro: SECCOMP_RET_ERRNO (0x00050000) | the errno."""
     return 0x00050000 | (err & 0x0000FFFF)
@@ -510,6 +528,7 @@ def _compiled() -> tuple[bytes | None, str | None]:
                   for flag in CLONE_NAMESPACE_FLAGS.values()]
         rules += [(call, errno.EPERM, int_argument_is(arg, value)) for call, arg, value in ARGUMENT_RULES]
         rules += [(call, errno.EPERM, _ArgCmp(0, SCMP_CMP_NE, AF_UNIX, 0)) for call in SOCKET_CALLS]
+        rules += _no_stacked_filters()
         for call, err, cmp in rules:
             nr = lib.seccomp_syscall_resolve_name(call.encode())
             if nr == -1:  # __NR_SCMP_ERROR: libseccomp does not know the name
