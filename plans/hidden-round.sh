@@ -127,6 +127,15 @@ finish)
   fi
   store=$(ls -d "$round"/data/measurements/*-hidden-* 2>/dev/null | head -n 1)
   [ -n "$store" ] || { echo "hidden-round: no measured store in $round/data/measurements (give FILES_AT, or run measure)" >&2; exit 2; }
+  # the drawn plan's configurations only, no link: the device's store path is anyone's to commit a store at
+  # (hundredth pass, side b; hidden.round_store_problem)
+  $py - "$store" "$round/hidden-plan.yaml" <<'PY' || exit 2
+import sys
+from pathlib import Path
+from perfgraphs.leaderboard.records.hidden import round_store_problem
+problem = round_store_problem(Path(sys.argv[1]), Path(sys.argv[2]))
+sys.exit(f"hidden-round: {problem}" if problem else 0)
+PY
   $pg collect verify "$store"
   $pg leaderboard build-hidden "$store" "$keeper" --dataset "$dataset" --config "$config"
   $pg leaderboard commit-hidden "$keeper" --dataset "$dataset" --config "$config"

@@ -455,6 +455,32 @@ def foreign_hardware(cfg: Config, rows: list[dict]) -> str | None:
             "measure a hidden set on the machine of its config's public labels")
 
 
+def round_store_problem(store: Path, plan: Path) -> str | None:
+    """Why ``store``, the measured store a round's ``finish`` reads (unpacked from the device's archive,
+    or written by ``measure``), cannot label the round drawn as ``plan`` (None: it can): a link in it,
+    or a row of a configuration the drawn plan does not measure. The device measures into
+    ``data/measurements/<suite>-<gpu>`` of a copy of the checkout, a path anyone can work out, and the
+    collector resumes whatever store is there: a pull request that committed a store at that path had
+    its own rows archived with the round's, and ``finish`` read them as the keeper's (their names public,
+    ``build-hidden`` left them out; the definition's noise floor came from every row, and the hidden
+    board printed 24.2 % between visits, the writer's rows, for the round's 1.0 %: hundredth pass, side b)."""
+    import os
+
+    from perfgraphs.collect.plan import load_plan
+    from perfgraphs.collect.store import MeasurementStore
+
+    store = Path(store)
+    links = [Path(top, n) for top, dirs, files in os.walk(store) for n in dirs + files if Path(top, n).is_symlink()]
+    if store.is_symlink() or links:
+        return f"{store} holds a link ({(links or [store])[0]}): a measured store is the collector's own folders and files"
+    keys = {c.key for c in load_plan(plan).configs}
+    foreign = sorted({f"{r['model']} ({r['key']})" for r in MeasurementStore(store).round_rows() if r["key"] not in keys})
+    if foreign:
+        return (f"{store} holds {len(foreign)} configuration(s) the drawn plan {plan.name} does not measure "
+                f"({', '.join(foreign)[:300]}): not the round's store (a committed store at the device's path?)")
+    return None
+
+
 def build_hidden(ds: Dataset, cfg: Config, measurements: Path, labels_dir: Path, work: Path) -> Path:
     """Write ``<labels_dir>/<dataset>-<config>.parquet`` from a measurement store kept outside the
     repository: every successful measurement, with its graph exported into ``work/pool`` (the
