@@ -80,7 +80,7 @@ def _device_archive(tmp_path, plan: dict):
     return out
 
 
-def _finish(tmp_path, keeper, files_at, pythonpath: str):
+def _finish(tmp_path, keeper, files_at, pythonpath: str, checkout=REPO):
     stub = tmp_path / "perfgraphs-stub"
     # the real CLI verifies the store; the steps that write (build-hidden, commit-hidden) stop here
     stub.write_text(f'#!/bin/sh\n[ "$1" = collect ] && exec {sys.executable} -m perfgraphs "$@"\n'
@@ -88,7 +88,7 @@ def _finish(tmp_path, keeper, files_at, pythonpath: str):
     stub.chmod(0o755)
     env = {**os.environ, "PERFGRAPHS_HIDDEN_DIR": str(keeper), "PYTHON": sys.executable, "PERFGRAPHS": str(stub),
            "PYTHONPATH": pythonpath}
-    return subprocess.run(["bash", "plans/hidden-round.sh", "finish", str(files_at)], cwd=REPO, env=env,
+    return subprocess.run(["bash", "plans/hidden-round.sh", "finish", str(files_at)], cwd=checkout, env=env,
                           capture_output=True, text=True, timeout=120)
 
 

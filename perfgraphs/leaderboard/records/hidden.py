@@ -478,6 +478,25 @@ def round_store_problem(store: Path, plan: Path) -> str | None:
     if foreign:
         return (f"{store} holds {len(foreign)} configuration(s) the drawn plan {plan.name} does not measure "
                 f"({', '.join(foreign)[:300]}): not the round's store (a committed store at the device's path?)")
+    return committed_at_device_path(store.name)
+
+
+def committed_at_device_path(store_name: str, repo: Path | None = None) -> str | None:
+    """Why a round's store named ``store_name`` may hold rows the device resumed rather than measured
+    (None: no commit of HEAD's history in ``repo``, the checkout ``finish`` runs in, ever held
+    ``data/measurements/<store_name>``). The device
+    copies the checkout's tracked files and resumes the store at that path: a pull request's store holding
+    only configurations the drawn plan measures (guessed, or the whole of a small family) passes
+    :func:`round_store_problem`'s plan check, the device skips those configurations as finished, and the
+    round's labels are the writer's (hundredth pass's lead; the keeper's own stores are never committed)."""
+    repo = Path.cwd() if repo is None else repo
+    where = f"data/measurements/{store_name}"
+    commit = git(repo, "log", "-1", "--format=%H", "HEAD", "--", f":(literal){where}")
+    if commit is None:
+        return f"cannot read the history of {repo} to check that no commit held {where}: run finish in the checkout"
+    if commit.strip():
+        return (f"{where} was committed in the repository (commit {commit.strip()[:12]}): the device resumes a store "
+                "at that path, so the round's rows may be that commit's; remove it from the main line and measure again")
     return None
 
 
