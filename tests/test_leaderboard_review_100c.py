@@ -19,8 +19,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from perfgraphs.cli import main
-from test_leaderboard_review_99b import REPO
+from test_leaderboard_review_99b import REPO, shown_with
 
 PROTOCOL = "few-shot-platform"
 
@@ -42,12 +41,7 @@ def _mallory(tier: str) -> tuple[list[str], dict]:
 
 def _show(tmp_path: Path, tier: str, capsys) -> tuple[str, str]:
     lines, record = _mallory(tier)
-    results = tmp_path / "results"
-    results.mkdir(parents=True)
-    (results / "nnlqp.jsonl").write_text("\n".join([*lines, json.dumps(record)]) + "\n")
-    capsys.readouterr()
-    assert main(["leaderboard", "show", "--results", str(results)]) == 0
-    return capsys.readouterr()
+    return shown_with(tmp_path, lines, record, capsys)
 
 
 def test_a_record_under_a_protocol_no_harness_scores_is_no_harness_score(tmp_path, capsys, monkeypatch):

@@ -54,32 +54,44 @@ def _toward_the_means(record: dict, scale: np.ndarray) -> dict:
     return {**record, "per_seed": per_seed, "actual_vs_predicted": pairs}
 
 
+def eves_copy(tmp_path, reference: str) -> tuple[list[dict], object, dict]:
+    """(the dippm cpu latency board's reference records, Eve's clone at her record's commit, her honest
+    record: the reference's scores under her name and commit, what her code's run gives)."""
+    references = _current_board("cpu-torch-fp32", "latency_ms")
+    copied = next(r for r in references if r["method"] == reference)
+    folder = _contributor_folder(tmp_path)
+    commit = subprocess.run(["git", "-C", str(folder), "rev-parse", "HEAD"], capture_output=True, text=True,
+                            check=True).stdout.strip()
+    return references, folder, {**copied, "method": "eve-net", "authors": "Eve Rival", "run_identity": "eve-net",
+                                "code_commit": commit, "code_url": "https://example.org/eve/eve-net"}
+
+
+def reproduced_against(tmp_path, record: dict, run: dict, folder, capsys, monkeypatch) -> tuple[list[str], int, str]:
+    """(the command, its exit code, its output): `leaderboard reproduce` of ``record`` (the only line of a
+    results file) from Eve's ``folder``, the code's run stood in by ``run``."""
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "dippm.jsonl").write_text(json.dumps(record) + "\n")
+    monkeypatch.setattr(reproduce_module, "_score_once", lambda cmd, cwd, tmp, commit: run)  # the code's run
+    command = ["leaderboard", "reproduce", "dippm", "1", "--results", str(results), "--submission", str(folder)]
+    capsys.readouterr()
+    rc = main(command)
+    return command, rc, capsys.readouterr().out
+
+
 def test_ratios_moved_toward_the_labels_means_are_not_reproduced(tmp_path, capsys, monkeypatch):
     from perfgraphs.leaderboard.records.ranks import label_repetitions
     from perfgraphs.registry import task
 
-    references = _current_board("cpu-torch-fp32", "latency_ms")
-    linear = next(r for r in references if r["method"] == "layerwise-linear")
-    folder = _contributor_folder(tmp_path)  # Eve's clone at her record's commit
-    commit = subprocess.run(["git", "-C", str(folder), "rev-parse", "HEAD"], capture_output=True, text=True,
-                            check=True).stdout.strip()
-    honest = {**linear, "method": "eve-net", "authors": "Eve Rival", "run_identity": "eve-net", "code_commit": commit,
-              "code_url": "https://example.org/eve/eve-net"}
+    references, folder, honest = eves_copy(tmp_path, "layerwise-linear")
     scale = label_repetitions(task("perfgraphs/dippm", "cpu-torch-fp32", "latency_ms")).to_means()
     forged = _toward_the_means(honest, scale)
     recorded = [s["mape_pct"] for s in forged["per_seed"]]
     assert all(0 <= m - 16.9192 < 2e-3 for m in recorded), recorded  # the MAPE it is read with: kept
     assert reproduce_module._compare(forged, honest, reproduce_module.TOLERANCE_REL) == []
 
-    results = tmp_path / "results"
-    results.mkdir()
-    (results / "dippm.jsonl").write_text(json.dumps(forged) + "\n")
-    monkeypatch.setattr(reproduce_module, "_score_once", lambda cmd, cwd, tmp, commit: honest)  # the code's run
-    command = ["leaderboard", "reproduce", "dippm", "1", "--results", str(results), "--submission", str(folder)]
-    capsys.readouterr()
-    assert main(command) == 1
-    out = capsys.readouterr().out
-    assert "NOT reproduced" in out and "against the labels' means" in out, out
+    command, rc, out = reproduced_against(tmp_path, forged, honest, folder, capsys, monkeypatch)
+    assert rc == 1 and "NOT reproduced" in out and "against the labels' means" in out, out
 
     with monkeypatch.context() as m:  # control: without the comparison the forged record is reproduced
         m.setattr(reproduce_module, "ranked_mape_differences", lambda record, again, tolerance_rel: [])

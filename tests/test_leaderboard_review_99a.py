@@ -12,15 +12,12 @@ score null or missing on one side and a number on the other is a difference
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
 
 import perfgraphs.leaderboard.reproduce as reproduce_module
 from perfgraphs.cli import main
-from test_leaderboard_review_20261202 import _current_board
 from test_leaderboard_review_69c import _shown_ranks
-from test_reproduce import _contributor_folder
+from test_leaderboard_review_98c import eves_copy, reproduced_against
 
 
 def _shown_tau(capsys) -> dict[str, str]:
@@ -41,26 +38,13 @@ def _numbers_only(a: dict, b: dict, tolerance_rel: float) -> list[str]:
 
 
 def test_a_kendall_tau_left_null_on_the_worse_seeds_is_not_reproduced(tmp_path, capsys, monkeypatch):
-    references = _current_board("cpu-torch-fp32", "latency_ms")
-    mlp = next(r for r in references if r["method"] == "static-mlp")
-    folder = _contributor_folder(tmp_path)  # Eve's clone at her record's commit
-    commit = subprocess.run(["git", "-C", str(folder), "rev-parse", "HEAD"], capture_output=True, text=True,
-                            check=True).stdout.strip()
-    honest = {**mlp, "method": "eve-net", "authors": "Eve Rival", "run_identity": "eve-net", "code_commit": commit,
-              "code_url": "https://example.org/eve/eve-net"}
+    references, folder, honest = eves_copy(tmp_path, "static-mlp")
     best = max(range(len(honest["per_seed"])), key=lambda i: honest["per_seed"][i]["kendall_tau"])
     forged = {**honest, "per_seed": [s if i == best else {**s, "kendall_tau": None}
                                      for i, s in enumerate(honest["per_seed"])]}
 
-    results = tmp_path / "results"
-    results.mkdir()
-    (results / "dippm.jsonl").write_text(json.dumps(forged) + "\n")
-    monkeypatch.setattr(reproduce_module, "_score_once", lambda cmd, cwd, tmp, commit: honest)  # the code's run
-    command = ["leaderboard", "reproduce", "dippm", "1", "--results", str(results), "--submission", str(folder)]
-    capsys.readouterr()
-    assert main(command) == 1
-    out = capsys.readouterr().out
-    assert "NOT reproduced" in out and "kendall_tau" in out, out
+    command, rc, out = reproduced_against(tmp_path, forged, honest, folder, capsys, monkeypatch)
+    assert rc == 1 and "NOT reproduced" in out and "kendall_tau" in out, out
 
     with monkeypatch.context() as m:  # control: compared only where both are numbers, it is reproduced
         m.setattr(reproduce_module, "_seed_score_differences", _numbers_only)

@@ -42,6 +42,11 @@ def _mallory(reference: dict, tier: str) -> dict:
 def _show(tmp_path: Path, record: dict, capsys) -> tuple[str, str]:
     lines = [line for line in (REPO / "leaderboard" / "results" / "nnlqp.jsonl").read_text().splitlines()
              if json.loads(line).get("protocol") == BOARD]
+    return shown_with(tmp_path, lines, record, capsys)
+
+
+def shown_with(tmp_path: Path, lines: list[str], record: dict, capsys) -> tuple[str, str]:
+    """`leaderboard show`'s (stdout, stderr) on an nnlqp results file of ``lines`` and ``record``."""
     results = tmp_path / "results"
     results.mkdir(parents=True)
     (results / "nnlqp.jsonl").write_text("\n".join([*lines, json.dumps(record)]) + "\n")
