@@ -211,10 +211,30 @@ def _taken_name(name: str, reserved: frozenset[str]) -> str | None:
         # ``nnlqp-gmn`` read as the reference's (seventeenth pass), and so with a suffix after it, as
         # the name exactly is with one: ``statlc-xgboost (tuned)``, ``static-xgbost-tuned``,
         # ``trappn-ish``, ``statlc-xgboostv2`` (twenty-fifth pass)
-        typo = any(_one_off(m, t) for m in mine_compact | _stems(name, theirs) for t in theirs)
+        typo = _one_letter_off(name, mine_compact, theirs)
         if any(_prefix_of(k, r) for k in mine for r in keys(other)) or numbered or typo or reads_as(name, other):
             return other
     return None
+
+
+def _one_letter_off(name: str, mine_compact: set[str], theirs: set[str]) -> bool:
+    """Whether ``name`` (its compact keys ``mine_compact``), or what of it a suffix follows
+    (:func:`_stems`), is one edit (:func:`_one_off`) from a reserved name's compact key in ``theirs``,
+    an ``m`` counted as the one letter it is (:func:`_m_whole`). The keys spell ``m`` as ``rn``
+    (:func:`_fold`), so an ``m`` doubled, dropped or put for another letter was two edits:
+    ``dippmm-sage``, ``dipp-sage``, ``roofline-same``, ``trappmm`` and ``ll-xgboost`` stood beside the
+    references under another team while ``static-xgbooost`` and ``static-xgbost`` were refused: 686 such
+    names, 11 to 66 for each of the 21 reference names (hundred-and-first pass, side c)."""
+    stems = _stems(name, theirs)
+    if any(_one_off(m, t) for m in mine_compact | stems for t in theirs):
+        return True
+    return any(_one_off(_m_whole(m), _m_whole(t)) for m in mine_compact | stems for t in theirs)
+
+
+def _m_whole(key: str) -> str:
+    """A compact key with TR39's ``rn`` read back as the one letter ``m`` (both sides of a comparison
+    read alike, ``rn`` and ``m`` being one reading), for counting edits letter by letter."""
+    return key.replace("rn", "m")
 
 
 def _stems(name: str, reserved_compact: set[str]) -> set[str]:
@@ -227,7 +247,9 @@ def _stems(name: str, reserved_compact: set[str]) -> set[str]:
         text = unicodedata.normalize("NFKC", spelling)
         stems |= {k for cut in re.finditer(r"[\W_]+", text) for k in _compact_keys(text[:cut.start()])}
     whole = set().union(*(_compact_keys(x) for x in _spellings(name)))
-    return stems | {m[:len(t)] for m in whole for t in reserved_compact}
+    # (and as many letters as it has with ``m`` one letter: :func:`_one_letter_off`, ``roofline-samev2``)
+    return stems | {m[:len(t)] for m in whole for t in reserved_compact} | {
+        _m_whole(m)[:len(_m_whole(t))] for m in whole for t in reserved_compact}
 
 
 @functools.lru_cache(maxsize=65536)
