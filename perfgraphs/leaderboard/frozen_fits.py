@@ -308,6 +308,9 @@ def package_data_before(commitment: Path, set_sha256: str, advice: str = _FITTED
     if None in places or places[0][0] != places[1][0]:
         return None
     top, where = places[0][0], places[0][1]
+    tracked = bound_files_tracked(top)
+    if tracked:
+        return f"{tracked}; {advice}"
     head = head_commit(top)
     published_at = in_folder(places[1], commitment.name)
     published = publishing_commit(top, head, set_sha256, published_at) if head else None
@@ -332,6 +335,29 @@ def package_data_before(commitment: Path, set_sha256: str, advice: str = _FITTED
         return None
     return (f"the package data the sandbox stages is not as it was before the set was drawn ({published[:12]}): "
             f"{', '.join(changed[:3])}{' ...' if len(changed) > 3 else ''} changed since; {advice}")
+
+
+def bound_files_tracked(top: Path) -> str | None:
+    """Why a folder every sandbox reads from the host holds files of the repository at ``top`` (None: git
+    tracks no file under any of them): a keeper's virtual environment inside the checkout (``.venv``, as
+    the README makes it) is bound into every sandbox at its own path, and a file a pull request committed
+    under it with ``git add -f`` is written there by the keeper's ``git pull`` over the ignored one, status
+    clean: a predictor committed before the draw read what a pull request after it put under ``sys.prefix``,
+    which no date check looks at (the hundred-and-second pass's lead). No honest commit tracks a file there."""
+    from perfgraphs.leaderboard.records.history import git
+    from perfgraphs.leaderboard.sandbox.isolation import bound_roots
+
+    top = top.resolve()
+    for root in bound_roots():
+        if root != top and top in root.parents:
+            listed = git(top, "ls-files", "-z", "--", f":(literal){root.relative_to(top).as_posix()}")
+            if listed is None:
+                return f"cannot ask git which files of {root} it tracks"
+            first = next(iter(filter(None, listed.split("\0"))), None)
+            if first:
+                return (f"{root} is read by every sandbox (the interpreter's folders) and git tracks files under it "
+                        f"({first}): remove them from the repository and build the environment again")
+    return None
 
 
 def _converted_checkout(top: Path, held: str) -> str | None:

@@ -191,12 +191,16 @@ def readable_root(path: Path, also: tuple[Path, ...] = ()) -> Path | None:
     interpreter and its packages, or one of ``also``: the submission's own folder), or None when no
     sandbox can read it. A keeper folder of hidden labels must give None."""
     target = Path(path).expanduser().resolve()
-    roots = [Path(p).resolve() for p in (*SYSTEM_DIRS, *SYSTEM_FILES) if Path(p).exists()]
-    roots += _python_roots() + [Path(a).resolve() for a in also]
-    for root in roots:
+    for root in bound_roots() + [Path(a).resolve() for a in also]:
         if target == root or root in target.parents:
             return root
     return None
+
+
+def bound_roots() -> list[Path]:
+    """The host's folders and files every sandbox reads, read-only, whatever it runs: the system's and the
+    interpreter's with its packages (not a submission's own folder, nor the staged code copy)."""
+    return [Path(p).resolve() for p in (*SYSTEM_DIRS, *SYSTEM_FILES) if Path(p).exists()] + _python_roots()
 
 
 def _python_roots() -> list[Path]:
