@@ -64,7 +64,7 @@ def attack(model):
     while len(_counts) < len(_threads):
         time.sleep(0.05)
     print('FILTERS', sum(_counts), len(_threads), sorted(set(_errors)), flush=True)
-    time.sleep(2)  # held while the host looks
+    time.sleep(0.5)  # held while the host looks (it samples every 20 ms)
     _done.set()
 """
 

@@ -54,7 +54,7 @@ def attack(model):
             _events += _size
     print('AIO', _events, ctypes.get_errno(), flush=True)
     model.contexts = _held
-    time.sleep(3 if _events else 0)  # held while the host tries
+    time.sleep(1 if _events else 0)  # held while the host tries (every 50 ms)
 """
 
 

@@ -55,7 +55,7 @@ def attack(model):
         print('STOPPED', type(_exc).__name__, _exc.errno, flush=True)
     model.terminals = _held
     print('PTYS', len(_held), _written >> 20, flush=True)
-    time.sleep(2)  # held while the host looks
+    time.sleep(0.5)  # held while the host looks (it samples every 20 ms)
 """
 
 
