@@ -43,3 +43,27 @@ def test_a_file_tracked_in_the_interpreters_folders_refuses_a_hidden_run(tmp_pat
     # control: what the refusal stands on: every sandbox reads that file, at its own path
     isolation.make_readable(repo / ".venv")
     assert "READ LABELS 1.2345 6.789" in _sandbox_reads(tmp_path, planted)
+
+
+def test_a_frozen_folders_manifest_that_is_no_regular_file_is_refused_unread(tmp_path):
+    """The pass's other lead: ``read_frozen`` read ``manifest.json`` and each state with ``read_bytes()``
+    before any check, so a manifest linked to ``/dev/zero`` grew until a MemoryError (an internal error)
+    and one that is a FIFO hung the keeper's run. Now each is read as a regular file within a limit
+    (``submission.read_regular``), refused in one line. Control: ``read_bytes`` opens what a link names."""
+    import os
+
+    import pytest
+
+    from perfgraphs.leaderboard.frozen_fits import MANIFEST, FrozenFitError, read_frozen
+
+    outside = tmp_path / "outside.json"
+    outside.write_text('{"kind": "not read"}')
+    for name, make in (("link", lambda p: p.symlink_to("/dev/zero")), ("fifo", lambda p: os.mkfifo(p)),
+                       ("outside", lambda p: p.symlink_to(outside))):
+        folder = tmp_path / name
+        folder.mkdir()
+        make(folder / MANIFEST)
+        with pytest.raises(FrozenFitError, match="no readable manifest.json") as refused:
+            read_frozen(folder, {}, (0,))
+        assert "\n" not in str(refused.value)
+    assert (tmp_path / "outside" / MANIFEST).read_bytes() == outside.read_bytes()  # the old read followed it

@@ -147,12 +147,16 @@ def read_frozen(folder: Path, expected: dict, seeds: tuple[int, ...]) -> FrozenF
     """The frozen fits of ``folder``, or :class:`FrozenFitError` in one line: the manifest must name
     what is scored (``expected``: submission hash, method, entry point, board, build, quick), exactly
     ``seeds``, a fit the sandbox ran, and each state's bytes."""
+    from perfgraphs.leaderboard.sandbox.channel import MAX_STATE_PAYLOAD
+    from perfgraphs.leaderboard.submission import _NotARegularFile, read_regular
+
     folder = Path(folder)
     path = folder / MANIFEST
-    try:
-        raw = path.read_bytes()
+    try:  # a regular file, read within a limit: a manifest linked to /dev/zero or a FIFO was read before any
+        # check, a MemoryError or a hang of the keeper's run (the hundred-and-second pass's lead)
+        raw = read_regular(path)
         manifest = json.loads(raw)
-    except (OSError, ValueError) as exc:
+    except (_NotARegularFile, ValueError) as exc:
         raise FrozenFitError(f"--frozen {folder}: no readable {MANIFEST} ({type(exc).__name__}): give the folder "
                              "`perfgraphs submit --freeze` wrote") from None
     if not isinstance(manifest, dict) or manifest.get("kind") != KIND or manifest.get("version") != VERSION:
@@ -170,9 +174,9 @@ def read_frozen(folder: Path, expected: dict, seeds: tuple[int, ...]) -> FrozenF
     states = {}
     for s in listed:
         try:
-            data = (folder / f"seed-{s['seed']}.npz").read_bytes()
-        except OSError as exc:
-            raise FrozenFitError(f"--frozen {folder}: seed {s['seed']}'s state cannot be read ({exc.strerror})") from None
+            data = read_regular(folder / f"seed-{s['seed']}.npz", MAX_STATE_PAYLOAD)
+        except _NotARegularFile as exc:
+            raise FrozenFitError(f"--frozen {folder}: seed {s['seed']}'s state cannot be read ({exc})") from None
         if _sha256(data) != s.get("state_sha256"):
             raise FrozenFitError(f"--frozen {folder}: seed-{s['seed']}.npz is not the state the manifest names "
                                  "(its sha256 differs)")
