@@ -502,6 +502,23 @@ def _no_native_aio() -> list[tuple[str, int, _ArgCmp | None]]:
     return [("io_setup", errno.EPERM, None)]
 
 
+# inotify and fanotify instances, POSIX message queues: pools the kernel keeps per host uid (_no_per_user_pools)
+PER_USER_POOL_SYSCALLS = ("inotify_init", "inotify_init1", "fanotify_init", "mq_open")
+
+
+def _no_per_user_pools() -> list[tuple[str, int, _ArgCmp | None]]:
+    """The rules refusing a predictor an inotify or fanotify instance and a POSIX message queue.
+
+    Why: the kernel counts each of them per host uid across every user namespace (``fs.inotify.max_user_instances``
+    128, ``fs.fanotify.max_user_groups`` 128, ``RLIMIT_MSGQUEUE`` 819,200 bytes), and every sandbox of a root harness
+    runs as the same host uid (:func:`perfgraphs.leaderboard.sandbox.isolation.sandbox_user`), so one seed can spend
+    the pool of all the others. A predictor under a 256 MB limit took the 128 inotify instances and 9 message queues
+    (the 819,200 bytes), and while its seed ran a process of the sandbox's host uid outside it (to the kernel, what
+    another team's sandbox on a shared scoring machine is) was refused both with EMFILE (hundred-and-third pass, side a;
+    tests/test_leaderboard_review_103a.py). No predictor needs to watch files or queue messages through the kernel."""
+    return [(call, errno.EPERM, None) for call in PER_USER_POOL_SYSCALLS]
+
+
 def scmp_act_errno(err: int) -> int:
     """libseccomp's SCMP_ACT_ERRNO(x) macro: SECCOMP_RET_ERRNO (0x00050000) | the errno."""
     return 0x00050000 | (err & 0x0000FFFF)
@@ -544,6 +561,7 @@ def _compiled() -> tuple[bytes | None, str | None]:
         rules += [(call, errno.EPERM, _ArgCmp(0, SCMP_CMP_NE, AF_UNIX, 0)) for call in SOCKET_CALLS]
         rules += _no_stacked_filters()
         rules += _no_native_aio()
+        rules += _no_per_user_pools()
         for call, err, cmp in rules:
             nr = lib.seccomp_syscall_resolve_name(call.encode())
             if nr == -1:  # __NR_SCMP_ERROR: libseccomp does not know the name

@@ -1,0 +1,157 @@
+"""Hundred-and-third adversarial pass (2026-12-07), side a (pools a seed exhausts for another run): the kernel's
+per-user pools of inotify instances and POSIX message queues, which every sandbox shares.
+
+A root harness starts every sandbox as the same host uid (``isolation.sandbox_user``, 1999999), and the kernel counts
+some pools per host uid across all user namespaces: inotify instances (``fs.inotify.max_user_instances``, 128 here),
+fanotify groups (``fs.fanotify.max_user_groups``, 128) and the bytes of POSIX message queues (``RLIMIT_MSGQUEUE``,
+819,200). On this VM (cgroup v1, kernel 6.18) a predictor under a 256 MB ``--memory-mb`` took, through ``run_seed``,
+the 128 inotify instances and 9 message queues (all 819,200 bytes; EMFILE at the next), and
+while its seed ran a process of the sandbox's host uid outside it (what another team's sandbox on a shared scoring
+machine is to the kernel) was refused ``inotify_init1`` and ``mq_open`` with EMFILE; the pools come back when the
+seed's processes die, so the harm lasts a seed's time limit (30 minutes by default). The root harness itself is not
+refused (uid 0 has its own counts).
+
+Now the sandbox's filter refuses ``inotify_init``/``inotify_init1``, ``fanotify_init`` and ``mq_open``
+(``confine._no_per_user_pools``; ``fanotify_init(0, 0)`` was refused already for want of CAP_SYS_ADMIN, the
+unprivileged ``FAN_REPORT_FID`` groups of the same per-uid pool were not tried). The control compiles the filter
+without the rule and runs the same predictor.
+
+Leads of the same pass not run end to end (see the pass's report): the machine's open files (``fs.file-max``
+2,466,239; the sandbox's ``RLIMIT_NOFILE`` is 20,000 with 512 tasks, and root, the harness, is exempt), not exhausted
+on a host other processes use. Queued real-time signals (``RLIMIT_SIGPENDING``) and pipe pages
+(``fs.pipe-user-pages-soft``) are counted per host uid too and stay open; a host uid of its own for each sandbox
+would close every per-uid pool at once.
+"""
+
+from __future__ import annotations
+
+import ast
+import ctypes
+import errno
+import os
+import time
+
+import pytest
+
+from perfgraphs.leaderboard.sandbox import confine, isolation
+from perfgraphs.leaderboard.sandbox.harness import Limits
+from test_leaderboard_redteam import log_lines, run_predictor
+from test_sandbox_escape import _cgroups
+from test_leaderboard_adversarial import env, parts  # noqa: F401 — fixtures
+
+pytestmark = [pytest.mark.skipif(isolation.unavailable_reason() is not None,
+                                 reason=f"no isolation here: {isolation.unavailable_reason()}"),
+              pytest.mark.skipif(not _cgroups(), reason="no memory cgroup here")]
+
+HOARD = """
+def attack(model):
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    _watchers, _queues = [], []
+    while len(_watchers) < 10000 and (_fd := libc.inotify_init1(0)) >= 0:
+        _watchers.append(_fd)
+    _inotify = ctypes.get_errno()
+    while len(_queues) < 10000 and (_fd := libc.mq_open(b'/q%d' % len(_queues), 0o102, 0o600, None)) >= 0:
+        _queues.append(_fd)  # O_CREAT | O_RDWR, the default size (10 messages of 8 kB)
+    print('POOLS', len(_watchers), _inotify, len(_queues), ctypes.get_errno(), flush=True)
+    model.held = (_watchers, _queues)
+    time.sleep(0.5 if _watchers else 0)  # held while the sandbox's user outside tries (every 20 ms)
+"""
+
+
+def _fork_trier(uid: int | None) -> tuple[int, int, int]:
+    """A child of this process, as the sandbox's host user, that asks for one inotify instance and one message queue
+    every 20 ms until its pipe from us closes, then writes the errnos of its refusals: (pid, the pipe's end to close,
+    the read end of the answer)."""
+    go_r, go_w = os.pipe()
+    out_r, out_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover — the child
+        try:
+            os.close(go_w)
+            os.close(out_r)
+            if uid is not None:
+                os.setgroups([])
+                os.setresgid(uid, uid, uid)
+                os.setresuid(uid, uid, uid)
+            libc = ctypes.CDLL(None, use_errno=True)
+            os.set_blocking(go_r, False)
+            refused = set()
+            name = b"/perfgraphs-103a-%d" % os.getpid()
+            while True:
+                fd = libc.inotify_init1(0)
+                refused.add(("inotify", ctypes.get_errno())) if fd < 0 else os.close(fd)
+                fd = libc.mq_open(name, 0o102, 0o600, None)
+                if fd < 0:
+                    refused.add(("mq", ctypes.get_errno()))
+                else:
+                    os.close(fd)
+                    libc.mq_unlink(name)
+                time.sleep(0.02)
+                try:
+                    if os.read(go_r, 1) == b"":
+                        break
+                except BlockingIOError:
+                    pass
+            os.write(out_w, repr(sorted(refused)).encode())
+        finally:
+            os._exit(0)
+    os.close(go_r)
+    os.close(out_w)
+    return pid, go_w, out_r
+
+
+def _run_trying(env, parts, name):  # noqa: F811 — fixtures as arguments
+    """run_predictor while the sandbox's host user asks for the pools outside: (SeedOutput or exception, log,
+    the (pool, errno) pairs it was refused)."""
+    user = isolation.sandbox_user()
+    pid, go, result = _fork_trier(user[0] if user else None)
+    try:
+        out, log, _ = run_predictor(env, parts, name, HOARD, Limits(time_limit_s=120, memory_mb=256))
+    finally:
+        os.close(go)
+        refused = ast.literal_eval(os.read(result, 4096).decode() or "[]")
+        os.close(result)
+        os.waitpid(pid, 0)
+    return out, log, refused
+
+
+@pytest.fixture
+def filter_without_the_rule(monkeypatch):
+    """Compile the filter without :func:`confine._no_per_user_pools` for the control; the compiled program is
+    cached, so it is compiled again both ways and never left weakened."""
+    def without():
+        monkeypatch.setattr(confine, "_no_per_user_pools", lambda: [])
+        confine._compiled.cache_clear()
+    yield without
+    monkeypatch.undo()
+    confine._compiled.cache_clear()
+
+
+def test_a_predictor_takes_no_per_user_pool_from_other_sandboxes(env, parts, filter_without_the_rule):  # noqa: F811
+    out, log, refused = _run_trying(env, parts, "user-pools")
+    assert not isinstance(out, Exception), out
+    assert log_lines(log, "POOLS") == [f"0 {errno.EPERM} 0 {errno.EPERM}"], log_lines(log, "POOLS")
+    assert refused == [], refused
+
+    filter_without_the_rule()
+    out, log, refused = _run_trying(env, parts, "user-pools-before")
+    assert not isinstance(out, Exception), out
+    assert out.confinement == "bubblewrap+cgroup+seccomp", out.confinement
+    watchers, err_watch, queues, err_queue = map(int, log_lines(log, "POOLS")[0].split())
+    # the whole per-user pools (128 instances, 9 queues of 819,200 bytes on the Intel VM), then EMFILE; the sandbox's
+    # host user outside refused meanwhile
+    assert watchers >= 64 and queues >= 4 and err_watch == err_queue == errno.EMFILE, log_lines(log, "POOLS")
+    assert refused == [("inotify", errno.EMFILE), ("mq", errno.EMFILE)], refused
+    assert _refused_once() == []  # given back when the sandbox ended: the next seed starts cleanly
+
+
+def _refused_once() -> list:
+    """What the sandbox's host user is refused when it asks once, now."""
+    user = isolation.sandbox_user()
+    pid, go, result = _fork_trier(user[0] if user else None)
+    os.close(go)
+    refused = ast.literal_eval(os.read(result, 4096).decode() or "[]")
+    os.close(result)
+    os.waitpid(pid, 0)
+    return refused
