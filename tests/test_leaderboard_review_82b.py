@@ -104,6 +104,7 @@ def test_line_ends_chosen_after_the_draw_are_not_scored(env, parts, capsys, git_
     assert not (env["results"] / "dippm.jsonl").exists() or "bits-82b" not in (env["results"] / "dippm.jsonl").read_text()
 
     monkeypatch.setattr(frozen_fits, "_converted_checkout", lambda *a: None)  # the check as it was
+    monkeypatch.setattr(frozen_fits, "checkout_not_committed", lambda *a: None)  # (and the 103b pass's after it)
     rc, err = run_cli(submit, capsys)
     assert rc == 0, err
     record = _record(env, "bits-82b")

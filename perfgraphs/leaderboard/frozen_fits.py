@@ -260,7 +260,57 @@ def code_before(folder: Path, commitment: Path, set_sha256: str) -> str | None:
         return (f"{folder} is not as it was committed before the set's commitment"
                 f"{f' ({published[:12]})' if published else ''}: a hidden round scores only code that existed "
                 "before its set was drawn (a new folder is a new entry for the next round)")
-    return None
+    return checkout_not_committed(folder, top, now.strip())
+
+
+def checkout_not_committed(folder: Path, top: Path, tree: str) -> str | None:
+    """Why the files under ``folder`` are not, byte for byte, the blobs of ``tree`` (the folder's committed
+    tree in the repository at ``top``; None: they are): bytecode aside, as the sandbox's copy leaves it out,
+    every regular file and link is hashed as git hashes a blob, and nothing else may be there. A clean
+    status and today's ``.gitattributes`` do not show it: git trusts a file whose stat is what its index
+    recorded, and the bytes a checkout wrote stay whatever attributes ruled then. A pull request after the
+    draw that gave some of a folder's files ``eol=crlf`` (checked out so, as by a fresh clone) and a second
+    that took the line out left the tree, the status and the attributes as before the draw, and a ridge
+    reading its files' line ends scored three hidden labels in a keeper-signed verified record
+    (hundred-and-third pass, side b). A file marked ``--assume-unchanged``, which status skips, is caught alike."""
+    from perfgraphs.leaderboard.records.history import git_bytes
+    from perfgraphs.leaderboard.sandbox.harness import is_bytecode
+
+    listed = git_bytes(top, "ls-tree", "-r", "-z", tree)
+    if listed is None:
+        return f"cannot list the files git holds under {folder}"
+    then = {}
+    for entry in filter(None, listed.split(b"\0")):
+        meta, _, name = entry.partition(b"\t")
+        if not any(is_bytecode(part) for part in os.fsdecode(name).split("/")):
+            then[os.fsdecode(name)] = meta.split()[-1].decode()
+    now = {}
+    for base, folders, files in os.walk(folder):  # links to folders are in ``folders``, never followed
+        folders[:] = [d for d in folders if not is_bytecode(d)]
+        for name in [*files, *(d for d in folders if os.path.islink(os.path.join(base, d)))]:
+            path = Path(base, name)
+            if is_bytecode(name) or not (path.is_symlink() or path.is_file()):
+                continue  # a FIFO, a socket: the sandbox's copy leaves them out too
+            now[path.relative_to(folder).as_posix()] = _blob_sha1(path)
+    changed = sorted(k for k in then.keys() | now.keys() if then.get(k) != now.get(k))
+    if not changed:
+        return None
+    return (f"the checkout of {folder} is not its committed bytes ({', '.join(changed[:3])}"
+            f"{' ...' if len(changed) > 3 else ''}): a hidden round scores only the bytes committed before its "
+            "set was drawn; check the folder out again")
+
+
+def _blob_sha1(path: Path) -> str:
+    """The id git gives ``path``'s content as a blob: a link's target, a file's bytes (read in chunks)."""
+    if path.is_symlink():
+        data = os.fsencode(os.readlink(path))
+        return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+    digest = hashlib.sha1()
+    with open(path, "rb") as f:
+        digest.update(b"blob %d\0" % os.fstat(f.fileno()).st_size)
+        while chunk := f.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def pins_before(commitment: Path, set_sha256: str) -> dict | None:
