@@ -167,9 +167,21 @@ def _unversioned(name: str) -> str:
 _PAIRS = (("vv", "w"), ("VV", "W"), ("cl", "d"))
 
 
+def _pairs_as_read(text: str) -> str:
+    """``text`` with the mixed-case and look-alike spellings of :data:`_PAIRS` written as the pair:
+    ``Vv``/``vV`` as ``VV``/``vv``, and a ``c`` before a capital ``I`` or a ``1`` (each an ``l`` to a
+    reader, :func:`_fold`) as ``cl``. The pairs were matched as written only, so ``Vvei Chen`` beside
+    ``Wei Chen`` and ``AcIam Smith`` beside ``Adam Smith`` were no look-alikes (submitted, and shown
+    with no board note), and ``cIippm-sage`` and ``layerVvise-linear`` took no reference name
+    (hundred-and-third pass, side c)."""
+    text = re.sub(r"Vv|vV", lambda m: "VV" if m[0][0] == "V" else "vv", text)
+    return re.sub(r"c[I1]", "cl", text)
+
+
 def _loose(text: str) -> str:
-    """``text`` with each pair of :data:`_PAIRS` read as its letter (NFKC first, case kept)."""
-    text = unicodedata.normalize("NFKC", str(text))
+    """``text`` with each pair of :data:`_PAIRS` read as its letter (NFKC first, case kept; mixed-case
+    and look-alike spellings of a pair too: :func:`_pairs_as_read`)."""
+    text = _pairs_as_read(unicodedata.normalize("NFKC", str(text)))
     for pair, letter in _PAIRS:
         text = text.replace(pair, letter)
     return text

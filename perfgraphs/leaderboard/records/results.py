@@ -612,7 +612,7 @@ def forget_checked() -> None:
 
     _WELL_FORMED.clear()
     for cached in (names._taken_name, names._compact_keys, names._compact_keys_by_kind, names._charset_problems,
-                   names._names_reference_authors):
+                   names._names_reference_authors, names._person_keys):
         cached.cache_clear()
 
 
