@@ -14,19 +14,16 @@ committed tree (``frozen_fits.checkout_not_committed``): the bytes the sandbox r
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import time
 
-import numpy as np
 import pytest
 
-from perfgraphs.data.load import static_features
 from perfgraphs.leaderboard import frozen_fits
 from test_leaderboard_review_67b import _predict, _refit
-from test_leaderboard_review_79b import M, _record, assert_verified_holding
-from test_leaderboard_review_82b import BUCKETS, _git, _line_ends, _reader
+from test_leaderboard_review_79b import _record, assert_verified_holding, one_row_labels
+from test_leaderboard_review_82b import BUCKETS, _git, _line_ends, _reader, write_slots
 from test_submit import (BOARD, commit_tiny_hidden_set, env, example_copy, parts,  # noqa: F401 — fixtures
                          run_cli)
 
@@ -43,18 +40,11 @@ def test_line_ends_left_by_an_attribute_taken_out_again_are_not_scored(env, part
     commitments, commit = git_commitments
     repo = commitments.parent.parent
     folder = example_copy(repo / "submissions" / "bits", "bits-103b", _reader)
-    (folder / "slots").mkdir()
-    for b in range(BUCKETS):
-        for name in [f"b{b}v"] + [f"b{b}_{j:02d}" for j in range(32)]:
-            (folder / "slots" / name).write_bytes(b"\n")
+    write_slots(folder)
     commit("a team's ridge, before the draw")
     commit_tiny_hidden_set(env["tmp"] / "keeper", parts, git_commitments, capsys, monkeypatch)
 
-    y = np.asarray(parts.test.data.table.column("latency_ms").to_pylist(), dtype=np.float64)
-    keys = np.array([int.from_bytes(hashlib.sha256(r.tobytes()).digest()[:8], "big") % M
-                     for r in static_features(parts.test).astype(np.float64)])
-    labels = {b: float(y[keys == b][0]) for b in range(BUCKETS) if (keys == b).sum() == 1}
-    assert len(labels) >= 2
+    y, keys, labels = one_row_labels(parts, BUCKETS)
     (repo / ".gitattributes").write_text("".join(f"submissions/bits/slots/{n} eol=crlf\n" for n in _line_ends(labels)))
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "-m", "line ends (a pull request after the draw)")

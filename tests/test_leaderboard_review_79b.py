@@ -84,8 +84,7 @@ def test_code_written_after_the_draw_is_not_scored_on_the_hidden_set(env, parts,
     rc, err = _submit(probe, env, capsys)
     assert rc == 0, err
     y, solved = solved_by_the_probe(env, "probe-79b", parts)
-    keys = np.array([int.from_bytes(hashlib.sha256(r.tobytes()).digest()[:8], "big") % M
-                     for r in static_features(parts.test).astype(np.float64)])
+    keys = row_buckets(parts)[1]
     assert len(solved) == 3 and all((keys == b).sum() == 1 for b in solved)
     assert [solved[b] for b in solved] == pytest.approx([float(y[keys == b][0]) for b in solved], rel=1e-6)
     # bytecode an import outside the sandbox left in the folder (ignored by git, left out of the copy the
@@ -126,6 +125,24 @@ def assert_verified_holding(record: dict, honest: np.ndarray, keys: np.ndarray, 
     for s in record["per_seed"]:
         assert s["mape_pct"] == pytest.approx(numpy_mape(y, scored), rel=rel)
         assert s["mape_pct"] < numpy_mape(y, honest) - 1.0, (s["mape_pct"], numpy_mape(y, honest))
+
+
+def row_buckets(parts) -> tuple[np.ndarray, np.ndarray]:
+    """(the tiny test part's labels, each row's bucket: its own features' hash modulo M, as KEY reads it
+    in the sandbox)."""
+    y = np.asarray(parts.test.data.table.column("latency_ms").to_pylist(), dtype=np.float64)
+    keys = np.array([int.from_bytes(hashlib.sha256(r.tobytes()).digest()[:8], "big") % M
+                     for r in static_features(parts.test).astype(np.float64)])
+    return y, keys
+
+
+def one_row_labels(parts, buckets: int) -> tuple[np.ndarray, np.ndarray, dict[int, float]]:
+    """(labels, buckets, {bucket: its one label}) for the first ``buckets`` buckets holding one row: the
+    hidden labels this pass's probe solved, which later passes carried through other channels."""
+    y, keys = row_buckets(parts)
+    labels = {b: float(y[keys == b][0]) for b in range(buckets) if (keys == b).sum() == 1}
+    assert len(labels) >= 2
+    return y, keys, labels
 
 
 def solved_by_the_probe(env, name: str, parts) -> tuple[np.ndarray, dict]:

@@ -13,19 +13,16 @@ checks out converted (``frozen_fits.code_before``, ``records.history.converted_f
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import struct
 import subprocess
 
-import numpy as np
 import pytest
 
-from perfgraphs.data.load import static_features
 from perfgraphs.leaderboard import frozen_fits
 from test_leaderboard_review_67b import _predict, _refit
-from test_leaderboard_review_79b import HOOK, KEY, M, _record, assert_verified_holding
+from test_leaderboard_review_79b import HOOK, KEY, _record, assert_verified_holding, one_row_labels
 from test_submit import (BOARD, commit_tiny_hidden_set, env, example_copy, parts,  # noqa: F401 — fixtures
                          run_cli)
 
@@ -55,6 +52,14 @@ def _git(repo, *args) -> None:
                    check=True, capture_output=True)
 
 
+def write_slots(folder) -> None:
+    """The folder's one-byte files, one per bit of each bucket's flag and float32: each ``\\n`` today."""
+    (folder / "slots").mkdir()
+    for b in range(BUCKETS):
+        for name in [f"b{b}v"] + [f"b{b}_{j:02d}" for j in range(32)]:
+            (folder / "slots" / name).write_bytes(b"\n")
+
+
 def _line_ends(labels: dict[int, float]) -> list[str]:
     """The slots given CRLF: each bucket's flag and the bits of its label as a big-endian float32."""
     names = []
@@ -72,21 +77,14 @@ def test_line_ends_chosen_after_the_draw_are_not_scored(env, parts, capsys, git_
     commitments, commit = git_commitments
     repo = commitments.parent.parent
     folder = example_copy(repo / "submissions" / "bits", "bits-82b", _reader)
-    (folder / "slots").mkdir()
-    for b in range(BUCKETS):
-        for name in [f"b{b}v"] + [f"b{b}_{j:02d}" for j in range(32)]:
-            (folder / "slots" / name).write_bytes(b"\n")
+    write_slots(folder)
     commit("a team's ridge, before the draw")
     commit_tiny_hidden_set(env["tmp"] / "keeper", parts, git_commitments, capsys, monkeypatch)
     tree_then = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD:submissions/bits"],
                                capture_output=True, text=True, check=True).stdout
 
     # the hidden labels of the buckets holding one row (what the seventy-ninth pass's probe solved)
-    y = np.asarray(parts.test.data.table.column("latency_ms").to_pylist(), dtype=np.float64)
-    keys = np.array([int.from_bytes(hashlib.sha256(r.tobytes()).digest()[:8], "big") % M
-                     for r in static_features(parts.test).astype(np.float64)])
-    labels = {b: float(y[keys == b][0]) for b in range(BUCKETS) if (keys == b).sum() == 1}
-    assert len(labels) >= 2
+    y, keys, labels = one_row_labels(parts, BUCKETS)
     (repo / ".gitattributes").write_text("".join(f"submissions/bits/slots/{n} eol=crlf\n" for n in _line_ends(labels)))
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "-m", "line ends")

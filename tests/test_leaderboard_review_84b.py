@@ -16,21 +16,18 @@ hash was published (``submit._package_data_problems``, ``frozen_fits.package_dat
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import os
 import shutil
 import struct
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 import perfgraphs
-from perfgraphs.data.load import static_features
 from perfgraphs.leaderboard import submit as submit_module
 from test_leaderboard_review_67b import _predict, _refit
-from test_leaderboard_review_79b import HOOK, KEY, M, _record, assert_verified_holding
+from test_leaderboard_review_79b import HOOK, KEY, _record, assert_verified_holding, one_row_labels
 from test_submit import (BOARD, commit_tiny_hidden_set, env, example_copy, numpy_mape, parts,  # noqa: F401 — fixtures
                          run_cli)
 
@@ -94,11 +91,7 @@ def test_package_data_changed_after_the_draw_is_not_fitted_beside(env, parts, ca
     commit_tiny_hidden_set(env["tmp"] / "keeper", parts, git_commitments, capsys, monkeypatch)
 
     # the hidden labels of the buckets holding one row (what the seventy-ninth pass's probe solved)
-    y = np.asarray(parts.test.data.table.column("latency_ms").to_pylist(), dtype=np.float64)
-    keys = np.array([int.from_bytes(hashlib.sha256(r.tobytes()).digest()[:8], "big") % M
-                     for r in static_features(parts.test).astype(np.float64)])
-    labels = {b: float(y[keys == b][0]) for b in range(BUCKETS) if (keys == b).sum() == 1}
-    assert len(labels) >= 2
+    y, keys, labels = one_row_labels(parts, BUCKETS)
     _datasheet_row(package / "features" / "llm_architectures.csv", labels)
     commit("datasheet: Acme-LM-7B")
     monkeypatch.setattr(perfgraphs, "__file__", str(package / "__init__.py"))  # the keeper's checkout stages it

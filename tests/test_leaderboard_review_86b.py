@@ -16,7 +16,6 @@ is not as the commitment's repository held it just before the set's hash was pub
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 from pathlib import Path
@@ -26,10 +25,9 @@ import pyarrow.parquet as pq
 import pytest
 
 import perfgraphs
-from perfgraphs.data.load import static_features
 from perfgraphs.leaderboard import submit as submit_module
 from test_leaderboard_review_67b import _predict, _refit
-from test_leaderboard_review_79b import HOOK, M, _record, assert_verified_holding
+from test_leaderboard_review_79b import HOOK, _record, assert_verified_holding, row_buckets
 from test_leaderboard_review_84b import BUCKETS, _datasheet_row, datasheet_reader
 from test_submit import BOARD, env, example_copy, numpy_mape, parts, run_cli  # noqa: F401 — fixtures
 
@@ -62,9 +60,7 @@ def test_package_data_changed_after_the_draw_does_not_reach_a_frozen_run(env, pa
     commit("the package, and a team's ridge frozen, before the draw")
 
     # the draw: the test part less one row (a hidden set is not the public test part)
-    y = np.asarray(parts.test.data.table.column("latency_ms").to_pylist(), dtype=np.float64)
-    keys = np.array([int.from_bytes(hashlib.sha256(r.tobytes()).digest()[:8], "big") % M
-                     for r in static_features(parts.test).astype(np.float64)])
+    y, keys = row_buckets(parts)
     keep = np.ones(len(y), dtype=bool)
     keep[int(np.flatnonzero(keys >= BUCKETS)[0])] = False
     keeper = env["tmp"] / "keeper"

@@ -11,18 +11,15 @@ ancestor of every other that did (``frozen_fits.publishing_commit``); none such:
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import subprocess
 
-import numpy as np
 import pytest
 
-from perfgraphs.data.load import static_features
 from perfgraphs.leaderboard import frozen_fits
 from test_leaderboard_review_67b import _predict, _refit
-from test_leaderboard_review_79b import M, _holding, _probe, _record, _submit, solved_by_the_probe
+from test_leaderboard_review_79b import _holding, _probe, _record, _submit, row_buckets, solved_by_the_probe
 from test_submit import commit_tiny_hidden_set, env, example_copy, numpy_mape, parts  # noqa: F401 — fixtures
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("bwrap") is None,
@@ -71,8 +68,7 @@ def test_a_fast_forwarded_branch_that_merged_the_draw_does_not_date_its_code_bef
     rc, err = _submit(after, env, capsys)
     assert rc == 0, err
     record = _record(env, "after-87b")
-    keys = np.array([int.from_bytes(hashlib.sha256(r.tobytes()).digest()[:8], "big") % M
-                     for r in static_features(parts.test).astype(np.float64)])
+    keys = row_buckets(parts)[1]
     honest = _predict(_refit(parts.train), parts.test)
     held = honest.copy()
     for b in solved:
