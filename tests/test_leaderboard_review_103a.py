@@ -122,6 +122,8 @@ def filter_without_the_rule(monkeypatch):
     cached, so it is compiled again both ways and never left weakened."""
     def without():
         monkeypatch.setattr(confine, "_no_per_user_pools", lambda: [])
+        # and every sandbox as the one host uid the trier takes, as before pass 104a gave each run a uid of its own
+        monkeypatch.setattr(isolation, "per_run_host_user", lambda user: (str(user[0]), str(user[1])))
         confine._compiled.cache_clear()
     yield without
     monkeypatch.undo()

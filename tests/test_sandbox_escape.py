@@ -152,7 +152,9 @@ def test_each_guard_alone_stops_the_nested_namespace(tmp_path):
 
 # -- never root on the host -------------------------------------------------------------------------
 
-def _host_uids_of_a_sandbox(tmp_path: Path) -> set[int]:
+def _host_uids_of_a_sandbox(tmp_path: Path) -> tuple[set[int], int]:
+    """The host uids of a sandbox's processes, and the pid of the process the harness started (the launcher's, which
+    its per-run host uid adds to the base: isolation.per_run_host_user)."""
     import psutil
 
     dirs = {p: tmp_path / p for p in ("job", "inbox", "code", "submission")}
@@ -170,7 +172,7 @@ def _host_uids_of_a_sandbox(tmp_path: Path) -> set[int]:
             if any(p.name().startswith("python") for p in tree[1:]):
                 break
             time.sleep(0.1)
-        return {p.uids().real for p in tree} | {p.uids().effective for p in tree}
+        return {p.uids().real for p in tree} | {p.uids().effective for p in tree}, popen.pid
     finally:
         popen.kill()
         popen.wait()
@@ -178,14 +180,15 @@ def _host_uids_of_a_sandbox(tmp_path: Path) -> set[int]:
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the harness is not root here: bubblewrap maps to its own user")
 def test_a_root_harness_runs_the_sandbox_as_an_unprivileged_host_user(tmp_path):
-    uids = _host_uids_of_a_sandbox(tmp_path)
-    assert 0 not in uids and uids == {isolation.sandbox_user()[0]}, uids
+    uids, launcher = _host_uids_of_a_sandbox(tmp_path)
+    # a host uid of its own (the base plus the launcher's pid): pools counted per uid are not shared (pass 104a)
+    assert 0 not in uids and uids == {isolation.sandbox_user()[0] + launcher}, uids
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the harness is not root here")
 def test_control_without_the_launcher_the_sandbox_is_host_root(tmp_path, monkeypatch):
     monkeypatch.setattr(isolation, "sandbox_user", lambda: None)  # bubblewrap started by root itself
-    uids = _host_uids_of_a_sandbox(tmp_path)
+    uids, _ = _host_uids_of_a_sandbox(tmp_path)
     assert 0 in uids, uids
 
 

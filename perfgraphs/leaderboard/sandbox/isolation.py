@@ -8,7 +8,8 @@ parent hands them over, and a private ``/tmp``. It has its own PID namespace (it
 only itself), no network, no capabilities, no user namespace of its own (``--disable-userns``),
 runs as ``nobody`` and dies with the harness (``--die-with-parent``; every process it forked dies
 with the namespace). On the host it is never root: a harness running as root starts bubblewrap
-through :mod:`perfgraphs.leaderboard.sandbox.launch`, as :data:`DEFAULT_SANDBOX_UID`. An installed
+through :mod:`perfgraphs.leaderboard.sandbox.launch`, as :data:`DEFAULT_SANDBOX_UID` plus the launcher's pid
+(:func:`per_run_host_user`: a host uid of its own for each live sandbox). An installed
 (non-editable) perfgraphs package, whose package data holds labels, is covered by an empty tmpfs. The repository
 checkout, ``PERFGRAPHS_HOME``, the results folder and the environment variables of the parent are
 simply not there.
@@ -74,7 +75,7 @@ def unavailable_reason() -> str | None:
     except IsolationUnavailable as exc:
         return str(exc)
     if user is not None:  # as the harness will run it: dropped to the sandbox's user first
-        probe = [sys.executable, "-I", "-S", str(LAUNCHER), str(user[0]), str(user[1]), "0", "0", "--", *probe]
+        probe = [sys.executable, "-I", "-S", str(LAUNCHER), *per_run_host_user(user), "0", "0", "--", *probe]
     try:
         done = subprocess.run(probe, capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired) as exc:
@@ -309,7 +310,8 @@ def outer_environment() -> dict[str, str]:
 
 
 def sandbox_user() -> tuple[int, int] | None:
-    """The host uid and gid a sandbox runs as when the harness is root (None otherwise: bubblewrap
+    """The base of the host uid and gid a sandbox runs as when the harness is root, which the launcher offsets by its
+    pid (:func:`per_run_host_user`; None otherwise: bubblewrap
     then maps the sandbox to the harness's own, unprivileged, user). ``PERFGRAPHS_SANDBOX_UID``
     overrides the default, a uid no account or file of a usual system has."""
     if os.geteuid() != 0:
@@ -318,6 +320,17 @@ def sandbox_user() -> tuple[int, int] | None:
     if uid <= 0:
         raise IsolationUnavailable(f"PERFGRAPHS_SANDBOX_UID={uid}: the sandbox's host user must not be root")
     return uid, uid
+
+
+def per_run_host_user(user: tuple[int, int]) -> tuple[str, str]:
+    """The launcher's uid and gid arguments for :func:`sandbox_user`: ``+N``, N plus the launcher's pid
+    (:func:`perfgraphs.leaderboard.sandbox.launch.host_id`), a host uid of its own for each sandbox alive.
+
+    Why: the kernel counts pipe pages, queued signals, inotify instances and message queues per host uid, and with one
+    uid for every sandbox a seed that held them shrank or refused the pipes and timers of every other run of that uid
+    (hundred-and-fourth pass, side a; tests/test_leaderboard_review_104a.py). A uid of its own closes every such pool
+    at once: what a seed spends is its own, and given back when its processes die."""
+    return f"+{user[0]}", f"+{user[1]}"
 
 
 def _stage_root() -> Path:
@@ -385,7 +398,7 @@ def command(paths: SandboxPaths, argv: list[str], seccomp_fd: int | None = None)
                *env, "--", *argv]
     if user is None:
         return sandbox
-    return [sys.executable, "-I", "-S", str(LAUNCHER), str(user[0]), str(user[1]), str(len(staged) // 2),
+    return [sys.executable, "-I", "-S", str(LAUNCHER), *per_run_host_user(user), str(len(staged) // 2),
             *staged, str(len(scratch_mounts)), *scratch_mounts, "--", *sandbox]
 
 

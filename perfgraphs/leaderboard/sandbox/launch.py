@@ -36,8 +36,22 @@ def _check(rc: int, what: str) -> None:
         sys.exit(126)
 
 
+def host_id(arg: str, pid: int) -> int:
+    """The host uid or gid an argument names: ``N`` is N itself, ``+N`` is N plus ``pid`` (the launcher's own pid,
+    which bubblewrap keeps after the exec and whose death kills the sandbox through ``--die-with-parent``), so that
+    no two sandboxes alive at once share a host uid.
+
+    Why: the kernel keeps some pools per host uid across every user namespace: pipe pages
+    (``fs.pipe-user-pages-soft``), queued signals (``RLIMIT_SIGPENDING``), inotify instances, message queues. When
+    every sandbox ran as one uid, a predictor under a 256 MB limit held 64 pipes of 1 MB (the 16,384 pages) and
+    96,367 queued real-time signals, and while its seed ran a process of that uid outside it (to the kernel, another
+    team's sandbox) got pipes of 8,192 bytes instead of 65,536, was refused ``F_SETPIPE_SZ`` with EPERM and
+    ``timer_create`` with EAGAIN (hundred-and-fourth pass, side a; tests/test_leaderboard_review_104a.py)."""
+    return int(arg[1:]) + pid if arg.startswith("+") else int(arg)
+
+
 def main(argv: list[str]) -> None:
-    uid, gid, n = int(argv[0]), int(argv[1]), int(argv[2])
+    uid, gid, n = host_id(argv[0], os.getpid()), host_id(argv[1], os.getpid()), int(argv[2])
     pairs = argv[3:3 + 2 * n]
     m = int(argv[3 + 2 * n])
     scratch = argv[4 + 2 * n:4 + 2 * n + m]
