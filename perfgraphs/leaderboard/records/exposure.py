@@ -91,6 +91,24 @@ def _store_names(store: Path) -> list[str]:
     return names
 
 
+def measurement_documents(measurements: Path) -> list[tuple[str, list[str]]]:
+    """(place, every string) of each JSON file under ``measurements`` (``data/measurements``), its place
+    the top folder or file it lies in there: the noise floors (``noise-floor/noise-floor-<store>.json``,
+    which ``plans/run-on-gpu.sh`` asks to commit) hold each probe configuration's latency twice, a label
+    as public as a store's row, and a store's ``campaign.json`` names what it measured. The scan read
+    only the stores' parquet ``model`` column: a pull request committing a noise floor that named a
+    round's drawn variants (with their two latencies) left them in the keeper's hidden file, and the
+    set undeclared, its records *verified* (hundred-and-fourth pass, side b)."""
+    out = []
+    for path in files_as_read(measurements, (".json",)):
+        try:
+            strings = list(_json_strings(json.loads(path.read_text(errors="replace"))))
+        except ValueError:  # not JSON after all: read as text, every token of it
+            strings = [path.read_text(errors="replace")]
+        out.append((f"data/measurements/{path.relative_to(measurements).parts[0]}", strings))
+    return out
+
+
 def _external_folder(external: Path | None) -> Path:
     from perfgraphs.errors import SourceNotFoundError
     from perfgraphs.paths import external_dir, shared_external_dir
@@ -178,6 +196,8 @@ def public_mentions(architectures: list[str], repo: Path, own_plan: str | None =
     for store in sorted(p for p in (repo / "data" / "measurements").iterdir() if p.is_dir()):
         names = _store_names(store)
         note(_named(names, wanted) | variants(names), f"data/measurements/{store.name}")
+    for place, strings in measurement_documents(repo / "data" / "measurements"):
+        note(_named(strings, wanted) | variants(strings), place)
     for split in files_as_read(repo / "data" / "splits", (".json", ".txt")):
         if split.is_file() and split.suffix in (".json", ".txt"):
             text = split.read_text(errors="replace")
