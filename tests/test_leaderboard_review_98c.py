@@ -66,14 +66,15 @@ def eves_copy(tmp_path, reference: str) -> tuple[list[dict], object, dict]:
                                 "code_commit": commit, "code_url": "https://example.org/eve/eve-net"}
 
 
-def reproduced_against(tmp_path, record: dict, run: dict, folder, capsys, monkeypatch) -> tuple[list[str], int, str]:
-    """(the command, its exit code, its output): `leaderboard reproduce` of ``record`` (the only line of a
-    results file) from Eve's ``folder``, the code's run stood in by ``run``."""
+def reproduced_against(tmp_path, record: dict, run: dict, folder, capsys, monkeypatch,
+                       dataset: str = "dippm") -> tuple[list[str], int, str]:
+    """(the command, its exit code, its output): `leaderboard reproduce` of ``record`` (the only line of
+    ``dataset``'s results file) from Eve's ``folder``, the code's run stood in by ``run``."""
     results = tmp_path / "results"
     results.mkdir()
-    (results / "dippm.jsonl").write_text(json.dumps(record) + "\n")
+    (results / f"{dataset}.jsonl").write_text(json.dumps(record) + "\n")
     monkeypatch.setattr(reproduce_module, "_score_once", lambda cmd, cwd, tmp, commit: run)  # the code's run
-    command = ["leaderboard", "reproduce", "dippm", "1", "--results", str(results), "--submission", str(folder)]
+    command = ["leaderboard", "reproduce", dataset, "1", "--results", str(results), "--submission", str(folder)]
     capsys.readouterr()
     rc = main(command)
     return command, rc, capsys.readouterr().out
