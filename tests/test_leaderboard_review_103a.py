@@ -25,17 +25,15 @@ would close every per-uid pool at once.
 
 from __future__ import annotations
 
-import ast
 import ctypes
 import errno
 import os
-import time
 
 import pytest
 
 from perfgraphs.leaderboard.sandbox import confine, isolation
-from perfgraphs.leaderboard.sandbox.harness import Limits
-from test_leaderboard_redteam import log_lines, run_predictor
+from host_user_trier import answer, fork_trier, run_trying
+from test_leaderboard_redteam import log_lines
 from test_sandbox_escape import _cgroups
 from test_leaderboard_adversarial import env, parts  # noqa: F401 — fixtures
 
@@ -59,61 +57,29 @@ def attack(model):
 """
 
 
-def _fork_trier(uid: int | None) -> tuple[int, int, int]:
-    """A child of this process, as the sandbox's host user, that asks for one inotify instance and one message queue
-    every 20 ms until its pipe from us closes, then writes the errnos of its refusals: (pid, the pipe's end to close,
-    the read end of the answer)."""
-    go_r, go_w = os.pipe()
-    out_r, out_w = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover — the child
-        try:
-            os.close(go_w)
-            os.close(out_r)
-            if uid is not None:
-                os.setgroups([])
-                os.setresgid(uid, uid, uid)
-                os.setresuid(uid, uid, uid)
-            libc = ctypes.CDLL(None, use_errno=True)
-            os.set_blocking(go_r, False)
-            refused = set()
-            name = b"/perfgraphs-103a-%d" % os.getpid()
-            while True:
-                fd = libc.inotify_init1(0)
-                refused.add(("inotify", ctypes.get_errno())) if fd < 0 else os.close(fd)
-                fd = libc.mq_open(name, 0o102, 0o600, None)
-                if fd < 0:
-                    refused.add(("mq", ctypes.get_errno()))
-                else:
-                    os.close(fd)
-                    libc.mq_unlink(name)
-                time.sleep(0.02)
-                try:
-                    if os.read(go_r, 1) == b"":
-                        break
-                except BlockingIOError:
-                    pass
-            os.write(out_w, repr(sorted(refused)).encode())
-        finally:
-            os._exit(0)
-    os.close(go_r)
-    os.close(out_w)
-    return pid, go_w, out_r
+def _ask_once(refused: set) -> None:
+    """Ask for one inotify instance and one message queue; note the errno of each refusal."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = libc.inotify_init1(0)
+    refused.add(("inotify", ctypes.get_errno())) if fd < 0 else os.close(fd)
+    name = b"/perfgraphs-103a-%d" % os.getpid()
+    fd = libc.mq_open(name, 0o102, 0o600, None)
+    if fd < 0:
+        refused.add(("mq", ctypes.get_errno()))
+    else:
+        os.close(fd)
+        libc.mq_unlink(name)
+
+
+def _sandbox_ids():
+    """The sandbox's base host uid and gid (None when the harness is not root)."""
+    return isolation.sandbox_user()
 
 
 def _run_trying(env, parts, name):  # noqa: F811 — fixtures as arguments
     """run_predictor while the sandbox's host user asks for the pools outside: (SeedOutput or exception, log,
     the (pool, errno) pairs it was refused)."""
-    user = isolation.sandbox_user()
-    pid, go, result = _fork_trier(user[0] if user else None)
-    try:
-        out, log, _ = run_predictor(env, parts, name, HOARD, Limits(time_limit_s=120, memory_mb=256))
-    finally:
-        os.close(go)
-        refused = ast.literal_eval(os.read(result, 4096).decode() or "[]")
-        os.close(result)
-        os.waitpid(pid, 0)
-    return out, log, refused
+    return run_trying(env, parts, name, HOARD, _sandbox_ids(), _ask_once)
 
 
 @pytest.fixture
@@ -150,10 +116,4 @@ def test_a_predictor_takes_no_per_user_pool_from_other_sandboxes(env, parts, fil
 
 def _refused_once() -> list:
     """What the sandbox's host user is refused when it asks once, now."""
-    user = isolation.sandbox_user()
-    pid, go, result = _fork_trier(user[0] if user else None)
-    os.close(go)
-    refused = ast.literal_eval(os.read(result, 4096).decode() or "[]")
-    os.close(result)
-    os.waitpid(pid, 0)
-    return refused
+    return answer(*fork_trier(_sandbox_ids(), _ask_once))

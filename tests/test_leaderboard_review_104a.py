@@ -27,18 +27,16 @@ harness processes and pipes are root's (uid 0 is exempt from the pipe and signal
 
 from __future__ import annotations
 
-import ast
 import ctypes
 import errno
 import fcntl
 import os
-import time
 
 import pytest
 
 from perfgraphs.leaderboard.sandbox import isolation
-from perfgraphs.leaderboard.sandbox.harness import Limits
-from test_leaderboard_redteam import log_lines, run_predictor
+from host_user_trier import run_trying
+from test_leaderboard_redteam import log_lines
 from test_sandbox_escape import _cgroups
 from test_leaderboard_adversarial import env, parts  # noqa: F401 — fixtures
 
@@ -73,67 +71,37 @@ def attack(model):
 """
 
 
-def _fork_trier(user):
-    """A child of this process, as the host uid the launcher would give another sandbox, that opens a pipe, asks
-    it for 64 kB and creates a POSIX timer every 20 ms until its pipe from us closes, then writes what it saw:
-    (pid, the pipe's end to close, the read end of the answer)."""
-    go_r, go_w = os.pipe()
-    out_r, out_w = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover — the child
-        try:
-            os.close(go_w)
-            os.close(out_r)
-            if user is not None:
-                # as the launcher would start a run here (before this pass: the one shared uid, no per_run_host_user)
-                args = getattr(isolation, "per_run_host_user", lambda u: (str(u[0]), str(u[1])))(user)
-                uid, gid = (int(a[1:]) + os.getpid() if a.startswith("+") else int(a) for a in args)
-                os.setgroups([])
-                os.setresgid(gid, gid, gid)
-                os.setresuid(uid, uid, uid)
-            libc = ctypes.CDLL(None, use_errno=True)
-            os.set_blocking(go_r, False)
-            seen = set()
-            while True:
-                r, w = os.pipe()
-                seen.add(("pipe", fcntl.fcntl(w, F_GETPIPE_SZ)))
-                try:
-                    fcntl.fcntl(w, F_SETPIPE_SZ, 1 << 16)
-                except OSError as e:
-                    seen.add(("setsize", e.errno))
-                os.close(r)
-                os.close(w)
-                timer = ctypes.c_void_p()
-                if libc.timer_create(1, None, ctypes.byref(timer)) != 0:
-                    seen.add(("timer", ctypes.get_errno()))
-                else:
-                    libc.timer_delete(timer)
-                time.sleep(0.02)
-                try:
-                    if os.read(go_r, 1) == b"":
-                        break
-                except BlockingIOError:
-                    pass
-            os.write(out_w, repr(sorted(seen)).encode())
-        finally:
-            os._exit(0)
-    os.close(go_r)
-    os.close(out_w)
-    return pid, go_w, out_r
+def _try_once(seen: set) -> None:
+    """Open a pipe, note its size, ask it for 64 kB and create a POSIX timer; note each refusal's errno."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    r, w = os.pipe()
+    seen.add(("pipe", fcntl.fcntl(w, F_GETPIPE_SZ)))
+    try:
+        fcntl.fcntl(w, F_SETPIPE_SZ, 1 << 16)
+    except OSError as e:
+        seen.add(("setsize", e.errno))
+    os.close(r)
+    os.close(w)
+    timer = ctypes.c_void_p()
+    if libc.timer_create(1, None, ctypes.byref(timer)) != 0:
+        seen.add(("timer", ctypes.get_errno()))
+    else:
+        libc.timer_delete(timer)
+
+
+def _another_runs_ids(user):
+    """The host uid and gid the launcher would give another run started by a process of ``pid``: as
+    ``per_run_host_user`` and ``launch.host_id`` make them (before this pass: the one shared uid)."""
+    if user is None:
+        return None
+    args = isolation.per_run_host_user(user)
+    return lambda pid: tuple(int(a[1:]) + pid if a.startswith("+") else int(a) for a in args)
 
 
 def _run_trying(env, parts, name):  # noqa: F811 — fixtures as arguments
     """run_predictor while another run's host user opens pipes and timers outside: (SeedOutput or exception, log,
     what it saw)."""
-    pid, go, result = _fork_trier(isolation.sandbox_user())
-    try:
-        out, log, _ = run_predictor(env, parts, name, HOARD, Limits(time_limit_s=120, memory_mb=256))
-    finally:
-        os.close(go)
-        seen = ast.literal_eval(os.read(result, 4096).decode() or "[]")
-        os.close(result)
-        os.waitpid(pid, 0)
-    return out, log, seen
+    return run_trying(env, parts, name, HOARD, _another_runs_ids(isolation.sandbox_user()), _try_once)
 
 
 def test_a_predictor_takes_no_per_user_pool_from_other_runs(env, parts, monkeypatch):  # noqa: F811
