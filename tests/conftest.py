@@ -78,6 +78,22 @@ def monkeypatch():
     patch.undo()
 
 
+@pytest.fixture
+def weakened_filter(monkeypatch):
+    """For a control: ``weakened_filter(name=value, ...)`` compiles the sandbox's seccomp filter again with those
+    attributes of ``confine`` replaced (a rule function returning ``[]``, a comparison as it was before a pass). The
+    compiled program is cached, so it is compiled again both ways and never left weakened for another test."""
+    from perfgraphs.leaderboard.sandbox import confine
+
+    def weaken(**replaced) -> None:
+        for name, value in replaced.items():
+            monkeypatch.setattr(confine, name, value)
+        confine._compiled.cache_clear()
+    yield weaken
+    monkeypatch.undo()
+    confine._compiled.cache_clear()
+
+
 @pytest.fixture(scope="session")
 def resnet18_template():
     from perfgraphs.graph import graph_template

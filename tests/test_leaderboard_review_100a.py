@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import pytest
 
-from perfgraphs.leaderboard.sandbox import confine, isolation
+from perfgraphs.leaderboard.sandbox import isolation
 from test_leaderboard_redteam import log_lines
 from test_leaderboard_review_97a import _run_watching
 from test_sandbox_escape import _cgroups
@@ -69,25 +69,13 @@ def attack(model):
 """
 
 
-@pytest.fixture
-def filter_without_the_rule(monkeypatch):
-    """Compile the filter without :func:`confine._no_stacked_filters` for the control; the compiled program is
-    cached, so it is compiled again both ways and never left weakened."""
-    def without():
-        monkeypatch.setattr(confine, "_no_stacked_filters", lambda: [])
-        confine._compiled.cache_clear()
-    yield without
-    monkeypatch.undo()
-    confine._compiled.cache_clear()
-
-
-def test_a_predictor_stacks_no_seccomp_filter(env, parts, monkeypatch, filter_without_the_rule):  # noqa: F811
+def test_a_predictor_stacks_no_seccomp_filter(env, parts, monkeypatch, weakened_filter):  # noqa: F811
     monkeypatch.setattr(review_97a, "HOARD", HOARD)
     out, log, _ = _run_watching(env, parts, "filter-hoard")
     assert not isinstance(out, Exception), out
     assert log_lines(log, "FILTERS") == ["0 150 [1]"], log_lines(log, "FILTERS")  # EPERM, every thread
 
-    filter_without_the_rule()
+    weakened_filter(_no_stacked_filters=lambda: [])
     out, log, grown_mb = _run_watching(env, parts, "filter-hoard-before")
     assert not isinstance(out, Exception), out
     assert int(log_lines(log, "FILTERS")[0].split()[0]) >= 1000, log_lines(log, "FILTERS")

@@ -27,7 +27,7 @@ import threading
 
 import pytest
 
-from perfgraphs.leaderboard.sandbox import confine, isolation
+from perfgraphs.leaderboard.sandbox import isolation
 from perfgraphs.leaderboard.sandbox.harness import Limits
 from test_leaderboard_redteam import log_lines, run_predictor
 from test_sandbox_escape import _cgroups
@@ -84,25 +84,13 @@ def _run_trying(env, parts, name):  # noqa: F811 — fixtures as arguments
     return out, log, refused
 
 
-@pytest.fixture
-def filter_without_the_rule(monkeypatch):
-    """Compile the filter without :func:`confine._no_native_aio` for the control; the compiled program is cached,
-    so it is compiled again both ways and never left weakened."""
-    def without():
-        monkeypatch.setattr(confine, "_no_native_aio", lambda: [])
-        confine._compiled.cache_clear()
-    yield without
-    monkeypatch.undo()
-    confine._compiled.cache_clear()
-
-
-def test_a_predictor_takes_no_aio_events_from_the_machine(env, parts, filter_without_the_rule):  # noqa: F811
+def test_a_predictor_takes_no_aio_events_from_the_machine(env, parts, weakened_filter):  # noqa: F811
     out, log, refused = _run_trying(env, parts, "aio-hoard")
     assert not isinstance(out, Exception), out
     assert log_lines(log, "AIO") == ["0 1"], log_lines(log, "AIO")  # EPERM at the first call
     assert refused == [], refused
 
-    filter_without_the_rule()
+    weakened_filter(_no_native_aio=lambda: [])
     out, log, refused = _run_trying(env, parts, "aio-hoard-before")
     assert not isinstance(out, Exception), out
     assert out.confinement == "bubblewrap+cgroup+seccomp", out.confinement

@@ -75,26 +75,17 @@ def _in_the_sandbox(tmp_path) -> dict:
     return json.loads(done.stdout.split("RESULT", 1)[1].splitlines()[0])
 
 
-@pytest.fixture
-def filter_as_before(monkeypatch):
-    """Compile the filter as it was (whole-register comparisons, sockets of any family) for the control;
-    the compiled program is cached, so it is compiled again both ways and never left weakened."""
-    def as_before():
-        monkeypatch.setattr(confine, "int_argument_is", lambda arg, value: confine._ArgCmp(arg, 4, value, 0))
-        monkeypatch.setattr(confine, "SOCKET_CALLS", ())
-        confine._compiled.cache_clear()
-    yield as_before
-    monkeypatch.undo()
-    confine._compiled.cache_clear()
+# the control's filter: whole-register comparisons, sockets of any family (as before this pass)
+FILTER_AS_BEFORE = {"int_argument_is": lambda arg, value: confine._ArgCmp(arg, 4, value, 0), "SOCKET_CALLS": ()}
 
 
-def test_an_int_argument_is_compared_as_the_kernel_reads_it(tmp_path, filter_as_before):
+def test_an_int_argument_is_compared_as_the_kernel_reads_it(tmp_path, weakened_filter):
     now = _in_the_sandbox(tmp_path / "now")
     assert now["fadvise_dontneed"] != 0 and now["fadvise_dontneed_high_bits"] != 0, now
     assert now["socket_inet"] != 0 and now["socket_inet6"] != 0 and now["socket_inet_high_bits"] != 0, now
     assert now["socket_unix"] == 0, now  # what multiprocessing and asyncio use still works
 
-    filter_as_before()
+    weakened_filter(**FILTER_AS_BEFORE)
     before = _in_the_sandbox(tmp_path / "before")
     assert before["fadvise_dontneed"] != 0, before  # the plain advice was refused
     # the kernel took the high-bit advice as DONTNEED (an advice it did not know would be EINVAL)
@@ -129,14 +120,14 @@ def _v1_memory_cgroup() -> bool:
 
 
 @pytest.mark.skipif(not _cgroups(), reason="no memory cgroup here")
-def test_memory_kept_in_loopback_sockets_is_not_a_way_around_the_peak(env, parts, filter_as_before):  # noqa: F811
+def test_memory_kept_in_loopback_sockets_is_not_a_way_around_the_peak(env, parts, weakened_filter):  # noqa: F811
     out, log, _ = run_predictor(env, parts, "socket-hoard", HOLD)
     assert isinstance(out, Exception) and "Operation not permitted" in str(out), out  # no socket to open
     assert not log_lines(log, "HELD")
 
     if not _v1_memory_cgroup():
         return  # version 2 charges socket buffers to the cgroup: the control's understatement is v1's
-    filter_as_before()
+    weakened_filter(**FILTER_AS_BEFORE)
     out, log, _ = run_predictor(env, parts, "socket-hoard-before", HOLD)
     assert not isinstance(out, Exception), out
     assert int(log_lines(log, "HELD")[0]) >= HELD_MB
