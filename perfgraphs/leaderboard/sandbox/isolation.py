@@ -329,8 +329,34 @@ def per_run_host_user(user: tuple[int, int]) -> tuple[str, str]:
     Why: the kernel counts pipe pages, queued signals, inotify instances and message queues per host uid, and with one
     uid for every sandbox a seed that held them shrank or refused the pipes and timers of every other run of that uid
     (hundred-and-fourth pass, side a; tests/test_leaderboard_review_104a.py). A uid of its own closes every such pool
-    at once: what a seed spends is its own, and given back when its processes die."""
-    return f"+{user[0]}", f"+{user[1]}"
+    at once: what a seed spends is its own, and given back when its processes die. A pid is unique only in its
+    own PID namespace: the base is moved by :func:`pid_namespace_offset` first."""
+    offset = pid_namespace_offset(user[0])
+    return f"+{user[0] + offset}", f"+{user[1] + offset}"
+
+
+PROC_PID_INIT_INO = 0xEFFFFFFC  # the inode number of the initial PID namespace (the kernel's PROC_PID_INIT_INO)
+PID_MAX_LIMIT = 4_194_304  # no pid of any namespace reaches it (the kernel's PID_MAX_LIMIT on 64-bit)
+
+
+def pid_namespace_offset(base: int) -> int:
+    """How far the sandbox uids of a harness in this PID namespace are moved from ``base``: 0 in the host's initial
+    namespace, else a stretch of :data:`PID_MAX_LIMIT` uids of its own, chosen by the namespace's inode number (unique
+    among live namespaces; a harness's namespace outlives every sandbox it started, which die with it).
+
+    Why: the launcher adds its pid to the base, and a pid is unique only in its namespace. Two root harnesses in two
+    containers that share the host's uids (a CI runner's jobs, a keeper started with ``unshare --pid``) number their
+    processes from 1 alike: each harness started in a fresh PID namespace gave its sandbox the same host uid,
+    1999999 plus the same small pid, and the per-uid pools of pass 104a were shared again (hundred-and-fifth pass,
+    side a; tests/test_leaderboard_review_105a.py). The stretches wrap after about a thousand namespaces' numbers
+    (the uid space ends at 2**32 - 2)."""
+    try:
+        inode = os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        return 0
+    slots = max(1, (2**32 - 2 - base) // PID_MAX_LIMIT - 1)
+    k = inode - PROC_PID_INIT_INO
+    return 0 if k <= 0 else (1 + (k - 1) % slots) * PID_MAX_LIMIT
 
 
 def _stage_root() -> Path:
