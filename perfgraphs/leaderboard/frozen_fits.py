@@ -359,6 +359,8 @@ def package_data_before(commitment: Path, set_sha256: str, advice: str = _FITTED
 
     package = Path(perfgraphs.__file__).resolve().parent
     places = [repository_place(package), repository_place(commitment.absolute().parent)]
+    if places[1] is not None and (bytecode := bytecode_tracked(places[1][0])):
+        return f"{bytecode}; {advice}"
     if None in places or places[0][0] != places[1][0]:
         return None
     top, where = places[0][0], places[0][1]
@@ -412,6 +414,29 @@ def bound_files_tracked(top: Path) -> str | None:
                 return (f"{root} is read by every sandbox (the interpreter's folders) and git tracks files under it "
                         f"({first}): remove them from the repository and build the environment again")
     return None
+
+
+def bytecode_tracked(top: Path) -> str | None:
+    """Why the repository at ``top`` (the keeper's checkout, which holds the commitments and, installed
+    editable, the package the keeper's process runs) tracks Python bytecode (None: git tracks none). An
+    unchecked hash-based ``__pycache__/<module>.cpython-311.pyc`` is imported in place of its source whatever
+    the source says, and ``.gitignore`` hides it only from ``git add`` without ``-f``: a pull request after the
+    draw that committed one for ``perfgraphs/evaluation/evaluator.py`` (binary, read by no review) had the
+    keeper's own process score a hidden round with its metric while every source read as before, and no date
+    check looked at it (``package_data_before`` dates the tables, ``code_before`` the folder, bytecode left
+    out; hundred-and-fifth pass, side b). No honest commit tracks bytecode anywhere. A file that replaces this
+    very module runs before this check: the suite asks git itself (``test_this_checkout_tracks_no_bytecode``)."""
+    from perfgraphs.leaderboard.records.history import git
+    from perfgraphs.leaderboard.sandbox.harness import is_bytecode
+
+    listed = git(top, "ls-files", "-z")
+    if listed is None:
+        return f"cannot ask git which files {top} tracks"
+    found = [name for name in filter(None, listed.split("\0")) if any(is_bytecode(p) for p in name.split("/"))]
+    if not found:
+        return None
+    return (f"git tracks Python bytecode ({', '.join(found[:3])}{' ...' if len(found) > 3 else ''}), which Python "
+            "may run in place of the source a review read: remove it from the repository and check out again")
 
 
 def _converted_checkout(top: Path, held: str) -> str | None:
