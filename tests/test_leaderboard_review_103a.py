@@ -31,7 +31,7 @@ import os
 
 import pytest
 
-from perfgraphs.leaderboard.sandbox import confine, isolation
+from perfgraphs.leaderboard.sandbox import isolation
 from host_user_trier import answer, fork_trier, run_trying
 from test_leaderboard_redteam import log_lines
 from test_sandbox_escape import _cgroups
@@ -82,27 +82,15 @@ def _run_trying(env, parts, name):  # noqa: F811 — fixtures as arguments
     return run_trying(env, parts, name, HOARD, _sandbox_ids(), _ask_once)
 
 
-@pytest.fixture
-def filter_without_the_rule(monkeypatch):
-    """Compile the filter without :func:`confine._no_per_user_pools` for the control; the compiled program is
-    cached, so it is compiled again both ways and never left weakened."""
-    def without():
-        monkeypatch.setattr(confine, "_no_per_user_pools", lambda: [])
-        # and every sandbox as the one host uid the trier takes, as before pass 104a gave each run a uid of its own
-        monkeypatch.setattr(isolation, "per_run_host_user", lambda user: (str(user[0]), str(user[1])))
-        confine._compiled.cache_clear()
-    yield without
-    monkeypatch.undo()
-    confine._compiled.cache_clear()
-
-
-def test_a_predictor_takes_no_per_user_pool_from_other_sandboxes(env, parts, filter_without_the_rule):  # noqa: F811
+def test_a_predictor_takes_no_per_user_pool_from_other_sandboxes(env, parts, monkeypatch, weakened_filter):  # noqa: F811
     out, log, refused = _run_trying(env, parts, "user-pools")
     assert not isinstance(out, Exception), out
     assert log_lines(log, "POOLS") == [f"0 {errno.EPERM} 0 {errno.EPERM}"], log_lines(log, "POOLS")
     assert refused == [], refused
 
-    filter_without_the_rule()
+    # the filter without the rule, and every sandbox as the one host uid the trier takes (before pass 104a)
+    monkeypatch.setattr(isolation, "per_run_host_user", lambda user: (str(user[0]), str(user[1])))
+    weakened_filter(_no_per_user_pools=lambda: [])
     out, log, refused = _run_trying(env, parts, "user-pools-before")
     assert not isinstance(out, Exception), out
     assert out.confinement == "bubblewrap+cgroup+seccomp", out.confinement

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+from pathlib import Path
 
 import numpy as np
 
@@ -79,14 +80,29 @@ def _ranks(tmp_path, records: list[dict], capsys, monkeypatch) -> dict[str, str]
     return {m: r for r, m in re.findall(r"│ (\d+|–)\s+│ ([a-z0-9-]+)\s", board)}
 
 
-def test_ratios_moved_toward_one_are_not_reproduced_where_labels_are_one_measurement(tmp_path, capsys, monkeypatch):
+def eves_copy(tmp_path) -> tuple[list[dict], Path, dict]:
+    """(the board's reference records, Eve's contributor folder, her honest record: a copy of
+    `serving-prior-boost`'s run under her name, at her folder's commit)."""
     references = _board_records()
     copied = next(r for r in references if r["method"] == "serving-prior-boost")
     folder = _contributor_folder(tmp_path)
     commit = subprocess.run(["git", "-C", str(folder), "rev-parse", "HEAD"], capture_output=True, text=True,
                             check=True).stdout.strip()
-    honest = {**copied, "method": "eve-net", "authors": "Eve Rival", "run_identity": "eve-net", "code_commit": commit,
-              "code_url": "https://example.org/eve/eve-net"}
+    return references, folder, {**copied, "method": "eve-net", "authors": "Eve Rival", "run_identity": "eve-net",
+                                "code_commit": commit, "code_url": "https://example.org/eve/eve-net"}
+
+
+def assert_ranked_apart(tmp_path, references, honest, forged, capsys, monkeypatch) -> None:
+    """What the forged record would have ranked: 1 alone above the reference it copies and every entry below
+    it a rank down, where the honest copy shares rank 1."""
+    fair = _ranks(tmp_path / "fair", [*references, honest], capsys, monkeypatch)
+    moved = _ranks(tmp_path / "moved", [*references, forged], capsys, monkeypatch)
+    assert fair["eve-net"] == fair["serving-prior-boost"] == "1" and fair["static-mlp"] == "2", fair
+    assert (moved["eve-net"], moved["serving-prior-boost"], moved["static-mlp"]) == ("1", "2", "3"), moved
+
+
+def test_ratios_moved_toward_one_are_not_reproduced_where_labels_are_one_measurement(tmp_path, capsys, monkeypatch):
+    references, folder, honest = eves_copy(tmp_path)
     forged = _toward_one(honest)
     assert _parse_record(json.dumps(forged))[1] is None  # every field check passes it
     assert reproduce_module._compare(forged, honest, reproduce_module.TOLERANCE_REL) == []
@@ -101,8 +117,4 @@ def test_ratios_moved_toward_one_are_not_reproduced_where_labels_are_one_measure
         out = capsys.readouterr().out
         assert ": reproduced" in out and "NOT" not in out, out
 
-    # what it would have ranked: 1 alone above the reference it copies, every entry below it a rank down
-    fair = _ranks(tmp_path / "fair", [*references, honest], capsys, monkeypatch)
-    moved = _ranks(tmp_path / "moved", [*references, forged], capsys, monkeypatch)
-    assert fair["eve-net"] == fair["serving-prior-boost"] == "1" and fair["static-mlp"] == "2", fair
-    assert (moved["eve-net"], moved["serving-prior-boost"], moved["static-mlp"]) == ("1", "2", "3"), moved
+    assert_ranked_apart(tmp_path, references, honest, forged, capsys, monkeypatch)

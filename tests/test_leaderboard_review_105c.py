@@ -22,7 +22,6 @@ is "reproduced"."""
 from __future__ import annotations
 
 import json
-import subprocess
 
 import numpy as np
 
@@ -30,8 +29,7 @@ import perfgraphs.leaderboard.reproduce as reproduce_module
 from perfgraphs.cli import main
 from perfgraphs.leaderboard.records.results import _parse_record
 from test_leaderboard_review_98c import reproduced_against
-from test_leaderboard_review_104c import _board_records, _ranks
-from test_reproduce import _contributor_folder
+from test_leaderboard_review_104c import assert_ranked_apart, eves_copy
 
 SHRINK = 0.004999  # of the run's MAPE: under 0.5 % of it, past 0.5 % of what is left (0.4975 %)
 
@@ -64,13 +62,7 @@ def _errors_shrunk(record: dict) -> dict:
 
 
 def test_a_reproduced_record_is_not_ranked_apart_from_its_run(tmp_path, capsys, monkeypatch):
-    references = _board_records()
-    copied = next(r for r in references if r["method"] == "serving-prior-boost")
-    folder = _contributor_folder(tmp_path)
-    commit = subprocess.run(["git", "-C", str(folder), "rev-parse", "HEAD"], capture_output=True, text=True,
-                            check=True).stdout.strip()
-    honest = {**copied, "method": "eve-net", "authors": "Eve Rival", "run_identity": "eve-net", "code_commit": commit,
-              "code_url": "https://example.org/eve/eve-net"}
+    references, folder, honest = eves_copy(tmp_path)
     forged = _errors_shrunk(honest)
     assert _parse_record(json.dumps(forged))[1] is None  # every field check passes it
     assert reproduce_module._compare(forged, honest, reproduce_module.TOLERANCE_REL) == []
@@ -85,8 +77,4 @@ def test_a_reproduced_record_is_not_ranked_apart_from_its_run(tmp_path, capsys, 
         out = capsys.readouterr().out
         assert ": reproduced" in out and "NOT" not in out, out
 
-    # what it would have ranked: 1 alone above the reference it copies, every entry below it a rank down
-    fair = _ranks(tmp_path / "fair", [*references, honest], capsys, monkeypatch)
-    moved = _ranks(tmp_path / "moved", [*references, forged], capsys, monkeypatch)
-    assert fair["eve-net"] == fair["serving-prior-boost"] == "1" and fair["static-mlp"] == "2", fair
-    assert (moved["eve-net"], moved["serving-prior-boost"], moved["static-mlp"]) == ("1", "2", "3"), moved
+    assert_ranked_apart(tmp_path, references, honest, forged, capsys, monkeypatch)
