@@ -19,8 +19,7 @@ The control switches the offset off and finds the one shared uid again.
 Tried and not found: pid reuse while a sandbox outlives its launcher (``harness._kill`` SIGKILLs the whole tree and
 ``Confinement`` waits for its cgroup to empty; ``kernel.pid_max`` is 32,768 here, and the keyrings are refused, the
 writable places are fresh tmpfs and the IPC namespace is private, so nothing owned by the uid outlives the seed);
-``compile_staged``'s cache (keyed by the staged source's whole content, which only the harness writes; a submission's
-``.pyc`` is left out of its copy, ``harness.is_bytecode``). Not tried: a host file owned by a uid of the range (none
+bytecode (a submission's ``.pyc`` is left out of its copy, ``harness.is_bytecode``). Not tried: a host file owned by a uid of the range (none
 under /work or the venv here), ``fs.file-max``, vmsplice/mlock/page tables/dentries as uncharged kernel memory.
 """
 

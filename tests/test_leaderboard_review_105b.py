@@ -1,7 +1,7 @@
 """Hundred-and-fifth adversarial pass, side b (what a pull request commits that runs).
 
-The sandbox never runs a submission's or the package's committed bytecode (``harness.is_bytecode``,
-``isolation.compile_staged``), but the keeper's own process (``perfgraphs submit --hidden-labels``, which
+The sandbox never runs a submission's or the package's committed bytecode (``harness.is_bytecode``; the
+staged code is sources only), but the keeper's own process (``perfgraphs submit --hidden-labels``, which
 scores the round and signs its record) imports the package from the checkout, installed editable as the
 README makes it. An unchecked hash-based ``perfgraphs/evaluation/__pycache__/evaluator.cpython-311.pyc``
 (PEP 552) runs in place of ``evaluator.py`` whatever the source says; ``.gitignore`` keeps ``__pycache__``

@@ -254,37 +254,8 @@ def stage_code(dest: Path) -> Path:
                 out = target / rel
                 out.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(path, out)
-    compile_staged(dest)
     make_readable(dest)  # the sandbox's host user is not the harness's (sandbox_user)
     return dest
-
-
-# each staged source's bytecode by the source's content, compiled once a process: a harness stages the
-# code once per submission (and the suite hundreds of times), and compiling all of it takes half a second
-_BYTECODE: dict[bytes, bytes] = {}
-
-
-def compile_staged(dest: Path) -> None:
-    """Bytecode for every staged source, beside it (``__pycache__``), written before any sandbox starts.
-    The staged folder is read-only inside the sandbox, so without it each seed compiled every perfgraphs
-    module it imported, in every run: 30 modules for a ridge on the tiny board, 0.35 s of a seed's
-    1.1 s start, before its "ready". Checked-hash files: the sandbox's interpreter compares each with its
-    source's hash (the copies' times say nothing), so a stale one is never run; the harness compiles
-    what it staged, nothing a submission wrote (the import system sets each module's file name itself)."""
-    import hashlib
-    import py_compile
-
-    tag = sys.implementation.cache_tag
-    for source in sorted(dest.rglob("*.py")):
-        target = source.parent / "__pycache__" / f"{source.stem}.{tag}.pyc"
-        key = hashlib.sha256(source.read_bytes()).digest()
-        if key not in _BYTECODE:
-            py_compile.compile(str(source), cfile=str(target), doraise=True,
-                               invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
-            _BYTECODE[key] = target.read_bytes()
-        else:
-            target.parent.mkdir(exist_ok=True)
-            target.write_bytes(_BYTECODE[key])
 
 
 def is_staged_data(parts: tuple[str, ...]) -> bool:
