@@ -45,6 +45,25 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 PACKAGED_DATA_DIR = PACKAGE_DIR / "committed_data"
 RELEASES_FILE_NAME = "releases.json"
 
+# Package folders of perfgraphs whose Python code a predictor may import (its featurizers and
+# reference baselines); data folders beside them (results, reference predictions, site) are left out,
+# and with "site" the site's code (perfgraphs/leaderboard/site/), which no predictor has a use for.
+CODE_EXCLUDE = {"results", "site", "reference", "hidden", "examples", "out", "__pycache__"}
+# package data the code reads, staged with it (folder of the package -> suffix): the exporters' model
+# configs, the hardware descriptor and LLM architecture tables (datasheet and model-card facts, no
+# label). Never predict's artifacts: they are fitted on labels.
+CODE_DATA = {("graph", "hf_configs"): ".json", ("features",): ".csv", ("features", "hardware"): ".csv"}
+
+
+def is_staged_data(parts: tuple[str, ...]) -> bool:
+    """Whether the package's file at ``parts`` (its path inside the package folder) is package data
+    :func:`perfgraphs.leaderboard.sandbox.isolation.stage_code` copies into the sandbox (:data:`CODE_DATA`):
+    what a predictor reads beside the code, what :func:`perfgraphs.leaderboard.frozen_fits.package_data_before` dates and what the exposure
+    scan reads (:func:`perfgraphs.leaderboard.records.exposure.staged_package_data`)."""
+    return (not any(part in CODE_EXCLUDE for part in parts[:-1]) and bool(parts)
+            and CODE_DATA.get(tuple(parts[:-1])) == Path(parts[-1]).suffix)
+
+
 _data_dir_override: ContextVar[Path | None] = ContextVar("perfgraphs_data_dir", default=None)
 _release_dir_override: ContextVar[Path | None] = ContextVar("perfgraphs_release_dir", default=None)
 

@@ -31,6 +31,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from perfgraphs.paths import CODE_DATA, CODE_EXCLUDE, is_staged_data  # noqa: F401 — staged here, read by the scan too
+
 # Where things appear inside the sandbox.
 JOB_MOUNT = "/job"  # training and validation parts, job.json (read-only)
 INBOX_MOUNT = "/inbox"  # test inputs, written by the parent only after fit (read-only)
@@ -45,14 +47,8 @@ PASSED_ENV = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "LAN
 # system /lib, /lib64, /bin and /sbin are symlinks into /usr and are recreated as such.
 SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/bin", "/sbin")
 SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/passwd", "/etc/group", "/etc/localtime", "/etc/nsswitch.conf")
-# Package folders of perfgraphs whose Python code a predictor may import (its featurizers and
-# reference baselines); data folders beside them (results, reference predictions, site) are left out,
-# and with "site" the site's code (perfgraphs/leaderboard/site/), which no predictor has a use for.
-CODE_EXCLUDE = {"results", "site", "reference", "hidden", "examples", "out", "__pycache__"}
-# package data the code reads, staged with it (folder of the package -> suffix): the exporters' model
-# configs, the hardware descriptor and LLM architecture tables (datasheet and model-card facts, no
-# label). Never predict's artifacts: they are fitted on labels.
-CODE_DATA = {("graph", "hf_configs"): ".json", ("features",): ".csv", ("features", "hardware"): ".csv"}
+# Package folders of perfgraphs whose Python code a predictor may import, and the package data staged
+# with it: in perfgraphs.paths, which the exposure scan (a records module) reads too
 # The host user a sandbox runs as when the harness is root: no account, file or other process of a
 # usual system has it (nobody's 65534 does: other daemons run as nobody).
 DEFAULT_SANDBOX_UID = 1_999_999
@@ -256,14 +252,6 @@ def stage_code(dest: Path) -> Path:
                 shutil.copyfile(path, out)
     make_readable(dest)  # the sandbox's host user is not the harness's (sandbox_user)
     return dest
-
-
-def is_staged_data(parts: tuple[str, ...]) -> bool:
-    """Whether the package's file at ``parts`` (its path inside the package folder) is package data
-    :func:`stage_code` copies into the sandbox (:data:`CODE_DATA`): what a predictor reads beside the
-    code, and what :func:`perfgraphs.leaderboard.frozen_fits.package_data_before` dates."""
-    return (not any(part in CODE_EXCLUDE for part in parts[:-1]) and bool(parts)
-            and CODE_DATA.get(tuple(parts[:-1])) == Path(parts[-1]).suffix)
 
 
 @dataclass(frozen=True)
