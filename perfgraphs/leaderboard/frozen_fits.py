@@ -359,8 +359,9 @@ def package_data_before(commitment: Path, set_sha256: str, advice: str = _FITTED
 
     package = Path(perfgraphs.__file__).resolve().parent
     places = [repository_place(package), repository_place(commitment.absolute().parent)]
-    if places[1] is not None and (bytecode := bytecode_tracked(places[1][0])):
-        return f"{bytecode}; {advice}"
+    if places[1] is not None and (compiled := bytecode_tracked(places[1][0])
+                                  or extension_modules_tracked(places[1][0])):
+        return f"{compiled}; {advice}"
     if None in places or places[0][0] != places[1][0]:
         return None
     top, where = places[0][0], places[0][1]
@@ -437,6 +438,29 @@ def bytecode_tracked(top: Path) -> str | None:
         return None
     return (f"git tracks Python bytecode ({', '.join(found[:3])}{' ...' if len(found) > 3 else ''}), which Python "
             "may run in place of the source a review read: remove it from the repository and check out again")
+
+
+def extension_modules_tracked(top: Path) -> str | None:
+    """Why the repository at ``top`` (the keeper's checkout, the package installed editable from it) tracks a
+    compiled extension module (None: git tracks none). A folder's import tries ``<module>.cpython-311-...so``
+    (``importlib.machinery.EXTENSION_SUFFIXES``; ``.pyd`` on Windows) before ``<module>.py`` and its bytecode,
+    and ``.gitignore`` names no such file: a pull request after the draw that added
+    ``perfgraphs/evaluation/evaluator.cpython-311-x86_64-linux-gnu.so`` with a plain ``git add`` (binary, read
+    by no review) had the keeper's own process score a hidden round with its metric while every source read
+    as before, past :func:`bytecode_tracked` (hundred-and-sixth pass, side b). No honest commit tracks one."""
+    import importlib.machinery
+
+    from perfgraphs.leaderboard.records.history import git
+
+    listed = git(top, "ls-files", "-z")
+    if listed is None:
+        return f"cannot ask git which files {top} tracks"
+    suffixes = (*importlib.machinery.EXTENSION_SUFFIXES, ".pyd")
+    found = [name for name in filter(None, listed.split("\0")) if name.endswith(suffixes)]
+    if not found:
+        return None
+    return (f"git tracks a compiled extension module ({', '.join(found[:3])}{' ...' if len(found) > 3 else ''}), "
+            "which Python imports in place of the source a review read: remove it from the repository")
 
 
 def _converted_checkout(top: Path, held: str) -> str | None:
