@@ -45,15 +45,8 @@ def test_bytecode_a_pull_request_commits_is_not_run_by_a_hidden_round(env, parts
     the hidden run is refused in one line. Control: with the check off, the keeper's process importing the
     evaluator from that checkout runs the bytecode, and the keeper signs a verified record at a tenth of the
     MAPE the ridge's predictions earn."""
-    commitments, commit = git_commitments
-    repo = commitments.parent.parent
-    (repo / ".gitignore").write_text("__pycache__/\n")
-    source = repo / "perfgraphs" / "evaluation" / "evaluator.py"  # the package, in the keeper's checkout
-    source.parent.mkdir(parents=True)
-    shutil.copyfile(evaluator.__file__, source)
-    folder = example_copy(repo / "submissions" / "ridge", "ridge-105b")
-    commit("the package and a team's ridge, before the draw")
-    commit_tiny_hidden_set(env["tmp"] / "keeper", parts, git_commitments, capsys, monkeypatch)
+    repo, source, folder = keepers_checkout("__pycache__/\n", "ridge-105b", env, parts, capsys, git_commitments,
+                                            monkeypatch)
 
     text = source.read_text()
     assert text.count("mape_pct=float(np.mean(rel_err) * 100.0),") == 1
@@ -66,18 +59,48 @@ def test_bytecode_a_pull_request_commits_is_not_run_by_a_hidden_round(env, parts
     _git(repo, "commit", "-q", "-m", "a pull request after the draw: only a binary file")
     assert source.read_text() == text and _git_status(repo) == ""
 
-    submit = ["submit", str(folder), *BOARD, "--quick", "--hidden-labels", "--results", str(env["results"]),
-              "--no-mlflow"]
-    rc, err = run_cli(submit, capsys)
-    assert rc == 1 and len(err) == 1, err
-    assert "git tracks Python bytecode (perfgraphs/evaluation/__pycache__/evaluator." in err[0], err
-    assert not (env["results"] / "dippm.jsonl").exists() or "ridge-105b" not in (env["results"] / "dippm.jsonl").read_text()
+    submit = refused_in_one_line(folder, "ridge-105b", "git tracks Python bytecode (perfgraphs/evaluation/__pycache__/evaluator.",
+                                 env, capsys)
 
     # control: the check off; the keeper's process imports the evaluator from its checkout and runs the bytecode
     monkeypatch.setattr(frozen_fits, "bytecode_tracked", lambda top: None)
     spec = importlib.util.spec_from_file_location(evaluator.__name__, source)
     imported = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(imported)
+    assert_signed_at_a_tenth(imported, submit, env, "ridge-105b", capsys, monkeypatch)
+
+
+def keepers_checkout(gitignore: str, method: str, env, parts, capsys, git_commitments, monkeypatch):
+    """The keeper's checkout before the draw: the package's evaluator source and a team's ridge ``method``
+    committed, then the tiny hidden set drawn and committed: (repository, the evaluator's source, the ridge)."""
+    commitments, commit = git_commitments
+    repo = commitments.parent.parent
+    (repo / ".gitignore").write_text(gitignore)
+    source = repo / "perfgraphs" / "evaluation" / "evaluator.py"  # the package, in the keeper's checkout
+    source.parent.mkdir(parents=True)
+    shutil.copyfile(evaluator.__file__, source)
+    folder = example_copy(repo / "submissions" / "ridge", method)
+    commit("the package and a team's ridge, before the draw")
+    commit_tiny_hidden_set(env["tmp"] / "keeper", parts, git_commitments, capsys, monkeypatch)
+    return repo, source, folder
+
+
+def refused_in_one_line(folder, method: str, says: str, env, capsys) -> list[str]:
+    """The keeper's hidden run of the ridge ``method`` in ``folder`` refused in one line saying ``says``, no
+    record written; returns the command, for the control to run again."""
+    submit = ["submit", str(folder), *BOARD, "--quick", "--hidden-labels", "--results", str(env["results"]),
+              "--no-mlflow"]
+    rc, err = run_cli(submit, capsys)
+    assert rc == 1 and len(err) == 1 and says in err[0], err
+    results = env["results"] / "dippm.jsonl"
+    assert not results.exists() or method not in results.read_text()
+    return submit
+
+
+def assert_signed_at_a_tenth(imported, submit: list[str], env, method: str, capsys, monkeypatch) -> None:
+    """The keeper's process scores with ``imported`` (the planted evaluator) in place of the source's
+    ``compute_metrics``: the hidden run goes through and the keeper signs a verified record at a tenth of the
+    MAPE the source computes for the same predictions."""
     honest = []
 
     def scored(y_true, y_pred):
@@ -88,7 +111,7 @@ def test_bytecode_a_pull_request_commits_is_not_run_by_a_hidden_round(env, parts
     monkeypatch.setattr(evaluator, "compute_metrics", scored)
     rc, err = run_cli(submit, capsys)
     assert rc == 0, err
-    record = _record(env, "ridge-105b")
+    record = _record(env, method)
     assert record["tier"] == "verified" and record["keeper_signature"]
     for s in record["per_seed"]:
         assert any(s["mape_pct"] * 10 == pytest.approx(h) for h in honest) and s["mape_pct"] < max(honest) / 5, (

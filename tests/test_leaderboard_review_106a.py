@@ -24,7 +24,7 @@ from test_leaderboard_review_104b import _current_dippm_round
 def test_a_staged_package_table_naming_drawn_variants_exposes_them(tmp_path, monkeypatch):
     from perfgraphs.leaderboard.records import exposure
     from perfgraphs.leaderboard.records.hidden import leave_out_public
-    from perfgraphs.leaderboard.sandbox.isolation import is_staged_data
+    from perfgraphs.paths import is_staged_data
 
     architectures = _current_dippm_round()
     vit = next(a for a in architectures if "mlp_ratio=2.0" in a)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import importlib.machinery
 import importlib.util
-import os
 import shutil
 import subprocess
 import sysconfig
@@ -31,9 +30,9 @@ import pytest
 
 import perfgraphs.evaluation.evaluator as evaluator
 from perfgraphs.leaderboard import frozen_fits
-from test_leaderboard_review_79b import _record
 from test_leaderboard_review_82b import _git
-from test_leaderboard_review_105b import PLANTED, _git_status, hidden_round
+from test_leaderboard_review_105b import (PLANTED, _git_status, assert_signed_at_a_tenth, hidden_round, keepers_checkout,
+                                         refused_in_one_line)
 from test_submit import BOARD, commit_tiny_hidden_set, env, example_copy, parts, run_cli  # noqa: F401 — fixtures
 
 HONEST = "mape_pct=float(np.mean(rel_err) * 100.0),"
@@ -81,15 +80,8 @@ def test_an_extension_module_a_pull_request_commits_is_not_run_by_a_hidden_round
     the hidden run is refused in one line. Control: with the check off, the keeper's process importing the
     evaluator from that checkout runs the extension, and the keeper signs a verified record at a tenth of
     the MAPE the ridge's predictions earn."""
-    commitments, commit = git_commitments
-    repo = commitments.parent.parent
-    (repo / ".gitignore").write_text(Path(__file__).resolve().parent.parent.joinpath(".gitignore").read_text())
-    source = repo / "perfgraphs" / "evaluation" / "evaluator.py"  # the package, in the keeper's checkout
-    source.parent.mkdir(parents=True)
-    shutil.copyfile(evaluator.__file__, source)
-    folder = example_copy(repo / "submissions" / "ridge", "ridge-106b")
-    commit("the package and a team's ridge, before the draw")
-    commit_tiny_hidden_set(env["tmp"] / "keeper", parts, git_commitments, capsys, monkeypatch)
+    gitignore = Path(__file__).resolve().parent.parent.joinpath(".gitignore").read_text()  # the project's own
+    repo, source, folder = keepers_checkout(gitignore, "ridge-106b", env, parts, capsys, git_commitments, monkeypatch)
 
     text = source.read_text()
     assert text.count(HONEST) == 1
@@ -100,12 +92,8 @@ def test_an_extension_module_a_pull_request_commits_is_not_run_by_a_hidden_round
     _git(repo, "commit", "-q", "-m", "a pull request after the draw: only a binary file")
     assert source.read_text() == text and _git_status(repo) == ""
 
-    submit = ["submit", str(folder), *BOARD, "--quick", "--hidden-labels", "--results", str(env["results"]),
-              "--no-mlflow"]
-    rc, err = run_cli(submit, capsys)
-    assert rc == 1 and len(err) == 1, err
-    assert f"git tracks a compiled extension module (perfgraphs/evaluation/evaluator{suffix}" in err[0], err
-    assert not (env["results"] / "dippm.jsonl").exists() or "ridge-106b" not in (env["results"] / "dippm.jsonl").read_text()
+    submit = refused_in_one_line(folder, "ridge-106b",
+                                 f"git tracks a compiled extension module (perfgraphs/evaluation/evaluator{suffix}", env, capsys)
 
     # control: the check off; the keeper's process imports the evaluator from its checkout: the extension
     monkeypatch.setattr(frozen_fits, "extension_modules_tracked", lambda top: None)
@@ -115,21 +103,7 @@ def test_an_extension_module_a_pull_request_commits_is_not_run_by_a_hidden_round
     monkeypatch.setitem(__import__("sys").modules, evaluator.__name__, imported)
     spec.loader.exec_module(imported)
     monkeypatch.setitem(__import__("sys").modules, evaluator.__name__, evaluator)
-    honest = []
-
-    def scored(y_true, y_pred):
-        honest.append(source_metrics(y_true, y_pred).mape_pct)
-        return imported.compute_metrics(y_true, y_pred)
-
-    source_metrics = evaluator.compute_metrics
-    monkeypatch.setattr(evaluator, "compute_metrics", scored)
-    rc, err = run_cli(submit, capsys)
-    assert rc == 0, err
-    record = _record(env, "ridge-106b")
-    assert record["tier"] == "verified" and record["keeper_signature"]
-    for s in record["per_seed"]:
-        assert any(s["mape_pct"] * 10 == pytest.approx(h) for h in honest) and s["mape_pct"] < max(honest) / 5, (
-            s["mape_pct"], honest)
+    assert_signed_at_a_tenth(imported, submit, env, "ridge-106b", capsys, monkeypatch)
 
 
 def test_this_checkout_tracks_no_extension_module():

@@ -1,7 +1,7 @@
 """Eighty-fourth adversarial pass (2026-12-06), submit side: a harness-fitted hidden run read package data
 changed after its set was drawn. ``frozen_fits.code_before`` dates the submission folder and
 ``frozen_fits.pins_before`` the public build, but the sandbox also stages the perfgraphs package's data
-tables (``isolation.CODE_DATA``: ``perfgraphs/features/llm_architectures.csv``, the hardware descriptors,
+tables (``paths.CODE_DATA``: ``perfgraphs/features/llm_architectures.csv``, the hardware descriptors,
 the exporters' model configs) as the keeper's checkout holds them when it scores, and RULES left the
 package to review only. A team's ridge, committed before the draw, read one row of the LLM datasheet
 table (a model not yet in it) and took the 40-digit commit id of its ``source`` link as four float32

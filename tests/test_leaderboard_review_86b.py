@@ -1,6 +1,6 @@
 """Eighty-sixth adversarial pass (2026-12-06), submit side (hidden rounds): a *frozen* hidden run read
 package data changed after its set was drawn. The eighty-fourth pass dated the package data the sandbox
-stages (``isolation.CODE_DATA``) for harness-fitted runs only (``submit._package_data_problems``);
+stages (``paths.CODE_DATA``) for harness-fitted runs only (``submit._package_data_problems``);
 a ``--frozen`` run predicts in the same sandbox beside the same tables as the keeper's checkout holds them
 when it scores, and the only check of what changed since the freeze is the replay of one seed's state on
 the public test part (``submit._frozen_replay_problems``), which sees nothing a predictor does only on

@@ -342,7 +342,7 @@ _FITTED_ADVICE = ("a harness-fitted hidden run reads only the tables of the draw
 
 
 def package_data_before(commitment: Path, set_sha256: str, advice: str = _FITTED_ADVICE) -> str | None:
-    """Why the package data the sandbox stages beside the code (``isolation.is_staged_data``: the
+    """Why the package data the sandbox stages beside the code (``paths.is_staged_data``: the
     datasheet and model-config tables under ``perfgraphs/features`` and ``perfgraphs/graph``) is not
     what the commitment's repository held just before the commit that first published the set's hash
     (None: it is, or the package is not in that repository: an install, which no pull request edits).
@@ -355,7 +355,7 @@ def package_data_before(commitment: Path, set_sha256: str, advice: str = _FITTED
 
     import perfgraphs
     from perfgraphs.leaderboard.records.history import git_bytes, head_commit, in_folder, repository_place
-    from perfgraphs.leaderboard.sandbox.isolation import is_staged_data
+    from perfgraphs.paths import is_staged_data
 
     package = Path(perfgraphs.__file__).resolve().parent
     places = [repository_place(package), repository_place(commitment.absolute().parent)]

@@ -913,7 +913,7 @@ def _fitted_build_problems(scoring: _Scoring, data, test: _TestSet) -> list[str]
 
 def _package_data_problems(scoring: _Scoring, test: _TestSet, route: str, advice: str | None = None) -> list[str]:
     """Why a hidden set may not score a run beside the package data staged now (empty: it may): the
-    sandbox stages the package's tables (``isolation.CODE_DATA``) as the checkout holds them when scored.
+    sandbox stages the package's tables (``paths.CODE_DATA``) as the checkout holds them when scored.
     A pull request after the draw that edited one (a datasheet row's source link, its commit id spelling
     hidden labels) fed a fit committed before the draw data it never had (eighty-fourth pass), and a
     frozen fit the same at predict time, where its replay on the public test part sees nothing a

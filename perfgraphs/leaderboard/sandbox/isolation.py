@@ -31,7 +31,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from perfgraphs.paths import CODE_DATA, CODE_EXCLUDE, is_staged_data  # noqa: F401 — staged here, read by the scan too
+from perfgraphs.paths import CODE_EXCLUDE, is_staged_data
 
 # Where things appear inside the sandbox.
 JOB_MOUNT = "/job"  # training and validation parts, job.json (read-only)
