@@ -359,8 +359,7 @@ def package_data_before(commitment: Path, set_sha256: str, advice: str = _FITTED
 
     package = Path(perfgraphs.__file__).resolve().parent
     places = [repository_place(package), repository_place(commitment.absolute().parent)]
-    if places[1] is not None and (compiled := bytecode_tracked(places[1][0])
-                                  or extension_modules_tracked(places[1][0])):
+    if places[1] is not None and (compiled := compiled_code_tracked(places[1][0])):
         return f"{compiled}; {advice}"
     if None in places or places[0][0] != places[1][0]:
         return None
@@ -417,32 +416,41 @@ def bound_files_tracked(top: Path) -> str | None:
     return None
 
 
-def bytecode_tracked(top: Path) -> str | None:
-    """Why the repository at ``top`` (the keeper's checkout, which holds the commitments and, installed
-    editable, the package the keeper's process runs) tracks Python bytecode (None: git tracks none). An
-    unchecked hash-based ``__pycache__/<module>.cpython-311.pyc`` is imported in place of its source whatever
-    the source says, and ``.gitignore`` hides it only from ``git add`` without ``-f``: a pull request after the
+def compiled_code_tracked(top: Path) -> str | None:
+    """Why the repository at ``top`` (the keeper's checkout) tracks compiled code that Python would run in
+    place of a reviewed source (None: it tracks none): one listing of what git tracks, read by
+    :func:`bytecode_tracked` and :func:`extension_modules_tracked`."""
+    from perfgraphs.leaderboard.records.history import git
+
+    listed = git(top, "ls-files", "-z")
+    if listed is None:
+        return f"cannot ask git which files {top} tracks"
+    tracked = [name for name in listed.split("\0") if name]
+    return bytecode_tracked(tracked) or extension_modules_tracked(tracked)
+
+
+def bytecode_tracked(tracked: list[str]) -> str | None:
+    """Why the files git tracks in the keeper's checkout (``tracked``, :func:`compiled_code_tracked`: the checkout
+    holds the commitments and, installed editable, the package the keeper's process runs) hold Python bytecode
+    (None: none). An unchecked hash-based ``__pycache__/<module>.cpython-311.pyc`` is imported in place of its
+    source whatever the source says, and ``.gitignore`` hides it only from ``git add`` without ``-f``: a pull request after the
     draw that committed one for ``perfgraphs/evaluation/evaluator.py`` (binary, read by no review) had the
     keeper's own process score a hidden round with its metric while every source read as before, and no date
     check looked at it (``package_data_before`` dates the tables, ``code_before`` the folder, bytecode left
     out; hundred-and-fifth pass, side b). No honest commit tracks bytecode anywhere. A file that replaces this
     very module runs before this check: the suite asks git itself (``test_this_checkout_tracks_no_bytecode``)."""
-    from perfgraphs.leaderboard.records.history import git
     from perfgraphs.leaderboard.sandbox.harness import is_bytecode
 
-    listed = git(top, "ls-files", "-z")
-    if listed is None:
-        return f"cannot ask git which files {top} tracks"
-    found = [name for name in filter(None, listed.split("\0")) if any(is_bytecode(p) for p in name.split("/"))]
+    found = [name for name in tracked if any(is_bytecode(p) for p in name.split("/"))]
     if not found:
         return None
     return (f"git tracks Python bytecode ({', '.join(found[:3])}{' ...' if len(found) > 3 else ''}), which Python "
             "may run in place of the source a review read: remove it from the repository and check out again")
 
 
-def extension_modules_tracked(top: Path) -> str | None:
-    """Why the repository at ``top`` (the keeper's checkout, the package installed editable from it) tracks a
-    compiled extension module (None: git tracks none). A folder's import tries ``<module>.cpython-311-...so``
+def extension_modules_tracked(tracked: list[str]) -> str | None:
+    """Why the files git tracks in the keeper's checkout (``tracked``, the package installed editable from it)
+    hold a compiled extension module (None: none). A folder's import tries ``<module>.cpython-311-...so``
     (``importlib.machinery.EXTENSION_SUFFIXES``; ``.pyd`` on Windows) before ``<module>.py`` and its bytecode,
     and ``.gitignore`` names no such file: a pull request after the draw that added
     ``perfgraphs/evaluation/evaluator.cpython-311-x86_64-linux-gnu.so`` with a plain ``git add`` (binary, read
@@ -450,13 +458,8 @@ def extension_modules_tracked(top: Path) -> str | None:
     as before, past :func:`bytecode_tracked` (hundred-and-sixth pass, side b). No honest commit tracks one."""
     import importlib.machinery
 
-    from perfgraphs.leaderboard.records.history import git
-
-    listed = git(top, "ls-files", "-z")
-    if listed is None:
-        return f"cannot ask git which files {top} tracks"
     suffixes = (*importlib.machinery.EXTENSION_SUFFIXES, ".pyd")
-    found = [name for name in filter(None, listed.split("\0")) if name.endswith(suffixes)]
+    found = [name for name in tracked if name.endswith(suffixes)]
     if not found:
         return None
     return (f"git tracks a compiled extension module ({', '.join(found[:3])}{' ...' if len(found) > 3 else ''}), "
