@@ -60,6 +60,45 @@ def _json_strings(value):
             yield from _json_strings(v)
 
 
+def same_graph(strings, architectures: list[str]) -> set[str]:
+    """The structure variants among ``architectures`` whose network one of ``strings`` builds under
+    another spelling: a timm name (``timm:`` optional) of the same timm module whose module tree and
+    parameter shapes, built on the meta device, are the variant's (:mod:`perfgraphs.graph.fingerprint`).
+    :func:`perfgraphs.collect.variants.structure_key` compares a base and its overrides as written, so
+    another base that builds the same graph (``resnet50+layers=1x1x2x3`` for ``resnet26+layers=1x1x2x3``,
+    ``densenet169`` for ``densenet121`` with both block_config and growth_rate given, ``deit_small`` for
+    ``vit_small``) or a default written out or left out (``mlp_ratio=4.0``) was another architecture to
+    the scan, while the graph pool exports the same graph for it and a predictor reads its latency as
+    the variant's: a store committed before the draw naming 3 of the current dippm round's 25 variants
+    so was found nowhere, and the keeper's build kept all 25 (hundred-and-seventh pass, side a). Only
+    names of a module a variant is of are built (each once: ``architecture_structure`` is cached)."""
+    import timm
+
+    from perfgraphs.errors import UnknownModelError
+    from perfgraphs.graph.fingerprint import architecture_structure
+    from perfgraphs.graph.zoo import parse_model_name, timm_module_of
+
+    def module(name: str) -> str | None:
+        try:
+            parsed = parse_model_name(name if ":" in name else f"timm:{name}")
+        except UnknownModelError:
+            return None
+        return timm_module_of(parsed.arch) if parsed.zoo == "timm" and timm.is_model(parsed.arch) else None
+
+    by_module: dict[str, list[str]] = {}
+    for a in architectures:
+        if (m := module(a)) is not None:
+            by_module.setdefault(m, []).append(a)
+    found: set[str] = set()
+    for name in {s for s in strings if isinstance(s, str)} - set(architectures):
+        of = by_module.get(module(name) or "", [])
+        built = architecture_structure(name) if of else None
+        if built is not None:
+            found |= {a for a in of if (own := architecture_structure(a)) is not None
+                      and own.fingerprint == built.fingerprint}
+    return found
+
+
 def files_as_read(folder: Path, suffixes: tuple[str, ...]) -> list[Path]:
     """Every file under ``folder`` whose name ends in one of ``suffixes``, sorted, found through linked
     folders too (each real folder once), as the readers find them: a store's reader lists its platform
@@ -193,7 +232,8 @@ def public_mentions(architectures: list[str], repo: Path, own_plan: str | None =
     importer's source) that name it; absent when none.
     ``own_plan``: the set's own plan (repository-relative), which names it without exposing it.
     A structure variant is matched under any spelling of its structure
-    (:func:`perfgraphs.collect.variants.structure_key`), not only the one written, and in the
+    (:func:`perfgraphs.collect.variants.structure_key`) or that builds its network (:func:`same_graph`),
+    not only the one written, and in the
     importers' sources as the named architecture it builds. ``external``: the folder of the public
     sources (default ``$PERFGRAPHS_EXTERNAL_DIR``, else the project's ``shared/external``);
     :class:`~perfgraphs.errors.SourceNotFoundError` when there is none: a scan that skipped them
@@ -212,7 +252,9 @@ def public_mentions(architectures: list[str], repo: Path, own_plan: str | None =
             places.setdefault(a, set()).add(place)
 
     def variants(names) -> set[str]:
-        return {keys[k] for k in map(structure_key, set(names)) if k in keys} if keys else set()
+        names = set(names)
+        return ({keys[k] for k in map(structure_key, names) if k in keys} | same_graph(names, architectures)
+                if keys else set())
 
     # every committed store, a held-out suite's too: no dataset reads it, but its labels are public
     for store in sorted(p for p in (repo / "data" / "measurements").iterdir() if p.is_dir()):
