@@ -37,6 +37,15 @@ keeper=${PERFGRAPHS_HIDDEN_DIR:?set PERFGRAPHS_HIDDEN_DIR to the keeper folder, 
 round="$keeper/round-$dataset-$config"
 case "$(realpath -m "$keeper")/" in "$(realpath .)"/*)
   echo "hidden-round: $keeper is inside the repository: the keeper folder lives outside it" >&2; exit 2;; esac
+# the checkout's root first on Python's path no more (hundred-and-seventh pass, side b): `python3 -m` and
+# `python3 -` put the working folder ahead of the standard library, and a root json.py a pull request added
+# ran in this script's Python with the keeper folder's key; PYTHONSAFEPATH (3.11) leaves it off, and a round
+# is refused while the root holds such a module (hidden.root_modules_shadowing), for `python -m` run by hand
+export PYTHONSAFEPATH=1
+$py -c 'import sys; sys.exit(0 if getattr(sys.flags, "safe_path", 0) else 1)' || {
+  echo "hidden-round: $py does not honour PYTHONSAFEPATH (Python 3.11 or later runs a round)" >&2; exit 2; }
+$py -c 'import sys; from pathlib import Path; from perfgraphs.leaderboard.records.hidden import root_modules_shadowing as r
+why = r(Path(".")); sys.exit(f"hidden-round: {why}" if why else 0)' || exit 2
 
 # before an hour of measuring (or a probe against its labels): this machine must be the one of the
 # config's public labels (build-hidden refuses a store of any other; two "AMD EPYC" VMs of one cloud

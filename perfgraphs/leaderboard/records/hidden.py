@@ -481,6 +481,39 @@ def round_store_problem(store: Path, plan: Path) -> str | None:
     return committed_at_device_path(store.name)
 
 
+def root_modules_shadowing(top: Path) -> str | None:
+    """Why the checkout at ``top`` tracks, at its root, a module Python would import in place of one of the
+    standard library or of an installed distribution (None: it tracks none). ``python3 -m`` and
+    ``python3 -`` put the working folder ahead of both, and ``plans/hidden-round.sh`` runs each step's
+    Python from the checkout's root: a pull request after the draw that added a root ``json.py`` (no
+    source of the package changed) ran it in the keeper's ``score``, which read ``keeper-key.pem`` from
+    the keeper folder and signed a record of its choosing, verified against the committed key
+    (hundred-and-seventh pass, side b). The script now runs Python with ``PYTHONSAFEPATH`` and refuses a
+    round while this finds one, for the keeper's own ``python -m`` from the root."""
+    import importlib.machinery
+    import sys
+    from importlib.metadata import packages_distributions
+
+    listed = git(top, "ls-files", "-z")
+    if listed is None:
+        return f"cannot ask git which files {top} tracks"
+    suffixes = sorted(importlib.machinery.all_suffixes(), key=len, reverse=True)
+    names = set()
+    for entry in filter(None, listed.split("\0")):
+        first, _, rest = entry.partition("/")
+        if rest and ("/" in rest or not rest.startswith("__init__.")):
+            continue  # a package's own module or a deeper file: imported only through its package
+        suffix = next((x for x in suffixes if (rest or first).endswith(x)), None)
+        if suffix is not None:
+            names.add(first if rest else first[: -len(suffix)])
+    known = set(sys.stdlib_module_names) | set(packages_distributions())
+    found = sorted(names & known - {__name__.partition(".")[0]})
+    if not found:
+        return None
+    return (f"the checkout's root holds {', '.join(found[:3])}{' ...' if len(found) > 3 else ''}, which Python run "
+            "from the root imports in place of the module of that name it was installed with: remove it")
+
+
 def committed_at_device_path(store_name: str, repo: Path | None = None) -> str | None:
     """Why a round's store named ``store_name`` may hold rows the device resumed rather than measured
     (None: no commit of HEAD's history in ``repo``, the checkout ``finish`` runs in, ever held
