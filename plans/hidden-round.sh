@@ -33,6 +33,39 @@ config=${CONFIG:-h200-torch-fp32}
 source_plan=${SOURCE:-plans/dippm-cuda.yaml}
 pg=${PERFGRAPHS:-perfgraphs}
 py=${PYTHON:-python3}
+
+# checkout_environment_tracked (hundred-and-eighth pass, side b), before any program but the shell's own
+# builtins runs: the keeper's environment lives inside the checkout (`.venv`, as the README makes it),
+# ignored, and a file a pull request committed under it with `git add -f` is written there by `git pull`
+# (git overwrites ignored files): a `.venv/lib/python3.11/site-packages/*.pth` line ran in the first Python
+# this script started, before any check, read keeper-key.pem and signed a record digest of its choosing as
+# verified; a `.venv/bin/git` or `tar` runs for the bare name while the environment is on PATH. So PATH keeps
+# no folder inside the checkout, PYTHON and PERFGRAPHS are the programs the keeper's PATH found, and a round
+# is refused while git (found outside the checkout) tracks any file of their environment inside it.
+checkout_environment_tracked() {
+  local here kept="" dir real prog env_dir listed  # sets PATH, py, pg and why
+  local -a dirs
+  here=$(pwd -P)
+  IFS=: read -ra dirs <<< "$PATH"
+  py=$(command -v "$py" || echo "$py"); pg="$(command -v "${pg%% *}" || echo "${pg%% *}")${pg#"${pg%% *}"}"
+  for dir in "${dirs[@]}"; do
+    real=$(cd -- "${dir:-.}" 2>/dev/null && pwd -P) || real=$dir
+    case "$real/" in "$here"/*) ;; *) kept=${kept:+$kept:}$dir;; esac
+  done
+  PATH=$kept
+  for prog in "$py" "${pg%% *}"; do
+    case "$prog" in */*) ;; *) continue;; esac
+    env_dir=$(cd -- "${prog%/*}/.." 2>/dev/null && pwd -P) || continue
+    case "$env_dir/" in "$here"/*) ;; *) continue;; esac
+    listed=$(git ls-files -- "$env_dir") || { why="cannot ask git which files of $env_dir it tracks"; return; }
+    [ -z "$listed" ] || { why="the environment of $prog ($env_dir) holds files git tracks (${listed%%$'\n'*}), which \
+a pull request writes over the keeper's: remove them from the repository and build the environment again"; return; }
+  done
+}
+why=""
+checkout_environment_tracked
+[ -z "$why" ] || { echo "hidden-round: $why" >&2; exit 2; }
+
 keeper=${PERFGRAPHS_HIDDEN_DIR:?set PERFGRAPHS_HIDDEN_DIR to the keeper folder, outside the repository}
 round="$keeper/round-$dataset-$config"
 case "$(realpath -m "$keeper")/" in "$(realpath .)"/*)
