@@ -1,0 +1,55 @@
+"""Hundred-and-ninth pass, side a (names as people read them): a typo with a version run into it.
+
+A method takes a reference name when a number is run into it (``static-xgboost2``,
+``static-xgboostv2``), and when it is one letter off it, with a suffix as without
+(``static-xgbost-v2``, ``statlc-xgboostv2``). The two together escaped: ``names._stems`` compared
+the name's first as many letters as the reference has, one too many or too few once a letter was
+dropped or doubled, so ``static-xgbost2``, ``dipm-sage2``, ``ll-xgboost2`` and ``dippm-ssagev2``
+took no reference name. ``check_reserved`` passed them, and a hand-written ``dipm-sage2`` by Mal
+Lory in the dippm results was read and printed by ``leaderboard show`` beside the reference
+``dippm-sage`` with no note. Of the 720 such spellings of the 15 reference names (one letter
+dropped or doubled, then ``2`` or ``v2``), 660 were free, 16 to 64 for each name; none is now.
+
+Now ``names._run_in_stems`` sets a run-in version aside (on the whole name and on what precedes
+each separator) before the one-letter comparison.
+"""
+from perfgraphs.cli import main
+from perfgraphs.leaderboard.records import names
+from perfgraphs.leaderboard.records.results import forget_checked, read_entries
+
+from test_leaderboard_review_20261202 import _write_one
+from test_leaderboard_trust import good_record
+
+_TAKEN = ["dipm-sage2", "static-xgbost2", "static-xgbostv2", "ll-xgboost2", "dippm-ssagev2",
+          "static-xgbost2 (quick)", "layerwise-liner3"]
+_FREE = ["static-xgboosted2", "my-xgboost2", "xgboost-static-variant2", "gnn-x v2", "resnet50"]
+
+
+def test_one_letter_off_with_a_run_in_version_takes_the_reference_name(tmp_path, capsys, monkeypatch):
+    """``dipm-sage2`` by Mal Lory, hand-written into the dippm results, is not read (it takes
+    ``dippm-sage``), and ``check_reserved`` refuses the other spellings; honest names stay free.
+    Control: with the run-in version not set aside, each passes and ``show`` prints the record, unnoted."""
+    from perfgraphs.leaderboard.records.check import check_reserved
+
+    forget_checked()
+    results = _write_one(tmp_path / "results", good_record("dipm-sage2", authors="Mal Lory", run_identity="mal-1"))
+    skipped: list[str] = []
+    assert read_entries("dippm", results, skipped) == [] and "'dippm-sage'" in skipped[0], skipped
+    for method in _TAKEN:
+        assert "takes the reference baseline name" in " ".join(
+            check_reserved(method, "Mal Lory", tmp_path, results)), method
+    for honest in _FREE:
+        assert check_reserved(honest, "Mal Lory", tmp_path, results) == [], honest
+
+    monkeypatch.setattr(names, "_run_in_stems", lambda name: set())
+    forget_checked()
+    assert [e.method for e in read_entries("dippm", results, [])] == ["dipm-sage2"]
+    capsys.readouterr()
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["leaderboard", "show", "--results", str(results)]) == 0
+    out = capsys.readouterr().out
+    assert "dipm-sage2" in out and "takes" not in out and "look-alike" not in out, out
+    for method in _TAKEN:
+        assert check_reserved(method, "Mal Lory", tmp_path, results) == [], method
+    monkeypatch.undo()
+    forget_checked()
