@@ -48,6 +48,22 @@ def _named(strings, wanted: dict[str, str]) -> set[str]:
     return found
 
 
+def row_tokens(strings) -> set[str]:
+    """Every structure variant's spelling a row name or a split's entry may hold, as a token (``timm:<arch>@224#b1``
+    is ``timm:<arch>``; a path's or hub id's parts too): what :func:`public_mentions` gives the structure
+    variants' matchers (a structure key, :func:`same_graph`) for the split files and the predict
+    artifacts' ``*.rows.npz``, which it read by exact name only. A ``rows.npz`` committed before the draw
+    holds each row's real label by name, and one naming 3 of the current dippm round's 25 variants under
+    another spelling of their graph (``resnet50+layers=…`` for ``resnet26+layers=…``, ``densenet169+…``
+    for ``densenet121+…``, a ViT without its default ``mlp_ratio=4.0``) was found nowhere, and the
+    keeper's build kept all 25 (hundred-and-eighth pass, side a). Only spellings with overrides (``+``):
+    nnlqp's splits and artifacts name some 160 timm models no committed store does, and building each
+    doubled the scan's time; a named model that builds a variant's graph is left to the importers'
+    sources (:func:`_source_mentions`) and the stores."""
+    return {part for s in strings for token in _SEPARATORS.split(str(s)) for part in (token, *token.split("/"))
+            if "+" in part}
+
+
 def _json_strings(value):
     if isinstance(value, str):
         yield value
@@ -267,8 +283,8 @@ def public_mentions(architectures: list[str], repo: Path, own_plan: str | None =
     for split in files_as_read(repo / "data" / "splits", (".json", ".txt")):
         if split.is_file() and split.suffix in (".json", ".txt"):
             text = split.read_text(errors="replace")
-            strings = _json_strings(json.loads(text)) if split.suffix == ".json" else [text]
-            note(_named(strings, wanted), str(split.parent.relative_to(repo)))
+            strings = list(_json_strings(json.loads(text))) if split.suffix == ".json" else [text]
+            note(_named(strings, wanted) | variants(row_tokens(strings)), str(split.parent.relative_to(repo)))
     for plan in plan_files(repo / "plans"):
         place = str(plan.relative_to(repo))
         if place != own_plan:  # every string of the file, and every model the collector's parser reads in it
@@ -279,7 +295,8 @@ def public_mentions(architectures: list[str], repo: Path, own_plan: str | None =
     for artifact in sorted((repo / "perfgraphs" / "predict" / "artifacts").glob("*.rows.npz")):
         with np.load(artifact, allow_pickle=False) as rows:
             names = rows["names"].tolist() if "names" in rows.files else []
-        note(_named(names, wanted), f"perfgraphs/predict/artifacts/{artifact.name.split('--')[0]}--*.rows.npz")
+        place = f"perfgraphs/predict/artifacts/{artifact.name.split('--')[0]}--*.rows.npz"
+        note(_named(names, wanted) | variants(row_tokens(names)), place)
     for a, found in _source_mentions(architectures, wanted, _external_folder(external)).items():
         places.setdefault(a, set()).update(found)
     return {a: sorted(p) for a, p in sorted(places.items())}
