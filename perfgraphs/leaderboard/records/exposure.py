@@ -135,6 +135,25 @@ def files_as_read(folder: Path, suffixes: tuple[str, ...]) -> list[Path]:
     return sorted(found)
 
 
+def _cell_strings(value):
+    """The text a store's ``model`` cell holds, as the store's reader reads it: a string; bytes as UTF-8 (a
+    binary column holds the same names, and the reader reads them); every item of a list or a mapping; any
+    other value as printed. A binary or list column made the scan raise ``TypeError`` mid-build (the
+    hundred-and-eighth pass's lead)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, (bytes, bytearray, memoryview)):
+        yield bytes(value).decode("utf-8", errors="replace")
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _cell_strings(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _cell_strings(item)
+    elif value is not None:
+        yield str(value)
+
+
 def _store_names(store: Path) -> list[str]:
     import pyarrow.parquet as pq
 
@@ -142,7 +161,8 @@ def _store_names(store: Path) -> list[str]:
     for path in files_as_read(store, (".parquet",)):
         schema = pq.read_schema(path)
         if "model" in schema.names:
-            names += pq.read_table(path, columns=["model"]).column("model").to_pylist()
+            cells = pq.read_table(path, columns=["model"]).column("model").to_pylist()
+            names += [text for cell in cells for text in _cell_strings(cell)]
     return names
 
 
