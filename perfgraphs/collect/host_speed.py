@@ -41,6 +41,7 @@ from perfgraphs.collect.errors import PlanError
 from perfgraphs.collect.floor import TARGET_COLUMNS
 from perfgraphs.collect.plan import load_plan, parse_plan
 from perfgraphs.collect.store import MeasurementStore
+from perfgraphs.yamlio import read_yaml
 
 PROBE_CONFIGURATIONS = 40
 PROBE_VISITS = 2
@@ -79,7 +80,7 @@ def probe_plan(source: Path, public: Path, configurations: int = PROBE_CONFIGURA
     """A plan (YAML mapping) re-measuring up to ``configurations`` of the source plan's configurations
     that ``public`` holds a label of, in ``visits`` shuffled passes, with the source's protocol."""
     plan = load_plan(source)
-    raw = yaml.safe_load(Path(source).read_text())
+    raw = read_yaml(Path(source).read_text())
     labels = _labels(MeasurementStore(public).round_rows(), TARGET_COLUMNS[target])
     low, high = PROBE_LATENCY_MS
     by_family: dict[str, list] = {}

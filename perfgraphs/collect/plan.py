@@ -32,6 +32,7 @@ from perfgraphs.collect.protocols import PROTOCOLS, Protocol, get_protocol
 from perfgraphs.collect.rounds import SCHEDULES
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.registry import CPU_TORCH_FP32
+from perfgraphs.yamlio import read_yaml
 
 MODES = ("inference", "train", "llm")
 ORDER_SEED = 20240601
@@ -238,7 +239,7 @@ def load_plan(path: str | Path) -> Plan:
     if not path.is_file():
         raise PlanError(f"plan file not found: {path}")
     try:
-        data = yaml.safe_load(path.read_text())
+        data = read_yaml(path.read_text())
     except yaml.YAMLError as exc:
         raise PlanError(f"{path}: not valid YAML: {str(exc).splitlines()[0]}") from None
     return parse_plan(data, name=path.stem, path=str(path))

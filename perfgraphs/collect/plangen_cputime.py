@@ -17,6 +17,7 @@ import yaml
 
 from perfgraphs.collect.errors import PlanError
 from perfgraphs.collect.protocols import get_protocol
+from perfgraphs.yamlio import read_yaml
 
 # first-version protocol -> its CPU-time successor
 SUCCESSOR = {"dippm-cpu": "dippm-cputime", "trappm-cpu": "trappm-cputime", "llm-cpu": "llm-cputime"}
@@ -25,7 +26,7 @@ ROUNDS = 2
 
 def cputime_plan(source: Path, rounds: int = ROUNDS) -> tuple[dict, str]:
     """(the new plan's mapping, its header comment) from a first-version plan file."""
-    data = yaml.safe_load(source.read_text())
+    data = read_yaml(source.read_text())
     if not isinstance(data, dict) or "suite" not in data:
         raise PlanError(f"{source}: not a plan (no suite)")
     old_suite = data["suite"]

@@ -11,10 +11,9 @@ GPU loans this project gets each add a uniform sample of it, and a later loan re
 
 from __future__ import annotations
 
-import yaml
-
 from perfgraphs import paths
 from perfgraphs.registry import DIPPM
+from perfgraphs.yamlio import read_yaml
 
 SOURCE_PLAN = paths.plans_dir() / "dippm-cpu.yaml"
 PLATFORMS = ["cuda-torch-fp32"]
@@ -30,7 +29,7 @@ RULE = ("Protocol dippm (the research's, no time budget): 5 warm-up runs, then 3
 
 
 def _source() -> dict:
-    return yaml.safe_load(SOURCE_PLAN.read_text())
+    return read_yaml(SOURCE_PLAN.read_text())
 
 
 def family_names() -> list[str]:

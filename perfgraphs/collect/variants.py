@@ -39,6 +39,7 @@ from perfgraphs.collect.errors import PlanError
 from perfgraphs.collect.plan import load_plan, parse_plan, plan_files
 from perfgraphs.graph.zoo import variant_name
 from perfgraphs.paths import leaderboard_dir, plans_dir
+from perfgraphs.yamlio import read_yaml
 
 
 @dataclass(frozen=True)
@@ -222,7 +223,7 @@ def hidden_plan(source: Path, seed: int, per_family: int, sizes: int = 2, batche
     plan's protocol and platforms, each architecture at ``sizes`` input sizes x ``batches`` batch
     sizes of its family's in the source plan, measured in ``visits`` shuffled passes."""
     plan = load_plan(source)
-    raw = yaml.safe_load(Path(source).read_text())
+    raw = read_yaml(Path(source).read_text())
     rng = random.Random(seed)
     groups = []
     thin = thin_families(per_family, public)

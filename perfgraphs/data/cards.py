@@ -16,6 +16,7 @@ import yaml
 
 from perfgraphs import paths
 from perfgraphs.registry import DATASETS, Config, Dataset
+from perfgraphs.yamlio import read_yaml
 
 TEXT_DIR = Path(__file__).resolve().parent / "card_text"
 
@@ -30,7 +31,7 @@ def _template(ds: Dataset) -> tuple[dict, str]:
     if not text.startswith("---\n"):
         return {"pretty_name": ds.name}, text
     front, body = text[4:].split("\n---\n", 1)
-    return yaml.safe_load(front) or {}, body.lstrip("\n")
+    return read_yaml(front) or {}, body.lstrip("\n")
 
 
 def split_names(cfg: Config, record=None) -> list[str]:

@@ -31,6 +31,7 @@ import yaml
 from perfgraphs import paths
 from perfgraphs.collect.errors import PlanError
 from perfgraphs.collect.plan import parse_plan
+from perfgraphs.yamlio import read_yaml
 
 VISITS = 4
 ALL = "all"  # --part: every row of the config
@@ -114,7 +115,7 @@ def build(dataset: str, config: str, part: str = "test", visits: int = VISITS,
     source_plan = source_plan or paths.plans_dir() / f"{facts['suite']}.yaml"
     if not source_plan.is_file():
         raise PlanError(f"{source_plan}: no plan of suite {facts['suite']} (name it with --plan)")
-    source = yaml.safe_load(source_plan.read_text())
+    source = read_yaml(source_plan.read_text())
     suite = f"{source['suite']}-{part}-visits"
     if suite not in HELDOUT_SUITES:
         raise PlanError(f"suite {suite} is not in perfgraphs.registry.HELDOUT_SUITES: add it there first (its "

@@ -22,7 +22,8 @@ import json
 import re
 from pathlib import Path
 
-import yaml
+from perfgraphs.yamlio import read_yaml
+
 
 _SEPARATORS = re.compile(r"[\s,;|@#]+")
 # a model in a path (``runs/resnet50/…``) or a hub id (``timm/resnet50``) is named by one of its parts
@@ -308,7 +309,7 @@ def public_mentions(architectures: list[str], repo: Path, own_plan: str | None =
     for plan in plan_files(repo / "plans"):
         place = str(plan.relative_to(repo))
         if place != own_plan:  # every string of the file, and every model the collector's parser reads in it
-            data = yaml.safe_load(plan.read_text())
+            data = read_yaml(plan.read_text())
             found = _named(_json_strings(data), wanted)
             parsed = parse_plan(data, name=plan.stem, path=str(plan))
             note(found | variants(c.model for c in parsed.configs), place)
