@@ -440,6 +440,7 @@ def test_per_configuration_records_are_tied_to_their_scores_and_pairs():
     # review findings: a record could keep ratios for some seeds only (and be ranked on forged
     # seed-0 pairs), carry pairs that crash the readers, or reorder its vector; each is one line now
     import numpy as np
+    from scipy.stats import kendalltau
 
     from perfgraphs.leaderboard.records.record_check import record_problem
     from perfgraphs.leaderboard.records.results import _FIELDS
@@ -453,6 +454,8 @@ def test_per_configuration_records_are_tied_to_their_scores_and_pairs():
         for pct in (5, 10, 15):
             s[f"acc_{pct}_pct"] = float(np.mean(np.abs(r - 1) <= pct / 100) * 100)
     honest["actual_vs_predicted"] = [[float(f"{t:.4g}"), float(f"{t * r:.4g}")] for t, r in zip(labels, ratios[0])]
+    for s in honest["per_seed"]:  # τ as the predictions give it (hundred-and-ninth pass, side b)
+        s["kendall_tau"] = float(kendalltau(labels * np.asarray(s["pred_over_label"]), labels).statistic)
     assert record_problem(honest, _FIELDS) is None  # control
     cases = {
         "some seeds only": lambda r: [s.pop("pred_over_label") for s in r["per_seed"][1:]],
@@ -460,6 +463,7 @@ def test_per_configuration_records_are_tied_to_their_scores_and_pairs():
         "flat pairs": lambda r: r.update(actual_vs_predicted=[1, 2]),
         "reordered first seed": lambda r: r["per_seed"][0].update(pred_over_label=r["per_seed"][0]["pred_over_label"][::-1]),
         "accuracy that the vector does not give": lambda r: r["per_seed"][2].update(acc_10_pct=99.0),
+        "a τ the predictions do not give": lambda r: r["per_seed"][3].update(kendall_tau=0.99),
     }
     for name, edit in cases.items():
         record = json.loads(json.dumps(honest))

@@ -322,6 +322,51 @@ def _pairs_problem(record: dict) -> str | None:
         if off:
             return (f"seed {first['seed']}: {PER_CONFIG_KEY} disagrees with actual_vs_predicted at {len(off)} "
                     f"configuration(s) (first: {off[0]})")
+    return stated_scores_problem(record)
+
+
+# a label is kept to 4 significant digits and a ratio to 6: two values closer than this (relative to each)
+# may be ordered either way once rounded, and move Kendall's τ by one pair
+NEAR_TIE_RTOL = 1.1e-3
+
+
+def _near_tied_pairs(values) -> int:
+    """How many pairs of ``values`` lie within :data:`NEAR_TIE_RTOL` of each other (sorted, counted per value)."""
+    import numpy as np
+
+    v = np.sort(np.asarray(values, dtype=float))
+    return int(np.sum(np.searchsorted(v, v + 2 * NEAR_TIE_RTOL * np.abs(v) + 1e-300, side="right")
+                      - np.arange(len(v)) - 1))
+
+
+def stated_scores_problem(record: dict) -> str | None:
+    """A public record's Kendall's τ (shown on every board: `leaderboard show`'s τ column, the site's,
+    which sorts its table) must be each seed's predictions' as its evidence gives them: its ratios × the
+    first seed's labels (the first seed's pairs where it keeps no ratios). The readers tied MAPE and Acc
+    to the ratios and τ to nothing: a hand-written copy of `serving-prior-boost`'s record stating τ 0.99
+    where its predictions give 0.878, every ratio and pair unchanged, was read and shown so
+    (hundred-and-ninth pass, side b). The tolerance covers the rounding (labels to 4 digits, ratios to
+    6): 0.01 plus two pairs' worth for each pair of near-tied values. A null τ (constant predictions)
+    stands only where (almost) every pair of values is near-tied. (RMSE is not checked: a record's labels may be
+    a rescaled copy of the board's, which the boards set aside as other labels.)"""
+    import numpy as np
+    from scipy.stats import kendalltau
+
+    labels = np.asarray([t for t, _ in record["actual_vs_predicted"]], dtype=float)
+    pairs = len(labels) * (len(labels) - 1) / 2
+    label_ties = _near_tied_pairs(labels)
+    for i, seed in enumerate(record["per_seed"]):
+        ratios = seed.get(PER_CONFIG_KEY)
+        if not pairs or ratios is None and i > 0 or ratios is not None and len(ratios) != len(labels):
+            continue
+        pred = labels * np.asarray(ratios, dtype=float) if ratios is not None else \
+            np.asarray([p for _, p in record["actual_vs_predicted"]], dtype=float)
+        slack = 0.01 + 2 * (_near_tied_pairs(pred) + label_ties) / pairs
+        implied = float(kendalltau(pred, labels).statistic) if slack < 2 else None
+        tau = seed.get("kendall_tau")
+        if implied is not None and implied == implied and (tau is None or abs(implied - tau) > slack):
+            return (f"seed {seed['seed']}: its predictions' Kendall τ is {implied:.3f} (± {slack:.3f}), the record "
+                    f"says {'null' if tau is None else f'{tau:.3f}'}")
     return None
 
 
