@@ -19,12 +19,18 @@ from test_leaderboard_review_69c import _shown_ranks
 
 def _moved(record: dict, method: str, toward_one: float = 0.0, shrink: float = 1.0) -> dict:
     """``record`` by Eve Rival under ``method``: each ratio moved toward 1 by ``toward_one`` and its
-    error × ``shrink``, stored as the harness stores them (six significant digits), scores to match."""
+    error × ``shrink``, stored as the harness stores them (six significant digits), scores to match
+    (Kendall's τ too: the readers recompute it from the ratios since the hundred-and-ninth pass)."""
+    from scipy.stats import kendalltau
+
+    labels = np.asarray([t for t, _ in record["actual_vs_predicted"]], dtype=float)
+
     def seed(s: dict) -> dict:
         r = np.asarray(s["pred_over_label"], dtype=float)
         r = 1.0 + np.sign(r - 1.0) * np.maximum(np.abs(r - 1.0) * shrink - toward_one, 0.0)
         r = np.array([float(f"{v:.6g}") for v in r])
         return {**s, "pred_over_label": [float(v) for v in r], "mape_pct": float(np.mean(np.abs(r - 1)) * 100),
+                "kendall_tau": float(kendalltau(labels * r, labels).statistic),
                 **{f"acc_{p}_pct": float(np.mean(np.abs(r - 1) <= p / 100) * 100) for p in (5, 10, 15)}}
     per_seed = [seed(s) for s in record["per_seed"]]
     first = per_seed[0]["pred_over_label"]

@@ -350,7 +350,8 @@ def stated_scores_problem(record: dict) -> str | None:
     stands only where (almost) every pair of values is near-tied. (RMSE is not checked: a record's labels may be
     a rescaled copy of the board's, which the boards set aside as other labels.)"""
     import numpy as np
-    from scipy.stats import kendalltau
+
+    from perfgraphs.evaluation.rank_correlation import kendall_tau_b
 
     labels = np.asarray([t for t, _ in record["actual_vs_predicted"]], dtype=float)
     pairs = len(labels) * (len(labels) - 1) / 2
@@ -362,7 +363,7 @@ def stated_scores_problem(record: dict) -> str | None:
         pred = labels * np.asarray(ratios, dtype=float) if ratios is not None else \
             np.asarray([p for _, p in record["actual_vs_predicted"]], dtype=float)
         slack = 0.01 + 2 * (_near_tied_pairs(pred) + label_ties) / pairs
-        implied = float(kendalltau(pred, labels).statistic) if slack < 2 else None
+        implied = kendall_tau_b(pred, labels) if slack < 2 else None
         tau = seed.get("kendall_tau")
         if implied is not None and implied == implied and (tau is None or abs(implied - tau) > slack):
             return (f"seed {seed['seed']}: its predictions' Kendall τ is {implied:.3f} (± {slack:.3f}), the record "
