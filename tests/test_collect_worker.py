@@ -39,7 +39,10 @@ def test_cpu_platforms_inference(platform):
     row = worker.measure(config(platform=platform, batch=2), NO_GRAPH)
     assert_plausible(row)
     assert row["precision"] == platform.rsplit("-", 1)[1]
-    assert row["peak_memory_mb"] > 0
+    # in this (pytest's) process the baseline RSS may hold pages an earlier test freed and the allocator
+    # returns during the build, so the peak over it can be 0 here; test_collect_cli checks it is positive
+    # where the collector measures, in a fresh worker process
+    assert row["peak_memory_mb"] >= 0
 
 
 def test_train_mode_steps():

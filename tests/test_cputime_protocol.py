@@ -26,6 +26,8 @@ from perfgraphs.collect.plan import load_plan, parse_plan
 from perfgraphs.collect.rounds import fold, schedule
 from perfgraphs.collect.store import MeasurementStore
 
+pytestmark = pytest.mark.machine_alone  # CPU-time labels against interference: no other test beside them
+
 REPO = Path(__file__).resolve().parents[1]
 CORE = 0
 

@@ -37,6 +37,7 @@ BITS = 248  # 7 float32, a count byte, a 16-bit checksum
 REPEAT = 3
 
 pytestmark = [
+    pytest.mark.machine_alone,  # its control times machine-wide state another test's run would move
     pytest.mark.skipif(os.geteuid() != 0 or shutil.which("bwrap") is None,
                        reason="a hidden board's runs drop the caches and freezing runs in the sandbox"),
     pytest.mark.skipif(not os.path.isdir(DOCS)

@@ -43,6 +43,7 @@ def _counter() -> int | None:
 
 
 pytestmark = [
+    pytest.mark.machine_alone,  # its control times machine-wide state another test's run would move
     pytest.mark.skipif(os.geteuid() != 0 or shutil.which("bwrap") is None,
                        reason="a hidden board's runs drop the caches and freezing runs in the sandbox"),
     pytest.mark.skipif(_counter() is None, reason=f"no {COUNTER} in /proc/vmstat"),

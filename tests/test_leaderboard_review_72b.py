@@ -46,6 +46,7 @@ def _library() -> str | None:
 
 
 pytestmark = [
+    pytest.mark.machine_alone,  # its control times machine-wide state another test's run would move
     pytest.mark.skipif(os.geteuid() != 0 or shutil.which("bwrap") is None,
                        reason="a hidden board's runs drop the caches and freezing runs in the sandbox"),
     pytest.mark.skipif(not os.path.isfile(PRESSURE), reason="the kernel has no pressure-stall information"),

@@ -31,8 +31,9 @@ from test_submit import each_seed_once_in_order
 SEEDS = (0, 1, 2, 3, 4)  # seed 0 leaves its level, each later one reads, mixes and (but the last) leaves
 W, Q, STEP = 64, 0.02, 64  # the relayed level: round(level / Q) modulo W, as the band (STEP blocks) of used blocks
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("bwrap") is None,
-                                reason="a hidden board's runs drop the caches and freezing runs in the sandbox")
+pytestmark = [pytest.mark.machine_alone,  # its control reads machine-wide state another test's run would move
+              pytest.mark.skipif(os.geteuid() != 0 or shutil.which("bwrap") is None,
+                                 reason="a hidden board's runs drop the caches and freezing runs in the sandbox")]
 
 # the attack, in load_state: read the earlier seeds' running mean level from the host disk's free blocks that
 # statfs(2) of /job returns (their band, STEP blocks wide, modulo W), mix in this seed's own, and leave the new

@@ -40,8 +40,9 @@ from test_submit import (BOARD, commit_tiny_hidden_set, each_seed_once_in_order,
 
 W, Q, STEP = 64, 0.01, 16  # the relayed level: round(level / Q) modulo W, as the band (STEP batches of 1024) of the counter
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("bwrap") is None,
-                                reason="a hidden board's runs drop the caches and freezing runs in the sandbox")
+pytestmark = [pytest.mark.machine_alone,  # its control reads machine-wide state another test's run would move
+              pytest.mark.skipif(os.geteuid() != 0 or shutil.which("bwrap") is None,
+                                 reason="a hidden board's runs drop the caches and freezing runs in the sandbox")]
 
 # the attack, in load_state: read the level the seed before left in the counter's band (STEP batches wide,
 # modulo W; the counter's batch read by making pipes until this CPU takes a new one), predict with the mean

@@ -616,6 +616,7 @@ def test_a_hidden_board_is_ranked_by_its_keeper_without_publishing_per_configura
     assert json.loads(path.read_text())["ranked"] is False
 
 
+@pytest.mark.machine_alone  # it times what the page cache kept between runs, which any other test moves
 def test_every_hidden_board_run_starts_on_an_empty_page_cache_or_is_refused(parts, env, capsys, git_commitments,
                                                                             monkeypatch):
     """Issue 32 item 7 through submit: a code submission on a hidden set drops the page cache before
