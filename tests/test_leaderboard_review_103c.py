@@ -39,15 +39,7 @@ def test_mixed_case_pairs_read_as_their_letter(tmp_path, capsys, monkeypatch):
     ``show``. Control: with the pairs matched as written, each passes and is shown, unnoted."""
     from perfgraphs.leaderboard.records.check import check_reserved
 
-    forget_checked()
-    results = _write_one(tmp_path / "results", good_record("cIippm-sage", authors="Mal Lory", run_identity="mal-1"))
-    skipped: list[str] = []
-    assert read_entries("dippm", results, skipped) == [] and "'dippm-sage'" in skipped[0], skipped
-    for method in _TAKEN:
-        assert "takes the reference baseline name" in " ".join(
-            check_reserved(method, "Mal Lory", tmp_path, results)), method
-    for honest in ("clip-mlp", "cIassic-net", "convVit", "Vvnet-lite"):
-        assert check_reserved(honest, "Mal Lory", tmp_path, results) == [], honest
+    results = refused_as_dippm_sage(tmp_path, "cIippm-sage", _TAKEN, ("clip-mlp", "cIassic-net", "convVit", "Vvnet-lite"))
     for i, (fake, real) in enumerate(_PEOPLE):
         problems = _owner_problems(tmp_path / str(i), [("gnn-x", real)], "gnn-x v2", fake)
         assert any(f"reads like {real!r}" in p for p in problems), problems
@@ -74,3 +66,19 @@ def test_mixed_case_pairs_read_as_their_letter(tmp_path, capsys, monkeypatch):
     assert "look-alike" not in capsys.readouterr().out
     monkeypatch.undo()
     forget_checked()
+
+
+def refused_as_dippm_sage(tmp_path, method: str, taken, free):
+    """A hand-written record ``method`` by Mal Lory is skipped when read as taking `dippm-sage`, ``check_reserved``
+    refuses each of ``taken`` and leaves each of ``free``: the results folder holding the record."""
+    from perfgraphs.leaderboard.records.check import check_reserved
+
+    forget_checked()
+    results = _write_one(tmp_path / "results", good_record(method, authors="Mal Lory", run_identity="mal-1"))
+    skipped: list[str] = []
+    assert read_entries("dippm", results, skipped) == [] and "'dippm-sage'" in skipped[0], skipped
+    for name in taken:
+        assert "takes the reference baseline name" in " ".join(check_reserved(name, "Mal Lory", tmp_path, results)), name
+    for honest in free:
+        assert check_reserved(honest, "Mal Lory", tmp_path, results) == [], honest
+    return results

@@ -97,6 +97,12 @@ def test_a_root_module_a_pull_request_commits_does_not_run_in_the_keepers_script
     assert text.count(_guard()) == 1
     unguarded.write_text(text.replace(_guard(), ""))
     done = _score(unguarded, repo)
+    assert_signed_as_verified(repo, done)
+
+
+def assert_signed_as_verified(repo, done) -> None:
+    """What the planted code wrote (``mallory.sig``) is the keeper's signature of ``DIGEST`` as verified: the
+    set's committed public key accepts it."""
     signature = (repo / "mallory.sig").read_text()
     name = get_dataset("dippm").name
     set_sha256 = hidden.commitment_hash(hidden.commitment_path(name, "cpu-torch-fp32"))

@@ -27,9 +27,7 @@ import sys
 from pathlib import Path
 
 import perfgraphs
-from perfgraphs.leaderboard.records import hidden, keeper_key
-from perfgraphs.registry import get_dataset
-from test_leaderboard_review_107b import DIGEST, SCRIPT
+from test_leaderboard_review_107b import DIGEST, SCRIPT, assert_signed_as_verified
 from test_submit import commit_tiny_hidden_set, env, parts  # noqa: F401 — fixtures
 
 # one line of a .pth: Python's site module runs it at every start of the environment's interpreter
@@ -102,8 +100,4 @@ def test_a_file_a_pull_request_commits_in_the_keepers_environment_does_not_run(e
     unguarded = tmp_path / "unguarded.sh"
     unguarded.write_text(text.replace(guard, "why=\"\"\n"))
     done = _score(unguarded, repo)
-    signature = (repo / "mallory.sig").read_text()
-    name = get_dataset("dippm").name
-    set_sha256 = hidden.commitment_hash(hidden.commitment_path(name, "cpu-torch-fp32"))
-    message = keeper_key.record_message(DIGEST, "verified")
-    assert keeper_key.signature_problem(name, "cpu-torch-fp32", set_sha256, message, signature) is None, done.stderr
+    assert_signed_as_verified(repo, done)

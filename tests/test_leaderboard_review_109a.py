@@ -17,8 +17,7 @@ from perfgraphs.cli import main
 from perfgraphs.leaderboard.records import names
 from perfgraphs.leaderboard.records.results import forget_checked, read_entries
 
-from test_leaderboard_review_20261202 import _write_one
-from test_leaderboard_trust import good_record
+from test_leaderboard_review_103c import refused_as_dippm_sage
 
 _TAKEN = ["dipm-sage2", "static-xgbost2", "static-xgbostv2", "ll-xgboost2", "dippm-ssagev2",
           "static-xgbost2 (quick)", "layerwise-liner3"]
@@ -31,15 +30,7 @@ def test_one_letter_off_with_a_run_in_version_takes_the_reference_name(tmp_path,
     Control: with the run-in version not set aside, each passes and ``show`` prints the record, unnoted."""
     from perfgraphs.leaderboard.records.check import check_reserved
 
-    forget_checked()
-    results = _write_one(tmp_path / "results", good_record("dipm-sage2", authors="Mal Lory", run_identity="mal-1"))
-    skipped: list[str] = []
-    assert read_entries("dippm", results, skipped) == [] and "'dippm-sage'" in skipped[0], skipped
-    for method in _TAKEN:
-        assert "takes the reference baseline name" in " ".join(
-            check_reserved(method, "Mal Lory", tmp_path, results)), method
-    for honest in _FREE:
-        assert check_reserved(honest, "Mal Lory", tmp_path, results) == [], honest
+    results = refused_as_dippm_sage(tmp_path, "dipm-sage2", _TAKEN, _FREE)
 
     monkeypatch.setattr(names, "_run_in_stems", lambda name: set())
     forget_checked()
