@@ -292,6 +292,7 @@ def _resident_pages(path: Path) -> int:
             libc.munmap(addr, size)
 
 
+@pytest.mark.machine_alone  # its control reads what the page cache kept, which another test's drop empties
 @pytest.mark.skipif(not os.access(confine.DROP_CACHES, os.W_OK), reason="not root: the page cache cannot be dropped")
 def test_a_hidden_board_run_starts_on_an_empty_page_cache(tmp_path):
     # the channel: a page one run loaded is still cached for the next (mincore shows what a timed
