@@ -61,6 +61,7 @@ class RunResult:
     fit_seconds: list[float] = field(default_factory=list)
     predict_per_second: list[float] = field(default_factory=list)
     num_params: int | None = None
+    y_true: list[float] = field(default_factory=list)  # the test part's labels, in its order (the record's pairs)
 
     def mean_std(self, metric: str) -> tuple[float, float]:
         """Mean and sample standard deviation over seeds (the leaderboard's convention)."""
@@ -114,6 +115,7 @@ def run_benchmark(spec: RunSpec, home: Path | None = None, log: bool = True) -> 
         parts = [capped(part, spec.max_train_graphs) for part in parts]
     result = RunResult(spec, board, data.content_hash)
     y_true = np.asarray(data.test[spec.target], dtype=float)
+    result.y_true = y_true.tolist()
     for seed in spec.seeds:
         pred, fit_s, pps = [], 0.0, 0.0
         for part in parts:  # one part, or one per cross-validation fold (pooled out-of-fold predictions)
@@ -158,4 +160,15 @@ def to_entry(result: RunResult):
         predictions_per_second=float(np.mean(result.predict_per_second)),
         num_params=result.num_params, hardware=environment_tags()["cpu"], run_identity=spec.identity,
         protocol=spec.protocol or "",
+        actual_vs_predicted=_first_seed_pairs(result),
     )
+
+
+def _first_seed_pairs(result: RunResult) -> list[list[float]]:
+    """The first seed's (label, prediction) pairs, 4 significant digits each, as `submit` writes them: a
+    board places a record with per-configuration ratios on its test configurations by them
+    (:func:`perfgraphs.leaderboard.records.ranks.labels_place_it`)."""
+    pred = result.per_seed[0].get("y_pred") if result.per_seed else None
+    if not result.y_true or pred is None or len(pred) != len(result.y_true):
+        return []
+    return [[float(f"{t:.4g}"), float(f"{p:.4g}")] for t, p in zip(result.y_true, pred)]
