@@ -13,10 +13,21 @@ The pairs are read for method names only (``names._taken_as_read``, ``names._MET
 apart from the pairs applied to people (``names._PAIRS``): read in people's names they would make
 Ana and Aria, Maria and Mana, Juha and Julia one person. Honest names holding ``ri``/``li``
 (``bright-gnn``, ``linear-fit``, ``prior-mlp``, ...) stay free.
+
+The same look for other shapes found the credit words compared as written only: the organisers'
+words in authors (``official``, ``maintainers``, ...), a tier's word in authors and a board's word in
+a method were matched on the casefolded text, never with look-alikes folded as names are. Authors
+``officiaI team`` (a capital ``I``), ``0fficial team`` and ``benchmark rnaintainers`` and the method
+``gnn-y (reproducecl)`` were accepted where ``official team`` and ``gnn-y (reproduced)`` are refused,
+and hand-written records under them were read and shown: 33 of the 33 spellings of those words with
+one look-alike (``I``/``1`` for ``l``, ``0`` for ``o``, ``rn`` for ``m``, ``cl`` for ``d``, ``vv``
+for ``w``) were free; none is now (``names._words_as_read``).
 """
+import json
+
 from perfgraphs.cli import main
 from perfgraphs.leaderboard.records import names
-from perfgraphs.leaderboard.records.results import forget_checked, read_entries
+from perfgraphs.leaderboard.records.results import forget_checked, read_entries, results_path
 
 from test_leaderboard_review_20261202 import _owner_problems, _write_one
 from test_leaderboard_trust import good_record
@@ -62,5 +73,46 @@ def test_ri_and_li_read_as_n_and_h_in_reference_names_only(tmp_path, capsys, mon
     assert "graph-riet-transfer" in out and "takes" not in out and "look-alike" not in out, out
     for method in _TAKEN:
         assert check_reserved(method, "Mal Lory", tmp_path, results) == [], method
+    monkeypatch.undo()
+    forget_checked()
+
+
+def test_board_and_organiser_words_read_with_look_alikes(tmp_path, capsys, monkeypatch):
+    """Hand-written into the dippm results, ``gnn-x`` by ``officiaI team`` (a capital ``I``) and
+    ``gnn-y (reproducecl)`` by Mal Lory are not read (the organisers' word, a tier's word), and
+    ``0fficial team``/``benchmark rnaintainers`` are the organisers; honest authors and methods stay
+    free. Control: with the words compared as written only, both records are read and shown."""
+    import re
+    import unicodedata
+
+    from perfgraphs.leaderboard.records.check import check_reserved
+
+    forget_checked()
+    results = tmp_path / "results"
+    path = results_path("dippm", results)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(good_record("gnn-x", authors="officiaI team", run_identity="o-1")) + "\n"
+                    + json.dumps(good_record("gnn-y (reproducecl)", authors="Mal Lory", run_identity="m-1")) + "\n")
+    skipped: list[str] = []
+    assert read_entries("dippm", results, skipped) == [] and len(skipped) == 2, skipped
+    for authors in ("officiaI team", "0fficial team", "benchmark rnaintainers"):
+        assert check_reserved("gnn-x", authors, tmp_path, results), authors
+    assert names.credit_in_method("gnn-x (reproducecl)") and names.credit_in_method("gnn-x (officiaI)")
+    for honest in ("Ann Keeper", "Lan Chen", "Ian Chen", "Emma Rank", "Ivan Tierney", "Mal Lory"):
+        assert check_reserved("gnn-x", honest, tmp_path, results) == [] and not names.tier_in_authors(honest), honest
+    for honest in ("mlp-verifier", "static-xgboosted", "gnn-x v2", "linear-fit"):
+        assert names.credit_in_method(honest) == [], honest
+
+    monkeypatch.setattr(names, "_words_as_read", lambda text: [
+        re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKC", str(text)).casefold())])
+    forget_checked()
+    assert sorted(e.method for e in read_entries("dippm", results, [])) == ["gnn-x", "gnn-y (reproducecl)"]
+    capsys.readouterr()
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["leaderboard", "show", "--results", str(results)]) == 0
+    out = capsys.readouterr().out
+    assert "officiaI team" in out and "gnn-y (reproducecl)" in out, out
+    for authors in ("officiaI team", "0fficial team", "benchmark rnaintainers"):
+        assert check_reserved("gnn-x", authors, tmp_path, results) == [], authors
     monkeypatch.undo()
     forget_checked()

@@ -577,8 +577,20 @@ def is_reference_authors(authors: str) -> bool:
     ``REFERENCE_AUTHORS`` or names a "reference baseline" at all (:func:`_names_reference_authors`),
     names the project (:func:`names_project`) or its people (``official``, ``maintainers``,
     ``organisers``, ``keeper``: twenty-fifth pass). Byte-equal or look-alike."""
-    words = re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKC", str(authors)).casefold())
-    return _names_reference_authors(authors) or names_project(authors) or _names_organisers(words)
+    return _names_reference_authors(authors) or names_project(authors) or any(
+        _names_organisers(words) for words in _words_as_read(authors))
+
+
+def _words_as_read(text: str) -> list[list[str]]:
+    """The words of ``text`` as written (NFKC, case folded), and as read: those of each of its keys
+    (:func:`keys`, ``m`` kept whole), so that a board's, a tier's or the organisers' word spelled with a
+    look-alike is that word. They were compared as written only: authors ``officiaI team`` (a capital
+    ``I``), ``0fficial team`` and ``benchmark rnaintainers``, and the method ``gnn-x (reproducecl)``, were
+    accepted where ``official team`` and ``gnn-x (reproduced)`` are refused (hundred-and-tenth pass,
+    side b)."""
+    plain = re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKC", str(text)).casefold())
+    read = {_m_whole(k).replace(_CAPITAL_L_KEY, "l") for x in _spellings(text) for k in keys(x)}
+    return [plain] + [re.findall(r"[a-z0-9]+", k) for k in sorted(read)]
 
 
 @_remembered
@@ -712,10 +724,9 @@ _AUTHOR_TIER_WORDS = frozenset({"verified", "reproduced", "selfreported", "tier"
 
 def tier_in_authors(authors: str) -> list[str]:
     """An author list holding a tier's word or ``hidden test``, one line; else empty."""
-    words = re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKC", str(authors)).casefold())
-    pairs = [w + after for w, after in zip(words, words[1:] + [""])]
-    found = next((w for w, pair in zip(words, pairs) if w in _AUTHOR_TIER_WORDS or pair in ("selfreported", "hiddentest")),
-                 None)
+    found = next((w for words in _words_as_read(authors)
+                  for w, after in zip(words, words[1:] + [""])
+                  if w in _AUTHOR_TIER_WORDS or w + after in ("selfreported", "hiddentest")), None)
     if found is None:
         return []
     return [f"authors {authors!r} hold {found!r}, a tier's word the boards print in their own column: list "
@@ -755,7 +766,7 @@ def credit_in_method(method: str) -> list[str]:
                 "method alone (the authors field says whose it is)"]
     if _names_reference_authors(method):
         return [f"method {method!r} names the reference baselines' authors: name the method alone"]
-    label = _board_label(words)
+    label = next((x for read in _words_as_read(method) if (x := _board_label(read))), "")
     if label:
         return [f"method {method!r} has {label!r}, which reads as the board's own word (a tier, the hidden test "
                 "set, a rank, the official or reference rows): name the method alone; the board says the rest"]
