@@ -39,7 +39,7 @@ def test_mixed_case_pairs_read_as_their_letter(tmp_path, capsys, monkeypatch):
     ``show``. Control: with the pairs matched as written, each passes and is shown, unnoted."""
     from perfgraphs.leaderboard.records.check import check_reserved
 
-    results = refused_as_dippm_sage(tmp_path, "cIippm-sage", _TAKEN, ("clip-mlp", "cIassic-net", "convVit", "Vvnet-lite"))
+    results = refused_as_reference(tmp_path, "cIippm-sage", _TAKEN, ("clip-mlp", "cIassic-net", "convVit", "Vvnet-lite"))
     for i, (fake, real) in enumerate(_PEOPLE):
         problems = _owner_problems(tmp_path / str(i), [("gnn-x", real)], "gnn-x v2", fake)
         assert any(f"reads like {real!r}" in p for p in problems), problems
@@ -68,17 +68,36 @@ def test_mixed_case_pairs_read_as_their_letter(tmp_path, capsys, monkeypatch):
     forget_checked()
 
 
-def refused_as_dippm_sage(tmp_path, method: str, taken, free):
-    """A hand-written record ``method`` by Mal Lory is skipped when read as taking `dippm-sage`, ``check_reserved``
+def refused_as_reference(tmp_path, method: str, taken, free, reference: str = "dippm-sage"):
+    """A hand-written record ``method`` by Mal Lory is skipped when read as taking ``reference``, ``check_reserved``
     refuses each of ``taken`` and leaves each of ``free``: the results folder holding the record."""
     from perfgraphs.leaderboard.records.check import check_reserved
 
     forget_checked()
     results = _write_one(tmp_path / "results", good_record(method, authors="Mal Lory", run_identity="mal-1"))
     skipped: list[str] = []
-    assert read_entries("dippm", results, skipped) == [] and "'dippm-sage'" in skipped[0], skipped
+    assert read_entries("dippm", results, skipped) == [] and f"'{reference}'" in skipped[0], skipped
     for name in taken:
         assert "takes the reference baseline name" in " ".join(check_reserved(name, "Mal Lory", tmp_path, results)), name
     for honest in free:
         assert check_reserved(honest, "Mal Lory", tmp_path, results) == [], honest
     return results
+
+
+def shown_unnoted(results, method: str, taken, capsys, monkeypatch) -> None:
+    """Control, a name rule switched off by ``monkeypatch``: the hand-written record ``method`` is read and
+    `leaderboard show` prints it with no note, and ``check_reserved`` leaves each of ``taken``; the rule is put
+    back after."""
+    from perfgraphs.leaderboard.records.check import check_reserved
+
+    forget_checked()
+    assert [e.method for e in read_entries("dippm", results, [])] == [method]
+    capsys.readouterr()
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["leaderboard", "show", "--results", str(results)]) == 0
+    out = capsys.readouterr().out
+    assert method in out and "takes" not in out and "look-alike" not in out, out
+    for name in taken:
+        assert check_reserved(name, "Mal Lory", results.parent, results) == [], name
+    monkeypatch.undo()
+    forget_checked()

@@ -13,11 +13,9 @@ dropped or doubled, then ``2`` or ``v2``), 660 were free, 16 to 64 for each name
 Now ``names._run_in_stems`` sets a run-in version aside (on the whole name and on what precedes
 each separator) before the one-letter comparison.
 """
-from perfgraphs.cli import main
 from perfgraphs.leaderboard.records import names
-from perfgraphs.leaderboard.records.results import forget_checked, read_entries
 
-from test_leaderboard_review_103c import refused_as_dippm_sage
+from test_leaderboard_review_103c import refused_as_reference, shown_unnoted
 
 _TAKEN = ["dipm-sage2", "static-xgbost2", "static-xgbostv2", "ll-xgboost2", "dippm-ssagev2",
           "static-xgbost2 (quick)", "layerwise-liner3"]
@@ -28,19 +26,7 @@ def test_one_letter_off_with_a_run_in_version_takes_the_reference_name(tmp_path,
     """``dipm-sage2`` by Mal Lory, hand-written into the dippm results, is not read (it takes
     ``dippm-sage``), and ``check_reserved`` refuses the other spellings; honest names stay free.
     Control: with the run-in version not set aside, each passes and ``show`` prints the record, unnoted."""
-    from perfgraphs.leaderboard.records.check import check_reserved
-
-    results = refused_as_dippm_sage(tmp_path, "dipm-sage2", _TAKEN, _FREE)
+    results = refused_as_reference(tmp_path, "dipm-sage2", _TAKEN, _FREE)
 
     monkeypatch.setattr(names, "_run_in_stems", lambda name: set())
-    forget_checked()
-    assert [e.method for e in read_entries("dippm", results, [])] == ["dipm-sage2"]
-    capsys.readouterr()
-    monkeypatch.setenv("COLUMNS", "200")
-    assert main(["leaderboard", "show", "--results", str(results)]) == 0
-    out = capsys.readouterr().out
-    assert "dipm-sage2" in out and "takes" not in out and "look-alike" not in out, out
-    for method in _TAKEN:
-        assert check_reserved(method, "Mal Lory", tmp_path, results) == [], method
-    monkeypatch.undo()
-    forget_checked()
+    shown_unnoted(results, "dipm-sage2", _TAKEN, capsys, monkeypatch)

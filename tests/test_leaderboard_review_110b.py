@@ -29,7 +29,8 @@ from perfgraphs.cli import main
 from perfgraphs.leaderboard.records import names
 from perfgraphs.leaderboard.records.results import forget_checked, read_entries, results_path
 
-from test_leaderboard_review_20261202 import _owner_problems, _write_one
+from test_leaderboard_review_103c import refused_as_reference, shown_unnoted
+from test_leaderboard_review_20261202 import _owner_problems
 from test_leaderboard_trust import good_record
 
 _TAKEN = ["graph-riet-transfer", "lowrank-trarisfer", "rooflirie-prior", "grapli-net-transfer", "nnlqp-grin",
@@ -46,35 +47,14 @@ def test_ri_and_li_read_as_n_and_h_in_reference_names_only(tmp_path, capsys, mon
     ``graph-net-transfer``), ``check_reserved`` refuses the other spellings; honest names stay free and
     Aria and Ana stay two people, on and off. Control: with the method pairs not read, each spelling
     passes and ``show`` prints the record, unnoted."""
-    from perfgraphs.leaderboard.records.check import check_reserved
-
-    forget_checked()
-    results = _write_one(tmp_path / "results",
-                         good_record("graph-riet-transfer", authors="Mal Lory", run_identity="mal-1"))
-    skipped: list[str] = []
-    assert read_entries("dippm", results, skipped) == [] and "'graph-net-transfer'" in skipped[0], skipped
-    for method in _TAKEN:
-        assert "takes the reference baseline name" in " ".join(
-            check_reserved(method, "Mal Lory", tmp_path, results)), method
-    for honest in _FREE:
-        assert check_reserved(honest, "Mal Lory", tmp_path, results) == [], honest
+    results = refused_as_reference(tmp_path, "graph-riet-transfer", _TAKEN, _FREE, reference="graph-net-transfer")
     for i, (one, other) in enumerate(_PEOPLE):
         assert names.lookalike_people(one, other) == [], (one, other)
         assert not any("reads like" in p for p in _owner_problems(tmp_path / f"p{i}", [("gnn-x", other)],
                                                                   "gnn-y", one)), (one, other)
 
     monkeypatch.setattr(names, "_taken_as_read", lambda name, reserved: None)
-    forget_checked()
-    assert [e.method for e in read_entries("dippm", results, [])] == ["graph-riet-transfer"]
-    capsys.readouterr()
-    monkeypatch.setenv("COLUMNS", "200")
-    assert main(["leaderboard", "show", "--results", str(results)]) == 0
-    out = capsys.readouterr().out
-    assert "graph-riet-transfer" in out and "takes" not in out and "look-alike" not in out, out
-    for method in _TAKEN:
-        assert check_reserved(method, "Mal Lory", tmp_path, results) == [], method
-    monkeypatch.undo()
-    forget_checked()
+    shown_unnoted(results, "graph-riet-transfer", _TAKEN, capsys, monkeypatch)
 
 
 def test_board_and_organiser_words_read_with_look_alikes(tmp_path, capsys, monkeypatch):
