@@ -456,6 +456,8 @@ def test_per_configuration_records_are_tied_to_their_scores_and_pairs():
     honest["actual_vs_predicted"] = [[float(f"{t:.4g}"), float(f"{t * r:.4g}")] for t, r in zip(labels, ratios[0])]
     for s in honest["per_seed"]:  # τ as the predictions give it (hundred-and-ninth pass, side b)
         s["kendall_tau"] = float(kendalltau(labels * np.asarray(s["pred_over_label"]), labels).statistic)
+        # and RMSE (hundred-and-eleventh pass, side c)
+        s["rmse"] = float(np.sqrt(np.mean((labels * (np.asarray(s["pred_over_label"]) - 1)) ** 2)))
     assert record_problem(honest, _FIELDS) is None  # control
     cases = {
         "some seeds only": lambda r: [s.pop("pred_over_label") for s in r["per_seed"][1:]],

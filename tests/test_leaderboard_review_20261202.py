@@ -20,6 +20,7 @@ from perfgraphs.leaderboard.records.results import read_entries, results_path
 
 from test_leaderboard_trust import good_record
 from test_submit import env, numpy_mape, parts, predictions_submission  # noqa: F401 — fixtures
+from stated_scores import with_rmse_restated
 
 # people who share no name word, for records that must count as separate teams
 TEAMS = ["Ann Archer", "Ben Baker", "Cid Carter", "Dee Dunn", "Eve Ellis", "Fay Fox", "Gus Grant", "Hal Hunt",
@@ -195,9 +196,8 @@ def test_the_tables_x20_row_through_leaderboard_show(tmp_path, capsys, monkeypat
                           "mape_pct": float(np.mean(np.abs(r - 1)) * 100),
                           **{f"acc_{p}_pct": float(np.mean(np.abs(r - 1) <= p / 100) * 100) for p in (5, 10, 15)}})
         # two teams: a team's entries are ranked one (its best) at a time (twentieth pass)
-        return {**source, "method": method, "authors": {"ridge-x20": "Rex Twenty"}.get(method, "Cora Copy"),
-                "code_commit": "ab" * 20,
-                "run_identity": method, "per_seed": seeds}
+        return with_rmse_restated({**source, "method": method, "authors": {"ridge-x20": "Rex Twenty"}.get(method, "Cora Copy"),
+                                   "code_commit": "ab" * 20, "run_identity": method, "per_seed": seeds})
 
     results = tmp_path / "results"
     results.mkdir()
@@ -765,7 +765,7 @@ def test_seventh_pass_a_record_off_the_boards_configurations_unranks_only_itself
 
     honest, _ = ranks(copy)
     assert honest["roofline-boost"] == "1" and honest["copy-net"] == honest["layerwise-linear"] != "–", honest
-    scaled = {**copy, "actual_vs_predicted": [[t * 1.01, p * 1.01] for t, p in copy["actual_vs_predicted"]]}
+    scaled = with_rmse_restated({**copy, "actual_vs_predicted": [[t * 1.01, p * 1.01] for t, p in copy["actual_vs_predicted"]]})
     found, text = ranks(scaled)
     assert found["roofline-boost"] == "1" and found["copy-net"] == "–", found
     assert "1 entry unranked: per-configuration records not on the board's test configurations" in " ".join(text.split())
@@ -1071,8 +1071,9 @@ def _with_ratios(record: dict, method: str, authors: str, scale: float = 1.0) ->
     mape = float(np.mean(np.abs(np.asarray(ratios) - 1)) * 100)
     seeds = [{**record["per_seed"][0], "seed": k, "mape_pct": mape, "pred_over_label": ratios, "n": len(ratios)}
              for k in range(5)]
-    return {**record, "method": method, "authors": authors, "run_identity": method, "code_commit": "ab" * 20,
-            "tier": "reproduced", "per_seed": seeds, "actual_vs_predicted": pairs}  # self-reported: unranked
+    return with_rmse_restated({**record, "method": method, "authors": authors, "run_identity": method,
+                               "code_commit": "ab" * 20, "tier": "reproduced", "per_seed": seeds,
+                               "actual_vs_predicted": pairs})  # self-reported: unranked
 
 
 def test_tenth_pass_references_without_ratios_still_anchor_the_board():

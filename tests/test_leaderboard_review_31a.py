@@ -29,8 +29,10 @@ def test_a_frozen_hidden_record_copied_with_pairs_added_supersedes_nothing(tmp_p
     read, current, and a public record keeps its pairs."""
     record = _frozen_hidden_record()
     seed = record["per_seed"][0]
-    # pairs whose mean error is the seed's MAPE: label 1, prediction 1 + MAPE
-    pairs = [[1.0, 1.0 + seed["mape_pct"] / 100.0]] * 10
+    # pairs whose mean error is the seed's MAPE and whose RMSE its RMSE: label L, prediction L (1 + MAPE),
+    # L = RMSE / MAPE (the readers tie both to the pairs: hundred-and-eleventh pass, side c)
+    label = seed["rmse"] / (seed["mape_pct"] / 100.0)
+    pairs = [[label, label * (1.0 + seed["mape_pct"] / 100.0)]] * 10
     copy = {**record, "actual_vs_predicted": pairs}  # the date and every digested field as committed
     results = tmp_path / "results"
     results.mkdir()

@@ -10,6 +10,7 @@ import pytest
 from perfgraphs.leaderboard.records.results import Entry, read_entries
 
 from test_leaderboard_review_20261202 import _with_ratios
+from stated_scores import with_rmse_restated
 from test_leaderboard_trust import good_record
 
 
@@ -82,7 +83,7 @@ def test_label_errors_whose_sum_overflows_skip_one_line(tmp_path):
     assert read_entries("dippm", results, skipped) == []
     assert len(skipped) == 1 and "actual_vs_predicted implies MAPE inf %" in skipped[0], skipped
     # control: pairs that imply the record's MAPE (20 %) read
-    path.write_text(json.dumps({**record, "actual_vs_predicted": [[10.0, 12.0], [10.0, 8.0]]}) + "\n")
+    path.write_text(json.dumps(with_rmse_restated({**record, "actual_vs_predicted": [[10.0, 12.0], [10.0, 8.0]]})) + "\n")
     assert [e.method for e in read_entries("dippm", results, [])] == ["overflow"]
 
 

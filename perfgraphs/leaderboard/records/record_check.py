@@ -347,8 +347,8 @@ def stated_scores_problem(record: dict) -> str | None:
     where its predictions give 0.878, every ratio and pair unchanged, was read and shown so
     (hundred-and-ninth pass, side b). The tolerance covers the rounding (labels to 4 digits, ratios to
     6): 0.01 plus two pairs' worth for each pair of near-tied values. A null τ (constant predictions)
-    stands only where (almost) every pair of values is near-tied. (RMSE is not checked: a record's labels may be
-    a rescaled copy of the board's, which the boards set aside as other labels.)"""
+    stands only where (almost) every pair of values is near-tied. Each seed's RMSE is tied to the same
+    predictions (:func:`stated_rmse_problem`)."""
     import numpy as np
 
     from perfgraphs.evaluation.rank_correlation import kendall_tau_b
@@ -368,6 +368,33 @@ def stated_scores_problem(record: dict) -> str | None:
         if implied is not None and implied == implied and (tau is None or abs(implied - tau) > slack):
             return (f"seed {seed['seed']}: its predictions' Kendall τ is {implied:.3f} (± {slack:.3f}), the record "
                     f"says {'null' if tau is None else f'{tau:.3f}'}")
+        why = stated_rmse_problem(seed, labels, pred)
+        if why:
+            return why
+    return None
+
+
+def stated_rmse_problem(seed: dict, labels, predictions) -> str | None:
+    """A seed's RMSE (the site's RMSE column, which sorts its tables, and every record's page) must be
+    its predictions' against the labels they go with: a copy of `serving-prior-boost`'s record stating
+    RMSE 0.001 J where its predictions give 1.76 J passed every read check and was shown so
+    (hundred-and-eleventh pass, side c). The slack is
+    the rounding's own bound (labels and predictions each kept to 4 significant digits: at most 5e-5 of
+    each, so by Minkowski's inequality the RMSE moves by at most the root mean square of those bounds)
+    plus 0.1 % of the stated value. A record whose labels are a rescaled copy of the board's states the
+    RMSE of its own labels; the boards set those labels aside, this check only ties the RMSE to them."""
+    import numpy as np
+
+    stated = seed.get("rmse")
+    if not _finite(stated):
+        return None
+    # in units of the largest value, so finite values whose squares would overflow are still compared
+    scale = float(max(np.max(np.abs(labels)), np.max(np.abs(predictions)))) or 1.0
+    implied = scale * float(np.sqrt(np.mean(((labels - predictions) / scale) ** 2)))
+    bound = scale * float(np.sqrt(np.mean((5e-5 * (np.abs(labels) + np.abs(predictions)) / scale) ** 2)))
+    if abs(implied - stated) > 2 * bound + 1e-3 * abs(stated) + 1e-12:
+        return (f"seed {seed['seed']}: its predictions' RMSE is {implied:.4g} (± {2 * bound + 1e-3 * abs(stated):.2g}), "
+                f"the record says {stated:.4g}")
     return None
 
 
