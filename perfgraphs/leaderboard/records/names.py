@@ -587,10 +587,50 @@ def _words_as_read(text: str) -> list[list[str]]:
     look-alike is that word. They were compared as written only: authors ``officiaI team`` (a capital
     ``I``), ``0fficial team`` and ``benchmark rnaintainers``, and the method ``gnn-x (reproducecl)``, were
     accepted where ``official team`` and ``gnn-x (reproduced)`` are refused (hundred-and-tenth pass,
-    side b)."""
+    side b). Each reading also with its credit words as read (:func:`_credit_words_as_read`: ``1``, ``I``,
+    ``l`` and ``i`` alike; hundred-and-eleventh pass, side a)."""
     plain = re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKC", str(text)).casefold())
     read = {_m_whole(k).replace(_CAPITAL_L_KEY, "l") for x in _spellings(text) for k in keys(x)}
-    return [plain] + [re.findall(r"[a-z0-9]+", k) for k in sorted(read)]
+    readings = [plain] + [re.findall(r"[a-z0-9]+", k) for k in sorted(read)]
+    return readings + [_credit_words_as_read(words) for words in readings]
+
+
+def _shapes(word: str) -> frozenset[str]:
+    """What a lowercase ``word`` looks like on a board, ``i``, ``l`` and ``1`` alike (each a stroke in
+    the boards' font) and ``0`` as ``o``: as written, and with the letter pairs read as one letter
+    (``rn`` ``m``, ``vv`` ``w``, ``cl`` ``d``, ``ri`` ``n``, ``li`` ``h``). For credit words and the
+    project's name only: between people's names it would make Ian and Lan one."""
+    paired = word
+    for pair, letter in (("rn", "m"), ("vv", "w"), ("c[l1]", "d"), ("r[i1]", "n"), ("[l1][i1]", "h")):
+        paired = re.sub(pair, letter, paired)
+    return frozenset(x.replace("1", "l").replace("i", "l").replace("0", "o") for x in (word, paired))
+
+
+_CREDIT_WORDS = frozenset({"official", "officials", "maintainer", "maintainers", "organiser", "organisers",
+                           "organizer", "organizers", "verified", "reproduced", "selfreported", "reported",
+                           "self", "hidden", "reference", "references", "tier", "rank"})
+
+
+@functools.lru_cache(maxsize=4096)
+def _credit_shapes() -> dict[str, str]:
+    return {shape: word for word in sorted(_CREDIT_WORDS) for shape in _shapes(word)}
+
+
+def _credit_words_as_read(words: list[str]) -> list[str]:
+    """``words`` with each that looks like a credit word written as it (:func:`_shapes`), and a rank's
+    number written with letters (``rank l``, ``rank I``, ``rankl``, ``rank 1o``) as digits. Look-alikes
+    were folded by the confusables table, which reads ``1`` and ``I`` as ``l`` only, never as ``i``, and
+    ``ri``/``li`` as themselves: the method ``gnn-x (verif1ed)``, ``gnn-x (rank l)``, and authors
+    ``organ1sers``, ``offlcial team`` and ``perfgraplis team`` were accepted and shown
+    (hundred-and-eleventh pass, side a)."""
+    shapes = _credit_shapes()
+    read = [next((shapes[s] for s in sorted(_shapes(w)) if s in shapes), w) for w in words]
+    for i, w in enumerate(read):
+        if re.fullmatch(r"rank(?:[lio]|[lio0-9]*[0-9][lio0-9]*)", w):
+            read[i] = "rank" + w[4:].translate(str.maketrans("lio", "110"))
+        elif i and read[i - 1] == "rank" and re.fullmatch(r"[lio]|[lio0-9]*[0-9][lio0-9]*", w):
+            read[i] = w.translate(str.maketrans("lio", "110"))
+    return read
 
 
 @_remembered
@@ -646,7 +686,17 @@ def names_project(text: str) -> bool:
     words = re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKC", str(text)).casefold())
     runs = words + [a + b for a, b in zip(words, words[1:])]
     return compact("perfgraphs") in compact(text) or any(
-        9 <= len(w) <= 11 and _edits(w, "perfgraphs") <= 1 for w in runs)
+        9 <= len(w) <= 11 and _edits(w, "perfgraphs") <= 1 for w in runs) or any(
+        _project_as_read(read + [a + b for a, b in zip(read, read[1:])]) for read in _words_as_read(text))
+
+
+def _project_as_read(runs: list[str]) -> bool:
+    """Whether a word, or two run together, looks like the project's name (:func:`_shapes`: ``i``, ``l``
+    and ``1`` alike, ``li`` as ``h``, ``rn`` as ``m``), then one edit. The one edit was counted on the
+    letters as written, where ``li`` for ``h`` is two: authors ``perfgraplis team``, ``perfgrapIis`` and
+    ``perfgrap1is`` were accepted and shown (hundred-and-eleventh pass, side a)."""
+    targets = _shapes("perfgraphs")
+    return any(8 <= len(s) <= 11 and _edits(s, t) <= 1 for w in runs for s in _shapes(w) for t in targets)
 
 
 def _edits(a: str, b: str) -> int:
