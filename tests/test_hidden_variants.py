@@ -199,11 +199,12 @@ def test_a_public_variant_is_found_under_any_spelling_shape_or_place(tmp_path):
 @pytest.mark.parametrize("column", ["binary", "list"])
 def test_a_store_whose_model_column_is_not_text_is_read_not_a_crash(tmp_path, monkeypatch, column):
     """A store's ``model`` column written as bytes or as lists of names holds names all the same: the scan
-    reads them (``exposure._cell_strings``) where it raised ``TypeError`` mid-build (the hundred-and-eighth
+    reads them (``public_files._cell_strings``) where it raised ``TypeError`` mid-build (the hundred-and-eighth
     pass's lead 4). Control: cells taken as they come, the build stops on a traceback."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from perfgraphs.collect import public_files
     from perfgraphs.leaderboard.records import exposure
 
     drawn = "timm:resnet50+layers=2x3x3x2"
@@ -214,7 +215,7 @@ def test_a_store_whose_model_column_is_not_text_is_read_not_a_crash(tmp_path, mo
     cells = pa.array([drawn.encode()], pa.binary()) if column == "binary" else pa.array([["timm:vgg11", drawn]])
     pq.write_table(pa.table({"model": cells}), store / "part-0.parquet")
     assert exposure.public_mentions([drawn], repo, external=external) == {drawn: ["data/measurements/extra"]}
-    monkeypatch.setattr(exposure, "_cell_strings", lambda cell: [cell])
+    monkeypatch.setattr(public_files, "_cell_strings", lambda cell: [cell])  # the stores' reader (111b moved it)
     with pytest.raises(TypeError):
         exposure.public_mentions([drawn], repo, external=external)
 

@@ -35,6 +35,7 @@ def _walk_without_links(folder, suffixes):
 
 def test_a_store_of_linked_platform_folders_is_scanned_as_its_reader_reads_it(tmp_path, monkeypatch):
     from perfgraphs.collect.store import load_measurements
+    from perfgraphs.collect import public_files
     from perfgraphs.leaderboard.records import exposure
     from perfgraphs.leaderboard.records.hidden import leave_out_public
 
@@ -59,5 +60,6 @@ def test_a_store_of_linked_platform_folders_is_scanned_as_its_reader_reads_it(tm
 
     # control: with the scan's walk as it was, the same store names none of them
     monkeypatch.setattr(exposure, "files_as_read", _walk_without_links)
+    monkeypatch.setattr(public_files, "files_as_read", _walk_without_links)  # the stores' reader (111b moved it)
     assert exposure.public_mentions(architectures, repo, external=external) == {}
     assert leave_out_public(hidden, repo, external).num_rows == 10

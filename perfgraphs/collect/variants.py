@@ -180,6 +180,18 @@ def public_variants(plans: Path, hidden: Path | None = None) -> frozenset[tuple]
     return frozenset(k for k in map(structure_key, names) if k is not None)
 
 
+def scanned_variants(repo: Path) -> frozenset[tuple]:
+    """The :func:`structure_key` of every structure variant that the repository's other committed files
+    name, as the exposure scan reads them (:func:`perfgraphs.collect.public_files.variant_spellings`:
+    stores, measurement documents, staged package data, splits, predict artifacts): the build leaves those
+    out of the hidden set, so a draw that took them let a pull request naming all but five of a family's
+    structures in a split decide which of that family's variants the round kept (hundred-and-eleventh
+    pass, side b). Public to the draw, and to :func:`thin_families`, like a plan's."""
+    from perfgraphs.collect.public_files import variant_spellings
+
+    return frozenset(k for k in map(structure_key, variant_spellings(Path(repo))) if k is not None)
+
+
 # a family's draw is a secret only while it picks among many more structures than it takes
 THIN_FACTOR = 4
 
@@ -267,7 +279,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if (out / "seed.txt").exists():
             raise PlanError(f"{out} already holds a drawn set (seed.txt): one draw per round")
-        seed, public = secrets.randbits(64), public_variants(plans_dir(), leaderboard_dir() / "hidden")
+        seed = secrets.randbits(64)
+        public = public_variants(plans_dir(), leaderboard_dir() / "hidden") | scanned_variants(plans_dir().parent)
         plan = hidden_plan(Path(args.source), seed, args.per_family, args.sizes, args.batches,
                            public=public, visits=args.visits)
     except PlanError as exc:

@@ -18,16 +18,13 @@ declares compromised (``leaderboard/hidden/<dataset>-<config>.json``).
 
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
 
+# the committed files' readers live below the leaderboard, where the keeper's draw reads them too (111b)
+from perfgraphs.collect.public_files import (_SEPARATORS, _artifact_names, _json_strings, _split_strings,
+                                             _store_names, files_as_read, measurement_documents, row_tokens,
+                                             staged_package_data)
 from perfgraphs.yamlio import read_yaml
-
-
-_SEPARATORS = re.compile(r"[\s,;|@#]+")
-# a model in a path (``runs/resnet50/…``) or a hub id (``timm/resnet50``) is named by one of its parts
-# too; a hub id with an organisation (``hf:prajjwal1/bert-tiny``) only whole
 
 
 def _bare(name: str) -> str:
@@ -47,34 +44,6 @@ def _named(strings, wanted: dict[str, str]) -> set[str]:
                 if _bare(part) in wanted:
                     found.add(wanted[_bare(part)])
     return found
-
-
-def row_tokens(strings) -> set[str]:
-    """Every structure variant's spelling a row name or a split's entry may hold, as a token (``timm:<arch>@224#b1``
-    is ``timm:<arch>``; a path's or hub id's parts too): what :func:`public_mentions` gives the structure
-    variants' matchers (a structure key, :func:`same_graph`) for the split files and the predict
-    artifacts' ``*.rows.npz``, which it read by exact name only. A ``rows.npz`` committed before the draw
-    holds each row's real label by name, and one naming 3 of the current dippm round's 25 variants under
-    another spelling of their graph (``resnet50+layers=…`` for ``resnet26+layers=…``, ``densenet169+…``
-    for ``densenet121+…``, a ViT without its default ``mlp_ratio=4.0``) was found nowhere, and the
-    keeper's build kept all 25 (hundred-and-eighth pass, side a). Only spellings with overrides (``+``):
-    nnlqp's splits and artifacts name some 160 timm models no committed store does, and building each
-    doubled the scan's time; a named model that builds a variant's graph is left to the importers'
-    sources (:func:`_source_mentions`) and the stores."""
-    return {part for s in strings for token in _SEPARATORS.split(str(s)) for part in (token, *token.split("/"))
-            if "+" in part}
-
-
-def _json_strings(value):
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            yield k
-            yield from _json_strings(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _json_strings(v)
 
 
 def same_graph(strings, architectures: list[str]) -> set[str]:
@@ -114,97 +83,6 @@ def same_graph(strings, architectures: list[str]) -> set[str]:
             found |= {a for a in of if (own := architecture_structure(a)) is not None
                       and own.fingerprint == built.fingerprint}
     return found
-
-
-def files_as_read(folder: Path, suffixes: tuple[str, ...]) -> list[Path]:
-    """Every file under ``folder`` whose name ends in one of ``suffixes``, sorted, found through linked
-    folders too (each real folder once), as the readers find them: a store's reader lists its platform
-    folders with ``is_dir()`` and a split is opened by its path, both through a committed link, where
-    ``Path.rglob`` does not descend. A store whose three platform folders were links to a copy of
-    ``ort-cpu`` elsewhere in the repository read 6 of the dippm hidden set's 10 architectures, and the
-    scan found none (ninety-sixth pass, side b): the set stayed undeclared, its records *verified*."""
-    import os
-
-    found, seen = [], set()
-    for top, dirs, files in os.walk(folder, followlinks=True):
-        real = os.path.realpath(top)
-        if real in seen:  # a link back up the tree, or two links to one folder: read once
-            dirs[:] = []
-            continue
-        seen.add(real)
-        found += [Path(top, f) for f in files if f.endswith(suffixes)]
-    return sorted(found)
-
-
-def _cell_strings(value):
-    """The text a store's ``model`` cell holds, as the store's reader reads it: a string; bytes as UTF-8 (a
-    binary column holds the same names, and the reader reads them); every item of a list or a mapping; any
-    other value as printed. A binary or list column made the scan raise ``TypeError`` mid-build (the
-    hundred-and-eighth pass's lead)."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, (bytes, bytearray, memoryview)):
-        yield bytes(value).decode("utf-8", errors="replace")
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            yield from _cell_strings(item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _cell_strings(item)
-    elif value is not None:
-        yield str(value)
-
-
-def _store_names(store: Path) -> list[str]:
-    import pyarrow.parquet as pq
-
-    names = []
-    for path in files_as_read(store, (".parquet",)):
-        schema = pq.read_schema(path)
-        if "model" in schema.names:
-            cells = pq.read_table(path, columns=["model"]).column("model").to_pylist()
-            names += [text for cell in cells for text in _cell_strings(cell)]
-    return names
-
-
-def measurement_documents(measurements: Path) -> list[tuple[str, list[str]]]:
-    """(place, every string) of each JSON file under ``measurements`` (``data/measurements``), its place
-    the top folder or file it lies in there: the noise floors (``noise-floor/noise-floor-<store>.json``,
-    which ``plans/run-on-gpu.sh`` asks to commit) hold each probe configuration's latency twice, a label
-    as public as a store's row, and a store's ``campaign.json`` names what it measured. The scan read
-    only the stores' parquet ``model`` column: a pull request committing a noise floor that named a
-    round's drawn variants (with their two latencies) left them in the keeper's hidden file, and the
-    set undeclared, its records *verified* (hundred-and-fourth pass, side b)."""
-    out = []
-    for path in files_as_read(measurements, (".json",)):
-        try:
-            strings = list(_json_strings(json.loads(path.read_text(errors="replace"))))
-        except ValueError:  # not JSON after all: read as text, every token of it
-            strings = [path.read_text(errors="replace")]
-        out.append((f"data/measurements/{path.relative_to(measurements).parts[0]}", strings))
-    return out
-
-
-_TOKENS = re.compile(r"[\s,;|@#\"'`\[\](){}]+")  # a table's cell, a JSON or YAML string, a word of text
-
-
-def staged_package_data(repo: Path) -> list[tuple[str, list[str]]]:
-    """(place, every token) of each file of the repository's package that the sandbox stages beside the
-    code (:func:`perfgraphs.paths.is_staged_data`: the tables under ``perfgraphs/features``, the model
-    configs under ``perfgraphs/graph/hf_configs``): a predictor reads them at fit time, as the checkout
-    holds them, and a hidden run's check of them (``frozen_fits.package_data_before``) dates them from
-    the draw, not what they name. The scan read none of them: a pull request before the draw committing
-    ``perfgraphs/features/<table>.csv`` that named 3 of the current dippm round's 25 variants (one
-    respelled) with a latency each left all 25 in the keeper's hidden file and the set undeclared, its
-    records *verified* (hundred-and-sixth pass, side a). Code (``.py``) is left to review, as there."""
-    from perfgraphs.paths import is_staged_data
-
-    package, out = repo / "perfgraphs", []
-    for path in files_as_read(package, ("",)) if package.is_dir() else []:
-        if is_staged_data(path.relative_to(package).parts):
-            text = path.read_text(errors="replace")
-            out.append((str(path.relative_to(repo)), [t for t in _TOKENS.split(text) if t]))
-    return out
 
 
 def _external_folder(external: Path | None) -> Path:
@@ -275,8 +153,6 @@ def public_mentions(architectures: list[str], repo: Path, own_plan: str | None =
     sources (default ``$PERFGRAPHS_EXTERNAL_DIR``, else the project's ``shared/external``);
     :class:`~perfgraphs.errors.SourceNotFoundError` when there is none: a scan that skipped them
     would say less than it seems to."""
-    import numpy as np
-
     from perfgraphs.collect.plan import parse_plan, plan_files
     from perfgraphs.collect.variants import structure_key
 
@@ -303,8 +179,7 @@ def public_mentions(architectures: list[str], repo: Path, own_plan: str | None =
         note(_named(tokens, wanted) | variants(tokens), place)
     for split in files_as_read(repo / "data" / "splits", (".json", ".txt")):
         if split.is_file() and split.suffix in (".json", ".txt"):
-            text = split.read_text(errors="replace")
-            strings = list(_json_strings(json.loads(text))) if split.suffix == ".json" else [text]
+            strings = _split_strings(split)
             note(_named(strings, wanted) | variants(row_tokens(strings)), str(split.parent.relative_to(repo)))
     for plan in plan_files(repo / "plans"):
         place = str(plan.relative_to(repo))
@@ -314,8 +189,7 @@ def public_mentions(architectures: list[str], repo: Path, own_plan: str | None =
             parsed = parse_plan(data, name=plan.stem, path=str(plan))
             note(found | variants(c.model for c in parsed.configs), place)
     for artifact in sorted((repo / "perfgraphs" / "predict" / "artifacts").glob("*.rows.npz")):
-        with np.load(artifact, allow_pickle=False) as rows:
-            names = rows["names"].tolist() if "names" in rows.files else []
+        names = _artifact_names(artifact)
         place = f"perfgraphs/predict/artifacts/{artifact.name.split('--')[0]}--*.rows.npz"
         note(_named(names, wanted) | variants(row_tokens(names)), place)
     for a, found in _source_mentions(architectures, wanted, _external_folder(external)).items():
