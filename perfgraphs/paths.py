@@ -59,7 +59,7 @@ def is_staged_data(parts: tuple[str, ...]) -> bool:
     """Whether the package's file at ``parts`` (its path inside the package folder) is package data
     :func:`perfgraphs.leaderboard.sandbox.isolation.stage_code` copies into the sandbox (:data:`CODE_DATA`):
     what a predictor reads beside the code, what :func:`perfgraphs.leaderboard.frozen_fits.package_data_before`
-    dates and what the exposure scan reads (:func:`perfgraphs.leaderboard.records.exposure.staged_package_data`)."""
+    dates and what the exposure scan reads (:func:`perfgraphs.collect.public_files.staged_package_data`)."""
     return (not any(part in CODE_EXCLUDE for part in parts[:-1]) and bool(parts)
             and CODE_DATA.get(tuple(parts[:-1])) == Path(parts[-1]).suffix)
 
