@@ -624,13 +624,41 @@ def _credit_words_as_read(words: list[str]) -> list[str]:
     ``organ1sers``, ``offlcial team`` and ``perfgraplis team`` were accepted and shown
     (hundred-and-eleventh pass, side a)."""
     shapes = _credit_shapes()
-    read = [next((shapes[s] for s in sorted(_shapes(w)) if s in shapes), w) for w in words]
+    read = [next((shapes[s] for s in sorted(_shapes(w)) if s in shapes), None) or _credit_typo(w) or w for w in words]
     for i, w in enumerate(read):
         if re.fullmatch(r"rank(?:[lio]|[lio0-9]*[0-9][lio0-9]*)", w):
             read[i] = "rank" + w[4:].translate(str.maketrans("lio", "110"))
         elif i and read[i - 1] == "rank" and re.fullmatch(r"[lio]|[lio0-9]*[0-9][lio0-9]*", w):
             read[i] = w.translate(str.maketrans("lio", "110"))
     return read
+
+
+_VOWELS = frozenset("aeiouy")
+
+
+def _credit_typo(word: str) -> str | None:
+    """The credit word of six letters or more (:data:`_CREDIT_WORDS`) that ``word``, a whole word, is a
+    plain typo of, else None: a letter dropped or added inside it (``offical``, ``maintaners``,
+    ``verifed``, ``hiden``), two neighbours swapped (``officail``), or a vowel put for a vowel
+    (``organisors``). Credit words were read with look-alikes folded but no typo: authors ``offical
+    team``, ``benchmark mantainers``, ``organisors``, ``Mal Lory verifed`` and the methods ``gnn-x
+    (hiden)``, ``gnn-x (verifed)`` were accepted and shown (hundred-and-twelfth pass, side a). Not
+    any one edit: a consonant put for another or a last letter dropped or added makes another word
+    (``mlp-verifier``, ``maintained``, ``organise``, ``reproduces`` stay free)."""
+    for credit in sorted(w for w in _CREDIT_WORDS if len(w) >= 6):
+        if word == credit or abs(len(word) - len(credit)) > 1:
+            continue
+        short, long_ = sorted((word, credit), key=len)
+        if len(short) < len(long_):
+            if any(long_[:i] + long_[i + 1:] == short for i in range(1, len(long_) - 1)):
+                return credit
+            continue
+        diff = [i for i in range(len(word)) if word[i] != credit[i]]
+        if (len(diff) == 1 and {word[diff[0]], credit[diff[0]]} <= _VOWELS) or (
+                len(diff) == 2 and diff[1] == diff[0] + 1 and word[diff[0]] == credit[diff[1]]
+                and word[diff[1]] == credit[diff[0]]):
+            return credit
+    return None
 
 
 @_remembered
