@@ -117,7 +117,7 @@ def draw_variants(rng: random.Random, per_family: int, families: dict[str, Famil
         for _ in range(max_tries):
             overrides = spec.draw(rng)
             name = variant_name(spec.base, overrides)
-            if overrides not in spec.named and name not in names and structure_key(name) not in public:
+            if overrides not in spec.named and name not in names and not is_public(name, public):
                 names.append(name)
             if len(names) == per_family:
                 break
@@ -189,7 +189,63 @@ def scanned_variants(repo: Path) -> frozenset[tuple]:
     pass, side b). Public to the draw, and to :func:`thin_families`, like a plan's."""
     from perfgraphs.collect.public_files import variant_spellings
 
-    return frozenset(k for k in map(structure_key, variant_spellings(Path(repo))) if k is not None)
+    spellings = variant_spellings(Path(repo))
+    return frozenset(k for k in map(structure_key, spellings) if k is not None) | graph_variants(spellings)
+
+
+_GRAPH = "#graph"  # the first item of a graph's key in ``public``: no timm architecture is so named
+
+
+def _module(name: str) -> str | None:
+    """The timm module a timm name (``timm:`` optional, overrides allowed) builds from; None for another zoo's."""
+    from perfgraphs.errors import UnknownModelError
+    from perfgraphs.graph.zoo import parse_model_name, timm_module_of
+
+    try:
+        parsed = parse_model_name(name if ":" in name else f"timm:{name}")
+    except UnknownModelError:
+        return None
+    return timm_module_of(parsed.arch.split(".")[0]) if parsed.zoo == "timm" else None
+
+
+def graph_variants(spellings, families: dict[str, Family] | None = None) -> frozenset[tuple]:
+    """``(_GRAPH, module, fingerprint)`` of every spelling of a family's timm module that the draw does not
+    write itself (another base, or other overrides than the family's knobs), built on the meta device
+    (:func:`perfgraphs.graph.fingerprint.architecture_structure`). :func:`structure_key` compares names as
+    written, while the build's scan (:func:`perfgraphs.leaderboard.records.exposure.same_graph`) leaves out a
+    drawn variant any committed file names under another spelling of its graph: 111b's split with each
+    visformer written ``visformer_tiny+depth=AxBxC+mlp_ratio=4.0`` (a default written out) had the family drawn
+    as 151 left and the build keep only the writer's other 5 (hundred-and-twelfth pass, side b). With
+    :func:`is_public`, such a spelling is public to the draw and to :func:`thin_families` as the build reads it."""
+    from perfgraphs.graph.fingerprint import architecture_structure
+
+    families = FAMILIES if families is None else families
+    own = {}  # module -> (base, the knobs the draw writes) of each family
+    for spec in families.values():
+        own.setdefault(_module(spec.base), set()).add((spec.base, frozenset(spec.draw(random.Random(0)))))
+    out = set()
+    for name in sorted({s for s in spellings if isinstance(s, str)}):
+        key, module = structure_key(name), _module(name)
+        if key is None or module not in own or (key[0], frozenset(k for k, _ in key[1])) in own[module]:
+            continue
+        built = architecture_structure(name)
+        if built is not None:
+            out.add((_GRAPH, module, built.fingerprint))
+    return frozenset(out)
+
+
+def is_public(name: str, public: frozenset[tuple]) -> bool:
+    """Whether a drawn name's structure is in ``public``: its :func:`structure_key`, or, where ``public`` holds a
+    graph of its module (:func:`graph_variants`), its fingerprint (built only then)."""
+    if structure_key(name) in public:
+        return True
+    graphs = {k[1] for k in public if k[0] == _GRAPH}
+    if not graphs or (module := _module(name)) not in graphs:
+        return False
+    from perfgraphs.graph.fingerprint import architecture_structure
+
+    built = architecture_structure(name)
+    return built is not None and (_GRAPH, module, built.fingerprint) in public
 
 
 # a family's draw is a secret only while it picks among many more structures than it takes
@@ -214,7 +270,7 @@ def thin_families(per_family: int, public: frozenset[tuple], families: dict[str,
             name = variant_name(spec.base, overrides)
             if name not in seen:
                 seen.add(name)
-                if overrides not in spec.named and structure_key(name) not in public:
+                if overrides not in spec.named and not is_public(name, public):
                     left.add(name)
             if len(left) >= factor * per_family:
                 break
