@@ -6,6 +6,7 @@
 #   bash plans/hidden-round.sh prepare            # draw the variants, stage the plan in .hidden/
 #   # device: run `PLAN=.hidden/hidden-plan.yaml NOISE_FLOOR=0 bash plans/run-on-gpu.sh 420`, carry [".hidden"]
 #   bash plans/hidden-round.sh finish FILES_AT    # labels to the keeper, commitment + definition written
+#                                                 # (at the commit prepare drew at: git checkout it first)
 #   # a CPU config (CONFIG=cpu-torch-fp32 SOURCE=plans/dippm-cpu.yaml) is measured on this machine instead,
 #   # on the machine of its public labels, nothing else running:
 #   bash plans/hidden-round.sh probe              # public configurations again: refuses a day whose
@@ -108,6 +109,8 @@ prepare)
   if [ -L .hidden ] || [ -n "$(git ls-files -- .hidden)" ]; then
     echo "hidden-round: .hidden is a link or tracked by git: remove it (git rm) before a round" >&2; exit 2; fi
   $py -m perfgraphs.collect.variants --source "$source_plan" --per-family "${PER_FAMILY:-5}" --out "$round"
+  # the commit the draw read; finish builds the round at it (hundred-and-twelfth pass, side c, below)
+  git rev-parse HEAD > "$round/drawn-at-commit" || { echo "hidden-round: cannot read the checkout's commit" >&2; exit 2; }
   grep -qx '/.hidden/' .git/info/exclude 2>/dev/null || echo /.hidden/ >> .git/info/exclude
   mkdir -p .hidden && cp "$round/hidden-plan.yaml" .hidden/hidden-plan.yaml
   echo "device: PLAN=.hidden/hidden-plan.yaml NOISE_FLOOR=0 bash plans/run-on-gpu.sh 420   (carry [\".hidden\"])"
@@ -160,14 +163,25 @@ PY
   $pg collect "$round/hidden-plan.yaml" --out "$round/data/measurements/$suite-$machine" --core "${CORE:-1}"
   ;;
 finish)
+  # build-hidden leaves out every drawn variant the exposure scan finds in the checkout: a file committed
+  # after the draw (a split naming 146 of the 151 visformers left, when the draw has taken 5 unseen) made the
+  # round keep only the variants its writer chose, or none, whatever the secret seed drew (hundred-and-twelfth
+  # pass, side c). A file written after the draw cannot have been read by a predictor frozen before it, so the
+  # round is built at the commit the draw read, and refused at any other
+  drawn_at=$(cat "$round/drawn-at-commit" 2>/dev/null) || {
+    echo "hidden-round: no $round/drawn-at-commit (prepare writes the commit the draw read): draw again" >&2; exit 2; }
+  head=$(git rev-parse HEAD) || { echo "hidden-round: cannot read the checkout's commit" >&2; exit 2; }
+  [ "$drawn_at" = "$head" ] || { echo "hidden-round: the variants were drawn at ${drawn_at:0:12} and the checkout \
+is at ${head:0:12}: a file committed since would decide which drawn variants the round leaves out; finish at the \
+draw's commit (git checkout $drawn_at)" >&2; exit 2; }
   # from the device's archive (FILES_AT), or from the store `measure` wrote here
   files_at=${2:-}
   if [ -n "$files_at" ]; then
-    archive=$(ls "$files_at"/*-hidden-*.tar.gz 2>/dev/null | head -n 1)
+    archive=$(ls "$files_at"/*-hidden-*.tar.gz 2>/dev/null | head -n 1 || true)  # none: the line below, not set -e's silent exit
     [ -n "$archive" ] || { echo "hidden-round: no *-hidden-*.tar.gz in $files_at" >&2; exit 2; }
     tar xzf "$archive" -C "$round"
   fi
-  store=$(ls -d "$round"/data/measurements/*-hidden-* 2>/dev/null | head -n 1)
+  store=$(ls -d "$round"/data/measurements/*-hidden-* 2>/dev/null | head -n 1 || true)
   [ -n "$store" ] || { echo "hidden-round: no measured store in $round/data/measurements (give FILES_AT, or run measure)" >&2; exit 2; }
   # the drawn plan's configurations only, no link: the device's store path is anyone's to commit a store at
   # (hundredth pass, side b; hidden.round_store_problem)

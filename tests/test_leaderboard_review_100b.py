@@ -80,6 +80,15 @@ def _device_archive(tmp_path, plan: dict):
     return out
 
 
+def drawn_at(round_folder, checkout, commit: str | None = None) -> str:
+    """What ``prepare`` writes beside the drawn plan: the commit the draw read (``checkout``'s HEAD, or
+    ``commit``)."""
+    commit = commit or subprocess.run(["git", "-C", str(checkout), "rev-parse", "HEAD"], capture_output=True,
+                                      text=True, check=True).stdout.strip()
+    (round_folder / "drawn-at-commit").write_text(commit + "\n")
+    return commit
+
+
 def _finish(tmp_path, keeper, files_at, pythonpath: str, checkout=REPO):
     stub = tmp_path / "perfgraphs-stub"
     # the real CLI verifies the store; the steps that write (build-hidden, commit-hidden) stop here
@@ -101,6 +110,7 @@ def test_a_store_committed_at_the_devices_path_is_not_read_as_the_round(tmp_path
     keeper = tmp_path / "keeper"
     (keeper / "round-dippm-h200-torch-fp32").mkdir(parents=True)  # prepare: the drawn plan in the keeper's round
     (keeper / "round-dippm-h200-torch-fp32" / "hidden-plan.yaml").write_text(yaml.safe_dump(plan, sort_keys=False))
+    drawn_at(keeper / "round-dippm-h200-torch-fp32", REPO)  # prepare: the commit the draw read (112c)
     files_at = _device_archive(tmp_path, plan)
     path = os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
     run = _finish(tmp_path, keeper, files_at, path)

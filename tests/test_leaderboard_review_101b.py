@@ -16,7 +16,7 @@ import subprocess
 import yaml
 
 from test_hidden_variants import REPO
-from test_leaderboard_review_100b import STORE, SUITE, _drawn_plan, _finish, _visits
+from test_leaderboard_review_100b import STORE, SUITE, _drawn_plan, _finish, _visits, drawn_at
 
 WRITERS_MS = 2.0
 
@@ -57,6 +57,7 @@ def test_a_committed_store_of_the_drawn_configurations_is_not_the_round(tmp_path
     (keeper / "round-dippm-h200-torch-fp32").mkdir(parents=True)
     (keeper / "round-dippm-h200-torch-fp32" / "hidden-plan.yaml").write_text(yaml.safe_dump(plan, sort_keys=False))
     clone, files_at = _checkout_with_a_guessed_store(tmp_path, plan)
+    drawn_at(keeper / "round-dippm-h200-torch-fp32", clone)  # the store was merged before the draw
     path = os.environ.get("PYTHONPATH", "")
     run = _finish(tmp_path, keeper, files_at, path, checkout=clone)
     assert run.returncode == 2, run.stderr
