@@ -820,7 +820,8 @@ _BOARD_WORDS = frozenset({"verified", "reproduced", "selfreported", "hidden", "o
 
 def _board_label(words: list[str]) -> str:
     """The first of a method's ``words`` (lowercase letters and digits) that is a board's word
-    (:data:`_BOARD_WORDS`, ``self-reported`` split or not), or ``rank`` and a number, or ''."""
+    (:data:`_BOARD_WORDS`, ``self-reported`` split or not), or ``rank`` and a number, or a place
+    claimed in words (:func:`_place_claim`), or ''."""
     for word, after in zip(words, words[1:] + [""]):
         if word in _BOARD_WORDS:
             return word
@@ -828,7 +829,24 @@ def _board_label(words: list[str]) -> str:
             return "self-reported"
         if re.fullmatch(r"rank[0-9]+(?:st|nd|rd|th)?", word + after if word == "rank" else word):
             return f"rank {(word + after)[4:] if word == 'rank' else word[4:]}"
-    return ""
+    return _place_claim(words)
+
+
+# a place on a board as words: a number (digits, with or without an ordinal's ending) or its word
+_PLACE_NUMBER = r"(?:[0-9]+(?:st|nd|rd|th)?|one|two|three|first|second|third)"
+
+
+def _place_claim(words: list[str]) -> str:
+    """A place on the board claimed in words, else '': ``rank one``, ``ranked 1``, ``no 1``, ``number
+    one``, ``first place``, ``place 1``, ``top 1`` or ``1st``/``2nd``/``3rd`` at the end, ``winner``,
+    ``champion``. Only ``rank`` and a digit were read as a rank: the methods ``gnn-x (rank one)``,
+    ``gnn-x (1st)``, ``gnn-x (top 1)``, ``gnn-x (winner)`` were accepted and shown beside their real
+    rank (hundred-and-thirteenth pass, side c). ``top-k``, ``first-order``, ``lstm-1st-order``,
+    ``gnn-top-3-features`` and ``one-shot`` stay free: a place needs its number and its word together."""
+    text = " ".join(words)
+    found = re.search(rf"\b(?:(?:rank(?:ed)?|no|number|place)\s?{_PLACE_NUMBER}|{_PLACE_NUMBER}\s?place"
+                      rf"|top\s?{_PLACE_NUMBER}$|[123](?:st|nd|rd)$|winner|winners|champion|champions)\b", text)
+    return found.group(0) if found else ""
 
 
 def credit_in_method(method: str) -> list[str]:

@@ -1,0 +1,53 @@
+"""Hundred-and-thirteenth pass, side c (names, what 112a left): a place on the board claimed in words.
+
+A method holding a board's word or ``rank`` and a digit is refused (the boards print the rank and
+the tier in their own columns; twenty-fifth pass, 111a for ``rank l``), but a place written any other
+way was a method's own word: ``gnn-x (rank one)``, ``gnn-x (ranked 1)``, ``gnn-x (ranked first)``,
+``gnn-x (1st)``, ``gnn-x (2nd)``, ``gnn-x (top 1)``, ``gnn-x (top1)``, ``gnn-x (no. 1)``, ``gnn-x (number
+one)``, ``gnn-x (first place)``, ``gnn-x (place 1)``, ``gnn-x (winner)`` and ``gnn-x (champion)`` were
+accepted (13 of 13 free), and hand-written dippm records under four of them were read and printed by
+``leaderboard show`` beside their real rank with no note. Now ``names._place_claim`` reads those as the
+board's word; a number and its word must come together, so ``top-k-gnn``, ``first-order-mlp``,
+``lstm-1st-order``, ``gnn-top-3-features``, ``one-shot-gnn`` and ``placement-gnn`` stay free."""
+
+import json
+
+from perfgraphs.cli import main
+from perfgraphs.leaderboard.records import names
+from perfgraphs.leaderboard.records.results import forget_checked, read_entries, results_path
+
+from test_leaderboard_trust import good_record
+
+_RECORDS = ["gnn-x (rank one)", "gnn-y (1st)", "gnn-z (winner)", "gnn-w (top 1)"]
+_METHODS = ["gnn-x (ranked 1)", "gnn-x (ranked first)", "gnn-x (2nd)", "gnn-x (top1)", "gnn-x (no. 1)",
+            "gnn-x (number one)", "gnn-x (first place)", "gnn-x (place 1)", "gnn-x (champion)"]
+_HONEST = ["top-k-gnn", "first-order-mlp", "lstm-1st-order", "gnn-top-3-features", "one-shot-gnn", "placement-gnn",
+           "no-attention-gnn", "ranknet", "three-stage-gnn", "gnn-number-of-nodes", "gnn-x v2"]
+
+
+def _free(methods: list[str]) -> list[str]:
+    return [m for m in methods if names.check_charset("method", m) == []]
+
+
+def test_a_place_claimed_in_words_reads_as_the_boards(tmp_path, capsys, monkeypatch):
+    forget_checked()
+    results = tmp_path / "results"
+    path = results_path("dippm", results)
+    path.parent.mkdir(parents=True)
+    path.write_text("".join(json.dumps(good_record(m, authors="Mal Lory", run_identity=f"r-{i}")) + "\n"
+                            for i, m in enumerate(_RECORDS)))
+    skipped: list[str] = []
+    assert read_entries("dippm", results, skipped) == [] and len(skipped) == len(_RECORDS), skipped
+    assert _free(_RECORDS + _METHODS) == [] and _free(_HONEST) == _HONEST
+
+    monkeypatch.setattr(names, "_place_claim", lambda words: "")  # control: a place in words is the method's
+    forget_checked()
+    assert sorted(e.method for e in read_entries("dippm", results, [])) == sorted(_RECORDS)
+    capsys.readouterr()
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["leaderboard", "show", "--results", str(results)]) == 0
+    out = capsys.readouterr().out
+    assert all(m in out for m in _RECORDS) and "look-alike" not in out, out
+    assert _free(_RECORDS + _METHODS) == _RECORDS + _METHODS
+    monkeypatch.undo()
+    forget_checked()
