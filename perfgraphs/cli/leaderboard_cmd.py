@@ -75,7 +75,7 @@ def _show(args) -> int:
 
     from perfgraphs.leaderboard.records.boards import entry_groups, group_order, official
     from perfgraphs.leaderboard.records.builds import board_pin, pins_file, ranked_pin, read_pins, split_by_build
-    from perfgraphs.leaderboard.records.hidden import compromised_hashes, hidden_noise_text
+    from perfgraphs.leaderboard.records.hidden import compromised_hashes, hidden_noise_text, hidden_round_text
     from perfgraphs.leaderboard.records.names import lookalike_notes
     from perfgraphs.leaderboard.records.ranks import (RANK_RULE, board_test_n, diff_text, label_repetitions, mape_text, rank_board,
                                                       unranked_board, unregistered_board)
@@ -111,6 +111,8 @@ def _show(args) -> int:
             hidden_noise_text(dataset, config, target, current[0].hidden_labels_sha256) if test_set == "hidden"
             else None)
         noise = noise or "noise floor not measured for these labels"
+        size = hidden_round_text(dataset, config, current[0].hidden_labels_sha256) if test_set == "hidden" else None
+        noise += f" {size}" if size else ""
         if test_set == "hidden" and any(e.hidden_labels_sha256 in compromised_hashes() for e in current):
             noise += " · COMPROMISED hidden set (its architectures are in public data): reproduced, not verified"
         sealed = read_sealed(dataset, config, target, hidden_set) if test_set == "hidden" else None

@@ -666,6 +666,33 @@ def hidden_noise_text(dataset: str, config: str, target: str, sha256: str, root:
             f"mean {floor['split_half_mean_pct']:.1f} %.{_host_speed_text(measured, target)}")
 
 
+def hidden_round_text(dataset: str, config: str, sha256: str, root: Path | None = None) -> str | None:
+    """How many of a hidden round's drawn architectures it holds, as its definition states them
+    (``architectures`` and ``left_out``, which ``hidden-round.sh finish`` writes), for the set whose
+    commitment is ``sha256``; None where the round states no draw. ``build-hidden`` leaves out a drawn
+    variant named in a public file, and a round that lost 20 of its 25 drawn architectures read on its
+    board like any other, ``test n`` its only size (hundred-and-twelfth pass, side b's lead)."""
+    try:
+        commitment = commitment_path(dataset, config, root)
+        path = definition_path(dataset, config, root)
+        if not commitment.is_file() or not path.is_file() or not sha256:
+            return None
+        current = commitment_hash(commitment)
+        rounds = definition_rounds(read_definition(path))
+    except (OSError, ValueError, HiddenLabelsError, PlanError):
+        return None
+    round_ = next((r for r in rounds if isinstance(r.get("sha256"), str) and r["sha256"].lower() == sha256.lower()),
+                  rounds[0] if "sha256" not in rounds[0] and current == sha256.lower() else None)
+    held, left = (round_ or {}).get("architectures"), (round_ or {}).get("left_out")
+    if not isinstance(held, list) or not isinstance(left, list):
+        return None
+    drawn = len(held) + len(left)
+    if not left:
+        return f"The round holds all {drawn} architectures its draw took."
+    return (f"The round holds {len(held)} of the {drawn} architectures its draw took: {len(left)} left out before "
+            "measuring, named in public files.")
+
+
 @functools.lru_cache(maxsize=32)
 def _stated_rounds(place: tuple[Path, str], head: str, name: str) -> tuple[tuple[str, str], ...]:
     """(set sha256, its round's ``measured`` block as JSON) of every round of every main-line

@@ -17,7 +17,7 @@ from perfgraphs.errors import PerfgraphsError
 from perfgraphs.leaderboard.records.boards import (applicable_baselines, entry_groups, group_order,
                                           missing_reference_entries, official, reference_method)
 from perfgraphs.leaderboard.records.builds import board_pin, pins_file, ranked_pin, read_pins, split_by_build
-from perfgraphs.leaderboard.records.hidden import compromised_hashes, hidden_noise_text
+from perfgraphs.leaderboard.records.hidden import compromised_hashes, hidden_noise_text, hidden_round_text
 from perfgraphs.leaderboard.records.ranks import (RANK_RULE, board_test_n, diff_text, label_repetitions, mape_text, rank_board,
                                                   unranked_board, unregistered_board)
 from perfgraphs.leaderboard.records import names
@@ -301,9 +301,10 @@ def noise_floor_text(board: Task, test_part=None) -> str | None:
 
 
 def board_facts(pin: dict | None, target: str, current: list[Entry], noise: str | None,
-                hardware: str | None = None) -> str:
+                hardware: str | None = None, round_size: str | None = None) -> str:
     """What every board states above its table: its build, test size, the hardware its labels were
-    measured on (a CPU config's labels belong to one machine) and the labels' noise floor."""
+    measured on (a CPU config's labels belong to one machine), the labels' noise floor and, for a
+    hidden round, how many of its drawn architectures it holds (``round_size``)."""
     n = pin.get("test_n", {}).get(target) if pin else None
     if n is None and current:  # never a record's own word: its board's configurations (board_test_n)
         n = board_test_n(current)
@@ -312,7 +313,7 @@ def board_facts(pin: dict | None, target: str, current: list[Entry], noise: str 
                   "differences between entries may be within the labels' own noise.")
     measured_on = f"measured on {html.escape(hardware)} · " if hardware else ""
     return (f"<p class=facts>build {html.escape(build)} · test n = {html.escape(str(n)) if n is not None else '–'} · "
-            f"{measured_on}{html.escape(noise_text)}</p>")
+            f"{measured_on}{html.escape(noise_text)}{html.escape(' ' + round_size) if round_size else ''}</p>")
 
 
 def _previous(entries: list[Entry]) -> str:
@@ -348,7 +349,9 @@ def _board_section(out: Path, group: tuple[str, str, str, str, str, str], entrie
                         noise_floor_text(recorded) if recorded and public else (
                             hidden_noise_text(dataset, config, target, current[0].hidden_labels_sha256)
                             if current and not public else None),
-                        registered.hardware if registered else None)
+                        registered.hardware if registered else None,
+                        hidden_round_text(dataset, config, current[0].hidden_labels_sha256)
+                        if current and not public else None)
     repetitions = label_repetitions(recorded, test_set, protocol) if current and recorded else None
     sealed = read_sealed(dataset, config, target, hidden_set) if not public and hidden_set else None
     table = (facts + _table(current, key, cv, sum(map(len, earlier.values())), repetitions,
