@@ -51,3 +51,35 @@ def test_a_place_claimed_in_words_reads_as_the_boards(tmp_path, capsys, monkeypa
     assert _free(_RECORDS + _METHODS) == _RECORDS + _METHODS
     monkeypatch.undo()
     forget_checked()
+
+
+_TYPED = ["refrence baselines", "reference baselnes", "refernce baselines", "ref baselines", "baseline references",
+          "Refrence Baseline Team"]
+
+
+def test_the_reference_authors_typed_without_the_projects_name_are_taken(tmp_path, monkeypatch):
+    """Authors with both words of "reference baselines", either typed so, and no project name: 6 of 6
+    free, a hand-written dippm record by ``refrence baselines`` read (112a's lead). Control: with
+    ``_typed_reference_baselines`` off they are free again; people whose names share a few letters stay
+    free either way."""
+    from perfgraphs.leaderboard.records.check import check_reserved
+
+    def free(authors: list[str]) -> list[str]:
+        return [a for a in authors if check_reserved("gnn-x", a, tmp_path, results) == []]
+
+    forget_checked()
+    results = tmp_path / "results"
+    path = results_path("dippm", results)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(good_record("gnn-x", authors="refrence baselines", run_identity="r-0")) + "\n")
+    skipped: list[str] = []
+    assert read_entries("dippm", results, skipped) == [] and len(skipped) == 1, skipped
+    honest = ["Ann Baseline", "Refik Basel", "Referee Baseman", "Mal Lory"]
+    assert free(_TYPED) == [] and free(honest) == honest
+
+    monkeypatch.setattr(names, "_typed_reference_baselines", lambda words: False)
+    forget_checked()
+    assert [e.authors for e in read_entries("dippm", results, [])] == ["refrence baselines"]
+    assert free(_TYPED) == _TYPED and free(honest) == honest
+    monkeypatch.undo()
+    forget_checked()

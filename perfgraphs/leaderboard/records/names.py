@@ -675,14 +675,32 @@ def _names_reference_authors(authors: str) -> bool:
     plain = compact(authors)
     # a word of "reference baselines": "ref", "ref.", "refer…", "baseline…" (not "Refik" or "Trefethen"),
     # or one typo away (``refrence``, ``baselnes``); the project's name, or a typo of it
-    # (``pefrgraphs``, ``perfgraph``): typo-squats of the reference authors (review of 2026-12-02)
+    # (``pefrgraphs``, ``perfgraph``): typo-squats of the reference authors (review of 2026-12-02); and both
+    # words without the project's name (:func:`_typed_reference_baselines`)
     words = re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKC", str(authors)).casefold())
-    reference_word = any(len(w) >= 3 and "references".startswith(w) or w.startswith("baseline")
-                         or (len(w) >= 6 and min(_edits(w, x) for x in ("reference", "references", "baseline",
-                                                                         "baselines")) <= 2) for w in words)
     project = compact("perfgraphs") in plain or any(len(w) >= 7 and _edits(w, "perfgraphs") <= 2 for w in words)
     return any(marker in k for k in keys(authors)) or compact("reference baseline") in plain \
-        or (project and reference_word)
+        or (project and any(_reference_word(w) or _baseline_word(w) for w in words)) \
+        or _typed_reference_baselines(words)
+
+
+def _reference_word(word: str) -> bool:
+    """``ref``, ``refer…``, ``references`` or two typos from ``reference(s)`` (not ``Refik``)."""
+    return len(word) >= 3 and "references".startswith(word) or \
+        len(word) >= 6 and min(_edits(word, x) for x in ("reference", "references")) <= 2
+
+
+def _baseline_word(word: str) -> bool:
+    """``baseline…`` or two typos from ``baseline(s)``."""
+    return word.startswith("baseline") or len(word) >= 6 and min(_edits(word, x) for x in ("baseline", "baselines")) <= 2
+
+
+def _typed_reference_baselines(words: list[str]) -> bool:
+    """Both words of "reference baselines" without the project's name, either typed so: only the
+    words as written, or the project's name with one of them, took the reference authors' name, and
+    ``refrence baselines``, ``reference baselnes``, ``ref baselines`` and ``baseline references`` were
+    free (hundred-and-thirteenth pass, side c, 112a's lead)."""
+    return any(map(_reference_word, words)) and any(map(_baseline_word, words))
 
 
 # author words that read as the project's own people: ``perfgraphs official``, ``benchmark maintainers``,
