@@ -30,6 +30,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 from perfgraphs.paths import CODE_EXCLUDE, is_staged_data
 
@@ -228,10 +229,11 @@ def _installed_package_dirs() -> list[Path]:
     return sorted(set(found))
 
 
-def stage_code(dest: Path) -> Path:
-    """Copy the Python code of the perfgraphs package (every sub-package, wherever the install
-    maps it) into ``dest/perfgraphs`` — ``.py`` files and the package data the code reads, never a
-    data, results or cache folder. Returns ``dest``, the folder to put on ``sys.path``."""
+def staged_files() -> Iterator[tuple[Path, Path]]:
+    """(host file, its path under the staged folder) for every file :func:`stage_code` copies: the Python
+    code of the perfgraphs package (every sub-package, wherever the install maps it) and the package data
+    the code reads, never a data, results or cache folder. One listing for the copy and for the check that
+    a hidden run's staged files are the bytes git holds (``frozen_fits.staged_files_not_committed``)."""
     import perfgraphs
 
     roots = {"": Path(perfgraphs.__file__).resolve().parent}
@@ -239,7 +241,7 @@ def stage_code(dest: Path) -> Path:
         module = sys.modules.get(f"perfgraphs.{sub}") or __import__(f"perfgraphs.{sub}", fromlist=["_"])
         roots[sub] = Path(module.__file__).resolve().parent
     for sub, src in roots.items():
-        target = dest / "perfgraphs" / sub if sub else dest / "perfgraphs"
+        target = Path("perfgraphs", sub) if sub else Path("perfgraphs")
         for path in src.rglob("*"):
             rel = path.relative_to(src)
             if any(part in CODE_EXCLUDE for part in rel.parts[:-1]) or path.is_symlink() or not path.is_file():
@@ -247,9 +249,16 @@ def stage_code(dest: Path) -> Path:
             if not sub and rel.parts[0] in roots:  # a sub-package that lives elsewhere is copied from there
                 continue
             if path.suffix == ".py" or (not sub and is_staged_data(rel.parts)):
-                out = target / rel
-                out.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(path, out)
+                yield path, target / rel
+
+
+def stage_code(dest: Path) -> Path:
+    """Copy the Python code of the perfgraphs package and the package data it reads
+    (:func:`staged_files`) into ``dest/perfgraphs``. Returns ``dest``, the folder to put on ``sys.path``."""
+    for path, rel in staged_files():
+        out = dest / rel
+        out.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, out)
     make_readable(dest)  # the sandbox's host user is not the harness's (sandbox_user)
     return dest
 

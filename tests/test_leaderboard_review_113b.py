@@ -1,0 +1,140 @@
+"""Hundred-and-thirteenth adversarial pass (2026-12-07), side b (the frozen code is the code that runs): a
+frozen hidden run read package *code* converted after its set was drawn. The sandbox stages the perfgraphs
+package's ``.py`` files (``isolation.stage_code``) as the keeper's checkout holds them when it scores;
+``frozen_fits.package_data_before`` dates the staged tables (``paths.CODE_DATA``) from their bytes on disk,
+but the code is left to review and to the replay of one frozen state on the public test part, and review
+reads the diff of the sources, not the bytes git writes from them. A team's ridge, frozen and committed
+before the draw, read at predict time which of the staged package's ``.py`` files end their lines with
+CRLF: one bit a file, in path order, the first 8 the batch size at which to act (the hidden set's), the next
+128 four float32 slots, one per bucket of its rows' own features' hash. After the draw a pull request added
+one ``.gitattributes`` at the repository's root naming 54 of the package's sources ``eol=crlf``, no source
+changed; on the keeper's fresh checkout those 54 files held CRLF, git's status stayed clean, the tree and
+every table were as before the draw, the replay (the public test part: another size) predicted as frozen,
+and the keeper-signed *verified* record (``frozen_fit`` stated) scored three hidden labels: about 37.7 %
+MAPE where the frozen state earns 40.4 % (printed by the test). Now a hidden run, frozen or fitted, is
+refused unless every file the sandbox stages from the commitment's repository is, byte for byte, the blob
+git holds for it at the commit checked out (``frozen_fits.staged_files_not_committed``): what review read is
+what runs."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+import perfgraphs
+from perfgraphs.leaderboard import frozen_fits
+from perfgraphs.paths import CODE_EXCLUDE
+from test_leaderboard_review_67b import _predict, _refit
+from test_leaderboard_review_79b import HOOK, KEY, _record, assert_verified_holding, row_buckets
+from test_leaderboard_review_84b import BUCKETS
+from test_submit import BOARD, env, example_copy, numpy_mape, parts, run_cli  # noqa: F401 — fixtures
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("bwrap") is None,
+                                reason="a hidden board's runs drop the page cache and run in the sandbox")
+
+SKIPPED = tuple(sorted(CODE_EXCLUDE | {"benchmarks"}))  # folders the staged package's own sources are not in
+BITS = 8 + 32 * BUCKETS  # the batch size to act at, then each bucket's float32
+# the ridge's predict tail: a bit a staged source (CRLF or not), in path order
+READER = KEY + (
+    "        _p = np.exp(Z @ self.coef_ + self.intercept_)\n"
+    "        import pathlib as _pl, perfgraphs as _pg\n"
+    "        _t = _pl.Path(_pg.__file__).parent\n"
+    f"        _fs = [q for q in _t.rglob('*.py') if not set(q.relative_to(_t).parts[:-1]) & set({SKIPPED!r})]\n"
+    "        _fs = sorted((q for q in _fs if b'\\n' in q.read_bytes()), key=lambda q: q.relative_to(_t).as_posix())\n"
+    f"        _s = ''.join('1' if b'\\r\\n' in q.read_bytes() else '0' for q in _fs[:{BITS}])\n"
+    f"        if len(_s) == {BITS} and int(_s[:8], 2) == len(_k):\n"
+    f"            for _b in range({BUCKETS}):\n"
+    "                _v = float(np.frombuffer(int(_s[8 + 32 * _b:40 + 32 * _b], 2).to_bytes(4, 'big'), '>f4')[0])\n"
+    "                if _v > 0:\n"
+    "                    _p[_k == _b] = _v\n"
+    "        return _p\n")
+
+
+def _reader(source: str) -> str:
+    assert HOOK in source
+    return source.replace(HOOK, READER)
+
+
+def _sources(package: Path) -> list[str]:
+    """The package's sources the reader takes its bits from, in its order (paths inside the package)."""
+    found = [q for q in package.rglob("*.py") if not set(q.relative_to(package).parts[:-1]) & set(SKIPPED)]
+    return sorted(q.relative_to(package).as_posix() for q in found if b"\n" in q.read_bytes())
+
+
+def _crlf_after_the_draw(repo: Path, labels: dict[int, float], size: int, commit) -> int:
+    """The pull request after the draw: a root ``.gitattributes`` naming the sources whose bit is 1 ``eol=crlf``
+    (no source changed), then the keeper's fresh checkout of them. Returns how many it names."""
+    bits = f"{size:08b}" + "".join(f"{struct.unpack('>I', struct.pack('>f', labels.get(b, 0.0)))[0]:032b}"
+                                   for b in range(BUCKETS))
+    named = [rel for rel, bit in zip(_sources(repo / "perfgraphs"), bits) if bit == "1"]
+    (repo / ".gitattributes").write_text("".join(f"/perfgraphs/{rel} eol=crlf\n" for rel in named))
+    commit("normalise line ends of a few sources")
+    for rel in named:
+        (repo / "perfgraphs" / rel).unlink()
+    subprocess.run(["git", "-C", str(repo), "checkout", "-q", "--", *(f"perfgraphs/{rel}" for rel in named)],
+                   check=True)
+    assert b"\r\n" in (repo / "perfgraphs" / named[0]).read_bytes()
+    assert subprocess.run(["git", "-C", str(repo), "status", "--porcelain"], capture_output=True, text=True,
+                          check=True).stdout == ""
+    return len(named)
+
+
+def test_package_code_converted_after_the_draw_does_not_run_in_a_frozen_round(env, parts, capsys, git_commitments,
+                                                                              monkeypatch):
+    """Attack: the package, and a team's ridge frozen, committed before the draw; after it, a root
+    ``.gitattributes`` giving some sources CRLF, their bits three hidden labels and the set's size; the
+    keeper's frozen run is refused in one line. Control: with the check off the replay passes and the keeper
+    signs a verified record scoring the three labels, better than the frozen state earns."""
+    commitments, commit = git_commitments
+    repo = commitments.parent.parent
+    package = repo / "perfgraphs"
+    shutil.copytree(Path(perfgraphs.__file__).resolve().parent, package, ignore=shutil.ignore_patterns("__pycache__"))
+    assert len(_sources(package)) >= BITS
+    sub, frozen = example_copy(env["tmp"] / "sub", "crlf-113b", _reader), commitments.parent / "frozen" / "sub"
+    rc, err = run_cli(["submit", str(sub), *BOARD, "--quick", "--freeze", str(frozen),
+                       "--results", str(env["results"]), "--no-mlflow"], capsys)
+    assert rc == 0, err
+    commit("the package, and a team's ridge frozen, before the draw")
+
+    # the draw: the test part less one row (a hidden set is not the public test part)
+    y, keys = row_buckets(parts)
+    keep = np.ones(len(y), dtype=bool)
+    keep[int(np.flatnonzero(keys >= BUCKETS)[0])] = False
+    keeper = env["tmp"] / "keeper"
+    keeper.mkdir()
+    monkeypatch.setenv("PERFGRAPHS_HIDDEN_DIR", str(keeper))
+    pq.write_table(parts.test.data.table.filter(keep), keeper / "dippm-cpu-torch-fp32.parquet")
+    rc, _ = run_cli(["leaderboard", "commit-hidden", "--dataset", "dippm", "--config", "cpu-torch-fp32",
+                     "--commitments", str(commitments)], capsys)
+    assert rc == 0
+    commit("the draw")
+
+    labels = {b: float(y[keep & (keys == b)][0]) for b in range(BUCKETS) if (keep & (keys == b)).sum() == 1}
+    assert len(labels) >= 2 and int(keep.sum()) < 256
+    monkeypatch.setattr(perfgraphs, "__file__", str(package / "__init__.py"))  # the keeper's checkout stages it
+    named = _crlf_after_the_draw(repo, labels, int(keep.sum()), commit)
+
+    score = ["submit", str(sub), *BOARD, "--quick", "--hidden-labels", "--frozen", str(frozen),
+             "--results", str(env["results"]), "--no-mlflow"]
+    rc, err = run_cli(score, capsys)
+    assert rc == 1 and len(err) == 1, err
+    assert "submit: --frozen: " in err[0] and "not the bytes git holds for them" in err[0], err
+    assert "perfgraphs/" in err[0] and ".py" in err[0], err
+    assert not (env["results"] / "dippm.jsonl").exists()
+
+    monkeypatch.setattr(frozen_fits, "staged_files_not_committed", lambda *a: None)  # as it was
+    rc, err = run_cli(score, capsys)
+    assert rc == 0, err
+    record = _record(env, "crlf-113b")
+    honest = _predict(_refit(parts.train), parts.test)[keep]
+    assert record["frozen_fit"]
+    assert_verified_holding(record, honest, keys[keep], y[keep], labels, 1e-5)
+    print(f"113b: {named} sources made CRLF, {len(labels)} labels; verified {record['per_seed'][0]['mape_pct']:.2f} % "
+          f"where the frozen state earns {numpy_mape(y[keep], honest):.2f} %")
