@@ -36,6 +36,18 @@ def _visformers_left(public) -> list[str]:
     return sorted(n for n in names - named if structure_key(n) not in public)
 
 
+def checkout_naming(tmp_path, names: list[str]):
+    """(a checkout holding the repository's plans and one split file, ``data/splits/visformer-sweep/sweep.json``,
+    naming ``names`` at 224 px: the pull request; an empty folder for the importers' public sources)."""
+    checkout, external = _empty_repo(tmp_path / "checkout"), tmp_path / "external"
+    external.mkdir()
+    shutil.copytree(REPO / "plans", checkout / "plans", dirs_exist_ok=True)
+    (checkout / "data" / "splits" / "visformer-sweep").mkdir()
+    (checkout / "data" / "splits" / "visformer-sweep" / "sweep.json").write_text(
+        json.dumps({"parts": {"test": [f"{n}@224" for n in names]}}))
+    return checkout, external
+
+
 def _drawn_visformers(keeper, capsys) -> tuple[list[str], str]:
     from perfgraphs.collect import variants
 
@@ -53,12 +65,7 @@ def test_a_split_naming_all_but_five_visformers_decides_which_the_round_keeps(tm
     assert len(left) == 151  # the repository as it is: a draw among them
     mine, named = left[:5], left[5:]
     # the pull request: one split file, no plan, naming every other visformer structure still left
-    checkout, external = _empty_repo(tmp_path / "checkout"), tmp_path / "external"
-    external.mkdir()
-    shutil.copytree(REPO / "plans", checkout / "plans", dirs_exist_ok=True)
-    (checkout / "data" / "splits" / "visformer-sweep").mkdir()
-    (checkout / "data" / "splits" / "visformer-sweep" / "sweep.json").write_text(
-        json.dumps({"parts": {"test": [f"{n}@224" for n in named]}}))
+    checkout, external = checkout_naming(tmp_path, named)
     monkeypatch.setattr(variants, "plans_dir", lambda: checkout / "plans")
 
     # the keeper's `prepare`, with the check: the split's visformers are public, the family is not drawn

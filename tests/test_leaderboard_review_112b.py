@@ -15,13 +15,10 @@ were not reached in this pass."""
 
 from __future__ import annotations
 
-import json
-import shutil
-
 import pyarrow as pa
 
-from test_hidden_variants import REPO, SOURCE, _empty_repo
-from test_leaderboard_review_111b import _drawn_visformers, _visformers_left
+from test_hidden_variants import REPO
+from test_leaderboard_review_111b import _drawn_visformers, _visformers_left, checkout_naming
 
 
 def test_a_split_naming_visformers_with_a_default_written_out_decides_which_the_round_keeps(
@@ -36,12 +33,7 @@ def test_a_split_naming_visformers_with_a_default_written_out_decides_which_the_
     spelt = [f"{n}+mlp_ratio=4.0" for n in named]  # visformer_tiny's default written out
     assert variants.structure_key(spelt[0]) != variants.structure_key(named[0])  # another key ...
     assert architecture_structure(spelt[0]) == architecture_structure(named[0])  # ... one graph
-    checkout, external = _empty_repo(tmp_path / "checkout"), tmp_path / "external"
-    external.mkdir()
-    shutil.copytree(REPO / "plans", checkout / "plans", dirs_exist_ok=True)
-    (checkout / "data" / "splits" / "visformer-sweep").mkdir()
-    (checkout / "data" / "splits" / "visformer-sweep" / "sweep.json").write_text(
-        json.dumps({"parts": {"test": [f"{n}@224" for n in spelt]}}))
+    checkout, external = checkout_naming(tmp_path, spelt)
     monkeypatch.setattr(variants, "plans_dir", lambda: checkout / "plans")
 
     # the keeper's draw, with the check: the split's visformers are public by their graph, the family is not drawn

@@ -12,16 +12,14 @@ moved checkout keeping only the writer's visformers, and ``finish`` going on at 
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
 
 import pyarrow as pa
 import yaml
 
-from test_hidden_variants import REPO, _empty_repo
+from test_hidden_variants import REPO
 from test_leaderboard_review_100b import _drawn_plan, _finish, drawn_at
-from test_leaderboard_review_111b import _visformers_left
+from test_leaderboard_review_111b import _visformers_left, checkout_naming
 
 ROUND = "round-dippm-h200-torch-fp32"
 
@@ -57,11 +55,6 @@ def test_finish_builds_the_round_at_the_commit_the_draw_read(tmp_path):
     left = _visformers_left(variants.public_variants(REPO / "plans", REPO / "leaderboard" / "hidden"))
     mine, named = left[:5], left[5:]
     drawn = [left[i] for i in (3, 40, 77, 110, 149)]  # any five a secret seed may take
-    checkout, external = _empty_repo(tmp_path / "checkout"), tmp_path / "external"
-    external.mkdir()
-    shutil.copytree(REPO / "plans", checkout / "plans", dirs_exist_ok=True)
-    (checkout / "data" / "splits" / "visformer-sweep").mkdir()
-    (checkout / "data" / "splits" / "visformer-sweep" / "sweep.json").write_text(
-        json.dumps({"parts": {"test": [f"{n}@224" for n in named]}}))
+    checkout, external = checkout_naming(tmp_path, named)
     kept = leave_out_public(pa.table({"name": drawn, "sample_id": list(range(5))}), checkout, external)
     assert kept.column("name").to_pylist() == [left[3]] and left[3] in mine

@@ -24,17 +24,15 @@ import struct
 import subprocess
 from pathlib import Path
 
-import numpy as np
-import pyarrow.parquet as pq
 import pytest
 
-import perfgraphs
 from perfgraphs.leaderboard import frozen_fits
 from perfgraphs.paths import CODE_EXCLUDE
 from test_leaderboard_review_67b import _predict, _refit
-from test_leaderboard_review_79b import HOOK, KEY, _record, assert_verified_holding, row_buckets
+from test_leaderboard_review_79b import HOOK, KEY, _record, assert_verified_holding
 from test_leaderboard_review_84b import BUCKETS
-from test_submit import BOARD, env, example_copy, numpy_mape, parts, run_cli  # noqa: F401 — fixtures
+from test_leaderboard_review_86b import frozen_before_a_draw
+from test_submit import BOARD, env, numpy_mape, parts, run_cli  # noqa: F401 — fixtures
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("bwrap") is None,
                                 reason="a hidden board's runs drop the page cache and run in the sandbox")
@@ -92,33 +90,10 @@ def test_package_code_converted_after_the_draw_does_not_run_in_a_frozen_round(en
     ``.gitattributes`` giving some sources CRLF, their bits three hidden labels and the set's size; the
     keeper's frozen run is refused in one line. Control: with the check off the replay passes and the keeper
     signs a verified record scoring the three labels, better than the frozen state earns."""
-    commitments, commit = git_commitments
-    repo = commitments.parent.parent
-    package = repo / "perfgraphs"
-    shutil.copytree(Path(perfgraphs.__file__).resolve().parent, package, ignore=shutil.ignore_patterns("__pycache__"))
-    assert len(_sources(package)) >= BITS
-    sub, frozen = example_copy(env["tmp"] / "sub", "crlf-113b", _reader), commitments.parent / "frozen" / "sub"
-    rc, err = run_cli(["submit", str(sub), *BOARD, "--quick", "--freeze", str(frozen),
-                       "--results", str(env["results"]), "--no-mlflow"], capsys)
-    assert rc == 0, err
-    commit("the package, and a team's ridge frozen, before the draw")
-
-    # the draw: the test part less one row (a hidden set is not the public test part)
-    y, keys = row_buckets(parts)
-    keep = np.ones(len(y), dtype=bool)
-    keep[int(np.flatnonzero(keys >= BUCKETS)[0])] = False
-    keeper = env["tmp"] / "keeper"
-    keeper.mkdir()
-    monkeypatch.setenv("PERFGRAPHS_HIDDEN_DIR", str(keeper))
-    pq.write_table(parts.test.data.table.filter(keep), keeper / "dippm-cpu-torch-fp32.parquet")
-    rc, _ = run_cli(["leaderboard", "commit-hidden", "--dataset", "dippm", "--config", "cpu-torch-fp32",
-                     "--commitments", str(commitments)], capsys)
-    assert rc == 0
-    commit("the draw")
-
-    labels = {b: float(y[keep & (keys == b)][0]) for b in range(BUCKETS) if (keep & (keys == b)).sum() == 1}
-    assert len(labels) >= 2 and int(keep.sum()) < 256
-    monkeypatch.setattr(perfgraphs, "__file__", str(package / "__init__.py"))  # the keeper's checkout stages it
+    _, commit = git_commitments
+    repo, package, sub, frozen, y, keys, keep, labels = frozen_before_a_draw(env, parts, git_commitments, capsys,
+                                                                             monkeypatch, "crlf-113b", _reader)
+    assert len(_sources(package)) >= BITS and int(keep.sum()) < 256
     named = _crlf_after_the_draw(repo, labels, int(keep.sum()), commit)
 
     score = ["submit", str(sub), *BOARD, "--quick", "--hidden-labels", "--frozen", str(frozen),

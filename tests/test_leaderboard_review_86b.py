@@ -43,17 +43,16 @@ def _reader(source: str) -> str:
     return source.replace(HOOK, READER)
 
 
-def test_package_data_changed_after_the_draw_does_not_reach_a_frozen_run(env, parts, capsys, git_commitments,
-                                                                          monkeypatch):
-    """Attack: the package, and a team's ridge frozen, committed before the draw; after it, a datasheet row
-    whose link spells three hidden labels and the set's size; the keeper's frozen run is refused in one
-    line. Control: with the check off the replay passes and the keeper signs a verified record scoring
-    the three labels, better than the frozen state earns."""
+def frozen_before_a_draw(env, parts, git_commitments, capsys, monkeypatch, name: str, reader):
+    """The package, and a team's ridge ``name`` (its predict hook by ``reader``) frozen, committed before the
+    draw; the draw (the test part less one row) committed; the keeper's checkout stages the repository's
+    package. Returns (repo, package, submission, frozen folder, labels y, row buckets, kept rows, {bucket: the
+    hidden label of the one kept row of that bucket})."""
     commitments, commit = git_commitments
     repo = commitments.parent.parent
     package = repo / "perfgraphs"
     shutil.copytree(Path(perfgraphs.__file__).resolve().parent, package, ignore=shutil.ignore_patterns("__pycache__"))
-    sub, frozen = example_copy(env["tmp"] / "sub", "datasheet-86b", _reader), commitments.parent / "frozen" / "sub"
+    sub, frozen = example_copy(env["tmp"] / "sub", name, reader), commitments.parent / "frozen" / "sub"
     rc, err = run_cli(["submit", str(sub), *BOARD, "--quick", "--freeze", str(frozen),
                        "--results", str(env["results"]), "--no-mlflow"], capsys)
     assert rc == 0, err
@@ -75,6 +74,18 @@ def test_package_data_changed_after_the_draw_does_not_reach_a_frozen_run(env, pa
     labels = {b: float(y[keep & (keys == b)][0]) for b in range(BUCKETS) if (keep & (keys == b)).sum() == 1}
     assert len(labels) >= 2
     monkeypatch.setattr(perfgraphs, "__file__", str(package / "__init__.py"))  # the keeper's checkout stages it
+    return repo, package, sub, frozen, y, keys, keep, labels
+
+
+def test_package_data_changed_after_the_draw_does_not_reach_a_frozen_run(env, parts, capsys, git_commitments,
+                                                                          monkeypatch):
+    """Attack: the package, and a team's ridge frozen, committed before the draw; after it, a datasheet row
+    whose link spells three hidden labels and the set's size; the keeper's frozen run is refused in one
+    line. Control: with the check off the replay passes and the keeper signs a verified record scoring
+    the three labels, better than the frozen state earns."""
+    _, commit = git_commitments
+    _, package, sub, frozen, y, keys, keep, labels = frozen_before_a_draw(env, parts, git_commitments, capsys,
+                                                                          monkeypatch, "datasheet-86b", _reader)
     table = package / "features" / "llm_architectures.csv"
     _datasheet_row(table, labels)
     text = table.read_text()  # the hidden set's size in digits 33-34 of the link's commit id
