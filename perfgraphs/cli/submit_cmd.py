@@ -132,8 +132,16 @@ def _summary(verdict) -> None:
     if entry.fit_seconds is not None:
         params = f"{entry.num_params:,}" if entry.num_params is not None else "n/a"
         print(f"measured by the harness: fit {entry.fit_seconds:.2f} s · {entry.predictions_per_second:,.0f} "
-              f"predictions/s · peak memory {entry.peak_memory_mb:.0f} MB"
-              f"{' (' + entry.peak_memory_how() + ')' if entry.peak_memory_how() else ''}; params {params} (self-reported)")
+              f"predictions/s · peak memory {_peak(entry)}; params {params} (self-reported)")
+
+
+def _peak(entry) -> str:
+    """The peak memory as the summary line states it: not measured without a memory cgroup
+    (harness.stated_peak_bytes)."""
+    if entry.peak_memory_mb is None:
+        return "not measured (no memory cgroup)"
+    how = entry.peak_memory_how()
+    return f"{entry.peak_memory_mb:.0f} MB" + (f" ({how})" if how else "")
 
 
 def _seeds(n: int) -> str:

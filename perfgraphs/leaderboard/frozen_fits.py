@@ -181,8 +181,8 @@ def read_frozen(folder: Path, expected: dict, seeds: tuple[int, ...]) -> FrozenF
             raise FrozenFitError(f"--frozen {folder}: seed-{s['seed']}.npz is not the state the manifest names "
                                  "(its sha256 differs)")
         fit = s.get("fit")
-        if not isinstance(fit, dict) or not all(_measured(fit.get(k)) for k in ("fit_seconds", "peak_memory_mb")) \
-                or not all(fit.get(k) is None or _measured(fit[k]) for k in ("fit_cpu_seconds", "cores")):
+        if not isinstance(fit, dict) or not _measured(fit.get("fit_seconds")) \
+                or not all(fit.get(k) is None or _measured(fit[k]) for k in ("fit_cpu_seconds", "peak_memory_mb", "cores")):
             raise FrozenFitError(f"--frozen {folder}: seed {s['seed']} has no measured fit in the manifest")
         states[s["seed"]] = data
     return FrozenFits(folder, manifest, _sha256(raw), states)

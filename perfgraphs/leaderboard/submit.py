@@ -310,7 +310,7 @@ def _run_code(sub: Submission, parts: list, test: _TestSet, target: str, opts: S
                 probe_pred=np.concatenate([r.probe_pred for r in runs]),  # each in its fold's probe order (checked)
                 fit_seconds=sum(r.fit_seconds for r in runs), predict_seconds=sum(r.predict_seconds for r in runs),
                 num_params=runs[0].num_params, config=runs[0].config,
-                peak_memory_mb=max(r.peak_memory_mb for r in runs), confinement=runs[0].confinement,
+                peak_memory_mb=_max_or_none(r.peak_memory_mb for r in runs), confinement=runs[0].confinement,
                 fit_cpu_seconds=_sum_or_none(r.fit_cpu_seconds for r in runs),
                 predict_cpu_seconds=_sum_or_none(r.predict_cpu_seconds for r in runs), cores=runs[0].cores))
     return outputs
@@ -318,6 +318,12 @@ def _run_code(sub: Submission, parts: list, test: _TestSet, target: str, opts: S
 
 def _mean_or_none(values: list) -> float | None:
     return None if not values or any(v is None for v in values) else float(np.mean(values))
+
+
+def _max_or_none(values) -> float | None:
+    """The largest peak, or None where any run's is not measured (no memory cgroup: harness.stated_peak_bytes)."""
+    values = list(values)
+    return None if not values or any(v is None for v in values) else float(max(values))
 
 
 def _sum_or_none(values) -> float | None:
@@ -728,7 +734,7 @@ def _predictions(sub: Submission, scoring: _Scoring, parts: list, test: _TestSet
             out.fit_seconds = float(fit["fit_seconds"]) + out.fit_seconds
             out.fit_cpu_seconds = (None if fit.get("fit_cpu_seconds") is None or out.fit_cpu_seconds is None
                                    else float(fit["fit_cpu_seconds"]) + out.fit_cpu_seconds)
-            out.peak_memory_mb = max(out.peak_memory_mb, float(fit["peak_memory_mb"]))
+            out.peak_memory_mb = _max_or_none([out.peak_memory_mb, fit.get("peak_memory_mb")])
             out.cores = fit.get("cores") or out.cores  # the CPU set the fit ran on (fifty-first pass)
     return outputs, {o.seed: o.pred for o in outputs}
 
@@ -827,7 +833,7 @@ def _entry(sub: Submission, scoring: _Scoring, data, test: _TestSet, outputs: li
         run_identity=identity, authors=meta.authors, test_set=test.name, hidden_labels_sha256=test.sha256,
         code_url=meta.code_url, paper=meta.paper, external_data=meta.external_data,
         hyperparameters=dict(meta.hyperparameters.chosen),
-        peak_memory_mb=max(o.peak_memory_mb for o in outputs) if verified else None,
+        peak_memory_mb=_max_or_none(o.peak_memory_mb for o in outputs) if verified else None,
         actual_vs_predicted=[] if hidden else [[float(f"{t:.4g}"), float(f"{p:.4g}")]
                                                for t, p in zip(test.y_true, per_seed[0]["y_pred"])],
         protocol=scoring.protocol, frozen_fit=frozen_fit,

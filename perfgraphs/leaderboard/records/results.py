@@ -105,14 +105,15 @@ class Entry:
         the run once (not every kernel object a run can make: loopback sockets' buffers and terminals were
         charged to none until the sandbox refused them, ninety-fourth and ninety-seventh passes); without one the harness samples the process tree's resident sets (and each process's
         high-water mark at the end), which miss a child that lived between two samples and count a page
-        shared by forked processes in each ("" where the record does not say how it ran). The page said
+        shared by forked processes in each ("" where the record does not say how it ran; a run since the
+        hundred-and-thirteenth pass states no peak without a cgroup: harness.stated_peak_bytes). The page said
         "measured by the harness" either way, and only its isolation row told them apart (eighty-ninth pass)."""
         if not self.isolation:
             return ""
         if "cgroup" in self.isolation.split("+"):
             return "the memory cgroup's peak, every page charged to the run"
-        return ("no memory cgroup: resident sets sampled, which miss a child living between samples and count "
-                "a shared page in every process")
+        return ("no memory cgroup: resident sets sampled, which miss a child living between samples and files in "
+                "/tmp or kernel buffers, and count a shared page in every process")
 
     def peak_memory_text(self) -> str:
         """The peak memory as the entry's page shows it, with how it was measured."""
