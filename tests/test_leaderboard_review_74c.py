@@ -14,13 +14,15 @@ from __future__ import annotations
 import numpy as np
 
 from test_leaderboard_review_20261202 import _current_board
+from stated_scores import with_rmse_restated
 from test_leaderboard_review_69c import _shown_ranks
 
 
 def _moved(record: dict, method: str, toward_one: float = 0.0, shrink: float = 1.0) -> dict:
     """``record`` by Eve Rival under ``method``: each ratio moved toward 1 by ``toward_one`` and its
     error × ``shrink``, stored as the harness stores them (six significant digits), scores to match
-    (Kendall's τ too: the readers recompute it from the ratios since the hundred-and-ninth pass)."""
+    (Kendall's τ and RMSE too: the readers recompute them from the ratios since the hundred-and-ninth
+    and hundred-and-eleventh passes)."""
     from scipy.stats import kendalltau
 
     labels = np.asarray([t for t, _ in record["actual_vs_predicted"]], dtype=float)
@@ -34,8 +36,9 @@ def _moved(record: dict, method: str, toward_one: float = 0.0, shrink: float = 1
                 **{f"acc_{p}_pct": float(np.mean(np.abs(r - 1) <= p / 100) * 100) for p in (5, 10, 15)}}
     per_seed = [seed(s) for s in record["per_seed"]]
     first = per_seed[0]["pred_over_label"]
-    return {**record, "method": method, "authors": "Eve Rival", "run_identity": method, "code_commit": "e7" * 20,
-            "per_seed": per_seed, "actual_vs_predicted": [[t, t * q] for (t, _), q in zip(record["actual_vs_predicted"], first)]}
+    return with_rmse_restated({  # and RMSE (hundred-and-eleventh pass, side c)
+        **record, "method": method, "authors": "Eve Rival", "run_identity": method, "code_commit": "e7" * 20,
+        "per_seed": per_seed, "actual_vs_predicted": [[t, t * q] for (t, _), q in zip(record["actual_vs_predicted"], first)]})
 
 
 def _records():
