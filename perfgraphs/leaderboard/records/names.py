@@ -645,18 +645,29 @@ def _credit_typo(word: str) -> str | None:
     (hiden)``, ``gnn-x (verifed)`` were accepted and shown (hundred-and-twelfth pass, side a). Not
     any one edit: a consonant put for another or a last letter dropped or added makes another word
     (``mlp-verifier``, ``maintained``, ``organise``, ``reproduces`` stay free)."""
+    return next((credit for credit in sorted(w for w in _CREDIT_WORDS if len(w) >= 6) if _typo_of(word, credit)),
+                None) or _credit_typo_as_read(word)
+
+
+def _typo_of(word: str, credit: str) -> bool:
+    """Whether ``word`` is ``credit`` with one plain typo (:func:`_credit_typo`'s kinds)."""
+    if word == credit or abs(len(word) - len(credit)) > 1:
+        return False
+    short, long_ = sorted((word, credit), key=len)
+    if len(short) < len(long_):
+        return any(long_[:i] + long_[i + 1:] == short for i in range(1, len(long_) - 1))
+    diff = [i for i in range(len(word)) if word[i] != credit[i]]
+    return (len(diff) == 1 and {word[diff[0]], credit[diff[0]]} <= _VOWELS) or (
+        len(diff) == 2 and diff[1] == diff[0] + 1 and word[diff[0]] == credit[diff[1]] and word[diff[1]] == credit[diff[0]])
+
+
+def _credit_typo_as_read(word: str) -> str | None:
+    """The credit word ``word`` is a plain typo of once both are read as look-alikes (:func:`_shapes`: ``i``,
+    ``l``, ``1`` one stroke), else None. Each rule alone let the pair through: ``offlcal team`` (an ``i`` as
+    ``l`` and an ``i`` dropped) and the method ``gnn-x (offlcal)`` were free (hundred-and-fourteenth pass,
+    mine; 112a's lead)."""
     for credit in sorted(w for w in _CREDIT_WORDS if len(w) >= 6):
-        if word == credit or abs(len(word) - len(credit)) > 1:
-            continue
-        short, long_ = sorted((word, credit), key=len)
-        if len(short) < len(long_):
-            if any(long_[:i] + long_[i + 1:] == short for i in range(1, len(long_) - 1)):
-                return credit
-            continue
-        diff = [i for i in range(len(word)) if word[i] != credit[i]]
-        if (len(diff) == 1 and {word[diff[0]], credit[diff[0]]} <= _VOWELS) or (
-                len(diff) == 2 and diff[1] == diff[0] + 1 and word[diff[0]] == credit[diff[1]]
-                and word[diff[1]] == credit[diff[0]]):
+        if any(_typo_of(a, b) for a in _shapes(word) for b in _shapes(credit)):
             return credit
     return None
 
