@@ -25,6 +25,7 @@ from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS
 from perfgraphs.leaderboard.records.sealed_ranks import read_sealed
 from perfgraphs.leaderboard.records.results import RESULTS_DIR, Entry, RecordedBoards, min_seeds_of
 from perfgraphs.leaderboard.records.tiers import HARNESS_TIERS
+from perfgraphs.evaluation.scoring import PER_CONFIG_KEY
 from perfgraphs.registry import Config, Task
 
 TIERS_NOTE = ("Tiers: <em>verified</em> — predictor code run by the isolated harness on a hidden test set whose "
@@ -184,8 +185,48 @@ def _history(e: Entry, earlier: list[Entry], superseded_by: Entry | None) -> str
     return f"<h2>Earlier records of this method (superseded, not ranked)</h2><ul>{items}</ul>"
 
 
-def _entry_page(e: Entry, history: str, cv: str) -> str:
-    """The page of one record; ``cv``: its board's :func:`cv_note`."""
+def board_families(board: Task | None, protocol: str, entries: list[Entry]) -> tuple[list[str], object] | None:
+    """(the family of each of a board's test configurations, their labels), in its test part's order,
+    which a record's ratios follow; None where no public record of ``entries`` has ratios and a
+    per-family breakdown to tie (the part is not loaded then), or the part cannot be read here."""
+    import numpy as np
+
+    if board is None or not any(e.test_set == "public" and e.per_seed[0].get("per_family")
+                                and e.per_seed[0].get(PER_CONFIG_KEY) for e in entries):
+        return None
+    from perfgraphs.evaluation.protocol import protocol_parts
+
+    try:
+        test = protocol_parts(board, protocol=protocol or None)[1].test
+        return [str(f) for f in test["family"][:]], np.asarray(test[board.target.name][:], dtype=float)
+    except (PerfgraphsError, KeyError, ValueError):
+        return None
+
+
+def family_breakdown(e: Entry, families: tuple[list[str], object] | None) -> dict | None:
+    """The first seed's n, MAPE and Acc(10 %) per family, computed from its per-configuration ratios and
+    the board's families (:func:`board_families`), where its pairs' labels are the board's in its order;
+    None where they cannot be tied. The page showed the record's own ``per_family``, which no check ties
+    to anything: Eve's copy of `serving-prior-boost`'s record on the ML.ENERGY energy-per-token board,
+    stating 1.00 % MAPE and 100 % Acc(10 %) on every family where its ratios give 18.51 % on Qwen and
+    33.84 % on openai, passed every read check and its page showed 1.00 % six times (hundred-and-
+    fourteenth pass, side a)."""
+    import numpy as np
+
+    from perfgraphs.leaderboard.records.ranks import _labels_of, labels_place_it
+
+    ratios = e.per_seed[0].get(PER_CONFIG_KEY)
+    if families is None or not ratios or len(ratios) != len(families[0]) \
+            or not labels_place_it(_labels_of(e), families[1]):
+        return None
+    errors, names = np.abs(np.asarray(ratios, dtype=float) - 1.0), np.asarray(families[0])
+    return {f: {"n": int(np.sum(names == f)), "mape_pct": float(np.mean(errors[names == f]) * 100.0),
+                "acc_10_pct": float(np.mean(errors[names == f] <= 0.10) * 100.0)} for f in sorted(set(families[0]))}
+
+
+def _entry_page(e: Entry, history: str, cv: str, families: tuple[list[str], object] | None = None) -> str:
+    """The page of one record; ``cv``: its board's :func:`cv_note`; ``families``: its board's
+    (:func:`board_families`), from which its per-family table is computed (:func:`family_breakdown`)."""
     metrics = ("mape_pct", "rmse", "acc_10_pct", "kendall_tau")
     seeds = "".join("<tr>" + _cell(s["seed"]) + "".join(_cell(s.get(m), _num(s.get(m), ".4g")) for m in metrics)
                     + "</tr>" for s in e.per_seed)
@@ -194,6 +235,10 @@ def _entry_page(e: Entry, history: str, cv: str) -> str:
     hidden = e.test_set == "hidden"
     fam = {} if hidden else (e.per_seed[0].get("per_family") or e.per_seed[0].get("per_platform") or {})
     unit = "family" if e.per_seed[0].get("per_family") else "held-out platform"
+    tied = None if hidden or unit != "family" else family_breakdown(e, families)
+    fam = tied if tied is not None else fam
+    source = (", from its ratios on the board's configurations" if tied is not None else
+              ", as the record states it: not tied to its ratios" if unit == "family" else "")
     fams = "".join("<tr>" + _cell(f, left=True) + _cell(v.get("n", "")) + _cell(v.get("mape_pct"), _num(v.get("mape_pct"), ".2f"))
                    + _cell(v.get("acc_10_pct"), _num(v.get("acc_10_pct"), ".1f")) + "</tr>"
                    for f, v in sorted(fam.items() if isinstance(fam, dict) else []) if isinstance(v, dict))
@@ -212,7 +257,7 @@ def _entry_page(e: Entry, history: str, cv: str) -> str:
     plot = "" if hidden else _svg_scatter(e.actual_vs_predicted, e.target).replace("{seed}", str(e.per_seed[0]["seed"]))
     breakdown = ("<p class=note>Hidden test set: the record carries aggregate scores only (no per-row or per-family "
                  "scores, which would reveal its labels).</p>" if hidden else
-                 f"<table class=sortable><caption>per {unit} (seed {e.per_seed[0]['seed']})</caption><thead><tr>"
+                 f"<table class=sortable><caption>per {unit} (seed {e.per_seed[0]['seed']}{source})</caption><thead><tr>"
                  f"<th class=l>{unit}</th><th>n</th><th>MAPE %</th><th>Acc(10%) %</th></tr></thead><tbody>{fams}</tbody>"
                  "</table>")
     body = (f"<p><a href='index.html'>← leaderboard</a></p><h1 class=who>{html.escape(e.method)}</h1>"
@@ -335,7 +380,9 @@ def _board_section(out: Path, group: tuple[str, str, str, str, str, str], entrie
     cv = cv_note(registered, protocol)
     build, on_build, previous = split_by_build(entries, pin)
     current, earlier = current_and_superseded(on_build)
-    _write_entry_pages(out, current, earlier, previous, cv)
+    _write_entry_pages(out, current, earlier, previous, cv,
+                       board_families(recorded_boards.task(dataset, config, target) if test_set == "public" else None,
+                                      protocol, entries))
     board = official(dataset, config, target, protocol)
     # a config with several protocols names the board's; the others are its secondary boards
     several = registered is not None and len(registered.split_protocols) > 1
@@ -365,14 +412,16 @@ def _board_section(out: Path, group: tuple[str, str, str, str, str, str], entrie
     return board, f"<p class=note>{html.escape(board.why)} · {html.escape(status)}</p>{table}"
 
 
-def _write_entry_pages(out: Path, current: list[Entry], earlier: dict, previous: list[Entry], cv: str) -> None:
+def _write_entry_pages(out: Path, current: list[Entry], earlier: dict, previous: list[Entry], cv: str,
+                       families=None) -> None:
     for e in current:
-        write_page(out / f"{entry_slug(e)}.html", _entry_page(e, _history(e, earlier[entry_slug(e)], None), cv))
+        write_page(out / f"{entry_slug(e)}.html", _entry_page(e, _history(e, earlier[entry_slug(e)], None), cv, families))
         for old in earlier[entry_slug(e)]:
-            write_page(out / f"{entry_slug(old)}.html", _entry_page(old, _history(old, [], e), cv))
+            write_page(out / f"{entry_slug(old)}.html", _entry_page(old, _history(old, [], e), cv, families))
     for old in previous:
         write_page(out / f"{entry_slug(old)}.html", _entry_page(old, "<p class=note><strong>Previous build</strong>: "
-                                                                "scored on an earlier dataset build; not ranked.</p>", cv))
+                                                                "scored on an earlier dataset build; not ranked.</p>", cv,
+                                                                families))
 
 
 def write_page(path: Path, text: str) -> None:
