@@ -359,8 +359,9 @@ def package_data_before(commitment: Path, set_sha256: str, advice: str = _FITTED
 
     package = Path(perfgraphs.__file__).resolve().parent
     places = [repository_place(package), repository_place(commitment.absolute().parent)]
-    if places[1] is not None and (compiled := compiled_code_tracked(places[1][0])):
-        return f"{compiled}; {advice}"
+    checkout = places[1][0] if places[1] is not None else None
+    if checkout is not None and (why := checkout_read_by_sandboxes(checkout) or compiled_code_tracked(checkout)):
+        return f"{why}; {advice}"
     if None in places or places[0][0] != places[1][0]:
         return None
     top, where = places[0][0], places[0][1]
@@ -391,6 +392,25 @@ def package_data_before(commitment: Path, set_sha256: str, advice: str = _FITTED
         return None
     return (f"the package data the sandbox stages is not as it was before the set was drawn ({published[:12]}): "
             f"{', '.join(changed[:3])}{' ...' if len(changed) > 3 else ''} changed since; {advice}")
+
+
+def checkout_read_by_sandboxes(top: Path) -> str | None:
+    """Why every sandbox can read the repository at ``top`` (the keeper's checkout of the set's commitment) whole
+    (None: it lies outside every folder a sandbox reads, ``isolation.readable_root``). The checks above date what
+    the sandbox stages, but the system folders and the interpreter's prefixes are bound read-only at their own
+    paths, and a checkout made as pip makes an editable install from git (``<venv>/src/perfgraphs``) or as the
+    Python images lay out an application (``/usr/src/app``) lies inside one: a ridge frozen and committed before
+    the draw read at predict time git's loose objects there, and a pull request after the draw, fetched for
+    review and never merged (``HEAD``, the status and every staged file as before), spelt three hidden labels
+    and the set's size in a blob, scored in a keeper-signed verified record (hundred-and-fourteenth pass, side b)."""
+    from perfgraphs.leaderboard.sandbox.isolation import readable_root
+
+    seen = readable_root(top)
+    if seen is None:
+        return None
+    return (f"the checkout {top} lies inside {seen}, which every sandbox reads: a predictor would read the whole "
+            "checkout, git's objects and every file written since the draw; keep the checkout outside the system "
+            "folders and the Python installation")
 
 
 def bound_files_tracked(top: Path) -> str | None:
