@@ -174,6 +174,12 @@ finish)
   [ "$drawn_at" = "$head" ] || { echo "hidden-round: the variants were drawn at ${drawn_at:0:12} and the checkout \
 is at ${head:0:12}: a file committed since would decide which drawn variants the round leaves out; finish at the \
 draw's commit (git checkout $drawn_at)" >&2; exit 2; }
+  # ... and at its files: the scan reads the files on disk, and a checkout of the drawn commit from a later
+  # one can leave files behind (a populated submodule's folder git cannot remove: hundred-and-fourteenth
+  # pass, side b). Ignored files (the keeper's .venv, .hidden) are not the scan's
+  dirty=$(git status --porcelain --untracked-files=all) || { echo "hidden-round: cannot read the checkout's status" >&2; exit 2; }
+  [ -z "$dirty" ] || { echo "hidden-round: the checkout is not the draw's commit as committed (${dirty%%$'\n'*}): \
+commit, remove or stash it (git status) before finishing" >&2; exit 2; }
   # from the device's archive (FILES_AT), or from the store `measure` wrote here
   files_at=${2:-}
   if [ -n "$files_at" ]; then

@@ -58,3 +58,34 @@ def test_finish_builds_the_round_at_the_commit_the_draw_read(tmp_path):
     checkout, external = checkout_naming(tmp_path, named)
     kept = leave_out_public(pa.table({"name": drawn, "sample_id": list(range(5))}), checkout, external)
     assert kept.column("name").to_pylist() == [left[3]] and left[3] in mine
+
+
+def test_finish_builds_the_round_only_from_the_draws_files(tmp_path):
+    """114b's lead: at the drawn commit, a file git does not hold (a populated submodule's folder left behind
+    by ``git checkout`` of the drawn commit from a later one: ``unable to rmdir``) is read by the exposure scan
+    from disk. ``finish`` refuses a checkout whose status lists anything, in one line before unpacking
+    anything. Control: the file removed, finish goes on."""
+    import subprocess
+
+    clone = tmp_path / "checkout"
+    subprocess.run(["git", "clone", "-q", "--shared", str(REPO), str(clone)], check=True)
+    keeper = tmp_path / "keeper"
+    (keeper / ROUND).mkdir(parents=True)
+    (keeper / ROUND / "hidden-plan.yaml").write_text(yaml.safe_dump(_drawn_plan(), sort_keys=False))
+    drawn_at(keeper / ROUND, clone)
+    files_at = tmp_path / "files_at"
+    files_at.mkdir()
+    left = clone / "data" / "splits" / "extra" / "split.json"
+    left.parent.mkdir(parents=True)
+    left.write_text('{"parts": {"test": ["timm:visformer_tiny+depth=3x2x2@224"]}}')
+    path = os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
+
+    run = _finish(tmp_path, keeper, files_at, path, checkout=clone)
+    lines = run.stderr.strip().splitlines()
+    assert run.returncode == 2 and len(lines) == 1, run.stderr
+    assert "not the draw's commit as committed" in lines[0] and "data/splits/extra/split.json" in lines[0], lines
+    assert sorted(p.name for p in (keeper / ROUND).iterdir()) == ["drawn-at-commit", "hidden-plan.yaml"]
+
+    left.unlink()  # control: the draw's files only, finish goes on (to the device's archive, empty here)
+    run = _finish(tmp_path, keeper, files_at, path, checkout=clone)
+    assert run.returncode == 2 and "no *-hidden-*.tar.gz" in run.stderr, run.stderr
