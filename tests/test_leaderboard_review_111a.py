@@ -34,6 +34,32 @@ _METHODS = ["gnn-x (rank l)", "gnn-x (rank I)", "gnn-x (rankl)", "gnn-x (verif1e
             "gnn-x (liidden)", "gnn-x (offlcial)", "gnn-x (perfgraplis)"]
 
 
+def records_skipped(tmp_path, records: list[tuple[str, str]]):
+    """A dippm results folder holding hand-written ``records`` ((method, authors), good otherwise), each of them
+    skipped when read."""
+    forget_checked()
+    results = tmp_path / "results"
+    path = results_path("dippm", results)
+    path.parent.mkdir(parents=True)
+    path.write_text("".join(json.dumps(good_record(m, authors=a, run_identity=f"r-{i}")) + "\n"
+                            for i, (m, a) in enumerate(records)))
+    skipped: list[str] = []
+    assert read_entries("dippm", results, skipped) == [] and len(skipped) == len(records), skipped
+    return results
+
+
+def records_shown_unnoted(results, records: list[tuple[str, str]], capsys, monkeypatch) -> None:
+    """Control, a name rule switched off: each of ``records`` is read, and `leaderboard show` prints its method and
+    authors with no look-alike note."""
+    forget_checked()
+    assert sorted(e.method for e in read_entries("dippm", results, [])) == sorted(m for m, _ in records)
+    capsys.readouterr()
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["leaderboard", "show", "--results", str(results)]) == 0
+    out = capsys.readouterr().out
+    assert all(x in out for pair in records for x in pair) and "look-alike" not in out, out
+
+
 def _refused(tmp_path, results) -> list[str]:
     """Those of :data:`_AUTHORS` that ``check_reserved`` and the charset pass, and of :data:`_METHODS` that the
     charset passes."""
@@ -51,14 +77,7 @@ def test_strokes_and_pairs_read_alike_in_credit_words(tmp_path, capsys, monkeypa
     only, each record is read and shown by ``leaderboard show``, unnoted."""
     from perfgraphs.leaderboard.records.check import check_reserved
 
-    forget_checked()
-    results = tmp_path / "results"
-    path = results_path("dippm", results)
-    path.parent.mkdir(parents=True)
-    path.write_text("".join(json.dumps(good_record(m, authors=a, run_identity=f"r-{i}")) + "\n"
-                            for i, (m, a) in enumerate(_RECORDS)))
-    skipped: list[str] = []
-    assert read_entries("dippm", results, skipped) == [] and len(skipped) == len(_RECORDS), skipped
+    results = records_skipped(tmp_path, _RECORDS)
     assert _refused(tmp_path, results) == []
     for honest in ("Ian Chen", "Lan Chen", "Emma Rank", "Ann Keeper", "Pete Graphs", "Li Wei", "Refik Graf"):
         assert check_reserved("gnn-x", honest, tmp_path, results) == [], honest
@@ -67,13 +86,7 @@ def test_strokes_and_pairs_read_alike_in_credit_words(tmp_path, capsys, monkeypa
 
     monkeypatch.setattr(names, "_credit_words_as_read", lambda words: words)
     monkeypatch.setattr(names, "_project_as_read", lambda runs: False)
-    forget_checked()
-    assert sorted(e.method for e in read_entries("dippm", results, [])) == sorted(m for m, _ in _RECORDS)
-    capsys.readouterr()
-    monkeypatch.setenv("COLUMNS", "200")
-    assert main(["leaderboard", "show", "--results", str(results)]) == 0
-    out = capsys.readouterr().out
-    assert all(x in out for pair in _RECORDS for x in pair) and "look-alike" not in out, out
+    records_shown_unnoted(results, _RECORDS, capsys, monkeypatch)
     assert _refused(tmp_path, results) == _AUTHORS + _METHODS
     monkeypatch.undo()
     forget_checked()

@@ -17,13 +17,10 @@ put for a vowel; a consonant for a consonant (``verifier``, ``maintained``) or a
 or added (``organise``, ``reproduce``) stays another word. None of the 13,558 string literals of the
 tests, package, docs and committed results changes classification.
 """
-import json
-
-from perfgraphs.cli import main
 from perfgraphs.leaderboard.records import names
-from perfgraphs.leaderboard.records.results import forget_checked, read_entries, results_path
+from perfgraphs.leaderboard.records.results import forget_checked
 
-from test_leaderboard_trust import good_record
+from test_leaderboard_review_111a import records_shown_unnoted, records_skipped
 
 _RECORDS = [("gnn-x", "offical team"), ("gnn-y (verifed)", "Mal Lory"), ("gnn-z (hiden)", "Mal Lory"),
             ("gnn-w", "benchmark mantainers")]
@@ -50,14 +47,7 @@ def test_typos_of_credit_words_read_as_them(tmp_path, capsys, monkeypatch):
     record is read and shown by ``leaderboard show``, unnoted, and every typo is free."""
     from perfgraphs.leaderboard.records.check import check_reserved
 
-    forget_checked()
-    results = tmp_path / "results"
-    path = results_path("dippm", results)
-    path.parent.mkdir(parents=True)
-    path.write_text("".join(json.dumps(good_record(m, authors=a, run_identity=f"r-{i}")) + "\n"
-                            for i, (m, a) in enumerate(_RECORDS)))
-    skipped: list[str] = []
-    assert read_entries("dippm", results, skipped) == [] and len(skipped) == len(_RECORDS), skipped
+    results = records_skipped(tmp_path, _RECORDS)
     assert _free(tmp_path, results) == []
     for honest in ("Ann Keeper", "Briton Hadden", "Mal Lory", "Oficina Lab", "Ava Reporter"):
         assert check_reserved("gnn-x", honest, tmp_path, results) + names.check_charset("authors", honest) == [], honest
@@ -65,13 +55,7 @@ def test_typos_of_credit_words_read_as_them(tmp_path, capsys, monkeypatch):
         assert names.check_charset("method", honest) == [], honest
 
     monkeypatch.setattr(names, "_credit_typo", lambda word: None)
-    forget_checked()
-    assert sorted(e.method for e in read_entries("dippm", results, [])) == sorted(m for m, _ in _RECORDS)
-    capsys.readouterr()
-    monkeypatch.setenv("COLUMNS", "200")
-    assert main(["leaderboard", "show", "--results", str(results)]) == 0
-    out = capsys.readouterr().out
-    assert all(x in out for pair in _RECORDS for x in pair) and "look-alike" not in out, out
+    records_shown_unnoted(results, _RECORDS, capsys, monkeypatch)
     assert _free(tmp_path, results) == _AUTHORS + _METHODS
     monkeypatch.undo()
     forget_checked()

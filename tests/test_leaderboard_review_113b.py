@@ -28,11 +28,10 @@ import pytest
 
 from perfgraphs.leaderboard import frozen_fits
 from perfgraphs.paths import CODE_EXCLUDE
-from test_leaderboard_review_67b import _predict, _refit
-from test_leaderboard_review_79b import HOOK, KEY, _record, assert_verified_holding
+from test_leaderboard_review_79b import HOOK, KEY
 from test_leaderboard_review_84b import BUCKETS
-from test_leaderboard_review_86b import frozen_before_a_draw
-from test_submit import BOARD, env, numpy_mape, parts, run_cli  # noqa: F401 — fixtures
+from test_leaderboard_review_86b import frozen_before_a_draw, refused_then_verified
+from test_submit import env, parts  # noqa: F401 — fixtures
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("bwrap") is None,
                                 reason="a hidden board's runs drop the page cache and run in the sandbox")
@@ -96,20 +95,6 @@ def test_package_code_converted_after_the_draw_does_not_run_in_a_frozen_round(en
     assert len(_sources(package)) >= BITS and int(keep.sum()) < 256
     named = _crlf_after_the_draw(repo, labels, int(keep.sum()), commit)
 
-    score = ["submit", str(sub), *BOARD, "--quick", "--hidden-labels", "--frozen", str(frozen),
-             "--results", str(env["results"]), "--no-mlflow"]
-    rc, err = run_cli(score, capsys)
-    assert rc == 1 and len(err) == 1, err
-    assert "submit: --frozen: " in err[0] and "not the bytes git holds for them" in err[0], err
-    assert "perfgraphs/" in err[0] and ".py" in err[0], err
-    assert not (env["results"] / "dippm.jsonl").exists()
-
-    monkeypatch.setattr(frozen_fits, "staged_files_not_committed", lambda *a: None)  # as it was
-    rc, err = run_cli(score, capsys)
-    assert rc == 0, err
-    record = _record(env, "crlf-113b")
-    honest = _predict(_refit(parts.train), parts.test)[keep]
-    assert record["frozen_fit"]
-    assert_verified_holding(record, honest, keys[keep], y[keep], labels, 1e-5)
-    print(f"113b: {named} sources made CRLF, {len(labels)} labels; verified {record['per_seed'][0]['mape_pct']:.2f} % "
-          f"where the frozen state earns {numpy_mape(y[keep], honest):.2f} %")
+    print(f"113b: {named} sources made CRLF,", refused_then_verified(
+        env, parts, capsys, monkeypatch, sub, frozen, "crlf-113b", ["not the bytes git holds for them", "perfgraphs/"],
+        (frozen_fits, "staged_files_not_committed"), (y, keys, keep, labels)))

@@ -12,10 +12,10 @@ board's word; a number and its word must come together, so ``top-k-gnn``, ``firs
 
 import json
 
-from perfgraphs.cli import main
 from perfgraphs.leaderboard.records import names
 from perfgraphs.leaderboard.records.results import forget_checked, read_entries, results_path
 
+from test_leaderboard_review_111a import records_shown_unnoted, records_skipped
 from test_leaderboard_trust import good_record
 
 _RECORDS = ["gnn-x (rank one)", "gnn-y (1st)", "gnn-z (winner)", "gnn-w (top 1)"]
@@ -30,24 +30,11 @@ def _free(methods: list[str]) -> list[str]:
 
 
 def test_a_place_claimed_in_words_reads_as_the_boards(tmp_path, capsys, monkeypatch):
-    forget_checked()
-    results = tmp_path / "results"
-    path = results_path("dippm", results)
-    path.parent.mkdir(parents=True)
-    path.write_text("".join(json.dumps(good_record(m, authors="Mal Lory", run_identity=f"r-{i}")) + "\n"
-                            for i, m in enumerate(_RECORDS)))
-    skipped: list[str] = []
-    assert read_entries("dippm", results, skipped) == [] and len(skipped) == len(_RECORDS), skipped
+    results = records_skipped(tmp_path, [(m, "Mal Lory") for m in _RECORDS])
     assert _free(_RECORDS + _METHODS) == [] and _free(_HONEST) == _HONEST
 
     monkeypatch.setattr(names, "_place_claim", lambda words: "")  # control: a place in words is the method's
-    forget_checked()
-    assert sorted(e.method for e in read_entries("dippm", results, [])) == sorted(_RECORDS)
-    capsys.readouterr()
-    monkeypatch.setenv("COLUMNS", "200")
-    assert main(["leaderboard", "show", "--results", str(results)]) == 0
-    out = capsys.readouterr().out
-    assert all(m in out for m in _RECORDS) and "look-alike" not in out, out
+    records_shown_unnoted(results, [(m, "Mal Lory") for m in _RECORDS], capsys, monkeypatch)
     assert _free(_RECORDS + _METHODS) == _RECORDS + _METHODS
     monkeypatch.undo()
     forget_checked()

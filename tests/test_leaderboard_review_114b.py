@@ -27,11 +27,10 @@ import pytest
 
 from perfgraphs.leaderboard import frozen_fits
 from perfgraphs.leaderboard.sandbox import isolation
-from test_leaderboard_review_67b import _predict, _refit
-from test_leaderboard_review_79b import HOOK, KEY, _record, assert_verified_holding
+from test_leaderboard_review_79b import HOOK, KEY
 from test_leaderboard_review_84b import BUCKETS
-from test_leaderboard_review_86b import frozen_before_a_draw
-from test_submit import BOARD, env, numpy_mape, parts, run_cli  # noqa: F401 — fixtures
+from test_leaderboard_review_86b import frozen_before_a_draw, refused_then_verified
+from test_submit import env, parts  # noqa: F401 — fixtures
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("bwrap") is None,
                                 reason="a hidden board's runs drop the page cache and run in the sandbox")
@@ -83,20 +82,6 @@ def test_a_checkout_every_sandbox_reads_scores_no_hidden_round(env, parts, capsy
     monkeypatch.setattr(isolation, "_python_roots", lambda: [*roots, repo.resolve()])  # as <venv>/src/perfgraphs
     _fetched_not_merged(repo, labels, int(keep.sum()))
 
-    score = ["submit", str(sub), *BOARD, "--quick", "--hidden-labels", "--frozen", str(frozen),
-             "--results", str(env["results"]), "--no-mlflow"]
-    rc, err = run_cli(score, capsys)
-    assert rc == 1 and len(err) == 1, err
-    assert "submit: --frozen: " in err[0] and "which every sandbox reads" in err[0], err
-    assert str(repo.resolve()) in err[0], err
-    assert not (env["results"] / "dippm.jsonl").exists()
-
-    monkeypatch.setattr(frozen_fits, "checkout_read_by_sandboxes", lambda *a: None)  # as it was
-    rc, err = run_cli(score, capsys)
-    assert rc == 0, err
-    record = _record(env, "objects-114b")
-    honest = _predict(_refit(parts.train), parts.test)[keep]
-    assert record["frozen_fit"]
-    assert_verified_holding(record, honest, keys[keep], y[keep], labels, 1e-5)
-    print(f"114b: {len(labels)} labels from an unmerged blob; verified {record['per_seed'][0]['mape_pct']:.2f} % "
-          f"where the frozen state earns {numpy_mape(y[keep], honest):.2f} %")
+    print("114b: from an unmerged blob,", refused_then_verified(
+        env, parts, capsys, monkeypatch, sub, frozen, "objects-114b", ["which every sandbox reads", str(repo.resolve())],
+        (frozen_fits, "checkout_read_by_sandboxes"), (y, keys, keep, labels)))

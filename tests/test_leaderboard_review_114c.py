@@ -9,13 +9,10 @@ records ``gnn-x`` by ``offlcal team`` and ``gnn-y (verlfed)`` by Mal Lory were r
 as read. Of 8,260 quoted strings of the tracked files, none changes how ``credit_in_method`` or
 ``is_reference_authors`` classifies it."""
 
-import json
-
-from perfgraphs.cli import main
 from perfgraphs.leaderboard.records import names
-from perfgraphs.leaderboard.records.results import forget_checked, read_entries, results_path
+from perfgraphs.leaderboard.records.results import forget_checked
 
-from test_leaderboard_trust import good_record
+from test_leaderboard_review_111a import records_shown_unnoted, records_skipped
 
 _RECORDS = [("gnn-x", "offlcal team"), ("gnn-y (verlfed)", "Mal Lory")]
 _AUTHORS = ["offlcal team", "0fflcal team"]
@@ -31,24 +28,11 @@ def _free(tmp_path, results) -> list[str]:
 
 
 def test_a_typo_and_a_look_alike_in_one_credit_word(tmp_path, capsys, monkeypatch):
-    forget_checked()
-    results = tmp_path / "results"
-    path = results_path("dippm", results)
-    path.parent.mkdir(parents=True)
-    path.write_text("".join(json.dumps(good_record(m, authors=a, run_identity=f"r-{i}")) + "\n"
-                            for i, (m, a) in enumerate(_RECORDS)))
-    skipped: list[str] = []
-    assert read_entries("dippm", results, skipped) == [] and len(skipped) == len(_RECORDS), skipped
+    results = records_skipped(tmp_path, _RECORDS)
     assert _free(tmp_path, results) == _HONEST
 
     monkeypatch.setattr(names, "_credit_typo_as_read", lambda word: None)  # control: each rule alone
-    forget_checked()
-    assert sorted(e.method for e in read_entries("dippm", results, [])) == sorted(m for m, _ in _RECORDS)
-    capsys.readouterr()
-    monkeypatch.setenv("COLUMNS", "200")
-    assert main(["leaderboard", "show", "--results", str(results)]) == 0
-    out = capsys.readouterr().out
-    assert all(x in out for pair in _RECORDS for x in pair) and "look-alike" not in out, out
+    records_shown_unnoted(results, _RECORDS, capsys, monkeypatch)
     assert _free(tmp_path, results) == _AUTHORS + _METHODS + _HONEST
     monkeypatch.undo()
     forget_checked()

@@ -77,6 +77,31 @@ def frozen_before_a_draw(env, parts, git_commitments, capsys, monkeypatch, name:
     return repo, package, sub, frozen, y, keys, keep, labels
 
 
+def refused_then_verified(env, parts, capsys, monkeypatch, sub, frozen, name: str, why: list[str], guard,
+                          drawn: tuple) -> str:
+    """The keeper's frozen run of ``sub`` refused in one line holding each of ``why``, nothing written; then, with
+    ``guard`` ((module, function name)) switched off, a verified record ``name`` scoring the hidden ``labels``
+    (``drawn``: y, keys, keep, labels), better than the frozen state earns: a line saying so."""
+    y, keys, keep, labels = drawn
+    score = ["submit", str(sub), *BOARD, "--quick", "--hidden-labels", "--frozen", str(frozen),
+             "--results", str(env["results"]), "--no-mlflow"]
+    rc, err = run_cli(score, capsys)
+    assert rc == 1 and len(err) == 1, err
+    assert "submit: --frozen: " in err[0] and all(w in err[0] for w in why), err
+    assert not (env["results"] / "dippm.jsonl").exists()
+
+    module, function = guard
+    monkeypatch.setattr(module, function, lambda *a: [] if function.endswith("problems") else None)  # as it was
+    rc, err = run_cli(score, capsys)
+    assert rc == 0, err
+    record = _record(env, name)
+    honest = _predict(_refit(parts.train), parts.test)[keep]
+    assert record["frozen_fit"]
+    assert_verified_holding(record, honest, keys[keep], y[keep], labels, 1e-5)
+    return (f"{len(labels)} labels; verified {record['per_seed'][0]['mape_pct']:.2f} % where the frozen state "
+            f"earns {numpy_mape(y[keep], honest):.2f} %")
+
+
 def test_package_data_changed_after_the_draw_does_not_reach_a_frozen_run(env, parts, capsys, git_commitments,
                                                                           monkeypatch):
     """Attack: the package, and a team's ridge frozen, committed before the draw; after it, a datasheet row
@@ -92,21 +117,8 @@ def test_package_data_changed_after_the_draw_does_not_reach_a_frozen_run(env, pa
     table.write_text(text.replace("5e1f0c2a/config.json", f"{int(keep.sum()):02x}1f0c2a/config.json"))
     commit("datasheet: Acme-LM-7B")
 
-    score = ["submit", str(sub), *BOARD, "--quick", "--hidden-labels", "--frozen", str(frozen),
-             "--results", str(env["results"]), "--no-mlflow"]
-    rc, err = run_cli(score, capsys)
-    assert rc == 1 and len(err) == 1, err
-    assert "submit: --frozen: " in err[0] and "frozen fits predict a hidden set only beside" in err[0], err
-    assert "package data the sandbox stages is not as it was before the set was drawn" in err[0], err
-    assert "features/llm_architectures.csv" in err[0], err
-    assert not (env["results"] / "dippm.jsonl").exists()
-
-    monkeypatch.setattr(submit_module, "_package_data_problems", lambda *a: [])  # as it was
-    rc, err = run_cli(score, capsys)
-    assert rc == 0, err
-    record = _record(env, "datasheet-86b")
-    honest = _predict(_refit(parts.train), parts.test)[keep]
-    assert record["frozen_fit"]
-    assert_verified_holding(record, honest, keys[keep], y[keep], labels, 1e-5)
-    print(f"86b: {len(labels)} labels; verified {record['per_seed'][0]['mape_pct']:.2f} % where the frozen state "
-          f"earns {numpy_mape(y[keep], honest):.2f} %")
+    print("86b:", refused_then_verified(
+        env, parts, capsys, monkeypatch, sub, frozen, "datasheet-86b",
+        ["frozen fits predict a hidden set only beside", "package data the sandbox stages is not as it was before the "
+         "set was drawn", "features/llm_architectures.csv"], (submit_module, "_package_data_problems"),
+        (y, keys, keep, labels)))
