@@ -245,7 +245,7 @@ def record_problem(record, known: frozenset[str], min_seeds: int = MIN_SEEDS, se
     if why := hyperparameters_problem(record.get("hyperparameters", {})):
         return why
     return (_seeds_problem(record["per_seed"], min_seeds) or (seeds_from_zero and _picked_seeds_problem(record))
-            or _pairs_problem(record))
+            or _pairs_problem(record) or transfer_headline_problem(record))
 
 
 def public_signature_problem(record: dict) -> str | None:
@@ -455,6 +455,83 @@ def _breakdown_problem(seed: dict) -> str | None:
             if impossible:
                 return f"{key}.{name}: {', '.join(impossible)} (outside what the score can be)"
     return None
+
+
+# the most sets of held-out platforms whose test rows add up to a draw's n that are tried against its scores
+MAX_PLATFORM_SETS = 256
+# ... among at most this many rows (a multi-platform config has 17)
+MAX_PLATFORMS = 256
+
+
+def transfer_headline_problem(record: dict) -> str | None:
+    """A transfer protocol's draw (``leave-one-platform-out/<variant>/K<shots>``: no per-configuration
+    ratios, no pairs) is scored as the mean over the GPU platforms held out, each platform's scores kept
+    in its ``per_platform`` rows (:func:`perfgraphs.leaderboard.transfer_runner.to_entries`): its ``n`` is
+    those rows' sum and its MAPE, Acc(10 %) and τ their means. Nothing tied the draw's scores to those
+    rows: a hand-written self-reported copy of the K32 `ratio-transfer` record with each draw's MAPE set to
+    1.00 % and its per-platform rows unchanged (their GPU mean 6.75 %) was read, listed first among the
+    self-reported entries of the nnlqp K32 transfer board above Alice's honest 6.10 % line, and its page showed
+    the rows beside it (hundred-and-fifteenth pass, side a). Each draw of such a record must carry
+    ``per_platform`` rows and some set of them (the reader holds no device table, so every set whose
+    ``n`` add up to the draw's, at most :data:`MAX_PLATFORM_SETS`, is tried) must give its scores."""
+    from perfgraphs.evaluation.platform_transfer import PROTOCOL
+
+    protocol = str(record.get("protocol") or "")
+    if not (protocol == PROTOCOL or protocol.startswith(f"{PROTOCOL}/")) or record.get("test_set", "public") != "public":
+        return None
+    for seed in record["per_seed"]:
+        rows = seed.get("per_platform")
+        if not isinstance(rows, dict) or not rows:
+            return f"seed {seed.get('seed')}: a transfer draw keeps its held-out platforms' scores (per_platform)"
+        if not any(_gives_the_draw(seed, [rows[name] for name in chosen])
+                   for chosen in _platform_sets(rows, seed.get("n"))):
+            return (f"seed {seed.get('seed')}: no set of its per_platform rows adds up to its n ({seed.get('n')}) "
+                    f"with its MAPE {seed.get('mape_pct')} % as their mean: the draw's scores are not its platforms'")
+    return None
+
+
+def _platform_sets(rows: dict, n) -> list[tuple[str, ...]]:
+    """Up to :data:`MAX_PLATFORM_SETS` sets of ``rows``' names whose integer ``n`` add up to ``n``
+    (a reachability table prunes every branch that cannot reach it)."""
+    names = [k for k, v in rows.items() if isinstance(v.get("n"), int) and not isinstance(v.get("n"), bool)
+             and 0 < v["n"] <= MAX_CONFIGS]
+    # bounded (a bit per count up to n, a level of recursion per row): a hand-written record's sizes cost no more
+    if not isinstance(n, int) or isinstance(n, bool) or not 0 < n <= 10 * MAX_CONFIGS or len(names) > MAX_PLATFORMS:
+        return []
+    sizes = [rows[k]["n"] for k in names]
+    reach = [0] * (len(names) + 1)  # reach[i]: bit s set where rows i.. can add up to s
+    reach[len(names)] = 1
+    for i in range(len(names) - 1, -1, -1):
+        reach[i] = (reach[i + 1] | (reach[i + 1] << sizes[i])) & ((1 << (n + 1)) - 1)
+    found: list[tuple[str, ...]] = []
+
+    def walk(i: int, left: int, chosen: tuple[str, ...]) -> None:
+        if len(found) >= MAX_PLATFORM_SETS or not (reach[i] >> left) & 1:
+            return
+        if left == 0:
+            found.append(chosen)
+            return
+        if sizes[i] <= left:
+            walk(i + 1, left - sizes[i], chosen + (names[i],))
+        walk(i + 1, left, chosen)
+
+    walk(0, n, ())
+    return found
+
+
+def _gives_the_draw(seed: dict, rows: list[dict]) -> bool:
+    """Whether ``rows``' means (NaN and null left out, as the runner's ``nanmean``) are the draw's MAPE,
+    Acc(10 %) and τ, to 1e-6 relative (the runner writes both unrounded)."""
+    for metric in ("mape_pct", "acc_10_pct", "kendall_tau"):
+        stated = seed.get(metric)
+        values = [r.get(metric) for r in rows if _finite(r.get(metric))]
+        if not _finite(stated):
+            if metric == "mape_pct" or values:
+                return False
+            continue
+        if not values or abs(math.fsum(values) / len(values) - stated) > 1e-6 * max(1.0, abs(stated)):
+            return False
+    return True
 
 
 def _digest_problem(seed: dict) -> str | None:
