@@ -61,3 +61,33 @@ def test_a_transfer_draws_scores_are_its_platforms(tmp_path, capsys, monkeypatch
     mine = next(i for i, line in enumerate(rows) if "mal-transfer" in line)
     hers = next(i for i, line in enumerate(rows) if "alice-transfer" in line)
     assert mine < hers and "1.00 ± 0.00" in rows[mine] and "self-reported" in rows[mine], out
+
+
+def _easy_platform(reference: dict) -> dict:
+    """``reference`` as a self-reported line whose every draw held out only its best GPU platform: that row's n
+    and scores as the draw's (its rows self-consistent, the readers' check passed)."""
+    record = _self_reported(reference, "easy-transfer", "Eve Rival", None)
+    for seed in record["per_seed"]:
+        best = min((r for p, r in seed["per_platform"].items() if not p.startswith("cpu")), key=lambda r: r["mape_pct"])
+        seed.update({k: best[k] for k in ("n", "mape_pct", "acc_10_pct", "kendall_tau")})
+    return record
+
+
+def test_a_transfer_line_on_another_test_size_says_so(tmp_path, capsys, monkeypatch):
+    """The pass's lead (mine): a self-reported line of the easy platform's rows only (n about 1,200 of the
+    board's 13,795) was listed at its MAPE beside lines scored on every held-out platform, with nothing
+    saying its test was another; now the board notes it (``ranks.other_test_size``). Control: without the
+    note it is listed as any other line."""
+    from perfgraphs.leaderboard.records import ranks
+
+    lines = _board_lines()
+    easy = _easy_platform(next(json.loads(line) for line in lines if json.loads(line)["method"] == "ratio-transfer"))
+    assert all(s["n"] < 2000 and s["mape_pct"] < 4 for s in easy["per_seed"]), easy["per_seed"]
+    out, err = shown_with(tmp_path / "noted", lines, easy, capsys)
+    flat = " ".join(out.split())
+    assert "easy-transfer" in out and "scored on another test size than the board's (13795)" in flat, out
+    assert "easy-transfer by Eve Rival (n = " in flat and "easy-transfer" not in err, err
+
+    monkeypatch.setattr(ranks, "other_test_size", lambda entries: [])  # control: nothing says so
+    out, _ = shown_with(tmp_path / "control", lines, easy, capsys)
+    assert "easy-transfer" in out and "another test size" not in " ".join(out.split()), out

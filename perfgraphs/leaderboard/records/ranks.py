@@ -128,6 +128,29 @@ def board_configurations(usable: list, repetitions: LabelRepetitions | None,
     return None, None
 
 
+def other_test_size(entries: list[Entry]) -> list[Entry]:
+    """The entries without per-configuration ratios whose seeds state another test size than the board's
+    (:func:`board_test_n`): nothing else places them, and a transfer line whose draws held out only the
+    easy platform (n = 1,207 of the board's 13,795, its rows and scores self-consistent) was listed at
+    2.55 % beside entries scored on every held-out platform, with nothing saying so (hundred-and-fifteenth
+    pass, side a's lead)."""
+    n = board_test_n(entries)
+    if n is None:
+        return []
+    return [e for e in entries if per_config_ratios(e) is None
+            and any(s.get("n") is not None and s.get("n") != n for s in e.per_seed)]
+
+
+def _other_size_notes(entries: list[Entry]) -> list[str]:
+    """One line naming the entries :func:`other_test_size` finds, or none."""
+    other = other_test_size(entries)
+    if not other:
+        return []
+    shown = ", ".join(f"{e.method} by {e.authors} (n = {e.per_seed[0].get('n')})" for e in other[:5])
+    return [f"{len(other)} entr{'ies' if len(other) > 1 else 'y'} scored on another test size than the board's "
+            f"({board_test_n(entries)}), not comparable with it: {shown}{', ...' if len(other) > 5 else ''}"]
+
+
 def board_test_n(entries: list[Entry]) -> int | None:
     """The test size a board states where ``leaderboard/builds.json`` pins none (an unpinned config,
     a target the pin does not list, a hidden set), from the one source its configurations come from
@@ -200,8 +223,7 @@ def rank_board(entries: list[Entry], repetitions: LabelRepetitions | None = None
             continue
         ratios = per_config_ratios(e)
         (usable if ratios is not None else unusable).append((e, ratios))
-    notes = []
-    ranking = None
+    notes, ranking = _other_size_notes(entries), None
     # the references' labels anchor the board whether or not their records can be ranked (tenth pass)
     usable, misaligned, board_labels = _on_the_boards_configurations(
         usable, repetitions, tuple(e for e, _ in unusable) + tuple(smoke) + tuple(self_reported))
