@@ -906,3 +906,28 @@ def shipped_pickles(root: Path) -> tuple[list[str], set[str]]:
                                 "LightGBM or torch")
                 break
     return problems, modules
+
+
+YAML_PYTHON_TAG = "tag:yaml.org,2002:python/"
+# the Python tags whose suffix names an object PyYAML's full loaders look up (and call, for the objects)
+YAML_NAMING_TAGS = ("name:", "object:", "object/apply:", "object/new:")
+
+
+def yaml_tag_problem(root: Path, tag: str) -> str | None:
+    """Why a YAML node tagged ``tag`` may not be in a file the submission ships or loads (None: it may).
+    PyYAML's full loaders (``yaml.Loader``, ``yaml.unsafe_load``, ``yaml.CLoader``) build a
+    ``!!python/object/apply:builtins.exec`` node by importing and calling the name, as an unpickler does a
+    pickle's global, so a name passes where a pickle may name it (:func:`global_problem`); a
+    ``!!python/module:`` node imports a module and is refused (hundred-and-fifteenth pass, side b)."""
+    if not isinstance(tag, str) or not tag.startswith(YAML_PYTHON_TAG):
+        return None
+    suffix = tag[len(YAML_PYTHON_TAG):]
+    if suffix.startswith("module:"):
+        return f"imports the module {suffix[7:87]!r}"
+    for kind in YAML_NAMING_TAGS:
+        if suffix.startswith(kind):
+            module, _, name = suffix[len(kind):].rpartition(".")
+            module = module or "builtins"  # as PyYAML reads a name without a module
+            if (why := global_problem(root, module, name)) is not None:
+                return f"names {module[:80]}.{name[:80]} ({why})"
+    return None

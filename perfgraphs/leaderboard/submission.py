@@ -470,6 +470,7 @@ def _parse_sources(root: Path, entry_point: str, problems: list[str]) -> None:
     problems += extension_modules(root)
     problems += library_names(root)
     problems += package_metadata(root)
+    problems += yaml_python_tags(root)
     pickle_problems, pickled = shipped_pickles(root)
     if ENTRY_POINT.fullmatch(entry_point):  # else its own line below
         problems += unimported_modules(root, entry_point, imported | pickled)
@@ -508,6 +509,52 @@ def shipped_pickles(root: Path) -> tuple[list[str], set[str]]:
     from perfgraphs.leaderboard.pickle_scan import shipped_pickles as scan
 
     return scan(root)
+
+
+def yaml_python_tags(root: Path) -> list[str]:
+    """One line for each file of the submission, any name, holding a YAML Python tag that
+    :func:`perfgraphs.leaderboard.pickle_scan.yaml_tag_problem` refuses: PyYAML's full loaders
+    (``yaml.Loader``, ``unsafe_load``) import and call what the tag names, and a ``prior.yaml`` holding
+    ``!!python/object/apply:builtins.exec`` ran a text file's lines under a median (hundred-and-fifteenth
+    pass, side b). Every file holding a ``!`` (every tag starts with one, in any encoding PyYAML reads) is
+    composed as YAML, which builds nodes and calls nothing; the sandbox's guard
+    (``sandbox.unpickling.restrict_yaml_python_tags``) refuses the same where a file is built otherwise."""
+    from perfgraphs.leaderboard.regular_files import regular_files
+
+    problems = []
+    for path in regular_files(root):
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        if b"!" in data and (why := _yaml_tag_refused(root, data)) is not None:
+            problems.append(f"{path.relative_to(root)}: a YAML Python tag that {why}, which PyYAML's full loaders "
+                            "would run: ship plain YAML, read with yaml.safe_load")
+    return problems
+
+
+def _yaml_tag_refused(root: Path, data: bytes) -> str | None:
+    """Why the first refused Python tag among ``data``'s YAML documents is refused (None: none is, or no
+    document composes; those before a broken one count, as a loader builds them first)."""
+    from perfgraphs.leaderboard.pickle_scan import yaml_tag_problem
+
+    try:
+        for document in yaml.compose_all(data, Loader=yaml.SafeLoader):
+            seen, nodes = set(), [document]
+            while nodes:
+                node = nodes.pop()
+                if node is None or id(node) in seen:
+                    continue
+                seen.add(id(node))
+                if (why := yaml_tag_problem(root, node.tag)) is not None:
+                    return why
+                if isinstance(node, yaml.MappingNode):
+                    nodes.extend(part for pair in node.value for part in pair)
+                elif isinstance(node, yaml.SequenceNode):
+                    nodes.extend(node.value)
+    except (yaml.YAMLError, RecursionError, UnicodeDecodeError):
+        return None
+    return None
 
 
 def extension_modules(root: Path) -> list[str]:

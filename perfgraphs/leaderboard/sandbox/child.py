@@ -191,6 +191,10 @@ def run(job: Path, inbox: Path, root: Path, seed: int, fd: int, go: int) -> int:
 
         if spec.get("restrict_unpickling", True):
             restrict_unpickling(root)  # before the predictor runs: any pickle it loads names listed classes only
+        if spec.get("restrict_yaml", True):
+            from perfgraphs.leaderboard.sandbox.unpickling import restrict_yaml_python_tags
+
+            restrict_yaml_python_tags(root)  # and a YAML Python tag names what a pickle may (115th pass, side b)
         if spec.get("refuse_torchscript", True):
             from perfgraphs.leaderboard.sandbox.torchscript import refuse_torchscript
 

@@ -98,6 +98,9 @@ class SeedOutput:
 # it into the job, which the submission cannot touch; off only in tests whose control shows what a
 # pickle does past the static scan
 RESTRICT_UNPICKLING = True
+# PyYAML's Python tags name only what a pickle may (sandbox.unpickling.restrict_yaml_python_tags): off only in
+# tests whose control shows what a YAML file runs past it
+RESTRICT_YAML = True
 # TorchScript programs refused where they would load (sandbox.torchscript), as pickles are: the same
 # rule, off only in tests whose control shows what a program does past the static checks
 REFUSE_TORCHSCRIPT = True
@@ -198,7 +201,8 @@ def prepare_job(folder: Path, submission_root: Path, entry_point: str, target: s
             "cpu_seconds": int(limits.startup_s + 2 * limits.time_limit_s + 60), "limits": asdict(limits),
             "restrict_unpickling": RESTRICT_UNPICKLING, "refuse_torchscript": REFUSE_TORCHSCRIPT,
             "restrict_logging_config": RESTRICT_LOGGING_CONFIG, "restrict_sympy": RESTRICT_SYMPY,
-            "restrict_expressions": RESTRICT_EXPRESSIONS, "freeze": freeze,
+            "restrict_expressions": RESTRICT_EXPRESSIONS, "restrict_yaml": RESTRICT_YAML,
+            "freeze": freeze,
             "frozen": frozen is not None}
     (folder / "job" / "job.json").write_text(json.dumps(spec))
     # the sandbox's host user is not the submitter's (isolation.sandbox_user): it reads a copy

@@ -208,3 +208,46 @@ def _channel_loads(unpickler: type):
     def loads(data, /, ignore=None, **kwargs):
         return unpickler(io.BytesIO(data), ignore=ignore, **kwargs).load()
     return loads
+
+
+def restrict_yaml_python_tags(root: Path) -> None:
+    """From now on, in this process, PyYAML's full loaders build a Python tag only where
+    :func:`perfgraphs.leaderboard.pickle_scan.yaml_tag_problem` passes it (``root``: the submission folder).
+    They import and call the name a ``!!python/object/apply:`` tag gives through no unpickler, so this
+    module's guard never saw it: a median whose ``fit`` read a ``prior.yaml`` with
+    ``yaml.load(..., Loader=yaml.Loader)`` ran ``exec`` of the folder's ``notes.txt`` (hundred-and-fifteenth
+    pass, side b). The lookups of ``FullConstructor``, which ``UnsafeConstructor`` and the C loaders' call,
+    are wrapped as ``yaml.constructor`` is loaded (at once where it is)."""
+    from perfgraphs.leaderboard.sandbox.import_guard import guard_on_import
+
+    guard_on_import({"yaml.constructor": functools.partial(_guard_yaml_constructor, root)})
+
+
+def _guard_yaml_constructor(root: Path, module) -> None:
+    """``module``'s (``yaml.constructor``'s) ``FullConstructor.find_python_name`` and ``find_python_module``
+    refuse what :func:`perfgraphs.leaderboard.pickle_scan.yaml_tag_problem` refuses, before any import."""
+    from perfgraphs.leaderboard.pickle_scan import YAML_PYTHON_TAG, _runs_its_state, yaml_tag_problem
+
+    full = module.FullConstructor
+    if getattr(full.find_python_name, "_perfgraphs_guarded", False):
+        return
+    find_name, find_module = full.find_python_name, full.find_python_module
+
+    def checked(kind: str, name) -> None:
+        if (why := yaml_tag_problem(root, f"{YAML_PYTHON_TAG}{kind}{name}")) is not None:
+            raise RefusedGlobal(f"the sandbox refused a YAML Python tag that {why}: a YAML file may name only the "
+                                "classes a pickle may (leaderboard/RULES.md); read data with yaml.safe_load")
+
+    def find_python_name(self, name, mark, unsafe=False):
+        checked("name:", name)
+        obj = find_name(self, name, mark, unsafe)
+        if isinstance(obj, type) and (why := _runs_its_state(obj, loaded_only=True)) is not None:
+            raise RefusedGlobal(f"the sandbox refused a YAML Python tag naming {str(name)[:80]} ({why})")
+        return obj
+
+    def find_python_module(self, name, mark, unsafe=False):
+        checked("module:", name)
+        return find_module(self, name, mark, unsafe)
+
+    find_python_name._perfgraphs_guarded = True
+    full.find_python_name, full.find_python_module = find_python_name, find_python_module
