@@ -91,3 +91,16 @@ def test_a_transfer_line_on_another_test_size_says_so(tmp_path, capsys, monkeypa
     monkeypatch.setattr(ranks, "other_test_size", lambda entries: [])  # control: nothing says so
     out, _ = shown_with(tmp_path / "control", lines, easy, capsys)
     assert "easy-transfer" in out and "another test size" not in " ".join(out.split()), out
+
+
+def test_a_transfer_records_platform_rows_are_shown_as_stated(tmp_path):
+    """The page of a transfer record says what its held-out platform table is: the record's own rows, tied
+    only by their means being each draw's scores (114a left the caption to the family tables)."""
+    from perfgraphs.leaderboard.site.pages import build_site
+
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "nnlqp.jsonl").write_text("\n".join(_board_lines()) + "\n")
+    build_site(tmp_path / "site", results)
+    pages = [p.read_text() for p in (tmp_path / "site").glob("*.html") if "per held-out platform" in p.read_text()]
+    assert pages and all("as the record states them: the draw's scores are their means" in p for p in pages)

@@ -237,8 +237,10 @@ def _entry_page(e: Entry, history: str, cv: str, families: tuple[list[str], obje
     unit = "family" if e.per_seed[0].get("per_family") else "held-out platform"
     tied = None if hidden or unit != "family" else family_breakdown(e, families)
     fam = tied if tied is not None else fam
+    # a transfer record's rows are tied only by their means being its draw's scores (transfer_headline_problem)
     source = (", from its ratios on the board's configurations" if tied is not None else
-              ", as the record states it: not tied to its ratios" if unit == "family" else "")
+              ", as the record states it: not tied to its ratios" if unit == "family" else
+              ", as the record states them: the draw's scores are their means, no row is checked alone")
     fams = "".join("<tr>" + _cell(f, left=True) + _cell(v.get("n", "")) + _cell(v.get("mape_pct"), _num(v.get("mape_pct"), ".2f"))
                    + _cell(v.get("acc_10_pct"), _num(v.get("acc_10_pct"), ".1f")) + "</tr>"
                    for f, v in sorted(fam.items() if isinstance(fam, dict) else []) if isinstance(v, dict))
