@@ -28,7 +28,7 @@ import pytest
 
 from perfgraphs.leaderboard import frozen_fits
 from perfgraphs.paths import CODE_EXCLUDE
-from test_leaderboard_review_79b import HOOK, KEY
+from test_leaderboard_review_79b import KEY, hooked
 from test_leaderboard_review_84b import BUCKETS
 from test_leaderboard_review_86b import frozen_before_a_draw, refused_then_verified
 from test_submit import env, parts  # noqa: F401 — fixtures
@@ -54,9 +54,7 @@ READER = KEY + (
     "        return _p\n")
 
 
-def _reader(source: str) -> str:
-    assert HOOK in source
-    return source.replace(HOOK, READER)
+_reader = hooked(READER)
 
 
 def _sources(package: Path) -> list[str]:

@@ -27,7 +27,7 @@ import pytest
 import perfgraphs
 from perfgraphs.leaderboard import submit as submit_module
 from test_leaderboard_review_67b import _predict, _refit
-from test_leaderboard_review_79b import HOOK, _record, assert_verified_holding, row_buckets
+from test_leaderboard_review_79b import _record, assert_verified_holding, hooked, row_buckets
 from test_leaderboard_review_84b import BUCKETS, _datasheet_row, datasheet_reader
 from test_submit import BOARD, env, example_copy, numpy_mape, parts, run_cli  # noqa: F401 — fixtures
 
@@ -38,9 +38,7 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("bwrap") is No
 READER = datasheet_reader(" and int(_src.split('/blob/')[1][32:34], 16) == len(_k)")  # a batch of the hidden size
 
 
-def _reader(source: str) -> str:
-    assert HOOK in source
-    return source.replace(HOOK, READER)
+_reader = hooked(READER)
 
 
 def frozen_before_a_draw(env, parts, git_commitments, capsys, monkeypatch, name: str, reader):
