@@ -671,7 +671,9 @@ def hidden_round_text(dataset: str, config: str, sha256: str, root: Path | None 
     (``architectures`` and ``left_out``, which ``hidden-round.sh finish`` writes), for the set whose
     commitment is ``sha256``; None where the round states no draw. ``build-hidden`` leaves out a drawn
     variant named in a public file, and a round that lost 20 of its 25 drawn architectures read on its
-    board like any other, ``test n`` its only size (hundred-and-twelfth pass, side b's lead)."""
+    board like any other, ``test n`` its only size (hundred-and-twelfth pass, side b's lead). The counts
+    are the first main-line version's that stated them for the set (:func:`_first_stated_draw`), as the
+    noise floor is: a later edit of ``left_out`` does not make a shrunk round read as whole."""
     try:
         commitment = commitment_path(dataset, config, root)
         path = definition_path(dataset, config, root)
@@ -681,9 +683,14 @@ def hidden_round_text(dataset: str, config: str, sha256: str, root: Path | None 
         rounds = definition_rounds(read_definition(path))
     except (OSError, ValueError, HiddenLabelsError, PlanError):
         return None
+    if main_line_rewritten(root=root):  # what the keeper stated cannot be read (eighty-ninth pass)
+        return None
     round_ = next((r for r in rounds if isinstance(r.get("sha256"), str) and r["sha256"].lower() == sha256.lower()),
                   rounds[0] if "sha256" not in rounds[0] and current == sha256.lower() else None)
     held, left = (round_ or {}).get("architectures"), (round_ or {}).get("left_out")
+    head, place = head_commit(path.parent), repository_place(path.parent)
+    if head and place:
+        held, left = _first_stated_draw(place, head, path.name, sha256.lower()) or (held, left)
     if not isinstance(held, list) or not isinstance(left, list):
         return None
     drawn = len(held) + len(left)
@@ -693,12 +700,24 @@ def hidden_round_text(dataset: str, config: str, sha256: str, root: Path | None 
             "measuring, named in public files.")
 
 
+def _first_stated_draw(place: tuple[Path, str], head: str, name: str, sha256: str) -> tuple[list, list] | None:
+    """(``architectures``, ``left_out``) of the set ``sha256`` from the first main-line version of the
+    definition ``name`` that stated both as lists, or None where no committed version did. The file as
+    it is was read alone, and one pull request that moved the 20 names of a shrunk round's ``left_out``
+    into its ``architectures`` printed "The round holds all 25 architectures its draw took." on the board
+    of its verified records (hundred-and-sixteenth pass, side c)."""
+    for sha, stated in _stated_versions(place, head, name):
+        round_ = json.loads(stated)
+        if sha == sha256 and isinstance(round_.get("architectures"), list) and isinstance(round_.get("left_out"), list):
+            return round_["architectures"], round_["left_out"]
+    return None
+
+
 @functools.lru_cache(maxsize=32)
-def _stated_rounds(place: tuple[Path, str], head: str, name: str) -> tuple[tuple[str, str], ...]:
-    """(set sha256, its round's ``measured`` block as JSON) of every round of every main-line
-    (``--first-parent``) version of the definition ``name``, oldest version first, at ``head``; a
-    version's current round that names no set is the set of the commitment beside it then. A version
-    that did not parse states nothing."""
+def _stated_versions(place: tuple[Path, str], head: str, name: str) -> tuple[tuple[str, str], ...]:
+    """(set sha256, its round as JSON) of every round of every main-line (``--first-parent``) version
+    of the definition ``name``, oldest version first, at ``head``; a version's current round that names
+    no set is the set of the commitment beside it then. A version that did not parse states nothing."""
     found = []
     pattern = re.sub(r"([*?\[\\])", r"\\\1", name)
     for commit, changed in main_line_versions(place[0], head, _folder_glob(place, pattern)):
@@ -713,9 +732,16 @@ def _stated_rounds(place: tuple[Path, str], head: str, name: str) -> tuple[tuple
             if i == 0 and not isinstance(sha, str):
                 words = (committed_text(place[0], commit, in_folder(place, Path(changed).stem + ".sha256")) or "").split()
                 sha = words[0] if words else None
-            if isinstance(sha, str) and isinstance(round_.get("measured"), dict):
-                found.append((sha.strip().lower(), json.dumps(round_["measured"])))
+            if isinstance(sha, str):
+                found.append((sha.strip().lower(), json.dumps(round_)))
     return tuple(found)
+
+
+def _stated_rounds(place: tuple[Path, str], head: str, name: str) -> tuple[tuple[str, str], ...]:
+    """(set sha256, its round's ``measured`` block as JSON) of every round of every main-line version
+    of the definition ``name`` that states one (:func:`_stated_versions`), oldest version first."""
+    rounds = ((sha, json.loads(stated)) for sha, stated in _stated_versions(place, head, name))
+    return tuple((sha, json.dumps(r["measured"])) for sha, r in rounds if isinstance(r.get("measured"), dict))
 
 
 def _first_stated(place: tuple[Path, str], head: str, name: str, sha256: str, target: str, measured: object) -> object:
