@@ -85,12 +85,12 @@ def test_a_transfer_line_on_another_test_size_says_so(tmp_path, capsys, monkeypa
     assert all(s["n"] < 2000 and s["mape_pct"] < 4 for s in easy["per_seed"]), easy["per_seed"]
     out, err = shown_with(tmp_path / "noted", lines, easy, capsys)
     flat = " ".join(out.split())
-    assert "easy-transfer" in out and "scored on another test size than the board's (13795)" in flat, out
+    assert "easy-transfer" in out and "scored on another test than the board's (n = 13795 on its 17 held-out platforms)" in flat, out
     assert "easy-transfer by Eve Rival (n = " in flat and "easy-transfer" not in err, err
 
     monkeypatch.setattr(ranks, "other_test_size", lambda entries: [])  # control: nothing says so
     out, _ = shown_with(tmp_path / "control", lines, easy, capsys)
-    assert "easy-transfer" in out and "another test size" not in " ".join(out.split()), out
+    assert "easy-transfer" in out and "another test" not in " ".join(out.split()), out
 
 
 def test_a_transfer_records_platform_rows_are_shown_as_stated(tmp_path):

@@ -38,3 +38,53 @@ def test_a_later_edit_of_left_out_does_not_make_a_shrunk_round_whole(git_commitm
         "files.")
     _round(folder, sha, held=25, left=0)
     assert hidden.hidden_round_text(DATASET, CONFIG, sha) == "The round holds all 25 architectures its draw took."
+
+
+def _hardest_dropped(reference: dict) -> dict:
+    """``reference`` (the K32 `ratio-transfer` record) as Eve's self-reported line whose every draw drops its
+    hardest GPU platform's row and adds that row's n to its easiest's: the draw keeps the board's size, and its
+    headline is the mean of the rows left (self-consistent: the readers' check passes)."""
+    from test_leaderboard_review_115a import _self_reported
+
+    from perfgraphs.leaderboard.records import record_check
+
+    record = _self_reported(reference, "eve-transfer", "Eve Rival", None)
+    for seed in record["per_seed"]:
+        rows = seed["per_platform"]
+        chosen = next(c for c in record_check._platform_sets(rows, seed["n"])
+                      if record_check._gives_the_draw(seed, [rows[p] for p in c]))
+        gpu = {p: rows[p] for p in chosen}  # the rows the headline is the mean of
+        hardest = max(gpu, key=lambda p: gpu[p]["mape_pct"])
+        easiest = min(gpu, key=lambda p: gpu[p]["mape_pct"])
+        seed["per_platform"][easiest]["n"] += seed["per_platform"].pop(hardest)["n"]
+        del gpu[hardest]
+        for key in ("mape_pct", "acc_10_pct", "kendall_tau"):
+            seed[key] = sum(r[key] for r in gpu.values()) / len(gpu)
+    return record
+
+
+def test_a_transfer_line_on_other_platforms_of_the_boards_size_says_so(tmp_path, capsys, monkeypatch):
+    """Attack: the line keeps n = 13,795 while holding out one platform fewer (its MAPE lower than the
+    reference's it was copied from): the board names it as scored on another test. Control: the note by size
+    alone (the 115th pass's) says nothing of it."""
+    import json
+
+    from test_leaderboard_review_115a import _board_lines
+    from test_leaderboard_review_99b import shown_with
+
+    from perfgraphs.leaderboard.records import ranks
+
+    lines = _board_lines()
+    reference = next(json.loads(line) for line in lines if json.loads(line)["method"] == "ratio-transfer")
+    eve = _hardest_dropped(reference)
+    assert [s["n"] for s in eve["per_seed"]] == [s["n"] for s in reference["per_seed"]]
+    assert all(a["mape_pct"] < b["mape_pct"] for a, b in zip(eve["per_seed"], reference["per_seed"]))
+    out, err = shown_with(tmp_path / "noted", lines, eve, capsys)
+    flat = " ".join(out.split())
+    assert "eve-transfer" in out and "eve-transfer" not in err, err  # read: its rows give its scores
+    assert "scored on another test than the board's (n = 13795 on its 17 held-out platforms)" in flat, flat
+    assert "eve-transfer by Eve Rival (n = 13795)" in flat, flat
+
+    monkeypatch.setattr(ranks, "board_platform_rows", lambda entries: None)  # control: by size alone
+    out, _ = shown_with(tmp_path / "control", lines, eve, capsys)
+    assert "eve-transfer" in out and "another test" not in " ".join(out.split()), out

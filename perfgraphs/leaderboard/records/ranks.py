@@ -129,16 +129,39 @@ def board_configurations(usable: list, repetitions: LabelRepetitions | None,
 
 
 def other_test_size(entries: list[Entry]) -> list[Entry]:
-    """The entries without per-configuration ratios whose seeds state another test size than the board's
-    (:func:`board_test_n`): nothing else places them, and a transfer line whose draws held out only the
+    """The entries without per-configuration ratios whose seeds state another test than the board's: another
+    size (:func:`board_test_n`), or held-out platform rows (platform -> ``n``) other than its references'
+    (:func:`board_platform_rows`). Nothing else places them: a transfer line whose draws held out only the
     easy platform (n = 1,207 of the board's 13,795, its rows and scores self-consistent) was listed at
     2.55 % beside entries scored on every held-out platform, with nothing saying so (hundred-and-fifteenth
-    pass, side a's lead)."""
-    n = board_test_n(entries)
-    if n is None:
+    pass, side a's lead), and one that dropped the hardest platform's row and added its n to the easiest's
+    kept the board's size (hundred-and-sixteenth pass, side c)."""
+    n, platforms = board_test_n(entries), board_platform_rows(entries)
+    if n is None and platforms is None:
         return []
     return [e for e in entries if per_config_ratios(e) is None
-            and any(s.get("n") is not None and s.get("n") != n for s in e.per_seed)]
+            and any((n is not None and s.get("n") is not None and s.get("n") != n)
+                    or (platforms is not None and _platform_rows(s) != platforms) for s in e.per_seed)]
+
+
+def board_platform_rows(entries: list[Entry]) -> dict[str, object] | None:
+    """A transfer board's held-out platforms and each one's test size (``per_platform``: platform -> ``n``), from
+    its references' first draw (every draw of every committed transfer record on one board states the same
+    rows); None where no reference states them."""
+    from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS
+
+    for e in entries:
+        if e.authors == REFERENCE_AUTHORS and not _public_self_reported(e) and e.per_seed:
+            rows = _platform_rows(e.per_seed[0])
+            if rows:
+                return rows
+    return None
+
+
+def _platform_rows(seed: dict) -> dict[str, object] | None:
+    """A draw's ``per_platform`` as platform -> its ``n``, or None where it states none."""
+    rows = seed.get("per_platform")
+    return {p: r.get("n") for p, r in rows.items() if isinstance(r, dict)} if isinstance(rows, dict) else None
 
 
 def _other_size_notes(entries: list[Entry]) -> list[str]:
@@ -146,9 +169,12 @@ def _other_size_notes(entries: list[Entry]) -> list[str]:
     other = other_test_size(entries)
     if not other:
         return []
+    n, platforms = board_test_n(entries), board_platform_rows(entries)
+    board = " ".join(filter(None, (f"n = {n}" if n is not None else "",
+                                   f"on its {len(platforms)} held-out platforms" if platforms else "")))
     shown = ", ".join(f"{e.method} by {e.authors} (n = {e.per_seed[0].get('n')})" for e in other[:5])
-    return [f"{len(other)} entr{'ies' if len(other) > 1 else 'y'} scored on another test size than the board's "
-            f"({board_test_n(entries)}), not comparable with it: {shown}{', ...' if len(other) > 5 else ''}"]
+    return [f"{len(other)} entr{'ies' if len(other) > 1 else 'y'} scored on another test than the board's "
+            f"({board}), not comparable with it: {shown}{', ...' if len(other) > 5 else ''}"]
 
 
 def board_test_n(entries: list[Entry]) -> int | None:
