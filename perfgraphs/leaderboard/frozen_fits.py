@@ -360,7 +360,8 @@ def package_data_before(commitment: Path, set_sha256: str, advice: str = _FITTED
     package = Path(perfgraphs.__file__).resolve().parent
     places = [repository_place(package), repository_place(commitment.absolute().parent)]
     checkout = places[1][0] if places[1] is not None else None
-    if checkout is not None and (why := checkout_read_by_sandboxes(checkout) or compiled_code_tracked(checkout)):
+    if checkout is not None and (why := checkout_read_by_sandboxes(checkout) or compiled_code_tracked(checkout)
+                                 or package_in_nested_repository(package, checkout)):
         return f"{why}; {advice}"
     if None in places or places[0][0] != places[1][0]:
         return None
@@ -392,6 +393,30 @@ def package_data_before(commitment: Path, set_sha256: str, advice: str = _FITTED
         return None
     return (f"the package data the sandbox stages is not as it was before the set was drawn ({published[:12]}): "
             f"{', '.join(changed[:3])}{' ...' if len(changed) > 3 else ''} changed since; {advice}")
+
+
+def package_in_nested_repository(package: Path, checkout: Path) -> str | None:
+    """Why the package the sandbox stages (``package``) lies inside the keeper's checkout of the set's commitment
+    (``checkout``) but in a repository of its own, a submodule or an embedded repository (None: it is the
+    checkout's own folder, or lies outside the checkout: an install). The checks below date the staged tables and
+    hold every staged file to the blob the checkout's git holds for it, and ran only when the package and the
+    commitment shared one repository: a pull request after the draw that replaced ``perfgraphs/`` with a gitlink
+    (a ``.gitmodules`` entry and a commit id, all a review reads) to a commit adding one datasheet row spelling
+    three hidden labels and the set's size, checked out by the keeper, status clean, was taken for an install,
+    and a ridge frozen before the draw scored the labels in a keeper-signed verified record (hundred-and-sixteenth
+    pass, side b). A submodule's files are not blobs of the checkout: no date check reads them."""
+    from perfgraphs.leaderboard.records.history import repository_place
+
+    package, checkout = package.resolve(), checkout.resolve()
+    if checkout not in package.parents:
+        return None
+    place = repository_place(package)
+    if place is not None and place[0].resolve() == checkout:
+        return None
+    return (f"the package the sandbox stages ({package}) lies inside the checkout {checkout} but in a repository of "
+            f"its own ({place[0] if place else 'none git reads'}: a submodule or an embedded repository), whose "
+            "files are not blobs of the checkout and which no check dates; check the package out as the "
+            "checkout's own folder")
 
 
 def checkout_read_by_sandboxes(top: Path) -> str | None:
