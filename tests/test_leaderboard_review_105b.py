@@ -133,7 +133,7 @@ def test_this_checkout_tracks_no_bytecode():
     from pathlib import Path
 
     top = Path(__file__).resolve().parent.parent
-    listed = subprocess.run(["git", "-C", str(top), "ls-files", "-z"], capture_output=True, check=True).stdout
+    listed = subprocess.run(["git", "-C", str(top), "ls-files", "-z", "--recurse-submodules"], capture_output=True, check=True).stdout
     names = [n.decode() for n in listed.split(b"\0") if n]
     tracked = [n for n in names if any(p == "__pycache__" or p.endswith((".pyc", ".pyo")) for p in n.split("/"))]
     assert names and not tracked, tracked

@@ -88,3 +88,36 @@ def test_a_transfer_line_on_other_platforms_of_the_boards_size_says_so(tmp_path,
     monkeypatch.setattr(ranks, "board_platform_rows", lambda entries: None)  # control: by size alone
     out, _ = shown_with(tmp_path / "control", lines, eve, capsys)
     assert "eve-transfer" in out and "another test" not in " ".join(out.split()), out
+
+
+def test_bytecode_a_submodule_tracks_is_found(tmp_path, monkeypatch):
+    """116b's open lead: the keeper's checkout with a submodule committing an unchecked-hash
+    ``__pycache__/evaluator.cpython-311.pyc``: ``compiled_code_tracked`` names it (the submodule's files
+    listed with the checkout's, ``frozen_fits.TRACKED_LISTING``). Control: listed as a plain ``ls-files``
+    does, the submodule is one gitlink and nothing is found."""
+    import subprocess
+
+    from perfgraphs.leaderboard import frozen_fits
+
+    def git(repo, *args):
+        subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t",
+                        "-c", "protocol.file.allow=always", *args], check=True, capture_output=True)
+
+    sub, top = tmp_path / "sub", tmp_path / "checkout"
+    (sub / "evaluation" / "__pycache__").mkdir(parents=True)
+    (sub / "evaluation" / "evaluator.py").write_text("def score(y, p):\n    return 0.0\n")
+    (sub / "evaluation" / "__pycache__" / "evaluator.cpython-311.pyc").write_bytes(b"\x00" * 16)
+    top.mkdir()
+    for repo in (sub, top):
+        git(repo, "init", "-q")
+    git(sub, "add", "-f", ".")
+    git(sub, "commit", "-q", "-m", "package")
+    (top / "README.md").write_text("checkout\n")
+    git(top, "add", "README.md")
+    git(top, "submodule", "add", "-q", str(sub), "perfgraphs")
+    git(top, "commit", "-q", "-m", "the package as a submodule")
+
+    why = frozen_fits.compiled_code_tracked(top)
+    assert why is not None and "perfgraphs/evaluation/__pycache__/evaluator.cpython-311.pyc" in why, why
+    monkeypatch.setattr(frozen_fits, "TRACKED_LISTING", ("ls-files", "-z"))  # control: the gitlink alone
+    assert frozen_fits.compiled_code_tracked(top) is None

@@ -495,13 +495,18 @@ def staged_files_not_committed(top: Path) -> str | None:
             "changed or untracked): a hidden run runs only the code review read; check the package out again")
 
 
+# what the checkout tracks, its submodules' files with it: bytecode a submodule commits is imported as the
+# checkout's own (hundred-and-sixteenth pass, side b's lead: a plain `ls-files` lists a submodule as one gitlink)
+TRACKED_LISTING = ("ls-files", "-z", "--recurse-submodules")
+
+
 def compiled_code_tracked(top: Path) -> str | None:
     """Why the repository at ``top`` (the keeper's checkout) tracks compiled code that Python would run in
     place of a reviewed source (None: it tracks none): one listing of what git tracks, read by
     :func:`bytecode_tracked` and :func:`extension_modules_tracked`."""
     from perfgraphs.leaderboard.records.history import git
 
-    listed = git(top, "ls-files", "-z")
+    listed = git(top, *TRACKED_LISTING)
     if listed is None:
         return f"cannot ask git which files {top} tracks"
     tracked = [name for name in listed.split("\0") if name]
