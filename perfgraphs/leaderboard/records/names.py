@@ -829,15 +829,31 @@ def _charset_problems(field: str, text: str) -> tuple[str, ...]:
 _AUTHOR_TIER_WORDS = frozenset({"verified", "reproduced", "selfreported", "tier"})
 
 
+# what a hidden board keeps, after ``hidden`` in an author list: ``Mal Lory (hidden set)`` and ``Mal Lory hidden
+# labels`` were accepted where ``hidden test`` was refused (hundred-and-seventeenth pass, side c)
+_HIDDEN_OBJECTS = frozenset({"test", "tests", "testset", "set", "sets", "label", "labels", "board", "leaderboard",
+                             "round", "split", "data", "dataset"})
+
+
 def tier_in_authors(authors: str) -> list[str]:
-    """An author list holding a tier's word or ``hidden test``, one line; else empty."""
-    found = next((w for words in _words_as_read(authors)
+    """An author list holding a tier's word, or ``hidden`` and what a hidden board keeps (``hidden test``,
+    ``hidden set``, ``hidden labels``: :data:`_HIDDEN_OBJECTS`), one line; else empty."""
+    found = next((w if w in _AUTHOR_TIER_WORDS else f"{w} {after}".strip() for words in _words_as_read(authors)
                   for w, after in zip(words, words[1:] + [""])
-                  if w in _AUTHOR_TIER_WORDS or w + after in ("selfreported", "hiddentest")), None)
+                  if w in _AUTHOR_TIER_WORDS or w + after == "selfreported"
+                  # ``hidden-set keeper`` names the project's people: that rule's line says so (``_names_organisers``)
+                  or (_hidden_object(w, after) and not _names_organisers(words))), None)
     if found is None:
         return []
     return [f"authors {authors!r} hold {found!r}, a tier's word the boards print in their own column: list "
             "people's names only"]
+
+
+def _hidden_object(word: str, after: str) -> bool:
+    """Whether ``word`` and the word after it say "hidden" and what a hidden board keeps, apart or run together
+    (``hiddenset``)."""
+    return (word == "hidden" and after in _HIDDEN_OBJECTS) or (
+        word.startswith("hidden") and word[len("hidden"):] in _HIDDEN_OBJECTS)
 
 
 # words a board prints about a row, never a method's own: ``gnn-v (verified, hidden test set)`` by
