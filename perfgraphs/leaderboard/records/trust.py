@@ -33,7 +33,61 @@ def trust_problem(record: dict, arrival: Callable[[], tuple[str, tuple[tuple[int
             or reserved_record_problem(record.get("method", ""), record.get("authors", ""),
                                        record.get("code_commit", ""), arrival)
             or _reference_tier_problem(record) or _team_transfer_tier_problem(record)
-            or _unscored_protocol_tier_problem(record))
+            or _unscored_protocol_tier_problem(record) or ratioless_record_problem(record))
+
+
+# the day records began keeping per-configuration ratios (scoring.PER_CONFIG_KEY) on every seed
+RATIOS_SINCE = "2026-11-28"
+
+
+def ratioless_record_problem(record: dict) -> str | None:
+    """Why a public record of a harness tier on a standard or group split keeps no per-configuration
+    ratios (None: it keeps them, or it may lack them). Every writer since 2026-11-28 keeps them on every
+    public seed (``submit``, ``runner``), so such a record is a reference baseline's from before then
+    (listed unranked) or a hand-written line, whose scores nothing ties: the readers tie MAPE, Acc, τ and
+    RMSE to a record's ratios and pairs only. Eve's `eve-net` on the official ML.ENERGY energy-per-token
+    board, a copy of `serving-prior-boost`'s record (21.78 %) with its ratios and pairs left out and every
+    seed stating 1.00 % MAPE, RMSE 0.01 J and Acc(10 %) 99 %, was listed there as *reproduced*, first in
+    the MAPE, RMSE and Acc columns (hundred-and-seventeenth pass, side b). A reference record dated after
+    that day would supersede the reference's ranked record, so it is held to the date too. Asked of a
+    test a board ranks only (:func:`_ranked_size`; transfer draws and hidden-set aggregates are tied
+    otherwise: :func:`_team_transfer_tier_problem`, the keeper's signature)."""
+    from perfgraphs.evaluation.platform_transfer import PROTOCOL
+    from perfgraphs.evaluation.scoring import PER_CONFIG_KEY
+    from perfgraphs.leaderboard.records.tiers import HARNESS_TIERS
+
+    protocol = str(record.get("protocol") or "")
+    seeds = [s for s in record.get("per_seed") or [] if isinstance(s, dict)]
+    if record.get("test_set", "public") != "public" or record.get("tier") not in HARNESS_TIERS \
+            or protocol == PROTOCOL or protocol.startswith(f"{PROTOCOL}/") \
+            or all(s.get(PER_CONFIG_KEY) for s in seeds) or not _ranked_size(seeds):
+        return None
+    if record.get("authors") == REFERENCE_AUTHORS and _before_ratios(str(record.get("date_utc", ""))):
+        return None
+    return (f"is marked {str(record.get('tier'))[:40]!r} on a public test set without per-configuration ratios "
+            f"({PER_CONFIG_KEY}), which every harness record since {RATIOS_SINCE} keeps: only a reference baseline's "
+            "record from before then may lack them; nothing ties this line's scores")
+
+
+def _before_ratios(date_utc: str) -> bool:
+    """Whether a record's date is before :data:`RATIOS_SINCE` (a date without a zone read as UTC)."""
+    from datetime import datetime, timezone
+
+    try:
+        when = datetime.fromisoformat(date_utc)
+    except ValueError:
+        return False
+    when = when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+    return when < datetime.fromisoformat(RATIOS_SINCE).replace(tzinfo=timezone.utc)
+
+
+def _ranked_size(seeds: list[dict]) -> bool:
+    """Whether ``seeds`` state a test a board ranks, or none: some seed's ``n`` missing or at least
+    :data:`~perfgraphs.evaluation.ranking.MIN_RANKED_CONFIGS`. A line stating fewer configurations than
+    its board's is named under the table (``ranks.other_test_size``), one stating none was not."""
+    from perfgraphs.evaluation.ranking import MIN_RANKED_CONFIGS
+
+    return any(not isinstance(s.get("n"), int) or s["n"] >= MIN_RANKED_CONFIGS for s in seeds)
 
 
 def _reference_tier_problem(record: dict) -> str | None:
