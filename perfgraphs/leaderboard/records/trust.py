@@ -60,7 +60,7 @@ def ratioless_record_problem(record: dict) -> str | None:
     seeds = [s for s in record.get("per_seed") or [] if isinstance(s, dict)]
     if record.get("test_set", "public") != "public" or record.get("tier") not in HARNESS_TIERS \
             or protocol == PROTOCOL or protocol.startswith(f"{PROTOCOL}/") \
-            or all(s.get(PER_CONFIG_KEY) for s in seeds) or not _ranked_size(seeds):
+            or all(s.get(PER_CONFIG_KEY) for s in seeds) or not _ranked_size(seeds, record):
         return None
     if record.get("authors") == REFERENCE_AUTHORS and _before_ratios(str(record.get("date_utc", ""))):
         return None
@@ -81,13 +81,29 @@ def _before_ratios(date_utc: str) -> bool:
     return when < datetime.fromisoformat(RATIOS_SINCE).replace(tzinfo=timezone.utc)
 
 
-def _ranked_size(seeds: list[dict]) -> bool:
-    """Whether ``seeds`` state a test a board ranks, or none: some seed's ``n`` missing or at least
-    :data:`~perfgraphs.evaluation.ranking.MIN_RANKED_CONFIGS`. A line stating fewer configurations than
-    its board's is named under the table (``ranks.other_test_size``), one stating none was not."""
+def _ranked_size(seeds: list[dict], record: dict | None = None) -> bool:
+    """Whether ``seeds`` state a test a board ranks or shows as its own, or none: some seed's ``n`` missing,
+    at least :data:`~perfgraphs.evaluation.ranking.MIN_RANKED_CONFIGS`, or the size ``leaderboard/builds.json``
+    pins for the record's board (:func:`_pinned_size`: the dippm h200 boards hold 88 configurations, and a line
+    stating 88 was listed there among the references). A line stating another size than its board's is named
+    under the table (``ranks.other_test_size``), one stating none was not."""
     from perfgraphs.evaluation.ranking import MIN_RANKED_CONFIGS
 
-    return any(not isinstance(s.get("n"), int) or s["n"] >= MIN_RANKED_CONFIGS for s in seeds)
+    pinned = _pinned_size(record) if record is not None else None
+    return any(not isinstance(s.get("n"), int) or s["n"] >= MIN_RANKED_CONFIGS or s["n"] == pinned for s in seeds)
+
+
+def _pinned_size(record: dict) -> int | None:
+    """The test size the repository's ``leaderboard/builds.json`` pins for ``record``'s board, or None."""
+    from perfgraphs.errors import PerfgraphsError
+    from perfgraphs.leaderboard.records.builds import read_pins
+
+    try:
+        pin = read_pins().get(f"{record.get('dataset')} {record.get('config')}") or {}
+    except PerfgraphsError:
+        return None
+    n = pin.get("test_n", {}).get(str(record.get("target")))
+    return n if isinstance(n, int) else None
 
 
 def _reference_tier_problem(record: dict) -> str | None:
