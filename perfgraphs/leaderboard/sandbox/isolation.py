@@ -72,7 +72,7 @@ def unavailable_reason() -> str | None:
     except IsolationUnavailable as exc:
         return str(exc)
     if user is not None:  # as the harness will run it: dropped to the sandbox's user first
-        probe = [sys.executable, "-I", "-S", str(LAUNCHER), *per_run_host_user(user), "0", "0", "--", *probe]
+        probe = [sys.executable, "-I", "-S", str(LAUNCHER), *per_run_host_user(user), "0", "0", "0", "--", *probe]
     try:
         done = subprocess.run(probe, capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired) as exc:
@@ -168,6 +168,9 @@ def _masked_proc() -> list[str]:
 # its scratch places are bubblewrap's tmpfs, which allow execution.
 SCRATCH_DIRS = ("/tmp", "/dev/shm")
 NOEXEC_SCRATCH = True  # tests turn it off to show what it refuses
+# The launcher also binds the package code, the submission, the job and the inbox noexec: a median mapped machine
+# code its folder kept in a `scale.bin` (no ELF) straight from /submission (hundred-and-sixteenth pass, side a).
+NOEXEC_DATA = True  # tests turn it off to show what it refuses
 
 
 def _scratch(stage: Path | None) -> tuple[list[str], list[str]]:
@@ -370,7 +373,9 @@ def command(paths: SandboxPaths, argv: list[str], seccomp_fd: int | None = None)
         if name in os.environ:
             env += ["--setenv", name, os.environ[name]]
     # (source on the host, path in the sandbox): every bind besides the system's
-    binds = [*((str(r), str(r)) for r in _python_roots()), (str(paths.code), CODE_MOUNT),
+    # (the Python environment's keep exec; the launcher mounts the others noexec: 116th pass, side a)
+    roots = [(str(r), str(r)) for r in _python_roots()]
+    binds = [*roots, (str(paths.code), CODE_MOUNT),
              (str(paths.submission), SUBMISSION_MOUNT), (str(paths.job), JOB_MOUNT), (str(paths.inbox), INBOX_MOUNT)]
     user = sandbox_user()
     staged: list[str] = []
@@ -392,8 +397,9 @@ def command(paths: SandboxPaths, argv: list[str], seccomp_fd: int | None = None)
                *env, "--", *argv]
     if user is None:
         return sandbox
+    keep_exec = len(roots) if NOEXEC_DATA else len(binds)
     return [sys.executable, "-I", "-S", str(LAUNCHER), *per_run_host_user(user), str(len(staged) // 2),
-            *staged, str(len(scratch_mounts)), *scratch_mounts, "--", *sandbox]
+            str(keep_exec), *staged, str(len(scratch_mounts)), *scratch_mounts, "--", *sandbox]
 
 
 def staged_code_dir(parent: Path) -> Path:
