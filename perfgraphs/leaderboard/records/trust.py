@@ -94,16 +94,20 @@ def _ranked_size(seeds: list[dict], record: dict | None = None) -> bool:
 
 
 def _pinned_size(record: dict) -> int | None:
-    """The test size the repository's ``leaderboard/builds.json`` pins for ``record``'s board, or None."""
-    from perfgraphs.errors import PerfgraphsError
-    from perfgraphs.leaderboard.records.builds import read_pins
+    """The test size the repository's ``leaderboard/builds.json`` pins for ``record``'s board, or None. Read here,
+    not through ``builds.read_pins``, which would import this module's readers back (``builds`` -> ``results``)."""
+    import json
+
+    from perfgraphs import paths
 
     try:
-        pin = read_pins().get(f"{record.get('dataset')} {record.get('config')}") or {}
-    except PerfgraphsError:
+        pins = json.loads((paths.leaderboard_dir() / "builds.json").read_text())
+    except (OSError, ValueError, RecursionError):
         return None
-    n = pin.get("test_n", {}).get(str(record.get("target")))
-    return n if isinstance(n, int) else None
+    pin = pins.get(f"{record.get('dataset')} {record.get('config')}") if isinstance(pins, dict) else None
+    sizes = pin.get("test_n") if isinstance(pin, dict) else None
+    n = sizes.get(str(record.get("target"))) if isinstance(sizes, dict) else None
+    return n if isinstance(n, int) and not isinstance(n, bool) else None
 
 
 def _reference_tier_problem(record: dict) -> str | None:
