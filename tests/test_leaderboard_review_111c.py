@@ -27,8 +27,8 @@ def _understated(record: dict) -> dict:
     return {**record, "per_seed": [{**s, "rmse": 0.001} for s in record["per_seed"]]}
 
 
-def _site_rmse(tmp_path, records: list[dict]) -> dict[str, list[str]]:
-    """{method: its RMSE cells} in the site's board tables built from ``records`` (llm boards only)."""
+def llm_site_index(tmp_path, records: list[dict]) -> str:
+    """The site's index page built from ``records`` as the llm results file (the repository's build pins beside it)."""
     from perfgraphs.leaderboard.site.pages import build_site
     from perfgraphs.paths import leaderboard_dir
 
@@ -37,7 +37,12 @@ def _site_rmse(tmp_path, records: list[dict]) -> dict[str, list[str]]:
     (tmp_path / "builds.json").write_text((leaderboard_dir() / "builds.json").read_text())
     (results / "llm.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
     forget_checked()
-    index = build_site(tmp_path / "site", results).read_text()
+    return build_site(tmp_path / "site", results).read_text()
+
+
+def _site_rmse(tmp_path, records: list[dict]) -> dict[str, list[str]]:
+    """{method: its RMSE cells} in the site's board tables built from ``records`` (llm boards only)."""
+    index = llm_site_index(tmp_path, records)
     shown: dict[str, list[str]] = {}
     for row in index.split("<tr>")[1:]:
         cells = re.findall(r"<td[^>]*data-v='([^']*)'", row.split("</tr>")[0])

@@ -21,6 +21,7 @@ import pytest
 import perfgraphs.leaderboard.records.trust as trust
 from perfgraphs.leaderboard.records.results import _parse_record, forget_checked
 from test_leaderboard_review_104c import _board_records
+from test_leaderboard_review_111c import llm_site_index
 
 
 def _eves_ratioless_copy(reference: dict) -> dict:
@@ -33,15 +34,7 @@ def _eves_ratioless_copy(reference: dict) -> dict:
 
 def _board_rows(tmp_path, records: list[dict]) -> dict[str, tuple[float, float, float, str]]:
     """{method: (MAPE, RMSE, Acc(10 %), tier)} of the site's official energy-per-token board built from ``records``."""
-    from perfgraphs.leaderboard.site.pages import build_site
-    from perfgraphs.paths import leaderboard_dir
-
-    results = tmp_path / "results"
-    results.mkdir(parents=True)
-    (tmp_path / "builds.json").write_text((leaderboard_dir() / "builds.json").read_text())
-    (results / "llm.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
-    forget_checked()
-    index = build_site(tmp_path / "site", results).read_text()
+    index = llm_site_index(tmp_path, records)
     table = index.split("mlenergy · energy_per_token_joules · leave-models-out", 1)[1].split("</table>")[0]
     rows = {}
     for row in table.split("<tbody>")[1].split("<tr>")[1:]:
