@@ -421,12 +421,29 @@ def _per_config_problem(seed: dict) -> str | None:
         stated = seed.get(f"acc_{pct}_pct")
         if not _finite(stated):
             continue
-        # a ratio kept to 6 digits may cross the threshold it sat on: one configuration either way
         within = sum(e <= pct / 100 for e in errors) / len(ratios) * 100.0
-        if abs(within - stated) > 100.0 / len(ratios) + 1e-6:
-            return (f"{PER_CONFIG_KEY} puts {within:.2f} % within {pct} %, the record says Acc({pct}%) "
-                    f"{stated:.2f} %")
+        if abs(within - stated) <= 1e-6:
+            continue
+        slack = 100.0 * _on_threshold(ratios, pct / 100) / len(ratios)  # asked only where they differ
+        if abs(within - stated) > slack + 1e-6:
+            return (f"{PER_CONFIG_KEY} puts {within:.2f} % within {pct} % (± {slack:.2f} for the ratios on the "
+                    f"threshold), the record says Acc({pct}%) {stated:.2f} %")
     return None
+
+
+# a ratio is kept to 6 significant digits (scoring.pred_over_label): at most 5e-6 of itself from the one scored
+ACC_THRESHOLD_RTOL = 1e-5
+
+
+def _on_threshold(ratios: list, delta: float) -> int:
+    """How many ``ratios`` lie within their rounding (:data:`ACC_THRESHOLD_RTOL` of each) of the threshold
+    ``delta``: only those may have been counted within it by the harness and out of it here, or back. The
+    slack was one configuration on every Acc(δ) of every seed, whatever its ratios: Eve's copy of
+    `static-xgboost`'s dippm h200 latency record (n = 88), its one ratio on the 10 % threshold (1.1) moved
+    2e-5 inside and every seed stating Acc(10 %) 27.27 % where its ratios give 26.14 %, was read and listed
+    there as reproduced, first in the site's Acc(10 %) column above every line's evidence (hundred-and-
+    eighteenth pass, side b)."""
+    return sum(abs(abs(r - 1.0) - delta) <= ACC_THRESHOLD_RTOL * abs(r) + 1e-12 for r in ratios)
 
 
 def _breakdown_problem(seed: dict) -> str | None:
