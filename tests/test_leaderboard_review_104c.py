@@ -102,8 +102,14 @@ def assert_ranked_apart(tmp_path, references, honest, forged, capsys, monkeypatc
 
 
 def test_ratios_moved_toward_one_are_not_reproduced_where_labels_are_one_measurement(tmp_path, capsys, monkeypatch):
+    from perfgraphs.leaderboard.records import record_check
+
     references, folder, honest = eves_copy(tmp_path)
     forged = _toward_one(honest)
+    # since 118b's lead the readers allow a seed's MAPE only its ratios' rounding off them: refused when read
+    assert "implies MAPE" in (_parse_record(json.dumps(forged))[1] or "")
+    # the allowance this pass met (0.01 + 0.1 % of the MAPE), under which it asks reproduce's comparison
+    monkeypatch.setattr(record_check, "mape_rounding", lambda ratios: 0.01 + 1e-3 * 21.6740)
     assert _parse_record(json.dumps(forged))[1] is None  # every field check passes it
     assert reproduce_module._compare(forged, honest, reproduce_module.TOLERANCE_REL) == []
     ranked = [float(np.mean(np.abs(np.asarray(s["pred_over_label"]) - 1.0)) * 100) for s in forged["per_seed"]]
