@@ -171,3 +171,49 @@ def variant_spellings(repo: Path) -> set[str]:
     for artifact in sorted((repo / "perfgraphs" / "predict" / "artifacts").glob("*.rows.npz")):
         strings += _artifact_names(artifact)
     return row_tokens(strings)
+
+
+_GRAPH_HASH = re.compile(r"(?<![0-9a-f])[0-9a-f]{64}(?![0-9a-f])")  # a structure hash (``PerfGraph.structure_hash``)
+
+
+def _parquet_strings(path: Path):
+    """Every string cell of a Parquet file, whatever its column (a list column's items too)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = pq.read_schema(path)
+    text = [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
+            or pa.types.is_binary(f.type) or pa.types.is_list(f.type) or pa.types.is_dictionary(f.type)]
+    for cells in pq.read_table(path, columns=text).to_pydict().values() if text else ():
+        for cell in cells:
+            yield from _cell_strings(cell)
+
+
+def committed_graph_hashes(repo: Path) -> dict[str, str]:
+    """structure hash -> the first place that holds it, of every graph's structure hash
+    (:attr:`perfgraphs.graph.ir.PerfGraph.structure_hash`, 64 hex digits) in the committed files the exposure
+    scan reads: every string cell of the stores' Parquet files, the JSON under ``data/measurements``, the staged
+    package data, the split files and the predict artifacts' row names. The scan matched those files by model
+    name only, while a predictor gets each hidden row's ``structure_hash`` as an input column: a table committed
+    before the draw as ``perfgraphs/features/graph_latency.csv`` (staged beside the code, read in the sandbox)
+    holding a drawn resnet's structure hash and its latency, no name, was found nowhere, and the draw and the
+    build counted the variant as fresh (hundred-and-eighteenth pass, side a). The build
+    (:func:`perfgraphs.leaderboard.records.hidden.leave_out_public`) leaves such rows out by hash."""
+    found: dict[str, str] = {}
+
+    def note(strings, place: str) -> None:
+        for s in strings:
+            for h in _GRAPH_HASH.findall(str(s).lower()):
+                found.setdefault(h, place)
+
+    measurements = repo / "data" / "measurements"
+    for store in sorted(p for p in measurements.iterdir() if p.is_dir()) if measurements.is_dir() else []:
+        for path in files_as_read(store, (".parquet",)):
+            note(_parquet_strings(path), f"data/measurements/{store.name}")
+    for place, strings in [*measurement_documents(measurements), *staged_package_data(repo)]:
+        note(strings, place)
+    for split in files_as_read(repo / "data" / "splits", (".json", ".txt")):
+        note(_split_strings(split) if split.is_file() else [], str(split.parent.relative_to(repo)))
+    for artifact in sorted((repo / "perfgraphs" / "predict" / "artifacts").glob("*.rows.npz")):
+        note(_artifact_names(artifact), f"perfgraphs/predict/artifacts/{artifact.name.split('--')[0]}--*.rows.npz")
+    return found

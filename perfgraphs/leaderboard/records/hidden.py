@@ -426,7 +426,10 @@ def leave_out_public(table: pa.Table, repo: Path | None = None, external: Path |
     from perfgraphs.leaderboard.records.exposure import public_mentions
 
     names = sorted(set(table.column("name").to_pylist()))
-    found = public_mentions(names, Path(repo) if repo is not None else paths.leaderboard_dir().parent, external=external)
+    repo = Path(repo) if repo is not None else paths.leaderboard_dir().parent
+    found = public_mentions(names, repo, external=external)
+    for name, place in public_graph_hashes(table, repo).items():
+        found[name] = sorted({*found.get(name, ()), place})
     if not found:
         return table
     keep = [n not in found for n in table.column("name").to_pylist()]
@@ -434,6 +437,21 @@ def leave_out_public(table: pa.Table, repo: Path | None = None, external: Path |
     print(f"note: left out {keep.count(False)} row(s) of "
           f"{len(found)} architecture(s) that public data names: {where}"[:400])
     return table.filter(pa.array(keep))
+
+
+def public_graph_hashes(table: pa.Table, repo: Path) -> dict[str, str]:
+    """architecture (``name``) -> the committed place holding its row's ``structure_hash``
+    (:func:`perfgraphs.collect.public_files.committed_graph_hashes`), for a table with that column. The name
+    scan reads a committed file's models by name only, and a predictor gets each hidden row's
+    ``structure_hash``: a staged table naming no model, only a drawn variant's hash and its latency, left the
+    variant in the hidden file (hundred-and-eighteenth pass, side a)."""
+    from perfgraphs.collect.public_files import committed_graph_hashes
+
+    if "structure_hash" not in table.column_names:
+        return {}
+    hashes = committed_graph_hashes(repo)
+    return {n: hashes[h] for n, h in zip(table.column("name").to_pylist(), table.column("structure_hash").to_pylist())
+            if h in hashes}
 
 
 def foreign_hardware(cfg: Config, rows: list[dict]) -> str | None:
