@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from perfgraphs.cli import main
+from perfgraphs.leaderboard.sandbox import isolation
 from test_submit import BOARD, only_the_layer_under_test, code_submission, env  # noqa: F401 — env is a fixture
 from test_leaderboard_review_37b import MEDIAN
 
@@ -95,6 +96,11 @@ def test_an_extension_module_does_not_replace_the_reviewed_source(env, capsys, t
     monkeypatch.setattr(submission, "_shadowed", lambda path: None)  # control: the check off
     assert main(argv) == 1
     err = capsys.readouterr().err
+    if isolation.sandbox_user() is not None:  # the root harness's second layer: /submission is noexec (116a)
+        assert "failed to map segment" in err, err
+        monkeypatch.setattr(isolation, "NOEXEC_DATA", False)
+        assert main(argv) == 1
+        err = capsys.readouterr().err
     assert "RuntimeError: the shipped extension ran, not predictor.py" in err, err
 
 
