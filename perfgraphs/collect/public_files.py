@@ -217,3 +217,89 @@ def committed_graph_hashes(repo: Path) -> dict[str, str]:
     for artifact in sorted((repo / "perfgraphs" / "predict" / "artifacts").glob("*.rows.npz")):
         note(_artifact_names(artifact), f"perfgraphs/predict/artifacts/{artifact.name.split('--')[0]}--*.rows.npz")
     return found
+
+
+COST_COLUMNS = ("total_macs", "total_flops", "total_params", "total_memory_bytes")  # a graph's counts, its row's inputs
+MIN_COST_KEY = 10 ** 6  # a count of 7 digits or more: a structure's key within its family, rarely another number's
+
+
+def _numbers(values) -> set[int]:
+    """The integer-valued numbers of at least :data:`MIN_COST_KEY` among ``values`` (numbers, or text read as
+    numbers; anything else skipped)."""
+    out = set()
+    for v in values:
+        try:
+            f = float(v)
+        except (TypeError, ValueError, OverflowError):
+            continue
+        if f == f and abs(f) != float("inf") and f.is_integer() and abs(f) >= MIN_COST_KEY:
+            out.add(int(f))
+    return out
+
+
+def _json_numbers(value):
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _json_numbers(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _json_numbers(v)
+
+
+def _file_numbers(path: Path) -> set:
+    """Every number a committed table or document holds, as its reader reads it: a Parquet file's numeric cells, a
+    ``.npz``'s arrays, a JSON document's numbers, any other file's words; and each row of a ``.npz``'s 2-D array as a
+    tuple of float32 (a predict artifact's ``features`` are a featurizer's vectors, the counts' logarithms)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if path.suffix == ".parquet":
+        schema = pq.read_schema(path)
+        cols = [f.name for f in schema if pa.types.is_integer(f.type) or pa.types.is_floating(f.type)
+                or pa.types.is_decimal(f.type)]
+        return _numbers(v for c in pq.read_table(path, columns=cols).itercolumns() for v in c.to_numpy(False)) if cols else set()
+    if path.suffix == ".npz":
+        with np.load(path, allow_pickle=False) as z:
+            arrays = [z[k] for k in z.files if z[k].dtype.kind in "iuf"]
+        return _numbers(v for a in arrays for v in a.ravel().tolist()) | {
+            tuple(r) for a in arrays if a.ndim == 2 for r in a.astype(np.float32).tolist()}
+    text = path.read_text(errors="replace")
+    if path.suffix == ".json":
+        try:
+            return _numbers(_json_numbers(json.loads(text)))
+        except ValueError:
+            pass
+    return _numbers(t for t in _TOKENS.split(text) if t)
+
+
+def committed_cost_numbers(repo: Path) -> dict:
+    """integer (or float32 row) -> the first place that holds it, of every integer of :data:`MIN_COST_KEY` or more
+    (and every row of a 2-D ``.npz`` array) in the committed files the exposure scan reads (the stores' Parquet and
+    JSON, the staged package data, the split files, the predict artifacts' ``*.rows.npz``), where a graph's cost
+    counts (:data:`COST_COLUMNS`), or its featurizer's vector, would lie. Each is an
+    input column of its hidden row, and within a family a key to its structure: a table committed before the draw
+    as ``perfgraphs/features/<table>.csv`` holding a drawn resnet's ``total_flops`` and its latency, no name and
+    no hash, was found by neither scan, and the build kept the row a predictor looks its label up in by the
+    features it is handed (hundred-and-twenty-first pass, side a). The build
+    (:func:`perfgraphs.leaderboard.records.hidden.leave_out_public`) leaves such rows out."""
+    from perfgraphs.paths import is_staged_data
+
+    places: list[tuple[Path, str]] = []
+    measurements, package = repo / "data" / "measurements", repo / "perfgraphs"
+    for path in files_as_read(measurements, (".parquet", ".json")) if measurements.is_dir() else []:
+        places.append((path, f"data/measurements/{path.relative_to(measurements).parts[0]}"))
+    for path in files_as_read(package, ("",)) if package.is_dir() else []:
+        if is_staged_data(path.relative_to(package).parts):
+            places.append((path, str(path.relative_to(repo))))
+    for split in files_as_read(repo / "data" / "splits", (".json", ".txt")):
+        places.append((split, str(split.parent.relative_to(repo))))
+    for artifact in sorted((package / "predict" / "artifacts").glob("*.rows.npz")):
+        places.append((artifact, f"perfgraphs/predict/artifacts/{artifact.name.split('--')[0]}--*.rows.npz"))
+    found: dict = {}
+    for path, place in places:
+        for n in _file_numbers(path) if path.is_file() else ():
+            found.setdefault(n, place)
+    return found

@@ -428,7 +428,7 @@ def leave_out_public(table: pa.Table, repo: Path | None = None, external: Path |
     names = sorted(set(table.column("name").to_pylist()))
     repo = Path(repo) if repo is not None else paths.leaderboard_dir().parent
     found = public_mentions(names, repo, external=external)
-    for name, place in public_graph_hashes(table, repo).items():
+    for name, place in {**public_graph_hashes(table, repo), **public_feature_rows(table, repo)}.items():
         found[name] = sorted({*found.get(name, ()), place})
     if not found:
         return table
@@ -452,6 +452,31 @@ def public_graph_hashes(table: pa.Table, repo: Path) -> dict[str, str]:
     hashes = committed_graph_hashes(repo)
     return {n: hashes[h] for n, h in zip(table.column("name").to_pylist(), table.column("structure_hash").to_pylist())
             if h in hashes}
+
+
+def public_feature_rows(table: pa.Table, repo: Path) -> dict[str, str]:
+    """architecture (``name``) -> the committed place holding one of its row's cost counts
+    (:data:`perfgraphs.collect.public_files.COST_COLUMNS`, exactly) or its featurizer's whole vector (as a
+    predict artifact's ``features`` row), from :func:`perfgraphs.collect.public_files.committed_cost_numbers`.
+    A predictor gets those columns as inputs, and within a family a count is a key to the structure: a staged
+    table of ``total_flops`` and latency, no name and no hash, left a drawn resnet's label in reach of a lookup
+    (hundred-and-twenty-first pass, side a). Exact values only: a count rounded, scaled or logged as text escapes."""
+    from perfgraphs.collect.public_files import COST_COLUMNS, committed_cost_numbers
+    from perfgraphs.data.build import STATIC_COLUMNS
+
+    cols = [c for c in COST_COLUMNS if c in table.column_names]
+    if not cols:
+        return {}
+    held, names = committed_cost_numbers(repo), table.column("name").to_pylist()
+    keys = [[int(v) for v in table.column(c).to_pylist() if v is not None] for c in cols]
+    rows = [set(k) for k in zip(*keys)] if all(len(k) == table.num_rows for k in keys) else [set() for _ in names]
+    if all(c in table.column_names for c in STATIC_COLUMNS):
+        from perfgraphs.data.featurize import static_features
+        from perfgraphs.registry import TRAPPM  # the predict artifacts' featurizer (``predict.features.GRAPH_FEATURIZER``)
+
+        for keyset, vec in zip(rows, static_features(table, TRAPPM).tolist()):
+            keyset.add(tuple(vec))
+    return {n: held[k] for n, keyset in zip(names, rows) for k in keyset if k in held}
 
 
 def foreign_hardware(cfg: Config, rows: list[dict]) -> str | None:
