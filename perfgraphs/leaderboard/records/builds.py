@@ -112,14 +112,29 @@ def repetitions_pin_problem(board: Task, path: Path | None = None) -> str | None
     measurements, 20 of them its predictions (forty-second pass of 2026-12-04). So the store's
     files are pinned with the build (``repetitions``, written by ``pin-builds``, a release step)."""
     pin = pinned(board, path)
-    if pin is None or board.config.repeat_suite is None:
+    if board.config.repeat_suite is None:
         return None
+    if pin is None:
+        return unpinned_repetitions_problem(board)
     found = repetitions_digest(board.config)
     if pin.get("repetitions") == found:
         return None
     return (f"the repeat store {board.config.repeat_suite} (the test part's visits the ranks pair with) is not the "
             f"one leaderboard/builds.json pins for {board.dataset.name} {board.config.name} (sha256 {found[:12]} here, "
             f"{str(pin.get('repetitions') or 'none')[:12]} pinned): restore the store, or re-pin "
+            "(`perfgraphs leaderboard pin-builds`, a release step)")
+
+
+def unpinned_repetitions_problem(board: Task) -> str | None:
+    """Why a config with a repeat store and no pin in ``builds.json`` has no visits to rank against.
+    The file is read as it stands, and "no pin" read as "nothing to check": one pull request that
+    deleted the pin of dippm's ``cpu-torch-fp32`` (its references on that build, the board ranked the
+    same records unpinned) and added a shard of 20 forged visits at one entry's predictions moved that
+    entry from rank 2 at 10.7 % to rank 1 at 3.4 % on the official latency board, no reader saying a
+    word (hundred-and-twenty-first pass, side b). A store is ranked against only as a pin names it
+    (``pin-builds``, a release step, pins a new config's)."""
+    return (f"no pin in leaderboard/builds.json names {board.dataset.name} {board.config.name}, so nothing names the "
+            f"repeat store {board.config.repeat_suite} its ranks pair with: restore the pin, or pin the config "
             "(`perfgraphs leaderboard pin-builds`, a release step)")
 
 
