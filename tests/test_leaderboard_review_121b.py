@@ -17,17 +17,15 @@ one line, as for a store that is not the pinned one; ``pin-builds`` (a release s
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 
-from test_leaderboard_review_42a import _forge_visits
+from test_leaderboard_review_42a import forged_store
 
 
 def test_a_deleted_pin_does_not_unpin_the_repeat_store(tmp_path, monkeypatch):
     """Attack: delete the config's pin from builds.json, add forged visits. Guard: the readers stop
     with one line. Control: with the new check off, the forged visits rank the favoured entry first."""
-    from perfgraphs import paths
     from perfgraphs.leaderboard.records import builds
     from perfgraphs.leaderboard.records.builds import RepetitionsPinError
     from perfgraphs.leaderboard.records.ranks import label_repetitions, rank_board
@@ -53,12 +51,7 @@ def test_a_deleted_pin_does_not_unpin_the_repeat_store(tmp_path, monkeypatch):
     favoured = next(e for e in current if e.method == "layerwise-boost")
 
     # ... and the forty-second pass's forged shard of visits
-    suite = board.config.repeat_suite
-    copy = tmp_path / suite
-    shutil.copytree(paths.measurement_store(suite), copy)
-    real = paths.measurement_store
-    monkeypatch.setattr(paths, "measurement_store", lambda name: copy if name == suite else real(name))
-    _forge_visits(copy, favoured)
+    forged_store(board, favoured, tmp_path, monkeypatch)
 
     with pytest.raises(RepetitionsPinError, match="no pin"):
         label_repetitions(board)

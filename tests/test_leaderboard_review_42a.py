@@ -41,6 +41,19 @@ def _forge_visits(store_root, favoured, visits: int = 20) -> None:
             rows.append(row)
     atomic_write_table(to_table(rows), store_root / board.config.platform / PARTS / "forged.parquet")
     store.compact()
+def forged_store(board, favoured, tmp_path, monkeypatch) -> None:
+    """The board's committed repeat store copied under ``tmp_path``, read in its place, with the forged shard of
+    visits at ``favoured``'s predictions added (:func:`_forge_visits`)."""
+    from perfgraphs import paths
+
+    suite = board.config.repeat_suite
+    copy = tmp_path / suite
+    shutil.copytree(paths.measurement_store(suite), copy)
+    real = paths.measurement_store
+    monkeypatch.setattr(paths, "measurement_store", lambda name: copy if name == suite else real(name))
+    _forge_visits(copy, favoured)
+
+
 
 
 def test_forged_visits_in_the_repeat_store_do_not_rerank_a_board(tmp_path, monkeypatch):
@@ -56,7 +69,6 @@ def test_forged_visits_in_the_repeat_store_do_not_rerank_a_board(tmp_path, monke
     the build (``repetitions``) and a store that is not the pinned one stops the readers with one
     line. Control: the committed store reads as pinned and ranks roofline-boost first; without the
     pin check the forged store ranks the favoured entry first."""
-    from perfgraphs import paths
     from perfgraphs.leaderboard.records import builds
     from perfgraphs.leaderboard.records.builds import RepetitionsPinError, repetitions_pin_problem
     from perfgraphs.leaderboard.records.ranks import label_repetitions, rank_board
@@ -79,12 +91,7 @@ def test_forged_visits_in_the_repeat_store_do_not_rerank_a_board(tmp_path, monke
     assert repetitions_pin_problem(board) is None
     assert first(label_repetitions(board)) == "roofline-boost"
 
-    suite = board.config.repeat_suite
-    copy = tmp_path / suite
-    shutil.copytree(paths.measurement_store(suite), copy)
-    real = paths.measurement_store
-    monkeypatch.setattr(paths, "measurement_store", lambda name: copy if name == suite else real(name))
-    _forge_visits(copy, favoured)
+    forged_store(board, favoured, tmp_path, monkeypatch)
 
     with pytest.raises(RepetitionsPinError, match="not the one leaderboard/builds.json pins"):
         label_repetitions(board)
