@@ -168,7 +168,9 @@ def test_exit_while_sandbox_still_runs(tmp_path):
         while len(box.tasks()) < 3 and time.monotonic() < deadline:  # bwrap, its pid 1, python
             time.sleep(0.05)
         assert len(box.tasks()) >= 3
-    assert popen.wait(timeout=10) == -9
+    # killed with the cgroup: SIGKILL, or 128 + 9 where bwrap saw its child killed a moment before its own
+    # kill landed (once in a full suite under load, 2026-12-07)
+    assert popen.wait(timeout=10) in (-9, 128 + 9)
     assert not any(d.exists() for d in dirs)
 
 
