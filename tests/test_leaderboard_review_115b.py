@@ -22,7 +22,8 @@ from __future__ import annotations
 from perfgraphs.cli import main
 from perfgraphs.leaderboard import submission
 from perfgraphs.leaderboard.sandbox import harness
-from test_submit import BOARD, code_submission, env  # noqa: F401 — fixtures
+from test_submit import code_submission, env  # noqa: F401 — fixtures
+from test_leaderboard_review_64b import _check, _refused
 
 # a median scaled by the `scale` of a `prior.yaml` the folder ships, read with PyYAML's default full loader
 MEDIAN_YAML = (
@@ -41,15 +42,6 @@ MEDIAN_YAML = (
 NOTES = "raise SystemExit('the notes ran')\n"  # a text file, to every check; Python to exec
 BY_APPLY = "scale: !!python/object/apply:builtins.exec [\"exec(open('/submission/notes.txt').read())\"]\n"
 BY_MODULE = "scale: !!python/module:antigravity\n"
-
-
-def _check(sub, env) -> list[str]:  # noqa: F811
-    return ["check", str(sub), *BOARD, "--quick", "--seeds", "0", "--results", str(env["results"])]
-
-
-def _refused(capsys, what: str) -> None:
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and what in err and "the notes ran" not in err, err
 
 
 def test_a_yaml_file_runs_no_python(env, capsys, tmp_path, monkeypatch):  # noqa: F811
