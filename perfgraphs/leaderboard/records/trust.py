@@ -89,8 +89,10 @@ def _ranked_size(seeds: list[dict], record: dict | None = None) -> bool:
     under the table (``ranks.other_test_size``), one stating none was not."""
     from perfgraphs.evaluation.ranking import MIN_RANKED_CONFIGS
 
-    pinned = _pinned_size(record) if record is not None else None
-    return any(not isinstance(s.get("n"), int) or s["n"] >= MIN_RANKED_CONFIGS or s["n"] == pinned for s in seeds)
+    if any(not isinstance(s.get("n"), int) or s["n"] >= MIN_RANKED_CONFIGS for s in seeds):
+        return True
+    pinned = _pinned_size(record) if record is not None else None  # the file read only for the few left
+    return pinned is not None and any(s["n"] == pinned for s in seeds)
 
 
 def _pinned_size(record: dict) -> int | None:
