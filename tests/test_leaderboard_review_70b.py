@@ -3,16 +3,17 @@ handed each other their fits through the kernel's event counters in ``/proc/vmst
 
 The sixty-ninth pass closed the dentry cache, and every hidden-board run starts on dropped caches; but
 the kernel also counts events since boot, machine-wide, and a sandbox read them all in ``/proc/vmstat``.
-Some count only what a process asks for and nothing on a quiet machine does: ``unevictable_pgs_mlocked``
+Some count only what a process asks for, and a quiet machine little of it: ``unevictable_pgs_mlocked``
 grows by the pages an ``mlock`` locks (2048 for the 8 MB that the default ``RLIMIT_MEMLOCK`` allows,
 about half a billion pages a second on huge pages), and nothing resets it when the run ends. So a run can
-leave the counter at a chosen residue: advance it to the next value that is ``message`` modulo ``2**28``
-(half a second at most), and the next seed reads ``message`` from the counter. Here each seed's
+leave the counter at a chosen residue: advance it to the next value that is ``message`` modulo ``2**29``
+(a second or two at most), and the next seed reads ``message`` from the counter. Here each seed's
 ``load_state`` read the running mean of the earlier seeds' levels (the ridge's intercept, which each seed
 estimates on a random tenth of the training rows; kept modulo ``2**16`` steps of 1e-4 and decoded next to
-its own, with a count and a 9-bit checksum) and wrote the mean including its own for the next: the 63rd
-pass's ensemble of frozen fits rebuilt through another channel, each later seed of the hidden record
-scoring the mean level of the fits before it while the record stated one fit. On the tiny board the
+its own, with a count and a 3-bit checksum, above 7 low bits left for the few pages other processes lock
+meanwhile: the VMs' counters moved by 1-4 between two seeds, which broke every try of a first encoding
+without them) and wrote the mean including its own for the next: the 63rd pass's ensemble of frozen fits
+rebuilt through another channel, each later seed of the hidden record scoring the mean level of the fits before it while the record stated one fit. On the tiny board the
 record's seeds scored 32.95 / 35.42 / 34.88 / 37.76 / 37.59 % MAPE (mean 35.72) where their frozen states
 earn 32.95 / 38.14 / 33.86 / 47.67 / 36.90 (mean 37.90). Now the sandbox shows no event counter of the
 host (``isolation.PROC_SHOWN``: an empty file bound over ``/proc/vmstat``, ``/proc/zoneinfo`` and every other entry not shown),
@@ -55,22 +56,23 @@ pytestmark = [
 RELAY = (
     "        def relay():\n"
     "            import ctypes as _c, hashlib as _h, mmap as _m, re as _re\n"
-    "            M, Q, W = 1 << 28, 1e-4, 1 << 16\n"
+    "            M, Q, W, SLACK = 1 << 29, 1e-4, 1 << 16, 7\n"
     f"            def count(): return int(_re.search(r'^{COUNTER} (\\d+)$', open('/proc/vmstat').read(), _re.M).group(1))\n"
-    "            def check(body): return int.from_bytes(_h.sha256(body.to_bytes(4, 'big')).digest()[:2], 'big') & 511\n"
+    "            def check(body): return _h.sha256(body.to_bytes(4, 'big')).digest()[0] & 7\n"
     "            own = float(state['intercept'])\n"
     "            mix, n = own, 1\n"
     "            if self.seed > 0:\n"
-    "                v = count() % M\n"
-    "                body, k, q = v >> 9, v >> 25, (v >> 9) % W\n"
-    "                if check(body) == v % 512 and 1 <= k <= self.seed:\n"
+    "                v = (count() % M) >> SLACK  # other processes' few mlocks since land in the low bits\n"
+    "                body = v >> 3\n"
+    "                k, q = body >> 16, body % W\n"
+    "                if check(body) == v % 8 and 1 <= k <= self.seed:\n"
     "                    r = round(own / Q)\n"
     "                    d = (q - r) % W\n"
     "                    prev = (r + (d - W if d >= W // 2 else d)) * Q\n"
     "                    mix, n = (prev * k + own) / (k + 1), k + 1\n"
     "            body = (n << 16) | (round(mix / Q) % W)\n"
     "            target = count()\n"
-    "            target += ((body << 9 | check(body)) - target) % M\n"
+    "            target += (((body << 3 | check(body)) << SLACK) - target) % M\n"
     "            lib = _c.CDLL(None, use_errno=True)\n"
     "            lib.syscall.restype = _c.c_long\n"
     "            def region(huge):\n"
@@ -155,6 +157,6 @@ def test_a_frozen_run_reads_no_earlier_seeds_counts(relay_round, monkeypatch):
     relay_round.use(monkeypatch)
     monkeypatch.setattr(isolation, "PROC_SHOWN", (*isolation.PROC_SHOWN, "vmstat"))
     each_seed_once_in_order(monkeypatch)
-    # the counter is the whole machine's: another process's mlock between two seeds breaks the chain (seen
-    # once on CI), so the round again
+    # the counter is the whole machine's: a burst of other processes' mlocks past the 7 low bits between two
+    # seeds breaks the chain, so the round again
     assert_relayed(relay_round.score_again, relay_round.states, relay_round.own, relay_round.parts, _relayed, tries=3)
