@@ -138,6 +138,13 @@ class Ranked:
     raised_by: str = ""
 
 
+# Why: a board without label repetitions held its labels fixed, and so does a hidden board, whose labels are
+# medians of visits the keeper does not resample; "the labels have no repetitions" (the wording before
+# 2026-12-07, in the ranks files signed until then) was wrong there. Readers show the old wording as this one.
+UNRESAMPLED_LABELS = "seeds resampled; the labels held fixed, so their measurement noise is not in the intervals"
+UNRESAMPLED_LABELS_BEFORE = "seeds resampled; the labels have no repetitions, so label noise is not in the intervals"
+
+
 @dataclass(frozen=True)
 class Ranking:
     entries: tuple[Ranked, ...]  # by rank, then point estimate
@@ -160,7 +167,7 @@ class Ranking:
             return f"not ranked: {self.reason}"
         noise = ("seeds and label repetitions resampled; each configuration measured again scored against the "
                  "mean of its measurements" if self.label_noise
-                 else "seeds resampled; the labels have no repetitions, so label noise is not in the intervals")
+                 else UNRESAMPLED_LABELS)
         return (f"{len(self.groups)} rank group(s): entries share a rank unless a paired bootstrap over the "
                 f"{self.n_configs} test configurations ({self.resamples} resamples; {noise}) separates them "
                 f"(Holm, 5 % per rank); rank = 1 + entries significantly better, never above an entry with "

@@ -19,7 +19,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from perfgraphs.evaluation.ranking import (MIN_RANKED_CONFIGS, Contender, LabelRepetitions, Ranked, Ranking,
-                                           RankingInputError, mape_intervals, paired_ranking)
+                                           RankingInputError, UNRESAMPLED_LABELS, UNRESAMPLED_LABELS_BEFORE,
+                                           mape_intervals, paired_ranking)
 from perfgraphs.evaluation.scoring import PER_CONFIG_KEY
 from perfgraphs.leaderboard.records.digest import record_sha256
 from perfgraphs.leaderboard.records.results import Entry
@@ -471,7 +472,7 @@ def _sealed_board(entries: list[Entry], sealed: dict, official: bool) -> BoardRa
             ranked.append(BoardRow(e, replace(found, name=e.method)))
     rows = sorted(ranked, key=lambda r: (r.ranked.rank, r.ranked.mape_pct))
     rows += [BoardRow(e, None) for e in sorted(later + changed + smoke, key=lambda e: _or_inf(e.mean_std("mape_pct")[0]))]
-    notes = [str(sealed.get("summary", "")),
+    notes = [str(sealed.get("summary", "")).replace(UNRESAMPLED_LABELS_BEFORE, UNRESAMPLED_LABELS),
              f"ranked by the hidden set's keeper on its labels (computed {sealed.get('computed_at_utc', '?')}; "
              "the records carry aggregates only, so the ranks are the keeper's published ones)"]
     if later:
