@@ -678,6 +678,19 @@ def main_line_rewritten(results: Path | None = None, root: Path | None = None) -
             "stated or withdrew cannot be read; no hidden record is read until the history is mended")
 
 
+def _definition_now(commitment: Path, path: Path) -> tuple[str | None, dict]:
+    """A config's commitment hash and hidden-set definition as the files are now; ``(None, {})`` where
+    either is gone, so that what the main line stated of a round is still read (:func:`_first_stated`,
+    :func:`_first_stated_draw`). The boards asked for both files before reading any history, and one
+    pull request that deleted ``dippm-cpu-torch-fp32.json`` (or its ``.sha256``), no record touched, took
+    every noise floor, drift and draw sentence off the seven hidden boards of that config, the round of
+    2026-12-05's "0.62x ... a score here includes that drift" too, each printed as "noise floor not
+    measured for these labels", with no line saying why (hundred-and-twenty-second pass, side a)."""
+    if not commitment.is_file() or not path.is_file():
+        return None, {}
+    return commitment_hash(commitment), read_definition(path)
+
+
 def hidden_noise_text(dataset: str, config: str, target: str, sha256: str, root: Path | None = None) -> str | None:
     """The noise floor of a hidden set's labels of ``target``, as its definition records it from the
     set's own repeated visits (aggregates only), for the set whose commitment is ``sha256``; None
@@ -686,9 +699,10 @@ def hidden_noise_text(dataset: str, config: str, target: str, sha256: str, root:
     try:  # a record may name any dataset or config: a path too long for the file system names no set
         commitment = commitment_path(dataset, config, root)
         path = definition_path(dataset, config, root)
-        if not commitment.is_file() or not path.is_file() or not sha256:
+        current, doc = _definition_now(commitment, path)
+        if not sha256:
             return None
-        measured = _round_measured(read_definition(path), commitment_hash(commitment), sha256.lower()) or {}
+        measured = _round_measured(doc, current, sha256.lower()) or {}
     except (OSError, ValueError, HiddenLabelsError, PlanError):
         return None
     if main_line_rewritten(root=root):  # what the keeper stated cannot be read (eighty-ninth pass)
@@ -720,10 +734,10 @@ def hidden_round_text(dataset: str, config: str, sha256: str, root: Path | None 
     try:
         commitment = commitment_path(dataset, config, root)
         path = definition_path(dataset, config, root)
-        if not commitment.is_file() or not path.is_file() or not sha256:
+        current, doc = _definition_now(commitment, path)
+        if not sha256:
             return None
-        current = commitment_hash(commitment)
-        rounds = definition_rounds(read_definition(path))
+        rounds = definition_rounds(doc)
     except (OSError, ValueError, HiddenLabelsError, PlanError):
         return None
     if main_line_rewritten(root=root):  # what the keeper stated cannot be read (eighty-ninth pass)
