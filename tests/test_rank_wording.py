@@ -43,3 +43,25 @@ def test_a_ranks_file_signed_in_the_old_wording_is_shown_in_the_new():
         shown = rank_board([], sealed=sealed).lines()[0]
         assert UNRESAMPLED_LABELS in shown and "no repetitions" not in shown, (path, shown)
         assert shown.replace(UNRESAMPLED_LABELS, UNRESAMPLED_LABELS_BEFORE) == sealed["summary"]  # nothing else
+
+
+def test_an_entry_missing_from_the_ranks_is_said_to_be_later_only_when_it_is():
+    """An entry the keeper's ranks do not name is "scored after the ranks were computed" only when its
+    record is dated after them; one dated before is "not in them". (Both read "scored after ... (or not in
+    them)" before.) Entries: a record of the live latency board, under another run identity, dated each way."""
+    from dataclasses import replace
+
+    from perfgraphs.leaderboard.records.results import read_entries
+
+    sealed = json.loads((RANKS / "dippm-cpu-torch-fp32--latency_ms.json").read_text())
+    (entry,) = [e for e in read_entries("dippm") if e.run_identity == sealed["entries"][0]["run_identity"]]
+    computed = sealed["computed_at_utc"]
+    before = replace(entry, run_identity="0" * 16, date_utc="2026-12-07T17:00:00+00:00")
+    after = replace(entry, run_identity="1" * 16, date_utc="2026-12-07T19:00:00+00:00")
+    assert before.date_utc < computed < after.date_utc
+    lines = rank_board([before], sealed=sealed).lines()
+    assert any("scored before the keeper's ranks were computed and not in them" in line for line in lines), lines
+    assert not any("scored after" in line for line in lines), lines
+    lines = rank_board([after], sealed=sealed).lines()
+    assert any("scored after the keeper's ranks were computed" in line for line in lines), lines
+    assert not any("not in them" in line for line in lines), lines

@@ -475,9 +475,7 @@ def _sealed_board(entries: list[Entry], sealed: dict, official: bool) -> BoardRa
     notes = [str(sealed.get("summary", "")).replace(UNRESAMPLED_LABELS_BEFORE, UNRESAMPLED_LABELS),
              f"ranked by the hidden set's keeper on its labels (computed {sealed.get('computed_at_utc', '?')}; "
              "the records carry aggregates only, so the ranks are the keeper's published ones)"]
-    if later:
-        notes.append(f"{len(later)} entr{'ies' if len(later) > 1 else 'y'} unranked: scored after the keeper's "
-                     "ranks were computed (or not in them): ranked when the keeper computes them again")
+    notes += _not_in_the_ranks_notes(later, str(sealed.get("computed_at_utc", "")))
     if changed:
         notes.append(f"{len(changed)} entr{'ies' if len(changed) > 1 else 'y'} unranked: the record's MAPE is not "
                      "the one the keeper ranked (a record changed after it was ranked, or a copy of one), or its "
@@ -486,6 +484,24 @@ def _sealed_board(entries: list[Entry], sealed: dict, official: bool) -> BoardRa
         notes.append(f"{len(smoke)} (quick) entr{'ies' if len(smoke) > 1 else 'y'} listed unranked: CI-sized "
                      "settings are smoke tests, and an official board ranks full-strength runs only")
     return BoardRanking(tuple(rows), None, tuple(n for n in notes if n))
+
+
+def _not_in_the_ranks_notes(later: list[Entry], computed_at_utc: str) -> list[str]:
+    """Why entries the keeper's ranks do not name are unranked: scored after the ranks were computed, or
+    scored before and not among them (a record the keeper could not vouch for, a team's second entry: the
+    ranks file's ``left_out`` says which). Both read alike before (review of 2026-12-07), the first wrong
+    for the second. Record dates and ``computed_at_utc`` are one ISO format, so text order is time order."""
+    after = [e for e in later if not computed_at_utc or e.date_utc > computed_at_utc]
+    before = [e for e in later if e not in after]
+    notes = []
+    if after:
+        notes.append(f"{len(after)} entr{'ies' if len(after) > 1 else 'y'} unranked: scored after the keeper's "
+                     "ranks were computed: ranked when the keeper computes them again")
+    if before:
+        notes.append(f"{len(before)} entr{'ies' if len(before) > 1 else 'y'} unranked: scored before the keeper's "
+                     "ranks were computed and not in them (the ranks file's left_out says why: a record the keeper "
+                     "could not vouch for, or a team's second entry)")
+    return notes
 
 
 def _sealed_rank(x: dict, ranked: bool) -> Ranked | None:
