@@ -65,3 +65,20 @@ def test_an_entry_missing_from_the_ranks_is_said_to_be_later_only_when_it_is():
     lines = rank_board([after], sealed=sealed).lines()
     assert any("scored after the keeper's ranks were computed" in line for line in lines), lines
     assert not any("not in them" in line for line in lines), lines
+
+
+def test_a_ranked_entry_taken_off_the_board_is_named():
+    """The keeper's ranks name an entry whose record is no longer on the board (a line taken out of the
+    results): the ranks and differences shown were computed with it, and the board says so, naming it.
+    Control: with every ranked record on the board, no such line."""
+    from perfgraphs.leaderboard.records.results import read_entries
+
+    sealed = json.loads((RANKS / "dippm-cpu-torch-fp32--latency_ms.json").read_text())
+    ranked = {x["run_identity"]: x["method"] for x in sealed["entries"]}
+    entries = [e for e in read_entries("dippm") if e.run_identity in ranked]
+    assert len(entries) == len(ranked) >= 2
+    assert not any("the keeper ranked not among" in line for line in rank_board(entries, sealed=sealed).lines())
+    first = sealed["entries"][0]
+    lines = rank_board([e for e in entries if e.run_identity != first["run_identity"]], sealed=sealed).lines()
+    (line,) = [line for line in lines if "the keeper ranked not among" in line]
+    assert line.startswith("1 entry") and first["method"] in line, line

@@ -476,6 +476,11 @@ def _sealed_board(entries: list[Entry], sealed: dict, official: bool) -> BoardRa
              f"ranked by the hidden set's keeper on its labels (computed {sealed.get('computed_at_utc', '?')}; "
              "the records carry aggregates only, so the ranks are the keeper's published ones)"]
     notes += _not_in_the_ranks_notes(later, str(sealed.get("computed_at_utc", "")))
+    gone = sorted({str(x.get("method")) for i, x in by_identity.items() if i not in {e.run_identity for e in entries}})
+    if gone:  # the ranks and differences shown were computed with them (pass 122a's lead: a line taken out)
+        notes.append(f"{len(gone)} entr{'ies' if len(gone) > 1 else 'y'} the keeper ranked not among this board's "
+                     f"current records (withdrawn, taken out of the results or superseded by its team's later "
+                     f"record): {', '.join(gone)[:200]}; the ranks and differences shown were computed with them")
     if changed:
         notes.append(f"{len(changed)} entr{'ies' if len(changed) > 1 else 'y'} unranked: the record's MAPE is not "
                      "the one the keeper ranked (a record changed after it was ranked, or a copy of one), or its "
