@@ -26,6 +26,7 @@ distribution. The plan keeps the source plan's protocol and platform:
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import secrets
 import sys
@@ -166,8 +167,6 @@ def public_variants(plans: Path, hidden: Path | None = None) -> frozenset[tuple]
     ``leaderboard/hidden/*.json``, whose labels may have been published since). A public plan,
     and the store it fills, would expose a hidden architecture drawn again. A plan that does not
     parse is refused (:class:`PlanError`), never skipped."""
-    import json
-
     plans = Path(plans)
     if not plans.is_dir():
         raise PlanError(f"no plans folder at {plans}: the draw cannot check which variants are public")
@@ -175,9 +174,92 @@ def public_variants(plans: Path, hidden: Path | None = None) -> frozenset[tuple]
     for path in plan_files(plans):
         names |= {c.model for c in load_plan(path).configs}
     for path in sorted(Path(hidden).glob("*.json")) if hidden is not None and Path(hidden).is_dir() else []:
-        for doc in definition_rounds(json.loads(path.read_text())):
-            names |= {str(n) for n in [*(doc.get("architectures") or []), *(doc.get("left_out") or [])]}
+        names |= declared_names(json.loads(path.read_text()))
+    if hidden is not None:
+        names |= committed_declarations(Path(hidden))
     return frozenset(k for k in map(structure_key, names) if k is not None)
+
+
+def declared_names(doc: dict) -> set[str]:
+    """Every architecture a hidden-set definition's rounds declare (``architectures`` and ``left_out``)."""
+    return {str(n) for r in definition_rounds(doc) for n in [*(r.get("architectures") or []), *(r.get("left_out") or [])]}
+
+
+# git asked for the organisers' history only: no monitor, hook, transport or lazy fetch (as the leaderboard's readers)
+_GIT = ("git", "-c", "safe.bareRepository=explicit", "-c", "core.fsmonitor=false", "-c", "protocol.allow=never",
+        "-c", "core.hooksPath=/dev/null", "-c", "core.quotepath=off", "--no-optional-locks")
+
+
+def _git(top: Path, *args: str, stdin: bytes | None = None) -> bytes | None:
+    import os
+    import subprocess
+
+    try:
+        done = subprocess.run([*_GIT, "-C", str(top), *args], input=stdin, capture_output=True, timeout=120,
+                              env={**os.environ, "GIT_NO_LAZY_FETCH": "1", "GIT_OPTIONAL_LOCKS": "0"})
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def committed_declarations(hidden: Path) -> set[str]:
+    """Every architecture any main-line (``--first-parent``) version of ``hidden/*.json`` declared, at HEAD. The
+    draw read the definitions as they are, and one pull request deleting ``dippm-cpu-torch-fp32.json`` (95 of the
+    draw's 135 public structure keys, every earlier round's architectures, named in git history for anyone to
+    measure) left the Swins 24 (not 9) and the visformers 166 (not 146), and the secret seed 0 then drew six of
+    the earlier rounds' architectures again (hundred-and-twenty-third pass, side a). A folder in no repository (an
+    installed package) has no history: the files as they are count alone. A shallow or partial clone, whose older
+    versions are not here, is refused in one line rather than under-counted (:class:`PlanError`)."""
+    where = Path(hidden).absolute()
+    start = where
+    while not start.is_dir() or start.is_symlink():  # the folder may be deleted, or a link a pull request made
+        start = start.parent
+    top_out = _git(start, "rev-parse", "--show-toplevel")
+    if top_out is None:
+        if any((a / ".git").exists() for a in (start, *start.parents)):
+            raise PlanError(f"cannot ask git for the history of {where}: the draw would miss the rounds it declared")
+        return set()
+    top = Path(top_out.decode().strip())
+    # the outermost folder that is the top: the path inside the repository as it holds it, no link followed
+    inside = next((where.relative_to(a) for a in reversed((where, *where.parents)) if a.resolve() == top), None)
+    config = _git(top, "config", "--get-regexp", r"^(extensions\.partialclone|remote\..*\.promisor)$") or b""
+    shallow = (_git(top, "rev-parse", "--is-shallow-repository") or b"").strip() != b"false"
+    if inside is None or shallow or any(line.split(b" ")[-1].lower() not in (b"false", b"no", b"off", b"0")
+                                        for line in config.splitlines()):
+        raise PlanError(f"{top} is a shallow or partial clone (or {where} is outside it): the draw cannot read every "
+                        "round the main line declared; use a full clone")
+    log = _git(top, "log", "--first-parent", "--diff-merges=first-parent", "--no-renames", "--name-only",
+               "--format=%x00%H", "HEAD", "--", f":(glob){inside.as_posix()}/*.json")
+    commit, wanted = "", []
+    for line in (log or b"").decode("utf-8", "replace").split("\n"):
+        if line.startswith("\0"):
+            commit = line[1:].strip()
+        elif line.strip() and commit:
+            wanted.append(f"{commit}:{line}")
+    out = _git(top, "cat-file", "--batch", stdin="".join(f"{w}\n" for w in wanted).encode()) if wanted else b""
+    names: set[str] = set()
+    for text in _batch_blobs(out or b""):
+        try:
+            doc = json.loads(text)
+            names |= declared_names(doc) if isinstance(doc, dict) else set()
+        except (ValueError, RecursionError, PlanError, AttributeError, TypeError):
+            continue  # a version that did not parse declared nothing
+    return names
+
+
+def _batch_blobs(out: bytes) -> list[bytes]:
+    """The blobs ``git cat-file --batch`` printed (a path a version deleted prints ``missing``: skipped)."""
+    blobs, at = [], 0
+    while at < len(out):
+        end = out.index(b"\n", at)
+        header = out[at:end].split()
+        at = end + 1
+        if len(header) == 3 and header[2].isdigit():
+            size = int(header[2])
+            if header[1] == b"blob":
+                blobs.append(out[at:at + size])
+            at += size + 1
+    return blobs
 
 
 def scanned_variants(repo: Path) -> frozenset[tuple]:
