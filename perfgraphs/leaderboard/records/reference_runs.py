@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS
@@ -58,6 +59,56 @@ def unlisted_run_problem(record: dict, digest: str, results_folder: Path) -> str
             f"{MANIFEST_NAME}, which the harness appends each reference record to (a hand-written line)")
 
 
+def taken_out_problem(results_folder: Path, present: dict[str, dict],
+                      removed: Callable[[], dict[str, tuple[str, dict | None]]]) -> str | None:
+    """Why the boards of a results folder are not ranked with every reference run its manifest lists (None: they
+    are): a listed run whose line no results file of the folder holds (``present``: each line's digest, a
+    reference's its record) was taken out of the results, and its board re-ranks without it, an entry it beat
+    significantly a rank up, no line saying so: one pull request deleting the dippm cpu latency ``static-mlp``
+    line (rank 3) moved ``roofline-fit`` 5 -> 4 and ``static-xgboost`` 6 -> 5, stderr empty (hundred-and-twenty-
+    third pass, side b). A re-run supersedes a record and leaves its line in the file, so a run is named unless
+    ``removed`` (each line the folder's main-line history took out: digest -> (file name, record)) shows it was
+    one a present listed record of its team supersedes (its board, method and tier, dated later)."""
+    manifest = manifest_path(results_folder)
+    if manifest is None:
+        return None
+    listed = _methods(str(manifest), *_stamp(manifest))
+    missing = {d: m for d, m in listed.items() if d not in present}
+    if not missing:
+        return None
+    found, current = removed(), [r for d, r in present.items() if r and d in listed]
+    named = [_taken_out_name(m, *found.get(d, ("", None))) for d, m in sorted(missing.items(), key=lambda dm: dm[1])
+             if not _superseded(found.get(d, ("", None))[1], current)]
+    if not named:
+        return None
+    return (f"{MANIFEST_NAME} lists {len(named)} reference run{'s' if len(named) > 1 else ''} whose line no "
+            f"results file of {results_folder.name}/ holds ({'; '.join(named)[:400]}): its board is ranked "
+            f"without it, every entry it beat moved up; put the line back (a re-run leaves the record it "
+            f"supersedes in the file), or take the run out of {MANIFEST_NAME} with it on review")
+
+
+def _taken_out_name(method: str, file: str, record: dict | None) -> str:
+    """A taken-out run as the warning names it: its method, and its board where the history shows its line."""
+    if record is None:
+        return method
+    where = " ".join(str(record.get(k, "")) for k in ("config", "target", "protocol") if record.get(k))
+    return f"{method} of {record.get('date_utc', '?')} ({file}: {where})"
+
+
+def _superseded(record: dict | None, current: list[dict]) -> bool:
+    """Whether a present listed record of the same team, board, method, tier and division is dated later."""
+    if record is None:
+        return False
+    from perfgraphs.leaderboard.records.names import method_key
+
+    def key(r: dict) -> tuple:
+        return (r.get("dataset"), r.get("dataset_content_hash"), r.get("config"), r.get("target"),
+                r.get("protocol", ""), r.get("test_set", "public"), method_key(r.get("method", "")), r.get("authors"), r.get("tier"),
+                r.get("division"))
+    return any(key(r) == key(record) and str(r.get("date_utc", "")) > str(record.get("date_utc", ""))
+               for r in current)
+
+
 def note_run(digest: str, method: str, results_folder: Path) -> None:
     """Append a reference run's digest to its leaderboard's manifest (called by ``append_entry`` with the
     results file locked, after the record's line is written)."""
@@ -74,6 +125,17 @@ def _stamp(path: Path) -> tuple[int, int]:
     except OSError:
         return (-1, -1)
     return (st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=8)
+def _methods(path: str, mtime_ns: int, size: int) -> dict[str, str]:
+    """Each digest a manifest lists, with the method its line names after it."""
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return {}
+    words = (line.split() for line in text.splitlines())
+    return {w[0]: " ".join(w[1:]) for w in words if w and _DIGEST.fullmatch(w[0])}
 
 
 @functools.lru_cache(maxsize=8)

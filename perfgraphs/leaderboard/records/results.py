@@ -338,6 +338,7 @@ def read_entries(dataset: str, root: Path | None = None, skipped: list[str] | No
             entries.append(Entry(**record))
             continue
         _report(f"{path}:{n}: skipped, not a valid leaderboard record ({why})", skipped, (str(path), n, line))
+    _taken_out_runs(path, skipped)
     return entries
 
 
@@ -535,6 +536,49 @@ def _unlisted_run(record: dict, line: str, path: Path) -> str | None:
     from perfgraphs.leaderboard.records.reference_runs import is_reference_run, unlisted_run_problem
 
     return unlisted_run_problem(record, run_digest(line), path.parent) if is_reference_run(record) else None
+
+
+def _taken_out_runs(path: Path, skipped: list[str] | None) -> None:
+    """Name, in one line a folder, the reference runs its manifest lists whose line no results file of the
+    folder holds (:func:`perfgraphs.leaderboard.records.reference_runs.taken_out_problem`): a reference's line
+    deleted by a pull request re-ranked its board, the entries it beat a rank up, with nothing printed
+    (hundred-and-twenty-third pass, side b)."""
+    from perfgraphs.leaderboard.records.reference_runs import taken_out_problem
+
+    files = results_files(path.parent)
+    present = _present_runs(tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files))
+    if why := taken_out_problem(path.parent, present, lambda: _taken_out_lines(files)):
+        _report(f"{path.parent}: {why}", skipped, (str(path.parent), 0, why))
+
+
+@functools.lru_cache(maxsize=8)
+def _present_runs(files: tuple[tuple[str, int, int], ...]) -> dict[str, dict]:
+    """Each line's digest (:func:`run_digest`) in the results files named (path, mtime, size), with its record
+    where it is a reference run's (``reference_runs.is_reference_run``), else {}."""
+    from perfgraphs.leaderboard.records.reference_runs import is_reference_run
+
+    present: dict[str, dict] = {}
+    for name, _, _ in files:
+        for line in file_lines(Path(name)):
+            record = _read_as_key(line_key(line))
+            present[run_digest(line)] = record if record is not None and is_reference_run(record) else {}
+    return present
+
+
+def _taken_out_lines(files: list[Path]) -> dict[str, tuple[str, dict | None]]:
+    """Each line the main line took out of one of ``files``, by digest: (the file's name, its record)."""
+    from perfgraphs.leaderboard.records.history import line_changes
+
+    return {run_digest(text): (p.name, _read_as_key(line_key(text)))
+            for p in files for _, delta, text in line_changes(p) or [] if delta < 0}
+
+
+def _read_as_key(key: str) -> dict | None:
+    try:
+        record = json.loads(key)
+    except (ValueError, RecursionError):
+        return None
+    return record if isinstance(record, dict) else None
 
 
 def results_files(root: Path | None = None) -> list[Path]:
