@@ -934,8 +934,17 @@ def _name_pairs(authors: str) -> set[tuple[str, str]]:
     pieces = re.split(r"[,;&+/]|\b(?:[Aa][Nn][Dd]|[Ww][Ii][Tt][Hh])\b", text)
     words = [[w for w in re.findall(r"[a-z0-9]+", canonical(piece)) if w not in _NOT_NAME_WORDS] for piece in pieces]
     pairs = {pair for piece in words for pair in _adjacent(piece)}
-    pairs |= {(a[0], b[0]) for a, b in zip(words, words[1:]) if len(a) == 1 and len(b) == 1}
+    pairs |= _surname_first_pairs(words)
     return pairs
+
+
+def _surname_first_pairs(words: list[list[str]]) -> set[tuple[str, str]]:
+    """The names a "Last, First" list writes across its comma: a one-word piece (the surname) with the
+    first word of the piece after it, whatever follows that word (``Lory, Mal`` and ``Lory, Mal A.``,
+    ``Lory, Mal Ann``). Why: only two one-word pieces in a row were read so, and ``Lory, Mal A.`` held no
+    pair of ``Mal Lory``: his second entry under it was ranked beside his first, a rival's entry a rank
+    down (hundred-and-twenty-third pass, side c)."""
+    return {(a[0], b[0]) for a, b in zip(words, words[1:]) if len(a) == 1 and b}
 
 
 def _adjacent(words: list[str]) -> set[tuple[str, str]]:
@@ -945,6 +954,8 @@ def _adjacent(words: list[str]) -> set[tuple[str, str]]:
     pairs = set(zip(words, words[1:]))
     pairs |= {(a + b, c) for a, b, c in zip(words, words[1:], words[2:])}
     pairs |= {(a, b + c) for a, b, c in zip(words, words[1:], words[2:])}
+    # a middle initial between two names (``Mal A. Lory`` holds ``mal lory``, which ``Lory, Mal`` writes)
+    pairs |= {(a, c) for a, b, c in zip(words, words[1:], words[2:]) if len(b) == 1 and len(a) > 1 and len(c) > 1}
     return pairs
 
 
