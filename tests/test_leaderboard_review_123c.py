@@ -13,7 +13,14 @@ was none of ``Lory, Mal``'s.
 
 Now a one-word piece pairs with the first word of the piece after it, whatever follows that word
 (``names._surname_first_pairs``), and a middle initial between two names leaves them a pair
-(``names._adjacent``). The control puts the pairs back as they were and the second entry is ranked again."""
+(``names._adjacent``). The control puts the pairs back as they were and the second entry is ranked again.
+
+2. The same list in a method: a method holds no other entry's author (``gnn-x (M. Lory)`` by another team is
+refused by ``check`` and noted under a board: ``names.named_person``), but a parenthesised part was read as
+people split at its commas, so ``gnn-q (Lory, Mal)`` and ``gnn-q (Lory, Mal A.)`` by Ann Other passed
+``check`` beside Mal Lory's record (the board printing ``gnn-q (Lory, Mal) by Ann Other``), though
+``gnn-q (Lory Mal)`` was refused. Now a "Last, First" part is read as "First Last" too
+(``names._surname_first_people``); the control switches that off and both pass again."""
 
 from __future__ import annotations
 
@@ -76,3 +83,25 @@ def test_control_with_the_pairs_as_they_were(monkeypatch):
         assert not names.share_a_person(a, b), (a, b)
     assert _board("Mal Lory") == {"gnn-x": "1", "rival-net": "2", "gnn-y": "–"}
     assert _board("Lory, Mal A.") == {"gnn-x": "1", "gnn-y": "1", "rival-net": "3"}
+
+
+NAMING = ["gnn-q (Lory, Mal)", "gnn-q (Lory, Mal A.)", "gnn-q (Lory, Mal Ann)"]
+
+
+def test_a_method_naming_an_author_last_first_is_refused(tmp_path):
+    for method in NAMING:
+        assert "names 'Mal Lory'" in _owner(tmp_path, method, "Ann Other"), method
+    assert "names 'Mal Lory'" in _owner(tmp_path, "gnn-q (Lory Mal)", "Ann Other")  # refused before too
+    for method in ("gnn-q (small, fast)", "gnn-q (Lory, Bob)"):  # other words stay free
+        assert _owner(tmp_path, method, "Ann Other") == "", method
+    assert _owner(tmp_path, "gnn-q (Lory, Mal)", "Mal Lory") == ""  # his own
+
+
+def test_control_without_the_last_first_reading(tmp_path, monkeypatch):
+    monkeypatch.setattr(names, "_surname_first_people", lambda text: [])
+    names._written_people.cache_clear()
+    try:
+        for method in NAMING:
+            assert _owner(tmp_path, method, "Ann Other") == "", method
+    finally:
+        names._written_people.cache_clear()

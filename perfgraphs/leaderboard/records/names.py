@@ -456,11 +456,21 @@ def _written_people(method: str) -> tuple[str, ...]:
     here: a team named ``Gnn`` would otherwise own every ``...-gnn`` (a long one is found whole)."""
     text = _plain_name(unicodedata.normalize("NFKC", str(method)))
     parts = [p for inside in re.findall(r"\(([^()]*)\)", text) for p in people(_plain_name(inside))]
+    parts += [p for inside in re.findall(r"\(([^()]*)\)", text) for p in _surname_first_people(_plain_name(inside))]
     words = re.findall(r"[A-Za-z0-9']+", _plain_name(re.sub(r"\([^()]*\)", " ", text)))
     parts += [" ".join(words[-n:]) for n in (2, 3) if len(words) >= n]
     # a two-word name in either order, as teams are told (``gnn-x Bo Li``, ``Lory, Mal``)
     parts += [" ".join(p.split()[::-1]) for p in parts if len(p.split()) == 2]
     return tuple(parts)
+
+
+def _surname_first_people(text: str) -> list[str]:
+    """The people a "Last, First" list writes, each as "First Last": a one-word piece followed by the
+    piece after its comma (``Lory, Mal`` and ``Lory, Mal A.`` are ``Mal Lory`` and ``Mal A. Lory``). Why:
+    :func:`people` reads them as two, a surname and a first name, and ``gnn-x (Lory, Mal)`` by another
+    team named Mal Lory on the board with ``check`` passing it (hundred-and-twenty-third pass, side c)."""
+    pieces = people(text)
+    return [f"{first} {last}" for last, first in zip(pieces, pieces[1:]) if len(last.split()) == 1]
 
 
 # what may follow a name without making it another: a version (``gnn-x Li Bo 2``, ``gnn-li-bo-v2``,
