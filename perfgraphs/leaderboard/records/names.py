@@ -456,11 +456,21 @@ def _written_people(method: str) -> tuple[str, ...]:
     here: a team named ``Gnn`` would otherwise own every ``...-gnn`` (a long one is found whole)."""
     text = _plain_name(unicodedata.normalize("NFKC", str(method)))
     parts = [p for inside in re.findall(r"\(([^()]*)\)", text) for p in people(_plain_name(inside))]
+    parts += [p for inside in re.findall(r"\(([^()]*)\)", text) for p in _surname_first_people(_plain_name(inside))]
     words = re.findall(r"[A-Za-z0-9']+", _plain_name(re.sub(r"\([^()]*\)", " ", text)))
     parts += [" ".join(words[-n:]) for n in (2, 3) if len(words) >= n]
     # a two-word name in either order, as teams are told (``gnn-x Bo Li``, ``Lory, Mal``)
     parts += [" ".join(p.split()[::-1]) for p in parts if len(p.split()) == 2]
     return tuple(parts)
+
+
+def _surname_first_people(text: str) -> list[str]:
+    """The people a "Last, First" list writes, each as "First Last": a one-word piece followed by the
+    piece after its comma (``Lory, Mal`` and ``Lory, Mal A.`` are ``Mal Lory`` and ``Mal A. Lory``). Why:
+    :func:`people` reads them as two, a surname and a first name, and ``gnn-x (Lory, Mal)`` by another
+    team named Mal Lory on the board with ``check`` passing it (hundred-and-twenty-third pass, side c)."""
+    pieces = people(text)
+    return [f"{first} {last}" for last, first in zip(pieces, pieces[1:]) if len(last.split()) == 1]
 
 
 # what may follow a name without making it another: a version (``gnn-x Li Bo 2``, ``gnn-li-bo-v2``,
@@ -934,8 +944,17 @@ def _name_pairs(authors: str) -> set[tuple[str, str]]:
     pieces = re.split(r"[,;&+/]|\b(?:[Aa][Nn][Dd]|[Ww][Ii][Tt][Hh])\b", text)
     words = [[w for w in re.findall(r"[a-z0-9]+", canonical(piece)) if w not in _NOT_NAME_WORDS] for piece in pieces]
     pairs = {pair for piece in words for pair in _adjacent(piece)}
-    pairs |= {(a[0], b[0]) for a, b in zip(words, words[1:]) if len(a) == 1 and len(b) == 1}
+    pairs |= _surname_first_pairs(words)
     return pairs
+
+
+def _surname_first_pairs(words: list[list[str]]) -> set[tuple[str, str]]:
+    """The names a "Last, First" list writes across its comma: a one-word piece (the surname) with the
+    first word of the piece after it, whatever follows that word (``Lory, Mal`` and ``Lory, Mal A.``,
+    ``Lory, Mal Ann``). Why: only two one-word pieces in a row were read so, and ``Lory, Mal A.`` held no
+    pair of ``Mal Lory``: his second entry under it was ranked beside his first, a rival's entry a rank
+    down (hundred-and-twenty-third pass, side c)."""
+    return {(a[0], b[0]) for a, b in zip(words, words[1:]) if len(a) == 1 and b}
 
 
 def _adjacent(words: list[str]) -> set[tuple[str, str]]:
@@ -945,6 +964,8 @@ def _adjacent(words: list[str]) -> set[tuple[str, str]]:
     pairs = set(zip(words, words[1:]))
     pairs |= {(a + b, c) for a, b, c in zip(words, words[1:], words[2:])}
     pairs |= {(a, b + c) for a, b, c in zip(words, words[1:], words[2:])}
+    # a middle initial between two names (``Mal A. Lory`` holds ``mal lory``, which ``Lory, Mal`` writes)
+    pairs |= {(a, c) for a, b, c in zip(words, words[1:], words[2:]) if len(b) == 1 and len(a) > 1 and len(c) > 1}
     return pairs
 
 
