@@ -32,6 +32,8 @@ FREEZE_ORDER = ("ready", "state", "fit_done", "pred", "probe", "result")
 MAX_STATE_PAYLOAD = 256 << 20  # a frozen fit's weights (a paper-sized graph network: tens of MB)
 # where a frozen run finds its own seed's state: in its inbox, which no other run reads (sixty-third pass)
 FROZEN_STATE = "frozen-state.npz"
+# the filter a sandboxed run loads before its predictor's folder is on sys.path (confine.no_new_programs_filter)
+NO_NEW_PROGRAMS = "no-new-programs.bpf"
 MAX_HEADER_BYTES = 1 << 20
 MAX_SMALL_PAYLOAD = 1 << 20  # anything but predictions
 # A header is a flat object; only the predictor's ``config`` nests (hyper-parameters, as deep as

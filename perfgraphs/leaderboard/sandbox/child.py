@@ -186,6 +186,7 @@ def run(job: Path, inbox: Path, root: Path, seed: int, fd: int, go: int) -> int:
         channel.send(fd, "ready")  # the harness's clock for the time limit starts here
         import importlib
 
+        _refuse_new_programs(inbox)  # before anything of the folder can run: no interpreter without the guards below
         sys.path.insert(0, str(root))
         from perfgraphs.leaderboard.sandbox.unpickling import restrict_unpickling
 
@@ -238,6 +239,51 @@ def run(job: Path, inbox: Path, root: Path, seed: int, fd: int, go: int) -> int:
     except BaseException as exc:  # noqa: BLE001 — anything the submission raises, SystemExit included
         _report_failure(fd, "crash", _one_line(exc, root))
     return 0
+
+
+def _refuse_new_programs(inbox: Path) -> None:
+    """Load the filter of new programs the harness handed over (``confine.no_new_programs_filter``; none where
+    the run has no seccomp filter): every guard below is this process's, and a fresh interpreter started in the
+    sandbox (a ``spawn`` pool's worker) had none of them (hundred-and-twenty-second pass, side b). Then starting
+    a program through ``_posixsubprocess`` (``subprocess``, ``multiprocessing``'s spawn and forkserver) fails at
+    once with a line that says so: ``multiprocessing`` never reads the failed ``execve``'s error, and a spawn
+    pool forked its worker again and again while the predictor waited for it up to its time limit."""
+    path = inbox / channel.NO_NEW_PROGRAMS
+    if not path.exists():
+        return
+    import _posixsubprocess
+
+    from perfgraphs.leaderboard.sandbox.confine import load_own_filter
+
+    load_own_filter(path.read_bytes())
+    _posixsubprocess.fork_exec = _no_program
+    _no_resource_tracker()
+
+
+def _no_program(*args, **kwargs):
+    """What starting a program does in the sandbox once the filter of new programs is loaded."""
+    import errno
+
+    raise PermissionError(errno.EPERM, "the sandbox starts no other program (a spawn or forkserver pool's worker is "
+                                       "one): start a pool with fork")
+
+
+def _no_resource_tracker() -> None:
+    """Make ``multiprocessing``'s (and ``multiprocess``'s) resource tracker track nothing and start nothing. It is
+    a program of its own, a fresh interpreter, which a ``SharedMemory`` block or a spawn pool's semaphore starts
+    on first use, and the sandbox starts no program (:func:`_refuse_new_programs`): with it, a predictor that
+    took a shared-memory block failed (``tests/test_leaderboard_review_57b.py``). What
+    it does, unlinking the blocks and semaphores a process leaves behind, the sandbox's own ``/dev/shm`` does:
+    a tmpfs that goes with the sandbox."""
+    import importlib
+
+    for package in ("multiprocessing", "multiprocess"):
+        try:
+            tracker = importlib.import_module(f"{package}.resource_tracker").ResourceTracker
+        except ImportError:
+            continue
+        tracker.ensure_running = _no_program  # a spawn pool asks it first: the same line as starting one
+        tracker._send = lambda self, cmd, name, rtype: None
 
 
 def _frozen_methods(model, cls_name: str, method: str) -> None:

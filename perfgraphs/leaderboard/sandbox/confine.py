@@ -488,6 +488,70 @@ def _no_stacked_filters() -> list[tuple[str, int, _ArgCmp | None]]:
     return [("seccomp", errno.EPERM, None), ("prctl", errno.EPERM, int_argument_is(0, PR_SET_SECCOMP))]
 
 
+SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC = 1, 1  # seccomp(2)'s operation and flag the child loads with
+SECCOMP_SYSCALL = {"x86_64": 317, "aarch64": 277}  # seccomp(2)'s number, which Python's os module does not wrap
+# What starts another program: a fresh interpreter has none of the child's guards (_no_new_programs)
+NEW_PROGRAM_SYSCALLS = ("execve", "execveat")
+
+
+def _but_the_childs_own_filter(rules: list[tuple[str, int, _ArgCmp | None]]) -> list[tuple[str, int, _ArgCmp | None]]:
+    """``rules`` with a refusal of every ``seccomp(2)`` call narrowed to let one form through: the
+    ``SECCOMP_SET_MODE_FILTER`` with ``SECCOMP_FILTER_FLAG_TSYNC`` by which the sandbox's child loads
+    :func:`no_new_programs_filter` before the predictor's folder is on ``sys.path``. That filter refuses every
+    ``seccomp(2)`` call after it, so a predictor stacks no filter of its own (``_no_stacked_filters``, hundredth
+    pass) whichever form it asks; ``prctl(PR_SET_SECCOMP)`` stays refused here."""
+    out: list[tuple[str, int, _ArgCmp | None]] = []
+    for call, err, cmp in rules:
+        if call == "seccomp" and cmp is None:
+            out += [(call, err, _ArgCmp(0, SCMP_CMP_NE, SECCOMP_SET_MODE_FILTER, 0)),
+                    (call, err, _ArgCmp(1, SCMP_CMP_NE, SECCOMP_FILTER_FLAG_TSYNC, 0))]
+        else:
+            out.append((call, err, cmp))
+    return out
+
+
+def _no_new_programs() -> list[tuple[str, int, _ArgCmp | None]]:
+    """The rules refusing the sandbox's child, once loaded, any new program: ``execve(2)`` and ``execveat(2)``.
+
+    Why: the child puts its guards in place in its own process before the predictor is imported (unpickling,
+    TorchScript, logging configurations, SymPy, pandas expressions, templates, YAML tags), and a fresh
+    interpreter started in the sandbox has none of them. A median whose ``multiprocessing`` pool was started with
+    ``get_context("spawn")`` read its ``prior.bin`` in the pool's worker (an 8-byte header, then
+    ``pickle.load``): the pickle's ``eval`` of a line no source holds, which the guard refuses in the child and
+    no static form shows, ran in the worker, and ``check`` passed with every prediction 1.5 times the median
+    (hundred-and-twenty-second pass, side b; tests/test_leaderboard_review_122b.py). A forked process keeps
+    the guards, so pools started by ``fork`` (Python's default here, ``datasets``' ``num_proc``, torch's
+    ``DataLoader`` workers) still run; a predictor starts no other program."""
+    return [(call, errno.EPERM, None) for call in NEW_PROGRAM_SYSCALLS]
+
+
+def no_new_programs_filter() -> bytes | None:
+    """The filter the sandbox's child loads before the predictor's folder is on ``sys.path``
+    (:func:`_no_new_programs`, and every ``seccomp(2)`` refused from then on), or None where this machine
+    compiles no filter or its architecture's ``seccomp(2)`` number is not known here."""
+    if os.uname().machine not in SECCOMP_SYSCALL:
+        return None
+    return _compile(_no_new_programs() + _no_stacked_filters())[0]
+
+
+def load_own_filter(program: bytes) -> None:
+    """Load ``program`` (a compiled classic-BPF filter) on every thread of this process, on top of the
+    sandbox's (``seccomp(SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC)``); raise OSError where the
+    kernel refuses. Threads a library started before are filtered too (TSYNC)."""
+
+    class _Prog(ctypes.Structure):  # struct sock_fprog
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    prog = _Prog(len(program) // 8, program)
+    rc = libc.syscall(ctypes.c_long(SECCOMP_SYSCALL[os.uname().machine]), ctypes.c_uint(SECCOMP_SET_MODE_FILTER),
+                      ctypes.c_uint(SECCOMP_FILTER_FLAG_TSYNC), ctypes.byref(prog))
+    if rc != 0:
+        err = ctypes.get_errno() if rc < 0 else errno.EBUSY  # TSYNC: a positive rc is a thread it could not filter
+        raise OSError(err, f"the sandbox could not load its filter of new programs: {os.strerror(err)}")
+
+
 def _no_native_aio() -> list[tuple[str, int, _ArgCmp | None]]:
     """The rule refusing a predictor a native asynchronous I/O context: ``io_setup(2)`` (without one, no other
     ``io_*`` call does anything).
@@ -524,12 +588,8 @@ def scmp_act_errno(err: int) -> int:
     return 0x00050000 | (err & 0x0000FFFF)
 
 
-@functools.lru_cache(maxsize=1)
-def _compiled() -> tuple[bytes | None, str | None]:
-    """(program, None) or (None, reason). Compiled once: the program never changes."""
-    status = Path("/proc/self/status").read_text()
-    if "Seccomp:" not in status:
-        return None, "the kernel has no seccomp support"
+def _libseccomp():
+    """libseccomp through ``ctypes``, its functions typed, or the one-line reason it cannot be had."""
     name = ctypes.util.find_library("seccomp") or "libseccomp.so.2"
     try:
         lib = ctypes.CDLL(name, use_errno=True)
@@ -546,22 +606,24 @@ def _compiled() -> tuple[bytes | None, str | None]:
     lib.seccomp_export_bpf.restype = ctypes.c_int
     lib.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
     lib.seccomp_release.argtypes = [ctypes.c_void_p]
+    return lib, None
+
+
+def _compile(rules: list[tuple[str, int, _ArgCmp | None]]) -> tuple[bytes | None, str | None]:
+    """(program, None) or (None, reason): a filter that allows every call but ``rules`` (call, errno,
+    comparison or None), each refused with its errno."""
+    status = Path("/proc/self/status").read_text()
+    if "Seccomp:" not in status:
+        return None, "the kernel has no seccomp support"
+    lib, why = _libseccomp()
+    if lib is None:
+        return None, why
     # Default ALLOW for the native architecture. libseccomp's generated program KILLs any other
     # architecture (i386 via int 0x80) and, on x86_64, x32-numbered calls: no side door to keyctl.
     ctx = lib.seccomp_init(SCMP_ACT_ALLOW)
     if not ctx:
         return None, "seccomp_init failed"
     try:
-        rules = [(call, errno.EPERM, None) for call in BLOCKED_SYSCALLS]
-        rules += [(call, errno.ENOSYS, None) for call in (*ENOSYS_SYSCALLS, *MACHINE_WIDE_SYSCALLS)]
-        # (call, errno, comparison or None): clone with a namespace flag, (flags & flag) == flag
-        rules += [("clone", errno.EPERM, _ArgCmp(0, SCMP_CMP_MASKED_EQ, flag, flag))
-                  for flag in CLONE_NAMESPACE_FLAGS.values()]
-        rules += [(call, errno.EPERM, int_argument_is(arg, value)) for call, arg, value in ARGUMENT_RULES]
-        rules += [(call, errno.EPERM, _ArgCmp(0, SCMP_CMP_NE, AF_UNIX, 0)) for call in SOCKET_CALLS]
-        rules += _no_stacked_filters()
-        rules += _no_native_aio()
-        rules += _no_per_user_pools()
         for call, err, cmp in rules:
             nr = lib.seccomp_syscall_resolve_name(call.encode())
             if nr == -1:  # __NR_SCMP_ERROR: libseccomp does not know the name
@@ -587,6 +649,22 @@ def _compiled() -> tuple[bytes | None, str | None]:
         return program, None
     finally:
         lib.seccomp_release(ctx)
+
+
+@functools.lru_cache(maxsize=1)
+def _compiled() -> tuple[bytes | None, str | None]:
+    """(program, None) or (None, reason): the sandbox's filter. Compiled once: the program never changes."""
+    rules = [(call, errno.EPERM, None) for call in BLOCKED_SYSCALLS]
+    rules += [(call, errno.ENOSYS, None) for call in (*ENOSYS_SYSCALLS, *MACHINE_WIDE_SYSCALLS)]
+    # (call, errno, comparison or None): clone with a namespace flag, (flags & flag) == flag
+    rules += [("clone", errno.EPERM, _ArgCmp(0, SCMP_CMP_MASKED_EQ, flag, flag))
+              for flag in CLONE_NAMESPACE_FLAGS.values()]
+    rules += [(call, errno.EPERM, int_argument_is(arg, value)) for call, arg, value in ARGUMENT_RULES]
+    rules += [(call, errno.EPERM, _ArgCmp(0, SCMP_CMP_NE, AF_UNIX, 0)) for call in SOCKET_CALLS]
+    rules += _but_the_childs_own_filter(_no_stacked_filters())
+    rules += _no_native_aio()
+    rules += _no_per_user_pools()
+    return _compile(rules)
 
 
 def seccomp_program() -> bytes | None:

@@ -49,8 +49,8 @@ import pyarrow.parquet as pq
 from perfgraphs.data.build import LABEL_COLUMNS, STATIC_COLUMNS
 from perfgraphs.errors import PerfgraphsError
 from perfgraphs.leaderboard.sandbox import confine, isolation
-from perfgraphs.leaderboard.sandbox.channel import (FREEZE_ORDER, FROZEN_STATE, MAX_STATE_PAYLOAD, ORDER, Message,
-                                                     Receiver)
+from perfgraphs.leaderboard.sandbox.channel import (FREEZE_ORDER, FROZEN_STATE, MAX_STATE_PAYLOAD, NO_NEW_PROGRAMS,
+                                                     ORDER, Message, Receiver)
 from perfgraphs.leaderboard.sandbox.limits import Limits  # where it is defined: the CLI reads it without this module
 
 MB = 1024 * 1024
@@ -114,6 +114,9 @@ RESTRICT_SYMPY = True
 # prints names only, and so does fx (sandbox.expressions): off only in tests whose control shows what an
 # expression runs past it
 RESTRICT_EXPRESSIONS = True
+# a sandboxed run starts no other program, so no interpreter runs without the guards above
+# (confine.no_new_programs_filter): off only in tests whose control shows what a fresh interpreter runs
+REFUSE_NEW_PROGRAMS = True
 
 def as_table(part) -> pa.Table:
     """A Hugging Face part (or Arrow table) as one Arrow table, honouring any row selection."""
@@ -220,6 +223,18 @@ def hand_frozen_state(job: Job, inbox: Path, seed: int) -> None:
     than any one fit), while the record stated one fit's time (sixty-third pass of 2026-12-06)."""
     shutil.copyfile(job.folder / "held" / "frozen" / f"seed-{int(seed)}.npz", inbox / FROZEN_STATE)
     (inbox / FROZEN_STATE).chmod(0o444)  # the sandbox's user reads it (isolation.sandbox_user)
+
+
+def hand_no_new_programs(inbox: Path) -> None:
+    """Put the filter of new programs (:func:`confine.no_new_programs_filter`) in a sandboxed run's inbox, where
+    its child loads it before the predictor's folder is on ``sys.path``: the guards the child puts in place are
+    its process's, and a ``spawn`` pool's worker, a fresh interpreter, ran a pickle's ``eval`` that the guard
+    refuses in the child (hundred-and-twenty-second pass, side b). None is handed where this machine compiles
+    none (no libseccomp, or an architecture whose ``seccomp(2)`` number ``confine`` does not know)."""
+    program = confine.no_new_programs_filter()
+    if program is not None:
+        (inbox / NO_NEW_PROGRAMS).write_bytes(program)
+        (inbox / NO_NEW_PROGRAMS).chmod(0o444)  # the sandbox's user reads it (isolation.sandbox_user)
 
 
 def copy_submission(source: Path, dest: Path) -> Path:
@@ -452,6 +467,8 @@ def run_seed(job: Job, seed: int, limits: Limits, code: Path | None = None) -> S
         if box is not None and box.available:
             # what the sandbox reads, charged to its own cgroup
             uncached(job.folder / "job", job.submission_root, inbox)
+        if seccomp is not None and REFUSE_NEW_PROGRAMS:
+            hand_no_new_programs(inbox)
         read_fd, write_fd = os.pipe()
         go_read, go_write = os.pipe()
         argv = sandbox_argv(job, inbox, seed, write_fd, go_read, code, seccomp)
