@@ -40,6 +40,7 @@ from perfgraphs.collect.errors import PlanError
 from perfgraphs.collect.plan import load_plan, parse_plan, plan_files
 from perfgraphs.graph.zoo import variant_name
 from perfgraphs.paths import leaderboard_dir, plans_dir
+from perfgraphs.safe_git import SAFE_GIT
 from perfgraphs.yamlio import read_yaml
 
 
@@ -186,8 +187,7 @@ def declared_names(doc: dict) -> set[str]:
 
 
 # git asked for the organisers' history only: no monitor, hook, transport or lazy fetch (as the leaderboard's readers)
-_GIT = ("git", "-c", "safe.bareRepository=explicit", "-c", "core.fsmonitor=false", "-c", "protocol.allow=never",
-        "-c", "core.hooksPath=/dev/null", "-c", "core.quotepath=off", "--no-optional-locks")
+_GIT = ("git", *SAFE_GIT, "-c", "core.quotepath=off")
 
 
 def _git(top: Path, *args: str, stdin: bytes | None = None) -> bytes | None:

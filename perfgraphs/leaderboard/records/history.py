@@ -15,6 +15,8 @@ import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from perfgraphs.safe_git import SAFE_GIT
+
 
 # Git's answers during one reading (:func:`one_reading`) of this thread: a results file's reader asked
 # git the same questions for every line (HEAD, where the commitments folder is, whether a commitment
@@ -45,19 +47,7 @@ def git(folder: Path, *args: str, timeout: float = 60) -> str | None:
     return None if out is None else out.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
 
 
-# Git reads a folder that holds HEAD, objects/ and refs/ as a bare repository, config included, and
-# `git status` runs that config's core.fsmonitor as a command: a submission folder with those files
-# ran its writer's command on the reviewer's machine under `reproduce --submission`, and named any
-# commit as its HEAD (twentieth pass of 2026-12-02). Every git call here reads .git folders only
-# and runs no monitor.
-# Nor does it fetch: a repository's config can make it a partial clone whose missing objects git
-# fetches on demand, running the config's remote.*.uploadpack (or core.sshCommand) as a command: a
-# submission folder's .git/config ran its writer's command when `check` resolved `commit: auto`
-# (twenty-third pass of 2026-12-02). No transport is allowed and no lazy fetch made. Nor are hooks
-# run, nor the index written: `git status` in a copied folder rewrote its index and ran the folder's
-# .git/hooks/post-index-change (twenty-fourth pass).
-SAFE_GIT = ("-c", "safe.bareRepository=explicit", "-c", "core.fsmonitor=false", "-c", "protocol.allow=never",
-            "-c", "core.hooksPath=/dev/null", "--no-optional-locks")
+# how git is asked (perfgraphs.safe_git: no monitor, transport, lazy fetch, hook or index write)
 
 
 def git_bytes(folder: Path, *args: str, timeout: float = 60, stdin: bytes | None = None) -> bytes | None:
