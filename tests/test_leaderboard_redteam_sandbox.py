@@ -251,7 +251,7 @@ def test_no_inherited_descriptor_leads_outside(tmp_path):
         assert not fd["dir"] and not fd["o_path"], (n, fd)
     assert result["openat_log_parent"] == 20 and result["proc_fd_parent"] == 20, result  # ENOTDIR
     assert result["pid1_cwd"] == isolation.WORK_DIR and result["pid1_root_same"], result
-    assert result["pids"] == ["1", "2"], result
+    assert result["pids"] == (["1"] if isolation.CHILD_AS_PID_1 else ["1", "2"]), result  # it is PID 1 (124b)
 
 
 def test_control_a_passed_folder_descriptor_would_lead_outside(tmp_path):
@@ -276,16 +276,20 @@ def test_control_a_passed_folder_descriptor_would_lead_outside(tmp_path):
     assert "RESULT \"3.25\"" in done.stdout, done.stderr[-2000:]
 
 
-def test_pid1_is_ptraceable_but_filtered_like_the_predictor(tmp_path):
+def test_pid1_is_ptraceable_but_filtered_like_the_predictor(tmp_path, monkeypatch):
     # bubblewrap's PID 1 runs as the predictor's user and is ptrace-able by it: it must carry the
-    # same seccomp filter, no capability and no_new_privs, or it is an unfiltered puppet
+    # same seccomp filter, no capability and no_new_privs, or it is an unfiltered puppet. (Where bubblewrap's
+    # init is PID 1 at all: by default the sandboxed program is, since the child's own second filter is not
+    # the init's, tests/test_leaderboard_review_124b.py.)
+    monkeypatch.setattr(isolation, "CHILD_AS_PID_1", False)
     result, _ = sandbox_run(tmp_path, FDS)
     assert result["pid1"]["Name"] == "bwrap"
     assert result["pid1"]["Seccomp"] == "2" and result["pid1"]["NoNewPrivs"] == "1", result["pid1"]
     assert int(result["pid1"]["CapEff"], 16) == 0 and int(result["pid1"]["CapBnd"], 16) == 0, result["pid1"]
 
 
-def test_control_without_the_filter_pid1_is_an_unfiltered_puppet(tmp_path):
+def test_control_without_the_filter_pid1_is_an_unfiltered_puppet(tmp_path, monkeypatch):
+    monkeypatch.setattr(isolation, "CHILD_AS_PID_1", False)  # bubblewrap's init as PID 1 (see above)
     result, _ = sandbox_run(tmp_path, FDS, seccomp=False)
     assert result["ptrace_pid1"] == 0, result  # attachable ...
     assert result["pid1"]["Seccomp"] == "0", result["pid1"]  # ... and free of any filter

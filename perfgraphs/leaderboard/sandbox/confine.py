@@ -400,9 +400,10 @@ def _keyed(text: str | None) -> dict[str, int]:
 # * sched_setaffinity: the harness pins the predictor to the scored cores; it may not widen them.
 # * another process's memory: process_vm_readv/writev, pidfd_getfd, process_madvise (which also
 #   evicts another process's pages: the page-cache channel by the side door), process_mrelease.
-#   Inside the sandbox the only other process is its PID 1, under the same filter; no gain was
-#   found through them, but no predictor needs them. ptrace stays (a predictor's profiler of its
-#   own children), confined by the same PID namespace.
+#   Inside the sandbox the child is PID 1 and every other process is forked from it, under the same
+#   filters (isolation._no_unfiltered_init: bubblewrap's init, under one filter, was ptrace-d into
+#   an execve, 124b); no gain was found through them, but no predictor needs them. ptrace stays (a
+#   predictor's profiler of its own children), confined by the same PID namespace.
 # * memfd_create: an anonymous file on no mount of the sandbox's, so no noexec flag covers it; a
 #   predictor wrote a library it kept gzipped to one and dlopen-ed /proc/self/fd/N (fifty-seventh
 #   pass: the writable places are noexec, isolation.SCRATCH_DIRS). shm_open uses /dev/shm instead.

@@ -83,13 +83,30 @@ def unavailable_reason() -> str | None:
     return None
 
 
+# The child is the sandbox's PID 1 itself (bubblewrap's --as-pid-1; off only in the control of
+# tests/test_leaderboard_review_124b.py): see _no_unfiltered_init
+CHILD_AS_PID_1 = True
+
+
+def _no_unfiltered_init() -> list[str]:
+    """``--as-pid-1``: no bubblewrap init in the sandbox's PID namespace, so every process a predictor can see
+    is the child or forked from it, under the child's filter of new programs. Why: bubblewrap's init, the
+    child's parent, has only the sandbox's filter, and the same uid, no capabilities and a dumpable memory as
+    the predictor: a predictor ``ptrace``-attached it (``/proc/1/mem`` opens under the same check), pointed it
+    at an ``execve`` of the Python of the environment, and that interpreter, with one filter and none of the
+    child's guards, evaluated a pickle's ``eval`` (hundred-and-twenty-fourth pass, side b;
+    tests/test_leaderboard_review_124b.py). As PID 1 the child reaps no orphan but its own pools' workers;
+    the sandbox's end takes the rest."""
+    return ["--as-pid-1"] if CHILD_AS_PID_1 else []
+
+
 def _namespace_flags() -> list[str]:
     # every namespace (pid, net, ipc, uts, cgroup, user, mount), an unprivileged uid, no
     # capabilities, no controlling terminal (TIOCSTI), dead when the harness dies, and no user
     # namespace of its own (--disable-userns, bubblewrap >= 0.8: inside a nested one a predictor is
     # root over fresh cgroup and mount namespaces; the seccomp filter refuses the calls as well)
     return ["--unshare-all", "--unshare-user", "--disable-userns", "--uid", "65534", "--gid", "65534",
-            "--cap-drop", "ALL", "--die-with-parent", "--new-session"]
+            "--cap-drop", "ALL", "--die-with-parent", "--new-session", *_no_unfiltered_init()]
 
 
 def _system_binds() -> list[str]:
