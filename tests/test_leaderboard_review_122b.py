@@ -47,8 +47,8 @@ import pytest
 from perfgraphs.cli import main
 from perfgraphs.leaderboard.pickle_scan import shipped_pickle_problems
 from perfgraphs.leaderboard.sandbox import confine, harness
-from test_leaderboard_review_57b import sandboxed
-from test_submit import BOARD, code_submission, env  # noqa: F401 — env is a fixture
+from test_leaderboard_review_57b import _argv, sandboxed
+from test_submit import code_submission, env  # noqa: F401 — env is a fixture
 
 with_seccomp = pytest.mark.skipif(confine.seccomp_program() is None or confine.no_new_programs_filter() is None,
                                   reason="no seccomp filter here")
@@ -102,10 +102,6 @@ def _submission(tmp_path, route: str, start: str = "spawn"):
     name, data = FILES[route]
     (sub / name).write_bytes(data)
     return sub
-
-
-def _argv(sub, env):  # noqa: F811
-    return ["check", str(sub), *BOARD, "--quick", "--seeds", "0", "--results", str(env["results"])]
 
 
 @sandboxed
