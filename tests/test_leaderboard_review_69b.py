@@ -10,7 +10,7 @@ binds read-only from the host (``/usr`` among them): one run's lookups of
 timed the same lookups: a cached name answers in about 3 microseconds, an uncached one must read its
 folder from the disk the page-cache drop emptied (60 microseconds and more). So each seed's
 ``load_state`` read the running mean of the earlier seeds' states (7 numbers, 248 bits with a count
-and a checksum, each bit three times) and wrote the mean including its own for the next: the 63rd
+and a checksum, each bit in three folders) and wrote the mean including its own for the next: the 63rd
 pass's ensemble of frozen fits (``harness.hand_frozen_state`` hands each run its own state only)
 rebuilt through a channel, each later seed of the hidden record scoring an ensemble of the fits
 before it while the record stated one fit. Now hidden boards drop the reclaimable dentries and
@@ -48,7 +48,7 @@ pytestmark = [
 # the attack, in load_state: read the earlier seeds' running mean (the raw-space ridge: 6 weights and an
 # intercept) from the dentry cache, mix in this seed's own, write the new mean for the next seed
 RELAY = (
-    "        import hashlib as _h, os as _os, time as _t\n"
+    "        import hashlib as _h, math as _m, os as _os, time as _t\n"
     "        from pathlib import Path as _P\n"
     "        own = np.append(state['coef'] / state['scale'],\n"
     "                        float(state['intercept']) - float(np.sum(state['coef'] * state['mean'] / state['scale'])))\n"
@@ -64,8 +64,11 @@ RELAY = (
     "            return _t.perf_counter_ns() - t\n"
     "        mix, n = own, 1\n"
     "        if self.seed > 0:\n"
-    f"            bits = ''.join('1' if sum(lookup(name(self.seed - 1, i, r)) < 20000 for r in range({REPEAT})) >= 2\n"
-    f"                           else '0' for i in range({BITS}))\n"
+    f"            times = [min(lookup(name(self.seed - 1, i, r)) for r in range({REPEAT})) for i in range({BITS})]\n"
+    "            logs = sorted(_m.log(t) for t in times)\n"
+    f"            gap, j = max((logs[j + 1] - logs[j], j) for j in range({BITS // 10}, {BITS - BITS // 10}))\n"
+    "            cut = _m.exp((logs[j] + logs[j + 1]) / 2)\n"
+    "            bits = ''.join('1' if t < cut else '0' for t in times)\n"
     f"            raw = int(bits, 2).to_bytes({BITS // 8}, 'big')\n"
     "            if _h.sha256(raw[:-2]).digest()[:2] == raw[-2:]:\n"
     "                prev, k = np.frombuffer(raw[:28], dtype='<f4').astype(np.float64), raw[28]\n"
@@ -78,6 +81,31 @@ RELAY = (
     "        self.mean_, self.scale_, self.coef_, self.intercept_ = np.zeros(6), np.ones(6), mix[:6], float(mix[6])\n"
     "        return\n"
 )
+
+
+def _lookup_times_here() -> str:
+    """What the channel reads on this machine, outside the sandbox, for a failing control's message: the
+    microseconds of 200 cached and 200 uncached lookups of absent names after the page cache alone is
+    dropped (quantiles 1, 10, 50, 90, 99 %): the relay cuts between the two clusters."""
+    import time
+
+    docs = sorted(e.path for e in os.scandir(DOCS) if e.is_dir(follow_symlinks=False))[:400]
+    tag = secrets.token_hex(8)
+
+    def lookup(path):
+        start = time.perf_counter_ns()
+        try:
+            os.stat(path)
+        except OSError:
+            pass
+        return (time.perf_counter_ns() - start) / 1000
+
+    for folder in docs[::2]:
+        lookup(f"{folder}/.{tag}")
+    confine.drop_page_cache()
+    cached, uncached = [[lookup(f"{folder}/.{tag}") for folder in half] for half in (docs[::2], docs[1::2])]
+    quantiles = [np.percentile(times, [1, 10, 50, 90, 99]).round(1).tolist() for times in (cached, uncached)]
+    return f"lookups here (us), cached {quantiles[0]}, uncached {quantiles[1]}"
 
 
 def _relaying_ridge(folder):
@@ -138,14 +166,16 @@ def test_a_frozen_run_reads_no_earlier_seeds_lookups(env, parts, capsys, git_com
         mix = np.mean([raw(states[s]) for s in range(k + 1)], axis=0)
         relayed = {"mean": np.zeros(6), "scale": np.ones(6), "coef": mix[:6], "intercept": np.asarray(mix[6])}
         expected[k] = numpy_mape(y, _predict(relayed, parts.test))
-    # the channel is a timing one, machine-wide: the suite's last run on 5b71914 (alone) read one lookup wrong
-    # in seed 4 (13.97 % where the mean of five fits earns 16.61), so the round again
+    # the channel is a timing one, machine-wide: the suite's run on 5b71914 (alone) read one lookup wrong in
+    # seed 4 (13.97 % where the mean of five fits earns 16.61), CI's on 27c597e seed 1 in three rounds (with
+    # a fixed 20-microsecond cut and a majority of three lookups): the relay now reads the fastest of three
+    # and cuts at the widest gap between the times, and the round is scored up to three times
     for _ in range(3):
         by_seed = {s["seed"]: s["mape_pct"] for s in _scored_again(sub, frozen, env, capsys)["per_seed"]}
         if all(by_seed[k] == pytest.approx(expected[k], rel=1e-4) for k in expected):
             break
     for k in range(1, 5):
-        assert by_seed[k] == pytest.approx(expected[k], rel=1e-4), (k, by_seed)
+        assert by_seed[k] == pytest.approx(expected[k], rel=1e-4), (k, by_seed, expected, _lookup_times_here())
         assert by_seed[k] != pytest.approx(own[k], rel=1e-4)
     # on the tiny board: 24.6 % mean MAPE where the five fits earn 25.5 %, and a narrower seed spread
     assert np.mean(list(by_seed.values())) < np.mean(list(own.values())) - 0.5, (by_seed, own)
