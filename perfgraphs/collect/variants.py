@@ -209,7 +209,9 @@ def committed_declarations(hidden: Path) -> set[str]:
     measure) left the Swins 24 (not 9) and the visformers 166 (not 146), and the secret seed 0 then drew six of
     the earlier rounds' architectures again (hundred-and-twenty-third pass, side a). A folder in no repository (an
     installed package) has no history: the files as they are count alone. A shallow or partial clone, whose older
-    versions are not here, is refused in one line rather than under-counted (:class:`PlanError`)."""
+    versions are not here, is refused in one line rather than under-counted (:class:`PlanError`), as is a folder
+    in a repository committed inside another (:func:`_written_inside_another`). Every version reachable from HEAD
+    is read, not the first-parent line's alone (:func:`_versions_log`, hundred-and-twenty-fifth pass, side c)."""
     where = Path(hidden).absolute()
     start = where
     while not start.is_dir() or start.is_symlink():  # the folder may be deleted, or a link a pull request made
@@ -220,6 +222,9 @@ def committed_declarations(hidden: Path) -> set[str]:
             raise PlanError(f"cannot ask git for the history of {where}: the draw would miss the rounds it declared")
         return set()
     top = Path(top_out.decode().strip())
+    if _written_inside_another(top):
+        raise PlanError(f"{top} is a repository committed inside another (a submodule): its history is its writer's, "
+                        f"not the main line's, and the draw cannot read every round declared in {where}")
     # the outermost folder that is the top: the path inside the repository as it holds it, no link followed
     inside = next((where.relative_to(a) for a in reversed((where, *where.parents)) if a.resolve() == top), None)
     config = _git(top, "config", "--get-regexp", r"^(extensions\.partialclone|remote\..*\.promisor)$") or b""
@@ -228,8 +233,7 @@ def committed_declarations(hidden: Path) -> set[str]:
                                         for line in config.splitlines()):
         raise PlanError(f"{top} is a shallow or partial clone (or {where} is outside it): the draw cannot read every "
                         "round the main line declared; use a full clone")
-    log = _git(top, "log", "--first-parent", "--diff-merges=first-parent", "--no-renames", "--name-only",
-               "--format=%x00%H", "HEAD", "--", f":(glob){inside.as_posix()}/*.json")
+    log = _versions_log(top, inside)
     commit, wanted = "", []
     for line in (log or b"").decode("utf-8", "replace").split("\n"):
         if line.startswith("\0"):
@@ -245,6 +249,37 @@ def committed_declarations(hidden: Path) -> set[str]:
         except (ValueError, RecursionError, PlanError, AttributeError, TypeError):
             continue  # a version that did not parse declared nothing
     return names
+
+
+def _versions_log(top: Path, inside: Path) -> bytes | None:
+    """Each commit reachable from HEAD, through any parent (a merge read against its first parent), that changed a
+    ``*.json`` of the folder ``inside``, with the files it changed (``git log --name-only``). Read on the
+    first-parent line alone, a pull request forked before the keeper's definition that merged main, deleting the
+    definition in its merge, and landed by fast-forward (RULES forbids it; the history does not say how it was
+    made) put the keeper's commits on a second parent: no version of the definition was read, the draw counted 40
+    public structure keys, not 135, and the Swins left went from 9 (not drawn) to 24 (drawn), the visformers from
+    146 to 166 (hundred-and-twenty-fifth pass, side c). Every version in the history is public: all count."""
+    return _git(top, "log", "--full-history", "--diff-merges=first-parent", "--no-renames", "--name-only",
+                "--format=%x00%H", "HEAD", "--", f":(glob){inside.as_posix()}/*.json")
+
+
+def _written_inside_another(top: Path) -> bool:
+    """Whether the repository whose top folder is ``top`` is committed inside an enclosing one as a gitlink (a
+    submodule) and does not hold the running perfgraphs package: its files and history are its writer's. A pull
+    request that replaced ``leaderboard/hidden/`` with a submodule whose one commit held the definition without
+    its ``earlier_rounds`` had, in a recursive clone, only that commit read: the draw counted 60 public structure
+    keys, not 135, the Swins left 24 (drawn), not 9 (hundred-and-twenty-fifth pass, side c; the boards' readers
+    refuse such a folder since the ninetieth, ``history.committed_inside_another``)."""
+    import perfgraphs
+
+    if top.parent == top or Path(perfgraphs.__file__).resolve().is_relative_to(top.resolve()):
+        return False
+    above = _git(top.parent, "rev-parse", "--show-toplevel")
+    if above is None:
+        return False
+    outer = Path(above.decode().strip()).resolve()
+    held = _git(outer, "ls-files", "--stage", "-z", "--", f":(literal){top.resolve().relative_to(outer).as_posix()}")
+    return any(entry.startswith(b"160000 ") for entry in (held or b"").split(b"\0"))
 
 
 def _batch_blobs(out: bytes) -> list[bytes]:
