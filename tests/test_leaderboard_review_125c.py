@@ -19,6 +19,14 @@ Found: the keeper's draw counts as public every architecture an earlier hidden r
 Now every version reachable from HEAD, through any parent, is read (``variants._versions_log``: all of it is
 public history), and a folder in a repository committed inside another is refused in one line
 (``variants._written_inside_another``). Each control switches its fix back and the draw widens again.
+
+Found too (123b's lead): a reference run listed in ``leaderboard/reference_records.sha256`` whose line no results
+file holds is named in one warning line since 123b, but only while the manifest still lists it. A pull request
+deleting the official ML.ENERGY energy-per-token ``serving-prior-boost`` line (rank 1, 21.78 %) and its manifest
+line together re-ranked the board with nothing printed: ``static-mlp`` rank 1 "best" (was 2), ``llm-xgboost`` 2
+(was 3), stderr empty. The harness only appends to the manifest (no main-line commit of the repository ever took a
+line out of it), so its own main-line history is the anchor: a digest a main-line version listed stays listed
+(``reference_runs.once_listed``), and the run is named as before. `leaderboard show` on HEAD is byte-identical.
 """
 
 from __future__ import annotations
@@ -135,3 +143,35 @@ def test_the_repository_itself_reads_as_before():
     top = REPO
     assert not variants._written_inside_another(top)
     assert len(variants.public_variants(REPO / "plans", REPO / "leaderboard" / "hidden")) == 135
+
+
+def test_a_reference_line_taken_out_with_its_manifest_line_is_named(tmp_path, capsys, monkeypatch):
+    """Attack: the rank-1 reference's results line and its manifest line deleted in one commit. Guard: one warning
+    line naming it (the manifest's history lists it). Control: read as the manifest is, the re-ranked board reads
+    in silence."""
+    from perfgraphs.leaderboard.records import reference_runs
+    from test_leaderboard_review_104c import _board_records
+    from test_leaderboard_review_123b import _commit, _committed, _show
+
+    references = _board_records()
+    folder = _committed(tmp_path / "leaderboard", references, references)
+    ranks, err = _show(folder, capsys, monkeypatch)
+    assert (ranks["serving-prior-boost"], ranks["static-mlp"], ranks["llm-xgboost"]) == ("1", "2", "3"), ranks
+    assert err == "", err
+
+    gone = next(r for r in references if r["method"] == "serving-prior-boost")
+    results = folder / "results" / "llm.jsonl"
+    results.write_text("".join(x for x in results.read_text().splitlines(keepends=True) if json.loads(x) != gone))
+    manifest = folder / reference_runs.MANIFEST_NAME
+    manifest.write_text("".join(x for x in manifest.read_text().splitlines(keepends=True)
+                                if x.split()[1:] != ["serving-prior-boost"]))
+    assert len(manifest.read_text().splitlines()) == len(references) - 1
+    _commit(folder, "remove stale lines")
+    ranks, err = _show(folder, capsys, monkeypatch)
+    assert (ranks["static-mlp"], ranks["llm-xgboost"]) == ("1", "2"), ranks  # each a rank up
+    assert err.count("\n") == 1 and "lists 1 reference run whose line no results file" in err, err
+    assert "serving-prior-boost of" in err and "llm.jsonl: mlenergy energy_per_token_joules" in err, err
+
+    monkeypatch.setattr(reference_runs, "once_listed", lambda manifest: {})  # control: the manifest as it is
+    ranks, err = _show(folder, capsys, monkeypatch)
+    assert (ranks["static-mlp"], ranks["llm-xgboost"]) == ("1", "2") and err == "", (ranks, err)
