@@ -187,6 +187,8 @@ def run(job: Path, inbox: Path, root: Path, seed: int, fd: int, go: int) -> int:
         import importlib
 
         _refuse_new_programs(inbox)  # before anything of the folder can run: no interpreter without the guards below
+        if spec.get("refuse_subinterpreters", True):
+            _refuse_subinterpreters()  # nor one inside this process (hundred-and-twenty-fifth pass, side b)
         sys.path.insert(0, str(root))
         from perfgraphs.leaderboard.sandbox.unpickling import restrict_unpickling
 
@@ -258,6 +260,29 @@ def _refuse_new_programs(inbox: Path) -> None:
     load_own_filter(path.read_bytes())
     _posixsubprocess.fork_exec = _no_program
     _no_resource_tracker()
+
+
+SUBINTERPRETER_EVENT = "cpython.PyInterpreterState_New"  # the audit event CPython raises before making an interpreter
+
+
+def _refuse_subinterpreters() -> None:
+    """Refuse, in this process and every process forked from it, any new interpreter: an audit hook
+    (``sys.addaudithook``, which no Python code removes) raises at :data:`SUBINTERPRETER_EVENT`.
+
+    Why: a fresh interpreter needs no new program (:func:`_refuse_new_programs`). ``_xxsubinterpreters``, of the
+    standard library, makes one in this process with a module state of its own, whose ``pickle`` is imported
+    afresh, unguarded: a median that read its ``prior.bin`` (an 8-byte header, then ``pickle.load``) in one ran the
+    pickle's ``eval`` and passed ``check`` with every prediction 1.5 times the median (hundred-and-twenty-fifth
+    pass, side b; tests/test_leaderboard_review_125b.py). ``_xxsubinterpreters.create`` now fails with
+    "interpreter creation failed", and ``ctypes.pythonapi.Py_NewInterpreter`` with this hook's error."""
+    sys.addaudithook(_no_subinterpreter)
+
+
+def _no_subinterpreter(event: str, args) -> None:
+    if event == SUBINTERPRETER_EVENT:
+        import errno
+
+        raise PermissionError(errno.EPERM, "the sandbox makes no other interpreter: its guards are this one's")
 
 
 def _no_program(*args, **kwargs):
