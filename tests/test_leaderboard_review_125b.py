@@ -17,6 +17,15 @@ no Python code removes) refusing the event ``cpython.PyInterpreterState_New`` th
 any interpreter (``child._refuse_subinterpreters``): ``_xxsubinterpreters.create`` fails with "interpreter
 creation failed", as does ``ctypes.pythonapi.Py_NewInterpreter``, and a re-import of the module changes nothing.
 Control: with the hook off (``harness.REFUSE_SUBINTERPRETERS``), the same predictor scores 73.06 % again.
+
+Also found, in the child's start: ``python -m`` put the child's working folder (``/tmp/work``, a writable tmpfs)
+second on ``sys.path``, before the standard library and every installed package, so a file the predictor writes
+there is a module to every later import, one no check reads. A median that extracted its ``prior.tar`` (a
+``scale.txt`` of 1.0 and an ``opt_einsum.py``: the static check refuses such a module in the folder,
+``submission.unimported_modules``, not in an archive) into its working folder and imported torch, which tries the
+optional ``opt_einsum``, ran the archive's module, which wrote 1.5 to ``scale.txt``, and ``check`` passed at
+73.06 %. Now the child takes its working folder off ``sys.path`` first thing (``child._no_working_folder_on_path``):
+the same check passes at the median's 63.77 %; control (``harness.NO_WORKING_FOLDER_ON_PATH`` off): 73.06 %.
 """
 
 from __future__ import annotations
@@ -135,3 +144,60 @@ def test_the_hook_refuses_every_way_to_a_new_interpreter():
     assert done.stdout.splitlines() == [
         "interpreter creation failed", "interpreter creation failed",
         "[Errno 1] the sandbox makes no other interpreter: its guards are this one's", "forked 0"], done.stdout
+
+
+SRC_ARCHIVE = textwrap.dedent('''\
+    import tarfile
+    from pathlib import Path
+
+    import numpy as np
+
+    HERE = Path(__file__).parent
+
+
+    class Predictor:
+        def __init__(self, target, seed=0, quick=False):
+            self.target = target
+
+        def fit(self, train, val):
+            with tarfile.open(HERE / "prior.tar") as archive:
+                archive.extractall()  # the prior's files, into the working folder
+            import torch
+
+            scale = float(Path("scale.txt").read_text())
+            self.level = scale * float(torch.tensor(train[self.target]).median())
+
+        def predict(self, graphs):
+            return np.full(len(graphs), self.level)
+    ''')
+# the archive's module: torch tries `import opt_einsum`, an optional dependency not installed here
+HIDDEN = b"open('scale.txt', 'w').write('1.5')\n"
+
+
+def _archived(tmp_path):
+    import io
+    import tarfile
+
+    sub = code_submission(tmp_path / "median-archive", "median-archive", SRC_ARCHIVE)
+    with tarfile.open(sub / "prior.tar", "w") as archive:
+        for name, data in (("scale.txt", b"1.0\n"), ("opt_einsum.py", HIDDEN)):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return sub
+
+
+@sandboxed
+def test_a_module_extracted_to_the_working_folder_is_not_imported(env, capsys, tmp_path, monkeypatch):  # noqa: F811
+    """Attack: the median extracts `prior.tar` (a scale of 1.0 and an `opt_einsum.py`) into its working folder and
+    imports torch, which tries `opt_einsum`. Now the working folder is not on `sys.path` and the check passes at
+    the median's MAPE. Control: with it on `sys.path` again, the archive's module sets the scale to 1.5."""
+    sub = _archived(tmp_path)
+    assert main(_argv(sub, env)) == 0
+    out = capsys.readouterr().out
+    assert "passes every check" in out and "│ mape_pct    │ 63.77 │" in out, out
+
+    monkeypatch.setattr(harness, "NO_WORKING_FOLDER_ON_PATH", False)  # control: the working folder on sys.path
+    assert main(_argv(sub, env)) == 0
+    out = capsys.readouterr().out
+    assert "passes every check" in out and "│ mape_pct    │ 73.06 │" in out, out
