@@ -179,6 +179,8 @@ def run(job: Path, inbox: Path, root: Path, seed: int, fd: int, go: int) -> int:
     when the harness hands them over. Everything goes back over the channel; nothing is written."""
     spec = json.loads((job / "job.json").read_text())
     _limit(spec)
+    if spec.get("no_working_folder_on_path", True):
+        _no_working_folder_on_path()  # what the predictor writes there is no module (125th pass, side b)
     try:
         train, val = _load_part(job / "train.parquet"), _load_part(job / "validation.parquet")
         import numpy as np  # noqa: F401 — loaded before the clock starts, like the data
@@ -187,6 +189,8 @@ def run(job: Path, inbox: Path, root: Path, seed: int, fd: int, go: int) -> int:
         import importlib
 
         _refuse_new_programs(inbox)  # before anything of the folder can run: no interpreter without the guards below
+        if spec.get("refuse_subinterpreters", True):
+            _refuse_subinterpreters()  # nor one inside this process (hundred-and-twenty-fifth pass, side b)
         sys.path.insert(0, str(root))
         from perfgraphs.leaderboard.sandbox.unpickling import restrict_unpickling
 
@@ -258,6 +262,42 @@ def _refuse_new_programs(inbox: Path) -> None:
     load_own_filter(path.read_bytes())
     _posixsubprocess.fork_exec = _no_program
     _no_resource_tracker()
+
+
+def _no_working_folder_on_path() -> None:
+    """Take the working folder off ``sys.path``, where ``python -m`` put it (second, before the standard library
+    and every installed package; in the sandbox a writable tmpfs, ``isolation.WORK_DIR``).
+
+    Why: a file the predictor writes there at run time is a module to every later import, and no check reads it.
+    A median that extracted its ``prior.tar`` (a scale of 1.0 and an ``opt_einsum.py``) into its working folder and
+    then imported torch, which tries ``opt_einsum``, ran the archive's module, which set the scale to 1.5, and
+    passed ``check`` (hundred-and-twenty-fifth pass, side b; tests/test_leaderboard_review_125b.py): the static
+    check refuses such a module in the folder (``submission.unimported_modules``), not in an archive."""
+    here = os.getcwd()
+    sys.path[:] = [p for p in sys.path if p not in ("", ".", here)]
+
+
+SUBINTERPRETER_EVENT = "cpython.PyInterpreterState_New"  # the audit event CPython raises before making an interpreter
+
+
+def _refuse_subinterpreters() -> None:
+    """Refuse, in this process and every process forked from it, any new interpreter: an audit hook
+    (``sys.addaudithook``, which no Python code removes) raises at :data:`SUBINTERPRETER_EVENT`.
+
+    Why: a fresh interpreter needs no new program (:func:`_refuse_new_programs`). ``_xxsubinterpreters``, of the
+    standard library, makes one in this process with a module state of its own, whose ``pickle`` is imported
+    afresh, unguarded: a median that read its ``prior.bin`` (an 8-byte header, then ``pickle.load``) in one ran the
+    pickle's ``eval`` and passed ``check`` with every prediction 1.5 times the median (hundred-and-twenty-fifth
+    pass, side b; tests/test_leaderboard_review_125b.py). ``_xxsubinterpreters.create`` now fails with
+    "interpreter creation failed", and ``ctypes.pythonapi.Py_NewInterpreter`` with this hook's error."""
+    sys.addaudithook(_no_subinterpreter)
+
+
+def _no_subinterpreter(event: str, args) -> None:
+    if event == SUBINTERPRETER_EVENT:
+        import errno
+
+        raise PermissionError(errno.EPERM, "the sandbox makes no other interpreter: its guards are this one's")
 
 
 def _no_program(*args, **kwargs):

@@ -117,6 +117,12 @@ RESTRICT_EXPRESSIONS = True
 # a sandboxed run starts no other program, so no interpreter runs without the guards above
 # (confine.no_new_programs_filter): off only in tests whose control shows what a fresh interpreter runs
 REFUSE_NEW_PROGRAMS = True
+# nor is another interpreter made inside the child's process (child._refuse_subinterpreters): off only in tests
+# whose control shows what a sub-interpreter runs
+REFUSE_SUBINTERPRETERS = True
+# the child's working folder, where a predictor writes, is not on its sys.path (child._no_working_folder_on_path):
+# off only in tests whose control shows what a module written there runs
+NO_WORKING_FOLDER_ON_PATH = True
 
 def as_table(part) -> pa.Table:
     """A Hugging Face part (or Arrow table) as one Arrow table, honouring any row selection."""
@@ -205,6 +211,7 @@ def prepare_job(folder: Path, submission_root: Path, entry_point: str, target: s
             "restrict_unpickling": RESTRICT_UNPICKLING, "refuse_torchscript": REFUSE_TORCHSCRIPT,
             "restrict_logging_config": RESTRICT_LOGGING_CONFIG, "restrict_sympy": RESTRICT_SYMPY,
             "restrict_expressions": RESTRICT_EXPRESSIONS, "restrict_yaml": RESTRICT_YAML,
+            "refuse_subinterpreters": REFUSE_SUBINTERPRETERS, "no_working_folder_on_path": NO_WORKING_FOLDER_ON_PATH,
             "freeze": freeze,
             "frozen": frozen is not None}
     (folder / "job" / "job.json").write_text(json.dumps(spec))
