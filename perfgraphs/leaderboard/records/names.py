@@ -944,17 +944,50 @@ def _name_pairs(authors: str) -> set[tuple[str, str]]:
     pieces = re.split(r"[,;&+/]|\b(?:[Aa][Nn][Dd]|[Ww][Ii][Tt][Hh])\b", text)
     words = [[w for w in re.findall(r"[a-z0-9]+", canonical(piece)) if w not in _NOT_NAME_WORDS] for piece in pieces]
     pairs = {pair for piece in words for pair in _adjacent(piece)}
-    pairs |= _surname_first_pairs(words)
+    pairs |= _surname_first_pairs(words, _surname_pieces(pieces))
     return pairs
 
 
-def _surname_first_pairs(words: list[list[str]]) -> set[tuple[str, str]]:
+def _surname_first_pairs(words: list[list[str]], surnames: list[bool] | None = None) -> set[tuple[str, str]]:
     """The names a "Last, First" list writes across its comma: a one-word piece (the surname) with the
     first word of the piece after it, whatever follows that word (``Lory, Mal`` and ``Lory, Mal A.``,
     ``Lory, Mal Ann``). Why: only two one-word pieces in a row were read so, and ``Lory, Mal A.`` held no
     pair of ``Mal Lory``: his second entry under it was ranked beside his first, a rival's entry a rank
-    down (hundred-and-twenty-third pass, side c)."""
-    return {(a[0], b[0]) for a, b in zip(words, words[1:]) if len(a) == 1 and b}
+    down (hundred-and-twenty-third pass, side c). ``surnames``: whether each piece may be a surname
+    (:func:`_surname_pieces`); every piece may where not given."""
+    surnames = surnames if surnames is not None else [True] * len(words)
+    return {(a[0], b[0]) for a, b, surname in zip(words, words[1:], surnames) if surname and len(a) == 1 and b}
+
+
+# what may stand beside a surname written alone without making it another piece: titles and degrees
+_BESIDE_A_SURNAME = _TITLES | frozenset({"msc", "bsc"})
+
+
+def _surname_pieces(pieces: list[str]) -> list[bool]:
+    """Whether each piece of an author list is read as a "Last, First" list's surname: written as one
+    (:func:`_written_as_surname`), and not itself the first name of the surname before it (``Zhang, Wei,
+    Li Chen`` is Wei Zhang and Li Chen: ``Wei`` is Zhang's first name, so holds no ``Wei Li``; read left to
+    right). Why: every one-word piece was a surname, so ``Zhang, Wei, Li Chen`` and ``Zhang, Wei, Chen, Li``
+    held ``Wei Li`` and ``Wei Chen`` across the comma after a first name, and took such an honest rival's
+    entry off the board as their team's second (hundred-and-twenty-fifth pass, side d)."""
+    surnames: list[bool] = []
+    for piece in pieces:
+        surnames.append(_written_as_surname(piece) and not (surnames and surnames[-1]))
+    return surnames
+
+
+def _written_as_surname(piece: str) -> bool:
+    """Whether a piece of an author list (between ``,``, ``;``, ``&``, ...) is written as a surname a
+    "Last, First" list puts before its comma: one name word of two or more letters, alone but for titles
+    (``Lory``, ``Dr. Lory``). An initial is a first name (``W.`` of ``Zhang, W.``), and a piece that
+    held a group's word is a group (``Chen Lab``, ``The Chen Group``), never a surname. Why: only the name
+    words left once ``lab``, ``group``, ``the`` were dropped were counted, so the citation list ``Zhang,
+    W., Chen, L.`` (W. Zhang and L. Chen) held the pair ``W. Chen`` across ``W., Chen`` and ``Chen Lab, Wei
+    Zhang`` the pair ``Wei Chen``: each, scoring better, took an honest ``Wei Chen``'s rank-2 entry off the
+    dippm cpu latency board as its own team's second (hundred-and-twenty-fifth pass, side d)."""
+    words = [w for w in re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKC", str(piece)).casefold())
+             if w not in _BESIDE_A_SURNAME]
+    return len(words) == 1 and len(words[0]) > 1
 
 
 def _adjacent(words: list[str]) -> set[tuple[str, str]]:
