@@ -994,12 +994,20 @@ def _adjacent(words: list[str]) -> set[tuple[str, str]]:
     """A piece's pairs of adjacent name words, and those with two adjacent words read as one (``Jean
     Luc Picard`` holds ``jeanluc picard``, the pair of ``Jean-Luc Picard``: one person written two ways,
     and still one team now that a hyphenated name is one word)."""
-    pairs = set(zip(words, words[1:]))
+    pairs = _named_pairs_in(words)
     pairs |= {(a + b, c) for a, b, c in zip(words, words[1:], words[2:])}
     pairs |= {(a, b + c) for a, b, c in zip(words, words[1:], words[2:])}
     # a middle initial between two names (``Mal A. Lory`` holds ``mal lory``, which ``Lory, Mal`` writes)
     pairs |= {(a, c) for a, b, c in zip(words, words[1:], words[2:]) if len(b) == 1 and len(a) > 1 and len(c) > 1}
     return pairs
+
+
+def _named_pairs_in(words: list[str]) -> set[tuple[str, str]]:
+    """A piece's adjacent name words, an initial first only where it begins the piece (``M. Lory``), never a
+    middle initial with the surname after it: ``Ann J. Smith`` held the pair ``J. Smith`` of ``Bob J. Smith``,
+    and ``Wei A. Chen`` that of ``Li A. Chen``, two people of one surname made one team, the better entry
+    taking the other's off the board (hundred-and-twenty-fifth pass, side d)."""
+    return {(a, b) for i, (a, b) in enumerate(zip(words, words[1:])) if i == 0 or len(a) > 1}
 
 
 def _pairs_alike(p: tuple[str, str], q: tuple[str, str]) -> bool:
@@ -1016,8 +1024,21 @@ def share_a_person(authors: str, other: str) -> bool:
     :func:`same_person_loosely`, or a name of one (two adjacent name words) is in the other.
     ``Mal Lory et al.``, ``Lory, Mal``, ``Mal Lory + Bob Builder``, ``ETH/Mal Lory``, ``Team Mal
     Lory``, ``Mal Lory's group`` and ``LORY Mal`` were each a team of their own beside ``Mal
-    Lory``, each ranked (twenty-fifth pass of 2026-12-02)."""
+    Lory``, each ranked (twenty-fifth pass of 2026-12-02). A number run into a name word is set aside
+    in its names (:func:`_run_in_numbers_dropped`)."""
     if any(same_person_loosely(p, q) for p in people(authors) for q in people(other)):
         return True
-    mine, theirs = _name_pairs(authors), _name_pairs(other)
+    mine, theirs = _name_pairs(_run_in_numbers_dropped(authors)), _name_pairs(_run_in_numbers_dropped(other))
     return any(_pairs_alike(p, q) for p in mine for q in theirs)
+
+
+
+def _run_in_numbers_dropped(authors: str) -> str:
+    """``authors`` without the numbers run into a name word, or joined to it by ``-``, ``_`` or ``.``
+    (``Mal Lory2``, ``Mal Lory-2``, ``Mal2 Lory``, ``Lory2, Mal`` as ``Mal Lory`` and ``Lory, Mal``), for the
+    names two lists share (:func:`_name_pairs`; a person written whole, ``Team42``, keeps its number). Why:
+    ``Mal Lory 2`` was Mal Lory's team but ``Mal Lory2``, ``Mal Lory-2``, ``Mal2 Lory`` and ``Lory2, Mal`` were
+    no one's (their name word ``lory2``; no look-alike either, a digit being no letter), ``check`` passed each
+    beside his record, and his second entry under one was ranked beside his first, a rival's a rank down
+    (hundred-and-twenty-fifth pass, side d)."""
+    return re.sub(r"(?<=[A-Za-z])(?:[-_.]?[0-9]+)+|(?:[0-9]+[-_.]?)+(?=[A-Za-z])", "", str(authors))
