@@ -944,29 +944,70 @@ def _name_pairs(authors: str) -> set[tuple[str, str]]:
     pieces = re.split(r"[,;&+/]|\b(?:[Aa][Nn][Dd]|[Ww][Ii][Tt][Hh])\b", text)
     words = [[w for w in re.findall(r"[a-z0-9]+", canonical(piece)) if w not in _NOT_NAME_WORDS] for piece in pieces]
     pairs = {pair for piece in words for pair in _adjacent(piece)}
-    pairs |= _surname_first_pairs(words)
+    pairs |= _surname_first_pairs(words, _surname_pieces(pieces))
     return pairs
 
 
-def _surname_first_pairs(words: list[list[str]]) -> set[tuple[str, str]]:
+def _surname_first_pairs(words: list[list[str]], surnames: list[bool] | None = None) -> set[tuple[str, str]]:
     """The names a "Last, First" list writes across its comma: a one-word piece (the surname) with the
     first word of the piece after it, whatever follows that word (``Lory, Mal`` and ``Lory, Mal A.``,
     ``Lory, Mal Ann``). Why: only two one-word pieces in a row were read so, and ``Lory, Mal A.`` held no
     pair of ``Mal Lory``: his second entry under it was ranked beside his first, a rival's entry a rank
-    down (hundred-and-twenty-third pass, side c)."""
-    return {(a[0], b[0]) for a, b in zip(words, words[1:]) if len(a) == 1 and b}
+    down (hundred-and-twenty-third pass, side c). ``surnames``: whether each piece may be a surname
+    (:func:`_surname_pieces`); every piece may where not given."""
+    surnames = surnames if surnames is not None else [True] * len(words)
+    return {(a[0], b[0]) for a, b, surname in zip(words, words[1:], surnames) if surname and len(a) == 1 and b}
+
+
+# what may stand beside a surname written alone without making it another piece: titles and degrees
+_BESIDE_A_SURNAME = _TITLES | frozenset({"msc", "bsc"})
+
+
+def _surname_pieces(pieces: list[str]) -> list[bool]:
+    """Whether each piece of an author list is read as a "Last, First" list's surname: written as one
+    (:func:`_written_as_surname`), and not itself the first name of the surname before it (``Zhang, Wei,
+    Li Chen`` is Wei Zhang and Li Chen: ``Wei`` is Zhang's first name, so holds no ``Wei Li``; read left to
+    right). Why: every one-word piece was a surname, so ``Zhang, Wei, Li Chen`` and ``Zhang, Wei, Chen, Li``
+    held ``Wei Li`` and ``Wei Chen`` across the comma after a first name, and took such an honest rival's
+    entry off the board as their team's second (hundred-and-twenty-fifth pass, side d)."""
+    surnames: list[bool] = []
+    for piece in pieces:
+        surnames.append(_written_as_surname(piece) and not (surnames and surnames[-1]))
+    return surnames
+
+
+def _written_as_surname(piece: str) -> bool:
+    """Whether a piece of an author list (between ``,``, ``;``, ``&``, ...) is written as a surname a
+    "Last, First" list puts before its comma: one name word of two or more letters, alone but for titles
+    (``Lory``, ``Dr. Lory``). An initial is a first name (``W.`` of ``Zhang, W.``), and a piece that
+    held a group's word is a group (``Chen Lab``, ``The Chen Group``), never a surname. Why: only the name
+    words left once ``lab``, ``group``, ``the`` were dropped were counted, so the citation list ``Zhang,
+    W., Chen, L.`` (W. Zhang and L. Chen) held the pair ``W. Chen`` across ``W., Chen`` and ``Chen Lab, Wei
+    Zhang`` the pair ``Wei Chen``: each, scoring better, took an honest ``Wei Chen``'s rank-2 entry off the
+    dippm cpu latency board as its own team's second (hundred-and-twenty-fifth pass, side d)."""
+    words = [w for w in re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKC", str(piece)).casefold())
+             if w not in _BESIDE_A_SURNAME]
+    return len(words) == 1 and len(words[0]) > 1
 
 
 def _adjacent(words: list[str]) -> set[tuple[str, str]]:
     """A piece's pairs of adjacent name words, and those with two adjacent words read as one (``Jean
     Luc Picard`` holds ``jeanluc picard``, the pair of ``Jean-Luc Picard``: one person written two ways,
     and still one team now that a hyphenated name is one word)."""
-    pairs = set(zip(words, words[1:]))
+    pairs = _named_pairs_in(words)
     pairs |= {(a + b, c) for a, b, c in zip(words, words[1:], words[2:])}
     pairs |= {(a, b + c) for a, b, c in zip(words, words[1:], words[2:])}
     # a middle initial between two names (``Mal A. Lory`` holds ``mal lory``, which ``Lory, Mal`` writes)
     pairs |= {(a, c) for a, b, c in zip(words, words[1:], words[2:]) if len(b) == 1 and len(a) > 1 and len(c) > 1}
     return pairs
+
+
+def _named_pairs_in(words: list[str]) -> set[tuple[str, str]]:
+    """A piece's adjacent name words, an initial first only where it begins the piece (``M. Lory``), never a
+    middle initial with the surname after it: ``Ann J. Smith`` held the pair ``J. Smith`` of ``Bob J. Smith``,
+    and ``Wei A. Chen`` that of ``Li A. Chen``, two people of one surname made one team, the better entry
+    taking the other's off the board (hundred-and-twenty-fifth pass, side d)."""
+    return {(a, b) for i, (a, b) in enumerate(zip(words, words[1:])) if i == 0 or len(a) > 1}
 
 
 def _pairs_alike(p: tuple[str, str], q: tuple[str, str]) -> bool:
@@ -983,8 +1024,21 @@ def share_a_person(authors: str, other: str) -> bool:
     :func:`same_person_loosely`, or a name of one (two adjacent name words) is in the other.
     ``Mal Lory et al.``, ``Lory, Mal``, ``Mal Lory + Bob Builder``, ``ETH/Mal Lory``, ``Team Mal
     Lory``, ``Mal Lory's group`` and ``LORY Mal`` were each a team of their own beside ``Mal
-    Lory``, each ranked (twenty-fifth pass of 2026-12-02)."""
+    Lory``, each ranked (twenty-fifth pass of 2026-12-02). A number run into a name word is set aside
+    in its names (:func:`_run_in_numbers_dropped`)."""
     if any(same_person_loosely(p, q) for p in people(authors) for q in people(other)):
         return True
-    mine, theirs = _name_pairs(authors), _name_pairs(other)
+    mine, theirs = _name_pairs(_run_in_numbers_dropped(authors)), _name_pairs(_run_in_numbers_dropped(other))
     return any(_pairs_alike(p, q) for p in mine for q in theirs)
+
+
+
+def _run_in_numbers_dropped(authors: str) -> str:
+    """``authors`` without the numbers run into a name word, or joined to it by ``-``, ``_`` or ``.``
+    (``Mal Lory2``, ``Mal Lory-2``, ``Mal2 Lory``, ``Lory2, Mal`` as ``Mal Lory`` and ``Lory, Mal``), for the
+    names two lists share (:func:`_name_pairs`; a person written whole, ``Team42``, keeps its number). Why:
+    ``Mal Lory 2`` was Mal Lory's team but ``Mal Lory2``, ``Mal Lory-2``, ``Mal2 Lory`` and ``Lory2, Mal`` were
+    no one's (their name word ``lory2``; no look-alike either, a digit being no letter), ``check`` passed each
+    beside his record, and his second entry under one was ranked beside his first, a rival's a rank down
+    (hundred-and-twenty-fifth pass, side d)."""
+    return re.sub(r"(?<=[A-Za-z])(?:[-_.]?[0-9]+)+|(?:[0-9]+[-_.]?)+(?=[A-Za-z])", "", str(authors))
