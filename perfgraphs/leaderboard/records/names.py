@@ -1032,7 +1032,6 @@ def share_a_person(authors: str, other: str) -> bool:
     return any(_pairs_alike(p, q) for p in mine for q in theirs)
 
 
-
 def _run_in_numbers_dropped(authors: str) -> str:
     """``authors`` without the numbers run into a name word, or joined to it by ``-``, ``_`` or ``.``
     (``Mal Lory2``, ``Mal Lory-2``, ``Mal2 Lory``, ``Lory2, Mal`` as ``Mal Lory`` and ``Lory, Mal``), for the
