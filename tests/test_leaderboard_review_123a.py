@@ -35,9 +35,8 @@ def _git(folder, *args):
                    check=True, capture_output=True)
 
 
-@pytest.fixture()
-def deleted(tmp_path):
-    """A repository whose main line committed the definition, then merged a pull request deleting it."""
+def with_definition(tmp_path):
+    """(a fresh repository ``checkout`` whose first commit is the keeper's definition, its ``leaderboard/hidden``)."""
     repo = tmp_path / "checkout"
     hidden = repo / "leaderboard" / "hidden"
     hidden.mkdir(parents=True)
@@ -45,6 +44,13 @@ def deleted(tmp_path):
     (hidden / DEFINITION.name).write_text(DEFINITION.read_text())
     _git(repo, "add", "-A")
     _git(repo, "commit", "-qm", "the keeper's definition")
+    return repo, hidden
+
+
+@pytest.fixture()
+def deleted(tmp_path):
+    """A repository whose main line committed the definition, then merged a pull request deleting it."""
+    repo, hidden = with_definition(tmp_path)
     _git(repo, "checkout", "-qb", "tidy")
     _git(repo, "rm", "-q", f"leaderboard/hidden/{DEFINITION.name}")
     _git(repo, "commit", "-qm", "remove a stale definition")

@@ -37,7 +37,7 @@ import shutil
 import pytest
 
 from test_hidden_variants import REPO
-from test_leaderboard_review_123a import DEFINITION, _git, _redrawn
+from test_leaderboard_review_123a import DEFINITION, _git, _redrawn, with_definition
 
 
 def _fast_forwarded(tmp_path):
@@ -70,13 +70,7 @@ def _fast_forwarded(tmp_path):
 def _as_submodule(tmp_path):
     """A repository whose ``leaderboard/hidden/`` a merged pull request replaced with a submodule holding the
     definition without its earlier rounds, checked out as a recursive clone does."""
-    repo = tmp_path / "checkout"
-    hidden = repo / "leaderboard" / "hidden"
-    hidden.mkdir(parents=True)
-    _git(repo, "init", "-q", "-b", "main")
-    (hidden / DEFINITION.name).write_text(DEFINITION.read_text())
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "the keeper's definition")
+    repo, hidden = with_definition(tmp_path)
     theirs = tmp_path / "theirs"
     theirs.mkdir()
     doc = json.loads(DEFINITION.read_text())
