@@ -69,3 +69,28 @@ def test_control_the_apostrophe_splits_the_name_again(monkeypatch):
     for authors in SECOND:
         assert not names.share_a_person(OWNER, authors), authors
         assert _board(OWNER, authors) == {"gnn-x": "1", "gnn-y": "1", "rival-net": "3"}, authors
+
+
+# the lead this pass left: a "Last, First" reading that ran on across a separator that parts people only.
+# ``Smith; Lory, Mal`` read ``Lory`` as Smith's first name (a person "Lory Smith") and held no Mal Lory, so
+# his second entry under it ranked beside his first (``names._surname_pieces`` and
+# ``_surname_first_pairs`` now read a name across a comma only, and start again after any other separator)
+ACROSS = ["Smith; Lory, Mal", "Smith & Lory, Mal", "Smith and Lory, Mal", "Lory, Mal; Smith, Bob"]
+
+
+def test_a_last_first_name_after_a_semicolon_is_his():
+    for authors in ACROSS:
+        assert names.share_a_person("Mal Lory", authors) and names.share_a_person(authors, "Mal Lory"), authors
+        assert _board("Mal Lory", authors) == {"gnn-x": "1", "rival-net": "2", "gnn-y": "–"}, authors
+    for a, b in [("Smith; Lory, Mal", "Lory Smith"), ("Lory, Mal; Smith, Bob", "Mal Smith"),
+                 ("Zhang, Wei; Li Chen", "Wei Li")]:
+        assert not names.share_a_person(a, b) and not names.share_a_person(b, a), (a, b)
+
+
+def test_control_a_reading_across_every_separator_misses_him(monkeypatch):
+    pieces, pairs = names._surname_pieces, names._surname_first_pairs
+    monkeypatch.setattr(names, "_surname_pieces", lambda p, commas=None: pieces(p))
+    monkeypatch.setattr(names, "_surname_first_pairs", lambda w, s=None, commas=None: pairs(w, s))
+    assert not names.share_a_person("Mal Lory", "Smith; Lory, Mal")
+    assert names.share_a_person("Lory Smith", "Smith; Lory, Mal")
+    assert _board("Mal Lory", "Smith; Lory, Mal") == {"gnn-x": "1", "gnn-y": "1", "rival-net": "3"}

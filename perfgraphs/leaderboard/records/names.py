@@ -947,10 +947,11 @@ def _name_pairs(authors: str) -> set[tuple[str, str]]:
 
 def _written_pairs(text: str) -> set[tuple[str, str]]:
     """:func:`_name_pairs` of ``text`` with its brackets, ``@`` parts and hyphens already taken out."""
-    pieces = re.split(r"[,;&+/]|\b(?:[Aa][Nn][Dd]|[Ww][Ii][Tt][Hh])\b", text)
+    parts = re.split(r"([,;&+/]|\b(?:[Aa][Nn][Dd]|[Ww][Ii][Tt][Hh])\b)", text)
+    pieces, commas = parts[0::2], [separator == "," for separator in parts[1::2]]
     words = [[w for w in re.findall(r"[a-z0-9]+", canonical(piece)) if w not in _NOT_NAME_WORDS] for piece in pieces]
     pairs = {pair for piece in words for pair in _adjacent(piece)}
-    pairs |= _surname_first_pairs(words, _surname_pieces(pieces))
+    pairs |= _surname_first_pairs(words, _surname_pieces(pieces, commas), commas)
     return pairs
 
 
@@ -966,31 +967,41 @@ def _apostrophes_joined(text: str) -> str:
     return re.sub(r"(?<=[A-Za-z])['’](?=[A-Za-z]{2})", "", text)
 
 
-def _surname_first_pairs(words: list[list[str]], surnames: list[bool] | None = None) -> set[tuple[str, str]]:
+def _surname_first_pairs(words: list[list[str]], surnames: list[bool] | None = None,
+                         commas: list[bool] | None = None) -> set[tuple[str, str]]:
     """The names a "Last, First" list writes across its comma: a one-word piece (the surname) with the
     first word of the piece after it, whatever follows that word (``Lory, Mal`` and ``Lory, Mal A.``,
     ``Lory, Mal Ann``). Why: only two one-word pieces in a row were read so, and ``Lory, Mal A.`` held no
     pair of ``Mal Lory``: his second entry under it was ranked beside his first, a rival's entry a rank
     down (hundred-and-twenty-third pass, side c). ``surnames``: whether each piece may be a surname
-    (:func:`_surname_pieces`); every piece may where not given."""
+    (:func:`_surname_pieces`); every piece may where not given. ``commas``: whether each piece and the next are
+    parted by a comma, the one separator a "Last, First" name is written across (``;``, ``&``, ``and``… part
+    people only); every pair of pieces is where not given."""
     surnames = surnames if surnames is not None else [True] * len(words)
-    return {(a[0], b[0]) for a, b, surname in zip(words, words[1:], surnames) if surname and len(a) == 1 and b}
+    commas = commas if commas is not None else [True] * max(len(words) - 1, 0)
+    return {(a[0], b[0]) for a, b, surname, comma in zip(words, words[1:], surnames, commas)
+            if surname and comma and len(a) == 1 and b}
 
 
 # what may stand beside a surname written alone without making it another piece: titles and degrees
 _BESIDE_A_SURNAME = _TITLES | frozenset({"msc", "bsc"})
 
 
-def _surname_pieces(pieces: list[str]) -> list[bool]:
+def _surname_pieces(pieces: list[str], commas: list[bool] | None = None) -> list[bool]:
     """Whether each piece of an author list is read as a "Last, First" list's surname: written as one
     (:func:`_written_as_surname`), and not itself the first name of the surname before it (``Zhang, Wei,
     Li Chen`` is Wei Zhang and Li Chen: ``Wei`` is Zhang's first name, so holds no ``Wei Li``; read left to
     right). Why: every one-word piece was a surname, so ``Zhang, Wei, Li Chen`` and ``Zhang, Wei, Chen, Li``
     held ``Wei Li`` and ``Wei Chen`` across the comma after a first name, and took such an honest rival's
-    entry off the board as their team's second (hundred-and-twenty-fifth pass, side d)."""
+    entry off the board as their team's second (hundred-and-twenty-fifth pass, side d). The reading starts
+    again after any separator but a comma (``commas``, as :func:`_surname_first_pairs`): ``Smith; Lory, Mal``
+    read ``Lory`` as Smith's first name, held the person "Lory Smith" and not Mal Lory, and ranked his second
+    entry beside his first (the lead of the same pass's side e)."""
+    commas = commas if commas is not None else [True] * max(len(pieces) - 1, 0)
     surnames: list[bool] = []
-    for piece in pieces:
-        surnames.append(_written_as_surname(piece) and not (surnames and surnames[-1]))
+    for i, piece in enumerate(pieces):
+        after_a_surname = i > 0 and commas[i - 1] and surnames[-1]
+        surnames.append(_written_as_surname(piece) and not after_a_surname)
     return surnames
 
 
