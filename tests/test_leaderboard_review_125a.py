@@ -169,10 +169,15 @@ def _scanned(tmp_path, name: str, data: bytes) -> list[str]:
     return scan_submission(folder, [LabelArray("test labels", LABELS)])
 
 
-def test_pickled_string_arrays_of_separated_labels_are_refused(tmp_path):
-    for name, data in _forms(LABELS).items():
+def _each_refused(tmp_path, forms: dict[str, bytes]) -> None:
+    """Each file of ``forms`` (name -> bytes), scanned alone, is refused for holding all 300 labels."""
+    for name, data in forms.items():
         problems = _scanned(tmp_path, name, data)
         assert len(problems) == 1 and f"{name}: holds 300 of the 300" in problems[0], (name, problems)
+
+
+def test_pickled_string_arrays_of_separated_labels_are_refused(tmp_path):
+    _each_refused(tmp_path, _forms(LABELS))
     # honest: a pickled string array of names and separated integers (a seed, step counts) passes
     honest = np.array(["resnet_50", "1_000_000", "seed_1_234", "lr_3e-4", "10_000"])
     assert _scanned(tmp_path, "honest.pkl", pickle.dumps(honest)) == []
@@ -185,9 +190,7 @@ def test_control_without_the_fix_every_form_passes(tmp_path, monkeypatch):
 
 
 def test_labels_in_decimal_digits_of_other_scripts_are_refused(tmp_path):
-    for name, data in _unicode_forms(LABELS).items():
-        problems = _scanned(tmp_path, name, data)
-        assert len(problems) == 1 and f"{name}: holds 300 of the 300" in problems[0], (name, problems)
+    _each_refused(tmp_path, _unicode_forms(LABELS))
     # honest text in other scripts, with numbers in it, passes
     honest = "模型 resnet50：学习率 ３e-4，批量 ６４，种子 ７。عدد الطبقات ٥٠\n".encode() * 50
     assert _scanned(tmp_path, "honest.txt", honest) == []
@@ -201,9 +204,7 @@ def test_control_without_the_unicode_fix_every_form_passes(tmp_path, monkeypatch
 
 
 def test_labels_after_a_dash_are_refused(tmp_path):
-    for name, data in _dash_forms(LABELS).items():
-        problems = _scanned(tmp_path, name, data)
-        assert len(problems) == 1 and f"{name}: holds 300 of the 300" in problems[0], (name, problems)
+    _each_refused(tmp_path, _dash_forms(LABELS))
     # honest negative numbers (weights printed as text, offsets) are as likely a label's as its decoy's
     weights = np.random.default_rng(2).normal(0, 30, 20_000)
     assert _scanned(tmp_path, "weights.py", ("W = [" + ", ".join(f"{w:.6f}" for w in weights) + "]\n").encode()) == []
