@@ -945,6 +945,14 @@ def _read_yaml(root: Path) -> dict:
     return doc
 
 
+def _listed_authors(listed: list[str]) -> str:
+    """A YAML list of people as one author list: parted by ``, `` as people write them, or by `` & `` where a
+    comma would read two ways (a person written "Last, First", or one name word: ``[Bob, Mal Lory]``
+    joined by a comma reads as "Mal Lory Bob", :func:`names.ambiguous_authors`)."""
+    joined = ", ".join(listed)
+    return " & ".join(listed) if names.ambiguous_authors(joined) else joined
+
+
 def _parse_people(doc: dict, problems: list[str]) -> tuple[str, object, str]:
     """(method, authors, contact): who the entry is, as the leaderboard shows it."""
     method = _text(doc, "method", problems, "the name shown on the leaderboard") if "method" in doc else ""
@@ -952,7 +960,7 @@ def _parse_people(doc: dict, problems: list[str]) -> tuple[str, object, str]:
     problems += [f"submission.yaml: {p}" for p in names.check_charset("method", method)]
     authors = doc.get("authors")
     if isinstance(authors, list):
-        authors = ", ".join(str(a).strip() for a in authors)  # ``[" Bob"]`` is "Bob", not a double space
+        authors = _listed_authors([str(a).strip() for a in authors])  # ``[" Bob"]`` is "Bob", not a double space
     if "authors" in doc and not (isinstance(authors, str) and authors.strip()):
         problems.append("submission.yaml: 'authors' must be a name or a list of names")
     elif isinstance(authors, str):

@@ -48,7 +48,8 @@ other punctuation, no accents (transliterate: ``Jose Muller``), no control, invi
 characters. A method
 is at most 64 characters, the authors at most 200. A method holds no credit (:func:`credit_in_method`:
 the word ``by``, the reference authors, a word the board prints about a row such as ``verified`` or
-``rank 1``, the project's name). The same rules are in leaderboard/RULES.md.
+``rank 1``, the project's name); authors read one way (:func:`ambiguous_authors`: ``Bob, Lory, Mal`` is
+refused, ``Bob & Lory, Mal`` is not). The same rules are in leaderboard/RULES.md.
 """
 
 from __future__ import annotations
@@ -814,7 +815,9 @@ def _charset_problems(field: str, text: str) -> tuple[str, ...]:
     problems = []
     limit = _LIMITS.get(field)
     if limit is not None and len(text) > limit:
-        problems.append(f"{field} is {len(text)} characters long: shorten it to at most {limit}")
+        # that line alone: the readings below are slow on long text, and a hand-written record's 900,000
+        # characters of ``a, a, …`` took ``leaderboard show`` 138 s to skip (review of 2026-12-08)
+        return (f"{field} is {len(text)} characters long: shorten it to at most {limit}",)
     if field == "authors" and any(not piece.strip() for piece in re.split(r"[,;&]", text)):
         problems.append(f"authors {text!r} has an empty name between separators (, ; &): list names only")
     if text != " ".join(text.split(" ")).strip() or "  " in text:
@@ -829,8 +832,57 @@ def _charset_problems(field: str, text: str) -> tuple[str, ...]:
     if field == "method":
         problems += credit_in_method(text)
     if field == "authors":
-        problems += tier_in_authors(text)
+        problems += tier_in_authors(text) + ambiguous_authors(text)
     return tuple(problems)
+
+
+_OTHERS = re.compile(r"^(et al\.?|and others|others)$")  # :data:`_NOBODY` but initials, which a "Last, F." list writes
+
+
+def ambiguous_authors(authors: str) -> list[str]:
+    """An author list whose commas can be read as two lists of people, one line; else empty. A comma
+    parts people (``Mal Lory, Bob Builder``) and also a "Last, First" name (``Lory, Mal``, ``Zhang, W.``):
+    where one name word stands alone before a comma, both readings are open. A run of pieces between
+    other separators (``;``, ``&``, ``and``, ``+``, ``/``, ``with``) is read one way only when no lone
+    word stands before a comma in it, or when it is a "Last, First" list throughout: a lone word, then a
+    first name (a word, with initials after it) or initials, pair after pair (:func:`_reads_one_way`).
+    Why: ``Bob, Lory, Mal`` and ``MIT, Lory, Mal`` are Mal Lory's team or not depending on the reading
+    (``Zhang, Wei, Li Chen``, the same shape, is Wei Zhang's and Li Chen's, and must not be a ``Wei Li``);
+    any rule chose one and the other reading got a second ranked entry or a rival's taken off the board
+    (hundred-and-twenty-fifth pass, sides d and e). ``DeepMind, Bob Builder`` read as a "Bob DeepMind"
+    too. Refused in ``check`` and when records are read: write people apart with ``&`` (``;`` is outside the
+    character set)."""
+    if len(str(authors)) > AUTHORS_MAX_CHARS:
+        return []  # refused for its length (:func:`check_charset`); the reading below is quadratic in ``((((``
+    text = re.sub(r"\([^)]*\)|@[^,;&+/]*", " ", unicodedata.normalize("NFKC", str(authors)))
+    # a hyphenated or apostrophed name is one word, as :func:`_name_pairs` reads it (``O'Brien, Mal``)
+    text = _apostrophes_joined(re.sub(r"(?<=\w)-(?=\w)", "", text))
+    runs = re.split(r"[;&+/]|\b(?:[Aa][Nn][Dd]|[Ww][Ii][Tt][Hh])\b", text)
+    for run in runs:
+        pieces = [p.strip() for p in run.split(",") if p.strip() and not _OTHERS.fullmatch(p.strip().casefold())]
+        if not _reads_one_way(pieces):
+            return [f"authors {authors!r} can be read as more than one list of people (a name word alone "
+                    f"before a comma may be a surname written first, 'Lory, Mal', or a person): write people "
+                    f"apart with '&' ('Lory, Mal & Bob Builder'), an affiliation in brackets ('Bob Builder (MIT)')"]
+    return []
+
+
+def _reads_one_way(pieces: list[str]) -> bool:
+    """Whether the comma-parted ``pieces`` of an author list read as one list of people
+    (:func:`ambiguous_authors`): no piece but the last written as a surname alone
+    (:func:`_written_as_surname`), or surname and first name pair after pair."""
+    surnames = [_written_as_surname(p) for p in pieces]
+    if not any(surnames[:-1]):
+        return True
+    return len(pieces) % 2 == 0 and all(surnames[0::2]) and all(_written_as_first_name(p) for p in pieces[1::2])
+
+
+def _written_as_first_name(piece: str) -> bool:
+    """Whether a piece after a "Last," is a first name as such lists write it: initials (``W.``, ``J. R.``)
+    or one name word with initials after it (``Mal``, ``Mal A.``), titles aside."""
+    words = [w for w in re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKC", str(piece)).casefold())
+             if w not in _BESIDE_A_SURNAME]
+    return bool(words) and all(len(w) == 1 for w in words[1:])
 
 
 # a tier's words, never a person's: authors ``Tier Verified`` (or ``Mal Lory (verified, hidden test
