@@ -122,3 +122,54 @@ def test_a_name_over_its_length_is_refused_for_that_alone():
         assert names.check_charset("authors", text) == [
             f"authors is {len(text)} characters long: shorten it to at most {names.AUTHORS_MAX_CHARS}"]
     assert len(names.check_charset("authors", "Bob, Lory, Mal ")) == 2  # within the limit: every problem
+
+
+# -- the other leads of the hundred-and-twenty-fifth pass on names --------------------------------------
+# (1) a look-alike written "Last, First": ``Lo-ry, Mal`` is Mal Lory's team (the hyphen set aside) and reads
+# like him, yet ``check`` compared people as ``people`` splits them (``Lo-ry`` and ``Mal``) and passed it
+# beside his record; now a "Last, First" list's people are compared as "First Last" too
+# (``names._last_first_people``), and refused as any look-alike is.
+
+def test_check_refuses_a_lookalike_written_last_first(tmp_path):
+    from perfgraphs.leaderboard.records.check import check_name_owner
+    from test_leaderboard_names_20261202 import _board as _names_board
+    from test_leaderboard_review_20261202 import _records_repo
+
+    _, add = _records_repo(tmp_path)
+    add({"method": "gnn-x", "authors": "Mal Lory", "run_identity": "lory-1"})
+    refused = " ".join(check_name_owner(tmp_path / "results", _names_board(), "gnn-y", "Lo-ry, Mal"))
+    assert "author 'Mal Lo-ry' reads like 'Mal Lory'" in refused, refused
+    for honest in ("Lory, Mal", "Mal Lory", "Lory, Mal & Bob Builder", "Lory, M.", "Ann Lory"):
+        assert check_name_owner(tmp_path / "results", _names_board(), "gnn-y", honest) == [], honest
+
+
+def test_control_compared_as_split_the_lookalike_passes(tmp_path, monkeypatch):
+    from perfgraphs.leaderboard.records.check import check_name_owner
+    from test_leaderboard_names_20261202 import _board as _names_board
+    from test_leaderboard_review_20261202 import _records_repo
+
+    monkeypatch.setattr(names, "_last_first_people", lambda authors: ())
+    _, add = _records_repo(tmp_path)
+    add({"method": "gnn-x", "authors": "Mal Lory", "run_identity": "lory-1"})
+    assert check_name_owner(tmp_path / "results", _names_board(), "gnn-y", "Lo-ry, Mal") == []
+
+
+# (2) the words that join or qualify names were compared before the confusable folding their pairs go
+# through (``team`` is read ``tearn``, ``ms`` ``rns``: TR39's ``m``), so never dropped: ``Ms Lory`` and
+# ``Mrs Lory`` held a name of which ``R. Lory`` is an initial, and ``Team Lory`` was a person with the first
+# name ``Team``: other people, one team, the better entry taking the other's off the board.
+APART = [("Ms Lory", "R. Lory"), ("Mrs Lory", "R. Lory"), ("Team Lory", "T. Lory")]
+
+
+def test_a_title_or_team_is_no_first_name():
+    for a, b in APART:
+        assert not names.share_a_person(a, b) and not names.share_a_person(b, a), (a, b)
+        assert _board(b, a) == {"gnn-x": "1", "gnn-y": "1", "rival-net": "3"}, (a, b)
+    for a, b in [("Team Mal Lory", "Mal Lory"), ("Mal Lory Team", "Mal Lory"), ("Ms Ann Lory", "Ann Lory")]:
+        assert names.share_a_person(a, b) and names.share_a_person(b, a), (a, b)
+
+
+def test_control_unfolded_words_make_them_one_team(monkeypatch):
+    monkeypatch.setattr(names, "_NOT_NAME_KEYS", names._NOT_NAME_WORDS)
+    assert names.share_a_person("Ms Lory", "R. Lory") and names.share_a_person("Mrs Lory", "R. Lory")
+    assert _board("R. Lory", "Ms Lory") == {"gnn-x": "1", "rival-net": "2", "gnn-y": "–"}

@@ -396,7 +396,7 @@ def _name_parts(person: str) -> tuple[str, ...]:
     surname one word; a ``Lory M.`` (a "Last, F." list's person) read surname last. () when
     nothing is left."""
     words = [w for w in re.findall(r"[a-z0-9'][a-z0-9'-]*", _AFFILIATION.sub(" ", unicodedata.normalize("NFKC", person)).casefold())
-             if w not in _TITLES]
+             if w not in _TITLES and w != "team"]  # ``Team Lory`` is no T. Lory (review of 2026-12-08)
     if len(words) >= 2 and len(words[0]) > 1 and all(len(w) == 1 for w in words[1:]):
         words = words[1:] + words[:1]
     return tuple(words)
@@ -538,8 +538,8 @@ def lookalike_people(a: str, b: str) -> list[tuple[str, str]]:
     Author`` with a capital ``I`` and ``Alice Author``, ``Tirn Bloorn`` and ``Tim Bloom``, ``Bob
     Builder'`` and ``Bob Builder``. Pairs (a's, b's)."""
     found = []
-    for p in people(a):
-        for q in people(b):
+    for p in people(a) + _last_first_people(a):
+        for q in people(b) + _last_first_people(b):
             if p.casefold() != q.casefold() and _person_keys(p) & _person_keys(q):
                 found.append((p, q))
     return found
@@ -854,27 +854,48 @@ def ambiguous_authors(authors: str) -> list[str]:
     character set)."""
     if len(str(authors)) > AUTHORS_MAX_CHARS:
         return []  # refused for its length (:func:`check_charset`); the reading below is quadratic in ``((((``
+    if all(_reads_one_way(pieces) for pieces in _comma_runs(authors)):
+        return []
+    return [f"authors {authors!r} can be read as more than one list of people (a name word alone before a "
+            f"comma may be a surname written first, 'Lory, Mal', or a person): write people apart with '&' "
+            f"('Lory, Mal & Bob Builder'), an affiliation in brackets ('Bob Builder (MIT)')"]
+
+
+@functools.lru_cache(maxsize=4096)
+def _comma_runs(authors: str) -> tuple[tuple[str, ...], ...]:
+    """An author list's runs of comma-parted pieces, as written: a run between the separators that part
+    people only (``;``, ``&``, ``and``, ``+``, ``/``, ``with``), affiliations in brackets or after ``@`` and
+    ``et al.`` left out."""
     text = re.sub(r"\([^)]*\)|@[^,;&+/]*", " ", unicodedata.normalize("NFKC", str(authors)))
-    # a hyphenated or apostrophed name is one word, as :func:`_name_pairs` reads it (``O'Brien, Mal``)
-    text = _apostrophes_joined(re.sub(r"(?<=\w)-(?=\w)", "", text))
     runs = re.split(r"[;&+/]|\b(?:[Aa][Nn][Dd]|[Ww][Ii][Tt][Hh])\b", text)
-    for run in runs:
-        pieces = [p.strip() for p in run.split(",") if p.strip() and not _OTHERS.fullmatch(p.strip().casefold())]
-        if not _reads_one_way(pieces):
-            return [f"authors {authors!r} can be read as more than one list of people (a name word alone "
-                    f"before a comma may be a surname written first, 'Lory, Mal', or a person): write people "
-                    f"apart with '&' ('Lory, Mal & Bob Builder'), an affiliation in brackets ('Bob Builder (MIT)')"]
-    return []
+    return tuple(tuple(" ".join(p.split()) for p in run.split(",") if p.strip() and not _OTHERS.fullmatch(p.strip().casefold()))
+                 for run in runs)
+
+
+def _one_word(piece: str) -> str:
+    """A piece with a hyphenated or apostrophed name written as one word, as :func:`_name_pairs` reads it
+    (``O'Brien``, ``Lory-Smith``)."""
+    return _apostrophes_joined(re.sub(r"(?<=\w)-(?=\w)", "", piece))
+
+
+def _last_first_people(authors: str) -> tuple[str, ...]:
+    """The people a "Last, First" list writes (one that reads one way: :func:`ambiguous_authors`), each as
+    "First Last", spelled as written (``Lo-ry, Mal`` is ``Mal Lo-ry``), for :func:`lookalike_people`."""
+    found: list[str] = []
+    for pieces in _comma_runs(authors):
+        if any(_written_as_surname(_one_word(p)) for p in pieces[:-1]) and _reads_one_way(pieces):
+            found += [f"{first} {last}" for last, first in zip(pieces[0::2], pieces[1::2])]
+    return tuple(found)
 
 
 def _reads_one_way(pieces: list[str]) -> bool:
     """Whether the comma-parted ``pieces`` of an author list read as one list of people
     (:func:`ambiguous_authors`): no piece but the last written as a surname alone
     (:func:`_written_as_surname`), or surname and first name pair after pair."""
-    surnames = [_written_as_surname(p) for p in pieces]
+    surnames = [_written_as_surname(_one_word(p)) for p in pieces]
     if not any(surnames[:-1]):
         return True
-    return len(pieces) % 2 == 0 and all(surnames[0::2]) and all(_written_as_first_name(p) for p in pieces[1::2])
+    return len(pieces) % 2 == 0 and all(surnames[0::2]) and all(_written_as_first_name(_one_word(p)) for p in pieces[1::2])
 
 
 def _written_as_first_name(piece: str) -> bool:
@@ -981,6 +1002,10 @@ def credit_in_method(method: str) -> list[str]:
 # Words that join or qualify names, never a name's own: a pair holding one is no person
 _NOT_NAME_WORDS = _TITLES | frozenset({"et", "al", "and", "with", "the", "of", "team", "group", "lab", "s", "msc",
                                        "bsc"})
+# ... as :func:`_name_pairs` reads them, :func:`canonical` (``team`` as ``tearn``, ``ms`` as ``rns``: TR39's
+# ``m``). Compared unfolded, they were never dropped: ``Team Lory`` held the pair ``tearn lory``, of which
+# ``T. Lory`` is an initial, and ``Ms Lory`` that of ``R. Lory``, other people made one team (review of 2026-12-08)
+_NOT_NAME_KEYS = _NOT_NAME_WORDS | frozenset(canonical(w) for w in _NOT_NAME_WORDS)
 
 
 def _name_pairs(authors: str) -> set[tuple[str, str]]:
@@ -1001,7 +1026,7 @@ def _written_pairs(text: str) -> set[tuple[str, str]]:
     """:func:`_name_pairs` of ``text`` with its brackets, ``@`` parts and hyphens already taken out."""
     parts = re.split(r"([,;&+/]|\b(?:[Aa][Nn][Dd]|[Ww][Ii][Tt][Hh])\b)", text)
     pieces, commas = parts[0::2], [separator == "," for separator in parts[1::2]]
-    words = [[w for w in re.findall(r"[a-z0-9]+", canonical(piece)) if w not in _NOT_NAME_WORDS] for piece in pieces]
+    words = [[w for w in re.findall(r"[a-z0-9]+", canonical(piece)) if w not in _NOT_NAME_KEYS] for piece in pieces]
     pairs = {pair for piece in words for pair in _adjacent(piece)}
     pairs |= _surname_first_pairs(words, _surname_pieces(pieces, commas), commas)
     return pairs
