@@ -94,8 +94,12 @@ def once_listed(manifest: Path) -> dict[str, str]:
     together (two removals, one in the organisers' file) made ``static-mlp`` rank 1 "best" and moved
     ``llm-xgboost`` 3 -> 2 with nothing printed (hundred-and-twenty-fifth pass, side c; 123b named the run only
     while the manifest still listed it). Without the history (an installed package, a shallow clone), none: the
-    file as it is counts alone. Every version, through any parent (:func:`_listed_in_history`)."""
-    return _listed_in_history(manifest)
+    file as it is counts alone. Every version, through any parent (:func:`_listed_in_history`), beside the
+    first-parent line's removals (read as before, should the wider reading find no history)."""
+    from perfgraphs.leaderboard.records.history import line_changes
+
+    words = (text.split() for _, delta, text in line_changes(Path(manifest)) or [] if delta < 0)
+    return {**{w[0]: " ".join(w[1:]) for w in words if w and _DIGEST.fullmatch(w[0])}, **_listed_in_history(manifest)}
 
 
 def _listed_in_history(manifest: Path) -> dict[str, str]:
