@@ -393,6 +393,37 @@ def line_changes(path: Path) -> list[tuple[int, int, str]] | None:
     return _line_changes(top, inside.as_posix(), head.strip())
 
 
+def lines_ever_held(path: Path) -> frozenset[str] | None:
+    """Every line any version of ``path`` reachable from HEAD held, through any parent (a merge's side
+    read against each of its parents), at the path the repository holds (no link followed); None without
+    a history to read (as :func:`line_changes`). What the first-parent line alone hides: a pull request
+    forked before a reference run landed (its results line and manifest line, one commit) that merged
+    main dropping both lines and landed by fast-forward put the run's commit on a second parent, and the
+    manifest's first-parent history never listed it: the official ML.ENERGY energy-per-token
+    ``serving-prior-boost`` (rank 1) left its board, ``static-mlp`` rank 1 with nothing printed
+    (hundred-and-twenty-sixth pass, side c)."""
+    folder = path.parent
+    top = git(folder, "rev-parse", "--show-toplevel")
+    head = git(folder, "rev-parse", "HEAD")
+    if top is None or head is None or not full_history(folder):
+        return None
+    top = Path(top.strip())
+    inside = next((path.absolute().relative_to(a) for a in path.absolute().parents if a.resolve() == top), None)
+    if inside is None or committed_inside_another(top):
+        return None
+    return _lines_ever_held(top, inside.as_posix(), head.strip())
+
+
+@functools.lru_cache(maxsize=8)
+def _lines_ever_held(top: Path, inside: str, head: str) -> frozenset[str] | None:
+    log = git_bytes(top, *(a for a in _ADDED_LOG if not a.startswith(("--first-parent", "--diff-merges"))),
+                    "--full-history", "--diff-merges=separate", head, "--", f":(literal){inside}")
+    if log is None:
+        return None
+    return frozenset(line[1:].decode("utf-8", errors="replace").removesuffix("\r") for line in log.split(b"\n")
+                     if line.startswith(b"+") and not line.startswith(b"+++ "))
+
+
 def main_line_times(path: Path) -> list[int] | None:
     """The committer time (Unix seconds) of each commit on HEAD's first-parent line of the
     repository holding ``path``, by arrival (0 the root, as :func:`line_changes` counts); None

@@ -88,16 +88,31 @@ def taken_out_problem(results_folder: Path, present: dict[str, dict],
 
 
 def once_listed(manifest: Path) -> dict[str, str]:
-    """Each digest a main-line version of the manifest listed and a later one took out, with its method: the
-    harness only appends to the file, so a run it listed stays listed. Read as the file is, a pull request that
-    deleted the official ML.ENERGY energy-per-token ``serving-prior-boost`` line (rank 1, 21.78 %) and its
-    manifest line together (two removals, one in the organisers' file) made ``static-mlp`` rank 1 "best" and
-    moved ``llm-xgboost`` 3 -> 2 with nothing printed (hundred-and-twenty-fifth pass, side c; 123b named the
-    run only while the manifest still listed it). Without the history (an installed package, a shallow clone),
-    none: the file as it is counts alone."""
+    """Each digest a version of the manifest reachable from HEAD listed, with its method: the harness only
+    appends to the file, so a run it listed stays listed. Read as the file is, a pull request that deleted the
+    official ML.ENERGY energy-per-token ``serving-prior-boost`` line (rank 1, 21.78 %) and its manifest line
+    together (two removals, one in the organisers' file) made ``static-mlp`` rank 1 "best" and moved
+    ``llm-xgboost`` 3 -> 2 with nothing printed (hundred-and-twenty-fifth pass, side c; 123b named the run only
+    while the manifest still listed it). Without the history (an installed package, a shallow clone), none: the
+    file as it is counts alone. Every version, through any parent (:func:`_listed_in_history`), beside the
+    first-parent line's removals (read as before, should the wider reading find no history)."""
     from perfgraphs.leaderboard.records.history import line_changes
 
     words = (text.split() for _, delta, text in line_changes(Path(manifest)) or [] if delta < 0)
+    return {**{w[0]: " ".join(w[1:]) for w in words if w and _DIGEST.fullmatch(w[0])}, **_listed_in_history(manifest)}
+
+
+def _listed_in_history(manifest: Path) -> dict[str, str]:
+    """Each digest a line of any version of the manifest reachable from HEAD, through any parent, holds
+    (``history.lines_ever_held``). Read on the first-parent line alone, a pull request forked before the
+    ``serving-prior-boost`` run landed that merged main dropping its results and manifest lines and landed by
+    fast-forward (the run's commit on a second parent) re-ranked that board, ``static-mlp`` 2 -> 1 and
+    ``llm-xgboost`` 3 -> 2, with nothing printed (hundred-and-twenty-sixth pass, side c). The cost: a merged
+    pull request whose own commit put a line into the manifest (refused on review: no team's pull request touches
+    it) and a later one took it out has that run named in every reading."""
+    from perfgraphs.leaderboard.records.history import lines_ever_held
+
+    words = (text.split() for text in lines_ever_held(Path(manifest)) or ())
     return {w[0]: " ".join(w[1:]) for w in words if w and _DIGEST.fullmatch(w[0])}
 
 
