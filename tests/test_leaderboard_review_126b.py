@@ -123,3 +123,19 @@ def test_control_a_label_column_let_into_the_inputs_is_found_in_the_sandbox(part
     monkeypatch.setattr(submit, "_input_columns", lambda board: ((*INPUT_COLUMNS, "latency_ms"), ("no-such-label",)))
     record = _hidden_record(parts, env, capsys, git_commitments, monkeypatch)
     assert all(s["mape_pct"] == 0.0 for s in record["per_seed"]), record["per_seed"]
+
+
+def test_the_inputs_carry_no_schema_metadata():
+    """Side b's lead: a part written by pandas carries, in its schema's metadata, every column's name and
+    type, the labels' among them; the inputs a predictor reads now carry none (the columns' values only)."""
+    import pandas as pd
+    import pyarrow as pa
+
+    from perfgraphs.leaderboard.sandbox.harness import input_table
+
+    part = pa.Table.from_pandas(pd.DataFrame({"sample_id": ["a", "b"], "batch_size": [1, 2],
+                                              "latency_ms": [3.5, 7.25]}))
+    assert b"latency_ms" in part.schema.metadata[b"pandas"]
+    inputs = input_table(part, ("sample_id", "batch_size"))
+    assert inputs.schema.metadata is None and inputs.column_names == ["sample_id", "batch_size"]
+    assert inputs.column("batch_size").to_pylist() == [1, 2]
