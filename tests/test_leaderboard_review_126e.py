@@ -1,0 +1,66 @@
+"""Hundred-and-twenty-sixth pass (2026-12-08), side e: bad input to `leaderboard build`, the site's folder.
+
+Tried, on the readers of ``leaderboard/results/`` (a fuzz of every top-level and per-seed field of a reference
+record and of a team's copy, each set to null, lists, objects, text, booleans, 10**400, 1e300, 2**63: 0 of some 900
+lines stopped ``read_line``, and none of the 135 lines it accepted stopped the ranking or its texts), and on bad
+arguments to ``predict`` (batches, shapes, price tables, artifacts, --html paths), ``leaderboard reproduce``,
+``show`` and ``rank-hidden``: each gave one ``error:`` line, exit 2.
+
+Found: ``leaderboard build`` made the site's folder with a bare ``mkdir``. ``leaderboard/site`` committed as a
+regular file (the ignore rule ``leaderboard/site/`` is a folder's and does not cover it; the thirty-fifth pass
+refused a link there), ``--out`` naming a file, a path under a file, or one that cannot be made (``/proc/x``)
+printed ``perfgraphs: internal error: FileExistsError: [Errno 17] File exists: ...`` (``NotADirectoryError``,
+``FileNotFoundError``), exit 1, where every other bad input is one ``error:`` line, exit 2. Now
+``pages.made_site_folder`` refuses each in one line saying what is there; the file is left as it was. The control
+puts the bare ``mkdir`` back and the internal error returns.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from perfgraphs.cli import main
+from perfgraphs.leaderboard.site import pages
+
+
+def _places(tmp_path):
+    """Where a site cannot be made: a regular file in the folder's place, a path under a file, one not makeable."""
+    planted = tmp_path / "leaderboard" / "site"
+    planted.parent.mkdir()
+    planted.write_text("a pull request's file\n")
+    return [planted, planted / "sub", "/proc/perfgraphs-site"]
+
+
+def _build(out, results, capsys) -> tuple[int, str]:
+    capsys.readouterr()
+    code = main(["leaderboard", "build", "--out", str(out), "--results", str(results)])
+    return code, capsys.readouterr().err
+
+
+def test_a_site_folder_that_cannot_be_made_is_one_error_line(tmp_path, capsys):
+    """Attack: the site's folder is a file (or lies under one, or cannot be made). Guard: one ``error:`` line,
+    exit 2, the file untouched; a real folder still builds."""
+    results = tmp_path / "results"
+    results.mkdir()
+    for out in _places(tmp_path):
+        code, err = _build(out, results, capsys)
+        assert code == 2 and err.startswith("perfgraphs: error: ") and err.count("\n") == 1, (out, code, err)
+        assert "internal error" not in err and "the site's folder cannot be made" in err, err
+    assert (tmp_path / "leaderboard" / "site").read_text() == "a pull request's file\n"
+    code, err = _build(tmp_path / "built", results, capsys)
+    assert code == 0 and (tmp_path / "built" / "index.html").is_file(), err
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_control_a_bare_mkdir_is_an_internal_error(tmp_path, capsys, monkeypatch, which):
+    """Control: ``made_site_folder`` as it was before (the link check, then ``mkdir``): an internal error, exit 1."""
+    def before(out):
+        if why := pages.site_folder_problem(out):
+            raise pages.PerfgraphsError(why)
+        out.mkdir(parents=True, exist_ok=True)
+
+    monkeypatch.setattr(pages, "made_site_folder", before)
+    results = tmp_path / "results"
+    results.mkdir()
+    code, err = _build(_places(tmp_path)[which], results, capsys)
+    assert code == 1 and "internal error: " + ("FileExistsError", "NotADirectoryError")[which] in err, err
