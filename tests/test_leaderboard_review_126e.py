@@ -13,6 +13,11 @@ printed ``perfgraphs: internal error: FileExistsError: [Errno 17] File exists: .
 ``FileNotFoundError``), exit 1, where every other bad input is one ``error:`` line, exit 2. Now
 ``pages.made_site_folder`` refuses each in one line saying what is there; the file is left as it was. The control
 puts the bare ``mkdir`` back and the internal error returns.
+
+Found too: ``--results`` naming a file (``leaderboard/results/dippm.jsonl``, the file for its folder) was read as a
+folder of no record: `leaderboard show` listed all 13 official boards as "no entry has been scored on it yet" and
+`leaderboard build` wrote a site of "No entries yet", both exit 0 (`submit` refuses such a ``--results``). Now
+``boards.results_folder_problem`` refuses it in one line, exit 2 (a folder not made yet still reads as empty).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from __future__ import annotations
 import pytest
 
 from perfgraphs.cli import main
+from perfgraphs.leaderboard.records import boards
 from perfgraphs.leaderboard.site import pages
 
 
@@ -64,3 +70,35 @@ def test_control_a_bare_mkdir_is_an_internal_error(tmp_path, capsys, monkeypatch
     results.mkdir()
     code, err = _build(_places(tmp_path)[which], results, capsys)
     assert code == 1 and "internal error: " + ("FileExistsError", "NotADirectoryError")[which] in err, err
+
+
+def _results_file(tmp_path):
+    results = tmp_path / "leaderboard" / "results"
+    results.mkdir(parents=True)
+    (results / "dippm.jsonl").write_text("")
+    return results / "dippm.jsonl"
+
+
+def test_a_results_file_given_as_the_results_folder_is_one_error_line(tmp_path, capsys):
+    """Attack: ``--results`` names a results file. Guard: `show` and `build` refuse it in one line, exit 2, and no
+    board is printed as empty. A folder not made yet still reads as one holding no record."""
+    given = _results_file(tmp_path)
+    for verb in (["show"], ["build", "--out", str(tmp_path / "site")]):
+        capsys.readouterr()
+        code = main(["leaderboard", *verb, "--results", str(given)])
+        out, err = capsys.readouterr()
+        assert code == 2 and err.startswith("perfgraphs: error: --results ") and err.count("\n") == 1, (verb, err)
+        assert "not a folder" in err and "no entry has been scored" not in out, (verb, out, err)
+    assert not (tmp_path / "site" / "index.html").exists()
+    assert boards.results_folder_problem(tmp_path / "not-made-yet") is None
+    assert given.read_text() == ""
+
+
+def test_control_a_results_file_read_as_an_empty_folder(tmp_path, capsys, monkeypatch):
+    """Control: without the check, `show` lists every official board as having no entry, exit 0."""
+    monkeypatch.setattr(boards, "results_folder_problem", lambda results: None)
+    given = _results_file(tmp_path)
+    capsys.readouterr()
+    assert main(["leaderboard", "show", "--results", str(given)]) == 0
+    out = capsys.readouterr().out
+    assert " ".join(out.split()).count("no entry has been scored on it yet") == len(boards.BOARDS), out
