@@ -18,14 +18,28 @@ Found too: ``--results`` naming a file (``leaderboard/results/dippm.jsonl``, the
 folder of no record: `leaderboard show` listed all 13 official boards as "no entry has been scored on it yet" and
 `leaderboard build` wrote a site of "No entries yet", both exit 0 (`submit` refuses such a ``--results``). Now
 ``boards.results_folder_problem`` refuses it in one line, exit 2 (a folder not made yet still reads as empty).
+
+Found on the records' side: the reference runs' manifest (``leaderboard/reference_records.sha256``) was read at
+Python's line breaks (``str.splitlines``: ``\x1c``, ``\x0b``, ``\x85``, U+2028...), not git's. The committed manifest's
+last line edited to end ``\x1c<digest>  static-xgboost`` (a character a terminal shows as nothing; the diff: one
+line of the organisers' file retouched, no run added) listed the 119th pass's forged reference line (each ratio
+1.01 or 0.99, 1.00 % MAPE): it was read and ranked 1 on the official ML.ENERGY energy-per-token board,
+``serving-prior-boost`` (21.78 %) 2. Now ``reference_runs.manifest_lines`` splits at ``\n`` only; the forged line is
+skipped as no reference run, as without the edit. The control puts ``splitlines`` back and the forged row ranks 1.
 """
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from perfgraphs.cli import main
-from perfgraphs.leaderboard.records import boards
+from perfgraphs.leaderboard.records import boards, reference_runs
+from perfgraphs.leaderboard.records.results import forget_checked, read_line, run_digest
+from perfgraphs.paths import leaderboard_dir
+from test_leaderboard_review_104c import _board_records, _ranks
+from test_leaderboard_review_119b import _ratios_near_one
 from perfgraphs.leaderboard.site import pages
 
 
@@ -102,3 +116,35 @@ def test_control_a_results_file_read_as_an_empty_folder(tmp_path, capsys, monkey
     assert main(["leaderboard", "show", "--results", str(given)]) == 0
     out = capsys.readouterr().out
     assert " ".join(out.split()).count("no entry has been scored on it yet") == len(boards.BOARDS), out
+
+
+def _retouched_manifest(folder, forged: dict):
+    """A leaderboard folder whose manifest is the committed one, its last line ending ``\\x1c<forged's digest> ...``."""
+    folder.mkdir(parents=True)
+    text = (leaderboard_dir() / reference_runs.MANIFEST_NAME).read_text()
+    assert text.endswith("\n") and "\x1c" not in text
+    (folder / reference_runs.MANIFEST_NAME).write_text(text[:-1] + f"\x1c{run_digest(json.dumps(forged))}  static-xgboost\n")
+    return folder
+
+
+def test_a_digest_after_a_hidden_line_break_lists_no_run(tmp_path, capsys, monkeypatch):
+    """Attack: 119b's forged reference line, its digest hidden on the manifest's last line after ``\\x1c``. Guard:
+    the manifest's lines are git's, the forged line is no run; the reference keeps rank 1."""
+    references = _board_records()
+    forged = _ratios_near_one(next(r for r in references if r["method"] == "static-xgboost"))
+    forget_checked()
+    folder = _retouched_manifest(tmp_path / "attack", forged)
+    ranks = _ranks(folder, [*references, forged], capsys, monkeypatch)
+    assert ranks["serving-prior-boost"] == "1" and ranks["static-xgboost"] not in ("1", "–"), ranks
+    _, why = read_line(json.dumps(forged), folder / "results" / "llm.jsonl")
+    assert why and "no reference run wrote" in why, why
+
+
+def test_control_python_line_breaks_list_the_forged_run(tmp_path, capsys, monkeypatch):
+    """Control: the manifest read with ``str.splitlines`` again: the forged row is read and ranked 1."""
+    monkeypatch.setattr(reference_runs, "manifest_lines", lambda text: text.splitlines())
+    references = _board_records()
+    forged = _ratios_near_one(next(r for r in references if r["method"] == "static-xgboost"))
+    forget_checked()
+    ranks = _ranks(_retouched_manifest(tmp_path / "control", forged), [*references, forged], capsys, monkeypatch)
+    assert ranks["static-xgboost"] == "1" and ranks["serving-prior-boost"] == "2", ranks
