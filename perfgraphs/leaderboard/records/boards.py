@@ -17,6 +17,7 @@ from pathlib import Path
 
 from perfgraphs.leaderboard.records.references import REFERENCE_AUTHORS, REFERENCE_DIR  # noqa: F401 — re-exported
 from perfgraphs.baselines.catalog import reference_baselines
+from perfgraphs.errors import PerfgraphsError
 from perfgraphs.registry import official_boards
 
 
@@ -114,6 +115,8 @@ def entry_groups(results: Path, recorded) -> dict[tuple, list]:
 
     if why := boards_checkout_problem():  # a converted store, probe or rules file: other text, or a stop
         raise ResultsCheckoutError(printable(why))
+    if why := results_folder_problem(Path(results)):
+        raise PerfgraphsError(printable(why))
     groups: dict[tuple, list] = {}
     for e in read_all_entries(results):
         protocol = recorded.scoring_protocol(e.dataset, e.config, e.protocol)
@@ -122,6 +125,18 @@ def entry_groups(results: Path, recorded) -> dict[tuple, list]:
     for board in BOARDS:
         groups.setdefault((*board.key, board.protocol, "public", ""), [])
     return groups
+
+
+def results_folder_problem(results: Path) -> str | None:
+    """Why ``results`` is no results folder to read the boards from (None: it is one, or nothing is there yet, a
+    board with no entry). A results file named for its folder (``--results leaderboard/results/dippm.jsonl``) or
+    any other file was read as a folder holding no record: `leaderboard show` listed every board as "no entry has
+    been scored on it yet" and `leaderboard build` wrote a site of "No entries yet", both exit 0, where `submit`
+    refuses such a ``--results`` in one line (hundred-and-twenty-sixth pass, side e)."""
+    if results.exists() and not results.is_dir():
+        return (f"--results {str(results)[:200]}: not a folder: give the folder of the results files "
+                "(leaderboard/results), not a file")
+    return None
 
 
 def group_order(groups) -> list[tuple]:

@@ -470,6 +470,22 @@ def site_folder_problem(out: Path) -> str | None:
     return None
 
 
+def made_site_folder(out: Path) -> None:
+    """Make the site's folder ``out`` (:func:`site_folder_problem` first), or refuse in one line why not. A file
+    in its place (``leaderboard/site`` committed as a regular file, which the ignore rule ``leaderboard/site/``,
+    a folder's, does not cover) or under it, or a path the builder cannot make, raised from ``mkdir`` and
+    `leaderboard build` printed ``internal error: FileExistsError`` (``NotADirectoryError``, ``PermissionError``)
+    with exit 1, where every other bad input is one ``error:`` line, exit 2 (hundred-and-twenty-sixth pass, side e)."""
+    if why := site_folder_problem(out):
+        raise PerfgraphsError(why)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        what = "a file is in its place" if out.exists() and not out.is_dir() else (exc.strerror or type(exc).__name__)
+        raise PerfgraphsError(f"{out}: the site's folder cannot be made ({what}): remove what is there, or name "
+                              "another folder with --out") from None
+
+
 def _reference_status(board, test_set: str, current: list[Entry], missing: dict) -> str:
     """Which reference baselines an official board still lacks."""
     if test_set == "public":
@@ -492,9 +508,7 @@ def build_site(out: Path | None = None, results: Path | None = None, official_si
     """Write the site; ``official_site``: a local preview's link to the official boards' site."""
     out = out or SITE_DIR
     results = results or RESULTS_DIR
-    if why := site_folder_problem(out):
-        raise PerfgraphsError(why)
-    out.mkdir(parents=True, exist_ok=True)
+    made_site_folder(out)
     pins = read_pins(pins_file(results))
     recorded = RecordedBoards()  # each board the records name, resolved once
     groups = entry_groups(results, recorded)
