@@ -118,6 +118,18 @@ def test_control_a_results_file_read_as_an_empty_folder(tmp_path, capsys, monkey
     assert " ".join(out.split()).count("no entry has been scored on it yet") == len(boards.BOARDS), out
 
 
+def test_check_refuses_a_results_file_as_submit_does(tmp_path, capsys):
+    """Side e's lead: ``check --results <a file>`` checked every name against no record and said OK where
+    ``submit`` refuses the file; now ``check`` refuses it first, in one line (``submit.evaluate_submission``)."""
+    given = _results_file(tmp_path)
+    capsys.readouterr()
+    for verb in ("check", "submit"):
+        code = main([verb, str(tmp_path / "no-submission-needed"), "--results", str(given)])
+        err = capsys.readouterr().err
+        assert code == 1 and err.count("\n") == 1 and "--results " in err and "not a folder" in err, (verb, err)
+    assert given.read_text() == ""
+
+
 def _retouched_manifest(folder, forged: dict):
     """A leaderboard folder whose manifest is the committed one, its last line ending ``\\x1c<forged's digest> ...``."""
     folder.mkdir(parents=True)

@@ -508,8 +508,15 @@ def evaluate_submission(path: str | Path, opts: SubmitOptions | None = None, rec
     ``record``: the scores are for a verified record (``submit``), so submitted code must run
     isolated; without bubblewrap it is refused before it runs. ``check`` (record False) then runs
     it as a plain child process, with a warning: the user is checking their own code."""
+    from perfgraphs.leaderboard.records.boards import results_folder_problem
+
     opts = opts or SubmitOptions()
     verdict = Verdict()
+    # a file as ``--results``: every name was checked against no record and ``check`` said OK where
+    # ``submit`` refuses it (hundred-and-twenty-sixth pass, side e's lead)
+    if opts.results_root is not None and (why := results_folder_problem(Path(opts.results_root))):
+        verdict.problems.append(why)
+        return verdict
     try:
         sub = load_submission(path)
     except SubmissionError as exc:
