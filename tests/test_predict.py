@@ -512,6 +512,10 @@ def test_a_price_file_overrides_the_committed_table(tmp_path, resnet50):
     path.write_text(json.dumps(table))
     with pytest.raises(PriceTableError, match="positive"):
         perfgraphs.predict("timm:resnet50", batch=8, prices=path)
+    table["platforms"]["cpu-torch-fp32"]["usd_per_hour"] = float("inf")  # json writes Infinity: "$inf" before
+    path.write_text(json.dumps(table))
+    with pytest.raises(PriceTableError, match="positive finite"):
+        perfgraphs.predict("timm:resnet50", batch=8, prices=path)
     committed = json.loads((ROOT / "perfgraphs" / "predict" / "prices.json").read_text())
     assert committed["as_of"] and all(p["source_url"].startswith("https://") for p in committed["platforms"].values())
 

@@ -8,6 +8,7 @@ explicit ``prices=`` file is read alone."""
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,8 +56,9 @@ def read_prices(path: Path | str | None = None) -> dict:
     try:
         table = json.loads(path.read_text())
         for name, p in table["platforms"].items():
-            if not (isinstance(p["usd_per_hour"], (int, float)) and p["usd_per_hour"] > 0):
-                raise ValueError(f"{name}: usd_per_hour must be a positive number")
+            # finite: json reads ``Infinity``, which priced every run at "$inf" (126e's lead)
+            if not (isinstance(p["usd_per_hour"], (int, float)) and 0 < p["usd_per_hour"] < math.inf):
+                raise ValueError(f"{name}: usd_per_hour must be a positive finite number")
             str(p["source_url"]), str(p["offer"])
     except FileNotFoundError:
         raise PriceTableError(f"price table {path} does not exist") from None
