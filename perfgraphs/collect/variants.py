@@ -453,8 +453,33 @@ def hidden_plan(source: Path, seed: int, per_family: int, sizes: int = 2, batche
            "rounds": visits, "schedule": "visits", "groups": groups}
     if "core" in raw:
         out["core"] = raw["core"]
-    parse_plan(out, name=out["suite"])  # the collector's own check
+    problem = settings_not_measured(plan.configs, parse_plan(out, name=out["suite"]).configs)  # the collector's check
+    if problem:
+        raise PlanError(f"{source}: {problem}")
     return out
+
+
+def settings_not_measured(public: list, drawn: list) -> str | None:
+    """Why the drawn configurations would not be measured as the source plan's of their families are (None: they
+    would): their mode, protocol, platform and core. The drawn plan takes the source's top-level keys, and a group
+    or model overrides those for its own configurations: a pull request that set ``plans/dippm-cuda.yaml``'s
+    top-level ``mode`` to ``train`` and gave every group ``mode: inference`` left the public plan's 2,297
+    configuration keys as they were (the tests pinning them passed) and had the draw write a plan of 120
+    configurations, every one a training step, which a GPU round (no probe of the public labels) measures and
+    ``build-hidden`` reads as latency; ``protocol: tiny`` so written made it 3 timed runs (hundred-and-twenty-sixth
+    pass, side a). The keeper's draw is refused in one line until the source's top level says what its groups do."""
+    families = {c.family for c in drawn}
+
+    def settings(configs) -> set:
+        return {(c.mode, c.protocol, c.platform, c.core) for c in configs if c.family in families}
+
+    measured, written = settings(public), settings(drawn)
+    if written == measured:
+        return None
+    return (f"its top level draws {len(drawn)} configurations as ({', '.join(sorted({c.mode for c in drawn}))}, "
+            f"{', '.join(sorted({c.protocol.name for c in drawn}))}, core {sorted({str(c.core) for c in drawn})}) where "
+            "its groups of the drawn families measure otherwise: a hidden round is measured as the public labels were; "
+            "make the plan's top-level mode, protocol, platforms and core those of its groups")
 
 
 def main(argv: list[str] | None = None) -> int:
