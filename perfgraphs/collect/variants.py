@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import secrets
 import sys
@@ -396,6 +397,25 @@ def thin_families(per_family: int, public: frozenset[tuple], families: dict[str,
     return thin
 
 
+# the least time a round gives each drawn configuration: the public campaign's (plans/dippm-cpu.yaml, 600 s)
+ROUND_TIMEOUT_S = 600
+
+
+def round_timeout_s(raw: dict) -> float:
+    """The time a drawn plan gives each configuration: the source plan's ``timeout_s``, never under
+    :data:`ROUND_TIMEOUT_S`. The draw copied the source's as it is, a committed file anyone may edit
+    after its campaign ended, and the collector records a configuration over its time as timed out,
+    which ``build-hidden`` leaves out with no word on the board: a pull request that set
+    ``plans/dippm-cpu.yaml``'s ``timeout_s`` from 600 to 10 had the drawn plan give each configuration
+    10 s, over which 23 of a draw's 118 of a publicly measured kind run in the protocol's 7 runs alone:
+    the round would keep the faster ones, and on the public test part that subset moves
+    ``dippm-sage (quick)`` from third to second (hundred-and-twenty-sixth pass, side a)."""
+    given = raw.get("timeout_s", 300)
+    if isinstance(given, bool) or not isinstance(given, (int, float)) or not math.isfinite(given) or given <= 0:
+        return ROUND_TIMEOUT_S
+    return max(given, ROUND_TIMEOUT_S)
+
+
 # Issue 32: a hidden set is measured with the repeated, interleaved protocol: each label the
 # median of VISITS passes over the whole set in shuffled order (perfgraphs.collect.rounds.visits),
 # a pass apart, so the host's slow drift enters the spread beside the label, not the label alone.
@@ -429,12 +449,37 @@ def hidden_plan(source: Path, seed: int, per_family: int, sizes: int = 2, batche
         groups.append({"family": family, "models": models})
     out = {"suite": f"{raw['suite']}-hidden", "description": f"hidden structure variants of {raw['suite']} "
            "(perfgraphs.collect.variants); never committed", "mode": raw.get("mode", "inference"),
-           "protocol": raw["protocol"], "platforms": raw["platforms"], "timeout_s": raw.get("timeout_s", 300),
+           "protocol": raw["protocol"], "platforms": raw["platforms"], "timeout_s": round_timeout_s(raw),
            "rounds": visits, "schedule": "visits", "groups": groups}
     if "core" in raw:
         out["core"] = raw["core"]
-    parse_plan(out, name=out["suite"])  # the collector's own check
+    problem = settings_not_measured(plan.configs, parse_plan(out, name=out["suite"]).configs)  # the collector's check
+    if problem:
+        raise PlanError(f"{source}: {problem}")
     return out
+
+
+def settings_not_measured(public: list, drawn: list) -> str | None:
+    """Why the drawn configurations would not be measured as the source plan's of their families are (None: they
+    would): their mode, protocol, platform and core. The drawn plan takes the source's top-level keys, and a group
+    or model overrides those for its own configurations: a pull request that set ``plans/dippm-cuda.yaml``'s
+    top-level ``mode`` to ``train`` and gave every group ``mode: inference`` left the public plan's 2,297
+    configuration keys as they were (the tests pinning them passed) and had the draw write a plan of 120
+    configurations, every one a training step, which a GPU round (no probe of the public labels) measures and
+    ``build-hidden`` reads as latency; ``protocol: tiny`` so written made it 3 timed runs (hundred-and-twenty-sixth
+    pass, side a). The keeper's draw is refused in one line until the source's top level says what its groups do."""
+    families = {c.family for c in drawn}
+
+    def settings(configs) -> set:
+        return {(c.mode, c.protocol, c.platform, c.core) for c in configs if c.family in families}
+
+    measured, written = settings(public), settings(drawn)
+    if written == measured:
+        return None
+    return (f"its top level draws {len(drawn)} configurations as ({', '.join(sorted({c.mode for c in drawn}))}, "
+            f"{', '.join(sorted({c.protocol.name for c in drawn}))}, core {sorted({str(c.core) for c in drawn})}) where "
+            "its groups of the drawn families measure otherwise: a hidden round is measured as the public labels were; "
+            "make the plan's top-level mode, protocol, platforms and core those of its groups")
 
 
 def main(argv: list[str] | None = None) -> int:
