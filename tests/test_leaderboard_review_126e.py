@@ -160,3 +160,16 @@ def test_control_python_line_breaks_list_the_forged_run(tmp_path, capsys, monkey
     forget_checked()
     ranks = _ranks(_retouched_manifest(tmp_path / "control", forged), [*references, forged], capsys, monkeypatch)
     assert ranks["static-xgboost"] == "1" and ranks["serving-prior-boost"] == "2", ranks
+
+
+def test_a_results_name_too_long_is_one_error_line(tmp_path, capsys):
+    """A ``--results`` name past the file system's limit raised from ``exists`` ("internal error: OSError: File
+    name too long") in `show`, `build` and `check`; now one line each (review of 2026-12-08)."""
+    long_name = str(tmp_path / ("a" * 5000))
+    for argv in (["leaderboard", "show"], ["leaderboard", "build", "--out", str(tmp_path / "site")],
+                 ["check", str(tmp_path / "no-submission-needed")]):
+        capsys.readouterr()
+        code = main([*argv, "--results", long_name])
+        err = capsys.readouterr().err
+        assert code in (1, 2) and err.count("\n") == 1 and "cannot be used" in err and "internal error" not in err, \
+            (argv, err[:300])

@@ -133,9 +133,12 @@ def results_folder_problem(results: Path) -> str | None:
     any other file was read as a folder holding no record: `leaderboard show` listed every board as "no entry has
     been scored on it yet" and `leaderboard build` wrote a site of "No entries yet", both exit 0, where `submit`
     refuses such a ``--results`` in one line (hundred-and-twenty-sixth pass, side e)."""
-    if results.exists() and not results.is_dir():
-        return (f"--results {str(results)[:200]}: not a folder: give the folder of the results files "
-                "(leaderboard/results), not a file")
+    try:
+        if results.exists() and not results.is_dir():
+            return (f"--results {str(results)[:200]}: not a folder: give the folder of the results files "
+                    "(leaderboard/results), not a file")
+    except OSError as exc:  # a name too long: "internal error: OSError" before (review of 2026-12-08)
+        return f"--results {str(results)[:200]}: cannot be used ({exc.strerror}): give a folder"
     return None
 
 
