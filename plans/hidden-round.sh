@@ -209,6 +209,7 @@ from pathlib import Path
 import pyarrow.parquet as pq, yaml
 from perfgraphs.atomic import sha256_file
 from perfgraphs.collect.floor import split_half_of, store_floor
+from perfgraphs.collect.plan import parse_plan
 from perfgraphs.collect.store import MeasurementStore, hardware_identity
 from perfgraphs.leaderboard.records.hidden import definition_path, hidden_file, next_definition, read_definition
 from perfgraphs.registry import get_dataset
@@ -240,7 +241,9 @@ doc = {"about": f"A hidden round of {name} {config}: structure variants drawn wi
                                 f"over all {len({r['key'] for r in rows})} configurations, {times[0]} to {times[-1]}; "
                                 f"each label the median of its visits",
                     "command": f"bash plans/hidden-round.sh prepare | probe | measure | finish (CONFIG={config})",
-                    "configurations": len({r["key"] for r in rows}), "noise_floor": noise, "visits": visits}}
+                    "configurations": len({r["key"] for r in rows}), "noise_floor": noise, "visits": visits,
+                    # what the draw asked for: the board says how many of them measured (126a's lead)
+                    "configurations_drawn": len(parse_plan(plan_doc, name=str(plan_doc.get("suite"))).configs)}}
 # the probes of the machine's speed (before the round gated it; after, if run, shows the day's drift)
 probes = {when: json.loads((plan.parent / f"host-speed-{when}.json").read_text())["host_speed"]
           for when in ("before", "after") if (plan.parent / f"host-speed-{when}.json").is_file()}

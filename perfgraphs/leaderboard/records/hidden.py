@@ -720,7 +720,22 @@ def hidden_noise_text(dataset: str, config: str, target: str, sha256: str, root:
             f"each label the median of {visits} visits): two visits of one configuration differ by "
             f"{floor['between_visits_mape_pct']:.1f} % MAPE (median {floor['between_visits_median_pct']:.1f} %); "
             f"the label of half the visits against the other half's, median {floor['split_half_median_pct']:.1f} %, "
-            f"mean {floor['split_half_mean_pct']:.1f} %.{_host_speed_text(measured, target)}")
+            f"mean {floor['split_half_mean_pct']:.1f} %.{_of_drawn(measured, configurations)}"
+            f"{_host_speed_text(measured, target)}")
+
+
+def _of_drawn(measured: dict, configurations: object) -> str:
+    """A sentence where a round measured fewer configurations than its draw took (``configurations_drawn``,
+    which ``hidden-round.sh finish`` writes), else "". Why: ``build-hidden`` keeps the configurations measured
+    ``ok`` only, and those that timed out or failed left the round with no word on its board: a source plan's
+    ``timeout_s`` set to 10 s would have dropped 23 of a draw's 118 slow configurations and moved a reference a
+    rank (hundred-and-twenty-sixth pass, side a's lead)."""
+    drawn = measured.get("configurations_drawn")
+    if not isinstance(drawn, int) or isinstance(drawn, bool) or not isinstance(configurations, int) \
+            or drawn <= configurations:
+        return ""
+    return (f" The round measured {configurations} of the {drawn} configurations its draw took: "
+            f"{drawn - configurations} timed out or failed.")
 
 
 def hidden_round_text(dataset: str, config: str, sha256: str, root: Path | None = None) -> str | None:
