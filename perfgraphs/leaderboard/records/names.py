@@ -1032,6 +1032,22 @@ def _written_pairs(text: str) -> set[tuple[str, str]]:
     return pairs
 
 
+# a number written apart from the name words, an ordinal too (``2``, ``42``, ``2nd``): no name word
+_NUMBER_WORD = re.compile(r"[0-9]+(?:st|nd|rd|th)?")
+
+
+def _numbers_apart_dropped(text: str) -> str:
+    """``text`` without the numbers written apart from its name words (``Lory 2, Mal`` as ``Lory, Mal``,
+    ``Mal Lory 2`` as ``Mal Lory``), for :func:`_name_pairs`, as :func:`_written_as_surname` reads a piece
+    (a number run into a word is :func:`_run_in_numbers_dropped`'s). Why: ``Lory 2`` was a piece of two
+    words, so no "Last, First" surname, and ``Lory 2, Mal`` (``Lory 1``, ``Lory 2nd``, ``2 Lory`` alike) held
+    no ``Mal Lory`` across its comma, while ``Mal Lory 2`` and ``Lory2, Mal`` were his team: ``check`` passed
+    it beside his record (no look-alike: a digit is no letter), and on 123c's dippm h200 latency board his
+    second entry under it ranked 1 beside his first, a rival's pushed from 2 to 3 (hundred-and-twenty-sixth
+    pass, side g)."""
+    return re.sub(r"(?<![\w.'-])[0-9]+(?:st|nd|rd|th)?(?![\w'-])", " ", text)  # ``Lory-2``: run in
+
+
 def _apostrophes_joined(text: str) -> str:
     """``text`` with an apostrophe inside a name word taken out (``O'Brien`` as ``OBrien``, one word of
     two or more letters), a possessive ``'s`` kept apart (``Mal Lory's group``); :func:`_name_pairs` reads
@@ -1092,7 +1108,7 @@ def _written_as_surname(piece: str) -> bool:
     Zhang`` the pair ``Wei Chen``: each, scoring better, took an honest ``Wei Chen``'s rank-2 entry off the
     dippm cpu latency board as its own team's second (hundred-and-twenty-fifth pass, side d)."""
     words = [w for w in re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKC", str(piece)).casefold())
-             if w not in _BESIDE_A_SURNAME]
+             if w not in _BESIDE_A_SURNAME and not _NUMBER_WORD.fullmatch(w)]  # ``Lory 2``: 126g
     return len(words) == 1 and len(words[0]) > 1
 
 
@@ -1104,7 +1120,7 @@ def _adjacent(words: list[str]) -> set[tuple[str, str]]:
     pairs |= {(a + b, c) for a, b, c in zip(words, words[1:], words[2:])}
     pairs |= {(a, b + c) for a, b, c in zip(words, words[1:], words[2:])}
     # a middle initial between two names (``Mal A. Lory`` holds ``mal lory``, which ``Lory, Mal`` writes)
-    pairs |= {(a, c) for a, b, c in zip(words, words[1:], words[2:]) if len(b) == 1 and len(a) > 1 and len(c) > 1}
+    pairs |= {(a, c) for a, b, c in zip(words, words[1:], words[2:]) if _initial(b) and not _initial(a) and not _initial(c)}
     return pairs
 
 
@@ -1113,15 +1129,30 @@ def _named_pairs_in(words: list[str]) -> set[tuple[str, str]]:
     middle initial with the surname after it: ``Ann J. Smith`` held the pair ``J. Smith`` of ``Bob J. Smith``,
     and ``Wei A. Chen`` that of ``Li A. Chen``, two people of one surname made one team, the better entry
     taking the other's off the board (hundred-and-twenty-fifth pass, side d)."""
-    return {(a, b) for i, (a, b) in enumerate(zip(words, words[1:])) if i == 0 or len(a) > 1}
+    return {(a, b) for i, (a, b) in enumerate(zip(words, words[1:])) if i == 0 or not _initial(a)}
+
+
+# a letter as :func:`canonical` folds it, one letter or two: TR39 reads ``m`` as ``rn``
+_INITIAL_KEYS = frozenset(canonical(c) for c in "abcdefghijklmnopqrstuvwxyz")
+
+
+def _initial(word: str) -> bool:
+    """Whether a folded name word (:func:`canonical`) is an initial: one letter, or ``rn``, the key of an ``M.``.
+    Why: an initial was a word of one letter, and ``M.`` folds to ``rn``, so ``Lory, M. (MIT)`` (and ``Lory, M.
+    Jr.``, ``Lory, Dr. M.``) held the pair ``lory rn``, no initial of ``Mal Lory``'s ``rnal``: ``check`` passed it
+    beside his record and his second entry under it ranked 1 beside his first, a rival's pushed from 2 to 3 on
+    123c's dippm h200 latency board, while ``Lory, B. (MIT)`` was Bob Lory's team; and ``Ann M. Smith`` held
+    ``M. Smith`` as a name (a middle initial of two letters), one team with ``Bob M. Smith`` where ``Ann J. Smith``
+    and ``Bob J. Smith`` are two (hundred-and-twenty-sixth pass, side g)."""
+    return word in _INITIAL_KEYS
 
 
 def _pairs_alike(p: tuple[str, str], q: tuple[str, str]) -> bool:
     """Two name pairs that may be one person: in either order, each word the same or an initial of
     the other, one of them the same word of two or more letters."""
     def alike(x: str, y: str) -> bool:
-        return x == y or (len(x) == 1 and y.startswith(x)) or (len(y) == 1 and x.startswith(y))
-    return any(alike(p[0], a) and alike(p[1], b) and ((p[0] == a and len(a) > 1) or (p[1] == b and len(b) > 1))
+        return x == y or (_initial(x) and y.startswith(x)) or (_initial(y) and x.startswith(y))
+    return any(alike(p[0], a) and alike(p[1], b) and ((p[0] == a and not _initial(a)) or (p[1] == b and not _initial(b)))
                for a, b in (q, q[::-1]))
 
 
@@ -1134,7 +1165,7 @@ def share_a_person(authors: str, other: str) -> bool:
     in its names (:func:`_run_in_numbers_dropped`)."""
     if any(same_person_loosely(p, q) for p in people(authors) for q in people(other)):
         return True
-    mine, theirs = _name_pairs(_run_in_numbers_dropped(authors)), _name_pairs(_run_in_numbers_dropped(other))
+    mine, theirs = (_name_pairs(_run_in_numbers_dropped(_numbers_apart_dropped(text))) for text in (authors, other))
     return any(_pairs_alike(p, q) for p in mine for q in theirs)
 
 
