@@ -56,6 +56,11 @@ READINGS = [
     ("Zhang, Wei & Li Chen", False),
     ("Bob Builder (DeepMind)", False),
     ("Mal Lory & Bob, Ann", False),          # '&' parts people: Bob, Ann is Ann Bob
+    ("Lory, Mal et al.", False),             # Mal Lory and others (126g's lead: refused before)
+    ("Lory, M. et al.", False),
+    ("Lory, Mal, Jr.", False),               # Mal Lory Jr.
+    ("Lory, Mal, Jr., Bob Builder", True),   # as 'Lory, Mal, Bob Builder': write 'Lory, Mal, Jr. & Bob Builder'
+    ("Cher, Bob Builder", True),             # Cher and Bob Builder, or a "Bob Builder Cher": write 'Cher & Bob Builder'
 ]
 
 

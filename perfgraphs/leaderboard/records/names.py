@@ -867,9 +867,18 @@ def _comma_runs(authors: str) -> tuple[tuple[str, ...], ...]:
     people only (``;``, ``&``, ``and``, ``+``, ``/``, ``with``), affiliations in brackets or after ``@`` and
     ``et al.`` left out."""
     text = re.sub(r"\([^)]*\)|@[^,;&+/]*", " ", unicodedata.normalize("NFKC", str(authors)))
+    # ``et al.`` after a name is no part of it (``Lory, Mal et al.``: 126g's lead, refused as reading two ways)
+    text = re.sub(r"\s+[Ee][Tt]\s+[Aa][Ll]\b\.?", " ", text)
     runs = re.split(r"[;&+/]|\b(?:[Aa][Nn][Dd]|[Ww][Ii][Tt][Hh])\b", text)
-    return tuple(tuple(" ".join(p.split()) for p in run.split(",") if p.strip() and not _OTHERS.fullmatch(p.strip().casefold()))
-                 for run in runs)
+    return tuple(tuple(" ".join(p.split()) for p in run.split(",") if _a_person_piece(p)) for run in runs)
+
+
+def _a_person_piece(piece: str) -> bool:
+    """Whether a comma-parted piece of an author list may be (part of) a person: not empty, not ``et al.`` or
+    ``others``, not a suffix or title alone (``Lory, Mal, Jr.`` is Mal Lory Jr.: 126g's lead, where the ``Jr.``
+    piece made the list read two ways)."""
+    words = re.findall(r"[a-z0-9]+", piece.casefold())
+    return bool(words) and not _OTHERS.fullmatch(piece.strip().casefold()) and not all(w in _BESIDE_A_SURNAME for w in words)
 
 
 def _one_word(piece: str) -> str:
